@@ -1,0 +1,2 @@
+export { timeZoneError } from './time-zone.js';
+export { scheduleError } from './schedule.js';

@@ -1,0 +1,77 @@
+# Shared shell helpers for scripts/up and scripts/test: toolchain, dependencies, NATS and Redis.
+# Sourced, not run. Servers this script starts are recorded in .data/started-pids and stopped by stop_started_servers.
+
+PNPM_VERSION=10.34.9
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DATA="$ROOT/.data"
+export NATS_URL=${NATS_URL:-nats://127.0.0.1:4222}
+export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
+
+log() { printf '[flotilla] %s\n' "$*" >&2; }
+
+ensure_pnpm() {
+  if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
+    log "installing pnpm@$PNPM_VERSION"
+    npm i -g "pnpm@$PNPM_VERSION" >/dev/null
+  fi
+}
+
+install_and_build() {
+  (cd "$ROOT" && CI=true pnpm install --frozen-lockfile && pnpm run build)
+}
+
+# host and port of a URL such as nats://user:pw@127.0.0.1:4222
+url_host() { local r=${1#*://}; r=${r##*@}; r=${r%%/*}; printf '%s' "${r%:*}"; }
+url_port() { local r=${1#*://}; r=${r##*@}; r=${r%%/*}; printf '%s' "${r##*:}"; }
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# ensure_binary NAME DEBIAN_PACKAGE: apt-installs in CI; elsewhere says what to install and fails.
+ensure_binary() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [ "${CI:-}" = "true" ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing $2 from Debian"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+    command -v "$1" >/dev/null 2>&1 && return 0
+  fi
+  log "$1 is not installed and nothing answers at the configured URL. Install it: apt-get install $2 (or set the URL to a running server)."
+  return 1
+}
+
+wait_port() {
+  for _ in $(seq 100); do port_open "$1" "$2" && return 0; sleep 0.1; done
+  log "nothing answers on $1:$2"; return 1
+}
+
+ensure_nats() {
+  local host port; host=$(url_host "$NATS_URL"); port=$(url_port "$NATS_URL")
+  port_open "$host" "$port" && return 0
+  ensure_binary nats-server nats-server || return 1
+  mkdir -p "$DATA/nats"
+  log "starting nats-server -js on $host:$port (data in .data/nats)"
+  nats-server -a "$host" -p "$port" -js -sd "$DATA/nats" -P "$DATA/nats.pid" -l "$DATA/nats.log" &
+  wait_port "$host" "$port" || return 1
+  echo "$(cat "$DATA/nats.pid")" >>"$DATA/started-pids"
+}
+
+ensure_redis() {
+  local host port; host=$(url_host "$REDIS_URL"); port=$(url_port "$REDIS_URL")
+  port_open "$host" "$port" && return 0
+  ensure_binary redis-server redis-server || return 1
+  mkdir -p "$DATA/redis"
+  log "starting redis-server on $host:$port"
+  redis-server --bind "$host" --port "$port" --save '' --appendonly no --daemonize yes \
+    --pidfile "$DATA/redis.pid" --logfile "$DATA/redis.log" --dir "$DATA/redis" >/dev/null
+  wait_port "$host" "$port" || return 1
+  for _ in $(seq 50); do [ -s "$DATA/redis.pid" ] && break; sleep 0.1; done
+  cat "$DATA/redis.pid" >>"$DATA/started-pids"
+}
+
+stop_started_servers() {
+  [ -f "$DATA/started-pids" ] || return 0
+  while read -r pid; do
+    [ -n "$pid" ] || continue
+    kill "$pid" 2>/dev/null
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  done <"$DATA/started-pids"
+  rm -f "$DATA/started-pids"
+}
