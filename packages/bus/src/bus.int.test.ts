@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testBus, eventually } from '@flotilla/testkit';
+import { connectBus, BusUnavailableError, type Bus } from './connect.js';
+import { cloudEvent } from './cloud-event.js';
+import { consumeEvents, publishEvent, readEvents, type DeliveredEvent } from './events.js';
+import { createJson, getJson, listJson, updateJson, deleteKey } from './kv-json.js';
+import { AlreadyExistsError, ConflictError } from './errors.js';
+
+let bus: Bus & { dispose(): Promise<void> };
+beforeAll(async () => {
+  bus = await testBus('bus');
+});
+afterAll(async () => {
+  await bus?.dispose();
+});
+
+const ev = (name: string, id?: string) =>
+  cloudEvent({ id, source: 'test', type: 'Thing', kind: 'Deployment', namespace: 'default', name, time: new Date(0), data: { name } });
+
+describe('KV compare-and-set', () => {
+  it('creates once, updates at the right revision, and reports a stale one as a conflict', async () => {
+    const r1 = await createJson(bus.objects, 'Deployment.default.web', { v: 1 });
+    await expect(createJson(bus.objects, 'Deployment.default.web', { v: 9 })).rejects.toBeInstanceOf(AlreadyExistsError);
+    const r2 = await updateJson(bus.objects, 'Deployment.default.web', { v: 2 }, r1);
+    await expect(updateJson(bus.objects, 'Deployment.default.web', { v: 3 }, r1)).rejects.toBeInstanceOf(ConflictError);
+    expect(await getJson(bus.objects, 'Deployment.default.web')).toEqual({ key: 'Deployment.default.web', value: { v: 2 }, revision: r2 });
+    await expect(deleteKey(bus.objects, 'Deployment.default.web', r1)).rejects.toBeInstanceOf(ConflictError);
+    await deleteKey(bus.objects, 'Deployment.default.web', r2);
+    expect(await getJson(bus.objects, 'Deployment.default.web')).toBeUndefined();
+  });
+
+  it('lists live values of a key range in one pass, skipping deleted keys', async () => {
+    for (let i = 0; i < 50; i++) await createJson(bus.objects, `ConfigMap.ns1.cm-${i}`, { i });
+    await createJson(bus.objects, 'ConfigMap.ns2.other', { i: -1 });
+    await deleteKey(bus.objects, 'ConfigMap.ns1.cm-7');
+    const snap = await listJson<{ i: number }>(bus.js, bus.names.objectsBucket, 'ConfigMap.ns1.>');
+    expect(snap.items.map((x) => x.value.i).sort((a, b) => a - b)).toEqual([...Array(50).keys()].filter((i) => i !== 7));
+    expect(snap.lastRevision).toBeGreaterThanOrEqual(Math.max(...snap.items.map((x) => x.revision)));
+    expect((await listJson(bus.js, bus.names.objectsBucket, 'Nothing.>')).items).toEqual([]);
+  });
+});
+
+describe('events', () => {
+  it('drops a re-published event with the same id', async () => {
+    const first = await publishEvent(bus, ev('dedupe', 'fixed-id-1'));
+    const again = await publishEvent(bus, ev('dedupe', 'fixed-id-1'));
+    expect(first.duplicate).toBe(false);
+    expect(again.duplicate).toBe(true);
+    expect(again.seq).toBe(first.seq);
+    const read: DeliveredEvent[] = [];
+    for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'dedupe' } })) read.push(d);
+    expect(read.map((d) => d.event.id)).toEqual(['fixed-id-1']);
+  });
+
+  it('redelivers an event whose consumer died before acknowledging it', async () => {
+    await publishEvent(bus, ev('crash'));
+    const seen: DeliveredEvent[] = [];
+    // First consumer "crashes": it never resolves its handler, then goes away without an ack.
+    const crashed = await consumeEvents(bus, {
+      durable: 'crashy',
+      filter: { name: 'crash' },
+      ackWaitMs: 500,
+      handler: (d) => {
+        seen.push(d);
+        return new Promise(() => undefined);
+      },
+    });
+    await eventually(() => (seen.length > 0 ? true : undefined), 5000, 'first delivery');
+    void crashed.stop();
+    const second: DeliveredEvent[] = [];
+    const sub = await consumeEvents(bus, {
+      durable: 'crashy',
+      filter: { name: 'crash' },
+      ackWaitMs: 500,
+      handler: async (d) => {
+        second.push(d);
+      },
+    });
+    await eventually(() => (second.length > 0 ? true : undefined), 10_000, 'redelivery');
+    await sub.stop();
+    expect(second[0]!.event.flotillaname).toBe('crash');
+    expect(second[0]!.deliveryCount).toBeGreaterThan(1);
+  });
+
+  it('returns immediately from a read that matches nothing', async () => {
+    const out = [];
+    for await (const d of readEvents(bus, { filter: { kind: 'Nope' } })) out.push(d);
+    expect(out).toEqual([]);
+  });
+});
+
+describe('connectBus', () => {
+  it('fails with BusUnavailableError naming the server when NATS is unreachable', async () => {
+    await expect(connectBus({ url: 'nats://127.0.0.1:1', connectTimeoutMs: 500 })).rejects.toThrow(BusUnavailableError);
+    await expect(connectBus({ url: 'nats://u:secret@127.0.0.1:1', connectTimeoutMs: 500 })).rejects.toThrow(/127\.0\.0\.1:1/);
+    await expect(connectBus({ url: 'nats://u:secret@127.0.0.1:1', connectTimeoutMs: 500 })).rejects.not.toThrow(/secret/);
+  });
+});

@@ -1,0 +1,140 @@
+import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import type { Bus } from './connect.js';
+import { eventTypeOf, type CloudEvent } from './cloud-event.js';
+import { eventFilter, eventSubject, type EventAddress } from './subjects.js';
+import { decodeJson, encodeJson } from './kv-json.js';
+
+export interface PublishResult {
+  seq: number;
+  /** True when JetStream dropped it as a re-publish of the same message id. */
+  duplicate: boolean;
+}
+
+export function subjectOf(bus: Bus, e: CloudEvent): string {
+  return eventSubject(bus.names.eventsRoot, {
+    kind: e.flotillakind,
+    namespace: e.flotillanamespace || undefined,
+    name: e.flotillaname,
+    type: eventTypeOf(e),
+  });
+}
+
+/** Appends a domain event; the CloudEvent id is the message id, so a retry of the same decision stores it once. */
+export async function publishEvent(bus: Bus, e: CloudEvent): Promise<PublishResult> {
+  const ack = await bus.js.publish(subjectOf(bus, e), encodeJson(e), { msgID: e.id });
+  return { seq: ack.seq, duplicate: ack.duplicate };
+}
+
+export interface DeliveredEvent<T = unknown> {
+  event: CloudEvent<T>;
+  /** Stream sequence: the position of this event in the log. */
+  seq: number;
+  /** 1 on first delivery, more after a crash or a nak. */
+  deliveryCount: number;
+}
+
+export interface ConsumeOptions {
+  /** Durable consumer name: every replica with the same name shares one position in the stream. */
+  durable: string;
+  filter?: Partial<EventAddress>;
+  /** Unacknowledged events are redelivered after this long (default 30 s). */
+  ackWaitMs?: number;
+  /** Delay before redelivering an event whose handler threw (default 1 s). */
+  retryDelayMs?: number;
+  maxDeliver?: number;
+  handler: (d: DeliveredEvent) => Promise<void>;
+  onError?: (err: unknown, d: DeliveredEvent) => void;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+/**
+ * Processes events at least once through a durable pull consumer with explicit ack: an event is acknowledged only
+ * after its handler resolved, so a crash mid-handler redelivers it. Handlers must therefore be idempotent.
+ */
+export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Subscription> {
+  const filter = eventFilter(bus.names.eventsRoot, opts.filter);
+  await bus.jsm.consumers.add(bus.names.eventsStream, {
+    durable_name: opts.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: filter,
+    ack_wait: nanos(opts.ackWaitMs ?? 30_000),
+    max_deliver: opts.maxDeliver ?? -1,
+  });
+  const consumer = await bus.js.consumers.get(bus.names.eventsStream, opts.durable);
+  const messages = await consumer.consume({ max_messages: 256 });
+  const loop = (async () => {
+    for await (const m of messages) {
+      const d = toDelivered(m);
+      try {
+        await opts.handler(d);
+        m.ack();
+      } catch (err) {
+        opts.onError?.(err, d);
+        m.nak(opts.retryDelayMs ?? 1000);
+      }
+    }
+  })();
+  return {
+    async stop() {
+      await messages.close().catch(() => undefined);
+      await loop.catch(() => undefined);
+    },
+  };
+}
+
+function toDelivered(m: JsMsg): DeliveredEvent {
+  return { event: decodeJson<CloudEvent>(m.data), seq: m.seq, deliveryCount: m.info.deliveryCount };
+}
+
+export interface ReadOptions {
+  filter?: Partial<EventAddress>;
+  /** Start at this stream sequence (default: the first event). */
+  fromSeq?: number;
+  /** Keep going after the last stored event, delivering new ones as they arrive. */
+  follow?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads the event log in order with an ephemeral ordered consumer (no acks): for replay, audits and
+ * `flotilla events`. Without `follow` it ends at the last event stored when it started.
+ */
+export async function* readEvents(bus: Bus, opts: ReadOptions = {}): AsyncGenerator<DeliveredEvent> {
+  const filter = eventFilter(bus.names.eventsRoot, opts.filter);
+  const consumer = await bus.js.consumers.get(bus.names.eventsStream, {
+    filter_subjects: filter,
+    ...(opts.fromSeq ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.fromSeq } : {}),
+  });
+  if (!opts.follow) {
+    const lastSeq = (await bus.jsm.streams.info(bus.names.eventsStream)).state.last_seq;
+    if (lastSeq === 0) return;
+    for (;;) {
+      // A fetch that finds nothing ends the read: only the filtered-to-nothing case waits for `expires`.
+      const batch = await consumer.fetch({ max_messages: 1024, expires: 1000 });
+      let received = 0;
+      let done = false;
+      for await (const m of batch) {
+        received++;
+        yield toDelivered(m);
+        if (m.seq >= lastSeq || m.info.pending === 0) done = true;
+        if (opts.signal?.aborted) return;
+      }
+      if (done || received === 0) return;
+    }
+  }
+  const messages = await consumer.consume({ max_messages: 1024 });
+  const abort = () => void messages.close();
+  opts.signal?.addEventListener('abort', abort, { once: true });
+  try {
+    for await (const m of messages) yield toDelivered(m);
+  } finally {
+    opts.signal?.removeEventListener('abort', abort);
+    await messages.close().catch(() => undefined);
+  }
+}

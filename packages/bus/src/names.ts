@@ -1,0 +1,42 @@
+/**
+ * Every NATS and Redis name Flotilla uses derives from one prefix, so that several installations (or test runs)
+ * share a server without seeing each other.
+ */
+export interface BusNames {
+  readonly prefix: string;
+  /** JetStream stream holding every domain event. */
+  readonly eventsStream: string;
+  /** Subject root of domain events: `<prefix>.events`. */
+  readonly eventsRoot: string;
+  /** KV bucket of objects (metadata + spec); its revision is the object's resourceVersion. */
+  readonly objectsBucket: string;
+  /** KV bucket of status, written only by the status writer. */
+  readonly statusBucket: string;
+  /** KV bucket of Kubernetes-style events (type, reason, message, count, first/last time). */
+  readonly kubeEventsBucket: string;
+  /** Subject root of the gateway's request-reply API: `<prefix>.api`. */
+  readonly apiRoot: string;
+}
+
+const PREFIX = /^[a-z0-9][a-z0-9-]{0,40}$/;
+
+export class InvalidPrefixError extends Error {
+  constructor(readonly prefix: string) {
+    super(`FLOTILLA_PREFIX "${prefix}" is invalid: use 1-41 characters of a-z, 0-9 and "-", starting with a letter or digit`);
+    this.name = 'InvalidPrefixError';
+  }
+}
+
+export function busNames(prefix = 'flotilla'): BusNames {
+  if (!PREFIX.test(prefix)) throw new InvalidPrefixError(prefix);
+  const upper = prefix.toUpperCase().replaceAll('-', '_');
+  return {
+    prefix,
+    eventsStream: `${upper}_EVENTS`,
+    eventsRoot: `${prefix}.events`,
+    objectsBucket: `${prefix}-objects`,
+    statusBucket: `${prefix}-status`,
+    kubeEventsBucket: `${prefix}-kube-events`,
+    apiRoot: `${prefix}.api`,
+  };
+}

@@ -1,0 +1,48 @@
+import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import type { BusNames } from './names.js';
+
+export interface EventsRetention {
+  /** Oldest event kept, in milliseconds (0 = forever). */
+  maxAgeMs: number;
+  /** Most events kept (-1 = unlimited). */
+  maxMessages: number;
+  /** Window in which a re-published message id is dropped as a duplicate. */
+  duplicateWindowMs: number;
+}
+
+export const DEFAULT_RETENTION: EventsRetention = {
+  maxAgeMs: 7 * 24 * 3600 * 1000,
+  maxMessages: -1,
+  duplicateWindowMs: 10 * 60 * 1000,
+};
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+/** Creates the events stream, or brings an existing one's retention up to date. Safe to call from every replica. */
+export async function ensureEventsStream(
+  jsm: JetStreamManager,
+  names: BusNames,
+  retention: Partial<EventsRetention> = {},
+): Promise<void> {
+  const r = { ...DEFAULT_RETENTION, ...retention };
+  const config: Partial<StreamConfig> & { name: string } = {
+    name: names.eventsStream,
+    subjects: [`${names.eventsRoot}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(r.maxAgeMs),
+    max_msgs: r.maxMessages,
+    duplicate_window: nanos(r.duplicateWindowMs),
+    allow_direct: true,
+  };
+  try {
+    await jsm.streams.info(names.eventsStream);
+    await jsm.streams.update(names.eventsStream, config);
+  } catch (err) {
+    if (!/stream not found/i.test((err as Error).message)) throw err;
+    await jsm.streams.add(config).catch(async (addErr: Error) => {
+      // Another replica created it between our info and add.
+      if (!/already in use/i.test(addErr.message)) throw addErr;
+    });
+  }
+}

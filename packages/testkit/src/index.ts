@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { connectBus, destroyBus, type Bus } from '@flotilla/bus';
+
+/** Server URLs for integration tests: the environment's, else the local defaults. */
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A prefix no other run shares, so tests pass against servers that hold other data. */
+export function uniquePrefix(label = 't'): string {
+  return `${label}-${randomBytes(4).toString('hex')}`;
+}
+
+/** A bus on a fresh prefix; `dispose` removes its streams and buckets. */
+export async function testBus(label?: string): Promise<Bus & { dispose(): Promise<void> }> {
+  const bus = await connectBus({ url: NATS_URL, prefix: uniquePrefix(label), name: 'test' });
+  return Object.assign(bus, {
+    async dispose() {
+      await destroyBus(bus);
+      await bus.close();
+    },
+  });
+}
+
+/** Polls `probe` until it returns a value other than undefined, or throws after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (err) {
+      lastErr = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: lastErr });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
