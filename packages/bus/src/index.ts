@@ -6,3 +6,4 @@ export * from './connect.js';
 export * from './provision.js';
 export * from './kv-json.js';
 export * from './events.js';
+export { KvWatchInclude, type KV } from '@nats-io/kv';

@@ -1,0 +1,5 @@
+export * from './object.js';
+export * from './errors.js';
+export * from './object-store.js';
+export * from './status-store.js';
+export * from './informer.js';

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  createJson,
+  deleteKey,
+  getJson,
+  listJson,
+  updateJson,
+  type Bus,
+  type Versioned,
+} from '@flotilla/bus';
+import { NotFoundError, StaleResourceVersionError } from './errors.js';
+import { kindFilter, objectKey, refOf, type ObjectRef, type StoredObject } from './object.js';
+import type { StatusRecord } from './status-store.js';
+
+export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
+
+export interface StoreOptions {
+  now?: () => Date;
+  /** How often a write that lost a compare-and-set (with no resourceVersion from the caller) is retried. */
+  maxRetries?: number;
+}
+
+/**
+ * Objects (metadata and spec) in the objects bucket, status in the status bucket under the same key.
+ * The objects bucket revision is the resourceVersion; every write is one compare-and-set on it.
+ * `metadata.uid` and `creationTimestamp` are set once; `metadata.generation` moves only when `spec` changes.
+ */
+export class ObjectStore {
+  private readonly now: () => Date;
+  private readonly maxRetries: number;
+
+  constructor(private readonly bus: Bus, opts: StoreOptions = {}) {
+    this.now = opts.now ?? (() => new Date());
+    this.maxRetries = opts.maxRetries ?? 50;
+  }
+
+  /** The object as stored, with resourceVersion and its status merged in. */
+  async get(ref: ObjectRef): Promise<StoredObject | undefined> {
+    const key = objectKey(ref);
+    const [obj, status] = await Promise.all([getJson<StoredObject>(this.bus.objects, key), getJson<StatusRecord>(this.bus.status, key)]);
+    return obj ? withVersion(obj, status?.value.status) : undefined;
+  }
+
+  async mustGet(ref: ObjectRef): Promise<StoredObject> {
+    const o = await this.get(ref);
+    if (!o) throw new NotFoundError(ref);
+    return o;
+  }
+
+  /** Every object of a kind (optionally in one namespace), sorted by namespace and name, with status merged. */
+  async list(kind: string, namespace?: string): Promise<StoredObject[]> {
+    const filter = kindFilter(kind, namespace);
+    const [objs, statuses] = await Promise.all([
+      listJson<StoredObject>(this.bus.js, this.bus.names.objectsBucket, filter),
+      listJson<StatusRecord>(this.bus.js, this.bus.names.statusBucket, filter),
+    ]);
+    const statusByKey = new Map(statuses.items.map((s) => [s.key, s.value.status]));
+    return objs.items
+      .map((o) => withVersion(o, statusByKey.get(o.key)))
+      .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+  }
+
+  /**
+   * Creates or replaces an admitted object (its `status` is ignored: only the status writer writes status).
+   * A `metadata.resourceVersion` in the input must match the stored one, else StaleResourceVersionError.
+   */
+  async apply(input: StoredObject): Promise<{ object: StoredObject; outcome: ApplyOutcome }> {
+    const ref = refOf(input);
+    const key = objectKey(ref);
+    const expected = input.metadata.resourceVersion;
+    for (let attempt = 0; ; attempt++) {
+      const current = await getJson<StoredObject>(this.bus.objects, key);
+      if (expected !== undefined && expected !== String(current?.revision ?? '')) {
+        throw new StaleResourceVersionError(ref, expected, current ? String(current.revision) : undefined);
+      }
+      const next = current ? this.merge(current.value, input) : this.fresh(input);
+      if (current && isDeepStrictEqual(next, current.value)) {
+        return { object: await this.withStatus(key, { ...current, value: next }), outcome: 'unchanged' };
+      }
+      try {
+        const revision = current ? await updateJson(this.bus.objects, key, next, current.revision) : await createJson(this.bus.objects, key, next);
+        return { object: await this.withStatus(key, { key, value: next, revision }), outcome: current ? 'configured' : 'created' };
+      } catch (err) {
+        const lost = err instanceof ConflictError || err instanceof AlreadyExistsError;
+        if (!lost) throw err;
+        if (expected !== undefined) throw new StaleResourceVersionError(ref, expected, undefined);
+        if (attempt >= this.maxRetries) throw err;
+        await backoff(attempt);
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write for controllers: `mutate` gets the stored object and returns the new one (or undefined to
+   * leave it). Retried on a lost compare-and-set, so `mutate` must be a pure function of what it is given.
+   */
+  async update(ref: ObjectRef, mutate: (current: StoredObject) => StoredObject | undefined): Promise<StoredObject | undefined> {
+    const key = objectKey(ref);
+    for (let attempt = 0; ; attempt++) {
+      const current = await getJson<StoredObject>(this.bus.objects, key);
+      if (!current) throw new NotFoundError(ref);
+      const changed = mutate(structuredClone(current.value));
+      if (changed === undefined) return undefined;
+      const next = this.merge(current.value, changed);
+      if (isDeepStrictEqual(next, current.value)) return undefined;
+      try {
+        const revision = await updateJson(this.bus.objects, key, next, current.revision);
+        return withVersion({ key, value: next, revision }, undefined);
+      } catch (err) {
+        if (!(err instanceof ConflictError) || attempt >= this.maxRetries) throw err;
+        await backoff(attempt);
+      }
+    }
+  }
+
+  /** Deletes the object and its status. With a resourceVersion, only if it is still the stored one. */
+  async delete(ref: ObjectRef, resourceVersion?: string): Promise<void> {
+    const key = objectKey(ref);
+    const current = await getJson<StoredObject>(this.bus.objects, key);
+    if (!current) throw new NotFoundError(ref);
+    if (resourceVersion !== undefined && resourceVersion !== String(current.revision)) {
+      throw new StaleResourceVersionError(ref, resourceVersion, String(current.revision));
+    }
+    try {
+      await deleteKey(this.bus.objects, key, current.revision);
+    } catch (err) {
+      if (err instanceof ConflictError) throw new StaleResourceVersionError(ref, String(current.revision), undefined);
+      throw err;
+    }
+    await deleteKey(this.bus.status, key).catch(() => undefined);
+  }
+
+  private fresh(input: StoredObject): StoredObject {
+    const { status: _ignored, ...rest } = input;
+    const { resourceVersion: _rv, ...meta } = input.metadata;
+    return {
+      ...rest,
+      metadata: { ...meta, uid: randomUUID(), generation: 1, creationTimestamp: this.now().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    };
+  }
+
+  private merge(current: StoredObject, input: StoredObject): StoredObject {
+    const { status: _ignored, ...rest } = input;
+    const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, generation: _gen, ...meta } = input.metadata;
+    const specChanged = !isDeepStrictEqual(stripUndefined(input.spec), stripUndefined(current.spec));
+    const generation = (current.metadata.generation ?? 1) + (specChanged ? 1 : 0);
+    return stripUndefined({
+      ...rest,
+      metadata: { ...meta, uid: current.metadata.uid, generation, creationTimestamp: current.metadata.creationTimestamp },
+    }) as StoredObject;
+  }
+
+  private async withStatus(key: string, v: Versioned<StoredObject>): Promise<StoredObject> {
+    const status = await getJson<StatusRecord>(this.bus.status, key);
+    return withVersion(v, status?.value.status);
+  }
+}
+
+/** Jittered, so that writers that lost together do not collide again in lock-step. */
+export function backoff(attempt: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * (attempt + 1))));
+}
+
+function withVersion(v: Versioned<StoredObject>, status: unknown): StoredObject {
+  const o: StoredObject = { ...v.value, metadata: { ...v.value.metadata, resourceVersion: String(v.revision) } };
+  if (status !== undefined) o.status = status;
+  return o;
+}
+
+/** JSON round-trip semantics: a field set to undefined is the same as an absent one. */
+function stripUndefined<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
