@@ -7,3 +7,5 @@ export * from './provision.js';
 export * from './kv-json.js';
 export * from './events.js';
 export { KvWatchInclude, type KV } from '@nats-io/kv';
+export * from './config.js';
+export * from './event-types.js';

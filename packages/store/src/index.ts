@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './object-store.js';
 export * from './status-store.js';
 export * from './informer.js';
+export * from './kube-events.js';

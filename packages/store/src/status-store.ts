@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, AlreadyExistsError, createJson, encodeJson, getJson, listJson, updateJson, type Bus, type Versioned } from '@flotilla/bus';
+import { ConflictError, AlreadyExistsError, createJson, deleteKey, encodeJson, getJson, listJson, updateJson, type Bus, type Versioned } from '@flotilla/bus';
 import { backoff } from './object-store.js';
 import { kindFilter, objectKey, refFromKey, type ObjectRef } from './object.js';
 
@@ -44,6 +44,16 @@ export class StatusStore {
         await backoff(attempt);
       }
     }
+  }
+
+  /** Drops the record of a deleted object unless it already holds a later event (a re-created object's). */
+  async remove(ref: ObjectRef, seq: number): Promise<void> {
+    const key = objectKey(ref);
+    const current = await getJson<StatusRecord>(this.bus.status, key);
+    if (!current || current.value.seq >= seq) return;
+    await deleteKey(this.bus.status, key, current.revision).catch((err: unknown) => {
+      if (!(err instanceof ConflictError)) throw err;
+    });
   }
 
   async list<S>(kind: string): Promise<Array<{ ref: ObjectRef; record: StatusRecord<S> }>> {

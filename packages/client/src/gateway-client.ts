@@ -1,0 +1,49 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ApiError } from './api-error.js';
+import type { ApiReply, Operation, Operations } from './protocol.js';
+
+export interface GatewayClientOptions {
+  /** `<prefix>.api` (BusNames.apiRoot). */
+  apiRoot: string;
+  timeoutMs?: number;
+}
+
+/** Typed request-reply calls to the gateway; an error reply becomes an ApiError. */
+export class GatewayClient {
+  private readonly timeoutMs: number;
+  constructor(private readonly nc: NatsConnection, private readonly opts: GatewayClientOptions) {
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+  }
+
+  async call<O extends Operation>(op: O, body: Operations[O][0]): Promise<Operations[O][1]> {
+    let msg;
+    try {
+      msg = await this.nc.request(`${this.opts.apiRoot}.${op}`, JSON.stringify(body), { timeout: this.timeoutMs });
+    } catch (err) {
+      const m = (err as Error).message;
+      if (/no responders|503/i.test(m)) {
+        throw new ApiError({ code: 'Unavailable', message: 'the gateway is not running (no responders on the bus): start the suite first' });
+      }
+      throw new ApiError({ code: 'Unavailable', message: `gateway request failed: ${m}` });
+    }
+    const reply = msg.json<ApiReply<Operations[O][1]>>();
+    if (!reply.ok) throw new ApiError(reply.error);
+    return reply.result;
+  }
+
+  apply(object: unknown, dryRun = false) {
+    return this.call('apply', { object, dryRun });
+  }
+  get(kind: string, name: string, namespace?: string) {
+    return this.call('get', { kind, name, namespace });
+  }
+  list(kind: string, namespace?: string) {
+    return this.call('list', { kind, namespace });
+  }
+  delete(kind: string, name: string, namespace?: string, resourceVersion?: string) {
+    return this.call('delete', { kind, name, namespace, resourceVersion });
+  }
+  events(q: Operations['events'][0] = {}) {
+    return this.call('events', q);
+  }
+}

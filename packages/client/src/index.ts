@@ -1,0 +1,3 @@
+export * from './protocol.js';
+export * from './api-error.js';
+export * from './gateway-client.js';

@@ -1,0 +1,79 @@
+import type { KubeEvent } from '@flotilla/store';
+
+/**
+ * The gateway's request-reply API. Each operation is a NATS request on `<prefix>.api.<op>` with a JSON body;
+ * the reply is an ApiReply. The HTTP API carries the same bodies.
+ */
+export interface ObjectQuery {
+  /** Kind, plural, short name or plural.group: resolved by the gateway. */
+  kind: string;
+  /** Omitted: "default" for namespaced kinds in get/delete; every namespace in list. */
+  namespace?: string | undefined;
+  name: string;
+}
+
+export interface ApplyRequest {
+  object: unknown;
+  /** Admission only: report what would happen, store nothing. */
+  dryRun?: boolean;
+}
+export interface ApplyReply {
+  object: StoredLike;
+  outcome: 'created' | 'configured' | 'unchanged';
+}
+
+export type GetRequest = ObjectQuery;
+export interface ListRequest {
+  kind: string;
+  /** Omitted = all namespaces. */
+  namespace?: string | undefined;
+}
+export interface ListReply {
+  items: StoredLike[];
+}
+export interface DeleteRequest extends ObjectQuery {
+  resourceVersion?: string | undefined;
+}
+export interface DeleteReply {
+  object: StoredLike;
+}
+export interface EventsRequest {
+  kind?: string | undefined;
+  namespace?: string | undefined;
+  name?: string | undefined;
+}
+export type { KubeEvent };
+export interface EventsReply {
+  items: KubeEvent[];
+}
+
+export type ApiErrorCode = 'Invalid' | 'Conflict' | 'NotFound' | 'BadRequest' | 'TooLarge' | 'Unavailable' | 'Internal';
+
+export interface ApiErrorBody {
+  code: ApiErrorCode;
+  message: string;
+  /** For Invalid: one entry per bad field. */
+  causes?: Array<{ field: string; message: string }>;
+}
+
+export type ApiReply<T> = { ok: true; result: T } | { ok: false; error: ApiErrorBody };
+
+/** A stored object as the API returns it (metadata, spec and status). */
+export interface StoredLike {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+  spec?: unknown;
+  status?: unknown;
+  [k: string]: unknown;
+}
+
+export interface Operations {
+  apply: [ApplyRequest, ApplyReply];
+  get: [GetRequest, StoredLike];
+  list: [ListRequest, ListReply];
+  delete: [DeleteRequest, DeleteReply];
+  events: [EventsRequest, EventsReply];
+}
+export type Operation = keyof Operations;
+export const OPERATIONS: readonly Operation[] = ['apply', 'get', 'list', 'delete', 'events'];

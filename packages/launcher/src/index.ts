@@ -1,0 +1,2 @@
+export * from './free-port.js';
+export * from './suite.js';

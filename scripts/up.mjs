@@ -1,0 +1,49 @@
+// The process supervisor behind scripts/up: starts the built services, applies examples/, streams their logs.
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { Suite } from '../packages/launcher/dist/index.js';
+import { main as cli } from '../packages/cli/dist/main.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const env = {
+  NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  FLOTILLA_PREFIX: process.env.FLOTILLA_PREFIX ?? 'flotilla',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+};
+
+function show(service, line) {
+  try {
+    const j = JSON.parse(line);
+    const extra = Object.entries(j)
+      .filter(([k]) => !['level', 'time', 'pid', 'hostname', 'msg', 'service', 'name'].includes(k))
+      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`)
+      .join(' ');
+    console.log(`[${service}] ${j.msg ?? ''}${extra ? ` ${extra}` : ''}`);
+  } catch {
+    console.log(`[${service}] ${line}`);
+  }
+}
+
+const suite = new Suite({ root, env, onOutput: show, serviceEnv: { gateway: { GATEWAY_API_PORT: process.env.GATEWAY_API_PORT ?? '8081' } } });
+let stopping = false;
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  console.log('[up] stopping services ...');
+  await suite.stop();
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+try {
+  await suite.start();
+  console.log(`[up] services ready: ${suite.processes.map((p) => p.name).join(', ')}`);
+  const code = await cli(['apply', '-f', join(root, 'examples')], undefined);
+  if (code !== 0) console.log('[up] some examples were not applied (see above)');
+  console.log('[up] Flotilla is up. In another shell: pnpm exec flotilla get clusters   (Ctrl-C here stops everything)');
+} catch (err) {
+  console.error(`[up] ${err.message}`);
+  await stop(1);
+}

@@ -1,0 +1,60 @@
+import { EventTypes, eventTypeOf, type CloudEvent, type DeliveredEvent } from '@flotilla/bus';
+import { KubeEventStore, objectKey, type ObjectRef, type StatusRecord, type StatusStore, type StoredKubeEvent } from '@flotilla/store';
+import type { ReducerRegistry, Status, StatusData } from './reducers.js';
+
+export function refOfEvent(e: CloudEvent): ObjectRef {
+  return { kind: e.flotillakind, namespace: e.flotillanamespace || undefined, name: e.flotillaname };
+}
+
+function kubeEventInput(e: CloudEvent) {
+  const k = (e.data as StatusData | undefined)?.kubeEvent;
+  return k ? { ...k, component: e.source, time: new Date(e.time) } : undefined;
+}
+
+/**
+ * Live folding: one event at a time, in stream order (only the leader consumes, so order holds), each step one
+ * compare-and-set on the object's status record. Redelivered events are recognised by sequence and change nothing.
+ */
+export class StatusWriter {
+  constructor(
+    private readonly statuses: StatusStore,
+    private readonly kubeEvents: KubeEventStore,
+    private readonly reducers: ReducerRegistry,
+  ) {}
+
+  async handle(d: DeliveredEvent): Promise<void> {
+    const ref = refOfEvent(d.event);
+    if (eventTypeOf(d.event) === EventTypes.ObjectDeleted) {
+      await this.statuses.remove(ref, d.seq);
+    } else {
+      await this.statuses.fold<Status>(ref, d.seq, (s) => this.reducers.fold(s, d.event));
+    }
+    const k = kubeEventInput(d.event);
+    if (k) await this.kubeEvents.record(ref, k, d.seq);
+  }
+}
+
+/**
+ * Rebuild by replay, in memory: the same reducers over the whole log give the status the live writer built.
+ * Returns the maps to store; `rebuildStatus` in replay.ts writes them.
+ */
+export class ReplayFold {
+  readonly statuses = new Map<string, StatusRecord<Status>>();
+  readonly kubeEvents = new Map<string, StoredKubeEvent>();
+  events = 0;
+
+  constructor(private readonly reducers: ReducerRegistry) {}
+
+  add(d: DeliveredEvent): void {
+    this.events++;
+    const ref = refOfEvent(d.event);
+    const key = objectKey(ref);
+    if (eventTypeOf(d.event) === EventTypes.ObjectDeleted) this.statuses.delete(key);
+    else this.statuses.set(key, { seq: d.seq, status: this.reducers.fold(this.statuses.get(key)?.status, d.event) });
+    const k = kubeEventInput(d.event);
+    if (k) {
+      const kk = KubeEventStore.key(ref, k.reason);
+      this.kubeEvents.set(kk, KubeEventStore.next(this.kubeEvents.get(kk), ref, k, d.seq));
+    }
+  }
+}
