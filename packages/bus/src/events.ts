@@ -116,7 +116,7 @@ export async function* readEvents(bus: Bus, opts: ReadOptions = {}): AsyncGenera
     if (lastSeq === 0) return;
     for (;;) {
       // A fetch that finds nothing ends the read: only the filtered-to-nothing case waits for `expires`.
-      const batch = await consumer.fetch({ max_messages: 1024, expires: 1000 });
+      const batch = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
       let received = 0;
       let done = false;
       for await (const m of batch) {

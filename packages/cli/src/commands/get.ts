@@ -1,0 +1,29 @@
+import { resolveKind } from '@flotilla/api';
+import type { StoredLike } from '@flotilla/client';
+import type { CliIo, Session } from '../context.js';
+import { parseOutput, printObjects } from '../output/format.js';
+
+export interface GetOptions {
+  namespace?: string;
+  allNamespaces?: boolean;
+  output?: string;
+}
+
+export async function getCommand(io: CliIo, s: Session, kindToken: string, names: string[], o: GetOptions): Promise<number> {
+  const format = parseOutput(o.output);
+  const info = resolveKind(kindToken);
+  const namespace = info.namespaced && !o.allNamespaces ? o.namespace ?? 'default' : undefined;
+  let items: StoredLike[];
+  if (names.length) {
+    items = [];
+    for (const name of names) items.push(await s.client.get(info.kind, name, namespace));
+  } else {
+    items = (await s.client.list(info.kind, namespace)).items;
+  }
+  if (items.length === 0 && (format === 'table' || format === 'wide')) {
+    io.err(namespace ? `No resources found in ${namespace} namespace.` : 'No resources found');
+    return 0;
+  }
+  io.out(printObjects(items, names.length === 1, format, Boolean(info.namespaced && o.allNamespaces), io.now()));
+  return 0;
+}

@@ -1,0 +1,51 @@
+import { resolveKind } from '@flotilla/api';
+import { ApiError } from '@flotilla/client';
+import { CliError, type CliIo, type Session } from '../context.js';
+import { parseDuration } from '../duration.js';
+
+interface Condition {
+  type: string;
+  status: string;
+}
+
+/** `--for=condition=Ready`, `--for=condition=Ready=False` or `--for=delete`. */
+export function parseWaitFor(text: string): { type: 'condition'; condition: string; status: string } | { type: 'delete' } {
+  if (text === 'delete') return { type: 'delete' };
+  const m = /^condition=([^=]+)(?:=(.+))?$/.exec(text);
+  if (!m) throw new CliError(`error: unrecognized condition: "${text}"; use --for=condition=NAME[=VALUE] or --for=delete`);
+  return { type: 'condition', condition: m[1]!, status: (m[2] ?? 'True').toLowerCase() };
+}
+
+export async function waitCommand(io: CliIo, s: Session, target: string, forText: string, timeoutText: string, namespace?: string): Promise<number> {
+  const want = parseWaitFor(forText);
+  const timeoutMs = parseDuration(timeoutText, '--timeout');
+  const slash = target.indexOf('/');
+  if (slash <= 0) throw new CliError(`error: "${target}" is not KIND/NAME`);
+  const info = resolveKind(target.slice(0, slash));
+  const name = target.slice(slash + 1);
+  const ns = info.namespaced ? namespace ?? 'default' : undefined;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const o = await s.client.get(info.kind, name, ns);
+      if (want.type === 'condition') {
+        const conds = ((o.status as { conditions?: Condition[] } | undefined)?.conditions ?? []) as Condition[];
+        if (conds.some((c) => c.type === want.condition && c.status.toLowerCase() === want.status)) {
+          io.out(`${info.kind.toLowerCase()}/${name} condition met`);
+          return 0;
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'NotFound')) throw err;
+      if (want.type === 'delete') {
+        io.out(`${info.kind.toLowerCase()}/${name} deleted`);
+        return 0;
+      }
+    }
+    if (Date.now() >= deadline) {
+      io.err(`error: timed out waiting for the condition on ${info.plural}/${name}`);
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

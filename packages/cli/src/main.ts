@@ -1,0 +1,165 @@
+import { Command, CommanderError, Option } from 'commander';
+import { applyCommand } from './commands/apply.js';
+import { clusterAddCommand, clusterFailCommand, clusterLoadCommand } from './commands/cluster.js';
+import { deleteCommand } from './commands/delete.js';
+import { describeCommand } from './commands/describe.js';
+import { eventsCommand } from './commands/events.js';
+import { getCommand } from './commands/get.js';
+import { waitCommand } from './commands/wait.js';
+import { whatIfCronCommand, whatIfScheduleCommand } from './commands/what-if.js';
+import { processIo, withLazySession, withSession, type CliIo, type Session } from './context.js';
+import { errorText } from './errors.js';
+
+const collect = (v: string, acc: string[]) => [...acc, v];
+
+/** Builds the command tree; each action stores its exit code in `result`. */
+function program(io: CliIo, result: { code: number }): Command {
+  const run = (fn: () => Promise<number>) => async () => {
+    result.code = await fn();
+  };
+  const online = (fn: (s: Session) => Promise<number>) => run(() => withSession(io, fn));
+  // apply and delete read their files before connecting, so a bad file fails without touching the bus.
+  const lazy = (fn: (session: () => Promise<Session>) => Promise<number>) => run(() => withLazySession(io, fn));
+
+  const cli = new Command('flotilla')
+    .description('Flotilla: multi-cluster scheduling and autoscaling (kubectl-like CLI). Connects to NATS_URL with FLOTILLA_PREFIX.')
+    .configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t) })
+    .exitOverride()
+    .showHelpAfterError();
+
+  cli
+    .command('apply')
+    .description('create or update objects from multi-document YAML (files, directories or - for stdin)')
+    .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
+    .option('--dry-run', 'run admission only, store nothing')
+    .action((o: { filename: string[]; dryRun?: boolean }) => lazy((session) => applyCommand(io, session, o.filename, Boolean(o.dryRun)))());
+
+  cli
+    .command('get')
+    .description('list objects of a kind, or show some by name')
+    .argument('<kind>', 'kind, plural or short name (clusters, pp, cpp, rb, crb, fhpa, cronfhpa, ehpa, deploy, ...)')
+    .argument('[names...]')
+    .option('-n, --namespace <ns>')
+    .option('-A, --all-namespaces')
+    .option('-o, --output <format>', 'json | yaml | wide')
+    .action((kind: string, names: string[], o) => online((s) => getCommand(io, s, kind, names, o))());
+
+  cli
+    .command('describe')
+    .description('show an object with its status and events')
+    .argument('<kind>')
+    .argument('<name>')
+    .option('-n, --namespace <ns>')
+    .action((kind: string, name: string, o: { namespace?: string }) => online((s) => describeCommand(io, s, kind, name, o.namespace))());
+
+  cli
+    .command('delete')
+    .description('delete objects by KIND NAME... or by -f FILE')
+    .argument('[kind]')
+    .argument('[names...]')
+    .option('-f, --filename <path>', 'file, directory or -', collect, [])
+    .option('-n, --namespace <ns>')
+    .action((kind: string | undefined, names: string[], o: { filename: string[]; namespace?: string }) =>
+      lazy((session) => deleteCommand(io, session, { kind, names, files: o.filename, namespace: o.namespace }))(),
+    );
+
+  cli
+    .command('wait')
+    .description('wait for a condition on one object: --for=condition=Ready[=True] or --for=delete')
+    .argument('<target>', 'KIND/NAME')
+    .requiredOption('--for <condition>')
+    .option('--timeout <duration>', 'how long to wait', '30s')
+    .option('-n, --namespace <ns>')
+    .action((target: string, o: { for: string; timeout: string; namespace?: string }) =>
+      online((s) => waitCommand(io, s, target, o.for, o.timeout, o.namespace))(),
+    );
+
+  cli
+    .command('events')
+    .description('print the domain event log (CloudEvents); --follow to keep printing')
+    .option('--follow', 'keep printing new events')
+    .option('--for <target>', 'only the events of KIND/NAME')
+    .option('-n, --namespace <ns>')
+    .option('-o, --output <format>', 'json: one CloudEvents envelope per line')
+    .action((o: { follow?: boolean; for?: string; namespace?: string; output?: string }) =>
+      online(async (s) => {
+        const ac = new AbortController();
+        const stop = () => ac.abort();
+        process.once('SIGINT', stop);
+        try {
+          return await eventsCommand(io, s, { ...o, signal: ac.signal });
+        } finally {
+          process.off('SIGINT', stop);
+        }
+      })(),
+    );
+
+  const cluster = cli.command('cluster').description('member clusters: add simulated ones, fail and recover them, set load');
+  cluster
+    .command('add')
+    .argument('<name>')
+    .option('--sim', 'a simulated member cluster')
+    .option('--cpu <quantity>', 'allocatable CPU', '8')
+    .option('--memory <quantity>', 'allocatable memory', '32Gi')
+    .option('--pods <count>', 'allocatable pods', '110')
+    .option('--label <k=v>', 'cluster label (repeatable)', collect, [])
+    .option('--taint <k=v:Effect>', 'cluster taint (repeatable)', collect, [])
+    .option('--provider <name>')
+    .option('--region <name>')
+    .option('--zone <name>')
+    .action((name: string, o) => online((s) => clusterAddCommand(io, s, name, o))());
+  cluster
+    .command('fail')
+    .argument('<name>')
+    .description('make a simulated cluster unreachable (its Ready condition turns False)')
+    .action((name: string) => online((s) => clusterFailCommand(io, s, name, true))());
+  cluster
+    .command('recover')
+    .argument('<name>')
+    .action((name: string) => online((s) => clusterFailCommand(io, s, name, false))());
+  cluster
+    .command('load')
+    .argument('<name>', 'simulated cluster')
+    .requiredOption('--workload <kind/name>')
+    .option('-n, --namespace <ns>')
+    .option('--constant <cores>')
+    .option('--step <before,after,at>')
+    .option('--sine <mean,amplitude,period>')
+    .option('--series <v1,v2,...>')
+    .option('--interval <duration>', 'step of --series', '1m')
+    .description('set the CPU demand (cores) of a workload in a simulated cluster, driving its HPA there')
+    .action((name: string, o) => online((s) => clusterLoadCommand(io, s, name, o))());
+
+  const whatIf = cli.command('what-if').description('offline planning: no NATS or Redis needed');
+  whatIf
+    .command('schedule')
+    .description('print the bindings the scheduler would write for Clusters, templates, policies (and bindings) in FILE')
+    .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
+    .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
+    .option('--now <rfc3339>', 'the scheduling time (default: now)')
+    .action((o: { filename: string[]; output?: string; now?: string }) => run(() => whatIfScheduleCommand(io, o.filename, o))());
+  whatIf
+    .command('cron')
+    .description('print each rule\'s next execution and the executions in (now, until]')
+    .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
+    .requiredOption('--now <rfc3339>')
+    .option('--until <rfc3339>')
+    .option('--time-zone <zone>', 'the controller zone for rules without timeZone', 'UTC')
+    .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
+    .action((o: { filename: string[]; output?: string; now: string; until?: string; timeZone: string }) => run(() => whatIfCronCommand(io, o.filename, o))());
+
+  return cli;
+}
+
+/** Runs the CLI and returns the exit code (0 ok, 1 failure); errors go to stderr. */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const result = { code: 0 };
+  try {
+    await program(io, result).parseAsync(argv, { from: 'user' });
+    return result.code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
+    io.err(errorText(err));
+    return 1;
+  }
+}
