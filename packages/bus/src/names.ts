@@ -18,11 +18,11 @@ export interface BusNames {
   readonly apiRoot: string;
 }
 
-const PREFIX = /^[a-z0-9][a-z0-9-]{0,40}$/;
+const PREFIX = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export class InvalidPrefixError extends Error {
   constructor(readonly prefix: string) {
-    super(`FLOTILLA_PREFIX "${prefix}" is invalid: use 1-41 characters of a-z, 0-9 and "-", starting with a letter or digit`);
+    super(`FLOTILLA_PREFIX "${prefix}" is invalid: use 1-63 characters of a-z, 0-9 and "-", not starting or ending with "-"`);
     this.name = 'InvalidPrefixError';
   }
 }

@@ -50,16 +50,16 @@ export async function whatIfCronCommand(io: CliIo, files: string[], o: { output?
   }
   io.out(formatTable(['NAME', 'RULE', 'NEXT EXECUTION'], rows));
   if (until) {
-    const ex = result.executions as Array<Record<string, unknown>>;
+    const ex = result.executions;
     io.out('');
     io.out(
       ex.length
         ? formatTable(
             ['SCHEDULE TIME', 'RULE', 'APPLIES'],
             ex.map((e) => [
-              String(e.scheduleTime),
-              String(e.ruleName),
-              ['targetReplicas', 'targetMinReplicas', 'targetMaxReplicas']
+              e.scheduleTime,
+              e.ruleName,
+              (['targetReplicas', 'targetMinReplicas', 'targetMaxReplicas'] as const)
                 .filter((k) => e[k] !== undefined)
                 .map((k) => `${k}=${String(e[k])}`)
                 .join(' '),

@@ -1,0 +1,29 @@
+import { OPERATIONS, type ApiReply, type Operation } from '@flotilla/client';
+import { BadRequestError, toApiError } from './errors.js';
+import type { GatewayHandler } from './handler.js';
+
+export interface DispatchLogger {
+  error(obj: object, msg: string): void;
+}
+
+/** Runs one API operation and wraps its outcome; never throws. */
+export async function dispatch(handler: GatewayHandler, op: string, body: unknown, log: DispatchLogger): Promise<ApiReply<unknown>> {
+  try {
+    if (!OPERATIONS.includes(op as Operation)) throw new BadRequestError(`unknown operation "${op}"; one of ${OPERATIONS.join(', ')}`);
+    if (body === null || typeof body !== 'object') throw new BadRequestError('request body must be a JSON object');
+    const result = await (handler[op as Operation] as (b: unknown) => Promise<unknown>).call(handler, body);
+    return { ok: true, result };
+  } catch (err) {
+    const error = toApiError(err);
+    if (error.code === 'Internal') log.error({ err, op }, 'request failed');
+    return { ok: false, error };
+  }
+}
+
+export function parseBody(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw new BadRequestError(`request body is not JSON: ${(err as Error).message}`);
+  }
+}

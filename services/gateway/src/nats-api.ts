@@ -1,0 +1,29 @@
+import type { Bus } from '@flotilla/bus';
+import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
+import { toApiError } from './errors.js';
+import type { GatewayHandler } from './handler.js';
+
+/**
+ * Serves `<prefix>.api.<op>` requests. Replicas share the queue group "gateway", so each request is answered
+ * by exactly one of them.
+ */
+export function serveNatsApi(bus: Bus, handler: GatewayHandler, log: DispatchLogger): { stop(): Promise<void> } {
+  const root = bus.names.apiRoot;
+  const sub = bus.nc.subscribe(`${root}.*`, {
+    queue: 'gateway',
+    callback: (err, msg) => {
+      if (err) return;
+      const op = msg.subject.slice(root.length + 1);
+      void (async () => {
+        let reply;
+        try {
+          reply = await dispatch(handler, op, parseBody(msg.string()), log);
+        } catch (parseErr) {
+          reply = { ok: false, error: toApiError(parseErr) };
+        }
+        msg.respond(JSON.stringify(reply));
+      })();
+    },
+  });
+  return { stop: () => sub.drain() };
+}

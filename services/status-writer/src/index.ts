@@ -1,0 +1,4 @@
+export * from './reducers.js';
+export * from './status-writer.js';
+export * from './replay.js';
+export * from './default-reducers.js';
