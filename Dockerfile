@@ -1,0 +1,39 @@
+# syntax=docker/dockerfile:1
+# One image for every Flotilla service. The service is chosen at run time:
+#   docker build -t flotilla .
+#   docker run flotilla node services/gateway/dist/main.js
+# or by the SERVICE build argument / environment variable used by the default command:
+#   docker build --build-arg SERVICE=cron-scheduler -t flotilla-cron-scheduler .
+
+FROM node:20-slim AS base
+ENV CI=true \
+    PNPM_HOME=/pnpm
+ENV PATH=$PNPM_HOME:$PATH
+RUN npm i -g pnpm@10.34.9
+WORKDIR /app
+
+FROM base AS build
+# `pnpm fetch` needs only the lockfile, so the dependency layer stays cached while sources change.
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN --mount=type=cache,id=pnpm,target=/pnpm/store pnpm fetch
+COPY . .
+RUN --mount=type=cache,id=pnpm,target=/pnpm/store pnpm install --offline --frozen-lockfile
+RUN pnpm run build
+# Drop devDependencies (TypeScript, vitest, testkit) from the runtime image; every package declares what it imports.
+RUN --mount=type=cache,id=pnpm,target=/pnpm/store \
+    pnpm install --offline --frozen-lockfile --prod --config.confirmModulesPurge=false
+
+FROM node:20-slim AS runtime
+ENV NODE_ENV=production \
+    HTTP_HOST=0.0.0.0 \
+    HTTP_PORT=8080
+WORKDIR /app
+# Root-owned and read-only to the service user: the code never changes at run time.
+COPY --from=build /app /app
+ARG SERVICE=gateway
+ENV SERVICE=${SERVICE}
+# Numeric so that Kubernetes' runAsNonRoot can verify it (the image's "node" user is uid 1000).
+USER 1000:1000
+EXPOSE 8080 8081
+# exec so that node is PID 1 and receives SIGTERM for a clean shutdown.
+CMD ["sh", "-c", "exec node services/$SERVICE/dist/main.js"]

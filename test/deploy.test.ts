@@ -1,0 +1,655 @@
+// Validates deploy/, docker-compose.yml, the Dockerfile and .dockerignore by parsing them. No docker engine or
+// Kubernetes cluster is needed (nor available in CI): these are the invariants `kubectl apply -k deploy/` and
+// `docker compose up` depend on that can be checked statically.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const deployDir = join(root, 'deploy');
+
+type Obj = Record<string, unknown>;
+
+const NAMESPACE = 'flotilla-system';
+const CONNECTIONS_SECRET = 'flotilla-connections';
+const HEALTH_PORT = 8080;
+
+/** Every deployable service, its replica count in Kubernetes, and whether it elects a leader. */
+const SERVICES = [
+  { name: 'gateway', replicas: 2, elected: false },
+  { name: 'status-writer', replicas: 2, elected: true },
+  { name: 'member-agent', replicas: 1, elected: true },
+  { name: 'affinity-scheduler', replicas: 2, elected: true },
+  { name: 'cron-scheduler', replicas: 2, elected: true },
+  { name: 'hpa-assigner', replicas: 2, elected: true },
+  { name: 'rebalancer', replicas: 2, elected: true },
+] as const;
+
+const CRDS = [
+  { kind: 'Cluster', group: 'cluster.karmada.io', version: 'v1alpha1', plural: 'clusters', scope: 'Cluster', shortNames: [] },
+  { kind: 'PropagationPolicy', group: 'policy.karmada.io', version: 'v1alpha1', plural: 'propagationpolicies', scope: 'Namespaced', shortNames: ['pp'] },
+  { kind: 'ClusterPropagationPolicy', group: 'policy.karmada.io', version: 'v1alpha1', plural: 'clusterpropagationpolicies', scope: 'Cluster', shortNames: ['cpp'] },
+  { kind: 'ResourceBinding', group: 'work.karmada.io', version: 'v1alpha2', plural: 'resourcebindings', scope: 'Namespaced', shortNames: ['rb'] },
+  { kind: 'ClusterResourceBinding', group: 'work.karmada.io', version: 'v1alpha2', plural: 'clusterresourcebindings', scope: 'Cluster', shortNames: ['crb'] },
+  { kind: 'FederatedHPA', group: 'autoscaling.karmada.io', version: 'v1alpha1', plural: 'federatedhpas', scope: 'Namespaced', shortNames: ['fhpa'] },
+  { kind: 'CronFederatedHPA', group: 'autoscaling.karmada.io', version: 'v1alpha1', plural: 'cronfederatedhpas', scope: 'Namespaced', shortNames: ['cronfhpa'] },
+  { kind: 'WorkloadRebalancer', group: 'apps.karmada.io', version: 'v1alpha1', plural: 'workloadrebalancers', scope: 'Cluster', shortNames: [] },
+  { kind: 'EffectiveHorizontalPodAutoscaler', group: 'autoscaling.crane.io', version: 'v1alpha1', plural: 'effectivehorizontalpodautoscalers', scope: 'Namespaced', shortNames: ['ehpa'] },
+] as const;
+
+/** Kinds that have no namespace; everything else in deploy/ must live in flotilla-system. */
+const CLUSTER_SCOPED_KINDS = new Set(['Namespace', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration', 'ClusterRole', 'ClusterRoleBinding']);
+
+// ---------- small helpers ----------
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Walks a dotted path; numeric segments index arrays. Keys that contain dots (annotations) need plain indexing. */
+function get(v: unknown, path: string): unknown {
+  let cur: unknown = v;
+  for (const seg of path.split('.')) {
+    if (Array.isArray(cur) && /^\d+$/.test(seg)) cur = cur[Number(seg)];
+    else if (isObj(cur)) cur = cur[seg];
+    else return undefined;
+  }
+  return cur;
+}
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function yamlFilesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir).sort()) {
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) out.push(...yamlFilesUnder(full));
+    else if (/\.ya?ml$/.test(entry)) out.push(full);
+  }
+  return out;
+}
+
+/** Forward slashes, relative to deploy/, as kustomization.yaml writes them. */
+function rel(file: string, from = deployDir): string {
+  return relative(from, file).split(sep).join('/');
+}
+
+interface LoadedFile {
+  file: string;
+  docs: Obj[];
+  problems: string[];
+}
+
+function loadYaml(file: string): LoadedFile {
+  const problems: string[] = [];
+  const docs: Obj[] = [];
+  parseAllDocuments(readFileSync(file, 'utf8')).forEach((doc, i) => {
+    for (const e of [...doc.errors, ...doc.warnings]) problems.push(`document ${i}: ${e.message}`);
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) return; // an empty document, e.g. a trailing `---`
+    if (isObj(value)) docs.push(value);
+    else problems.push(`document ${i}: not a mapping`);
+  });
+  return { file, docs, problems };
+}
+
+function manifestProblems(doc: Obj): string[] {
+  const p: string[] = [];
+  if (typeof doc['apiVersion'] !== 'string' || doc['apiVersion'] === '') p.push('apiVersion: required');
+  if (typeof doc['kind'] !== 'string' || doc['kind'] === '') p.push('kind: required');
+  const name = get(doc, 'metadata.name');
+  if (typeof name !== 'string' || name === '') p.push('metadata.name: required');
+  else if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name)) p.push(`metadata.name: "${name}" is not a DNS-1123 subdomain`);
+  return p;
+}
+
+function envVar(container: unknown, name: string): Obj | undefined {
+  return arr(get(container, 'env')).find((e): e is Obj => isObj(e) && e['name'] === name);
+}
+
+/** The invariants every Flotilla Deployment keeps, as messages naming the field path (empty when it is fine). */
+function deploymentProblems(d: Obj): string[] {
+  const p: string[] = [];
+  const selector = get(d, 'spec.selector.matchLabels');
+  const labels = get(d, 'spec.template.metadata.labels');
+  if (!isObj(selector) || Object.keys(selector).length === 0) p.push('spec.selector.matchLabels: required');
+  else
+    for (const [k, v] of Object.entries(selector))
+      if (!isObj(labels) || labels[k] !== v) p.push(`spec.template.metadata.labels.${k}: must equal the selector's "${String(v)}"`);
+
+  const annotations = get(d, 'spec.template.metadata.annotations');
+  const annotation = (k: string): unknown => (isObj(annotations) ? annotations[k] : undefined);
+  if (annotation('prometheus.io/scrape') !== 'true') p.push('spec.template.metadata.annotations["prometheus.io/scrape"]: must be "true"');
+  if (annotation('prometheus.io/port') !== String(HEALTH_PORT)) p.push(`spec.template.metadata.annotations["prometheus.io/port"]: must be "${HEALTH_PORT}"`);
+  if (annotation('prometheus.io/path') !== '/metrics') p.push('spec.template.metadata.annotations["prometheus.io/path"]: must be "/metrics"');
+
+  if (get(d, 'spec.template.spec.securityContext.runAsNonRoot') !== true) p.push('spec.template.spec.securityContext.runAsNonRoot: must be true');
+
+  const containers = arr(get(d, 'spec.template.spec.containers'));
+  if (containers.length === 0) p.push('spec.template.spec.containers: at least one container required');
+  containers.forEach((c, i) => {
+    const at = `spec.template.spec.containers[${i}]`;
+    if (typeof get(c, 'image') !== 'string' || get(c, 'image') === '') p.push(`${at}.image: required`);
+
+    const ports = arr(get(c, 'ports'));
+    const portNumber = (ref: unknown): unknown =>
+      typeof ref === 'string' ? get(ports.find((x) => get(x, 'name') === ref), 'containerPort') : ref;
+    for (const [probe, path] of [['livenessProbe', '/healthz'], ['readinessProbe', '/readyz']] as const) {
+      if (get(c, `${probe}.httpGet.path`) !== path) p.push(`${at}.${probe}.httpGet.path: must be "${path}"`);
+      if (portNumber(get(c, `${probe}.httpGet.port`)) !== HEALTH_PORT) p.push(`${at}.${probe}.httpGet.port: must reach container port ${HEALTH_PORT}`);
+    }
+
+    for (const name of ['NATS_URL', 'REDIS_URL']) {
+      const ref = get(envVar(c, name), 'valueFrom.secretKeyRef');
+      if (get(ref, 'name') !== CONNECTIONS_SECRET || get(ref, 'key') !== name || get(ref, 'optional') === true)
+        p.push(`${at}.env[${name}]: must come from required key ${name} of Secret ${CONNECTIONS_SECRET}`);
+    }
+    for (const name of ['NATS_USER', 'NATS_PASSWORD', 'NATS_TOKEN', 'REDIS_PASSWORD']) {
+      const e = envVar(c, name);
+      if (e !== undefined && get(e, 'valueFrom.secretKeyRef.name') !== CONNECTIONS_SECRET)
+        p.push(`${at}.env[${name}]: credentials must come from Secret ${CONNECTIONS_SECRET}`);
+    }
+
+    for (const kind of ['requests', 'limits'])
+      for (const res of ['cpu', 'memory'])
+        if (get(c, `resources.${kind}.${res}`) === undefined) p.push(`${at}.resources.${kind}.${res}: required`);
+    if (get(c, 'securityContext.readOnlyRootFilesystem') !== true) p.push(`${at}.securityContext.readOnlyRootFilesystem: must be true`);
+    if (get(c, 'securityContext.allowPrivilegeEscalation') !== false) p.push(`${at}.securityContext.allowPrivilegeEscalation: must be false`);
+  });
+  return p;
+}
+
+// ---------- the files ----------
+
+const allFiles = yamlFilesUnder(deployDir).map(loadYaml);
+const byRel = new Map(allFiles.map((f) => [rel(f.file), f]));
+const controlPlaneFiles = allFiles.filter((f) => !rel(f.file).startsWith('member/') && rel(f.file) !== 'secret.example.yaml' && rel(f.file) !== 'kustomization.yaml');
+const controlPlaneDocs = controlPlaneFiles.flatMap((f) => f.docs);
+const ofKind = (kind: string, docs = controlPlaneDocs): Obj[] => docs.filter((d) => d['kind'] === kind);
+const named = (kind: string, name: string, docs = controlPlaneDocs): Obj | undefined => ofKind(kind, docs).find((d) => get(d, 'metadata.name') === name);
+const kustomization = parse(readFileSync(join(deployDir, 'kustomization.yaml'), 'utf8')) as unknown;
+
+function deploymentOf(service: string): Obj {
+  const d = named('Deployment', `flotilla-${service}`);
+  if (d === undefined) throw new Error(`no Deployment flotilla-${service} in deploy/`);
+  return d;
+}
+function containerOf(service: string): Obj {
+  const c = get(deploymentOf(service), 'spec.template.spec.containers.0');
+  if (!isObj(c)) throw new Error(`Deployment flotilla-${service} has no container`);
+  return c;
+}
+function configOf(service: string): Obj {
+  const name = get(containerOf(service), 'envFrom.0.configMapRef.name');
+  const cm = typeof name === 'string' ? named('ConfigMap', name) : undefined;
+  const data = get(cm, 'data');
+  if (!isObj(data)) throw new Error(`the ConfigMap of ${service} (${String(name)}) is missing`);
+  return data;
+}
+
+describe('deploy/: every file parses into well-formed manifests', () => {
+  it('finds the manifests', () => {
+    expect(allFiles.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(allFiles.map((f) => [rel(f.file), f] as const))('%s', (_name, f) => {
+    expect(f.problems).toEqual([]);
+    expect(f.docs.length).toBeGreaterThan(0);
+    for (const doc of f.docs) {
+      if (doc['kind'] === 'Kustomization') continue;
+      expect(manifestProblems(doc), `${String(doc['kind'])}/${String(get(doc, 'metadata.name'))}`).toEqual([]);
+    }
+  });
+
+  it('has no two manifests of the same kind, namespace and name', () => {
+    const ids = controlPlaneDocs.map((d) => `${String(d['kind'])}/${String(get(d, 'metadata.namespace') ?? '')}/${String(get(d, 'metadata.name'))}`);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
+  it('puts every namespaced manifest in flotilla-system and creates that Namespace', () => {
+    expect(named('Namespace', NAMESPACE)).toBeDefined();
+    const misplaced = controlPlaneDocs
+      .filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d['kind'])) && get(d, 'metadata.namespace') !== NAMESPACE)
+      .map((d) => `${String(d['kind'])}/${String(get(d, 'metadata.name'))}`);
+    expect(misplaced).toEqual([]);
+  });
+
+  it('keeps secrets out of ConfigMaps', () => {
+    const leaks = ofKind('ConfigMap').flatMap((cm) =>
+      Object.keys(isObj(cm['data']) ? cm['data'] : {})
+        .filter((k) => /PASSWORD|TOKEN|USER|^NATS_URL$|^REDIS_URL$/.test(k))
+        .map((k) => `${String(get(cm, 'metadata.name'))}.${k}`),
+    );
+    expect(leaks).toEqual([]);
+  });
+});
+
+describe('deploy/kustomization.yaml', () => {
+  const resources = arr(get(kustomization, 'resources')).map(String);
+
+  it('is a Kustomization for flotilla-system', () => {
+    expect(get(kustomization, 'apiVersion')).toBe('kustomize.config.k8s.io/v1beta1');
+    expect(get(kustomization, 'kind')).toBe('Kustomization');
+    expect(get(kustomization, 'namespace')).toBe(NAMESPACE);
+  });
+
+  it('lists only files that exist', () => {
+    expect(resources.filter((r) => !existsSync(join(deployDir, r)))).toEqual([]);
+    expect(new Set(resources).size).toBe(resources.length);
+  });
+
+  it('lists every manifest of deploy/ except member/ and secret.example.yaml', () => {
+    expect([...resources].sort()).toEqual(controlPlaneFiles.map((f) => rel(f.file)).sort());
+    expect(resources).not.toContain('secret.example.yaml');
+    expect(resources.some((r) => r.startsWith('member/'))).toBe(false);
+  });
+
+  it('creates the Namespace before anything that lives in it', () => {
+    expect(resources[0]).toBe('namespace.yaml');
+  });
+
+  it('has no secretGenerator: users create the Secrets themselves', () => {
+    expect(get(kustomization, 'secretGenerator')).toBeUndefined();
+  });
+
+  it('maps the image every Deployment uses', () => {
+    const images = arr(get(kustomization, 'images')).map((i) => get(i, 'name'));
+    const used = new Set(ofKind('Deployment').map((d) => get(d, 'spec.template.spec.containers.0.image')));
+    expect([...used]).toEqual(['flotilla']);
+    expect(images).toContain('flotilla');
+  });
+
+  it('deploy/member/kustomization.yaml lists exactly the files of member/', () => {
+    const memberKustomization = parse(readFileSync(join(deployDir, 'member', 'kustomization.yaml'), 'utf8')) as unknown;
+    const listed = arr(get(memberKustomization, 'resources')).map(String).sort();
+    const present = allFiles.map((f) => rel(f.file, join(deployDir, 'member'))).filter((r) => !r.startsWith('..') && r !== 'kustomization.yaml');
+    expect(listed).toEqual(present.sort());
+  });
+});
+
+describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per service', () => {
+  it('deploys exactly the known services', () => {
+    const deployed = ofKind('Deployment').map((d) => get(d, 'metadata.name'));
+    expect(deployed.sort()).toEqual(SERVICES.map((s) => `flotilla-${s.name}`).sort());
+  });
+
+  it('has a Deployment for every service folder with a main', () => {
+    const withMain = readdirSync(join(root, 'services')).filter((s) => existsSync(join(root, 'services', s, 'src', 'main.ts')));
+    expect(withMain.filter((s) => !SERVICES.some((x) => x.name === s))).toEqual([]);
+  });
+
+  describe.each(SERVICES)('$name', ({ name, replicas, elected }) => {
+    it('keeps the Deployment invariants', () => {
+      expect(deploymentProblems(deploymentOf(name))).toEqual([]);
+    });
+
+    it(`runs ${replicas} replica(s)`, () => {
+      expect(get(deploymentOf(name), 'spec.replicas')).toBe(replicas);
+    });
+
+    it('runs its own main from the shared image', () => {
+      expect(get(containerOf(name), 'command')).toEqual(['node', `services/${name}/dist/main.js`]);
+    });
+
+    it('runs under its own ServiceAccount', () => {
+      const sa = get(deploymentOf(name), 'spec.template.spec.serviceAccountName');
+      expect(sa).toBe(`flotilla-${name}`);
+      expect(named('ServiceAccount', `flotilla-${name}`)).toBeDefined();
+    });
+
+    it('reads its non-secret config from its ConfigMap', () => {
+      const config = configOf(name);
+      expect(config).toMatchObject({ FLOTILLA_PREFIX: 'flotilla', LOG_LEVEL: 'info', HTTP_HOST: '0.0.0.0', HTTP_PORT: String(HEALTH_PORT) });
+      if (elected) expect(Number(config['LEADER_LEASE_MS'])).toBeGreaterThan(0);
+      // ConfigMap data must be strings, or the API server rejects the object.
+      expect(Object.values(config).filter((v) => typeof v !== 'string')).toEqual([]);
+    });
+
+    it('reads every connection credential from the Secret', () => {
+      const c = containerOf(name);
+      for (const key of ['NATS_USER', 'NATS_PASSWORD', 'NATS_TOKEN', 'REDIS_PASSWORD'])
+        expect(get(envVar(c, key), 'valueFrom.secretKeyRef'), key).toEqual({ name: CONNECTIONS_SECRET, key, optional: true });
+    });
+
+    it('mounts every volume it declares, and /tmp writable', () => {
+      const volumes = arr(get(deploymentOf(name), 'spec.template.spec.volumes')).map((v) => get(v, 'name'));
+      const mounts = arr(get(containerOf(name), 'volumeMounts'));
+      expect(mounts.map((m) => get(m, 'name')).sort()).toEqual([...volumes].sort());
+      expect(mounts.find((m) => get(m, 'mountPath') === '/tmp')).toBeDefined();
+    });
+
+    it('has a Service selecting its pods on named container ports', () => {
+      const svc = named('Service', `flotilla-${name}`);
+      const selector = get(svc, 'spec.selector');
+      expect(isObj(selector)).toBe(true);
+      expect(get(deploymentOf(name), 'spec.template.metadata.labels')).toMatchObject(selector as Obj);
+      // No other service's pods may match this selector.
+      for (const other of SERVICES.filter((s) => s.name !== name))
+        expect(get(deploymentOf(other.name), 'spec.template.metadata.labels')).not.toMatchObject(selector as Obj);
+      const containerPorts = arr(get(containerOf(name), 'ports')).map((p) => get(p, 'name'));
+      for (const port of arr(get(svc, 'spec.ports'))) expect(containerPorts).toContain(get(port, 'targetPort'));
+      expect(get(svc, 'metadata.annotations')).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080' });
+    });
+
+    it(replicas > 1 ? 'keeps one replica through node drains' : 'has no disruption budget (one replica)', () => {
+      const pdb = named('PodDisruptionBudget', `flotilla-${name}`);
+      if (replicas > 1) {
+        expect(get(pdb, 'spec.minAvailable')).toBe(1);
+        expect(get(pdb, 'spec.selector.matchLabels')).toEqual(get(deploymentOf(name), 'spec.selector.matchLabels'));
+      } else expect(pdb).toBeUndefined();
+    });
+  });
+
+  it('gateway: serves api, webhook and metrics, listening on all interfaces', () => {
+    const ports = arr(get(named('Service', 'flotilla-gateway'), 'spec.ports')).map((p) => [get(p, 'name'), get(p, 'port'), get(p, 'targetPort')]);
+    expect(ports).toEqual([
+      ['api', 8081, 'api'],
+      ['webhook', 443, 'api'],
+      ['metrics', 8080, 'metrics'],
+    ]);
+    expect(arr(get(containerOf('gateway'), 'ports')).map((p) => [get(p, 'name'), get(p, 'containerPort')])).toEqual([
+      ['metrics', 8080],
+      ['api', 8081],
+    ]);
+    expect(configOf('gateway')).toMatchObject({ GATEWAY_API_HOST: '0.0.0.0', GATEWAY_API_PORT: '8081' });
+    expect(configOf('gateway')['LEADER_LEASE_MS']).toBeUndefined();
+  });
+
+  it('gateway: its TLS files are in the mounted certificate Secret', () => {
+    const mount = arr(get(containerOf('gateway'), 'volumeMounts')).find((m) => get(m, 'name') === 'tls');
+    const volume = arr(get(deploymentOf('gateway'), 'spec.template.spec.volumes')).find((v) => get(v, 'name') === 'tls');
+    expect(get(volume, 'secret.secretName')).toBe('flotilla-gateway-tls');
+    const dir = String(get(mount, 'mountPath'));
+    expect(configOf('gateway')).toMatchObject({ GATEWAY_TLS_CERT_FILE: `${dir}/tls.crt`, GATEWAY_TLS_KEY_FILE: `${dir}/tls.key` });
+  });
+
+  it('member-agent: kube driver with its kubeconfig mounted from a Secret, one at a time', () => {
+    const config = configOf('member-agent');
+    expect(config['MEMBER_DRIVER']).toBe('kube');
+    const mount = arr(get(containerOf('member-agent'), 'volumeMounts')).find((m) => get(m, 'name') === 'member-kubeconfig');
+    const volume = arr(get(deploymentOf('member-agent'), 'spec.template.spec.volumes')).find((v) => get(v, 'name') === 'member-kubeconfig');
+    expect(config['KUBECONFIG']).toBe(`${String(get(mount, 'mountPath'))}/${String(get(volume, 'secret.items.0.path'))}`);
+    expect(get(volume, 'secret.secretName')).toBe('flotilla-member-kubeconfig');
+    expect(get(deploymentOf('member-agent'), 'spec.strategy.type')).toBe('Recreate');
+  });
+
+  it('cron-scheduler: default time zone UTC and a 15m catch-up window', () => {
+    expect(configOf('cron-scheduler')).toMatchObject({ CRON_DEFAULT_TIME_ZONE: 'UTC', CRON_CATCHUP_WINDOW: '15m' });
+  });
+});
+
+describe('deploymentProblems: each broken invariant is reported', () => {
+  const good = deploymentOf('status-writer');
+  const broken = (mutate: (d: Obj) => void): Obj => {
+    const d = structuredClone(good);
+    mutate(d);
+    return d;
+  };
+  const c0 = (d: Obj): Obj => get(d, 'spec.template.spec.containers.0') as Obj;
+  const env = (d: Obj, name: string): Obj => envVar(c0(d), name) as Obj;
+
+  const cases: ReadonlyArray<readonly [string, (d: Obj) => void, string]> = [
+    ['a selector the pods do not carry', (d: Obj) => ((get(d, 'spec.selector.matchLabels') as Obj)['app.kubernetes.io/component'] = 'other'), 'spec.template.metadata.labels.app.kubernetes.io/component: must equal the selector\'s "other"'],
+    ['no selector', (d: Obj) => delete (d['spec'] as Obj)['selector'], 'spec.selector.matchLabels: required'],
+    ['no containers', (d: Obj) => ((get(d, 'spec.template.spec') as Obj)['containers'] = []), 'spec.template.spec.containers: at least one container required'],
+    ['no image', (d: Obj) => delete c0(d)['image'], 'spec.template.spec.containers[0].image: required'],
+    ['liveness on the wrong path', (d: Obj) => ((get(d, 'spec.template.spec.containers.0.livenessProbe.httpGet') as Obj)['path'] = '/readyz'), 'spec.template.spec.containers[0].livenessProbe.httpGet.path: must be "/healthz"'],
+    ['no readiness probe', (d: Obj) => delete c0(d)['readinessProbe'], 'spec.template.spec.containers[0].readinessProbe.httpGet.path: must be "/readyz"'],
+    ['probe on a port that is not 8080', (d: Obj) => ((get(d, 'spec.template.spec.containers.0.readinessProbe.httpGet') as Obj)['port'] = 9090), 'spec.template.spec.containers[0].readinessProbe.httpGet.port: must reach container port 8080'],
+    ['NATS_URL as a literal', (d: Obj) => { const e = env(d, 'NATS_URL'); delete e['valueFrom']; e['value'] = 'nats://nats:4222'; }, 'spec.template.spec.containers[0].env[NATS_URL]: must come from required key NATS_URL of Secret flotilla-connections'],
+    ['REDIS_URL from another Secret', (d: Obj) => ((get(env(d, 'REDIS_URL'), 'valueFrom.secretKeyRef') as Obj)['name'] = 'other'), 'spec.template.spec.containers[0].env[REDIS_URL]: must come from required key REDIS_URL of Secret flotilla-connections'],
+    ['REDIS_URL optional', (d: Obj) => ((get(env(d, 'REDIS_URL'), 'valueFrom.secretKeyRef') as Obj)['optional'] = true), 'spec.template.spec.containers[0].env[REDIS_URL]: must come from required key REDIS_URL of Secret flotilla-connections'],
+    ['a password as a literal', (d: Obj) => { const e = env(d, 'NATS_PASSWORD'); delete e['valueFrom']; e['value'] = 'hunter2'; }, 'spec.template.spec.containers[0].env[NATS_PASSWORD]: credentials must come from Secret flotilla-connections'],
+    ['no memory limit', (d: Obj) => delete (get(d, 'spec.template.spec.containers.0.resources.limits') as Obj)['memory'], 'spec.template.spec.containers[0].resources.limits.memory: required'],
+    ['a writable root filesystem', (d: Obj) => ((get(d, 'spec.template.spec.containers.0.securityContext') as Obj)['readOnlyRootFilesystem'] = false), 'spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem: must be true'],
+    ['root allowed', (d: Obj) => delete (get(d, 'spec.template.spec.securityContext') as Obj)['runAsNonRoot'], 'spec.template.spec.securityContext.runAsNonRoot: must be true'],
+    ['no scrape annotation', (d: Obj) => delete (get(d, 'spec.template.metadata.annotations') as Obj)['prometheus.io/scrape'], 'spec.template.metadata.annotations["prometheus.io/scrape"]: must be "true"'],
+  ];
+  it.each(cases)('%s', (_case, mutate, problem) => {
+    expect(deploymentProblems(good)).toEqual([]);
+    expect(deploymentProblems(broken(mutate))).toContain(problem);
+  });
+
+  it('manifestProblems names each missing field', () => {
+    expect(manifestProblems({})).toEqual(['apiVersion: required', 'kind: required', 'metadata.name: required']);
+    expect(manifestProblems({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_DNS' } })).toEqual([
+      'metadata.name: "Not_DNS" is not a DNS-1123 subdomain',
+    ]);
+    expect(manifestProblems({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ok.name-1' } })).toEqual([]);
+  });
+
+  it('loadYaml reports malformed YAML and duplicate keys', () => {
+    const bad = parseAllDocuments('a: 1\na: 2\n---\nb: [1, 2\n');
+    expect(bad.flatMap((d) => d.errors).length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+// kustomize is built into kubectl; where kubectl is installed, render deploy/ exactly as `kubectl apply -k` would.
+const kubectlAvailable = ((): boolean => {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!kubectlAvailable)('kubectl kustomize deploy/ (needs kubectl, no cluster)', () => {
+  const render = (dir: string): Obj[] =>
+    parseAllDocuments(execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' }))
+      .map((d) => d.toJS() as unknown)
+      .filter(isObj);
+
+  it('renders every manifest, in flotilla-system, with the mapped image', () => {
+    const rendered = render(deployDir);
+    expect(rendered).toHaveLength(controlPlaneDocs.length);
+    expect(rendered.filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d['kind']))).map((d) => get(d, 'metadata.namespace'))).toEqual(
+      Array(rendered.filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d['kind']))).length).fill(NAMESPACE),
+    );
+    const images = new Set(ofKind('Deployment', rendered).map((d) => get(d, 'spec.template.spec.containers.0.image')));
+    expect([...images]).toEqual(['flotilla:0.1.0']);
+  });
+
+  it('renders deploy/member/', () => {
+    expect(render(join(deployDir, 'member')).map((d) => d['kind']).sort()).toEqual(
+      ['ClusterRole', 'ClusterRoleBinding', 'Namespace', 'Secret', 'ServiceAccount'],
+    );
+  });
+});
+
+describe('deploy/crds: one CustomResourceDefinition per kind', () => {
+  it('defines exactly the kinds of Flotilla', () => {
+    expect(ofKind('CustomResourceDefinition').map((d) => get(d, 'spec.names.kind')).sort()).toEqual(CRDS.map((c) => c.kind).sort());
+  });
+
+  it.each(CRDS)('$kind: $group/$version, $scope', ({ kind, group, version, plural, scope, shortNames }) => {
+    const crd = named('CustomResourceDefinition', `${plural}.${group}`);
+    expect(crd, `${plural}.${group}`).toBeDefined();
+    expect(get(crd, 'apiVersion')).toBe('apiextensions.k8s.io/v1');
+    expect(get(crd, 'spec.group')).toBe(group);
+    expect(get(crd, 'spec.scope')).toBe(scope);
+    expect(get(crd, 'spec.names')).toMatchObject({ kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` });
+    expect(get(crd, 'spec.names.shortNames') ?? []).toEqual(shortNames);
+    const versions = arr(get(crd, 'spec.versions'));
+    expect(versions.map((v) => [get(v, 'name'), get(v, 'served'), get(v, 'storage')])).toEqual([[version, true, true]]);
+    expect(get(versions[0], 'subresources.status')).toEqual({});
+    const schema = get(versions[0], 'schema.openAPIV3Schema');
+    expect(get(schema, 'type')).toBe('object');
+    expect(get(schema, 'x-kubernetes-preserve-unknown-fields')).toBe(true);
+    expect(get(schema, 'properties.spec.x-kubernetes-preserve-unknown-fields')).toBe(true);
+    expect(get(schema, 'properties.status.x-kubernetes-preserve-unknown-fields')).toBe(true);
+  });
+});
+
+describe('deploy/validating-webhook.yaml', () => {
+  const configs = ofKind('ValidatingWebhookConfiguration');
+  const webhooks = configs.flatMap((c) => arr(c['webhooks']));
+
+  it('points at the gateway Service /validate on a port it exposes', () => {
+    expect(webhooks).toHaveLength(1);
+    const service = get(webhooks[0], 'clientConfig.service');
+    expect(service).toMatchObject({ name: 'flotilla-gateway', namespace: NAMESPACE, path: '/validate', port: 443 });
+    const svcPorts = arr(get(named('Service', 'flotilla-gateway'), 'spec.ports')).map((p) => get(p, 'port'));
+    expect(svcPorts).toContain(get(service, 'port'));
+  });
+
+  it('is a side-effect-free v1 webhook that fails closed', () => {
+    expect(webhooks[0]).toMatchObject({ sideEffects: 'None', failurePolicy: 'Fail', admissionReviewVersions: ['v1'] });
+    expect(String(get(webhooks[0], 'name')).split('.').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(CRDS)('validates $kind on create and update', ({ group, version, plural }) => {
+    const rule = arr(get(webhooks[0], 'rules')).find(
+      (r) => arr(get(r, 'apiGroups')).includes(group) && arr(get(r, 'resources')).includes(plural),
+    );
+    expect(rule, `${plural}.${group}`).toBeDefined();
+    expect(get(rule, 'apiVersions')).toContain(version);
+    expect(get(rule, 'operations')).toEqual(['CREATE', 'UPDATE']);
+  });
+});
+
+describe('deploy/secret.example.yaml', () => {
+  const example = byRel.get('secret.example.yaml')?.docs[0];
+
+  it('is the Secret the Deployments read, with both URLs', () => {
+    expect(example).toMatchObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: CONNECTIONS_SECRET, namespace: NAMESPACE } });
+    const keys = Object.keys(get(example, 'stringData') as Obj);
+    expect(keys).toEqual(expect.arrayContaining(['NATS_URL', 'REDIS_URL']));
+  });
+
+  it('holds only keys some Deployment reads', () => {
+    const read = new Set(
+      ofKind('Deployment').flatMap((d) =>
+        arr(get(d, 'spec.template.spec.containers.0.env')).map((e) => get(e, 'valueFrom.secretKeyRef.key')),
+      ),
+    );
+    expect(Object.keys(get(example, 'stringData') as Obj).filter((k) => !read.has(k))).toEqual([]);
+  });
+});
+
+describe('deploy/member: RBAC for the kube driver in a member cluster', () => {
+  const memberDocs = allFiles.filter((f) => rel(f.file).startsWith('member/')).flatMap((f) => f.docs);
+  const sa = named('ServiceAccount', 'flotilla-member-agent', memberDocs);
+  const role = named('ClusterRole', 'flotilla-member-agent', memberDocs);
+  const binding = named('ClusterRoleBinding', 'flotilla-member-agent', memberDocs);
+
+  it('binds the ClusterRole to the ServiceAccount', () => {
+    expect(sa).toBeDefined();
+    expect(get(binding, 'roleRef')).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: get(role, 'metadata.name') });
+    expect(get(binding, 'subjects')).toEqual([{ kind: 'ServiceAccount', name: get(sa, 'metadata.name'), namespace: get(sa, 'metadata.namespace') }]);
+  });
+
+  it.each([
+    ['apps', 'deployments', 'create'],
+    ['apps', 'deployments', 'delete'],
+    ['apps', 'statefulsets', 'patch'],
+    ['apps', 'deployments/status', 'get'],
+    ['autoscaling', 'horizontalpodautoscalers', 'update'],
+    ['', 'namespaces', 'create'],
+    ['', 'nodes', 'list'],
+    ['', 'pods', 'watch'],
+  ])('allows %s %s %s', (group, resource, verb) => {
+    const allowed = arr(get(role, 'rules')).some(
+      (r) => arr(get(r, 'apiGroups')).includes(group) && arr(get(r, 'resources')).includes(resource) && arr(get(r, 'verbs')).includes(verb),
+    );
+    expect(allowed).toBe(true);
+  });
+
+  it('grants no wildcards and no Secrets', () => {
+    const rules = arr(get(role, 'rules'));
+    const flat = rules.flatMap((r) => [...arr(get(r, 'apiGroups')), ...arr(get(r, 'resources')), ...arr(get(r, 'verbs'))]);
+    expect(flat).not.toContain('*');
+    expect(rules.flatMap((r) => arr(get(r, 'resources')))).not.toContain('secrets');
+  });
+
+  it('issues a token for that ServiceAccount', () => {
+    const token = ofKind('Secret', memberDocs).find((s) => s['type'] === 'kubernetes.io/service-account-token');
+    expect(get(token, 'metadata.annotations')).toMatchObject({ 'kubernetes.io/service-account.name': get(sa, 'metadata.name') });
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as unknown;
+  const services = get(compose, 'services') as Obj;
+
+  it('has nats with JetStream, redis, every service and the examples job', () => {
+    expect(Object.keys(services).sort()).toEqual(['examples', 'nats', 'redis', ...SERVICES.map((s) => s.name)].sort());
+    expect(get(services, 'nats.image')).toBe('nats:2');
+    expect(get(services, 'nats.command')).toContain('-js');
+    expect(get(services, 'redis.image')).toBe('redis:7');
+  });
+
+  it.each(SERVICES)('$name: built from the one Dockerfile, running its main against nats and redis', ({ name }) => {
+    const svc = get(services, name);
+    expect(get(svc, 'build')).toEqual({ context: '.', dockerfile: 'Dockerfile' });
+    expect(get(svc, 'image')).toBe('flotilla:local');
+    expect(get(svc, 'command')).toEqual(['node', `services/${name}/dist/main.js`]);
+    expect(get(svc, 'environment')).toMatchObject({
+      NATS_URL: 'nats://nats:4222',
+      REDIS_URL: 'redis://redis:6379',
+      FLOTILLA_PREFIX: 'flotilla',
+      HTTP_HOST: '0.0.0.0',
+      HTTP_PORT: String(HEALTH_PORT),
+    });
+    expect(Object.keys(get(svc, 'depends_on') as Obj).sort()).toEqual(['nats', 'redis']);
+    expect(String(arr(get(svc, 'healthcheck.test')).join(' '))).toContain(`http://127.0.0.1:${HEALTH_PORT}/readyz`);
+  });
+
+  it('member-agent runs the sim driver; cron-scheduler gets its defaults; gateway listens on all interfaces', () => {
+    expect(get(services, 'member-agent.environment.MEMBER_DRIVER')).toBe('sim');
+    expect(get(services, 'cron-scheduler.environment')).toMatchObject({ CRON_DEFAULT_TIME_ZONE: 'UTC', CRON_CATCHUP_WINDOW: '15m' });
+    expect(get(services, 'gateway.environment')).toMatchObject({ GATEWAY_API_HOST: '0.0.0.0', GATEWAY_API_PORT: '8081' });
+    expect(get(services, 'gateway.ports')).toEqual(['${FLOTILLA_GATEWAY_PORT:-8081}:8081']);
+  });
+
+  it('examples applies examples/ through the CLI once the gateway is healthy, and only once', () => {
+    const examples = get(services, 'examples');
+    const command = arr(get(examples, 'command')).map(String);
+    expect(command.slice(-3)).toEqual(['apply', '-f', 'examples/']);
+    expect(command[0]).toBe('node');
+    // The CLI's bin runs main(); dist/main.js alone only exports it.
+    expect(existsSync(join(root, String(command[1])))).toBe(true);
+    expect(get(examples, 'depends_on.gateway.condition')).toBe('service_healthy');
+    expect(get(examples, 'restart')).toBe('no');
+    expect(get(examples, 'environment.NATS_URL')).toBe('nats://nats:4222');
+  });
+});
+
+describe('Dockerfile and .dockerignore', () => {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const instructions = dockerfile.split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager?: string };
+
+  it('builds on node:20-slim with the repository pnpm and a frozen lockfile', () => {
+    const froms = instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1]);
+    expect(froms.filter((f) => f?.startsWith('node:'))).toEqual(froms.filter((f) => f === 'node:20-slim'));
+    expect(froms[0]).toBe('node:20-slim');
+    expect(pkg.packageManager).toBe('pnpm@10.34.9');
+    expect(dockerfile).toContain(`npm i -g ${String(pkg.packageManager)}`);
+    expect(dockerfile).toMatch(/pnpm install [^\n]*--frozen-lockfile/);
+    expect(dockerfile).toContain('pnpm run build');
+  });
+
+  it('selects the service by SERVICE and runs it as a non-root numeric user', () => {
+    expect(instructions).toContain('ARG SERVICE=gateway');
+    const cmd = instructions.filter((l) => l.startsWith('CMD '));
+    expect(cmd).toHaveLength(1);
+    expect(cmd[0]).toContain('node services/$SERVICE/dist/main.js');
+    const user = instructions.filter((l) => l.startsWith('USER ')).at(-1);
+    expect(user).toMatch(/^USER [1-9]\d*(:\d+)?$/);
+    // The Deployments pin the same uid, so runAsNonRoot can be verified.
+    for (const s of SERVICES) expect(get(deploymentOf(s.name), 'spec.template.spec.securityContext.runAsUser')).toBe(Number(user?.slice(5).split(':')[0]));
+  });
+
+  it('.dockerignore leaves out host builds and secrets, keeps what the build needs', () => {
+    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    expect(ignore).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '.git', '.data']));
+    for (const needed of ['packages', 'services', 'examples', 'pnpm-lock.yaml', 'package.json', 'tsconfig.json', 'tsconfig.base.json'])
+      expect(ignore.filter((l) => l === needed || l === `${needed}/` || l === `/${needed}`), needed).toEqual([]);
+  });
+});
