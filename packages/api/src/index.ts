@@ -1,1 +1,101 @@
-export * from './quantity.js';
+export { isQuantity, parseQuantity, QuantityError } from './quantity.js';
+export { AdmissionError, formatCauses, isAdmissionError, ManifestError, UnknownKindError, WrongApiVersionError, type FieldError } from './errors.js';
+export { joinPath, issuesToFieldErrors } from './field-path.js';
+export { objectMetaSchema, ownerReferenceSchema, timeSchema, validateObjectMeta, type ObjectMeta, type OwnerReference } from './meta.js';
+export { isPlainObject, type KubeObject, type ObjectReference } from './object.js';
+export { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.js';
+export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
+export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';
+export { parseManifests, toYaml } from './manifests.js';
+export { formatTime, getCondition, isConditionTrue, removeCondition, setCondition, type Condition } from './conditions.js';
+export type { AdmissionContext, KindAdmission } from './kinds/kind-admission.js';
+export {
+  conditionSchema,
+  labelSelectorSchema,
+  quantitySchema,
+  resourceListSchema,
+  taintSchema,
+  tolerationSchema,
+  type CrossVersionObjectReference,
+  type HpaBehavior,
+  type LabelSelector,
+  type LabelSelectorRequirement,
+  type MetricSpec,
+  type NodeSelectorRequirement,
+  type Quantity,
+  type ResourceList,
+  type Taint,
+  type TaintEffect,
+  type Toleration,
+} from './kinds/common.js';
+export {
+  clusterSpecSchema,
+  clusterSimulationSchema,
+  clusterStatusSchema,
+  type Cluster,
+  type ClusterSimulation,
+  type ClusterSpec,
+  type ClusterStatus,
+} from './kinds/cluster.js';
+export {
+  clusterAffinitySchema,
+  placementSchema,
+  propagationSpecSchema,
+  validatePlacement,
+  type ClusterAffinity,
+  type ClusterAffinityTerm,
+  type ClusterPropagationPolicy,
+  type FailoverBehavior,
+  type Placement,
+  type PropagationPolicy,
+  type PropagationSpec,
+  type ReplicaSchedulingStrategy,
+  type ResourceSelector,
+  type SpreadConstraint,
+} from './kinds/propagation-policy.js';
+export {
+  resourceBindingSpecSchema,
+  resourceBindingStatusSchema,
+  type BindingObjectReference,
+  type ClusterResourceBinding,
+  type ResourceBinding,
+  type ResourceBindingSpec,
+  type ResourceBindingStatus,
+  type TargetCluster,
+} from './kinds/resource-binding.js';
+export {
+  FEDERATED_HPA_ASSIGNMENT_TYPES,
+  federatedHpaSpecSchema,
+  type FederatedHPA,
+  type FederatedHPAAssignment,
+  type FederatedHPAAssignmentType,
+  type FederatedHPASpec,
+  type FederatedHPAStatus,
+} from './kinds/federated-hpa.js';
+export {
+  cronFederatedHpaSpecSchema,
+  DEFAULT_HISTORY_LIMIT,
+  FEDERATED_HPA_API_VERSION,
+  targetsFederatedHpa,
+  type CronFederatedHPA,
+  type CronFederatedHPARule,
+  type CronFederatedHPASpec,
+  type CronFederatedHPAStatus,
+} from './kinds/cron-federated-hpa.js';
+export {
+  workloadRebalancerSpecSchema,
+  type RebalancerObjectReference,
+  type WorkloadRebalancer,
+  type WorkloadRebalancerSpec,
+  type WorkloadRebalancerStatus,
+} from './kinds/workload-rebalancer.js';
+export {
+  DEFAULT_PREDICTION_WINDOW_SECONDS,
+  ehpaSpecSchema,
+  ehpaTimeZoneError,
+  normalizeEhpaSchedule,
+  type EffectiveHorizontalPodAutoscaler,
+  type EffectiveHorizontalPodAutoscalerSpec,
+  type EffectiveHorizontalPodAutoscalerStatus,
+  type EhpaCron,
+} from './kinds/effective-hpa.js';

@@ -1,0 +1,127 @@
+import { scheduleError, timeZoneError } from '@flotilla/cron';
+import { z } from 'zod';
+import type { FieldError } from '../errors.js';
+import { timeSchema } from '../meta.js';
+import type { KubeObject } from '../object.js';
+import { crossVersionObjectReferenceSchema, int32 } from './common.js';
+import type { KindAdmission } from './kind-admission.js';
+import { objAt, objectsAt } from './kind-admission.js';
+import { validateScaleTargetRef } from './federated-hpa.js';
+
+export const FEDERATED_HPA_API_VERSION = 'autoscaling.karmada.io/v1alpha1';
+export const DEFAULT_HISTORY_LIMIT = 3;
+
+export const cronFederatedHpaRuleSchema = z.strictObject({
+  name: z.string().min(1).max(32),
+  schedule: z.string().min(1),
+  targetReplicas: int32.min(0).optional(),
+  targetMinReplicas: int32.min(0).optional(),
+  targetMaxReplicas: int32.min(0).optional(),
+  suspend: z.boolean().optional(),
+  timeZone: z.string().optional(),
+  successfulHistoryLimit: int32.min(1).max(32).optional(),
+  failedHistoryLimit: int32.min(0).max(32).optional(),
+});
+export type CronFederatedHPARule = z.infer<typeof cronFederatedHpaRuleSchema>;
+
+export const cronFederatedHpaSpecSchema = z.strictObject({
+  scaleTargetRef: crossVersionObjectReferenceSchema,
+  rules: z.array(cronFederatedHpaRuleSchema),
+});
+export type CronFederatedHPASpec = z.infer<typeof cronFederatedHpaSpecSchema>;
+
+const executionSchema = z.looseObject({ scheduleTime: timeSchema, executionTime: timeSchema });
+
+export const cronFederatedHpaStatusSchema = z.looseObject({
+  executionHistories: z
+    .array(
+      z.looseObject({
+        ruleName: z.string(),
+        nextExecutionTime: timeSchema.optional(),
+        successfulExecutions: z
+          .array(executionSchema.extend({ appliedReplicas: int32.optional(), appliedMinReplicas: int32.optional(), appliedMaxReplicas: int32.optional() }))
+          .optional(),
+        failedExecutions: z.array(executionSchema.extend({ message: z.string() })).optional(),
+      }),
+    )
+    .optional(),
+});
+export type CronFederatedHPAStatus = z.infer<typeof cronFederatedHpaStatusSchema>;
+
+export type CronFederatedHPA = KubeObject<CronFederatedHPASpec, CronFederatedHPAStatus>;
+
+export const cronFederatedHpaSchema = z.strictObject({
+  apiVersion: z.string(),
+  kind: z.string(),
+  metadata: z.unknown(),
+  spec: cronFederatedHpaSpecSchema,
+  status: cronFederatedHpaStatusSchema.optional(),
+});
+
+/** True when the rules of this CronFederatedHPA set a FederatedHPA's min/max rather than a workload's replicas. */
+export function targetsFederatedHpa(ref: { apiVersion?: string | undefined; kind: string }): boolean {
+  return ref.apiVersion === FEDERATED_HPA_API_VERSION || ((ref.apiVersion ?? '') === '' && ref.kind === 'FederatedHPA');
+}
+
+function defaults(obj: Record<string, unknown>): void {
+  for (const rule of objectsAt(objAt(obj, 'spec'), 'rules')) {
+    // Seed 000's story YAML writes `ruleName`; the API (and shipped Karmada) call it `name`. Accept the seed's spelling.
+    if (rule.name === undefined && typeof rule.ruleName === 'string') {
+      rule.name = rule.ruleName;
+      delete rule.ruleName;
+    } else if (rule.ruleName !== undefined && rule.ruleName === rule.name) {
+      delete rule.ruleName;
+    }
+    rule.suspend ??= false;
+    rule.successfulHistoryLimit ??= DEFAULT_HISTORY_LIMIT;
+    rule.failedHistoryLimit ??= DEFAULT_HISTORY_LIMIT;
+  }
+}
+
+/** Seed 000's webhook rules, as Karmada's `validateCronFederatedHPA` words them, plus Flotilla's stricter checks. */
+function validate(obj: CronFederatedHPA): FieldError[] {
+  const spec = obj.spec!;
+  const ref = spec.scaleTargetRef;
+  if (ref.apiVersion === FEDERATED_HPA_API_VERSION && ref.kind !== 'FederatedHPA') {
+    return [{ field: 'spec.scaleTargetRef.kind', message: `Invalid value: ${JSON.stringify(ref.kind)}: only FederatedHPA is supported in ${FEDERATED_HPA_API_VERSION}` }];
+  }
+  const errs = validateScaleTargetRef(ref, 'spec.scaleTargetRef');
+  if (ref.kind === 'FederatedHPA' && ref.apiVersion && ref.apiVersion !== FEDERATED_HPA_API_VERSION) {
+    // The rules cannot be judged against an unclear target, so stop here as Karmada does for a wrong kind.
+    errs.push({ field: 'spec.scaleTargetRef.apiVersion', message: `Invalid value: ${JSON.stringify(ref.apiVersion)}: FederatedHPA is served as ${FEDERATED_HPA_API_VERSION}` });
+    return errs;
+  }
+  const fhpa = targetsFederatedHpa(ref);
+  const names = new Set<string>();
+  spec.rules.forEach((rule, i) => {
+    const at = `spec.rules[${i}]`;
+    if (names.has(rule.name)) errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(rule.name)}` });
+    names.add(rule.name);
+    const cronErr = scheduleError(rule.schedule);
+    if (cronErr) errs.push({ field: `${at}.schedule`, message: cronErr });
+    if (rule.timeZone !== undefined) {
+      const tzErr = timeZoneError(rule.timeZone);
+      if (tzErr) errs.push({ field: `${at}.timeZone`, message: tzErr });
+    }
+    if (fhpa) {
+      if (rule.targetMinReplicas === undefined && rule.targetMaxReplicas === undefined) {
+        errs.push({ field: `${at}.targetMaxReplicas`, message: 'Required value: targetMinReplicas and targetMaxReplicas cannot both be empty when the target is a FederatedHPA' });
+        return;
+      }
+      if (rule.targetMinReplicas !== undefined && rule.targetMinReplicas < 1) {
+        errs.push({ field: `${at}.targetMinReplicas`, message: `Invalid value: ${rule.targetMinReplicas}: must be greater than 0` });
+      }
+      if (rule.targetMaxReplicas !== undefined && rule.targetMaxReplicas < 1) {
+        errs.push({ field: `${at}.targetMaxReplicas`, message: `Invalid value: ${rule.targetMaxReplicas}: must be greater than 0` });
+      }
+      if (rule.targetMinReplicas !== undefined && rule.targetMaxReplicas !== undefined && rule.targetMinReplicas > rule.targetMaxReplicas) {
+        errs.push({ field: `${at}.targetMinReplicas`, message: `Invalid value: ${rule.targetMinReplicas}: targetMaxReplicas (${rule.targetMaxReplicas}) should be larger than or equal to targetMinReplicas` });
+      }
+    } else if (rule.targetReplicas === undefined) {
+      errs.push({ field: `${at}.targetReplicas`, message: `Required value: targetReplicas cannot be empty when the target is a ${ref.kind || 'workload'}` });
+    }
+  });
+  return errs;
+}
+
+export const cronFederatedHpaAdmission: KindAdmission = { schema: cronFederatedHpaSchema, defaults, validate };

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import type { FieldError } from '../errors.js';
+import type { KubeObject } from '../object.js';
+import {
+  conditionSchema,
+  crossVersionObjectReferenceSchema,
+  defaultHpaBehavior,
+  hpaBehaviorSchema,
+  int32,
+  metricSpecSchema,
+  validateMetrics,
+  type CrossVersionObjectReference,
+} from './common.js';
+import type { KindAdmission } from './kind-admission.js';
+import { objAt } from './kind-admission.js';
+import { clusterAffinitySchema } from './propagation-policy.js';
+
+export const FEDERATED_HPA_ASSIGNMENT_TYPES = ['Duplicated', 'Aggregated', 'StaticWeighted', 'DynamicWeighted', 'Prioritized'] as const;
+export type FederatedHPAAssignmentType = (typeof FEDERATED_HPA_ASSIGNMENT_TYPES)[number];
+
+/** Seed 001: how FederatedHPA min/max are assigned to member clusters, with per-cluster weight or priority. */
+export const federatedHpaAssignmentSchema = z.strictObject({
+  federatedHPAAssignmentType: z.enum(FEDERATED_HPA_ASSIGNMENT_TYPES).optional(),
+  clusterAutoscalingPreference: z
+    .array(
+      z.strictObject({
+        targetCluster: clusterAffinitySchema,
+        staticWeight: int32.optional(),
+        priority: int32.optional(),
+      }),
+    )
+    .optional(),
+});
+export type FederatedHPAAssignment = z.infer<typeof federatedHpaAssignmentSchema>;
+
+/** Shipped Karmada (the HPA spec) plus seed 001's assignment fields. */
+export const federatedHpaSpecSchema = z.strictObject({
+  scaleTargetRef: crossVersionObjectReferenceSchema,
+  minReplicas: int32.optional(),
+  maxReplicas: int32,
+  metrics: z.array(metricSpecSchema).optional(),
+  behavior: hpaBehaviorSchema.optional(),
+  clusterAffinity: clusterAffinitySchema.optional(),
+  autoscaleMultiClusterDelay: int32.min(0).optional(),
+  scalingToZero: z.boolean().optional(),
+  federatedHPAAssignment: federatedHpaAssignmentSchema.optional(),
+});
+export type FederatedHPASpec = z.infer<typeof federatedHpaSpecSchema>;
+
+export const federatedHpaStatusSchema = z.looseObject({
+  observedGeneration: z.int().optional(),
+  lastScaleTime: z.string().optional(),
+  currentReplicas: int32.optional(),
+  desiredReplicas: int32.optional(),
+  currentMetrics: z.array(z.unknown()).optional(),
+  conditions: z.array(conditionSchema).optional(),
+  aggregatedStatus: z.array(z.unknown()).optional(),
+});
+export type FederatedHPAStatus = z.infer<typeof federatedHpaStatusSchema>;
+
+export type FederatedHPA = KubeObject<FederatedHPASpec, FederatedHPAStatus>;
+
+export const federatedHpaSchema = z.strictObject({
+  apiVersion: z.string(),
+  kind: z.string(),
+  metadata: z.unknown(),
+  spec: federatedHpaSpecSchema,
+  status: federatedHpaStatusSchema.optional(),
+});
+
+/** Karmada's lifted ValidateCrossVersionObjectReference. */
+export function validateScaleTargetRef(ref: CrossVersionObjectReference, at: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const f of ['kind', 'name'] as const) {
+    const v = ref[f];
+    if (!v) errs.push({ field: `${at}.${f}`, message: 'Required value' });
+    else if (v === '.' || v === '..') errs.push({ field: `${at}.${f}`, message: `Invalid value: ${JSON.stringify(v)}: may not be '${v}'` });
+    else if (v.includes('/') || v.includes('%')) errs.push({ field: `${at}.${f}`, message: `Invalid value: ${JSON.stringify(v)}: may not contain '/' or '%'` });
+  }
+  return errs;
+}
+
+export const federatedHpaAdmission: KindAdmission = {
+  schema: federatedHpaSchema,
+  defaults(obj) {
+    // Karmada's mutating webhook (lifted HPA defaults) plus seed 001's Duplicated default.
+    const spec = objAt(obj, 'spec');
+    if (!spec) return;
+    spec.minReplicas ??= 1;
+    if (spec.metrics === undefined || (Array.isArray(spec.metrics) && spec.metrics.length === 0)) {
+      spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+    }
+    defaultHpaBehavior(spec.behavior);
+    spec.federatedHPAAssignment ??= {};
+    const a = objAt(spec, 'federatedHPAAssignment');
+    if (a) a.federatedHPAAssignmentType ??= 'Duplicated';
+  },
+  validate(obj: FederatedHPA): FieldError[] {
+    const spec = obj.spec!;
+    const errs = validateScaleTargetRef(spec.scaleTargetRef, 'spec.scaleTargetRef');
+    const min = spec.minReplicas ?? 1;
+    if (min < 1) errs.push({ field: 'spec.minReplicas', message: `Invalid value: ${min}: must be greater than or equal to 1` });
+    if (spec.maxReplicas < 1) errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to 1` });
+    else if (spec.maxReplicas < min) {
+      errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to minReplicas (${min})` });
+    }
+    errs.push(...validateMetrics(spec.metrics, 'spec.metrics'));
+    const a = spec.federatedHPAAssignment;
+    a?.clusterAutoscalingPreference?.forEach((p, i) => {
+      const at = `spec.federatedHPAAssignment.clusterAutoscalingPreference[${i}]`;
+      if (p.staticWeight !== undefined && p.staticWeight < 0) {
+        errs.push({ field: `${at}.staticWeight`, message: `Invalid value: ${p.staticWeight}: must be greater than or equal to 0` });
+      }
+      if (a.federatedHPAAssignmentType === 'StaticWeighted' && p.staticWeight === undefined) {
+        errs.push({ field: `${at}.staticWeight`, message: 'Required value: StaticWeighted assignment needs a staticWeight per preference' });
+      }
+      if (a.federatedHPAAssignmentType === 'Prioritized' && p.priority === undefined) {
+        errs.push({ field: `${at}.priority`, message: 'Required value: Prioritized assignment needs a priority per preference' });
+      }
+    });
+    return errs;
+  },
+};

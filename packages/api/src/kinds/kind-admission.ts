@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { FieldError } from '../errors.js';
+import type { KindInfo } from '../registry-types.js';
+
+/** What a kind's semantic validation may ask of the rest of the API (kept as a parameter to avoid import cycles). */
+export interface AdmissionContext {
+  /** The registered kind for an apiVersion/kind pair, or an error message when there is none. */
+  lookupKind(apiVersion: string, kind: string): KindInfo | string;
+}
+
+/**
+ * How one kind is admitted. `defaults` mutates a private copy and must tolerate wrong types (validation runs
+ * after it); `validate` runs only when `schema` accepted the object, so it can trust the types.
+ */
+export interface KindAdmission {
+  /** Schema of the whole object minus metadata (which admission checks itself). */
+  schema: z.ZodType;
+  defaults?(obj: Record<string, unknown>): void;
+  validate?(obj: never, ctx: AdmissionContext): FieldError[];
+  validateUpdate?(oldObj: never, newObj: never): FieldError[];
+  /** Name rule for metadata.name when it is stricter than a DNS-1123 subdomain. */
+  nameRule?: { label: true; maxLength: number };
+}
+
+/** Reads `obj[key]` as a plain object, or undefined. Defaulting uses it to stay safe on malformed input. */
+export function objAt(obj: unknown, key: string): Record<string, unknown> | undefined {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
+  const v = (obj as Record<string, unknown>)[key];
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** Reads `obj[key]` as an array of plain objects (non-objects skipped), or []. */
+export function objectsAt(obj: unknown, key: string): Record<string, unknown>[] {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return [];
+  const v = (obj as Record<string, unknown>)[key];
+  if (!Array.isArray(v)) return [];
+  return v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x));
+}

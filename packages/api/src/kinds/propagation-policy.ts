@@ -1,0 +1,272 @@
+import { z } from 'zod';
+import type { FieldError } from '../errors.js';
+import type { KubeObject } from '../object.js';
+import { qualifiedNameErrors } from '../names.js';
+import { int32, int64, labelSelectorSchema, nodeSelectorRequirementSchema, tolerationSchema } from './common.js';
+import type { KindAdmission } from './kind-admission.js';
+import { objAt, objectsAt } from './kind-admission.js';
+
+export const resourceSelectorSchema = z.strictObject({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+  namespace: z.string().optional(),
+  name: z.string().optional(),
+  labelSelector: labelSelectorSchema.optional(),
+});
+export type ResourceSelector = z.infer<typeof resourceSelectorSchema>;
+
+export const fieldSelectorSchema = z.strictObject({ matchExpressions: z.array(nodeSelectorRequirementSchema).optional() });
+
+const clusterAffinityShape = {
+  labelSelector: labelSelectorSchema.optional(),
+  fieldSelector: fieldSelectorSchema.optional(),
+  clusterNames: z.array(z.string()).optional(),
+  exclude: z.array(z.string()).optional(),
+};
+
+/** Karmada ClusterAffinity: label selector, field selector (provider/region/zone), names, exclusions. */
+export const clusterAffinitySchema = z.strictObject(clusterAffinityShape);
+export type ClusterAffinity = z.infer<typeof clusterAffinitySchema>;
+
+const affinityNameSchema = z.string().min(1).max(32);
+
+/** One named group of `placement.clusterAffinities`; `overflowAffinities` are Karmada v1.18's tiers inside it. */
+export const clusterAffinityTermSchema = z.strictObject({
+  affinityName: affinityNameSchema,
+  ...clusterAffinityShape,
+  overflowAffinities: z.array(z.strictObject({ affinityName: affinityNameSchema, ...clusterAffinityShape })).optional(),
+});
+export type ClusterAffinityTerm = z.infer<typeof clusterAffinityTermSchema>;
+
+export const spreadConstraintSchema = z.strictObject({
+  spreadByField: z.enum(['cluster', 'region', 'zone', 'provider']).optional(),
+  spreadByLabel: z.string().optional(),
+  maxGroups: int64.min(0).optional(),
+  minGroups: int64.min(0).optional(),
+});
+export type SpreadConstraint = z.infer<typeof spreadConstraintSchema>;
+
+export const staticClusterWeightSchema = z.strictObject({
+  targetCluster: clusterAffinitySchema,
+  weight: int64,
+});
+
+export const replicaSchedulingSchema = z.strictObject({
+  replicaSchedulingType: z.enum(['Duplicated', 'Divided']).optional(),
+  replicaDivisionPreference: z.enum(['Aggregated', 'Weighted']).optional(),
+  weightPreference: z
+    .strictObject({
+      staticWeightList: z.array(staticClusterWeightSchema).optional(),
+      dynamicWeight: z.enum(['AvailableReplicas']).optional(),
+    })
+    .optional(),
+});
+export type ReplicaSchedulingStrategy = z.infer<typeof replicaSchedulingSchema>;
+
+export const placementSchema = z.strictObject({
+  clusterAffinity: clusterAffinitySchema.optional(),
+  clusterAffinities: z.array(clusterAffinityTermSchema).optional(),
+  clusterTolerations: z.array(tolerationSchema).optional(),
+  spreadConstraints: z.array(spreadConstraintSchema).optional(),
+  replicaScheduling: replicaSchedulingSchema.optional(),
+});
+export type Placement = z.infer<typeof placementSchema>;
+
+export const failoverBehaviorSchema = z.strictObject({
+  application: z
+    .strictObject({
+      decisionConditions: z.strictObject({ tolerationSeconds: int32.min(0).optional() }),
+      purgeMode: z.enum(['Immediately', 'Graciously', 'Never']).optional(),
+      gracePeriodSeconds: int32.min(1).optional(),
+      statePreservation: z
+        .strictObject({ rules: z.array(z.strictObject({ aliasLabelName: z.string().min(1), jsonPath: z.string().min(1) })) })
+        .optional(),
+    })
+    .optional(),
+  cluster: z
+    .strictObject({
+      purgeMode: z.enum(['Immediately', 'Graciously', 'Never', 'Directly', 'Gracefully']).optional(),
+      statePreservation: z
+        .strictObject({ rules: z.array(z.strictObject({ aliasLabelName: z.string().min(1), jsonPath: z.string().min(1) })) })
+        .optional(),
+    })
+    .optional(),
+});
+export type FailoverBehavior = z.infer<typeof failoverBehaviorSchema>;
+
+export const propagationSpecSchema = z.strictObject({
+  resourceSelectors: z.array(resourceSelectorSchema).min(1),
+  association: z.boolean().optional(),
+  propagateDeps: z.boolean().optional(),
+  placement: placementSchema.optional(),
+  priority: int32.optional(),
+  preemption: z.enum(['Always', 'Never']).optional(),
+  dependentOverrides: z.array(z.string()).optional(),
+  schedulerName: z.string().optional(),
+  failover: failoverBehaviorSchema.optional(),
+  conflictResolution: z.enum(['Abort', 'Overwrite']).optional(),
+  activationPreference: z.enum(['Lazy']).optional(),
+  suspension: z
+    .strictObject({
+      dispatching: z.boolean().optional(),
+      dispatchingOnClusters: z.strictObject({ clusterNames: z.array(z.string()).optional() }).optional(),
+      scheduling: z.boolean().optional(),
+    })
+    .optional(),
+  preserveResourcesOnDeletion: z.boolean().optional(),
+  schedulePriority: z
+    .strictObject({ priorityClassSource: z.enum(['KubePriorityClass']), priorityClassName: z.string().min(1) })
+    .optional(),
+});
+export type PropagationSpec = z.infer<typeof propagationSpecSchema>;
+
+export type PropagationPolicy = KubeObject<PropagationSpec, never>;
+export type ClusterPropagationPolicy = KubeObject<PropagationSpec, never>;
+
+export const propagationPolicySchema = z.strictObject({
+  apiVersion: z.string(),
+  kind: z.string(),
+  metadata: z.unknown(),
+  spec: propagationSpecSchema,
+});
+
+const FIELD_SELECTOR_KEYS = ['provider', 'region', 'zone'];
+
+function validateAffinity(a: ClusterAffinity, at: string, errs: FieldError[]): void {
+  a.fieldSelector?.matchExpressions?.forEach((e, i) => {
+    const p = `${at}.fieldSelector.matchExpressions[${i}]`;
+    if (!FIELD_SELECTOR_KEYS.includes(e.key)) {
+      errs.push({ field: `${p}.key`, message: `Unsupported value: ${JSON.stringify(e.key)}: supported values: "provider", "region", "zone"` });
+    }
+    if (e.operator !== 'In' && e.operator !== 'NotIn') {
+      errs.push({ field: `${p}.operator`, message: `Unsupported value: ${JSON.stringify(e.operator)}: supported values: "In", "NotIn"` });
+    }
+  });
+}
+
+function isEmptyAffinity(a: ClusterAffinity): boolean {
+  return !a.labelSelector && !a.fieldSelector && !a.clusterNames?.length && !a.exclude?.length;
+}
+
+/** Karmada's ValidatePlacement / ValidateClusterAffinities / ValidateSpreadConstraint, field by field. */
+export function validatePlacement(p: Placement, at: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (p.clusterAffinity && p.clusterAffinities) {
+    errs.push({ field: `${at}.clusterAffinities`, message: 'Forbidden: clusterAffinities can not co-exist with clusterAffinity' });
+  }
+  if (p.clusterAffinity) validateAffinity(p.clusterAffinity, `${at}.clusterAffinity`, errs);
+  const rs = p.replicaScheduling;
+  const overflowAllowed =
+    rs?.replicaSchedulingType === 'Divided' &&
+    (rs.replicaDivisionPreference === 'Aggregated' || (rs.replicaDivisionPreference === 'Weighted' && !!rs.weightPreference?.dynamicWeight));
+  const names = new Set<string>();
+  p.clusterAffinities?.forEach((term, i) => {
+    const tp = `${at}.clusterAffinities[${i}]`;
+    for (const e of qualifiedNameErrors(term.affinityName)) {
+      errs.push({ field: `${tp}.affinityName`, message: `Invalid value: ${JSON.stringify(term.affinityName)}: ${e}` });
+    }
+    if (names.has(term.affinityName)) errs.push({ field: `${tp}.affinityName`, message: `duplicate name ${JSON.stringify(term.affinityName)}` });
+    names.add(term.affinityName);
+    validateAffinity(term, tp, errs);
+    if (term.overflowAffinities) {
+      if (!overflowAllowed) {
+        errs.push({ field: `${tp}.overflowAffinities`, message: 'Forbidden: overflowAffinities need replicaScheduling Divided with Aggregated, or Weighted with a dynamicWeight' });
+      }
+      if (isEmptyAffinity(term)) {
+        errs.push({ field: `${tp}.overflowAffinities`, message: 'Forbidden: overflowAffinities need the term itself to select clusters (labelSelector, fieldSelector, clusterNames or exclude)' });
+      }
+      const tierNames = new Set([term.affinityName]);
+      term.overflowAffinities.forEach((o, j) => {
+        const op = `${tp}.overflowAffinities[${j}]`;
+        for (const e of qualifiedNameErrors(o.affinityName)) errs.push({ field: `${op}.affinityName`, message: `Invalid value: ${JSON.stringify(o.affinityName)}: ${e}` });
+        if (tierNames.has(o.affinityName)) errs.push({ field: `${op}.affinityName`, message: `duplicate name ${JSON.stringify(o.affinityName)}` });
+        tierNames.add(o.affinityName);
+        validateAffinity(o, op, errs);
+      });
+    }
+  });
+  rs?.weightPreference?.staticWeightList?.forEach((w, i) => {
+    if (w.weight < 1) {
+      errs.push({ field: `${at}.replicaScheduling.weightPreference.staticWeightList[${i}].weight`, message: `Invalid value: ${w.weight}: must be greater than or equal to 1` });
+    }
+  });
+  if (rs?.replicaSchedulingType === 'Duplicated' && rs.replicaDivisionPreference) {
+    errs.push({ field: `${at}.replicaScheduling.replicaDivisionPreference`, message: 'Forbidden: only meaningful when replicaSchedulingType is Divided' });
+  }
+  const spread = p.spreadConstraints ?? [];
+  let byField = false;
+  let byCluster = false;
+  spread.forEach((c, i) => {
+    const sp = `${at}.spreadConstraints[${i}]`;
+    if (c.spreadByField && c.spreadByLabel) {
+      errs.push({ field: sp, message: 'Forbidden: spreadByLabel should not co-exist with spreadByField' });
+    }
+    if (c.spreadByField) byField = true;
+    if (c.spreadByField === 'cluster') byCluster = true;
+    if (c.maxGroups !== undefined && c.minGroups !== undefined && c.maxGroups > 0 && c.maxGroups < c.minGroups) {
+      errs.push({ field: `${sp}.maxGroups`, message: `Invalid value: ${c.maxGroups}: maxGroups lower than minGroups (${c.minGroups}) is not allowed` });
+    }
+  });
+  if (byField && !byCluster) {
+    errs.push({ field: `${at}.spreadConstraints`, message: 'Invalid value: the cluster spread constraint must be enabled in one of the constraints in case of spreadByField is enabled' });
+  }
+  return errs;
+}
+
+function defaultPropagation(obj: Record<string, unknown>): void {
+  const spec = objAt(obj, 'spec');
+  if (!spec) return;
+  // CRD defaults (kubebuilder markers on PropagationSpec).
+  spec.priority ??= 0;
+  spec.preemption ??= 'Never';
+  spec.conflictResolution ??= 'Abort';
+  spec.schedulerName ??= 'default-scheduler';
+  // Mutating webhook: selectors of a namespaced policy select in the policy's namespace.
+  const ns = objAt(obj, 'metadata')?.namespace;
+  if (obj.kind === 'PropagationPolicy' && typeof ns === 'string') {
+    for (const s of objectsAt(spec, 'resourceSelectors')) if (s.namespace === undefined || s.namespace === '') s.namespace = ns;
+  }
+  const placement = objAt(spec, 'placement');
+  const rs = objAt(placement, 'replicaScheduling');
+  if (rs) {
+    rs.replicaSchedulingType ??= 'Divided';
+    if (rs.replicaSchedulingType === 'Divided' && (rs.replicaDivisionPreference === undefined || rs.replicaDivisionPreference === '')) {
+      rs.replicaDivisionPreference = 'Weighted';
+    }
+  }
+  for (const c of objectsAt(placement, 'spreadConstraints')) {
+    if ((c.spreadByField === undefined || c.spreadByField === '') && (c.spreadByLabel === undefined || c.spreadByLabel === '')) c.spreadByField = 'cluster';
+    if (c.minGroups === undefined || c.minGroups === 0) c.minGroups = 1;
+  }
+  const app = objAt(objAt(spec, 'failover'), 'application');
+  if (app) {
+    app.purgeMode ??= 'Graciously';
+    const dc = objAt(app, 'decisionConditions');
+    if (dc) dc.tolerationSeconds ??= 300;
+    else if (app.decisionConditions === undefined) app.decisionConditions = { tolerationSeconds: 300 };
+    if (app.purgeMode === 'Graciously') app.gracePeriodSeconds ??= 600;
+  }
+}
+
+export const propagationPolicyAdmission: KindAdmission = {
+  schema: propagationPolicySchema,
+  defaults: defaultPropagation,
+  validate(obj: PropagationPolicy): FieldError[] {
+    const spec = obj.spec!;
+    const errs = spec.placement ? validatePlacement(spec.placement, 'spec.placement') : [];
+    if (spec.suspension?.dispatching && spec.suspension.dispatchingOnClusters) {
+      errs.push({ field: 'spec.suspension.dispatchingOnClusters', message: 'Forbidden: dispatchingOnClusters can not co-exist with dispatching' });
+    }
+    if (spec.failover?.application && spec.propagateDeps !== true) {
+      errs.push({ field: 'spec.propagateDeps', message: 'Invalid value: application failover is set, propagateDeps must be true' });
+    }
+    if (obj.kind === 'PropagationPolicy') {
+      spec.resourceSelectors.forEach((s, i) => {
+        if (s.namespace && s.namespace !== obj.metadata.namespace) {
+          errs.push({ field: `spec.resourceSelectors[${i}].namespace`, message: `Invalid value: ${JSON.stringify(s.namespace)}: a PropagationPolicy selects only in its own namespace ${JSON.stringify(obj.metadata.namespace)}` });
+        }
+      });
+    }
+    return errs;
+  },
+};
