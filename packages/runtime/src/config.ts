@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { envEnum, envInt, envPort, envString, envUrl } from './env-fields.js';
+import { ConfigError, type ConfigIssue } from './errors.js';
+import { displayValue } from './redact.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * The variables every service reads. Services add their own with `baseConfigSchema.extend({...})`,
+ * preferably with the builders of env-fields.ts so error messages stay uniform.
+ */
+export const baseConfigSchema = z.object({
+  /** May carry `user:pass@` or `token@`; never log it without `redactUrl`. */
+  NATS_URL: envUrl({ protocols: ['nats', 'tls', 'ws', 'wss'], default: 'nats://127.0.0.1:4222' }),
+  NATS_USER: envString(),
+  NATS_PASSWORD: envString(),
+  NATS_TOKEN: envString(),
+  /** May carry `:password@`; never log it without `redactUrl`. */
+  REDIS_URL: envUrl({ protocols: ['redis', 'rediss'], default: 'redis://127.0.0.1:6379' }),
+  REDIS_PASSWORD: envString(),
+  /** Namespaces streams, buckets, queues and keys so several installations can share servers. */
+  FLOTILLA_PREFIX: envString({
+    default: 'flotilla',
+    pattern: /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
+    patternHint: "lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-')",
+  }),
+  LOG_LEVEL: envEnum(LOG_LEVELS, 'info'),
+  /** Health and metrics port; 0 (the default) takes an ephemeral port, which is logged at start. */
+  HTTP_PORT: envPort(0),
+  HTTP_HOST: envString({ default: '127.0.0.1' }),
+  LEADER_LEASE_MS: envInt({ default: 10_000, min: 1000 }),
+});
+
+export type BaseConfig = z.output<typeof baseConfigSchema>;
+
+export type EnvSource = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Validates the environment against `schema` and returns the typed configuration.
+ * An empty variable counts as unset (so `FOO=` in a manifest falls back to the default).
+ * Throws `ConfigError` naming every bad variable, with secrets in the offending values hidden.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: EnvSource = process.env): z.output<S> {
+  const input: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const result = schema.safeParse(input);
+  if (result.success) return result.data as z.output<S>;
+  const issues: ConfigIssue[] = result.error.issues.map((issue) => {
+    const variable = issue.path.length > 0 ? issue.path.map(String).join('.') : '(environment)';
+    const top = issue.path[0];
+    const raw = typeof top === 'string' ? input[top] : undefined;
+    return { variable, message: issue.message, value: displayValue(variable, raw) };
+  });
+  throw new ConfigError(issues);
+}

@@ -1,0 +1,48 @@
+/** One bad environment variable. `value` is already redacted when the variable holds a secret. */
+export interface ConfigIssue {
+  variable: string;
+  message: string;
+  value: string | undefined;
+}
+
+/** The environment does not describe a valid configuration; names every bad variable at once. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: readonly ConfigIssue[]) {
+    super(`invalid configuration:\n${issues.map((i) => `  ${formatConfigIssue(i)}`).join('\n')}`);
+    this.issues = issues;
+  }
+}
+
+export function formatConfigIssue(issue: ConfigIssue): string {
+  const got = issue.value === undefined ? 'not set' : `got ${JSON.stringify(issue.value)}`;
+  return `${issue.variable}: ${issue.message}, ${got}`;
+}
+
+export function isConfigError(err: unknown): err is ConfigError {
+  return err instanceof ConfigError;
+}
+
+/** A BullMQ job id or queue name that BullMQ would reject or misread. */
+export class InvalidJobIdError extends Error {
+  override readonly name = 'InvalidJobIdError';
+
+  constructor(
+    readonly field: 'jobId' | 'name' | 'prefix',
+    readonly value: string,
+    readonly reason: string,
+  ) {
+    super(`${field}: ${reason}, got ${JSON.stringify(value)}`);
+  }
+}
+
+/** A leader-only operation was attempted by a replica that does not hold the lease. */
+export class NotLeaderError extends Error {
+  override readonly name = 'NotLeaderError';
+
+  constructor(readonly key: string, readonly id: string) {
+    super(`${id} is not the leader for ${key}`);
+  }
+}

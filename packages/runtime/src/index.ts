@@ -1,0 +1,44 @@
+export { ManualClock, systemClock, type Clock } from './clock.js';
+export { baseConfigSchema, loadConfig, LOG_LEVELS, type BaseConfig, type EnvSource, type LogLevel } from './config.js';
+export {
+  decodeJobId,
+  createDelayedQueue,
+  createWorker,
+  DelayedQueue,
+  DelayedWorker,
+  encodeJobId,
+  jobDueAt,
+  jobLateness,
+  removeJob,
+  scheduleAt,
+  validateJobId,
+  type CreateDelayedQueueOptions,
+  type CreateWorkerOptions,
+  type JobTiming,
+  type RedisConnection,
+} from './delayed-jobs.js';
+export { envBool, envEnum, envInt, envPort, envRequired, envString, envUrl, type EnvIntOptions, type EnvStringOptions } from './env-fields.js';
+export { ConfigError, formatConfigIssue, InvalidJobIdError, isConfigError, NotLeaderError, type ConfigIssue } from './errors.js';
+export { startHttpServer, type HttpServerHandle, type StartHttpServerOptions } from './http.js';
+export {
+  LeaderElector,
+  LeadershipLostError,
+  runWhileLeader,
+  SELF_DEMOTE_FRACTION,
+  type DemotionReason,
+  type LeaderElectorOptions,
+  type RunWhileLeaderOptions,
+} from './leader.js';
+export { createLogger, REDACT_PATHS, type CreateLoggerOptions, type Logger } from './logger.js';
+export { displayValue, isSecretName, redactConfig, redactUrl } from './redact.js';
+export { closeRedis, createRedis, type CreateRedisOptions } from './redis.js';
+export {
+  runService,
+  ServiceHost,
+  type RunServiceOptions,
+  type ServiceContext,
+  type ServiceDefinition,
+  type ServiceHostOptions,
+  type ServiceState,
+  type StopFunction,
+} from './service.js';
