@@ -1,2 +1,38 @@
-export { timeZoneError } from './time-zone.js';
-export { scheduleError } from './schedule.js';
+export { CronSyntaxError, NoFireTimeError, UnknownTimeZoneError } from './errors.js';
+export { parseSchedule, scheduleError, type CronSchedule } from './schedule.js';
+export { DEFAULT_CONTROLLER_TIME_ZONE, resolveTimeZone, timeZoneError } from './time-zone.js';
+export { fireTimesBetween, nextFireTime } from './next-fire-time.js';
+export { formatTime } from './time-format.js';
+export {
+  DEFAULT_CATCH_UP_WINDOW_MS,
+  planCronExecutions,
+  ruleClock,
+  type CronPlan,
+  type CronPlanInput,
+  type DueExecution,
+  type MissedExecution,
+  type RuleState,
+} from './plan.js';
+export { FEDERATED_HPA_API_VERSION, ruleValues, targetKindOf, type TargetKind } from './target.js';
+export {
+  SCALE_FAILED_REASON,
+  scaleEffect,
+  type AppliedValues,
+  type ScaleEffect,
+  type ScaleFailureReason,
+  type ScaleTargetSnapshot,
+} from './effects.js';
+export {
+  CronEventTypes,
+  type CronEvent,
+  type CronNextScheduledData,
+  type CronRuleExecutedData,
+  type CronRuleFailedData,
+  type KubeEventData,
+} from './events.js';
+export { evolveHistory } from './history.js';
+export { MAX_WHAT_IF_EXECUTIONS, whatIfCron, type WhatIfCronResult, type WhatIfExecution } from './what-if.js';
+export { cronJobId } from './job-id.js';
+export type * from './types.js';
+export { DEFAULT_HISTORY_LIMIT } from './types.js';
+export { executionEvent, missedEvent, nextScheduledData } from './execution-events.js';

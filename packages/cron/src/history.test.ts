@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import type { CronRuleExecutedData, CronRuleFailedData } from './events.js';
+import { evolveHistory } from './history.js';
+import type { CronFederatedHPAStatus } from './types.js';
+
+const ok = (n: number, limit = 3, extra: Partial<CronRuleExecutedData> = {}): CronRuleExecutedData => ({
+  ruleName: 'r',
+  scheduleTime: `2026-05-04T0${n}:00:00Z`,
+  executionTime: `2026-05-04T0${n}:00:00.042Z`,
+  appliedReplicas: n,
+  nextExecutionTime: `2026-05-04T0${n + 1}:00:00.000Z`,
+  successfulHistoryLimit: limit,
+  ...extra,
+});
+const bad = (n: number, limit = 3): CronRuleFailedData => ({
+  ruleName: 'r',
+  scheduleTime: `2026-05-04T0${n}:00:00Z`,
+  executionTime: `2026-05-04T0${n}:00:01.500Z`,
+  message: `failure ${n}`,
+  missed: false,
+  nextExecutionTime: `2026-05-04T0${n + 1}:00:00.000Z`,
+  failedHistoryLimit: limit,
+});
+
+function fold(events: Parameters<typeof evolveHistory>[1][], start?: CronFederatedHPAStatus): CronFederatedHPAStatus {
+  return events.reduce<CronFederatedHPAStatus>((s, e) => evolveHistory(s, e), start ?? {});
+}
+
+describe('evolveHistory', () => {
+  it('records successes newest first, cut to the limit, with whole-second times and the next time', () => {
+    const s = fold([1, 2, 3, 4].map((n) => ({ type: 'CronRuleExecuted' as const, data: ok(n) })));
+    expect(s.executionHistories).toEqual([
+      {
+        ruleName: 'r',
+        nextExecutionTime: '2026-05-04T05:00:00Z',
+        successfulExecutions: [
+          { scheduleTime: '2026-05-04T04:00:00Z', executionTime: '2026-05-04T04:00:00Z', appliedReplicas: 4 },
+          { scheduleTime: '2026-05-04T03:00:00Z', executionTime: '2026-05-04T03:00:00Z', appliedReplicas: 3 },
+          { scheduleTime: '2026-05-04T02:00:00Z', executionTime: '2026-05-04T02:00:00Z', appliedReplicas: 2 },
+        ],
+      },
+    ]);
+  });
+
+  it('records only the applied fields', () => {
+    const s = fold([{ type: 'CronRuleExecuted', data: ok(1, 3, { appliedReplicas: undefined, appliedMinReplicas: 7 }) }]);
+    expect(s.executionHistories?.[0]?.successfulExecutions).toEqual([
+      { scheduleTime: '2026-05-04T01:00:00Z', executionTime: '2026-05-04T01:00:00Z', appliedMinReplicas: 7 },
+    ]);
+  });
+
+  it('keeps failures apart from successes and cuts them to their own limit', () => {
+    const s = fold([
+      { type: 'CronRuleExecuted', data: ok(1) },
+      { type: 'CronRuleFailed', data: bad(2, 2) },
+      { type: 'CronRuleFailed', data: bad(3, 2) },
+      { type: 'CronRuleFailed', data: bad(4, 2) },
+    ]);
+    const h = s.executionHistories?.[0];
+    expect(h?.successfulExecutions).toHaveLength(1);
+    expect(h?.failedExecutions).toEqual([
+      { scheduleTime: '2026-05-04T04:00:00Z', executionTime: '2026-05-04T04:00:01Z', message: 'failure 4' },
+      { scheduleTime: '2026-05-04T03:00:00Z', executionTime: '2026-05-04T03:00:01Z', message: 'failure 3' },
+    ]);
+    expect(h?.nextExecutionTime).toBe('2026-05-04T05:00:00Z');
+  });
+
+  it('keeps no failures with failedHistoryLimit 0 and does not crash', () => {
+    const s = fold([
+      { type: 'CronNextScheduled', data: { rules: [{ ruleName: 'r', nextExecutionTime: '2026-05-04T02:00:00.000Z' }] } },
+      { type: 'CronRuleFailed', data: bad(2, 0) },
+      { type: 'CronRuleFailed', data: bad(3, 0) },
+    ]);
+    expect(s.executionHistories).toEqual([{ ruleName: 'r', nextExecutionTime: '2026-05-04T04:00:00Z' }]);
+  });
+
+  it('lowering a limit trims older records at the next record', () => {
+    const s = fold([1, 2, 3].map((n) => ({ type: 'CronRuleExecuted' as const, data: ok(n) })).concat([{ type: 'CronRuleExecuted', data: ok(4, 1) }]));
+    expect(s.executionHistories?.[0]?.successfulExecutions?.map((e) => e.appliedReplicas)).toEqual([4]);
+  });
+
+  it('CronNextScheduled sets next times, clears them when suspended, drops removed rules and appends new ones', () => {
+    const start = fold([
+      { type: 'CronRuleExecuted', data: { ...ok(1), ruleName: 'b' } },
+      { type: 'CronRuleExecuted', data: { ...ok(1), ruleName: 'a' } },
+      { type: 'CronRuleExecuted', data: { ...ok(1), ruleName: 'gone' } },
+    ]);
+    const s = evolveHistory(start, {
+      type: 'CronNextScheduled',
+      data: {
+        rules: [
+          { ruleName: 'c', nextExecutionTime: '2026-05-04T09:00:00.000Z' },
+          { ruleName: 'a', nextExecutionTime: null },
+          { ruleName: 'b', nextExecutionTime: '2026-05-04T08:00:00.000Z' },
+        ],
+      },
+    });
+    expect(s.executionHistories?.map((h) => [h.ruleName, h.nextExecutionTime, h.successfulExecutions?.length])).toEqual([
+      ['b', '2026-05-04T08:00:00Z', 1],
+      ['a', undefined, 1],
+      ['c', '2026-05-04T09:00:00Z', undefined],
+    ]);
+    expect('nextExecutionTime' in (s.executionHistories?.[1] ?? {})).toBe(false);
+  });
+
+  it('a rename discards the old name\'s history', () => {
+    const start = fold([{ type: 'CronRuleExecuted', data: ok(1) }]);
+    const s = evolveHistory(start, { type: 'CronNextScheduled', data: { rules: [{ ruleName: 'renamed', nextExecutionTime: '2026-05-04T09:00:00Z' }] } });
+    expect(s.executionHistories).toEqual([{ ruleName: 'renamed', nextExecutionTime: '2026-05-04T09:00:00Z' }]);
+  });
+
+  it('an object with no rules left has no histories', () => {
+    const s = evolveHistory(fold([{ type: 'CronRuleExecuted', data: ok(1) }]), { type: 'CronNextScheduled', data: { rules: [] } });
+    expect(s).toEqual({});
+  });
+
+  it('does not mutate its input and is deterministic on replay', () => {
+    const start = fold([{ type: 'CronRuleExecuted', data: ok(1) }]);
+    const copy = structuredClone(start);
+    const e = { type: 'CronRuleFailed' as const, data: bad(2) };
+    expect(evolveHistory(start, e)).toEqual(evolveHistory(copy, e));
+    expect(start).toEqual(copy);
+  });
+});
