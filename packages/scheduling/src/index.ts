@@ -1,0 +1,38 @@
+export * from './types.js';
+export { SchedulingInputError, ScheduleAttemptError, type ScheduleErrorKind } from './errors.js';
+export { fnv1a32, prefersDescendingNames } from './tie-break.js';
+export { websterSeats, compareNames, type Party, type Seat } from './webster.js';
+export { matchesLabelSelector } from './label-selector.js';
+export { clusterMatchesAffinity, clusterZones } from './cluster-affinity.js';
+export { toleratesTaint, findUntoleratedTaint, findEvictingTaint, taintToString } from './taints.js';
+export { filterClusters, isReady, FilterReason, type FilterInput, type FilterResult, type FilteredCluster } from './filters.js';
+export { estimateFreeReplicas, parseResourceRequest, MAX_REPLICAS, type ParsedRequest } from './estimate.js';
+export { type Candidate, compareCandidates, tierCapacity } from './candidate.js';
+export { resolveStrategy, ignoresSpreadConstraints, type Strategy } from './strategy.js';
+export { assignReplicas, type AssignInput, type ScheduleMode } from './divide.js';
+export { selectBySpreadConstraints, selectGroups, type Group } from './spread.js';
+export {
+  scheduleBinding,
+  scheduleMode,
+  formatTime,
+  fitErrorMessage,
+  type ScheduleInput,
+  type ScheduleResult,
+  type ScheduleSuccess,
+  type ScheduleFailure,
+  type ScheduleFailureReason,
+  type GroupAttempt,
+} from './schedule.js';
+export { bindingStatusFor, SCHEDULED_MESSAGE } from './binding-status.js';
+export {
+  findMatchingPolicy,
+  buildBinding,
+  bindingName,
+  selectorPriority,
+  policyMatchPriority,
+  templateReplicas,
+  podRequests,
+  isClusterPolicy,
+  ImplicitPriority,
+} from './detection.js';
+export { whatIfSchedule } from './what-if.js';

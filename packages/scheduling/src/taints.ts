@@ -1,0 +1,52 @@
+import type { Taint, Toleration } from './types.js';
+
+/** Kubernetes' Toleration.ToleratesTaint (without the Lt/Gt extension Karmada leaves disabled). */
+export function toleratesTaint(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  if (!t.key && t.operator !== 'Exists') return false;
+  if (t.operator === 'Exists') return true;
+  if (t.operator === undefined || t.operator === '' || t.operator === 'Equal') return (t.value ?? '') === (taint.value ?? '');
+  return false;
+}
+
+/** The taint as Kubernetes prints it: `key=value:Effect`. */
+export function taintToString(taint: Taint): string {
+  let s = taint.key;
+  if (taint.value) s += `=${taint.value}`;
+  if (taint.effect) s += `:${taint.effect}`;
+  return s;
+}
+
+/** First NoSchedule / NoExecute taint no toleration accepts, as the TaintToleration filter uses. */
+export function findUntoleratedTaint(taints: readonly Taint[] | undefined, tolerations: readonly Toleration[] | undefined): Taint | undefined {
+  if (!taints) return undefined;
+  for (const taint of taints) {
+    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
+    if (!tolerations || !tolerations.some((t) => toleratesTaint(t, taint))) return taint;
+  }
+  return undefined;
+}
+
+/**
+ * For a cluster that already runs the workload: the NoExecute taint that evicts it at `now`, if
+ * any. Untolerated → evicts at once; tolerated with `tolerationSeconds` → evicts once that many
+ * seconds have passed since the taint's `timeAdded` (the shortest matching toleration wins, as
+ * in Kubernetes' taint manager); tolerated without seconds → never.
+ */
+export function findEvictingTaint(taints: readonly Taint[] | undefined, tolerations: readonly Toleration[] | undefined, now: Date): Taint | undefined {
+  if (!taints) return undefined;
+  for (const taint of taints) {
+    if (taint.effect !== 'NoExecute') continue;
+    const matching = (tolerations ?? []).filter((t) => toleratesTaint(t, taint));
+    if (matching.length === 0) return taint;
+    let seconds = Infinity;
+    for (const t of matching) if (t.tolerationSeconds !== undefined && t.tolerationSeconds < seconds) seconds = t.tolerationSeconds;
+    if (seconds === Infinity) continue;
+    if (seconds <= 0) return taint;
+    const added = taint.timeAdded ? Date.parse(taint.timeAdded) : NaN;
+    // Without a timeAdded the grace period has not visibly started, so the toleration still holds.
+    if (Number.isFinite(added) && now.getTime() >= added + seconds * 1000) return taint;
+  }
+  return undefined;
+}

@@ -1,0 +1,147 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { SchedulingInputError } from './errors.js';
+import type { ResourceBinding } from './types.js';
+import { whatIfSchedule } from './what-if.js';
+
+const now = new Date('2024-04-17T15:04:05Z');
+const seed = () => parseAllDocuments(readFileSync(new URL('./testdata/seed-003.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as Record<string, unknown>);
+
+const existing = (spec: Partial<ResourceBinding['spec']>, status: ResourceBinding['status']): ResourceBinding => ({
+  apiVersion: 'work.karmada.io/v1alpha2',
+  kind: 'ResourceBinding',
+  metadata: { name: 'nginx-deployment', namespace: 'default' },
+  spec: { resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }, ...spec },
+  ...(status && { status }),
+});
+
+describe('whatIfSchedule', () => {
+  it('seed 003: the unavailable first group is skipped, dc-beijing holds the replicas', () => {
+    const out = whatIfSchedule(seed(), now);
+    expect(out).toHaveLength(1);
+    const b = out[0]!;
+    expect(b.kind).toBe('ResourceBinding');
+    expect(b.metadata.name).toBe('nginx-deployment');
+    expect(b.spec.resource.uid).toBe('4858ca61-3ff8-4095-8267-f3d059d8074c');
+    expect(b.spec.replicas).toBe(2);
+    expect(b.spec.replicaRequirements).toEqual({ resourceRequest: { cpu: '500m', memory: String(256 * 2 ** 20) } });
+    expect(b.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
+    expect(b.status).toEqual({
+      schedulerObservingAffinityName: 'dc-beijing',
+      lastScheduledTime: '2024-04-17T15:04:05Z',
+      conditions: [{ type: 'Scheduled', status: 'True', reason: 'Success', message: 'Binding has been scheduled successfully.', lastTransitionTime: '2024-04-17T15:04:05Z' }],
+    });
+  });
+
+  it('seed 003 failover: member1 tainted NoExecute moves the replicas to dc-hongkong', () => {
+    const docs = seed();
+    (docs[0]!['spec'] as Record<string, unknown>)['taints'] = [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute' }];
+    const prev = existing({ clusters: [{ name: 'member1', replicas: 2 }] }, { schedulerObservingAffinityName: 'dc-beijing', lastScheduledTime: '2024-04-17T15:00:00Z' });
+    const [b] = whatIfSchedule([...docs, prev], now);
+    expect(b!.spec.clusters).toEqual([{ name: 'member2', replicas: 2 }]);
+    expect(b!.status!.schedulerObservingAffinityName).toBe('dc-hongkong');
+  });
+
+  it('an existing binding resumes its observed group (Steady)', () => {
+    const prev = existing({ clusters: [{ name: 'member2', replicas: 2 }] }, { schedulerObservingAffinityName: 'dc-hongkong', lastScheduledTime: '2024-04-17T15:00:00Z' });
+    const [b] = whatIfSchedule([...seed(), prev], now);
+    expect(b!.spec.clusters).toEqual([{ name: 'member2', replicas: 2 }]);
+    expect(b!.status!.schedulerObservingAffinityName).toBe('dc-hongkong');
+  });
+
+  it('rescheduleTriggeredAt later than lastScheduledTime recomputes from the first group (Fresh)', () => {
+    const prev = existing(
+      { clusters: [{ name: 'member2', replicas: 2 }], rescheduleTriggeredAt: '2024-04-17T15:04:00Z' },
+      { schedulerObservingAffinityName: 'dc-hongkong', lastScheduledTime: '2024-04-17T15:00:00Z' },
+    );
+    const [b] = whatIfSchedule([...seed(), prev], now);
+    expect(b!.spec.rescheduleTriggeredAt).toBe('2024-04-17T15:04:00Z');
+    expect(b!.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
+    expect(b!.status!.schedulerObservingAffinityName).toBe('dc-beijing');
+    expect(b!.status!.lastScheduledTime).toBe('2024-04-17T15:04:05Z');
+  });
+
+  it('honours template UIDs for tie-breaks', () => {
+    const cl = (name: string) => ({
+      apiVersion: 'cluster.karmada.io/v1alpha1',
+      kind: 'Cluster',
+      metadata: { name },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const dep = (name: string, uid: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'default', uid }, spec: { replicas: 3 } });
+    const policy = {
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name: 'all', namespace: 'default' },
+      spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment' }], placement: { replicaScheduling: { replicaSchedulingType: 'Divided' } } },
+    };
+    const out = whatIfSchedule(
+      [cl('m1'), cl('m2'), dep('even', '4858ca61-3ff8-4095-8267-f3d059d8074c'), dep('odd', 'd43fdeeb-d750-4e2b-bee3-64eb94534f4c'), policy],
+      now,
+    );
+    expect(out.map((b) => [b.metadata.name, b.spec.clusters])).toEqual([
+      ['even-deployment', [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 1 }]],
+      ['odd-deployment', [{ name: 'm1', replicas: 1 }, { name: 'm2', replicas: 2 }]],
+    ]);
+  });
+
+  it('propagates non-workloads to every cluster with 0 replicas and skips unmatched templates', () => {
+    const docs = [
+      ...seed().slice(0, 2),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default' }, data: { a: '1' } },
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'nope', namespace: 'default' } },
+      { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'ClusterPropagationPolicy', metadata: { name: 'cms' }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } },
+      null,
+    ];
+    const out = whatIfSchedule(docs, now);
+    expect(out.map((b) => [b.kind, b.metadata.name, b.spec.clusters])).toEqual([
+      ['ResourceBinding', 'cfg-configmap', [{ name: 'member1', replicas: 0 }, { name: 'member2', replicas: 0 }]],
+    ]);
+  });
+
+  it('reports a failed schedule with the previous assignment kept', () => {
+    const docs = seed().slice(2); // no clusters at all
+    const prev = existing({ clusters: [{ name: 'member1', replicas: 2 }] }, { schedulerObservingAffinityName: 'dc-beijing' });
+    const [b] = whatIfSchedule([...docs, prev], now);
+    expect(b!.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
+    const cond = b!.status!.conditions!.find((c) => c.type === 'Scheduled')!;
+    expect(cond.status).toBe('False');
+    expect(cond.reason).toBe('NoClusterFit');
+    expect(cond.message).toContain('group dc-beijing: 0/0 clusters are available');
+    expect(cond.message).toContain('group dc-hongkong:');
+    expect(cond.message).toContain('previous assignment kept (member1:2)');
+  });
+
+  it('schedules a given binding that no template produced as it stands', () => {
+    const lone = existing({ replicas: 1, placement: { clusterAffinity: { clusterNames: ['member2'] } } }, undefined);
+    const out = whatIfSchedule([...seed().slice(0, 2), lone], now);
+    expect(out.map((b) => b.spec.clusters)).toEqual([[{ name: 'member2', replicas: 1 }]]);
+  });
+
+  it.each([
+    { docs: [42], path: 'objects[0]', msg: 'objects[0]: expected a Kubernetes object' },
+    { docs: [null, { apiVersion: 'v1', metadata: { name: 'x' } }], path: 'objects[1].kind', msg: 'objects[1].kind: required' },
+    { docs: [{ kind: 'ConfigMap', metadata: { name: 'x' } }], path: 'objects[0].apiVersion', msg: 'objects[0].apiVersion: required' },
+    { docs: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }], path: 'objects[0].metadata.name', msg: 'objects[0].metadata.name: required' },
+    { docs: [{ apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name: 'p' } }], path: 'objects[0].spec', msg: 'objects[0].spec: required' },
+    { docs: [{ apiVersion: 'work.karmada.io/v1alpha2', kind: 'ResourceBinding', metadata: { name: 'b' }, spec: {} }], path: 'objects[0].spec.resource', msg: 'objects[0].spec.resource: required' },
+    { docs: [{ kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap' }] }], path: 'objects[0].items[0].metadata.name', msg: 'objects[0].items[0].metadata.name: required' },
+  ])('rejects $path', ({ docs, path, msg }) => {
+    let err: unknown;
+    try {
+      whatIfSchedule(docs, now);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SchedulingInputError);
+    expect((err as SchedulingInputError).path).toBe(path);
+    expect((err as Error).message).toBe(msg);
+  });
+
+  it('names the template field of a bad replica count', () => {
+    const docs = seed();
+    (docs[2]!['spec'] as Record<string, unknown>)['replicas'] = -2;
+    expect(() => whatIfSchedule(docs, now)).toThrow('objects[2].spec.replicas: must be a non-negative integer, got -2');
+  });
+});
