@@ -1,0 +1,215 @@
+import { listKinds } from '@flotilla/api';
+import { cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
+import { WorkQueue } from '@flotilla/controller';
+import { buildBinding, findMatchingPolicy, type Cluster, type PropagationPolicy, type ResourceBinding, type ResourceTemplate } from '@flotilla/scheduling';
+import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StoredObject } from '@flotilla/store';
+import { decideBinding, decisionEvent, type ObservedSchedule } from './reconcile-binding.js';
+import { decideTaints } from './taints.js';
+
+export interface ControllerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface AffinitySchedulerOptions {
+  bus: Bus;
+  store: ObjectStore;
+  publish: (e: CloudEvent) => Promise<unknown>;
+  now?: () => Date;
+  logger: ControllerLogger;
+  /** How long a cluster may be not Ready before it gets a NoExecute taint (Karmada's failover eviction timeout). */
+  failoverGraceMs: number;
+  /** Every binding is reconsidered this often, as an informer resync (toleration seconds running out, say). */
+  resyncMs: number;
+  concurrency?: number;
+}
+
+type Obj = StoredObject & Record<string, unknown>;
+const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
+
+/**
+ * The affinity scheduler's reconcilers, fed by informers:
+ * 1. detection: template + matching policy → the binding's spec (not its clusters);
+ * 2. scheduling: binding + clusters → spec.clusters, announced as BindingScheduled / BindingScheduleFailed;
+ * 3. cluster taints: a cluster not Ready past the grace period gets a NoExecute taint (failover), a Ready one loses it.
+ * Only the leader runs it; every write is a compare-and-set, so a deposed leader's late write fails rather than wins.
+ */
+export class AffinitySchedulerController {
+  private readonly now: () => Date;
+  private readonly templates = new Map<string, Informer<Obj>>();
+  private readonly policies: Informer<Obj>;
+  private readonly clusterPolicies: Informer<Obj>;
+  private readonly clusters: Informer<Obj>;
+  private readonly clusterStatus: Informer<unknown>;
+  private readonly bindings = new Map<string, Informer<Obj>>();
+  private readonly bindingStatus = new Map<string, Informer<unknown>>();
+  private readonly observed = new Map<string, ObservedSchedule>();
+  readonly detectQueue: WorkQueue;
+  readonly scheduleQueue: WorkQueue;
+  readonly taintQueue: WorkQueue;
+  private resync?: NodeJS.Timeout;
+  private started = false;
+
+  constructor(private readonly o: AffinitySchedulerOptions) {
+    this.now = o.now ?? (() => new Date());
+    const onError = (queue: string) => (key: string, err: unknown, attempt: number) => o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
+    const concurrency = o.concurrency ?? 8;
+    this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, onError: onError('detect') });
+    this.scheduleQueue = new WorkQueue((k) => this.schedule(k), { concurrency, onError: onError('schedule') });
+    this.taintQueue = new WorkQueue((k) => this.taint(k), { onError: onError('taint') });
+
+    const templateKinds = listKinds().filter((k) => !k.strict).map((k) => k.kind);
+    for (const kind of templateKinds) this.templates.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.detectQueue.add(e.key))));
+    const onPolicy = () => this.whenStarted(() => this.enqueueAllTemplates());
+    this.policies = new Informer<Obj>(o.bus, 'objects', 'PropagationPolicy', onPolicy);
+    this.clusterPolicies = new Informer<Obj>(o.bus, 'objects', 'ClusterPropagationPolicy', onPolicy);
+    const onCluster = (e: { key: string }) => {
+      if (!this.started) return;
+      this.taintQueue.add(e.key);
+      this.enqueueAllBindings();
+    };
+    this.clusters = new Informer<Obj>(o.bus, 'objects', 'Cluster', onCluster);
+    this.clusterStatus = new Informer<unknown>(o.bus, 'status', 'Cluster', onCluster);
+    for (const kind of BINDING_KINDS) {
+      this.bindings.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.scheduleQueue.add(e.key))));
+      this.bindingStatus.set(kind, new Informer<unknown>(o.bus, 'status', kind));
+    }
+  }
+
+  /** Events during the initial list are not queued one by one: start() queues everything once. */
+  private whenStarted(fn: () => void): void {
+    if (this.started) fn();
+  }
+
+  private allInformers(): Array<Informer<unknown>> {
+    return [...this.templates.values(), this.policies, this.clusterPolicies, this.clusters, this.clusterStatus, ...this.bindings.values(), ...this.bindingStatus.values()] as Array<Informer<unknown>>;
+  }
+
+  /** Lists everything, then reconciles it all once and follows changes. */
+  async start(): Promise<void> {
+    await Promise.all(this.allInformers().map((i) => i.start()));
+    this.started = true;
+    this.enqueueAllTemplates();
+    this.enqueueAllBindings();
+    for (const key of this.clusters.cache.keys()) this.taintQueue.add(key);
+    this.resync = setInterval(() => this.enqueueAllBindings(), this.o.resyncMs);
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    clearInterval(this.resync);
+    for (const i of this.allInformers()) i.stop();
+    await Promise.all([this.detectQueue.stop(), this.scheduleQueue.stop(), this.taintQueue.stop()]);
+  }
+
+  /** Resolves when every queue is empty: for tests and benchmarks. */
+  async idle(): Promise<void> {
+    while (this.detectQueue.length || this.scheduleQueue.length || this.taintQueue.length) {
+      await Promise.all([this.detectQueue.idle(), this.scheduleQueue.idle(), this.taintQueue.idle()]);
+    }
+  }
+
+  private enqueueAllTemplates(): void {
+    for (const inf of this.templates.values()) for (const key of inf.cache.keys()) this.detectQueue.add(key);
+  }
+
+  private enqueueAllBindings(): void {
+    for (const inf of this.bindings.values()) for (const key of inf.cache.keys()) this.scheduleQueue.add(key);
+  }
+
+  private clusterViews(): Cluster[] {
+    return [...this.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value }) as Cluster);
+  }
+
+  // 1. detection
+  private async detect(key: string): Promise<void> {
+    const ref = refFromKey(key);
+    const template = this.templates.get(ref.kind)?.get(ref) as (ResourceTemplate & Obj) | undefined;
+    const bindingRef: ObjectRef = {
+      kind: ref.namespace ? 'ResourceBinding' : 'ClusterResourceBinding',
+      namespace: ref.namespace,
+      name: `${ref.name}-${ref.kind.toLowerCase()}`,
+    };
+    const existing = this.bindings.get(bindingRef.kind)?.get(bindingRef);
+    if (!template) {
+      if (existing) await this.deleteBinding(bindingRef, existing);
+      return;
+    }
+    const candidates = [...(ref.namespace ? this.policies.values().filter((p) => p.metadata.namespace === ref.namespace) : []), ...this.clusterPolicies.values()];
+    const policy = findMatchingPolicy(template, candidates as unknown as PropagationPolicy[]);
+    if (!policy) return;
+    const desired = buildBinding(template, policy) as unknown as Obj;
+    if (!existing) {
+      await this.o.store.apply(desired);
+      return;
+    }
+    await this.o.store.update(bindingRef, (cur) => {
+      const spec = { ...(cur.spec as Record<string, unknown>), ...(desired.spec as Record<string, unknown>) };
+      const keep = cur.spec as { clusters?: unknown; rescheduleTriggeredAt?: unknown };
+      // spec.clusters belongs to the scheduler and rescheduleTriggeredAt to the rebalancer: detection keeps them.
+      if (keep.clusters !== undefined) spec.clusters = keep.clusters;
+      if (keep.rescheduleTriggeredAt !== undefined) spec.rescheduleTriggeredAt = keep.rescheduleTriggeredAt;
+      if ((desired.spec as { replicas?: number }).replicas === undefined) delete spec.replicas;
+      return { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...desired.metadata.annotations } }, spec };
+    });
+  }
+
+  private async deleteBinding(ref: ObjectRef, existing: Obj): Promise<void> {
+    await this.o.store.delete(ref).catch((err: Error) => {
+      if (err.name !== 'NotFoundError') throw err;
+    });
+    this.observed.delete(objectKey(ref));
+    await this.o.publish(
+      cloudEvent({ id: `${existing.metadata.uid}/ObjectDeleted`, source: 'affinity-scheduler', type: EventTypes.ObjectDeleted, kind: ref.kind, namespace: ref.namespace, name: ref.name, time: this.now(), data: {} }),
+    );
+  }
+
+  // 2. scheduling
+  private async schedule(key: string): Promise<void | { requeueAfterMs: number }> {
+    const ref = refFromKey(key);
+    const stored = this.bindings.get(ref.kind)?.get(ref);
+    if (!stored) {
+      this.observed.delete(key);
+      return;
+    }
+    const binding = { ...stored, status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value } as unknown as ResourceBinding;
+    const now = this.now();
+    const decision = decideBinding(binding, this.clusterViews(), now, this.observed.get(key));
+    let generation = binding.metadata.generation ?? 0;
+    if (decision.clusters) {
+      const written = await this.o.store.update(ref, (cur) =>
+        // Scheduled from an older generation: the informer brings the newer one and reschedules it.
+        cur.metadata.generation !== binding.metadata.generation ? undefined : { ...cur, spec: { ...(cur.spec as object), clusters: decision.clusters } },
+      );
+      if (!written) return;
+      generation = written.metadata.generation ?? generation;
+    }
+    if (decision.announce) {
+      await this.o.publish(decisionEvent(binding, decision, generation, now));
+      const r = decision.result;
+      this.observed.set(key, r.ok ? { generation, affinityName: r.affinityName, lastScheduledTime: r.lastScheduledTime } : { ...this.observed.get(key), generation, failureMessage: r.message });
+    }
+    if (!decision.result.ok) return { requeueAfterMs: 10_000 };
+  }
+
+  // 3. failover taints
+  private async taint(key: string): Promise<void | { requeueAfterMs: number }> {
+    const ref = refFromKey(key);
+    const obj = this.clusters.get(ref);
+    if (!obj) return;
+    const cluster = { ...obj, status: this.clusterStatus.cache.get(key)?.value } as unknown as Cluster;
+    const d = decideTaints(cluster, this.now(), this.o.failoverGraceMs);
+    if (d.taints) {
+      const taints = d.taints;
+      await this.o.store.update(ref, (cur) => {
+        const spec = { ...(cur.spec as Record<string, unknown>) };
+        if (taints.length) spec.taints = taints;
+        else delete spec.taints;
+        return { ...cur, spec };
+      });
+      this.o.logger.info({ cluster: ref.name, taints }, 'cluster taints updated');
+    }
+    if (d.recheckAfterMs !== undefined) return { requeueAfterMs: d.recheckAfterMs + 50 };
+  }
+}

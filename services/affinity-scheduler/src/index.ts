@@ -1,0 +1,3 @@
+export * from './controller.js';
+export * from './reconcile-binding.js';
+export * from './taints.js';
