@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBus, eventually } from '@flotilla/testkit';
-import { connectBus, BusUnavailableError, type Bus } from './connect.js';
+import { connectBus, type Bus } from './connect.js';
+import { BusUnavailableError } from './errors.js';
 import { cloudEvent } from './cloud-event.js';
 import { consumeEvents, publishEvent, readEvents, type DeliveredEvent } from './events.js';
 import { createJson, getJson, listJson, updateJson, deleteKey } from './kv-json.js';

@@ -2,7 +2,7 @@ import { listKinds } from '@flotilla/api';
 import { cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import { WorkQueue } from '@flotilla/controller';
 import { buildBinding, findMatchingPolicy, type Cluster, type PropagationPolicy, type ResourceBinding, type ResourceTemplate } from '@flotilla/scheduling';
-import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StoredObject } from '@flotilla/store';
+import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { decideBinding, decisionEvent, type ObservedSchedule } from './reconcile-binding.js';
 import { decideTaints } from './taints.js';
 
@@ -41,9 +41,9 @@ export class AffinitySchedulerController {
   private readonly policies: Informer<Obj>;
   private readonly clusterPolicies: Informer<Obj>;
   private readonly clusters: Informer<Obj>;
-  private readonly clusterStatus: Informer<unknown>;
+  private readonly clusterStatus: Informer<StatusRecord>;
   private readonly bindings = new Map<string, Informer<Obj>>();
-  private readonly bindingStatus = new Map<string, Informer<unknown>>();
+  private readonly bindingStatus = new Map<string, Informer<StatusRecord>>();
   private readonly observed = new Map<string, ObservedSchedule>();
   readonly detectQueue: WorkQueue;
   readonly scheduleQueue: WorkQueue;
@@ -70,10 +70,10 @@ export class AffinitySchedulerController {
       this.enqueueAllBindings();
     };
     this.clusters = new Informer<Obj>(o.bus, 'objects', 'Cluster', onCluster);
-    this.clusterStatus = new Informer<unknown>(o.bus, 'status', 'Cluster', onCluster);
+    this.clusterStatus = new Informer<StatusRecord>(o.bus, 'status', 'Cluster', onCluster);
     for (const kind of BINDING_KINDS) {
       this.bindings.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.scheduleQueue.add(e.key))));
-      this.bindingStatus.set(kind, new Informer<unknown>(o.bus, 'status', kind));
+      this.bindingStatus.set(kind, new Informer<StatusRecord>(o.bus, 'status', kind));
     }
   }
 
@@ -119,7 +119,7 @@ export class AffinitySchedulerController {
   }
 
   private clusterViews(): Cluster[] {
-    return [...this.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value }) as Cluster);
+    return [...this.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as Cluster);
   }
 
   // 1. detection
@@ -173,7 +173,7 @@ export class AffinitySchedulerController {
       this.observed.delete(key);
       return;
     }
-    const binding = { ...stored, status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value } as unknown as ResourceBinding;
+    const binding = { ...stored, status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status } as unknown as ResourceBinding;
     const now = this.now();
     const decision = decideBinding(binding, this.clusterViews(), now, this.observed.get(key));
     let generation = binding.metadata.generation ?? 0;
@@ -198,7 +198,7 @@ export class AffinitySchedulerController {
     const ref = refFromKey(key);
     const obj = this.clusters.get(ref);
     if (!obj) return;
-    const cluster = { ...obj, status: this.clusterStatus.cache.get(key)?.value } as unknown as Cluster;
+    const cluster = { ...obj, status: this.clusterStatus.cache.get(key)?.value.status } as unknown as Cluster;
     const d = decideTaints(cluster, this.now(), this.o.failoverGraceMs);
     if (d.taints) {
       const taints = d.taints;

@@ -1,0 +1,99 @@
+import { publishEvent, type Bus } from '@flotilla/bus';
+import type { Clock } from '@flotilla/runtime';
+import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
+
+/** The part of a pino logger the agent uses, so tests can pass a plain object. */
+export interface AgentLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface SimAgentOptions {
+  bus: Bus;
+  clock: Clock;
+  logger: AgentLogger;
+  /** How often the simulated clusters advance and report (SIM_TICK_MS, default 1000). */
+  tickMs?: number;
+  sim?: SimulatedClustersOptions;
+}
+
+/** Every kind the agent watches in the objects bucket. */
+export const WATCHED_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding', 'HorizontalPodAutoscaler'] as const;
+/** Kinds whose stored status tells a new leader what was already reported. */
+const STATUS_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'] as const;
+
+/**
+ * The `sim` driver: one process simulates every Cluster that has `spec.simulation`. It keeps informers on the
+ * clusters, bindings and HPAs, and every tick advances the simulation and publishes the reports that changed.
+ * Run one per leadership term: its memory starts from the stored status, so a new leader repeats nothing.
+ */
+export class SimAgent {
+  private readonly objects = new Map<string, Informer<StoredObject>>();
+  private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
+  private readonly sim: SimulatedClusters;
+  private readonly tickMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly opts: SimAgentOptions) {
+    this.tickMs = opts.tickMs ?? 1000;
+    if (!Number.isInteger(this.tickMs) || this.tickMs <= 0) throw new RangeError(`tickMs: expected a positive integer, got ${opts.tickMs}`);
+    this.sim = new SimulatedClusters({ source: 'flotilla/member-agent/sim', ...opts.sim });
+  }
+
+  /** Fills the caches, reports once, then keeps ticking until `stop`. */
+  async start(): Promise<void> {
+    for (const kind of WATCHED_KINDS) this.objects.set(kind, new Informer<StoredObject>(this.opts.bus, 'objects', kind));
+    for (const kind of STATUS_KINDS) this.statuses.set(kind, new Informer<StatusRecord<Record<string, unknown>>>(this.opts.bus, 'status', kind));
+    await Promise.all([...this.objects.values(), ...this.statuses.values()].map((i) => i.start()));
+    await this.tick();
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+    for (const i of [...this.objects.values(), ...this.statuses.values()]) i.stop();
+  }
+
+  /**
+   * One simulation step: computes the reports and publishes them in order. A report is remembered only once the
+   * bus acknowledged it, so a failed publish is offered again (with the same event id) on the next tick.
+   * Returns how many events were published.
+   */
+  async tick(): Promise<number> {
+    const list = (kind: string) => this.objects.get(kind)?.values() ?? [];
+    const statusOf: StatusLookup = (kind, namespace, name) => this.statuses.get(kind)?.get({ kind, namespace, name })?.status;
+    const reports = this.sim.reconcile({
+      clusters: list('Cluster'),
+      bindings: [...list('ResourceBinding'), ...list('ClusterResourceBinding')],
+      hpas: list('HorizontalPodAutoscaler'),
+      now: this.opts.clock.now(),
+      statusOf,
+    });
+    let published = 0;
+    for (const r of reports) {
+      if (this.stopped) break;
+      await publishEvent(this.opts.bus, r.event);
+      r.commit();
+      published++;
+    }
+    return published;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick()
+        .then(
+          () => undefined,
+          (err: unknown) => this.opts.logger.error({ err }, 'simulation tick failed; its reports will be retried'),
+        )
+        .finally(() => this.schedule());
+    }, this.tickMs);
+  }
+}

@@ -1,0 +1,14 @@
+export * from './agent.js';
+export * from './config.js';
+export * from './sim/capacity.js';
+export * from './sim/cluster-sim.js';
+export * from './sim/duration.js';
+export * from './sim/errors.js';
+export * from './sim/hpa.js';
+export * from './sim/load.js';
+export * from './sim/resources.js';
+export * from './sim/simulation-spec.js';
+export * from './kube/kube-api.js';
+export * from './kube/cluster-status.js';
+export * from './kube/kube-driver.js';
+export { clientNodeApi, CLIENT_NODE_PACKAGE, KubeClientMissingError } from './kube/client-node-api.js';

@@ -1,0 +1,48 @@
+import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
+import { createRedis, LeaderElector, runService, runWhileLeader, systemClock } from '@flotilla/runtime';
+import { SimAgent } from './agent.js';
+import { memberAgentConfigSchema } from './config.js';
+import { clientNodeApi } from './kube/client-node-api.js';
+import { KubeDriver } from './kube/kube-driver.js';
+
+await runService({
+  name: 'member-agent',
+  configSchema: memberAgentConfigSchema,
+  async start({ config, logger, setReady }) {
+    // Fail before connecting anywhere when the kube driver cannot load its client.
+    const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
+    const bus = await connectBus(busOptionsFromEnv(config, 'member-agent'));
+    const redis = createRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD });
+    // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
+    const scope = config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim';
+    const elector = new LeaderElector({ redis, key: `${config.FLOTILLA_PREFIX}:leader:member-agent:${scope}`, leaseMs: config.LEADER_LEASE_MS, logger });
+    const stopWork = runWhileLeader(
+      elector,
+      async (signal) => {
+        const driver = kubeApi
+          ? new KubeDriver({ clusterName: config.KUBE_CLUSTER_NAME!, api: kubeApi, bus, clock: systemClock, logger, pollMs: config.KUBE_POLL_MS })
+          : new SimAgent({
+              bus,
+              clock: systemClock,
+              logger,
+              tickMs: config.SIM_TICK_MS,
+              sim: { hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS, hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS } },
+            });
+        await driver.start();
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        await driver.stop();
+      },
+      { logger },
+    );
+    await elector.start();
+    setReady(true);
+    logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
+    return async () => {
+      setReady(false);
+      await stopWork();
+      await elector.stop();
+      await bus.close();
+      await redis.quit();
+    };
+  },
+});

@@ -1,0 +1,114 @@
+import { addResources, timesPods, toResourceList, ZERO, type ResourceList, type Resources } from './resources.js';
+
+/** A binding (ResourceBinding or ClusterResourceBinding) by address; `namespace` is absent for cluster scope. */
+export interface BindingRef {
+  kind: string;
+  namespace?: string | undefined;
+  name: string;
+}
+
+/** The pods one binding asks one cluster to run. */
+export interface PlacedWorkload {
+  binding: BindingRef;
+  /** Desired pods in this cluster: the binding's assignment, or the cluster HPA's replica count. */
+  replicas: number;
+  /** Requests of one pod (its `pods` field is ignored: a pod is one pod). */
+  request: Resources;
+}
+
+export interface WorkloadFit {
+  binding: BindingRef;
+  replicas: number;
+  running: number;
+  pending: number;
+}
+
+export interface ClusterFit {
+  /** Requests of running pods, and their count. */
+  allocated: Resources;
+  /** Requests of Pending pods, and their count (see `fitWorkloads`). */
+  allocating: Resources;
+  /** In the order they were fitted. */
+  workloads: WorkloadFit[];
+}
+
+export function compareBindings(a: BindingRef, b: BindingRef): number {
+  return (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind);
+}
+
+function fitting(free: number, per: number): number {
+  return per > 0 ? Math.floor(free / per) : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * Places each binding's pods into the cluster's allocatable capacity, bindings in namespace/name order, as many of
+ * each as still fit (cpu, memory and pod count); the rest stay Pending. Stateless on purpose: the same bindings
+ * give the same placement on every tick and after a restart, so a report never depends on history.
+ *
+ * The resource summary follows Karmada's cluster status controller: `allocated` sums the requests of pods bound to
+ * a node, `allocating` those of pods not bound yet (Pending), each with its pod count. The scheduler's estimator
+ * subtracts both, so a cluster with a backlog of Pending pods advertises no free room.
+ */
+export function fitWorkloads(allocatable: Resources, workloads: readonly PlacedWorkload[]): ClusterFit {
+  let allocated: Resources = { ...ZERO };
+  let allocating: Resources = { ...ZERO };
+  const fits: WorkloadFit[] = [];
+  for (const w of [...workloads].sort((a, b) => compareBindings(a.binding, b.binding))) {
+    const replicas = Math.max(0, Math.floor(w.replicas));
+    const room = Math.min(
+      allocatable.pods - allocated.pods,
+      fitting(allocatable.cpuMilli - allocated.cpuMilli, w.request.cpuMilli),
+      fitting(allocatable.memoryBytes - allocated.memoryBytes, w.request.memoryBytes),
+    );
+    const running = Math.max(0, Math.min(replicas, room));
+    const pending = replicas - running;
+    allocated = addResources(allocated, timesPods(w.request, running));
+    allocating = addResources(allocating, timesPods(w.request, pending));
+    fits.push({ binding: w.binding, replicas, running, pending });
+  }
+  return { allocated, allocating, workloads: fits };
+}
+
+export interface ResourceSummary {
+  allocatable: ResourceList;
+  allocated: ResourceList;
+  allocating: ResourceList;
+}
+
+export function resourceSummary(allocatable: Resources, fit: ClusterFit): ResourceSummary {
+  return { allocatable: toResourceList(allocatable), allocated: toResourceList(fit.allocated), allocating: toResourceList(fit.allocating) };
+}
+
+export type Health = 'Healthy' | 'Unhealthy' | 'Unknown';
+
+export interface WorkloadReplicaStatus {
+  replicas: number;
+  readyReplicas: number;
+  availableReplicas: number;
+  pendingReplicas: number;
+}
+
+/** What a member cluster says about one binding's workload: one entry of the binding's `aggregatedStatus`. */
+export interface WorkloadReport {
+  applied: boolean;
+  health: Health;
+  appliedMessage?: string;
+  status?: WorkloadReplicaStatus;
+}
+
+/** A workload is Healthy when every desired pod runs (a Deployment whose available replicas reached its spec). */
+export function workloadReport(fit: WorkloadFit): WorkloadReport {
+  return {
+    applied: true,
+    health: fit.running === fit.replicas ? 'Healthy' : 'Unhealthy',
+    status: { replicas: fit.replicas, readyReplicas: fit.running, availableReplicas: fit.running, pendingReplicas: fit.pending },
+  };
+}
+
+/**
+ * A failed cluster cannot be asked: nothing new is applied and the last replica counts are unknown, so the entry
+ * carries no `status` rather than stale or invented numbers.
+ */
+export function unreachableWorkloadReport(clusterName: string): WorkloadReport {
+  return { applied: false, health: 'Unknown', appliedMessage: `cluster "${clusterName}" is not reachable` };
+}

@@ -1,0 +1,417 @@
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
+import type { StoredObject } from '@flotilla/store';
+import {
+  fitWorkloads,
+  resourceSummary,
+  unreachableWorkloadReport,
+  workloadReport,
+  type BindingRef,
+  type ClusterFit,
+  type PlacedWorkload,
+  type ResourceSummary,
+  type WorkloadReport,
+} from './capacity.js';
+import { SimulationSpecError } from './errors.js';
+import { initialHpaState, parseHpaSpec, reconcileHpa, type HpaOptions, type HpaSpec, type HpaState, type HpaTarget } from './hpa.js';
+import { demandAt, loadOrigin, type LoadModel } from './load.js';
+import { resourcesFrom, type Resources } from './resources.js';
+import { parseSimulation, type SimulationSpec } from './simulation-spec.js';
+
+export interface ClusterCondition {
+  type: string;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+}
+
+export interface ClusterStatusPatch {
+  kubernetesVersion?: string;
+  conditions: ClusterCondition[];
+  resourceSummary?: ResourceSummary;
+}
+
+export interface KubeEventData {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface ClusterStatusReportedData {
+  statusPatch: ClusterStatusPatch;
+  kubeEvent?: KubeEventData;
+}
+
+export interface WorkloadStatusReportedData extends Partial<WorkloadReport> {
+  clusterName: string;
+  applied: boolean;
+  removed?: true;
+}
+
+/** Stored status of an object, used after a restart so that what is already reported is not published again. */
+export type StatusLookup = (kind: string, namespace: string | undefined, name: string) => Record<string, unknown> | undefined;
+
+export interface SimInput {
+  /** Every Cluster; those without `spec.simulation` are someone else's and are ignored. */
+  clusters: readonly StoredObject[];
+  /** ResourceBindings and ClusterResourceBindings. */
+  bindings: readonly StoredObject[];
+  /** autoscaling/v2 HorizontalPodAutoscaler templates; one acts in a cluster when a binding propagates it there. */
+  hpas?: readonly StoredObject[];
+  now: Date;
+  statusOf?: StatusLookup;
+}
+
+/** One event to publish; `commit` records it as reported, to be called once the bus acknowledged it. */
+export interface Report {
+  event: CloudEvent;
+  commit(): void;
+}
+
+export interface SimulatedClustersOptions {
+  /** CloudEvents `source` of the reports. */
+  source?: string;
+  /** How often each cluster's HPA controller evaluates (`--horizontal-pod-autoscaler-sync-period`, default 15 s). */
+  hpaSyncPeriodMs?: number;
+  hpa?: HpaOptions;
+}
+
+export const DEFAULT_HPA_SYNC_PERIOD_MS = 15_000;
+
+const READY: ClusterCondition = { type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' };
+const NOT_REACHABLE: ClusterCondition = { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' };
+
+interface Memo {
+  /** Canonical JSON of the last reported data (without the derived kubeEvent). */
+  json: string;
+  /** Chain link: a hash over every report so far, which makes each event id unique yet stable across retries. */
+  link: string;
+  ready?: boolean;
+  removed?: boolean;
+}
+
+interface Desired {
+  ref: BindingRef;
+  replicas: number | undefined;
+  request: Resources | undefined;
+  error?: string;
+  template?: { kind: string; namespace: string; name: string };
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 24);
+const bindingKey = (r: BindingRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+const refOfObject = (o: StoredObject): BindingRef => ({ kind: o.kind, namespace: o.metadata.namespace || undefined, name: o.metadata.name });
+
+/**
+ * The `sim` driver's state machine: from the current Clusters, bindings and HPAs at `now`, it simulates each
+ * simulated cluster (pods fitted into capacity, an HPA loop per propagated HPA against the workloads' load models)
+ * and returns the `ClusterStatusReported` / `WorkloadStatusReported` events whose data changed since the last
+ * committed report. Pure apart from its own memory: no I/O and no clock.
+ */
+export class SimulatedClusters {
+  private readonly source: string;
+  private readonly hpaSyncPeriodMs: number;
+  private readonly hpaOptions: HpaOptions;
+  private readonly clusterMemo = new Map<string, Memo>();
+  /** binding key → cluster name → memo. */
+  private readonly workloadMemo = new Map<string, Map<string, Memo>>();
+  /** `${cluster}|${namespace}/${hpa}` → state. */
+  private readonly hpaStates = new Map<string, HpaState>();
+  /** `${cluster}|${workload}|${model}` → when the model was first seen (the origin of step models). */
+  private readonly firstSeen = new Map<string, number>();
+
+  constructor(opts: SimulatedClustersOptions = {}) {
+    this.source = opts.source ?? 'flotilla/member-agent';
+    this.hpaSyncPeriodMs = opts.hpaSyncPeriodMs ?? DEFAULT_HPA_SYNC_PERIOD_MS;
+    this.hpaOptions = opts.hpa ?? {};
+  }
+
+  /** The replicas the HPA `namespace/name` holds in `cluster`, if it acts there. */
+  hpaReplicas(cluster: string, namespace: string, name: string): number | undefined {
+    return this.hpaStates.get(`${cluster}|${namespace}/${name}`)?.replicas;
+  }
+
+  reconcile(input: SimInput): Report[] {
+    const nowMs = input.now.getTime();
+    const statusOf: StatusLookup = input.statusOf ?? (() => undefined);
+    const simulated = new Map<string, { spec?: SimulationSpec; error?: SimulationSpecError }>();
+    for (const c of input.clusters) {
+      const raw = (c.spec as { simulation?: unknown } | undefined)?.simulation;
+      if (raw === undefined) continue;
+      try {
+        simulated.set(c.metadata.name, { spec: parseSimulation(raw) });
+      } catch (err) {
+        if (!(err instanceof SimulationSpecError)) throw err;
+        simulated.set(c.metadata.name, { error: err });
+      }
+    }
+    this.forgetGone(simulated, input.bindings);
+
+    const desired = new Map<string, Map<string, Desired>>(); // cluster → binding key → desired
+    const hpaPlacements = new Map<string, Array<{ key: string; namespace: string; target: HpaTarget; spec: HpaSpec }>>();
+    const hpaByRef = new Map((input.hpas ?? []).map((h) => [`${h.metadata.namespace ?? ''}/${h.metadata.name}`, h]));
+    for (const b of [...input.bindings].sort((x, y) => bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))))) {
+      const spec = (b.spec ?? {}) as BindingSpec;
+      const ref = refOfObject(b);
+      const targets = Array.isArray(spec.clusters) ? spec.clusters : [];
+      let request: Resources | undefined;
+      let error: string | undefined;
+      try {
+        request = resourcesFrom(spec.replicaRequirements?.resourceRequest, 'spec.replicaRequirements.resourceRequest');
+      } catch (err) {
+        if (!(err instanceof SimulationSpecError)) throw err;
+        error = err.message;
+      }
+      const res = spec.resource;
+      const template = res?.kind && res.name ? { kind: res.kind, namespace: res.namespace ?? ref.namespace ?? '', name: res.name } : undefined;
+      const hpa = template?.kind === 'HorizontalPodAutoscaler' ? hpaByRef.get(`${template.namespace}/${template.name}`) : undefined;
+      for (const t of targets) {
+        if (typeof t?.name !== 'string' || !simulated.has(t.name)) continue;
+        const replicas = t.replicas ?? spec.replicas;
+        const perCluster = desired.get(t.name) ?? new Map<string, Desired>();
+        perCluster.set(bindingKey(ref), { ref, replicas, request, ...(error ? { error } : {}), ...(template ? { template } : {}) });
+        desired.set(t.name, perCluster);
+        if (hpa) {
+          try {
+            const parsed = parseHpaSpec(hpa.spec);
+            const list = hpaPlacements.get(t.name) ?? [];
+            list.push({ key: `${t.name}|${template!.namespace}/${template!.name}`, namespace: template!.namespace, ...parsed });
+            hpaPlacements.set(t.name, list);
+          } catch (err) {
+            if (!(err instanceof SimulationSpecError)) throw err;
+            // An HPA the simulator cannot run acts like one whose metric is unavailable: it scales nothing.
+          }
+        }
+      }
+    }
+
+    const reports: Report[] = [];
+    const workloadReports = new Map<string, Map<string, WorkloadReport>>(); // binding key → cluster → report
+    const activeHpas = new Set<string>();
+    for (const [cluster, sim] of [...simulated].sort(([a], [b]) => a.localeCompare(b))) {
+      const wanted = desired.get(cluster) ?? new Map<string, Desired>();
+      let patch: ClusterStatusPatch;
+      const put = (d: Desired, r: WorkloadReport) => {
+        const m = workloadReports.get(bindingKey(d.ref)) ?? new Map<string, WorkloadReport>();
+        m.set(cluster, r);
+        workloadReports.set(bindingKey(d.ref), m);
+      };
+      if (!sim.spec) {
+        patch = { conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidSimulation', message: sim.error!.message }] };
+        for (const d of wanted.values()) put(d, { applied: false, health: 'Unknown', appliedMessage: sim.error!.message });
+      } else if (sim.spec.failed) {
+        patch = { conditions: [NOT_REACHABLE] };
+        for (const d of wanted.values()) put(d, unreachableWorkloadReport(cluster));
+        // The cluster's own HPA controller is out of reach too: its state stays frozen until recovery.
+        for (const h of hpaPlacements.get(cluster) ?? []) activeHpas.add(h.key);
+      } else {
+        const spec = sim.spec;
+        const hpas = hpaPlacements.get(cluster) ?? [];
+        const hpaFor = (d: Desired) =>
+          d.template ? hpas.find((h) => h.namespace === d.template!.namespace && h.target.kind === d.template!.kind && h.target.name === d.template!.name) : undefined;
+        const place = (): ClusterFit =>
+          fitWorkloads(
+            spec.allocatable,
+            [...wanted.values()]
+              .filter((d) => !d.error && d.replicas !== undefined)
+              .map((d): PlacedWorkload => {
+                const h = hpaFor(d);
+                return { binding: d.ref, replicas: h ? this.hpaStates.get(h.key)!.replicas : d.replicas!, request: d.request! };
+              }),
+          );
+        for (const d of wanted.values()) {
+          const h = hpaFor(d);
+          if (h && !this.hpaStates.has(h.key)) this.hpaStates.set(h.key, initialHpaState(d.replicas ?? 0, nowMs));
+        }
+        for (const h of hpas) activeHpas.add(h.key);
+        let fit = place();
+        if (this.runHpas(cluster, spec, wanted, hpaFor, fit, nowMs)) fit = place();
+        patch = { kubernetesVersion: spec.kubernetesVersion, conditions: [READY], resourceSummary: resourceSummary(spec.allocatable, fit) };
+        const fitByKey = new Map(fit.workloads.map((w) => [bindingKey(w.binding), w]));
+        for (const d of wanted.values()) {
+          if (d.error) put(d, { applied: false, health: 'Unknown', appliedMessage: d.error });
+          else if (d.replicas === undefined) put(d, { applied: true, health: 'Healthy' });
+          else put(d, workloadReport(fitByKey.get(bindingKey(d.ref))!));
+        }
+      }
+      const r = this.clusterReport(cluster, patch, input.now, statusOf);
+      if (r) reports.push(r);
+    }
+    for (const key of [...this.hpaStates.keys()]) if (!activeHpas.has(key)) this.hpaStates.delete(key);
+
+    for (const b of [...input.bindings].sort((x, y) => bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))))) {
+      reports.push(...this.workloadReports(refOfObject(b), workloadReports.get(bindingKey(refOfObject(b))) ?? new Map(), simulated, input.now, statusOf));
+    }
+    return reports;
+  }
+
+  /** Runs each due HPA of a healthy cluster against its workload's load; true when any changed its replicas. */
+  private runHpas(
+    cluster: string,
+    spec: SimulationSpec,
+    wanted: Map<string, Desired>,
+    hpaFor: (d: Desired) => { key: string; spec: HpaSpec } | undefined,
+    fit: ClusterFit,
+    nowMs: number,
+  ): boolean {
+    let changed = false;
+    for (const d of wanted.values()) {
+      const h = hpaFor(d);
+      if (!h || !d.template || d.error) continue;
+      const state = this.hpaStates.get(h.key)!;
+      if (state.lastSyncMs !== undefined && nowMs - state.lastSyncMs < this.hpaSyncPeriodMs) continue;
+      const tpl = d.template;
+      const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+      const w = fit.workloads.find((x) => bindingKey(x.binding) === bindingKey(d.ref));
+      // No load model means no metric: like Kubernetes on FailedGetResourceMetric, the HPA only enforces min/max.
+      const sample =
+        load && w
+          ? { readyPods: w.running, pendingPods: w.pending, usageMilli: Math.round(this.demand(cluster, tpl, load.model, nowMs) * 1000), requestMilli: d.request!.cpuMilli }
+          : { readyPods: 0, pendingPods: 0, usageMilli: 0, requestMilli: 0 };
+      const next = reconcileHpa(h.spec, state, sample, nowMs, this.hpaOptions);
+      this.hpaStates.set(h.key, next);
+      if (next.replicas !== state.replicas) changed = true;
+    }
+    return changed;
+  }
+
+  private demand(cluster: string, tpl: { kind: string; namespace: string; name: string }, model: LoadModel, nowMs: number): number {
+    const key = `${cluster}|${tpl.kind}/${tpl.namespace}/${tpl.name}|${JSON.stringify(model)}`;
+    let seen = this.firstSeen.get(key);
+    if (seen === undefined) {
+      seen = nowMs;
+      this.firstSeen.set(key, seen);
+    }
+    return demandAt(model, nowMs - loadOrigin(model, seen));
+  }
+
+  private clusterReport(cluster: string, patch: ClusterStatusPatch, now: Date, statusOf: StatusLookup): Report | undefined {
+    const json = JSON.stringify(patch);
+    const ready = patch.conditions[0]!.status === 'True';
+    let memo = this.clusterMemo.get(cluster);
+    if (!memo) {
+      const stored = statusOf('Cluster', undefined, cluster);
+      const storedReady = (stored?.conditions as ClusterCondition[] | undefined)?.find((c) => c.type === 'Ready');
+      const seeded = { link: stored ? `stored:${sha(JSON.stringify(stored))}` : 'none', ...(storedReady ? { ready: storedReady.status === 'True' } : {}) };
+      if (stored && clusterPatchIsNoop(stored, patch)) {
+        this.clusterMemo.set(cluster, { ...seeded, json, ready });
+        return undefined;
+      }
+      memo = { ...seeded, json: '' };
+    }
+    if (memo.json === json) return undefined;
+    const link = sha(`${memo.link}\n${json}`);
+    const data: ClusterStatusReportedData = { statusPatch: patch };
+    if (memo.ready !== ready) {
+      data.kubeEvent = ready
+        ? { type: 'Normal', reason: 'ClusterReady', message: `cluster ${cluster} is ready: ${patch.conditions[0]!.message}` }
+        : { type: 'Warning', reason: 'ClusterNotReady', message: `cluster ${cluster} is not ready: ${patch.conditions[0]!.message}` };
+    }
+    const event = cloudEvent({
+      id: `Cluster//${cluster}/${EventTypes.ClusterStatusReported}/${link}`,
+      source: this.source,
+      type: EventTypes.ClusterStatusReported,
+      kind: 'Cluster',
+      name: cluster,
+      time: now,
+      data,
+    });
+    return { event, commit: () => this.clusterMemo.set(cluster, { json, link, ready }) };
+  }
+
+  private workloadReports(
+    ref: BindingRef,
+    current: Map<string, WorkloadReport>,
+    simulated: Map<string, unknown>,
+    now: Date,
+    statusOf: StatusLookup,
+  ): Report[] {
+    const bKey = bindingKey(ref);
+    const memos = this.workloadMemo.get(bKey) ?? new Map<string, Memo>();
+    this.workloadMemo.set(bKey, memos);
+    let storedEntries: Map<string, Record<string, unknown>> | undefined;
+    const stored = () => {
+      if (!storedEntries) {
+        const s = statusOf(ref.kind, ref.namespace, ref.name);
+        const list = (s?.aggregatedStatus as Array<Record<string, unknown>> | undefined) ?? [];
+        storedEntries = new Map(list.map((e) => [String(e.clusterName), e]));
+      }
+      return storedEntries;
+    };
+    const clusters = new Set<string>(current.keys());
+    for (const c of memos.keys()) if (simulated.has(c)) clusters.add(c);
+    // Entries of simulated clusters in the stored status that this agent may have reported before a restart.
+    if (memos.size === 0 || [...current.keys()].some((c) => !memos.has(c))) for (const c of stored().keys()) if (simulated.has(c)) clusters.add(c);
+
+    const out: Report[] = [];
+    for (const cluster of [...clusters].sort()) {
+      const report = current.get(cluster);
+      const data: WorkloadStatusReportedData = report ? { clusterName: cluster, ...report } : { clusterName: cluster, applied: false, removed: true };
+      const json = JSON.stringify(data);
+      let memo = memos.get(cluster);
+      if (!memo) {
+        const entry = stored().get(cluster);
+        const link = entry ? `stored:${sha(JSON.stringify(entry))}` : 'none';
+        if (report ? entry !== undefined && workloadEntryMatches(entry, cluster, report) : entry === undefined) {
+          memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) });
+          continue;
+        }
+        memo = { json: '', link };
+      }
+      if (memo.json === json) continue;
+      const link = sha(`${memo.link}\n${json}`);
+      const event = cloudEvent({
+        id: `${ref.kind}/${ref.namespace ?? ''}/${ref.name}/${EventTypes.WorkloadStatusReported}/${cluster}/${link}`,
+        source: this.source,
+        type: EventTypes.WorkloadStatusReported,
+        kind: ref.kind,
+        namespace: ref.namespace,
+        name: ref.name,
+        time: now,
+        data,
+      });
+      out.push({ event, commit: () => memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) }) });
+    }
+    return out;
+  }
+
+  /** Drops the memory of clusters no longer simulated and of bindings that are gone (their status went with them). */
+  private forgetGone(simulated: Map<string, unknown>, bindings: readonly StoredObject[]): void {
+    for (const c of this.clusterMemo.keys()) if (!simulated.has(c)) this.clusterMemo.delete(c);
+    const present = new Set(bindings.map((b) => bindingKey(refOfObject(b))));
+    for (const [b, memos] of this.workloadMemo) {
+      if (!present.has(b)) this.workloadMemo.delete(b);
+      else for (const c of memos.keys()) if (!simulated.has(c)) memos.delete(c);
+    }
+    for (const key of this.firstSeen.keys()) if (!simulated.has(key.slice(0, key.indexOf('|')))) this.firstSeen.delete(key);
+  }
+}
+
+interface BindingSpec {
+  clusters?: Array<{ name?: string; replicas?: number }>;
+  replicas?: number;
+  replicaRequirements?: { resourceRequest?: Record<string, unknown> };
+  resource?: { apiVersion?: string; kind?: string; namespace?: string; name?: string; uid?: string };
+}
+
+/** True when folding `patch` into `stored` would change nothing the patch speaks about. */
+export function clusterPatchIsNoop(stored: Record<string, unknown>, patch: ClusterStatusPatch): boolean {
+  for (const [field, value] of Object.entries(patch)) {
+    if (field === 'conditions') {
+      const have = (stored.conditions as ClusterCondition[] | undefined) ?? [];
+      for (const c of value as ClusterCondition[]) {
+        const s = have.find((h) => h.type === c.type);
+        if (!s || s.status !== c.status || s.reason !== c.reason || s.message !== c.message) return false;
+      }
+    } else if (!isDeepStrictEqual(stored[field], value)) return false;
+  }
+  return true;
+}
+
+function workloadEntryMatches(entry: Record<string, unknown>, cluster: string, report: WorkloadReport): boolean {
+  const expected: Record<string, unknown> = { clusterName: cluster, applied: report.applied, health: report.health };
+  if (report.appliedMessage) expected.appliedMessage = report.appliedMessage;
+  if (report.status !== undefined) expected.status = report.status;
+  return isDeepStrictEqual(entry, expected);
+}
