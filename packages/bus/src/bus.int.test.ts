@@ -83,7 +83,7 @@ describe('events', () => {
     expect(second[0]!.deliveryCount).toBeGreaterThan(1);
   });
 
-  it('returns immediately from a read that matches nothing', async () => {
+  it('ends a read that matches nothing', async () => {
     const out = [];
     for await (const d of readEvents(bus, { filter: { kind: 'Nope' } })) out.push(d);
     expect(out).toEqual([]);

@@ -122,7 +122,11 @@ export async function* readEvents(bus: Bus, opts: ReadOptions = {}): AsyncGenera
       for await (const m of batch) {
         received++;
         yield toDelivered(m);
-        if (m.seq >= lastSeq || m.info.pending === 0) done = true;
+        // Leave the batch at once: its iterator would otherwise wait out `expires` for messages that never come.
+        if (m.seq >= lastSeq || m.info.pending === 0) {
+          done = true;
+          break;
+        }
         if (opts.signal?.aborted) return;
       }
       if (done || received === 0) return;
