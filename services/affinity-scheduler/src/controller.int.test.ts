@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, testBus } from '@flotilla/testkit';
-import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
+import { publishEvent, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
 import { admit } from '@flotilla/api';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
 import { AffinitySchedulerController } from './controller.js';
@@ -69,7 +69,7 @@ describe('affinity scheduler (in-process, real NATS)', () => {
       },
     });
     expect(await eventually(async () => (await clustersOf('nginx-deployment'))?.length ? clustersOf('nginx-deployment') : undefined, 10_000, 'nginx scheduled')).toEqual([{ name: 'member1', replicas: 2 }]);
-    const scheduled = [];
+    const scheduled: CloudEvent[] = [];
     for await (const d of readEvents(bus, { filter: { kind: 'ResourceBinding', name: 'nginx-deployment', type: 'BindingScheduled' } })) scheduled.push(d.event);
     expect((scheduled.at(-1)!.data as { affinityName: string }).affinityName).toBe('dc-beijing');
     // fold the decision into status as the status writer would, so the scheduler resumes from dc-beijing
