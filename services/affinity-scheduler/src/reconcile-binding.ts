@@ -39,8 +39,9 @@ export interface ObservedSchedule {
 
 function effectiveStatus(status: ResourceBindingStatus | undefined, observed: ObservedSchedule | undefined): ResourceBindingStatus | undefined {
   if (!observed?.lastScheduledTime) return status;
-  const stored = status?.lastScheduledTime ? Date.parse(status.lastScheduledTime) : 0;
-  if (stored >= Date.parse(observed.lastScheduledTime)) return status;
+  // Generations order decisions; times have whole-second resolution and cannot tell two decisions in one second apart.
+  const folded = status?.schedulerObservedGeneration;
+  if (folded !== undefined && folded >= observed.generation) return status;
   return {
     ...status,
     lastScheduledTime: observed.lastScheduledTime,
