@@ -46,3 +46,11 @@ export class NotLeaderError extends Error {
     super(`${id} is not the leader for ${key}`);
   }
 }
+
+/** Redis did not answer at start-up; the URL is shown without credentials. */
+export class RedisUnavailableError extends Error {
+  override readonly name = 'RedisUnavailableError';
+  constructor(readonly url: string, options?: { cause?: unknown }) {
+    super(`cannot reach Redis at ${url}: ${(options?.cause as Error | undefined)?.message ?? 'no answer'}`, options);
+  }
+}

@@ -18,7 +18,7 @@ export {
   type RedisConnection,
 } from './delayed-jobs.js';
 export { envBool, envEnum, envInt, envPort, envRequired, envString, envUrl, type EnvIntOptions, type EnvStringOptions } from './env-fields.js';
-export { ConfigError, formatConfigIssue, InvalidJobIdError, isConfigError, NotLeaderError, type ConfigIssue } from './errors.js';
+export { ConfigError, formatConfigIssue, InvalidJobIdError, isConfigError, NotLeaderError, RedisUnavailableError, type ConfigIssue } from './errors.js';
 export { startHttpServer, type HttpServerHandle, type StartHttpServerOptions } from './http.js';
 export {
   LeaderElector,
@@ -31,7 +31,7 @@ export {
 } from './leader.js';
 export { createLogger, REDACT_PATHS, type CreateLoggerOptions, type Logger } from './logger.js';
 export { displayValue, isSecretName, redactConfig, redactUrl } from './redact.js';
-export { closeRedis, createRedis, type CreateRedisOptions } from './redis.js';
+export { closeRedis, connectRedis, createRedis, type CreateRedisOptions } from './redis.js';
 export {
   runService,
   ServiceHost,

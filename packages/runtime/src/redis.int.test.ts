@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { closeRedis, createRedis } from './redis.js';
+import { closeRedis, connectRedis, createRedis } from './redis.js';
+import { RedisUnavailableError } from './errors.js';
 import { REDIS_URL } from './testing/redis.js';
 
 describe('createRedis / closeRedis (real Redis)', () => {
@@ -17,5 +18,15 @@ describe('createRedis / closeRedis (real Redis)', () => {
     redis.on('error', () => undefined);
     await closeRedis(redis);
     expect(redis.status).toBe('end');
+  });
+
+  it('connectRedis proves the connection, and fails fast naming the server without its password', async () => {
+    const ok = await connectRedis(REDIS_URL);
+    expect(await ok.ping()).toBe('PONG');
+    await closeRedis(ok);
+    const err = await connectRedis('redis://:hunter2@127.0.0.1:1', { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisUnavailableError);
+    expect((err as Error).message).toMatch(/cannot reach Redis at redis:\/\/.*127\.0\.0\.1:1/);
+    expect((err as Error).message).not.toMatch(/hunter2/);
   });
 });

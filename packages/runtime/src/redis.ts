@@ -1,4 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { RedisUnavailableError } from './errors.js';
+import { redactUrl } from './redact.js';
 
 export interface CreateRedisOptions {
   /** Used when the URL carries none (REDIS_PASSWORD); a password in the URL wins. */
@@ -53,4 +55,31 @@ export async function closeRedis(redis: Redis): Promise<void> {
     redis.disconnect();
   }
   await ended;
+}
+
+/**
+ * Opens a connection and proves it with a PING, so that a service whose Redis is unreachable stops at start-up with
+ * a clear error instead of queueing commands forever (ioredis' default).
+ */
+export async function connectRedis(url: string, opts: CreateRedisOptions & { timeoutMs?: number } = {}): Promise<Redis> {
+  const redis = createRedis(url, opts);
+  // Connection errors during the attempt are this function's to report, as one clear error.
+  const quiet = () => undefined;
+  redis.on('error', quiet);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      redis.ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${opts.timeoutMs ?? 3000} ms`)), opts.timeoutMs ?? 3000);
+      }),
+    ]);
+    return redis;
+  } catch (cause) {
+    redis.disconnect();
+    throw new RedisUnavailableError(redactUrl(url), { cause });
+  } finally {
+    clearTimeout(timer);
+    redis.off('error', quiet);
+  }
 }

@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { baseConfigSchema, createRedis, envInt, LeaderElector, runService, runWhileLeader } from '@flotilla/runtime';
+import { baseConfigSchema, connectRedis, envInt, LeaderElector, runService, runWhileLeader } from '@flotilla/runtime';
 import { ObjectStore } from '@flotilla/store';
 import { AffinitySchedulerController } from './controller.js';
 
@@ -15,7 +15,7 @@ await runService({
   configSchema,
   async start({ config, logger, setReady }) {
     const bus = await connectBus(busOptionsFromEnv(config, 'affinity-scheduler'));
-    const redis = createRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD, connectionName: 'affinity-scheduler' });
+    const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD, connectionName: 'affinity-scheduler' });
     const elector = new LeaderElector({ redis, key: `${config.FLOTILLA_PREFIX}:leader:affinity-scheduler`, leaseMs: config.LEADER_LEASE_MS, logger });
     const stopWork = runWhileLeader(
       elector,

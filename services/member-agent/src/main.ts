@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
-import { createRedis, LeaderElector, runService, runWhileLeader, systemClock } from '@flotilla/runtime';
+import { connectRedis, LeaderElector, runService, runWhileLeader, systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { clientNodeApi } from './kube/client-node-api.js';
@@ -12,7 +12,7 @@ await runService({
     // Fail before connecting anywhere when the kube driver cannot load its client.
     const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
     const bus = await connectBus(busOptionsFromEnv(config, 'member-agent'));
-    const redis = createRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD });
+    const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD });
     // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
     const scope = config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim';
     const elector = new LeaderElector({ redis, key: `${config.FLOTILLA_PREFIX}:leader:member-agent:${scope}`, leaseMs: config.LEADER_LEASE_MS, logger });

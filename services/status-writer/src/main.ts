@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus, consumeEvents } from '@flotilla/bus';
-import { baseConfigSchema, createRedis, LeaderElector, runService, runWhileLeader } from '@flotilla/runtime';
+import { baseConfigSchema, connectRedis, LeaderElector, runService, runWhileLeader } from '@flotilla/runtime';
 import { KubeEventStore, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
 import { StatusWriter } from './status-writer.js';
@@ -9,7 +9,7 @@ await runService({
   configSchema: baseConfigSchema,
   async start({ config, logger, setReady }) {
     const bus = await connectBus(busOptionsFromEnv(config, 'status-writer'));
-    const redis = createRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD });
+    const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD });
     const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers());
     const elector = new LeaderElector({
       redis,
