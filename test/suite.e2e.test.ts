@@ -135,7 +135,9 @@ ${tolerate ? '    clusterTolerations: [{ key: dedicated, operator: Equal, value:
   });
 
   it('answers bad input with clear errors on stderr and stores nothing', async () => {
-    const before = await getJson<{ items: unknown[] }>('deploy');
+    const before = await getJson<{ apiVersion: string; kind: string; items: unknown[] }>('deploy');
+    expect(before).toMatchObject({ apiVersion: 'v1', kind: 'List' });
+    expect(before.items).toHaveLength(2);
     const malformed = await flotilla(s.env, ['apply', '-f', '-'], 'apiVersion: apps/v1\nkind: Deployment\nmetadata: [oops\n');
     expect(malformed.code).toBe(1);
     expect(malformed.err).toMatch(/document 1/i);
@@ -152,7 +154,14 @@ ${tolerate ? '    clusterTolerations: [{ key: dedicated, operator: Equal, value:
     );
     expect(bothAffinities.code).toBe(1);
     expect(bothAffinities.err).toMatch(/spec\.placement/);
+    const huge = await flotilla(s.env, ['apply', '-f', '-'], `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: huge, namespace: default }\ndata: { blob: "${'x'.repeat(2 * 1024 * 1024)}" }\n`);
+    expect(huge.code).toBe(1);
+    expect(huge.err).toMatch(/configmap\/huge: object is too large/);
+    const wrongType = await flotilla(s.env, ['apply', '-f', '-'], 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web, namespace: default }\nspec: { replicas: many }\n');
+    expect(wrongType.code).toBe(1);
+    expect(wrongType.err).toMatch(/spec\.replicas/);
     expect(await getJson<{ items: unknown[] }>('deploy')).toEqual(before);
+    expect((await cli('get', 'cm', 'huge')).code).toBe(1);
     expect((await cli('get', 'pp', 'bad')).code).toBe(1);
   });
 });

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { main } from './main.js';
+import type { CliIo } from './context.js';
+
+const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+async function run(args: string[], stdin = '') {
+  let out = '';
+  let err = '';
+  const io: CliIo = { out: (t) => void (out += `${t}\n`), err: (t) => void (err += `${t}\n`), readStdin: async () => stdin, now: () => new Date('2026-01-01T00:00:00Z'), env: {} };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+describe('flotilla what-if schedule (offline)', () => {
+  it('prints the binding the scheduler would write for seed 003, as a List, with the observed group', async () => {
+    const r = await run(['what-if', 'schedule', '-f', path('../../scheduling/src/testdata/seed-003.yaml'), '-o', 'json', '--now', '2026-01-01T00:00:00Z']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.out) as { kind: string; items: Array<{ metadata: { name: string }; spec: { clusters: unknown }; status: { schedulerObservingAffinityName: string; lastScheduledTime: string } }> };
+    expect(list.kind).toBe('List');
+    const nginx = list.items.find((i) => i.metadata.name === 'nginx-deployment')!;
+    expect(nginx.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
+    expect(nginx.status.schedulerObservingAffinityName).toBe('dc-beijing');
+    expect(nginx.status.lastScheduledTime).toBe('2026-01-01T00:00:00Z');
+  });
+
+  it('fails on an invalid object with the admission field path', async () => {
+    const bad = 'apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: { name: p, namespace: default }\nspec:\n  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment }]\n  placement:\n    clusterAffinities: [{ affinityName: "", clusterNames: [a] }]\n';
+    const r = await run(['what-if', 'schedule', '-f', '-'], bad);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/spec\.placement\.clusterAffinities\[0\]\.affinityName/);
+  });
+});
+
+describe('flotilla what-if cron (offline)', () => {
+  it('gives the seed example: "3 * * * *" applied at 9:04 next fires at 10:03, and lists the executions in the window', async () => {
+    const r = await run(['what-if', 'cron', '-f', path('./testdata/cron.yaml'), '--now', '2026-03-02T09:04:00Z', '--until', '2026-03-03T00:30:00Z', '-o', 'json']);
+    expect(r.err).toBe('');
+    const out = JSON.parse(r.out) as {
+      kind: string;
+      items: Array<{ metadata: { name: string }; status: { executionHistories: Array<{ ruleName: string; nextExecutionTime: string }> } }>;
+      executions: Array<Record<string, unknown>>;
+    };
+    expect(out.kind).toBe('List');
+    const web = out.items.find((i) => i.metadata.name === 'web-cron')!;
+    expect(web.status.executionHistories).toEqual([
+      { ruleName: 'hourly', nextExecutionTime: '2026-03-02T10:03:00Z' },
+      // 08:00 in Shanghai is 00:00 UTC
+      { ruleName: 'shanghai-morning', nextExecutionTime: '2026-03-03T00:00:00Z' },
+    ]);
+    expect(out.executions.filter((e) => e.ruleName === 'hourly')).toHaveLength(15);
+    expect(out.executions).toContainEqual({ ruleName: 'shanghai-morning', scheduleTime: '2026-03-03T00:00:00Z', targetReplicas: 10 });
+    expect(out.executions).toContainEqual({ ruleName: 'raise-floor', scheduleTime: '2026-03-02T09:30:00Z', targetMinReplicas: 4 });
+  });
+
+  it('applied at 9:01 the same rule fires at 9:03', async () => {
+    const r = await run(['what-if', 'cron', '-f', path('./testdata/cron.yaml'), '--now', '2026-03-02T09:01:00Z']);
+    expect(r.out).toMatch(/web-cron\s+hourly\s+2026-03-02T09:03:00Z/);
+  });
+
+  it('rejects an invalid schedule with the admission field path, and a bad --now', async () => {
+    const bad = 'apiVersion: autoscaling.karmada.io/v1alpha1\nkind: CronFederatedHPA\nmetadata: { name: c, namespace: default }\nspec:\n  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: w }\n  rules: [{ name: r, schedule: "61 * * * *", targetReplicas: 1 }]\n';
+    const r = await run(['what-if', 'cron', '-f', '-', '--now', '2026-03-02T09:01:00Z'], bad);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/spec\.rules\[0\]\.schedule: invalid cron expression "61 \* \* \* \*"/);
+    const when = await run(['what-if', 'cron', '-f', path('./testdata/cron.yaml'), '--now', 'yesterday']);
+    expect(when.code).toBe(1);
+    expect(when.err).toMatch(/--now/);
+  });
+});
