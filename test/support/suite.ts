@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { Suite } from '@flotilla/launcher';
 import { NATS_URL, REDIS_URL, uniquePrefix } from '@flotilla/testkit';
 import { connectBus, destroyBus } from '@flotilla/bus';
+import { Redis } from 'ioredis';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -37,6 +38,36 @@ export async function startSuite(services: string[], extraEnv: Record<string, st
       const bus = await connectBus({ url: NATS_URL, prefix });
       await destroyBus(bus);
       await bus.close();
+      await removeRedisKeys(prefix);
     },
   };
+}
+
+/** Deletes every Redis key a run's prefix owns (leases, fencing counters, queues). */
+export async function removeRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    for (const pattern of [`${prefix}:*`, `*:${prefix}:*`, `${prefix}-*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The pid inside a leader lease's holder id (`<host>-<pid>-<random>`), to find the process to kill. */
+export async function leaderPid(prefix: string, service: string): Promise<number | undefined> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    const holder = await redis.get(`${prefix}:leader:${service}`);
+    const m = holder ? /-(\d+)-[0-9a-f]+$/.exec(holder) : null;
+    return m ? Number(m[1]) : undefined;
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -41,6 +41,25 @@ describe('KV compare-and-set', () => {
   });
 });
 
+describe('listJson under load', () => {
+  it('ends while writers keep writing to the listed keys', async () => {
+    for (let i = 0; i < 200; i++) await bus.objects.put(`Busy.ns.k-${i}`, new TextEncoder().encode(JSON.stringify({ i, v: 0 })));
+    let writing = true;
+    const writer = (async () => {
+      for (let v = 1; writing; v++) await bus.objects.put(`Busy.ns.k-${v % 200}`, new TextEncoder().encode(JSON.stringify({ i: v % 200, v })));
+    })();
+    try {
+      for (let round = 0; round < 5; round++) {
+        const snap = await listJson<{ i: number }>(bus.js, bus.names.objectsBucket, 'Busy.>');
+        expect(new Set(snap.items.map((x) => x.value.i)).size).toBe(200);
+      }
+    } finally {
+      writing = false;
+      await writer;
+    }
+  });
+});
+
 describe('events', () => {
   it('drops a re-published event with the same id', async () => {
     const first = await publishEvent(bus, ev('dedupe', 'fixed-id-1'));

@@ -63,32 +63,49 @@ export interface Snapshot<T> {
 /**
  * The live values of every key matching `filter` (a NATS wildcard over keys), read in one ordered consumer pass
  * instead of a get per key.
+ *
+ * A bucket keeps one message per key, so a key rewritten while the pass runs loses its old message before it is
+ * delivered and shows up later, under a newer sequence. The pass therefore reads up to the stream's last sequence,
+ * then again up to the new last sequence while writers have moved it (a few rounds at most), keeping the newest
+ * value per key: every key that exists throughout the pass is listed.
  */
 export async function listJson<T>(js: JetStreamClient, bucket: string, filter: string): Promise<Snapshot<T>> {
   const stream = `KV_${bucket}`;
   const jsm = await js.jetstreamManager();
-  // Taken before the consumer starts: every later write is either in the pass below or after this sequence.
-  let lastRevision = (await jsm.streams.info(stream)).state.last_seq;
+  const lastSeq = async () => (await jsm.streams.info(stream)).state.last_seq;
   const consumer = await js.consumers.getPushConsumer(stream, {
     filter_subjects: kvSubject(bucket, filter),
     deliver_policy: DeliverPolicy.LastPerSubject,
   });
-  const items: Versioned<T>[] = [];
-  const info = await consumer.info(true);
-  if (info.num_pending === 0) return { items, lastRevision };
+  const byKey = new Map<string, Versioned<T>>();
+  let lastRevision = await lastSeq();
+  if ((await consumer.info(true)).num_pending === 0) return { items: [], lastRevision };
   const prefixLen = kvSubject(bucket, '').length;
   const messages = await consumer.consume();
+  const iterator = messages[Symbol.asyncIterator]();
+  // Later rounds only wait briefly: what they look for is already stored, or was written to other keys.
+  const nextWithin = (ms: number) =>
+    Promise.race([iterator.next(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), ms))]);
   try {
-    for await (const m of messages) {
-      lastRevision = Math.max(lastRevision, m.seq);
-      const op = m.headers?.get('KV-Operation');
-      if (op !== 'DEL' && op !== 'PURGE') {
-        items.push({ key: m.subject.slice(prefixLen), value: decodeJson<T>(m.data), revision: m.seq });
+    let target = lastRevision;
+    for (let round = 0; round < 5; round++) {
+      for (;;) {
+        const next = round === 0 ? await iterator.next() : await nextWithin(100);
+        if (next.done) break;
+        const m = next.value;
+        lastRevision = Math.max(lastRevision, m.seq);
+        const key = m.subject.slice(prefixLen);
+        const op = m.headers?.get('KV-Operation');
+        if (op === 'DEL' || op === 'PURGE') byKey.delete(key);
+        else if ((byKey.get(key)?.revision ?? 0) < m.seq) byKey.set(key, { key, value: decodeJson<T>(m.data), revision: m.seq });
+        if (m.seq >= target || m.info.pending === 0) break;
       }
-      if (m.info.pending === 0) break;
+      const moved = await lastSeq();
+      if (moved <= target) break;
+      target = moved;
     }
   } finally {
-    await messages.close().catch(() => undefined);
+    messages.stop();
   }
-  return { items, lastRevision };
+  return { items: [...byKey.values()], lastRevision };
 }
