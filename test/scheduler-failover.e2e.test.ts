@@ -79,7 +79,7 @@ describe('scheduler leader killed during a burst', () => {
         const records = new Map((await statuses.list<{ schedulerObservedGeneration?: number; conditions?: Array<{ type: string; status: string }> }>('ResourceBinding')).map((r) => [r.ref.name, r.record.status]));
         const complete = burst.every((b) => {
           const st = records.get(b.metadata.name);
-          return (b.spec as { clusters?: unknown[] }).clusters?.length && st?.schedulerObservedGeneration === b.metadata.generation && st.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'True');
+          return (b.spec as { clusters?: unknown[] }).clusters?.length && st?.schedulerObservedGeneration === b.metadata.generation && st?.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'True');
         });
         return complete ? burst : undefined;
       },
