@@ -42,3 +42,4 @@ export {
   type ServiceState,
   type StopFunction,
 } from './service.js';
+export { startLeaderWork, type LeaderWorkOptions } from './leader-work.js';

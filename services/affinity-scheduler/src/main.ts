@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { baseConfigSchema, connectRedis, envInt, LeaderElector, runService, runWhileLeader } from '@flotilla/runtime';
+import { baseConfigSchema, envInt, runService, startLeaderWork } from '@flotilla/runtime';
 import { ObjectStore } from '@flotilla/store';
 import { AffinitySchedulerController } from './controller.js';
 
@@ -15,11 +15,13 @@ await runService({
   configSchema,
   async start({ config, logger, setReady }) {
     const bus = await connectBus(busOptionsFromEnv(config, 'affinity-scheduler'));
-    const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD, connectionName: 'affinity-scheduler' });
-    const elector = new LeaderElector({ redis, key: `${config.FLOTILLA_PREFIX}:leader:affinity-scheduler`, leaseMs: config.LEADER_LEASE_MS, logger });
-    const stopWork = runWhileLeader(
-      elector,
-      async (signal) => {
+    const stopLeaderWork = await startLeaderWork({
+      redisUrl: config.REDIS_URL,
+      redisPassword: config.REDIS_PASSWORD,
+      key: `${config.FLOTILLA_PREFIX}:leader:affinity-scheduler`,
+      leaseMs: config.LEADER_LEASE_MS,
+      logger,
+      work: async () => {
         const controller = new AffinitySchedulerController({
           bus,
           store: new ObjectStore(bus),
@@ -31,19 +33,14 @@ await runService({
         });
         await controller.start();
         logger.info({}, 'scheduling as leader');
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-        await controller.stop();
+        return () => controller.stop();
       },
-      { logger },
-    );
-    await elector.start();
+    });
     setReady(true);
     return async () => {
       setReady(false);
-      await stopWork();
-      await elector.stop();
+      await stopLeaderWork();
       await bus.close();
-      await redis.quit();
     };
   },
 });

@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
-import { connectRedis, LeaderElector, runService, runWhileLeader, systemClock } from '@flotilla/runtime';
+import { runService, startLeaderWork, systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { clientNodeApi } from './kube/client-node-api.js';
@@ -12,13 +12,15 @@ await runService({
     // Fail before connecting anywhere when the kube driver cannot load its client.
     const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
     const bus = await connectBus(busOptionsFromEnv(config, 'member-agent'));
-    const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD });
     // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
     const scope = config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim';
-    const elector = new LeaderElector({ redis, key: `${config.FLOTILLA_PREFIX}:leader:member-agent:${scope}`, leaseMs: config.LEADER_LEASE_MS, logger });
-    const stopWork = runWhileLeader(
-      elector,
-      async (signal) => {
+    const stopLeaderWork = await startLeaderWork({
+      redisUrl: config.REDIS_URL,
+      redisPassword: config.REDIS_PASSWORD,
+      key: `${config.FLOTILLA_PREFIX}:leader:member-agent:${scope}`,
+      leaseMs: config.LEADER_LEASE_MS,
+      logger,
+      work: async () => {
         const driver = kubeApi
           ? new KubeDriver({ clusterName: config.KUBE_CLUSTER_NAME!, api: kubeApi, bus, clock: systemClock, logger, pollMs: config.KUBE_POLL_MS })
           : new SimAgent({
@@ -29,20 +31,15 @@ await runService({
               sim: { hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS, hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS } },
             });
         await driver.start();
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-        await driver.stop();
+        return () => driver.stop();
       },
-      { logger },
-    );
-    await elector.start();
+    });
     setReady(true);
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
     return async () => {
       setReady(false);
-      await stopWork();
-      await elector.stop();
+      await stopLeaderWork();
       await bus.close();
-      await redis.quit();
     };
   },
 });
