@@ -1,6 +1,7 @@
 // The process supervisor behind scripts/up: starts the built services, applies examples/, streams their logs.
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { Suite } from '../packages/launcher/dist/index.js';
 import { main as cli } from '../packages/cli/dist/main.js';
 
@@ -40,7 +41,12 @@ process.on('SIGTERM', () => void stop(0));
 try {
   await suite.start();
   console.log(`[up] services ready: ${suite.processes.map((p) => p.name).join(', ')}`);
-  const code = await cli(['apply', '-f', join(root, 'examples')], undefined);
+  // Clusters first, and Ready before any workload: a first placement sees every cluster (Steady mode keeps it).
+  const examples = join(root, 'examples');
+  let code = await cli(['apply', '-f', join(examples, '00-clusters.yaml')]);
+  for (const name of ['member1', 'member2', 'member3']) code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '30s']);
+  const rest = readdirSync(examples).filter((f) => /\.ya?ml$/.test(f) && f !== '00-clusters.yaml').sort();
+  code ||= await cli(['apply', ...rest.flatMap((f) => ['-f', join(examples, f)])]);
   if (code !== 0) console.log('[up] some examples were not applied (see above)');
   console.log('[up] Flotilla is up. In another shell: pnpm exec flotilla get clusters   (Ctrl-C here stops everything)');
 } catch (err) {
