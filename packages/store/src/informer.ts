@@ -20,6 +20,8 @@ export class Informer<T = StoredObject> {
     private readonly bucket: 'objects' | 'status',
     private readonly kind: string,
     private readonly onEvent: (e: InformerEvent<T>) => void | Promise<void> = () => undefined,
+    /** Keeps only what the owner reads (client-go's transform): the cache of a large kind stays small. */
+    private readonly transform: (value: T) => T = (v) => v,
   ) {}
 
   /** Lists, delivers every object as an upsert, then follows changes. Resolves once the list is delivered. */
@@ -67,6 +69,7 @@ export class Informer<T = StoredObject> {
         const o = e.value as StoredObject;
         o.metadata = { ...o.metadata, resourceVersion: String(e.revision) };
       }
+      e = { ...e, value: this.transform(e.value) };
       this.cache.set(e.key, { value: e.value, revision: e.revision });
     }
     else this.cache.delete(e.key);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, testBus } from '@flotilla/testkit';
-import type { Bus } from '@flotilla/bus';
+import { AlreadyExistsError, type Bus } from '@flotilla/bus';
 import { ObjectStore } from './object-store.js';
 import { StatusStore } from './status-store.js';
 import { Informer, type InformerEvent } from './informer.js';
@@ -51,6 +51,13 @@ describe('ObjectStore', () => {
     await expect(store.apply({ ...deploy('occ', 5), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } })).rejects.toBeInstanceOf(StaleResourceVersionError);
     expect((await store.get({ kind: 'Deployment', namespace: 'default', name: 'occ' }))?.spec).toEqual({ replicas: 2 });
     await expect(store.delete({ kind: 'Deployment', namespace: 'default', name: 'occ' }, rv)).rejects.toBeInstanceOf(StaleResourceVersionError);
+  });
+
+  it('creates only what does not exist yet', async () => {
+    const created = await store.create(deploy('once', 1));
+    expect(created.metadata).toMatchObject({ generation: 1, resourceVersion: expect.stringMatching(/^\d+$/) });
+    await expect(store.create(deploy('once', 2))).rejects.toBeInstanceOf(AlreadyExistsError);
+    expect((await store.mustGet({ kind: 'Deployment', namespace: 'default', name: 'once' })).spec).toEqual({ replicas: 1 });
   });
 
   it('lets concurrent controllers update without losing writes', async () => {

@@ -93,6 +93,14 @@ export class ObjectStore {
     }
   }
 
+  /** Creates an object that must not exist yet (throws AlreadyExistsError otherwise): for controllers' own objects. */
+  async create(input: StoredObject): Promise<StoredObject> {
+    const key = objectKey(refOf(input));
+    const value = this.fresh(input);
+    const revision = await createJson(this.bus.objects, key, value);
+    return withVersion({ key, value, revision }, undefined);
+  }
+
   /**
    * Read-modify-write for controllers: `mutate` gets the stored object and returns the new one (or undefined to
    * leave it). Retried on a lost compare-and-set, so `mutate` must be a pure function of what it is given.

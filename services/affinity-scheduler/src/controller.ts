@@ -1,10 +1,11 @@
 import { listKinds } from '@flotilla/api';
-import { cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
+import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import { WorkQueue } from '@flotilla/controller';
 import { buildBinding, findMatchingPolicy, type Cluster, type PropagationPolicy, type ResourceBinding, type ResourceTemplate } from '@flotilla/scheduling';
 import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { decideBinding, decisionEvent, type ObservedSchedule } from './reconcile-binding.js';
 import { decideTaints } from './taints.js';
+import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
 
 export interface ControllerLogger {
   info(obj: object, msg: string): void;
@@ -45,6 +46,9 @@ export class AffinitySchedulerController {
   private readonly bindings = new Map<string, Informer<Obj>>();
   private readonly bindingStatus = new Map<string, Informer<StatusRecord>>();
   private readonly observed = new Map<string, ObservedSchedule>();
+  private readonly clusterSignatures = new Map<string, string>();
+  /** The clusters joined with their status, rebuilt only after a cluster changed. */
+  private views?: Cluster[];
   readonly detectQueue: WorkQueue;
   readonly scheduleQueue: WorkQueue;
   readonly taintQueue: WorkQueue;
@@ -60,20 +64,30 @@ export class AffinitySchedulerController {
     this.taintQueue = new WorkQueue((k) => this.taint(k), { onError: onError('taint') });
 
     const templateKinds = listKinds().filter((k) => !k.strict).map((k) => k.kind);
-    for (const kind of templateKinds) this.templates.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.detectQueue.add(e.key))));
+    for (const kind of templateKinds) {
+      this.templates.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.detectQueue.add(e.key)), (t) => templateProjection(t) as Obj));
+    }
     const onPolicy = () => this.whenStarted(() => this.enqueueAllTemplates());
     this.policies = new Informer<Obj>(o.bus, 'objects', 'PropagationPolicy', onPolicy);
     this.clusterPolicies = new Informer<Obj>(o.bus, 'objects', 'ClusterPropagationPolicy', onPolicy);
-    const onCluster = (e: { key: string }) => {
+    // Any change of a Cluster object, or of a cluster's readiness, can move bindings; capacity reports alone cannot.
+    const onCluster = (e: { key: string }, relevant: boolean) => {
+      this.views = undefined;
       if (!this.started) return;
       this.taintQueue.add(e.key);
-      this.enqueueAllBindings();
+      if (relevant) this.enqueueAllBindings();
     };
-    this.clusters = new Informer<Obj>(o.bus, 'objects', 'Cluster', onCluster);
-    this.clusterStatus = new Informer<StatusRecord>(o.bus, 'status', 'Cluster', onCluster);
+    this.clusters = new Informer<Obj>(o.bus, 'objects', 'Cluster', (e) => onCluster(e, true));
+    this.clusterStatus = new Informer<StatusRecord>(o.bus, 'status', 'Cluster', (e) => {
+      const signature = e.type === 'upsert' ? clusterSchedulingSignature(e.value.status) : undefined;
+      const relevant = signature !== this.clusterSignatures.get(e.key);
+      if (signature === undefined) this.clusterSignatures.delete(e.key);
+      else this.clusterSignatures.set(e.key, signature);
+      onCluster(e, relevant);
+    });
     for (const kind of BINDING_KINDS) {
       this.bindings.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.scheduleQueue.add(e.key))));
-      this.bindingStatus.set(kind, new Informer<StatusRecord>(o.bus, 'status', kind));
+      this.bindingStatus.set(kind, new Informer<StatusRecord>(o.bus, 'status', kind, undefined, bindingStatusProjection));
     }
   }
 
@@ -119,7 +133,8 @@ export class AffinitySchedulerController {
   }
 
   private clusterViews(): Cluster[] {
-    return [...this.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as Cluster);
+    this.views ??= [...this.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as Cluster);
+    return this.views;
   }
 
   // 1. detection
@@ -141,8 +156,12 @@ export class AffinitySchedulerController {
     if (!policy) return;
     const desired = buildBinding(template, policy) as unknown as Obj;
     if (!existing) {
-      await this.o.store.apply(desired);
-      return;
+      // Create-only: if our cache lags and the binding exists, fall through to the update, which keeps its clusters.
+      const created = await this.o.store.create(desired).catch((err: unknown) => {
+        if (err instanceof AlreadyExistsError) return undefined;
+        throw err;
+      });
+      if (created) return;
     }
     await this.o.store.update(bindingRef, (cur) => {
       const spec = { ...(cur.spec as Record<string, unknown>), ...(desired.spec as Record<string, unknown>) };

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { buildBinding, type PropagationPolicy } from '@flotilla/scheduling';
+import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
+
+const deployment = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default', uid: 'u1', resourceVersion: '7', labels: { app: 'web' }, annotations: { big: 'x'.repeat(1000) } },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: 'web' } },
+    template: {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'c', image: 'img', env: [{ name: 'A', value: 'B' }], resources: { requests: { cpu: '250m', memory: '64Mi' } } }, { name: 'd', image: 'img' }] },
+    },
+  },
+};
+const policy: PropagationPolicy = {
+  apiVersion: 'policy.karmada.io/v1alpha1',
+  kind: 'PropagationPolicy',
+  metadata: { name: 'p', namespace: 'default' },
+  spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment' }], placement: { clusterAffinity: { clusterNames: ['m1'] } } },
+};
+
+describe('projections', () => {
+  it('a projected template builds the same binding as the whole template', () => {
+    const projected = templateProjection(deployment);
+    expect(JSON.stringify(projected).length).toBeLessThan(JSON.stringify(deployment).length / 3);
+    expect(buildBinding(projected as never, policy)).toEqual(buildBinding(deployment as never, policy));
+  });
+
+  it('keeps only what scheduling reads of a binding status', () => {
+    const r = bindingStatusProjection({
+      seq: 9,
+      status: {
+        schedulerObservingAffinityName: 'g1',
+        lastScheduledTime: 't',
+        schedulerObservedGeneration: 3,
+        conditions: [{ type: 'Scheduled', status: 'True' }, { type: 'FullyApplied', status: 'True' }],
+        aggregatedStatus: [{ clusterName: 'm1', applied: true }],
+      },
+    });
+    expect(r).toEqual({ seq: 9, status: { schedulerObservingAffinityName: 'g1', lastScheduledTime: 't', schedulerObservedGeneration: 3, conditions: [{ type: 'Scheduled', status: 'True' }] } });
+  });
+
+  it('signs readiness and API enablements, not capacity', () => {
+    const a = clusterSchedulingSignature({ conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocated: { cpu: '1' } } });
+    const b = clusterSchedulingSignature({ conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocated: { cpu: '5' } } });
+    const c = clusterSchedulingSignature({ conditions: [{ type: 'Ready', status: 'False' }], resourceSummary: { allocated: { cpu: '5' } } });
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+  });
+});
