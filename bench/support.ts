@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connectBus, destroyBus, type Bus } from '@flotilla/bus';
 import { NATS_URL, uniquePrefix } from '@flotilla/testkit';
 
@@ -30,4 +31,100 @@ export function report(title: string, rows: Array<[string, string]>): void {
   console.log(`\n${title}`);
   const w = Math.max(...rows.map(([k]) => k.length));
   for (const [k, v] of rows) console.log(`  ${k.padEnd(w)}  ${v}`);
+}
+
+/**
+ * Resident memory of another process in MiB, read from procfs: VmRSS (now) or VmHWM (the peak so far).
+ * NaN where procfs is not there or the process is gone.
+ */
+export function rssOfPidMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+  if (pid === undefined) return NaN;
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Runs `fn(0..count-1)` with at most `limit` calls in flight; rejects on the first failure. */
+export async function boundedRun(count: number, limit: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await fn(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+/** p50 / p99 / max of a sample of milliseconds, formatted for a report row. */
+export function latencySummary(samples: number[]): string {
+  const s = [...samples].sort((a, b) => a - b);
+  return `p50 ${fmt(percentile(s, 50))} ms, p99 ${fmt(percentile(s, 99))} ms, max ${fmt(s[s.length - 1] ?? NaN)} ms (n=${s.length})`;
+}
+
+/** A deterministic pseudo-random source (mulberry32), so every run builds the same inputs. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Resolves when `probe` returns true, polling every `everyMs`; throws after `timeoutMs` naming `what`. */
+export async function waitFor(probe: () => boolean | Promise<boolean>, what: string, timeoutMs: number, everyMs = 50): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await probe())) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const REGIONS = ['cn-north', 'cn-east', 'ap-east', 'eu-west', 'us-east'];
+
+/**
+ * Simulated member cluster `i` of a scheduling benchmark, labelled `bench=e2e`, with room for every replica of a
+ * run, so that Divided placement never runs out of capacity mid-benchmark.
+ */
+export function benchCluster(i: number) {
+  return {
+    apiVersion: 'cluster.karmada.io/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name: `member-${String(i).padStart(3, '0')}`, labels: { bench: 'e2e' } },
+    spec: { syncMode: 'Push', region: REGIONS[i % REGIONS.length]!, simulation: { allocatable: { cpu: String(64 + (i % 8) * 16), memory: '512Gi', pods: '2000' } } },
+  };
+}
+
+/** One Divided (dynamic weight) policy for every `bench=e2e` Deployment over every `bench=e2e` cluster. */
+export const benchPolicy = {
+  apiVersion: 'policy.karmada.io/v1alpha1',
+  kind: 'PropagationPolicy',
+  metadata: { name: 'bench', namespace: 'default' },
+  spec: {
+    resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { bench: 'e2e' } } }],
+    placement: {
+      clusterAffinity: { labelSelector: { matchLabels: { bench: 'e2e' } } },
+      replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { dynamicWeight: 'AvailableReplicas' } },
+    },
+  },
+};
+
+/** A Deployment of 1-5 replicas (by `i`) that benchPolicy selects. */
+export function benchDeployment(name: string, i: number) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default', labels: { bench: 'e2e', app: name } },
+    spec: {
+      replicas: 1 + (i % 5),
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image: 'ghcr.io/example/app:1.0', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] },
+      },
+    },
+  };
 }

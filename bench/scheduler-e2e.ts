@@ -1,0 +1,169 @@
+// Scheduling end to end through the bus (issue 3): gateway, status-writer, member-agent (BENCH_CLUSTERS simulated
+// clusters) and affinity-scheduler as processes on a fresh prefix; one Divided PropagationPolicy selects every
+// Deployment. Latency of one Deployment = from the gateway acknowledging its apply until a core NATS subscription on
+// `<prefix>.events.ResourceBinding.*.*.BindingScheduled` sees the first decision for its binding. That path is
+// gateway KV write -> scheduler detection (binding create) -> scheduling (binding CAS update) -> event publish.
+// Phases:
+// 1. paced: BENCH_PACED applies at BENCH_RATE/s on a system holding only the clusters;
+// 2. burst: BENCH_BINDINGS applies, BENCH_IN_FLIGHT at a time: end-to-end rate and latency;
+//    bare KV compare-and-set updates (same bucket, same payload size, same in-flight bound) run before and after it;
+// 3. paced again, now with the burst's bindings held (the steady state of a loaded scheduler);
+// then the resident memory of the affinity-scheduler holding every binding.
+import { connectBus, encodeJson, listJson, parseEventSubject, type Bus } from '@flotilla/bus';
+import { GatewayClient } from '@flotilla/client';
+import { NATS_URL } from '@flotilla/testkit';
+import { startSuite } from '../test/support/suite.js';
+import { benchCluster, benchDeployment, benchPolicy, boundedRun, fmt, latencySummary, percentile, report, rssOfPidMb, waitFor } from './support.js';
+
+const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 100);
+const BINDINGS = Number(process.env.BENCH_BINDINGS ?? 10_000);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 64);
+const PACED = Number(process.env.BENCH_PACED ?? 2000);
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 600_000);
+const SIM_TICK_MS = process.env.BENCH_SIM_TICK_MS ?? '1000';
+// The services' default lease; the test suite's 2 s lease is lost whenever a busy scheduler blocks its loop that long.
+const LEASE_MS = process.env.BENCH_LEASE_MS ?? '10000';
+const progress = (msg: string) => console.error(`[scheduler-e2e] ${msg}`);
+
+/** Pairs each Deployment's apply acknowledgement with the first BindingScheduled of its binding, in either order. */
+class LatencyTracker {
+  private readonly ackAt = new Map<string, number>();
+  private readonly eventAt = new Map<string, number>();
+  private readonly done = new Set<string>();
+  readonly samples = new Map<string, number[]>();
+  lastEventAt = 0;
+
+  constructor(private readonly phaseOf: (deployment: string) => string) {}
+
+  count(phase: string): number {
+    return this.samples.get(phase)?.length ?? 0;
+  }
+
+  acked(deployment: string, at: number): void {
+    const e = this.eventAt.get(deployment);
+    this.ackAt.set(deployment, at);
+    if (e !== undefined) this.record(deployment, Math.max(0, e - at));
+  }
+
+  scheduled(deployment: string, at: number): void {
+    if (this.done.has(deployment) || this.eventAt.has(deployment)) return;
+    this.lastEventAt = at;
+    const a = this.ackAt.get(deployment);
+    if (a === undefined) this.eventAt.set(deployment, at);
+    else this.record(deployment, at - a);
+  }
+
+  private record(deployment: string, ms: number): void {
+    this.done.add(deployment);
+    this.ackAt.delete(deployment);
+    this.eventAt.delete(deployment);
+    const phase = this.phaseOf(deployment);
+    const list = this.samples.get(phase) ?? [];
+    list.push(ms);
+    this.samples.set(phase, list);
+  }
+}
+
+/** Rate of bare KV compare-and-set updates: `n` keys created, then each updated once at its revision. */
+async function bareCasRate(bus: Bus, n: number, round: number, payload: Uint8Array): Promise<number> {
+  // A kind no service watches, in the same bucket as the real objects.
+  const key = (i: number) => `BenchCas._.r${round}-${i}`;
+  const revisions: number[] = new Array(n);
+  await boundedRun(n, IN_FLIGHT, async (i) => {
+    revisions[i] = await bus.objects.create(key(i), payload);
+  });
+  const t = performance.now();
+  await boundedRun(n, IN_FLIGHT, async (i) => {
+    await bus.objects.update(key(i), payload, revisions[i]!);
+  });
+  return n / ((performance.now() - t) / 1000);
+}
+
+const s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'], {
+  LOG_LEVEL: 'warn',
+  SIM_TICK_MS,
+  LEADER_LEASE_MS: LEASE_MS,
+});
+progress(`suite up on prefix ${s.env.FLOTILLA_PREFIX}`);
+const bus = await connectBus({ url: NATS_URL, prefix: s.env.FLOTILLA_PREFIX, name: 'bench-scheduler-e2e' });
+try {
+  const client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, timeoutMs: 60_000 });
+  const pidOf = (name: string) => s.suite.processes.find((p) => p.name === name)?.child.pid;
+  const tracker = new LatencyTracker((d) => d.slice(0, d.indexOf('-')));
+  const root = bus.names.eventsRoot;
+  const sub = bus.nc.subscribe(`${root}.ResourceBinding.*.*.BindingScheduled`, {
+    callback: (err, msg) => {
+      if (err) return;
+      const binding = parseEventSubject(root, msg.subject).name;
+      if (binding.endsWith('-deployment')) tracker.scheduled(binding.slice(0, -'-deployment'.length), performance.now());
+    },
+  });
+
+  // The fleet, Ready before the first workload.
+  await boundedRun(CLUSTERS, IN_FLIGHT, async (i) => void (await client.apply(benchCluster(i))));
+  await waitFor(async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= CLUSTERS, `${CLUSTERS} cluster statuses`, 120_000, 250);
+  await client.apply(benchPolicy);
+  progress(`${CLUSTERS} clusters ready`);
+
+  const apply = async (name: string, i: number) => {
+    await client.apply(benchDeployment(name, i));
+    tracker.acked(name, performance.now());
+  };
+  const paced = async (phase: string) => {
+    const t0 = performance.now();
+    const pending: Promise<void>[] = [];
+    for (let i = 0; i < PACED; i++) {
+      const wait = t0 + (i * 1000) / RATE - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      pending.push(apply(`${phase}-${i}`, i));
+    }
+    await Promise.all(pending);
+    const achieved = PACED / ((performance.now() - t0) / 1000);
+    await waitFor(() => tracker.count(phase) >= PACED, `${PACED} ${phase} bindings scheduled (have ${tracker.count(phase)})`, TIMEOUT_MS);
+    return achieved;
+  };
+
+  // 1. paced, nearly empty
+  const pacedEmptyRate = PACED > 0 ? await paced('pacedempty') : NaN;
+  progress('paced phase on the empty system done');
+
+  // 2. burst, between two rounds of bare CAS with a payload the size of one Deployment
+  const payload = encodeJson(benchDeployment('burst-0000000', 0));
+  const casBefore = await bareCasRate(bus, BINDINGS, 0, payload);
+  const t0 = performance.now();
+  await boundedRun(BINDINGS, IN_FLIGHT, (i) => apply(`burst-${i}`, i));
+  const applyMs = performance.now() - t0;
+  progress(`burst applied in ${fmt(applyMs)} ms; waiting for its bindings`);
+  await waitFor(() => tracker.count('burst') >= BINDINGS, `${BINDINGS} burst bindings scheduled (have ${tracker.count('burst')})`, TIMEOUT_MS);
+  const e2eRate = BINDINGS / ((tracker.lastEventAt - t0) / 1000);
+  await new Promise((r) => setTimeout(r, 3000));
+  const rssBurst = rssOfPidMb(pidOf('affinity-scheduler'));
+  const casAfter = await bareCasRate(bus, BINDINGS, 1, payload);
+  const casRate = (casBefore + casAfter) / 2;
+  progress('burst done');
+
+  // 3. paced, holding the burst's bindings
+  const pacedLoadedRate = PACED > 0 ? await paced('pacedloaded') : NaN;
+  await new Promise((r) => setTimeout(r, 3000));
+  const rss = (name: string) => rssOfPidMb(pidOf(name));
+  await sub.drain();
+  const demotions = s.logs.filter((l) => l.startsWith('[affinity-scheduler]') && l.includes('no longer leader')).length;
+
+  const p99 = (phase: string) => percentile([...(tracker.samples.get(phase) ?? [])].sort((a, b) => a - b), 99);
+  report(`scheduling end to end: Divided (dynamic weight) over ${CLUSTERS} simulated clusters, member-agent tick ${SIM_TICK_MS} ms`, [
+    ['burst', `${BINDINGS} Deployments, ${IN_FLIGHT} in flight: applies took ${fmt(applyMs)} ms (${fmt(BINDINGS / (applyMs / 1000))}/s)`],
+    ['burst end-to-end rate', `${fmt(e2eRate)} bindings/s (first apply -> last BindingScheduled)`],
+    ['bare KV CAS rate', `${fmt(casRate)} updates/s (before ${fmt(casBefore)}, after ${fmt(casAfter)}; ${IN_FLIGHT} in flight, ${payload.length} B values)`],
+    ['end to end / bare CAS', `${((100 * e2eRate) / casRate).toFixed(1)} %  (target >= 50 %)`],
+    ['burst apply-to-BindingScheduled', latencySummary(tracker.samples.get('burst') ?? [])],
+    [`paced ${RATE}/s, empty system`, `${latencySummary(tracker.samples.get('pacedempty') ?? [])}, achieved ${fmt(pacedEmptyRate)}/s  (target p99 <= 50 ms: ${p99('pacedempty') <= 50 ? 'met' : 'missed'})`],
+    [`paced ${RATE}/s, holding ${BINDINGS} more`, `${latencySummary(tracker.samples.get('pacedloaded') ?? [])}, achieved ${fmt(pacedLoadedRate)}/s  (target p99 <= 50 ms: ${p99('pacedloaded') <= 50 ? 'met' : 'missed'})`],
+    ['affinity-scheduler VmRSS', `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED})  (target <= 150 MB at 10,000)`],
+    ['scheduler leadership lost', `${demotions} times (lease ${LEASE_MS} ms)`],
+    ['other services VmRSS', `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB`],
+  ]);
+} finally {
+  await bus.close();
+  await s.stop();
+}
