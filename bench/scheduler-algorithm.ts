@@ -11,7 +11,7 @@ import {
   type PropagationPolicy,
   type ResourceBinding,
   type ResourceTemplate,
-} from '../packages/scheduling/src/index.js';
+} from '@flotilla/scheduling';
 import { fmt, report, seededRandom } from './support.js';
 
 const BINDINGS = Number(process.env.BENCH_BINDINGS ?? 10_000);
