@@ -81,8 +81,13 @@ export class ObjectStore {
         return { object: await this.withStatus(key, { ...current, value: next }), outcome: 'unchanged' };
       }
       try {
-        const revision = current ? await updateJson(this.bus.objects, key, next, current.revision) : await createJson(this.bus.objects, key, next);
-        return { object: await this.withStatus(key, { key, value: next, revision }), outcome: current ? 'configured' : 'created' };
+        if (!current) {
+          // A new object has no status yet (a deleted one's went with it): nothing to read back.
+          const revision = await createJson(this.bus.objects, key, next);
+          return { object: withVersion({ key, value: next, revision }, undefined), outcome: 'created' };
+        }
+        const revision = await updateJson(this.bus.objects, key, next, current.revision);
+        return { object: await this.withStatus(key, { key, value: next, revision }), outcome: 'configured' };
       } catch (err) {
         const lost = err instanceof ConflictError || err instanceof AlreadyExistsError;
         if (!lost) throw err;
