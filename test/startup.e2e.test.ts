@@ -1,14 +1,25 @@
 // Bad start-up conditions: each service stops at once with a message that says what is wrong.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { busNames, connectBus, destroyBus } from '@flotilla/bus';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { NATS_URL, REDIS_URL, uniquePrefix } from '@flotilla/testkit';
 import { ROOT } from './support/suite.js';
 
+const prefixes: string[] = [];
+afterAll(async () => {
+  // A service that got as far as NATS before failing created its streams: remove them.
+  const bus = await connectBus({ url: NATS_URL, prefix: 'boot-cleanup' });
+  for (const prefix of [...prefixes, 'boot-cleanup']) await destroyBus({ ...bus, names: busNames(prefix) });
+  await bus.close();
+});
+
 function run(service: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const prefix = uniquePrefix('boot');
+  prefixes.push(prefix);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(ROOT, 'services', service, 'dist', 'main.js')], {
-      env: { ...process.env, NATS_URL, REDIS_URL, FLOTILLA_PREFIX: uniquePrefix('boot'), LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, NATS_URL, REDIS_URL, FLOTILLA_PREFIX: prefix, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
