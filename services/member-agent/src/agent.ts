@@ -24,6 +24,12 @@ export const WATCHED_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBind
 /** Kinds whose stored status tells a new leader what was already reported. */
 const STATUS_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'] as const;
 
+/** A binding's placement (often the larger part of it) only matters to the scheduler: the agent drops it. */
+function withoutPlacement(o: StoredObject): StoredObject {
+  const { placement: _placement, ...spec } = (o.spec ?? {}) as Record<string, unknown>;
+  return { ...o, spec };
+}
+
 /**
  * The `sim` driver: one process simulates every Cluster that has `spec.simulation`. It keeps informers on the
  * clusters, bindings and HPAs, and every tick advances the simulation and publishes the reports that changed.
@@ -46,7 +52,7 @@ export class SimAgent {
 
   /** Fills the caches, reports once, then keeps ticking until `stop`. */
   async start(): Promise<void> {
-    for (const kind of WATCHED_KINDS) this.objects.set(kind, new Informer<StoredObject>(this.opts.bus, 'objects', kind));
+    for (const kind of WATCHED_KINDS) this.objects.set(kind, new Informer<StoredObject>(this.opts.bus, 'objects', kind, undefined, kind.endsWith('ResourceBinding') ? withoutPlacement : undefined));
     for (const kind of STATUS_KINDS) this.statuses.set(kind, new Informer<StatusRecord<Record<string, unknown>>>(this.opts.bus, 'status', kind));
     await Promise.all([...this.objects.values(), ...this.statuses.values()].map((i) => i.start()));
     await this.tick();
