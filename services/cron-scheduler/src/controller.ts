@@ -1,0 +1,344 @@
+import { createHash } from 'node:crypto';
+import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
+import { WorkQueue } from '@flotilla/controller';
+import {
+  cronJobId,
+  DEFAULT_CATCH_UP_WINDOW_MS,
+  DEFAULT_CONTROLLER_TIME_ZONE,
+  executionEvent,
+  missedEvent,
+  nextScheduledData,
+  planCronExecutions,
+  targetKindOf,
+  type CronEvent,
+  type CronFederatedHPA,
+  type CronPlan,
+  type RuleState,
+} from '@flotilla/cron';
+import { createDelayedQueue, createWorker, scheduleAt, systemClock, type Clock, type DelayedQueue, type DelayedWorker } from '@flotilla/runtime';
+import { Informer, NotFoundError, ObjectStore, refFromKey, type StoredObject } from '@flotilla/store';
+import type { Redis } from 'ioredis';
+import { applyExecutions, type ExecutionOutcome } from './apply-executions.js';
+import { needsNextScheduled } from './next-scheduled.js';
+import { RuleStateStore, type StoredCronState } from './rule-state-store.js';
+
+export const CONTROLLER_NAME = 'cron-scheduler';
+export const CRON_KIND = 'CronFederatedHPA';
+
+export interface ControllerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** One execution's outcome, for metrics and benchmarks. */
+export interface ExecutionReport {
+  key: string;
+  ruleName: string;
+  scheduleTime: Date;
+  executionTime: Date;
+  ok: boolean;
+}
+
+export interface CronControllerOptions {
+  bus: Bus;
+  store?: ObjectStore;
+  states?: RuleStateStore;
+  /** Shared by the timer queue; the worker runs on a duplicate of it. The owner closes it. */
+  redis: Redis;
+  /** BullMQ key prefix (FLOTILLA_PREFIX), so installations and test runs sharing a Redis stay apart. */
+  queuePrefix: string;
+  /** BullMQ queue name; default `cron-scheduler`. */
+  queueName?: string;
+  /** How events reach the bus; publishEvent in production. */
+  publish: (e: CloudEvent) => Promise<unknown>;
+  clock?: Clock;
+  logger: ControllerLogger;
+  /** How late a missed occurrence may still be applied (issue 4 item 7). Default 15 minutes. */
+  catchUpWindowMs?: number;
+  /** The zone of rules without `timeZone`. Default UTC. */
+  defaultTimeZone?: string;
+  /** Objects reconciled at once. Default 32. */
+  concurrency?: number;
+  /** BullMQ jobs handled at once. Default 50. */
+  workerConcurrency?: number;
+  /** Every object is reconsidered and its timers re-armed this often (survives lost Redis keys). Default 60 s. */
+  resyncMs?: number;
+  /** Attempts at a target write failing for other reasons than the target's absence before it is recorded as failed. */
+  maxWriteAttempts?: number;
+  onExecution?: (r: ExecutionReport) => void;
+}
+
+interface JobData {
+  key: string;
+}
+
+/** Node keeps timer delays in a signed 32-bit integer; a longer wait is re-armed when the timer fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The CronFederatedHPA controller. Per object (a work-queue key, so never two reconciles of one object at once):
+ *
+ * 1. plan from the stored rule state (next due instants in JetStream, never recomputed from "now");
+ * 2. apply the due executions to the target in one compare-and-set that also records them in the target's
+ *    execution markers, so a repeat finds them applied;
+ * 3. publish the outcome events with ids derived from (uid, rule, schedule time), so a repeat is de-duplicated;
+ * 4. advance the stored state with a compare-and-set;
+ * 5. arm one BullMQ delayed job per rule's next due instant (durable timer, deterministic id) and a local timer
+ *    for the object's earliest one (BullMQ's promotion adds tens of milliseconds).
+ *
+ * A crash between any two steps repeats the earlier ones harmlessly; a deposed leader's late state write fails
+ * its compare-and-set. Only the leader runs it.
+ */
+export class CronController {
+  private readonly clock: Clock;
+  private readonly store: ObjectStore;
+  private readonly states: RuleStateStore;
+  private readonly informer: Informer<StoredObject>;
+  readonly workQueue: WorkQueue;
+  private readonly cache = new Map<string, StoredCronState>();
+  private readonly uids = new Map<string, string>();
+  private readonly localTimers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly armed = new Set<string>();
+  private readonly writeFailures = new Map<string, number>();
+  private queue?: DelayedQueue<JobData>;
+  private worker?: DelayedWorker<JobData, void>;
+  private resync?: NodeJS.Timeout;
+  private started = false;
+
+  constructor(private readonly o: CronControllerOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.store = o.store ?? new ObjectStore(o.bus);
+    this.states = o.states ?? new RuleStateStore(o.bus);
+    this.informer = new Informer<StoredObject>(o.bus, 'objects', CRON_KIND, (e) => {
+      if (this.started) this.workQueue.add(e.key);
+    });
+    this.workQueue = new WorkQueue((k) => this.reconcile(k), {
+      concurrency: o.concurrency ?? 32,
+      onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'reconcile failed; retrying'),
+    });
+  }
+
+  /** Lists the objects and their stored state, rebuilds every timer, and catches up on what came due meanwhile. */
+  async start(): Promise<void> {
+    await this.informer.start();
+    const stored = await this.states.list();
+    for (const [uid, s] of stored) this.cache.set(uid, s);
+    const queueName = this.o.queueName ?? CONTROLLER_NAME;
+    this.queue = createDelayedQueue<JobData>({ name: queueName, prefix: this.o.queuePrefix, connection: this.o.redis });
+    this.worker = createWorker<JobData, void>({
+      name: queueName,
+      prefix: this.o.queuePrefix,
+      connection: this.o.redis,
+      concurrency: this.o.workerConcurrency ?? 50,
+      handler: async (job) => {
+        // The job only wakes the object up: what is due is decided from the stored state, so a redelivered or
+        // stale job finds nothing to do.
+        this.workQueue.add(job.data.key);
+      },
+    });
+    this.started = true;
+    for (const key of this.informer.cache.keys()) this.workQueue.add(key);
+    await this.collectOrphans(stored);
+    this.resync = setInterval(() => {
+      // Forgetting what was armed re-adds every job (a no-op while Redis still has it), so timers lost with Redis come back.
+      this.armed.clear();
+      for (const key of this.informer.cache.keys()) this.workQueue.add(key);
+    }, this.o.resyncMs ?? 60_000);
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    clearInterval(this.resync);
+    this.informer.stop();
+    for (const t of this.localTimers.values()) clearTimeout(t.timer);
+    this.localTimers.clear();
+    await this.worker?.close();
+    await this.workQueue.stop();
+    await this.queue?.close();
+  }
+
+  /** Resolves when no reconcile is queued or running: for tests and benchmarks. */
+  async idle(): Promise<void> {
+    await this.workQueue.idle();
+  }
+
+  /** State of objects deleted while no leader ran. */
+  private async collectOrphans(stored: Map<string, StoredCronState>): Promise<void> {
+    for (const [uid, s] of stored) {
+      const obj = this.informer.cache.get(s.state.objectKey)?.value;
+      if (obj?.metadata.uid === uid) continue;
+      this.cache.delete(uid);
+      await this.states.delete(uid, s.revision).catch((err: unknown) => this.o.logger.warn({ err, uid }, 'could not remove the state of a deleted object'));
+    }
+  }
+
+  private async loadState(uid: string): Promise<StoredCronState> {
+    const cached = this.cache.get(uid);
+    if (cached) return cached;
+    const s = (await this.states.get(uid)) ?? { state: { objectKey: '', rules: [] }, revision: 0 };
+    this.cache.set(uid, s);
+    return s;
+  }
+
+  private async forget(key: string, uid: string): Promise<void> {
+    const s = this.cache.get(uid) ?? (await this.states.get(uid));
+    this.cache.delete(uid);
+    this.uids.delete(key);
+    this.writeFailures.delete(key);
+    const t = this.localTimers.get(key);
+    if (t) clearTimeout(t.timer);
+    this.localTimers.delete(key);
+    // Its BullMQ jobs stay and fire into nothing; the state goes so a later object of that name starts afresh.
+    if (s && s.revision > 0) await this.states.delete(uid).catch(() => undefined);
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const obj = this.informer.cache.get(key)?.value as (StoredObject & CronFederatedHPA) | undefined;
+    const knownUid = this.uids.get(key);
+    if (!obj) {
+      if (knownUid) await this.forget(key, knownUid);
+      return;
+    }
+    const uid = obj.metadata.uid;
+    if (!uid) return;
+    if (knownUid && knownUid !== uid) await this.forget(key, knownUid);
+    this.uids.set(key, uid);
+
+    const stored = await this.loadState(uid);
+    const now = this.clock.now();
+    let plan: CronPlan;
+    try {
+      plan = planCronExecutions({
+        object: obj,
+        state: stored.state.rules,
+        now,
+        catchUpWindowMs: this.o.catchUpWindowMs ?? DEFAULT_CATCH_UP_WINDOW_MS,
+        defaultTimeZone: this.o.defaultTimeZone ?? DEFAULT_CONTROLLER_TIME_ZONE,
+      });
+    } catch (err) {
+      // Admission rejects what cannot be planned; an object that still cannot be is left alone, loudly.
+      this.o.logger.error({ err, key }, 'cannot plan this CronFederatedHPA; its rules do not run');
+      return;
+    }
+    if (Object.keys(plan.unrecorded).length) this.o.logger.warn({ key, unrecorded: plan.unrecorded }, 'outage longer than the history can record');
+
+    if (plan.execute.length || plan.missed.length || plan.stateChanged) {
+      // 2. the target
+      const outcomes = await this.applyToTarget(key, obj, uid, plan);
+      // 3. the events, in the order the status writer should fold them
+      await this.publishAll(this.eventsOf(obj, uid, stored, plan, outcomes, now));
+      for (const o of outcomes) {
+        this.o.onExecution?.({ key, ruleName: o.execution.ruleName, scheduleTime: o.execution.scheduleTime, executionTime: now, ok: o.effect.ok });
+      }
+      // 4. the state
+      const next = { objectKey: key, rules: plan.state };
+      try {
+        const revision = await this.states.put(uid, next, stored.revision);
+        this.cache.set(uid, { state: next, revision });
+      } catch (err) {
+        if (!(err instanceof ConflictError || err instanceof AlreadyExistsError)) throw err;
+        // Another replica advanced it (a leader change): plan again from what it stored.
+        this.cache.delete(uid);
+        this.workQueue.add(key);
+        return;
+      }
+    }
+    // 5. the timers
+    await this.arm(key, uid, plan.state, now, plan.nextWakeAt);
+  }
+
+  private async applyToTarget(key: string, obj: CronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
+    if (!plan.execute.length) return [];
+    const ref = obj.spec.scaleTargetRef;
+    const namespace = obj.metadata.namespace;
+    const input = { ref, namespace, cronUid: uid, ruleNames: obj.spec.rules.map((r) => r.name), executions: plan.execute };
+    if (targetKindOf(ref) === 'Unsupported') return applyExecutions({ ...input, target: undefined }).outcomes;
+    let outcomes: ExecutionOutcome[] = [];
+    try {
+      await this.store.update({ kind: ref.kind, namespace, name: ref.name }, (current) => {
+        const r = applyExecutions({ ...input, target: current });
+        outcomes = r.outcomes;
+        return r.target;
+      });
+      this.writeFailures.delete(key);
+      return outcomes;
+    } catch (err) {
+      if (err instanceof NotFoundError) return applyExecutions({ ...input, target: undefined }).outcomes;
+      const attempt = (this.writeFailures.get(key) ?? 0) + 1;
+      if (attempt < (this.o.maxWriteAttempts ?? 5)) {
+        this.writeFailures.set(key, attempt);
+        throw err;
+      }
+      this.writeFailures.delete(key);
+      const message = `scaling ${ref.kind} ${namespace ? `${namespace}/` : ''}${ref.name} failed: ${(err as Error).message}`;
+      return plan.execute.map((execution) => ({ execution, repeated: false, effect: { ok: false, reason: 'TargetNotFound', message } as const }));
+    }
+  }
+
+  private eventsOf(obj: CronFederatedHPA, uid: string, stored: StoredCronState, plan: CronPlan, outcomes: ExecutionOutcome[], now: Date): CloudEvent[] {
+    const ruleOf = (name: string) => obj.spec.rules.find((r) => r.name === name)!;
+    const wrap = (id: string, e: CronEvent): CloudEvent =>
+      cloudEvent({ id, source: CONTROLLER_NAME, type: e.type, kind: CRON_KIND, namespace: obj.metadata.namespace, name: obj.metadata.name, time: now, data: e.data });
+    const out: CloudEvent[] = [];
+    if (needsNextScheduled(stored.state.rules, plan)) {
+      const data = nextScheduledData(plan);
+      // The revision planned from makes a repeat of this decision the same message; the digest keeps a later,
+      // different decision from the same revision (after a failed state write) from being dropped as one.
+      const digest = createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 12);
+      out.push(wrap(`cron.${uid}.next.${stored.revision}.${digest}`, { type: 'CronNextScheduled', data }));
+    }
+    const timed: Array<{ at: number; order: number; event: CloudEvent }> = [];
+    plan.missed.forEach((m, i) => {
+      timed.push({ at: m.scheduleTime.getTime(), order: i, event: wrap(cronJobId(uid, m.ruleName, m.scheduleTime), missedEvent(plan, m, ruleOf(m.ruleName), now)) });
+    });
+    outcomes.forEach((o, i) => {
+      const ev = executionEvent(plan, o.execution, ruleOf(o.execution.ruleName), o.effect, now);
+      timed.push({ at: o.execution.scheduleTime.getTime(), order: plan.missed.length + i, event: wrap(cronJobId(uid, o.execution.ruleName, o.execution.scheduleTime), ev) });
+    });
+    timed.sort((a, b) => a.at - b.at || a.order - b.order);
+    return [...out, ...timed.map((t) => t.event)];
+  }
+
+  private async publishAll(events: CloudEvent[]): Promise<void> {
+    // Sent back to back on one connection, so they reach the stream in this order (the status writer folds in
+    // stream order and history is newest first) without waiting a round trip each.
+    await Promise.all(events.map((e) => this.o.publish(e)));
+  }
+
+  private async arm(key: string, uid: string, rules: readonly RuleState[], now: Date, wake: Date | undefined): Promise<void> {
+    const queue = this.queue;
+    if (queue) {
+      const adds: Array<Promise<unknown>> = [];
+      for (const r of rules) {
+        if (r.nextDue === null) continue;
+        const at = new Date(r.nextDue);
+        const id = cronJobId(uid, r.ruleName, at);
+        if (this.armed.has(id)) continue;
+        this.armed.add(id);
+        adds.push(
+          scheduleAt(queue, id, at, { key }, now).catch((err: unknown) => {
+            this.armed.delete(id);
+            throw err;
+          }),
+        );
+      }
+      await Promise.all(adds);
+    }
+    const cur = this.localTimers.get(key);
+    if (wake === undefined) {
+      if (cur) clearTimeout(cur.timer);
+      this.localTimers.delete(key);
+      return;
+    }
+    const at = wake.getTime();
+    if (cur?.at === at) return;
+    if (cur) clearTimeout(cur.timer);
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - this.clock.now().getTime()));
+    const timer = setTimeout(() => {
+      this.localTimers.delete(key);
+      if (this.started) this.workQueue.add(key);
+    }, delay);
+    this.localTimers.set(key, { at, timer });
+  }
+}

@@ -1,0 +1,86 @@
+import { admit } from '@flotilla/api';
+import { eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
+import { evolveHistory, type CronEvent, type CronFederatedHPAStatus } from '@flotilla/cron';
+import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
+import { ObjectStore, type StoredObject } from '@flotilla/store';
+import { REDIS_URL, testBus } from '@flotilla/testkit';
+import type { Redis } from 'ioredis';
+import { CronController, type CronControllerOptions } from '../controller.js';
+
+export const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** A bus on a fresh prefix plus Redis, with helpers; `dispose` removes the streams, buckets, queue and keys. */
+export interface Harness {
+  bus: Bus;
+  store: ObjectStore;
+  redis: Redis;
+  prefix: string;
+  queueName: string;
+  controller(extra?: Partial<CronControllerOptions>): CronController;
+  apply(o: unknown): Promise<StoredObject>;
+  events(name: string): Promise<Array<{ id: string; type: string; data: Record<string, unknown> }>>;
+  status(name: string): Promise<CronFederatedHPAStatus>;
+  dispose(): Promise<void>;
+}
+
+export async function harness(label: string): Promise<Harness> {
+  const bus = await testBus(label);
+  const redis = createRedis(REDIS_URL);
+  const prefix = bus.names.prefix;
+  const queueName = 'cron';
+  const store = new ObjectStore(bus);
+  const controllers: CronController[] = [];
+  const h: Harness = {
+    bus,
+    store,
+    redis,
+    prefix,
+    queueName,
+    controller(extra = {}) {
+      const c = new CronController({ bus, redis, queuePrefix: prefix, queueName, publish: (e) => publishEvent(bus, e), logger: silent, ...extra });
+      controllers.push(c);
+      return c;
+    },
+    apply: async (o) => (await store.apply(admit(o) as StoredObject)).object,
+    async events(name) {
+      const out: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
+      for await (const d of readEvents(bus, { filter: { kind: 'CronFederatedHPA', name } })) {
+        out.push({ id: d.event.id, type: eventTypeOf(d.event), data: d.event.data as Record<string, unknown> });
+      }
+      return out;
+    },
+    /** The status the status writer would fold from these events. */
+    async status(name) {
+      let status: CronFederatedHPAStatus | undefined;
+      for (const e of await h.events(name)) status = evolveHistory(status, { type: e.type, data: e.data } as unknown as CronEvent);
+      return status ?? {};
+    },
+    async dispose() {
+      for (const c of controllers) await c.stop().catch(() => undefined);
+      const queue = createDelayedQueue({ name: queueName, prefix, connection: redis });
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await closeRedis(redis);
+      await bus.dispose();
+    },
+  };
+  return h;
+}
+
+export const deployment = (name: string, replicas: number) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace: 'default' },
+  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+});
+
+export const cronHpa = (name: string, target: { apiVersion: string; kind: string; name: string }, rules: unknown[]) => ({
+  apiVersion: 'autoscaling.karmada.io/v1alpha1',
+  kind: 'CronFederatedHPA',
+  metadata: { name, namespace: 'default' },
+  spec: { scaleTargetRef: target, rules },
+});
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
