@@ -13,7 +13,7 @@ import { connectBus, encodeJson, listJson, parseEventSubject, type Bus } from '@
 import { GatewayClient } from '@flotilla/client';
 import { NATS_URL } from '@flotilla/testkit';
 import { startSuite } from '../test/support/suite.js';
-import { benchCluster, benchDeployment, benchPolicy, boundedRun, fmt, latencySummary, percentile, report, rssOfPidMb, waitFor } from './support.js';
+import { benchCluster, benchDeployment, benchPolicy, boundedRun, fmt, heapOfServiceMb, latencySummary, percentile, report, rssOfPidMb, waitFor } from './support.js';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 100);
 const BINDINGS = Number(process.env.BENCH_BINDINGS ?? 10_000);
@@ -84,6 +84,7 @@ const s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinit
   LOG_LEVEL: 'warn',
   SIM_TICK_MS,
   LEADER_LEASE_MS: LEASE_MS,
+  ...(process.env.SCHEDULER_CONCURRENCY ? { SCHEDULER_CONCURRENCY: process.env.SCHEDULER_CONCURRENCY } : {}),
 });
 progress(`suite up on prefix ${s.env.FLOTILLA_PREFIX}`);
 const bus = await connectBus({ url: NATS_URL, prefix: s.env.FLOTILLA_PREFIX, name: 'bench-scheduler-e2e' });
@@ -147,6 +148,7 @@ try {
   const pacedLoadedRate = PACED > 0 ? await paced('pacedloaded') : NaN;
   await new Promise((r) => setTimeout(r, 3000));
   const rss = (name: string) => rssOfPidMb(pidOf(name));
+  const heap = await heapOfServiceMb(s.suite.processes.find((p) => p.name === 'affinity-scheduler')?.httpPort);
   await sub.drain();
   const demotions = s.logs.filter((l) => l.startsWith('[affinity-scheduler]') && l.includes('no longer leader')).length;
 
@@ -159,7 +161,7 @@ try {
     ['burst apply-to-BindingScheduled', latencySummary(tracker.samples.get('burst') ?? [])],
     [`paced ${RATE}/s, empty system`, `${latencySummary(tracker.samples.get('pacedempty') ?? [])}, achieved ${fmt(pacedEmptyRate)}/s  (target p99 <= 50 ms: ${p99('pacedempty') <= 50 ? 'met' : 'missed'})`],
     [`paced ${RATE}/s, holding ${BINDINGS} more`, `${latencySummary(tracker.samples.get('pacedloaded') ?? [])}, achieved ${fmt(pacedLoadedRate)}/s  (target p99 <= 50 ms: ${p99('pacedloaded') <= 50 ? 'met' : 'missed'})`],
-    ['affinity-scheduler VmRSS', `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED})  (target <= 150 MB at 10,000)`],
+    ['affinity-scheduler VmRSS', `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED}; V8 heap in use ${fmt(heap.heapUsed)} MiB, external ${fmt(heap.external)} MiB)  (target <= 150 MB at 10,000)`],
     ['scheduler leadership lost', `${demotions} times (lease ${LEASE_MS} ms)`],
     ['other services VmRSS', `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB`],
   ]);

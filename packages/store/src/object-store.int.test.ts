@@ -73,6 +73,23 @@ describe('ObjectStore', () => {
     expect(final.metadata.generation).toBe(21);
   });
 
+  it('updates from a cached copy without reading, and from the stored one when the copy is stale', async () => {
+    const ref = { kind: 'Deployment', namespace: 'default', name: 'cached' };
+    const first = await store.create(deploy('cached', 1));
+    const cachedAt = { value: first, revision: Number(first.metadata.resourceVersion) };
+    const bump = (o: StoredObject) => ({ ...o, spec: { replicas: (o.spec as { replicas: number }).replicas + 1 } });
+    const second = await store.update(ref, bump, { cached: cachedAt });
+    expect(second).toMatchObject({ spec: { replicas: 2 }, metadata: { generation: 2, uid: first.metadata.uid } });
+    expect(second!.metadata.resourceVersion).not.toBe(first.metadata.resourceVersion);
+    // The same, now stale, copy again: the compare-and-set fails, the stored object is read, and no write is lost.
+    const third = await store.update(ref, bump, { cached: cachedAt });
+    expect(third).toMatchObject({ spec: { replicas: 3 }, metadata: { generation: 3 } });
+    expect((await store.mustGet(ref)).spec).toEqual({ replicas: 3 });
+    // A cached copy that already is what mutate returns writes nothing.
+    const current = await store.mustGet(ref);
+    expect(await store.update(ref, (o) => o, { cached: { value: current, revision: Number(current.metadata.resourceVersion) } })).toBeUndefined();
+  });
+
   it('ignores status on apply; status comes from the status store', async () => {
     await store.apply({ ...deploy('st', 1), status: { replicas: 99 } });
     const ref = { kind: 'Deployment', namespace: 'default', name: 'st' };

@@ -15,6 +15,12 @@ import { NotFoundError, StaleResourceVersionError } from './errors.js';
 import { kindFilter, objectKey, refOf, type ObjectRef, type StoredObject } from './object.js';
 import type { StatusRecord } from './status-store.js';
 
+/** A copy of an object and the revision it was read at, as an informer's cache holds it. */
+export interface CachedObject {
+  value: StoredObject;
+  revision: number;
+}
+
 export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
 
 export interface StoreOptions {
@@ -109,11 +115,17 @@ export class ObjectStore {
   /**
    * Read-modify-write for controllers: `mutate` gets the stored object and returns the new one (or undefined to
    * leave it). Retried on a lost compare-and-set, so `mutate` must be a pure function of what it is given.
+   * `opts.cached` (an informer's copy and its revision) saves the read: it is tried first, and a lost
+   * compare-and-set falls back to reading what is stored.
    */
-  async update(ref: ObjectRef, mutate: (current: StoredObject) => StoredObject | undefined): Promise<StoredObject | undefined> {
+  async update(
+    ref: ObjectRef,
+    mutate: (current: StoredObject) => StoredObject | undefined,
+    opts: { cached?: CachedObject } = {},
+  ): Promise<StoredObject | undefined> {
     const key = objectKey(ref);
     for (let attempt = 0; ; attempt++) {
-      const current = await getJson<StoredObject>(this.bus.objects, key);
+      const current = attempt === 0 && opts.cached ? withoutVersion(opts.cached) : await getJson<StoredObject>(this.bus.objects, key);
       if (!current) throw new NotFoundError(ref);
       const changed = mutate(structuredClone(current.value));
       if (changed === undefined) return undefined;
@@ -175,6 +187,13 @@ export class ObjectStore {
 /** Jittered, so that writers that lost together do not collide again in lock-step. */
 export function backoff(attempt: number): Promise<void> {
   return new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * (attempt + 1))));
+}
+
+/** An informer's copy as the bucket holds it: resourceVersion is the revision, not part of the stored value. */
+function withoutVersion(v: CachedObject): CachedObject {
+  const { status: _status, ...rest } = v.value;
+  const { resourceVersion: _rv, ...metadata } = v.value.metadata;
+  return { ...v, value: { ...rest, metadata } as StoredObject };
 }
 
 function withVersion(v: Versioned<StoredObject>, status: unknown): StoredObject {

@@ -58,7 +58,7 @@ export class AffinitySchedulerController {
   constructor(private readonly o: AffinitySchedulerOptions) {
     this.now = o.now ?? (() => new Date());
     const onError = (queue: string) => (key: string, err: unknown, attempt: number) => o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
-    const concurrency = o.concurrency ?? 8;
+    const concurrency = o.concurrency ?? 64;
     this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, onError: onError('detect') });
     this.scheduleQueue = new WorkQueue((k) => this.schedule(k), { concurrency, onError: onError('schedule') });
     this.taintQueue = new WorkQueue((k) => this.taint(k), { onError: onError('taint') });
@@ -187,7 +187,8 @@ export class AffinitySchedulerController {
   // 2. scheduling
   private async schedule(key: string): Promise<void | { requeueAfterMs: number }> {
     const ref = refFromKey(key);
-    const stored = this.bindings.get(ref.kind)?.get(ref);
+    const cached = this.bindings.get(ref.kind)?.cache.get(key);
+    const stored = cached?.value;
     if (!stored) {
       this.observed.delete(key);
       return;
@@ -200,6 +201,7 @@ export class AffinitySchedulerController {
       const written = await this.o.store.update(ref, (cur) =>
         // Scheduled from an older generation: the informer brings the newer one and reschedules it.
         cur.metadata.generation !== binding.metadata.generation ? undefined : { ...cur, spec: { ...(cur.spec as object), clusters: decision.clusters } },
+        { cached },
       );
       if (!written) return;
       generation = written.metadata.generation ?? generation;

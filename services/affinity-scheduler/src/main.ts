@@ -7,7 +7,7 @@ const configSchema = baseConfigSchema.extend({
   /** Karmada's failover eviction timeout: how long a cluster may be not Ready before its bindings move. */
   FAILOVER_GRACE_MS: envInt({ default: 30_000, min: 0 }),
   RESYNC_MS: envInt({ default: 30_000, min: 1000 }),
-  SCHEDULER_CONCURRENCY: envInt({ default: 8, min: 1 }),
+  SCHEDULER_CONCURRENCY: envInt({ default: 64, min: 1 }),
 });
 
 await runService({
