@@ -24,7 +24,9 @@ RUN --mount=type=cache,id=pnpm,target=/pnpm/store \
     pnpm install --offline --frozen-lockfile --prod --config.confirmModulesPurge=false
 
 FROM node:20-slim AS runtime
+# The young-generation size of packages/launcher's SERVICE_NODE_FLAGS (resident memory; see there).
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=4 \
     HTTP_HOST=0.0.0.0 \
     HTTP_PORT=8080
 WORKDIR /app

@@ -47,6 +47,14 @@ export function rssOfPidMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = '
   }
 }
 
+/** A service's V8 heap in use and its memory outside the heap (buffers), from its Prometheus /metrics. */
+export async function heapOfServiceMb(httpPort: number | undefined): Promise<{ heapUsed: number; external: number }> {
+  if (httpPort === undefined) return { heapUsed: NaN, external: NaN };
+  const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
+  const gauge = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
+  return { heapUsed: gauge('nodejs_heap_size_used_bytes'), external: gauge('nodejs_external_memory_bytes') };
+}
+
 /** Runs `fn(0..count-1)` with at most `limit` calls in flight; rejects on the first failure. */
 export async function boundedRun(count: number, limit: number, fn: (i: number) => Promise<void>): Promise<void> {
   let next = 0;

@@ -21,6 +21,12 @@ export interface SuiteOptions {
   readyTimeoutMs?: number;
 }
 
+/**
+ * Node flags every service runs with (the Dockerfile sets the same in NODE_OPTIONS): a young generation of 4 MiB
+ * semi-spaces instead of 16 keeps a busy controller's resident memory about 30 MiB lower for a little more scavenging.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
+
 export interface ServiceProcess {
   name: string;
   replica: number;
@@ -52,7 +58,7 @@ export class Suite {
   async startService(name: string): Promise<ServiceProcess> {
     const httpPort = await freePort();
     const replica = this.processes.filter((p) => p.name === name).length;
-    const child = spawn(process.execPath, [this.mainOf(name)], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, this.mainOf(name)], {
       env: {
         ...process.env,
         ...this.opts.env,

@@ -28,6 +28,7 @@ describe('baseConfigSchema', () => {
       HTTP_PORT: 0,
       HTTP_HOST: '127.0.0.1',
       LEADER_LEASE_MS: 10_000,
+      HEAP_GROWTH_PERCENT: 25,
     });
   });
 
@@ -44,6 +45,7 @@ describe('baseConfigSchema', () => {
       HTTP_PORT: '9464',
       HTTP_HOST: '0.0.0.0',
       LEADER_LEASE_MS: '1000',
+      HEAP_GROWTH_PERCENT: '0',
     });
     expect(config).toMatchObject({
       NATS_URL: 'nats://alice:s3cret@nats.example:4222',
@@ -54,6 +56,7 @@ describe('baseConfigSchema', () => {
       HTTP_PORT: 9464,
       HTTP_HOST: '0.0.0.0',
       LEADER_LEASE_MS: 1000,
+      HEAP_GROWTH_PERCENT: 0,
     });
   });
 

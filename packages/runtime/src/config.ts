@@ -30,6 +30,8 @@ export const baseConfigSchema = z.object({
   HTTP_PORT: envPort(0),
   HTTP_HOST: envString({ default: '127.0.0.1' }),
   LEADER_LEASE_MS: envInt({ default: 10_000, min: 1000 }),
+  /** How far past its live data V8 may grow the heap, in percent (0: V8's own policy, which is up to fourfold). */
+  HEAP_GROWTH_PERCENT: envInt({ default: 25, min: 0, max: 1000 }),
 });
 
 export type BaseConfig = z.output<typeof baseConfigSchema>;

@@ -43,3 +43,4 @@ export {
   type StopFunction,
 } from './service.js';
 export { startLeaderWork, type LeaderWorkOptions } from './leader-work.js';
+export { applyHeapGrowth } from './heap.js';

@@ -40,6 +40,20 @@ describe('ServiceHost', () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(503);
   });
 
+  it('hands the loaded configuration to onConfig before the service starts, and not at all when it is invalid', async () => {
+    const calls: string[] = [];
+    const start = async () => {
+      calls.push('start');
+    };
+    const ok = new ServiceHost({ name: 'demo', configSchema: baseConfigSchema, start }, { env: { ...quietEnv, HEAP_GROWTH_PERCENT: '40' }, onConfig: (c) => calls.push(`config ${c.HEAP_GROWTH_PERCENT}`) });
+    hosts.push(ok);
+    await ok.start();
+    expect(calls).toEqual(['config 40', 'start']);
+    const bad = new ServiceHost({ name: 'demo', configSchema: baseConfigSchema, start }, { env: { ...quietEnv, HEAP_GROWTH_PERCENT: '-1' }, onConfig: () => calls.push('bad config') });
+    await expect(bad.start()).rejects.toThrow(/HEAP_GROWTH_PERCENT/);
+    expect(calls).toEqual(['config 40', 'start']);
+  });
+
   it('serves default metrics, the ready gauge and the service own metrics', async () => {
     const h = host(async ({ registry, setReady }) => {
       new Counter({ name: 'demo_things_total', help: 'things', registers: [registry] }).inc();

@@ -2,6 +2,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { z } from 'zod';
 import { loadConfig, type BaseConfig, type EnvSource } from './config.js';
+import { applyHeapGrowth } from './heap.js';
 import { isConfigError } from './errors.js';
 import { startHttpServer, type HttpServerHandle } from './http.js';
 import { createLogger } from './logger.js';
@@ -37,6 +38,8 @@ export interface ServiceHostOptions {
   logDestination?: DestinationStream;
   /** How long the service's stop function may take before shutdown carries on without it. */
   stopTimeoutMs?: number;
+  /** Called with the configuration once it is loaded, before the service starts: for process-wide settings. */
+  onConfig?: (config: BaseConfig) => void;
 }
 
 export type ServiceState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
@@ -108,6 +111,7 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
     let config: z.output<S>;
     try {
       config = loadConfig(this.definition.configSchema, this.options.env);
+      this.options.onConfig?.(config);
     } catch (err) {
       this.stateValue = 'failed';
       throw err;
@@ -213,7 +217,7 @@ export interface RunServiceOptions extends ServiceHostOptions {
  */
 export async function runService<S extends z.ZodType<BaseConfig>>(definition: ServiceDefinition<S>, options: RunServiceOptions = {}): Promise<ServiceHost<S>> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  const host = new ServiceHost(definition, options);
+  const host = new ServiceHost(definition, { onConfig: (config) => applyHeapGrowth(config.HEAP_GROWTH_PERCENT), ...options });
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     signals++;
