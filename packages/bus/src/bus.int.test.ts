@@ -102,6 +102,55 @@ describe('events', () => {
     expect(second[0]!.deliveryCount).toBeGreaterThan(1);
   });
 
+  it('handles keys in parallel but each key in stream order, retrying a failed event before its key goes on', async () => {
+    const names = ['ord-a', 'ord-b', 'ord-a', 'ord-c', 'ord-a', 'ord-b'];
+    for (const [i, n] of names.entries()) await publishEvent(bus, ev(n, `ord-${i}`));
+    const handled: Array<{ name: string; seq: number }> = [];
+    let failuresLeft = 2;
+    const errors: number[] = [];
+    const sub = await consumeEvents(bus, {
+      durable: 'ordered',
+      filter: { kind: 'Deployment' },
+      concurrency: 8,
+      retryDelayMs: 20,
+      orderKey: (d) => d.event.flotillaname,
+      onError: (_err, d) => errors.push(d.seq),
+      handler: async (d) => {
+        if (!d.event.flotillaname.startsWith('ord-')) return;
+        // The first event of ord-a fails twice, and is slow: ord-b and ord-c must not wait for it.
+        if (d.event.id === 'ord-0' && failuresLeft-- > 0) throw new Error('transient');
+        if (d.event.id === 'ord-0') await new Promise((r) => setTimeout(r, 50));
+        handled.push({ name: d.event.flotillaname, seq: d.seq });
+      },
+    });
+    await eventually(() => (handled.length === names.length ? true : undefined), 10_000, 'every event handled');
+    await sub.stop();
+    const seqsOf = (n: string) => handled.filter((h) => h.name === n).map((h) => h.seq);
+    for (const n of ['ord-a', 'ord-b', 'ord-c']) expect(seqsOf(n)).toEqual([...seqsOf(n)].sort((x, y) => x - y));
+    expect(seqsOf('ord-a')).toHaveLength(3);
+    expect(errors).toHaveLength(2);
+    expect(handled.findIndex((h) => h.name === 'ord-b')).toBeLessThan(handled.findIndex((h) => h.name === 'ord-a'));
+  });
+
+  it('gives an event up after maxDeliver failed attempts and goes on', async () => {
+    await publishEvent(bus, ev('poison', 'poison-1'));
+    await publishEvent(bus, ev('poison', 'poison-2'));
+    const attempts: string[] = [];
+    const sub = await consumeEvents(bus, {
+      durable: 'poisoned',
+      filter: { name: 'poison' },
+      maxDeliver: 3,
+      retryDelayMs: 10,
+      handler: async (d) => {
+        attempts.push(d.event.id);
+        if (d.event.id === 'poison-1') throw new Error('never works');
+      },
+    });
+    await eventually(() => (attempts.includes('poison-2') ? true : undefined), 10_000, 'the next event');
+    await sub.stop();
+    expect(attempts).toEqual(['poison-1', 'poison-1', 'poison-1', 'poison-2']);
+  });
+
   it('ends a read that matches nothing', async () => {
     const out = [];
     for await (const d of readEvents(bus, { filter: { kind: 'Nope' } })) out.push(d);

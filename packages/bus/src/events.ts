@@ -3,6 +3,7 @@ import type { Bus } from './connect.js';
 import { eventTypeOf, type CloudEvent } from './cloud-event.js';
 import { eventFilter, eventSubject, type EventAddress } from './subjects.js';
 import { decodeJson, encodeJson } from './kv-json.js';
+import { KeyedLanes } from './keyed-lanes.js';
 
 export interface PublishResult {
   seq: number;
@@ -39,9 +40,17 @@ export interface ConsumeOptions {
   filter?: Partial<EventAddress>;
   /** Unacknowledged events are redelivered after this long (default 30 s). */
   ackWaitMs?: number;
-  /** Delay before redelivering an event whose handler threw (default 1 s). */
+  /** Delay between attempts at an event whose handler threw (default 1 s). */
   retryDelayMs?: number;
+  /** Attempts at one event before it is given up (terminated); unlimited by default. */
   maxDeliver?: number;
+  /**
+   * Events with the same key are handled one at a time, in stream order; events of different keys up to
+   * `concurrency` at once. Without it every event shares one key: the whole stream in order.
+   */
+  orderKey?: (d: DeliveredEvent) => string;
+  /** Events handled at once (default 1). */
+  concurrency?: number;
   handler: (d: DeliveredEvent) => Promise<void>;
   onError?: (err: unknown, d: DeliveredEvent) => void;
 }
@@ -55,6 +64,8 @@ const nanos = (ms: number) => ms * 1_000_000;
 /**
  * Processes events at least once through a durable pull consumer with explicit ack: an event is acknowledged only
  * after its handler resolved, so a crash mid-handler redelivers it. Handlers must therefore be idempotent.
+ * A handler that throws is retried in place, holding back the later events of its key: handing it back to the
+ * server instead would let those overtake it, and a fold that skips what it has already passed would lose it.
  */
 export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Subscription> {
   const filter = eventFilter(bus.names.eventsRoot, opts.filter);
@@ -64,26 +75,43 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
     deliver_policy: DeliverPolicy.All,
     filter_subject: filter,
     ack_wait: nanos(opts.ackWaitMs ?? 30_000),
-    max_deliver: opts.maxDeliver ?? -1,
+    max_deliver: -1,
   });
   const consumer = await bus.js.consumers.get(bus.names.eventsStream, opts.durable);
+  const lanes = new KeyedLanes(opts.concurrency ?? 1);
+  const keyOf = opts.orderKey ?? (() => '');
+  let stopping = false;
+
+  const handle = async (m: JsMsg, d: DeliveredEvent): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await opts.handler(d);
+        m.ack();
+        return;
+      } catch (err) {
+        opts.onError?.(err, d);
+        // Stopping: the next leader gets it back from the server, still ahead of its key's later events.
+        if (stopping) return void m.nak();
+        if (opts.maxDeliver !== undefined && opts.maxDeliver > 0 && attempt >= opts.maxDeliver) return void m.term();
+        m.working();
+        await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 1000));
+      }
+    }
+  };
+
   const messages = await consumer.consume({ max_messages: 256 });
   const loop = (async () => {
     for await (const m of messages) {
       const d = toDelivered(m);
-      try {
-        await opts.handler(d);
-        m.ack();
-      } catch (err) {
-        opts.onError?.(err, d);
-        m.nak(opts.retryDelayMs ?? 1000);
-      }
+      await lanes.add(keyOf(d), () => handle(m, d));
     }
   })();
   return {
     async stop() {
+      stopping = true;
       await messages.close().catch(() => undefined);
       await loop.catch(() => undefined);
+      await lanes.drain();
     },
   };
 }

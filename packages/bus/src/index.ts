@@ -9,3 +9,4 @@ export * from './events.js';
 export { KvWatchInclude, type KV } from '@nats-io/kv';
 export * from './config.js';
 export * from './event-types.js';
+export * from './keyed-lanes.js';
