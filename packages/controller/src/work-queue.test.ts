@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { WorkQueue } from './work-queue.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
+/** Lets a queued reconcile start: runs begin on a later turn of the event loop. */
+const started = async () => {
+  await new Promise((r) => setImmediate(r));
+  await tick();
+};
 
 describe('WorkQueue', () => {
   it('queues a key once while it waits', async () => {
@@ -16,6 +21,7 @@ describe('WorkQueue', () => {
     q.add('b');
     q.add('a');
     q.add('a');
+    await started();
     release();
     await q.idle();
     expect(seen).toEqual(['blocker', 'a', 'b']);
@@ -75,5 +81,69 @@ describe('WorkQueue', () => {
     const after = calls;
     await new Promise((r) => setTimeout(r, 20));
     expect(calls).toBe(after);
+  });
+
+  it('runs changes before a background sweep, yet gives the sweep every eighth slot', async () => {
+    const seen: string[] = [];
+    let release!: () => void;
+    const q = new WorkQueue(async (k) => {
+      seen.push(k);
+      if (k === 'blocker') await new Promise<void>((r) => (release = r));
+    });
+    q.add('blocker');
+    for (let i = 0; i < 20; i++) q.addBackground(`bg${i}`);
+    for (let i = 0; i < 10; i++) q.add(`change${i}`);
+    await started();
+    release();
+    await q.idle();
+    expect(seen).toHaveLength(31);
+    // Pick 1 was the blocker; picks 2-7 are changes, pick 8 is the sweep's, then the remaining changes, then the sweep.
+    expect(seen.slice(1, 12)).toEqual(['change0', 'change1', 'change2', 'change3', 'change4', 'change5', 'bg0', 'change6', 'change7', 'change8', 'change9']);
+    expect(seen.slice(12)).toEqual(Array.from({ length: 19 }, (_, i) => `bg${i + 1}`));
+  });
+
+  it('moves a key waiting in the background lane up when it changes, and runs it once', async () => {
+    const seen: string[] = [];
+    let release!: () => void;
+    const q = new WorkQueue(async (k) => {
+      seen.push(k);
+      if (k === 'blocker') await new Promise<void>((r) => (release = r));
+    });
+    q.add('blocker');
+    q.addBackground('a');
+    q.addBackground('b');
+    q.add('b');
+    q.addBackground('b');
+    expect(q.length).toBe(3);
+    await started();
+    release();
+    await q.idle();
+    expect(seen).toEqual(['blocker', 'b', 'a']);
+  });
+
+  it('runs a key again when a sweep finds it running: that run may have read its inputs before the change', async () => {
+    let runs = 0;
+    let release!: () => void;
+    const q = new WorkQueue(async () => {
+      runs++;
+      if (runs === 1) await new Promise<void>((r) => (release = r));
+    });
+    q.add('k');
+    await started();
+    q.addBackground('k');
+    release();
+    await q.idle();
+    expect(runs).toBe(2);
+  });
+
+  it('keeps a long queue first in, first out', async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue(async (k) => {
+      seen.push(k);
+    });
+    const keys = Array.from({ length: 5000 }, (_, i) => `k${i}`);
+    for (const k of keys) q.addBackground(k);
+    await q.idle();
+    expect(seen).toEqual(keys);
   });
 });

@@ -10,19 +10,54 @@ export interface WorkQueueOptions {
   onError?: (key: string, err: unknown, attempt: number) => void;
 }
 
+/** A first-in first-out queue of keys with O(1) removal from the front (Array.shift is O(n)). */
+class KeyFifo {
+  private items: string[] = [];
+  private head = 0;
+
+  push(key: string): void {
+    this.items.push(key);
+  }
+
+  shift(): string | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const key = this.items[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return key;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
+}
+
+/** Out of every this many picks, one goes to background work even while changes keep coming. */
+const BACKGROUND_SHARE = 8;
+
 /**
  * client-go's workqueue in miniature: a key added while queued is queued once; a key added while being reconciled
  * runs again afterwards (so no change is missed); failures retry with exponential backoff.
+ * Two lanes: `add` for a change of the key's own objects, `addBackground` for sweeps over every key (a periodic
+ * resync, a policy or cluster change that touches all of them). Changes go first, so a sweep over 10,000 keys
+ * does not hold up the one object just applied; a share of the slots still goes to the sweep so it always ends.
  */
 export class WorkQueue {
-  private readonly queue: string[] = [];
-  private readonly queued = new Set<string>();
+  private readonly urgent = new KeyFifo();
+  private readonly background = new KeyFifo();
+  /** Queued keys and their lane; a key in a lane's FIFO but not here (or in the other lane) is a stale entry. */
+  private readonly queued = new Map<string, 'urgent' | 'background'>();
+  private queuedUrgent = 0;
   private readonly active = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly idleWaiters: Array<() => void> = [];
   private running = 0;
+  private picks = 0;
   private stopped = false;
   private readonly concurrency: number;
 
@@ -30,15 +65,31 @@ export class WorkQueue {
     this.concurrency = opts.concurrency ?? 1;
   }
 
+  /** Queues the key in the urgent lane (moving it there if it waits in the background lane). */
   add(key: string): void {
     if (this.stopped) return;
     if (this.active.has(key)) {
       this.dirty.add(key);
       return;
     }
-    if (this.queued.has(key)) return;
-    this.queued.add(key);
-    this.queue.push(key);
+    const lane = this.queued.get(key);
+    if (lane === 'urgent') return;
+    this.queued.set(key, 'urgent');
+    this.queuedUrgent++;
+    this.urgent.push(key);
+    this.pump();
+  }
+
+  /** Queues the key in the background lane unless it is queued already; a running key runs again afterwards. */
+  addBackground(key: string): void {
+    if (this.stopped || this.queued.has(key)) return;
+    if (this.active.has(key)) {
+      // That run may have read its inputs before the change that caused this sweep.
+      this.dirty.add(key);
+      return;
+    }
+    this.queued.set(key, 'background');
+    this.background.push(key);
     this.pump();
   }
 
@@ -56,7 +107,7 @@ export class WorkQueue {
   }
 
   get length(): number {
-    return this.queue.length + this.running;
+    return this.queued.size + this.running;
   }
 
   /** Resolves when nothing is queued or running (delayed keys do not count). */
@@ -70,14 +121,16 @@ export class WorkQueue {
     this.stopped = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
-    this.queue.length = 0;
+    this.urgent.clear();
+    this.background.clear();
     this.queued.clear();
+    this.queuedUrgent = 0;
     await this.idle();
   }
 
   private pump(): void {
-    while (!this.stopped && this.running < this.concurrency && this.queue.length) {
-      const key = this.queue.shift()!;
+    while (!this.stopped && this.running < this.concurrency && this.queued.size) {
+      const key = this.next();
       this.queued.delete(key);
       this.active.add(key);
       this.running++;
@@ -86,8 +139,30 @@ export class WorkQueue {
     if (this.length === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
 
+  /** The next queued key: urgent first, but every BACKGROUND_SHARE-th pick from the background lane if it has any. */
+  private next(): string {
+    const backgroundTurn = ++this.picks % BACKGROUND_SHARE === 0;
+    const hasBackground = this.queued.size > this.queuedUrgent;
+    if (this.queuedUrgent > 0 && !(backgroundTurn && hasBackground)) {
+      for (let key = this.urgent.shift(); key !== undefined; key = this.urgent.shift()) {
+        if (this.queued.get(key) === 'urgent') {
+          this.queuedUrgent--;
+          return key;
+        }
+      }
+    }
+    for (let key = this.background.shift(); key !== undefined; key = this.background.shift()) {
+      if (this.queued.get(key) === 'background') return key;
+    }
+    throw new Error('work queue bookkeeping: a key is counted as queued but is in neither lane');
+  }
+
   private async run(key: string): Promise<void> {
     try {
+      // A reconcile that needs no I/O resolves in microtasks, and so would the next: without this turn of the event
+      // loop a sweep over thousands of keys would hold off every socket read (the informers' news) until it ended.
+      await new Promise((r) => setImmediate(r));
+      if (this.stopped) return;
       const r = await this.reconcile(key);
       this.failures.delete(key);
       if (r && 'requeueAfterMs' in r) this.addAfter(key, r.requeueAfterMs);

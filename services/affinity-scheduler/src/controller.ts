@@ -124,12 +124,13 @@ export class AffinitySchedulerController {
     }
   }
 
+  // Sweeps go to the background lane: a change of one object is not held up behind every other one.
   private enqueueAllTemplates(): void {
-    for (const inf of this.templates.values()) for (const key of inf.cache.keys()) this.detectQueue.add(key);
+    for (const inf of this.templates.values()) for (const key of inf.cache.keys()) this.detectQueue.addBackground(key);
   }
 
   private enqueueAllBindings(): void {
-    for (const inf of this.bindings.values()) for (const key of inf.cache.keys()) this.scheduleQueue.add(key);
+    for (const inf of this.bindings.values()) for (const key of inf.cache.keys()) this.scheduleQueue.addBackground(key);
   }
 
   private clusterViews(): Cluster[] {
