@@ -132,6 +132,38 @@ describe('events', () => {
     expect(handled.findIndex((h) => h.name === 'ord-b')).toBeLessThan(handled.findIndex((h) => h.name === 'ord-a'));
   });
 
+  it('an exclusive consumer hands over in stream order: the next one starts after the last acknowledged event', async () => {
+    for (let i = 0; i < 3; i++) await publishEvent(bus, ev('handover', `handover-${i}`));
+    const first: string[] = [];
+    let release!: () => void;
+    const sub = await consumeEvents(bus, {
+      durable: 'handover',
+      filter: { name: 'handover' },
+      exclusive: true,
+      handler: async (d) => {
+        first.push(d.event.id);
+        if (d.event.id === 'handover-0') await new Promise<void>((r) => (release = r));
+      },
+    });
+    await eventually(() => (first.length === 1 && release ? true : undefined), 5000, 'the first event in its handler');
+    const stopped = sub.stop();
+    release();
+    await stopped;
+    expect(first).toEqual(['handover-0']);
+    const second: string[] = [];
+    const next = await consumeEvents(bus, {
+      durable: 'handover',
+      filter: { name: 'handover' },
+      exclusive: true,
+      handler: async (d) => {
+        second.push(d.event.id);
+      },
+    });
+    await eventually(() => (second.length === 2 ? true : undefined), 10_000, 'the rest, redelivered');
+    await next.stop();
+    expect(second).toEqual(['handover-1', 'handover-2']);
+  });
+
   it('gives an event up after maxDeliver failed attempts and goes on', async () => {
     await publishEvent(bus, ev('poison', 'poison-1'));
     await publishEvent(bus, ev('poison', 'poison-2'));

@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import type { Bus } from './connect.js';
 import { eventTypeOf, type CloudEvent } from './cloud-event.js';
 import { eventFilter, eventSubject, type EventAddress } from './subjects.js';
@@ -51,6 +51,12 @@ export interface ConsumeOptions {
   orderKey?: (d: DeliveredEvent) => string;
   /** Events handled at once (default 1). */
   concurrency?: number;
+  /**
+   * Only one process consumes at a time (a leader). It starts right after the consumer's acknowledgement floor, in
+   * stream order, instead of getting a previous holder's unacknowledged events back only when their ack wait runs
+   * out, behind later ones. Handlers must recognise the events a previous holder handled without acknowledging.
+   */
+  exclusive?: boolean;
   handler: (d: DeliveredEvent) => Promise<void>;
   onError?: (err: unknown, d: DeliveredEvent) => void;
 }
@@ -68,15 +74,7 @@ const nanos = (ms: number) => ms * 1_000_000;
  * server instead would let those overtake it, and a fold that skips what it has already passed would lose it.
  */
 export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Subscription> {
-  const filter = eventFilter(bus.names.eventsRoot, opts.filter);
-  await bus.jsm.consumers.add(bus.names.eventsStream, {
-    durable_name: opts.durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    filter_subject: filter,
-    ack_wait: nanos(opts.ackWaitMs ?? 30_000),
-    max_deliver: -1,
-  });
+  await openDurable(bus, opts);
   const consumer = await bus.js.consumers.get(bus.names.eventsStream, opts.durable);
   const lanes = new KeyedLanes(opts.concurrency ?? 1);
   const keyOf = opts.orderKey ?? (() => '');
@@ -84,14 +82,14 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
 
   const handle = async (m: JsMsg, d: DeliveredEvent): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
+      // Stopping (leadership lost, say): what has not started goes back to the server for the next consumer.
+      if (stopping) return void m.nak();
       try {
         await opts.handler(d);
         m.ack();
         return;
       } catch (err) {
         opts.onError?.(err, d);
-        // Stopping: the next leader gets it back from the server, still ahead of its key's later events.
-        if (stopping) return void m.nak();
         if (opts.maxDeliver !== undefined && opts.maxDeliver > 0 && attempt >= opts.maxDeliver) return void m.term();
         m.working();
         await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 1000));
@@ -112,8 +110,35 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       await messages.close().catch(() => undefined);
       await loop.catch(() => undefined);
       await lanes.drain();
+      // Acks are sent without a reply; a round trip makes sure the server has them before the next holder starts.
+      await bus.nc.flush().catch(() => undefined);
     },
   };
+}
+
+async function openDurable(bus: Bus, opts: ConsumeOptions): Promise<void> {
+  const config: Partial<ConsumerConfig> = {
+    durable_name: opts.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: eventFilter(bus.names.eventsRoot, opts.filter),
+    ack_wait: nanos(opts.ackWaitMs ?? 30_000),
+    max_deliver: -1,
+  };
+  const stream = bus.names.eventsStream;
+  if (opts.exclusive) {
+    const existing = await bus.jsm.consumers.info(stream, opts.durable).catch((err: unknown) => {
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
+      throw err;
+    });
+    if (existing) {
+      // Recreated at the floor: the server forgets what it had delivered and not had acknowledged.
+      await bus.jsm.consumers.delete(stream, opts.durable);
+      await bus.jsm.consumers.add(stream, { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: existing.ack_floor.stream_seq + 1 });
+      return;
+    }
+  }
+  await bus.jsm.consumers.add(stream, config);
 }
 
 function toDelivered(m: JsMsg): DeliveredEvent {

@@ -25,6 +25,8 @@ await runService({
       work: async () => {
         const sub = await consumeEvents(bus, {
           durable: 'status-writer',
+          // The fold skips an event older than what it folded last for the object: a handover must not reorder.
+          exclusive: true,
           concurrency: config.STATUS_WRITER_CONCURRENCY,
           orderKey: (d) => objectKey(refOfEvent(d.event)),
           handler: (d) => writer.handle(d),
