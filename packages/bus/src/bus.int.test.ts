@@ -135,7 +135,7 @@ describe('events', () => {
   it('an exclusive consumer hands over in stream order: the next one starts after the last acknowledged event', async () => {
     for (let i = 0; i < 3; i++) await publishEvent(bus, ev('handover', `handover-${i}`));
     const first: string[] = [];
-    let release!: () => void;
+    let release: (() => void) | undefined;
     const sub = await consumeEvents(bus, {
       durable: 'handover',
       filter: { name: 'handover' },
@@ -147,7 +147,7 @@ describe('events', () => {
     });
     await eventually(() => (first.length === 1 && release ? true : undefined), 5000, 'the first event in its handler');
     const stopped = sub.stop();
-    release();
+    release!();
     await stopped;
     expect(first).toEqual(['handover-0']);
     const second: string[] = [];
