@@ -13,14 +13,14 @@ import {
   type CronEvent,
   type CronFederatedHPA,
   type CronPlan,
-  type RuleState,
 } from '@flotilla/cron';
 import { createDelayedQueue, createWorker, scheduleAt, systemClock, type Clock, type DelayedQueue, type DelayedWorker } from '@flotilla/runtime';
-import { Informer, NotFoundError, ObjectStore, refFromKey, type StoredObject } from '@flotilla/store';
+import { Informer, NotFoundError, ObjectStore, type StoredObject } from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import { applyExecutions, type ExecutionOutcome } from './apply-executions.js';
 import { needsNextScheduled } from './next-scheduled.js';
 import { RuleStateStore, type StoredCronState } from './rule-state-store.js';
+import { WakeSchedule } from './wake-schedule.js';
 
 export const CONTROLLER_NAME = 'cron-scheduler';
 export const CRON_KIND = 'CronFederatedHPA';
@@ -64,17 +64,23 @@ export interface CronControllerOptions {
   workerConcurrency?: number;
   /** Every object is reconsidered and its timers re-armed this often (survives lost Redis keys). Default 60 s. */
   resyncMs?: number;
+  /**
+   * Durable (BullMQ) wake-ups are armed only for instants due within this long; a resync arms the later ones as
+   * they come within it (the horizon is never shorter than resyncMs, so one always does). Default 1 hour.
+   */
+  armHorizonMs?: number;
   /** Attempts at a target write failing for other reasons than the target's absence before it is recorded as failed. */
   maxWriteAttempts?: number;
   onExecution?: (r: ExecutionReport) => void;
 }
 
-interface JobData {
-  key: string;
-}
+/** A wake-up names no object: whatever is due when it fires is woken (and jobs of earlier versions, per rule, too). */
+type JobData = Record<string, never>;
 
-/** Node keeps timer delays in a signed 32-bit integer; a longer wait is re-armed when the timer fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The BullMQ job id of the wake-up at `at`: one per instant, so re-arming it is a no-op. */
+export function wakeJobId(at: number): string {
+  return `wake.${new Date(at).toISOString().replace(/[-:.]/g, '')}`;
+}
 
 /**
  * The CronFederatedHPA controller. Per object (a work-queue key, so never two reconciles of one object at once):
@@ -84,8 +90,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *    execution markers, so a repeat finds them applied;
  * 3. publish the outcome events with ids derived from (uid, rule, schedule time), so a repeat is de-duplicated;
  * 4. advance the stored state with a compare-and-set;
- * 5. arm one BullMQ delayed job per rule's next due instant (durable timer, deterministic id) and a local timer
- *    for the object's earliest one (BullMQ's promotion adds tens of milliseconds).
+ * 5. wake the object at its earliest next due instant: a local timer (shared by every object due then) and, for
+ *    instants within the arming horizon, one BullMQ delayed job per instant as a durable backstop that also
+ *    follows the wall clock (BullMQ's promotion adds tens of milliseconds, so the local timer normally wins).
  *
  * A crash between any two steps repeats the earlier ones harmlessly; a deposed leader's late state write fails
  * its compare-and-set. Only the leader runs it.
@@ -98,16 +105,22 @@ export class CronController {
   readonly workQueue: WorkQueue;
   private readonly cache = new Map<string, StoredCronState>();
   private readonly uids = new Map<string, string>();
-  private readonly localTimers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private readonly armed = new Set<string>();
+  private readonly wakes: WakeSchedule;
+  /** Instants whose BullMQ wake-up is added (or being added). */
+  private readonly armed = new Set<number>();
+  private readonly armHorizonMs: number;
   private readonly writeFailures = new Map<string, number>();
   private queue?: DelayedQueue<JobData>;
   private worker?: DelayedWorker<JobData, void>;
-  private resync?: NodeJS.Timeout;
+  private resyncTimer?: NodeJS.Timeout;
   private started = false;
 
   constructor(private readonly o: CronControllerOptions) {
     this.clock = o.clock ?? systemClock;
+    this.armHorizonMs = Math.max(o.armHorizonMs ?? 3_600_000, o.resyncMs ?? 60_000);
+    this.wakes = new WakeSchedule(this.clock, (key) => {
+      if (this.started) this.workQueue.add(key);
+    });
     this.store = o.store ?? new ObjectStore(o.bus);
     this.states = o.states ?? new RuleStateStore(o.bus);
     this.informer = new Informer<StoredObject>(o.bus, 'objects', CRON_KIND, (e) => {
@@ -131,28 +144,38 @@ export class CronController {
       prefix: this.o.queuePrefix,
       connection: this.o.redis,
       concurrency: this.o.workerConcurrency ?? 50,
-      handler: async (job) => {
-        // The job only wakes the object up: what is due is decided from the stored state, so a redelivered or
-        // stale job finds nothing to do.
-        this.workQueue.add(job.data.key);
+      handler: async () => {
+        // The job only wakes up what is due by now, usually already woken by its local timer: what is due is
+        // decided from the stored state, so a redelivered or stale job finds nothing to do.
+        this.wakes.wakeDue(this.clock.now().getTime());
       },
     });
     this.started = true;
-    for (const key of this.informer.cache.keys()) this.workQueue.add(key);
+    this.sweep();
     await this.collectOrphans(stored);
-    this.resync = setInterval(() => {
-      // Forgetting what was armed re-adds every job (a no-op while Redis still has it), so timers lost with Redis come back.
-      this.armed.clear();
-      for (const key of this.informer.cache.keys()) this.workQueue.add(key);
-    }, this.o.resyncMs ?? 60_000);
+    this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? 60_000);
+  }
+
+  /**
+   * Reconsiders every object (every resyncMs): instants that came within the arming horizon get their wake-up,
+   * and forgetting what was armed re-adds the others (a no-op while Redis still has them), so timers lost with
+   * Redis come back.
+   */
+  resync(): void {
+    this.armed.clear();
+    this.sweep();
+  }
+
+  /** Every object, in the work queue's background lane: a sweep does not hold up the objects that come due. */
+  private sweep(): void {
+    for (const key of this.informer.cache.keys()) this.workQueue.addBackground(key);
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    clearInterval(this.resync);
+    clearInterval(this.resyncTimer);
     this.informer.stop();
-    for (const t of this.localTimers.values()) clearTimeout(t.timer);
-    this.localTimers.clear();
+    this.wakes.clear();
     await this.worker?.close();
     await this.workQueue.stop();
     await this.queue?.close();
@@ -186,10 +209,8 @@ export class CronController {
     this.cache.delete(uid);
     this.uids.delete(key);
     this.writeFailures.delete(key);
-    const t = this.localTimers.get(key);
-    if (t) clearTimeout(t.timer);
-    this.localTimers.delete(key);
-    // Its BullMQ jobs stay and fire into nothing; the state goes so a later object of that name starts afresh.
+    this.wakes.set(key, undefined);
+    // Its BullMQ wake-ups stay and wake what else is due then; the state goes so a later object of that name starts afresh.
     if (s && s.revision > 0) await this.states.delete(uid).catch(() => undefined);
   }
 
@@ -244,8 +265,10 @@ export class CronController {
         return;
       }
     }
-    // 5. the timers
-    await this.arm(key, uid, plan.state, now, plan.nextWakeAt);
+    // 5. the timers: the earliest instant is enough, its reconcile arms the next one
+    const wakeAt = plan.nextWakeAt?.getTime();
+    this.wakes.set(key, wakeAt);
+    if (wakeAt !== undefined) await this.armDurable(wakeAt, now.getTime());
   }
 
   private async applyToTarget(key: string, obj: CronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
@@ -306,39 +329,16 @@ export class CronController {
     await Promise.all(events.map((e) => this.o.publish(e)));
   }
 
-  private async arm(key: string, uid: string, rules: readonly RuleState[], now: Date, wake: Date | undefined): Promise<void> {
-    const queue = this.queue;
-    if (queue) {
-      const adds: Array<Promise<unknown>> = [];
-      for (const r of rules) {
-        if (r.nextDue === null) continue;
-        const at = new Date(r.nextDue);
-        const id = cronJobId(uid, r.ruleName, at);
-        if (this.armed.has(id)) continue;
-        this.armed.add(id);
-        adds.push(
-          scheduleAt(queue, id, at, { key }, now).catch((err: unknown) => {
-            this.armed.delete(id);
-            throw err;
-          }),
-        );
-      }
-      await Promise.all(adds);
+  /** Adds the BullMQ wake-up of an instant within the horizon, once; a failed add is tried again by the next caller. */
+  private async armDurable(at: number, now: number): Promise<void> {
+    // A due instant's local timer fires at once; the wall clock only needs following for instants ahead.
+    if (!this.queue || at <= now || at > now + this.armHorizonMs || this.armed.has(at)) return;
+    this.armed.add(at);
+    try {
+      await scheduleAt(this.queue, wakeJobId(at), new Date(at), {}, new Date(now));
+    } catch (err) {
+      this.armed.delete(at);
+      throw err;
     }
-    const cur = this.localTimers.get(key);
-    if (wake === undefined) {
-      if (cur) clearTimeout(cur.timer);
-      this.localTimers.delete(key);
-      return;
-    }
-    const at = wake.getTime();
-    if (cur?.at === at) return;
-    if (cur) clearTimeout(cur.timer);
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - this.clock.now().getTime()));
-    const timer = setTimeout(() => {
-      this.localTimers.delete(key);
-      if (this.started) this.workQueue.add(key);
-    }, delay);
-    this.localTimers.set(key, { at, timer });
   }
 }
