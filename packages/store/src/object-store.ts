@@ -115,7 +115,7 @@ export class ObjectStore {
   /**
    * Read-modify-write for controllers: `mutate` gets the stored object and returns the new one (or undefined to
    * leave it). Retried on a lost compare-and-set, so `mutate` must be a pure function of what it is given.
-   * `opts.cached` (an informer's copy and its revision) saves the read: it is tried first, and a lost
+   * `opts.cached` (an informer's whole copy, not a projection, and its revision) saves the read: it is tried first, and a lost
    * compare-and-set falls back to reading what is stored.
    */
   async update(
@@ -170,12 +170,14 @@ export class ObjectStore {
   private merge(current: StoredObject, input: StoredObject): StoredObject {
     const { status: _ignored, ...rest } = input;
     const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, generation: _gen, ...meta } = input.metadata;
-    const specChanged = !isDeepStrictEqual(stripUndefined(input.spec), stripUndefined(current.spec));
-    const generation = (current.metadata.generation ?? 1) + (specChanged ? 1 : 0);
-    return stripUndefined({
+    // One JSON round trip for the input; what is stored came from JSON already and has no undefined fields.
+    const next = stripUndefined({
       ...rest,
-      metadata: { ...meta, uid: current.metadata.uid, generation, creationTimestamp: current.metadata.creationTimestamp },
+      metadata: { ...meta, uid: current.metadata.uid, generation: 0, creationTimestamp: current.metadata.creationTimestamp },
     }) as StoredObject;
+    const specChanged = !isDeepStrictEqual(next.spec, current.spec);
+    next.metadata.generation = (current.metadata.generation ?? 1) + (specChanged ? 1 : 0);
+    return next;
   }
 
   private async withStatus(key: string, v: Versioned<StoredObject>): Promise<StoredObject> {
