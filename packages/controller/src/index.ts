@@ -1,1 +1,2 @@
 export * from './work-queue.js';
+export * from './spread-sweep.js';

@@ -136,6 +136,24 @@ describe('WorkQueue', () => {
     expect(runs).toBe(2);
   });
 
+  it('lets I/O in during a long run of reconciles that need none', async () => {
+    let done = 0;
+    const q = new WorkQueue(
+      async () => {
+        const until = performance.now() + 1;
+        while (performance.now() < until); // a millisecond of pure computation
+        done++;
+      },
+      { concurrency: 8 },
+    );
+    let doneWhenIoRan: number | undefined;
+    setImmediate(() => (doneWhenIoRan = done));
+    for (let i = 0; i < 200; i++) q.addBackground(`k${i}`);
+    await q.idle();
+    expect(doneWhenIoRan).toBeDefined();
+    expect(doneWhenIoRan!).toBeLessThan(100);
+  });
+
   it('keeps a long queue first in, first out', async () => {
     const seen: string[] = [];
     const q = new WorkQueue(async (k) => {

@@ -131,10 +131,11 @@ export class WorkQueue {
   private pump(): void {
     while (!this.stopped && this.running < this.concurrency && this.queued.size) {
       const key = this.next();
+      const lane = this.queued.get(key)!;
       this.queued.delete(key);
       this.active.add(key);
       this.running++;
-      void this.run(key);
+      void this.run(key, lane);
     }
     if (this.length === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
@@ -157,11 +158,12 @@ export class WorkQueue {
     throw new Error('work queue bookkeeping: a key is counted as queued but is in neither lane');
   }
 
-  private async run(key: string): Promise<void> {
+  private async run(key: string, lane: 'urgent' | 'background'): Promise<void> {
     try {
-      // A reconcile that needs no I/O resolves in microtasks, and so would the next: without this turn of the event
-      // loop a sweep over thousands of keys would hold off every socket read (the informers' news) until it ended.
-      await new Promise((r) => setImmediate(r));
+      // A sweep's reconciles mostly find nothing to write, so they resolve in microtasks, one after another: without
+      // a turn of the event loop each, a sweep over thousands of keys would hold off every socket read (the
+      // informers' news) until it ended. Changes skip it: they were just read off a socket and usually write.
+      if (lane === 'background') await new Promise((r) => setImmediate(r));
       if (this.stopped) return;
       const r = await this.reconcile(key);
       this.failures.delete(key);

@@ -1,6 +1,6 @@
 import { listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
-import { WorkQueue } from '@flotilla/controller';
+import { SpreadSweep, WorkQueue } from '@flotilla/controller';
 import { buildBinding, findMatchingPolicy, type Cluster, type PropagationPolicy, type ResourceBinding, type ResourceTemplate } from '@flotilla/scheduling';
 import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { decideBinding, decisionEvent, type ObservedSchedule } from './reconcile-binding.js';
@@ -52,7 +52,7 @@ export class AffinitySchedulerController {
   readonly detectQueue: WorkQueue;
   readonly scheduleQueue: WorkQueue;
   readonly taintQueue: WorkQueue;
-  private resync?: NodeJS.Timeout;
+  private readonly resync: SpreadSweep;
   private started = false;
 
   constructor(private readonly o: AffinitySchedulerOptions) {
@@ -63,6 +63,12 @@ export class AffinitySchedulerController {
     this.scheduleQueue = new WorkQueue((k) => this.schedule(k), { concurrency, onError: onError('schedule') });
     this.taintQueue = new WorkQueue((k) => this.taint(k), { onError: onError('taint') });
 
+    // The resync is spread over its period: all at once, 10,000 bindings hold up the one just applied.
+    this.resync = new SpreadSweep({
+      keys: () => [...this.bindings.values()].flatMap((inf) => [...inf.cache.keys()]),
+      periodMs: o.resyncMs,
+      visit: (key) => this.scheduleQueue.addBackground(key),
+    });
     const templateKinds = listKinds().filter((k) => !k.strict).map((k) => k.kind);
     for (const kind of templateKinds) {
       this.templates.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.detectQueue.add(e.key)), (t) => templateProjection(t) as Obj));
@@ -107,12 +113,12 @@ export class AffinitySchedulerController {
     this.enqueueAllTemplates();
     this.enqueueAllBindings();
     for (const key of this.clusters.cache.keys()) this.taintQueue.add(key);
-    this.resync = setInterval(() => this.enqueueAllBindings(), this.o.resyncMs);
+    this.resync.start();
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    clearInterval(this.resync);
+    this.resync.stop();
     for (const i of this.allInformers()) i.stop();
     await Promise.all([this.detectQueue.stop(), this.scheduleQueue.stop(), this.taintQueue.stop()]);
   }
