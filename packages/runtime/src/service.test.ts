@@ -258,6 +258,18 @@ describe('runService (as a process)', () => {
     expect(p.output()).not.toContain('STOPPED');
   });
 
+  it('a supervisor\'s SIGTERM after the terminal\'s SIGINT waits for the shutdown; SIGINT again does not', async () => {
+    const p = run({ DEMO_HANG_STOP: 'true' });
+    await p.waitFor('READY');
+    p.kill('SIGINT');
+    await p.waitFor('STOPPING');
+    p.kill('SIGTERM');
+    const early = await Promise.race([p.exit.then(() => 'exited'), new Promise((r) => setTimeout(() => r('waiting'), 500))]);
+    expect(early).toBe('waiting');
+    p.kill('SIGINT');
+    expect(await p.exit).toBe(1);
+  });
+
   it('a bad config exits 1 naming the variable, without echoing secrets', async () => {
     const p = run({ LEADER_LEASE_MS: 'abc', REDIS_URL: 'http://:hunter2@redis' });
     expect(await p.exit).toBe(1);

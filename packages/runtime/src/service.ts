@@ -213,19 +213,23 @@ export interface RunServiceOptions extends ServiceHostOptions {
 /**
  * The entry point of every service's main.ts: starts a ServiceHost, exits 1 with a clear message
  * if configuration or start-up fails, and on SIGTERM/SIGINT stops it and exits 0 (1 if stopping
- * failed). A second signal exits at once.
+ * failed). The same signal a second time exits at once.
  */
 export async function runService<S extends z.ZodType<BaseConfig>>(definition: ServiceDefinition<S>, options: RunServiceOptions = {}): Promise<ServiceHost<S>> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const host = new ServiceHost(definition, { onConfig: (config) => applyHeapGrowth(config.HEAP_GROWTH_PERCENT), ...options });
-  let signals = 0;
+  const received = new Set<NodeJS.Signals>();
   const onSignal = (signal: NodeJS.Signals): void => {
-    signals++;
-    if (signals > 1) {
+    // Ctrl-C reaches a whole process group, so under a supervisor (scripts/up) a service gets SIGINT from the
+    // terminal and SIGTERM from the supervisor: only the same signal again means "now".
+    if (received.has(signal)) {
       host.logger?.warn({ signal }, 'second signal: exiting without waiting for shutdown');
       exit(1);
       return;
     }
+    const first = received.size === 0;
+    received.add(signal);
+    if (!first) return;
     host.logger?.info({ signal }, 'signal received');
     host.stop(`${signal} received`).then(
       () => exit(0),
