@@ -8,22 +8,34 @@ const started = async () => {
   await tick();
 };
 
+/**
+ * A queue with one worker, held by the key 'blocker' so that what is added next waits in the queue; `drain`
+ * releases it and resolves when everything has run. `seen` is the order the keys ran in.
+ */
+function heldQueue() {
+  const seen: string[] = [];
+  let release!: () => void;
+  const q = new WorkQueue(async (k) => {
+    seen.push(k);
+    if (k === 'blocker') await new Promise<void>((r) => (release = r));
+  });
+  q.add('blocker');
+  const drain = async () => {
+    await started();
+    release();
+    await q.idle();
+  };
+  return { q, seen, drain };
+}
+
 describe('WorkQueue', () => {
   it('queues a key once while it waits', async () => {
-    const seen: string[] = [];
-    let release!: () => void;
-    const q = new WorkQueue(async (k) => {
-      seen.push(k);
-      if (k === 'blocker') await new Promise<void>((r) => (release = r));
-    });
-    q.add('blocker'); // occupies the single worker, so the adds below wait in the queue
+    const { q, seen, drain } = heldQueue();
     q.add('a');
     q.add('b');
     q.add('a');
     q.add('a');
-    await started();
-    release();
-    await q.idle();
+    await drain();
     expect(seen).toEqual(['blocker', 'a', 'b']);
   });
 
@@ -84,18 +96,10 @@ describe('WorkQueue', () => {
   });
 
   it('runs changes before a background sweep, yet gives the sweep every eighth slot', async () => {
-    const seen: string[] = [];
-    let release!: () => void;
-    const q = new WorkQueue(async (k) => {
-      seen.push(k);
-      if (k === 'blocker') await new Promise<void>((r) => (release = r));
-    });
-    q.add('blocker');
+    const { q, seen, drain } = heldQueue();
     for (let i = 0; i < 20; i++) q.addBackground(`bg${i}`);
     for (let i = 0; i < 10; i++) q.add(`change${i}`);
-    await started();
-    release();
-    await q.idle();
+    await drain();
     expect(seen).toHaveLength(31);
     // Pick 1 was the blocker; picks 2-7 are changes, pick 8 is the sweep's, then the remaining changes, then the sweep.
     expect(seen.slice(1, 12)).toEqual(['change0', 'change1', 'change2', 'change3', 'change4', 'change5', 'bg0', 'change6', 'change7', 'change8', 'change9']);
@@ -103,21 +107,13 @@ describe('WorkQueue', () => {
   });
 
   it('moves a key waiting in the background lane up when it changes, and runs it once', async () => {
-    const seen: string[] = [];
-    let release!: () => void;
-    const q = new WorkQueue(async (k) => {
-      seen.push(k);
-      if (k === 'blocker') await new Promise<void>((r) => (release = r));
-    });
-    q.add('blocker');
+    const { q, seen, drain } = heldQueue();
     q.addBackground('a');
     q.addBackground('b');
     q.add('b');
     q.addBackground('b');
     expect(q.length).toBe(3);
-    await started();
-    release();
-    await q.idle();
+    await drain();
     expect(seen).toEqual(['blocker', 'b', 'a']);
   });
 
