@@ -38,6 +38,15 @@ describe('parseSchedule', () => {
     expect(d).toEqual(e);
   });
 
+  it('parses an expression once and shares the frozen result; a bad one throws every time', () => {
+    const a = parseSchedule('15 9 * * 1-5');
+    expect(parseSchedule('15 9 * * 1-5')).toBe(a);
+    expect(Object.isFrozen(a) && Object.isFrozen(a.daysOfWeek)).toBe(true);
+    expect(a.daysOfWeek).toEqual([1, 2, 3, 4, 5]);
+    expect(() => parseSchedule('61 * * * *')).toThrow(CronSyntaxError);
+    expect(() => parseSchedule('61 * * * *')).toThrow(CronSyntaxError);
+  });
+
   it('accepts a leading seconds field as the 6-field extension', () => {
     const s = parseSchedule('*/20 30 8 * * *');
     expect(s.hasSeconds).toBe(true);

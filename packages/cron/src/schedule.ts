@@ -121,8 +121,21 @@ function parseField(text: string, def: FieldDef, expr: string): ParsedField {
   return { values: [...values].sort((a, b) => a - b), star, wildcard };
 }
 
+/** Parsed schedules by expression: planning parses every rule at every due time, and a burst repeats a few. */
+const parsedSchedules = new Map<string, CronSchedule>();
+const MAX_PARSED_SCHEDULES = 10_000;
+
 /** Parses a schedule, throwing {@link CronSyntaxError} for anything that is malformed or can never fire. */
 export function parseSchedule(expression: string): CronSchedule {
+  const known = parsedSchedules.get(expression);
+  if (known) return known;
+  const parsed = parseUncached(expression);
+  if (parsedSchedules.size >= MAX_PARSED_SCHEDULES) parsedSchedules.clear();
+  parsedSchedules.set(expression, parsed);
+  return parsed;
+}
+
+function parseUncached(expression: string): CronSchedule {
   const trimmed = expression.trim();
   if (trimmed === '') throw new CronSyntaxError(expression, 'empty expression');
   if (/^(CRON_)?TZ=/.test(trimmed)) {
@@ -163,19 +176,20 @@ export function parseSchedule(expression: string): CronSchedule {
       throw new CronSyntaxError(expression, `never fires: day-of-month ${domText} never occurs in month ${monText}`);
     }
   }
-  return {
+  // Frozen: one parsed schedule is shared by every caller of the same expression.
+  return Object.freeze({
     source: expression,
-    seconds: seconds.values,
-    minutes: minutes.values,
-    hours: hours.values,
-    daysOfMonth: dom.values,
-    months: months.values,
-    daysOfWeek: dow.values,
+    seconds: Object.freeze(seconds.values),
+    minutes: Object.freeze(minutes.values),
+    hours: Object.freeze(hours.values),
+    daysOfMonth: Object.freeze(dom.values),
+    months: Object.freeze(months.values),
+    daysOfWeek: Object.freeze(dow.values),
     dayOfMonthStar: dom.star,
     dayOfWeekStar: dow.star,
     fixedHour: !hours.wildcard,
     hasSeconds,
-  };
+  });
 }
 
 /**
