@@ -164,6 +164,33 @@ describe('events', () => {
     expect(second).toEqual(['handover-1', 'handover-2']);
   });
 
+  it('a key stuck retrying holds back only its own events, and those are handled once though their ack wait passes', async () => {
+    const names = ['stuck-x', 'stuck-x', 'stuck-x', 'stuck-y'];
+    for (const [i, n] of names.entries()) await publishEvent(bus, ev(n, `stuck-${i}`));
+    const handled: string[] = [];
+    const firstAttempt = Date.now();
+    const sub = await consumeEvents(bus, {
+      durable: 'stuck',
+      filter: { kind: 'Deployment' },
+      concurrency: 2,
+      ackWaitMs: 1000,
+      retryDelayMs: 100,
+      orderKey: (d) => d.event.flotillaname,
+      handler: async (d) => {
+        if (!d.event.flotillaname.startsWith('stuck-')) return;
+        // The first event of stuck-x fails for 2.5 s, past the others' ack wait.
+        if (d.event.id === 'stuck-0' && Date.now() - firstAttempt < 2500) throw new Error('not yet');
+        handled.push(d.event.id);
+      },
+    });
+    await eventually(() => (handled.includes('stuck-3') ? true : undefined), 2000, 'stuck-y handled while stuck-x waits');
+    expect(handled).toEqual(['stuck-3']);
+    await eventually(() => (handled.length >= 4 ? true : undefined), 10_000, 'stuck-x handled');
+    await new Promise((r) => setTimeout(r, 1500));
+    await sub.stop();
+    expect(handled).toEqual(['stuck-3', 'stuck-0', 'stuck-1', 'stuck-2']);
+  });
+
   it('gives an event up after maxDeliver failed attempts and goes on', async () => {
     await publishEvent(bus, ev('poison', 'poison-1'));
     await publishEvent(bus, ev('poison', 'poison-2'));

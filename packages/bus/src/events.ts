@@ -97,11 +97,17 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
     }
   };
 
+  // Stream sequences queued or running here. An event that waits behind a slow one of its key longer than the ack
+  // wait comes again; that copy is dropped (acknowledging the first delivery settles it). What waits is bounded by
+  // the consumer's max_ack_pending (the server's default, 1,000).
+  const inHand = new Set<number>();
   const messages = await consumer.consume({ max_messages: 256 });
   const loop = (async () => {
     for await (const m of messages) {
+      if (inHand.has(m.seq)) continue;
+      inHand.add(m.seq);
       const d = toDelivered(m);
-      await lanes.add(keyOf(d), () => handle(m, d));
+      lanes.add(keyOf(d), () => handle(m, d).finally(() => inHand.delete(m.seq)));
     }
   })();
   return {

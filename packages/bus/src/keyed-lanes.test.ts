@@ -16,11 +16,11 @@ describe('KeyedLanes', () => {
       log.push(`${key}${i}`);
     };
     // a's first task is the slowest: b's tasks finish before it, a's others still wait for it.
-    await lanes.add('a', task('a', 1, 30));
-    await lanes.add('b', task('b', 1, 1));
-    await lanes.add('a', task('a', 2, 1));
-    await lanes.add('b', task('b', 2, 1));
-    await lanes.add('a', task('a', 3, 1));
+    lanes.add('a', task('a', 1, 30));
+    lanes.add('b', task('b', 1, 1));
+    lanes.add('a', task('a', 2, 1));
+    lanes.add('b', task('b', 2, 1));
+    lanes.add('a', task('a', 3, 1));
     await lanes.drain();
     expect(log.filter((l) => l.startsWith('a'))).toEqual(['a1', 'a2', 'a3']);
     expect(log.filter((l) => l.startsWith('b'))).toEqual(['b1', 'b2']);
@@ -28,41 +28,44 @@ describe('KeyedLanes', () => {
     expect(maxConcurrentA).toBe(1);
   });
 
-  it('admits no more than the limit at once; add waits for a free slot', async () => {
+  it('runs no more than the limit at once, and a key that is stuck holds only its own slot', async () => {
     const lanes = new KeyedLanes(2);
     let running = 0;
     let max = 0;
     const release: Array<() => void> = [];
-    const task = () => async () => {
+    const held = () => async () => {
       max = Math.max(max, ++running);
       await new Promise<void>((r) => release.push(r));
       running--;
     };
-    await lanes.add('x', task());
-    await lanes.add('y', task());
-    let thirdAdmitted = false;
-    const third = lanes.add('z', task()).then(() => (thirdAdmitted = true));
+    const ran: string[] = [];
+    // Key "stuck" has one running task and many waiting behind it; "a", "b" and "c" must still get the other slot.
+    lanes.add('stuck', held());
+    for (let i = 0; i < 10; i++) lanes.add('stuck', async () => void ran.push(`stuck${i}`));
+    lanes.add('a', held());
+    lanes.add('b', async () => void ran.push('b'));
+    lanes.add('c', async () => void ran.push('c'));
     await tick();
-    expect(thirdAdmitted).toBe(false);
-    expect(lanes.size).toBe(2);
+    expect(running).toBe(2);
+    expect(ran).toEqual([]);
+    release.splice(1, 1)[0]!(); // a finishes: b and c run in its slot while "stuck" still waits
+    await tick();
+    expect(ran).toEqual(['b', 'c']);
+    expect(lanes.size).toBe(11);
     release.shift()!();
-    await third;
-    expect(thirdAdmitted).toBe(true);
-    while (release.length || lanes.size) {
-      release.shift()?.();
-      await tick();
-    }
     await lanes.drain();
+    expect(ran.slice(2)).toEqual(Array.from({ length: 10 }, (_, i) => `stuck${i}`));
     expect(max).toBe(2);
+    expect(lanes.size).toBe(0);
   });
 
   it('goes on with a key after one of its tasks failed', async () => {
     const lanes = new KeyedLanes(1);
     const log: string[] = [];
-    await lanes.add('k', async () => {
+    lanes.add('k', async () => {
       throw new Error('boom');
     });
-    await lanes.add('k', async () => {
+    lanes.add('k', async () => {
       log.push('after');
     });
     await lanes.drain();

@@ -1,40 +1,64 @@
 /**
  * Runs tasks with at most `limit` at once, and the tasks of one key one after another in the order they were added:
- * what keeps per-object order while objects are handled in parallel.
+ * what keeps per-object order while objects are handled in parallel. Only running tasks take a slot, so a key with
+ * a long or stuck backlog holds one slot, never the others' (what waits is bounded by whoever adds).
  */
 export class KeyedLanes {
-  private readonly tails = new Map<string, Promise<void>>();
-  private readonly waiting: Array<() => void> = [];
+  /** Per key with work: its tasks in order; the first is running or ready to run. */
+  private readonly lanes = new Map<string, Array<() => Promise<void>>>();
+  /** Keys whose first task may start, in the order they became ready. */
+  private ready: string[] = [];
   private running = 0;
+  private queued = 0;
+  private readonly drained: Array<() => void> = [];
 
   constructor(private readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
   }
 
-  /** Tasks added and not yet finished. */
+  /** Tasks added and not yet finished, running or waiting. */
   get size(): number {
-    return this.running;
+    return this.queued;
   }
 
-  /**
-   * Waits for a free slot, then queues `task` behind the earlier tasks of `key` and returns; the task's own outcome
-   * is not reported here (it must handle its errors), so a caller can keep adding while it runs.
-   */
-  async add(key: string, task: () => Promise<void>): Promise<void> {
-    while (this.running >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
-    this.running++;
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const tail = previous.then(task).catch(() => undefined);
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      this.running--;
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-      this.waiting.shift()?.();
-    });
+  /** Queues `task` behind the earlier tasks of `key`; its outcome is not reported here (it must handle its errors). */
+  add(key: string, task: () => Promise<void>): void {
+    this.queued++;
+    const lane = this.lanes.get(key);
+    if (lane) {
+      lane.push(task);
+      return;
+    }
+    this.lanes.set(key, [task]);
+    this.ready.push(key);
+    this.pump();
   }
 
   /** Resolves when every task added so far has finished. */
-  async drain(): Promise<void> {
-    while (this.tails.size) await Promise.all([...this.tails.values()]);
+  drain(): Promise<void> {
+    if (this.queued === 0) return Promise.resolve();
+    return new Promise((r) => this.drained.push(r));
+  }
+
+  private pump(): void {
+    while (this.running < this.limit && this.ready.length) {
+      const key = this.ready.shift()!;
+      const task = this.lanes.get(key)![0]!;
+      this.running++;
+      void task()
+        .catch(() => undefined)
+        .then(() => this.finished(key));
+    }
+  }
+
+  private finished(key: string): void {
+    this.running--;
+    this.queued--;
+    const lane = this.lanes.get(key)!;
+    lane.shift();
+    if (lane.length) this.ready.push(key);
+    else this.lanes.delete(key);
+    this.pump();
+    if (this.queued === 0) for (const r of this.drained.splice(0)) r();
   }
 }
