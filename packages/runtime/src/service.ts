@@ -217,7 +217,13 @@ export interface RunServiceOptions extends ServiceHostOptions {
  */
 export async function runService<S extends z.ZodType<BaseConfig>>(definition: ServiceDefinition<S>, options: RunServiceOptions = {}): Promise<ServiceHost<S>> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  const host = new ServiceHost(definition, { onConfig: (config) => applyHeapGrowth(config.HEAP_GROWTH_PERCENT), ...options });
+  const host = new ServiceHost(definition, {
+    ...options,
+    onConfig: (config) => {
+      applyHeapGrowth(config.HEAP_GROWTH_PERCENT);
+      options.onConfig?.(config);
+    },
+  });
   const received = new Set<NodeJS.Signals>();
   const onSignal = (signal: NodeJS.Signals): void => {
     // Ctrl-C reaches a whole process group, so under a supervisor (scripts/up) a service gets SIGINT from the
@@ -229,7 +235,10 @@ export async function runService<S extends z.ZodType<BaseConfig>>(definition: Se
     }
     const first = received.size === 0;
     received.add(signal);
-    if (!first) return;
+    if (!first) {
+      host.logger?.info({ signal }, 'signal received while stopping; still waiting for shutdown');
+      return;
+    }
     host.logger?.info({ signal }, 'signal received');
     host.stop(`${signal} received`).then(
       () => exit(0),

@@ -66,7 +66,8 @@ export interface CronControllerOptions {
   resyncMs?: number;
   /**
    * Durable (BullMQ) wake-ups are armed only for instants due within this long; a resync arms the later ones as
-   * they come within it (the horizon is never shorter than resyncMs, so one always does). Default 1 hour.
+   * they come within it (the horizon is never shorter than two resync periods, so one arms it with a period to spare,
+   * whatever the interval's drift). Default 1 hour.
    */
   armHorizonMs?: number;
   /** Attempts at a target write failing for other reasons than the target's absence before it is recorded as failed. */
@@ -117,7 +118,7 @@ export class CronController {
 
   constructor(private readonly o: CronControllerOptions) {
     this.clock = o.clock ?? systemClock;
-    this.armHorizonMs = Math.max(o.armHorizonMs ?? 3_600_000, o.resyncMs ?? 60_000);
+    this.armHorizonMs = Math.max(o.armHorizonMs ?? 3_600_000, 2 * (o.resyncMs ?? 60_000));
     this.wakes = new WakeSchedule(this.clock, (key) => {
       if (this.started) this.workQueue.add(key);
     });

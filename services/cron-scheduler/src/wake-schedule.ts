@@ -7,7 +7,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * When to wake which object: each key waits for one instant, and each instant has one local timer however many
  * keys wait for it, so a burst of objects due at the same second costs one timer. A key is woken once, by
  * whichever comes first of its instant's timer and `wakeDue` (a durable timer that fired); the other finds it
- * gone, so one due instant never queues two reconciles.
+ * gone. (A reconcile already running when its instant fires runs again and may set the same instant anew, which
+ * wakes it once more: harmless, since the stored state decides what is due.)
  */
 export class WakeSchedule {
   private readonly instantOf = new Map<string, number>();
