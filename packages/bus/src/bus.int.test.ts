@@ -191,6 +191,32 @@ describe('events', () => {
     expect(handled).toEqual(['stuck-3', 'stuck-0', 'stuck-1', 'stuck-2']);
   });
 
+  it('an exclusive consumer lost between delete and re-create does not send the next holder back to the first event', async () => {
+    const handled = (into: string[]) => async (d: DeliveredEvent) => void into.push(d.event.id);
+    for (let i = 0; i < 3; i++) await publishEvent(bus, ev('gap', `gap-${i}`));
+    const first: string[] = [];
+    const a = await consumeEvents(bus, { durable: 'gap', filter: { name: 'gap' }, exclusive: true, handler: handled(first) });
+    await eventually(() => (first.length === 3 ? true : undefined), 5000, 'the first three');
+    await a.stop();
+    // The next holder records where it starts, recreates the consumer, handles one more event and stops.
+    const second: string[] = [];
+    const b = await consumeEvents(bus, { durable: 'gap', filter: { name: 'gap' }, exclusive: true, handler: handled(second) });
+    await publishEvent(bus, ev('gap', 'gap-3'));
+    await eventually(() => (second.length === 1 ? true : undefined), 5000, 'the fourth');
+    await b.stop();
+    // A third dies after deleting the consumer and before creating it again.
+    await bus.jsm.consumers.delete(bus.names.eventsStream, 'gap');
+    const third: string[] = [];
+    const c = await consumeEvents(bus, { durable: 'gap', filter: { name: 'gap' }, exclusive: true, handler: handled(third) });
+    await eventually(() => (third.length >= 1 ? true : undefined), 5000, 'a redelivery');
+    await new Promise((r) => setTimeout(r, 300));
+    await c.stop();
+    expect(first).toEqual(['gap-0', 'gap-1', 'gap-2']);
+    expect(second).toEqual(['gap-3']);
+    // From where the second started, not from gap-0: gap-3 again (folds are idempotent), nothing older.
+    expect(third).toEqual(['gap-3']);
+  });
+
   it('gives an event up after maxDeliver failed attempts and goes on', async () => {
     await publishEvent(bus, ev('poison', 'poison-1'));
     await publishEvent(bus, ev('poison', 'poison-2'));

@@ -2,7 +2,7 @@ import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type Co
 import type { Bus } from './connect.js';
 import { eventTypeOf, type CloudEvent } from './cloud-event.js';
 import { eventFilter, eventSubject, type EventAddress } from './subjects.js';
-import { decodeJson, encodeJson } from './kv-json.js';
+import { decodeJson, encodeJson, getJson } from './kv-json.js';
 import { KeyedLanes } from './keyed-lanes.js';
 
 export interface PublishResult {
@@ -66,6 +66,12 @@ export interface Subscription {
 }
 
 const nanos = (ms: number) => ms * 1_000_000;
+
+/**
+ * The reserved kind under which an exclusive consumer's start position is kept in the objects bucket (no API kind,
+ * so no user or informer touches it).
+ */
+export const CONSUMER_POSITION_KIND = 'ConsumerPosition';
 
 /**
  * Processes events at least once through a durable pull consumer with explicit ack: an event is acknowledged only
@@ -132,19 +138,27 @@ async function openDurable(bus: Bus, opts: ConsumeOptions): Promise<void> {
     max_deliver: -1,
   };
   const stream = bus.names.eventsStream;
-  if (opts.exclusive) {
-    const existing = await bus.jsm.consumers.info(stream, opts.durable).catch((err: unknown) => {
-      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
-      throw err;
-    });
-    if (existing) {
-      // Recreated at the floor: the server forgets what it had delivered and not had acknowledged.
-      await bus.jsm.consumers.delete(stream, opts.durable);
-      await bus.jsm.consumers.add(stream, { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: existing.ack_floor.stream_seq + 1 });
-      return;
-    }
+  if (!opts.exclusive) {
+    await bus.jsm.consumers.add(stream, config);
+    return;
   }
-  await bus.jsm.consumers.add(stream, config);
+  const existing = await bus.jsm.consumers.info(stream, opts.durable).catch((err: unknown) => {
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
+    throw err;
+  });
+  const positionKey = `${CONSUMER_POSITION_KIND}._.${opts.durable}`;
+  let startSeq: number | undefined;
+  if (existing) {
+    startSeq = existing.ack_floor.stream_seq + 1;
+    // Kept before the consumer goes, so that a holder that dies before recreating it does not send the next one
+    // back to the first event.
+    await bus.objects.put(positionKey, encodeJson({ startSeq }));
+    // Recreated at the floor: the server forgets what it had delivered and not had acknowledged.
+    await bus.jsm.consumers.delete(stream, opts.durable);
+  } else {
+    startSeq = (await getJson<{ startSeq: number }>(bus.objects, positionKey))?.value.startSeq;
+  }
+  await bus.jsm.consumers.add(stream, startSeq === undefined ? config : { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq });
 }
 
 function toDelivered(m: JsMsg): DeliveredEvent {
