@@ -65,7 +65,7 @@ export class AffinitySchedulerController {
 
     // The resync is spread over its period: all at once, 10,000 bindings hold up the one just applied.
     this.resync = new SpreadSweep({
-      keys: () => [...this.bindings.values()].flatMap((inf) => [...inf.cache.keys()]),
+      keys: () => this.bindingKeys(),
       periodMs: o.resyncMs,
       visit: (key) => this.scheduleQueue.addBackground(key),
     });
@@ -136,7 +136,11 @@ export class AffinitySchedulerController {
   }
 
   private enqueueAllBindings(): void {
-    for (const inf of this.bindings.values()) for (const key of inf.cache.keys()) this.scheduleQueue.addBackground(key);
+    for (const key of this.bindingKeys()) this.scheduleQueue.addBackground(key);
+  }
+
+  private *bindingKeys(): Generator<string> {
+    for (const inf of this.bindings.values()) yield* inf.cache.keys();
   }
 
   private clusterViews(): Cluster[] {
