@@ -13,8 +13,9 @@ RUN npm i -g pnpm@10.34.9
 WORKDIR /app
 
 FROM base AS build
-# `pnpm fetch` needs only the lockfile, so the dependency layer stays cached while sources change.
+# `pnpm fetch` needs only the lockfile (and the patches it names), so the dependency layer stays cached while sources change.
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+COPY patches ./patches
 RUN --mount=type=cache,id=pnpm,target=/pnpm/store pnpm fetch
 COPY . .
 RUN --mount=type=cache,id=pnpm,target=/pnpm/store pnpm install --offline --frozen-lockfile
