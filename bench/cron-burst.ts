@@ -2,12 +2,15 @@
 // end to end (target compare-and-set, events on the bus, state advanced, next timers armed) by the controller
 // in-process, against 2N bare KV compare-and-set updates measured in the same run; then 100 rules spread over a
 // minute for the lateness of the normal case. Scale down with BENCH_OBJECTS, BENCH_SPREAD_RULES, BENCH_SPREAD_S.
+// After the burst, the same JetStream writes without the controller show how much of the ratio is the writes
+// themselves: those the controller makes, and the least the product allows (a target write and a domain event per
+// execution).
 //
 // The burst lasts from the fire time until the controller has reported every execution and is idle again, so every
 // state write is in it. The events' lateness in the stream is read after the burst, from the time the stream stored
 // each one (the server's clock, the same host's here): a consumer reading 2N events during the burst would take the
 // controller's CPU.
-import { eventFilter, publishEvent, type Bus, type CloudEvent } from '@flotilla/bus';
+import { encodeJson, eventFilter, publishEvent, type Bus, type CloudEvent } from '@flotilla/bus';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { REDIS_URL } from '@flotilla/testkit';
 import { Redis } from 'ioredis';
@@ -66,6 +69,42 @@ async function bareCas(bus: Bus, n: number, keysWanted: number, limit: number): 
   );
   const ms = performance.now() - t;
   await inWindows(keys, (k) => bus.objects.purge(k).catch(() => undefined));
+  return ms;
+}
+
+/**
+ * The burst's JetStream writes without the controller, per object at CONCURRENCY objects in flight, on the burst's
+ * own Deployments: `minimal` is the least the product allows (one compare-and-set of the target at a revision
+ * already known, one domain event per execution, no stored state); otherwise what the controller writes (read the
+ * target, compare-and-set it, one event per rule, compare-and-set the rule state).
+ */
+async function writesOnlyMs(bus: Bus, names: string[], minimal: boolean, round: number): Promise<number> {
+  const key = (n: string) => `Deployment.bench.${n}`;
+  const stateKey = (n: string) => `BenchFloorState._.${n}`;
+  const revisions = new Map<string, number>();
+  const stateRevisions = new Map<string, number>();
+  await inWindows(names, async (n) => {
+    revisions.set(n, (await bus.objects.get(key(n)))!.revision);
+    if (!minimal) stateRevisions.set(n, await bus.objects.put(stateKey(n), encodeJson({ objectKey: n, rules: [] })));
+  });
+  const event = (n: string, rule: string) =>
+    encodeJson({ specversion: '1.0', id: `floor.${round}.${n}.${rule}`, source: 'bench', type: 'BenchFloor', time: new Date().toISOString(), data: { ruleName: rule, scheduleTime: new Date().toISOString(), appliedReplicas: 3 } });
+  const subject = (n: string) => `${bus.names.eventsRoot}.CronFederatedHPA.bench.${n}-cron.BenchFloor`;
+  const t = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < names.length) {
+        const n = names[next++]!;
+        const revision = minimal ? revisions.get(n)! : (await bus.objects.get(key(n)))!.revision;
+        await bus.objects.update(key(n), encodeJson({ ...deployment(n), spec: { replicas: 4 + round } }), revision);
+        await Promise.all(['a', 'b'].map((rule) => bus.js.publish(subject(n), event(n, rule), { msgID: `floor.${round}.${n}.${rule}` })));
+        if (!minimal) await bus.objects.update(stateKey(n), encodeJson({ objectKey: n, rules: [round] }), stateRevisions.get(n)!);
+      }
+    }),
+  );
+  const ms = performance.now() - t;
+  if (!minimal) await inWindows(names, (n) => bus.objects.purge(stateKey(n)));
   return ms;
 }
 
@@ -158,6 +197,8 @@ await withBenchBus('cron', async (bus) => {
       clearInterval(sampler);
       const exec = reports.all.map((r) => r.executionTime.getTime() - r.scheduleTime.getTime());
       const stored = await storedLateness(bus, 2 * OBJECTS);
+      const floorMs = await writesOnlyMs(bus, names, false, 0);
+      const minimalMs = await writesOnlyMs(bus, names, true, 1);
       report(`cron burst: ${OBJECTS} CronFederatedHPAs x 2 rules due at the same second (controller in-process, concurrency ${CONCURRENCY})`, [
         ['set-up', `objects ${fmt(createMs / 1000, 2)} s, first plan and timers ${fmt(armMs / 1000, 2)} s`],
         ['lateness, executionTime - scheduleTime', stats(exec)],
@@ -167,6 +208,8 @@ await withBenchBus('cron', async (bus) => {
         [`bare KV CAS x ${2 * OBJECTS} (${CONCURRENCY} in flight)`, `${fmt(bareMs)} ms = ${fmt((2 * OBJECTS) / (bareMs / 1000))} ops/s`],
         ['bare KV CAS one by one', `${fmt((Math.min(2 * OBJECTS, 5000) / bareSeqMs) * 1000)} ops/s (would take ${fmt((bareSeqMs * 2 * OBJECTS) / Math.min(2 * OBJECTS, 5000))} ms for ${2 * OBJECTS})`],
         ['ratio burst / bare (same concurrency)', `${(burstMs / bareMs).toFixed(2)}x  (target <= 1.5x)`],
+        ['the controller\'s writes alone', `${fmt(floorMs)} ms = ${(floorMs / bareMs).toFixed(2)}x bare (per object: read and compare-and-set the target, 2 events, state compare-and-set; no controller)`],
+        ['the least the product allows', `${fmt(minimalMs)} ms = ${(minimalMs / bareMs).toFixed(2)}x bare (per object: one target compare-and-set, one event per execution; no read, no state)`],
         ['resident memory', `before ${fmt(rssBefore)} MB, armed ${fmt(rssArmed)} MB, peak ${fmt(rssPeak)} MB`],
       ]);
     });
