@@ -7,6 +7,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const deployDir = join(root, 'deploy');
@@ -379,7 +380,7 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
   });
 
   it('cron-scheduler: default time zone UTC and a 15m catch-up window', () => {
-    expect(configOf('cron-scheduler')).toMatchObject({ CRON_DEFAULT_TIME_ZONE: 'UTC', CRON_CATCHUP_WINDOW: '15m' });
+    expect(configOf('cron-scheduler')).toMatchObject({ CRON_DEFAULT_TIME_ZONE: 'UTC', CRON_CATCHUP_WINDOW_MS: '900000' });
   });
 });
 
@@ -577,6 +578,14 @@ describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as unknown;
   const services = get(compose, 'services') as Obj;
 
+  it('sets only settings the cron-scheduler reads, in deploy/ and here', () => {
+    // A misspelt key is silently ignored by the service, which then runs on its default.
+    const known = new Set(Object.keys(cronSchedulerConfig.shape));
+    const given = [...Object.keys(configOf('cron-scheduler')), ...Object.keys(get(services, 'cron-scheduler.environment') as Obj)];
+    expect(given.filter((k) => !known.has(k))).toEqual([]);
+    expect(given).toContain('CRON_CATCHUP_WINDOW_MS');
+  });
+
   it('has nats with JetStream, redis, every service and the examples job', () => {
     expect(Object.keys(services).sort()).toEqual(['examples', 'nats', 'redis', ...SERVICES.map((s) => s.name)].sort());
     expect(get(services, 'nats.image')).toBe('nats:2');
@@ -602,7 +611,7 @@ describe('docker-compose.yml', () => {
 
   it('member-agent runs the sim driver; cron-scheduler gets its defaults; gateway listens on all interfaces', () => {
     expect(get(services, 'member-agent.environment.MEMBER_DRIVER')).toBe('sim');
-    expect(get(services, 'cron-scheduler.environment')).toMatchObject({ CRON_DEFAULT_TIME_ZONE: 'UTC', CRON_CATCHUP_WINDOW: '15m' });
+    expect(get(services, 'cron-scheduler.environment')).toMatchObject({ CRON_DEFAULT_TIME_ZONE: 'UTC', CRON_CATCHUP_WINDOW_MS: '900000' });
     expect(get(services, 'gateway.environment')).toMatchObject({ GATEWAY_API_HOST: '0.0.0.0', GATEWAY_API_PORT: '8081' });
     expect(get(services, 'gateway.ports')).toEqual(['${FLOTILLA_GATEWAY_PORT:-8081}:8081']);
   });

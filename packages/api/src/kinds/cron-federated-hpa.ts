@@ -60,10 +60,14 @@ export const cronFederatedHpaSchema = z.strictObject({
 
 /** True when the rules of this CronFederatedHPA set a FederatedHPA's min/max rather than a workload's replicas. */
 export function targetsFederatedHpa(ref: { apiVersion?: string | undefined; kind: string }): boolean {
-  return ref.apiVersion === FEDERATED_HPA_API_VERSION || ((ref.apiVersion ?? '') === '' && ref.kind === 'FederatedHPA');
+  return ref.apiVersion === FEDERATED_HPA_API_VERSION;
 }
 
 function defaults(obj: Record<string, unknown>): void {
+  // A FederatedHPA named without its apiVersion can only mean Karmada's: say so once, so that admission and the
+  // controller (which dispatch on apiVersion, as Karmada does) agree on what the rules set.
+  const ref = objAt(objAt(obj, 'spec'), 'scaleTargetRef');
+  if (ref && ref.kind === 'FederatedHPA' && (ref.apiVersion === undefined || ref.apiVersion === '')) ref.apiVersion = FEDERATED_HPA_API_VERSION;
   for (const rule of objectsAt(objAt(obj, 'spec'), 'rules')) {
     // Seed 000's story YAML writes `ruleName`; the API (and shipped Karmada) call it `name`. Accept the seed's spelling.
     if (rule.name === undefined && typeof rule.ruleName === 'string') {

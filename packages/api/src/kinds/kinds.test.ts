@@ -104,6 +104,16 @@ describe('CronFederatedHPA: defaulting', () => {
     expect(out.spec.rules[0].ruleName).toBeUndefined();
   });
 
+  it('completes a FederatedHPA target named without apiVersion, so that its rules are judged and run as min/max', () => {
+    for (const apiVersion of [undefined, '']) {
+      const o = cronFhpa();
+      o.spec.scaleTargetRef = { ...(apiVersion === undefined ? {} : { apiVersion }), kind: 'FederatedHPA', name: 'shop-fhpa' };
+      expect((admit(o) as Obj).spec.scaleTargetRef).toEqual({ apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop-fhpa' });
+      o.spec.rules = [{ name: 'up', schedule: '0 8 * * *', targetReplicas: 3 }];
+      expect(() => admit(o)).toThrow(/spec\.rules\[0\]\.targetMaxReplicas.*cannot both be empty/);
+    }
+  });
+
   it('leaves targetReplicas alone on a FederatedHPA target and an empty rule list alone (Karmada admits both)', () => {
     const o = cronFhpa();
     o.spec.rules[0].targetReplicas = 4;
