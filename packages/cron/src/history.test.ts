@@ -65,6 +65,29 @@ describe('evolveHistory', () => {
     expect(h?.nextExecutionTime).toBe('2026-05-04T05:00:00Z');
   });
 
+  it('records each schedule time once: a repeat is dropped, a missed time already applied stays applied, a success replaces a failure', () => {
+    const missed2 = { ...bad(2), message: 'missed', missed: true };
+    const s = fold([
+      { type: 'CronRuleExecuted', data: ok(1) },
+      { type: 'CronRuleExecuted', data: { ...ok(1), executionTime: '2026-05-04T01:12:00Z' } },
+      { type: 'CronRuleExecuted', data: ok(2) },
+      { type: 'CronRuleFailed', data: missed2 },
+      { type: 'CronRuleFailed', data: bad(3) },
+      { type: 'CronRuleFailed', data: bad(3) },
+    ]);
+    const h = s.executionHistories?.[0];
+    expect(h?.successfulExecutions?.map((e) => [e.scheduleTime, e.executionTime])).toEqual([
+      ['2026-05-04T02:00:00Z', '2026-05-04T02:00:00Z'],
+      ['2026-05-04T01:00:00Z', '2026-05-04T01:00:00Z'],
+    ]);
+    expect(h?.failedExecutions?.map((e) => e.scheduleTime)).toEqual(['2026-05-04T03:00:00Z']);
+    expect(h?.nextExecutionTime).toBe('2026-05-04T04:00:00Z');
+
+    const healed = fold([{ type: 'CronRuleExecuted', data: ok(3) }], s).executionHistories?.[0];
+    expect(healed?.failedExecutions).toBeUndefined();
+    expect(healed?.successfulExecutions?.[0]?.scheduleTime).toBe('2026-05-04T03:00:00Z');
+  });
+
   it('keeps no failures with failedHistoryLimit 0 and does not crash', () => {
     const s = fold([
       { type: 'CronNextScheduled', data: { rules: [{ ruleName: 'r', nextExecutionTime: '2026-05-04T02:00:00.000Z' }] } },

@@ -43,10 +43,20 @@ function executed(status: CronFederatedHPAStatus | undefined, d: CronRuleExecute
     ...(d.appliedMinReplicas !== undefined && { appliedMinReplicas: d.appliedMinReplicas }),
     ...(d.appliedMaxReplicas !== undefined && { appliedMaxReplicas: d.appliedMaxReplicas }),
   };
-  return updateEntry(status, d.ruleName, (h) => ({
-    ...withNext(h, d.nextExecutionTime),
-    successfulExecutions: prependCapped(h.successfulExecutions, record, d.successfulHistoryLimit),
-  }));
+  return updateEntry(status, d.ruleName, (h) => {
+    // A repeated decision (its event re-published after the stream's duplicate window) records nothing new; a
+    // success replaces a failure recorded for the same time, since the target's markers say it was applied.
+    if (recorded(h.successfulExecutions, record.scheduleTime)) return withNext(h, d.nextExecutionTime);
+    return {
+      ...withNext(h, d.nextExecutionTime),
+      successfulExecutions: prependCapped(h.successfulExecutions, record, d.successfulHistoryLimit),
+      failedExecutions: h.failedExecutions?.filter((f) => f.scheduleTime !== record.scheduleTime),
+    };
+  });
+}
+
+function recorded(list: ReadonlyArray<{ scheduleTime: string }> | undefined, scheduleTime: string): boolean {
+  return list?.some((r) => r.scheduleTime === scheduleTime) ?? false;
 }
 
 function failed(status: CronFederatedHPAStatus | undefined, d: CronRuleFailedData): CronFederatedHPAStatus {
@@ -55,10 +65,11 @@ function failed(status: CronFederatedHPAStatus | undefined, d: CronRuleFailedDat
     executionTime: formatTime(new Date(d.executionTime)),
     message: d.message,
   };
-  return updateEntry(status, d.ruleName, (h) => ({
-    ...withNext(h, d.nextExecutionTime),
-    failedExecutions: prependCapped(h.failedExecutions, record, d.failedHistoryLimit),
-  }));
+  return updateEntry(status, d.ruleName, (h) => {
+    // Once per schedule time: a time already recorded, as applied or as failed, stays as it was.
+    if (recorded(h.successfulExecutions, record.scheduleTime) || recorded(h.failedExecutions, record.scheduleTime)) return withNext(h, d.nextExecutionTime);
+    return { ...withNext(h, d.nextExecutionTime), failedExecutions: prependCapped(h.failedExecutions, record, d.failedHistoryLimit) };
+  });
 }
 
 function nextScheduled(status: CronFederatedHPAStatus | undefined, d: CronNextScheduledData): CronFederatedHPAStatus {
