@@ -13,7 +13,8 @@ export interface ScaleTargetSnapshot {
   spec?: { replicas?: number; minReplicas?: number; maxReplicas?: number };
 }
 
-export type ScaleFailureReason = 'TargetNotFound' | 'UnsupportedTarget' | 'MinAboveMax' | 'NothingToApply';
+/** Why an execution failed; `WriteFailed`: the target was there but writing it kept failing (the controller gives up after its attempts). */
+export type ScaleFailureReason = 'TargetNotFound' | 'UnsupportedTarget' | 'MinAboveMax' | 'NothingToApply' | 'WriteFailed';
 
 export type ScaleEffect =
   | {

@@ -32,7 +32,7 @@ export {
 } from './events.js';
 export { evolveHistory } from './history.js';
 export { MAX_WHAT_IF_EXECUTIONS, whatIfCron, type WhatIfCronResult, type WhatIfExecution } from './what-if.js';
-export { cronJobId } from './job-id.js';
+export { executionId } from './execution-id.js';
 export type * from './types.js';
 export { DEFAULT_HISTORY_LIMIT } from './types.js';
 export { executionEvent, missedEvent, nextScheduledData } from './execution-events.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
 import { WorkQueue } from '@flotilla/controller';
 import {
-  cronJobId,
+  executionId,
   DEFAULT_CATCH_UP_WINDOW_MS,
   DEFAULT_CONTROLLER_TIME_ZONE,
   executionEvent,
@@ -296,7 +296,7 @@ export class CronController {
       }
       this.writeFailures.delete(key);
       const message = `scaling ${ref.kind} ${namespace ? `${namespace}/` : ''}${ref.name} failed: ${(err as Error).message}`;
-      return plan.execute.map((execution) => ({ execution, repeated: false, effect: { ok: false, reason: 'TargetNotFound', message } as const }));
+      return plan.execute.map((execution) => ({ execution, repeated: false, effect: { ok: false, reason: 'WriteFailed', message } as const }));
     }
   }
 
@@ -314,11 +314,11 @@ export class CronController {
     }
     const timed: Array<{ at: number; order: number; event: CloudEvent }> = [];
     plan.missed.forEach((m, i) => {
-      timed.push({ at: m.scheduleTime.getTime(), order: i, event: wrap(cronJobId(uid, m.ruleName, m.scheduleTime), missedEvent(plan, m, ruleOf(m.ruleName), now)) });
+      timed.push({ at: m.scheduleTime.getTime(), order: i, event: wrap(executionId(uid, m.ruleName, m.scheduleTime), missedEvent(plan, m, ruleOf(m.ruleName), now)) });
     });
     outcomes.forEach((o, i) => {
       const ev = executionEvent(plan, o.execution, ruleOf(o.execution.ruleName), o.effect, now);
-      timed.push({ at: o.execution.scheduleTime.getTime(), order: plan.missed.length + i, event: wrap(cronJobId(uid, o.execution.ruleName, o.execution.scheduleTime), ev) });
+      timed.push({ at: o.execution.scheduleTime.getTime(), order: plan.missed.length + i, event: wrap(executionId(uid, o.execution.ruleName, o.execution.scheduleTime), ev) });
     });
     timed.sort((a, b) => a.at - b.at || a.order - b.order);
     return [...out, ...timed.map((t) => t.event)];

@@ -9,12 +9,14 @@ function escapePart(s: string): string {
 }
 
 /**
- * The BullMQ job id of one (object, rule, schedule time): deterministic, so a re-armed timer is never
- * duplicated, and free of ':' (BullMQ rejects it in custom ids). Example: `cron.5f1c-….scale-up.20260308T093000Z`.
+ * The id of one execution (object, rule, schedule time), used as its event's message id: deterministic, so the
+ * stream drops a repeated decision, and free of ':' and '.' inside parts. Example:
+ * `cron.5f1c-….scale-up.20260308T093000Z`. (Timers are not per execution: one BullMQ job per due instant wakes
+ * every object due then, see the controller's `wakeJobId`.)
  */
-export function cronJobId(uid: string, ruleName: string, scheduleTime: Date): string {
+export function executionId(uid: string, ruleName: string, scheduleTime: Date): string {
   const t = Math.floor(scheduleTime.getTime() / 1000) * 1000;
-  if (Number.isNaN(t)) throw new RangeError('cronJobId: scheduleTime is an invalid Date');
+  if (Number.isNaN(t)) throw new RangeError('executionId: scheduleTime is an invalid Date');
   const stamp = new Date(t).toISOString().replace(/[-:]/g, '').replace('.000', '');
   return `cron.${escapePart(uid)}.${escapePart(ruleName)}.${stamp}`;
 }

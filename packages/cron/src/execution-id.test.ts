@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cronJobId } from './job-id.js';
+import { executionId } from './execution-id.js';
 
-describe('cronJobId', () => {
+describe('executionId', () => {
   const uid = '5f1c2d3e-aaaa-bbbb-cccc-0123456789ab';
   it('is deterministic and readable', () => {
     const t = new Date('2026-03-08T09:30:00.000Z');
-    expect(cronJobId(uid, 'scale-up', t)).toBe(`cron.${uid}.scale-up.20260308T093000Z`);
-    expect(cronJobId(uid, 'scale-up', new Date('2026-03-08T09:30:00.999Z'))).toBe(cronJobId(uid, 'scale-up', t));
+    expect(executionId(uid, 'scale-up', t)).toBe(`cron.${uid}.scale-up.20260308T093000Z`);
+    expect(executionId(uid, 'scale-up', new Date('2026-03-08T09:30:00.999Z'))).toBe(executionId(uid, 'scale-up', t));
   });
 
   it.each([
@@ -15,7 +15,7 @@ describe('cronJobId', () => {
     ['Scale Up', 'Scale%20Up'],
     ['ü', '%C3%BC'],
   ])('escapes %j so it carries no ":" and parts stay apart', (name, escaped) => {
-    const id = cronJobId(uid, name, new Date('2026-03-08T09:30:00Z'));
+    const id = executionId(uid, name, new Date('2026-03-08T09:30:00Z'));
     expect(id).toBe(`cron.${uid}.${escaped}.20260308T093000Z`);
     expect(id).not.toContain(':');
   });
@@ -23,15 +23,15 @@ describe('cronJobId', () => {
   it('keeps different triples apart', () => {
     const t = new Date('2026-03-08T09:30:00Z');
     const ids = new Set([
-      cronJobId('a.b', 'c', t),
-      cronJobId('a', 'b.c', t),
-      cronJobId('a', 'b', t),
-      cronJobId('a', 'b', new Date('2026-03-08T09:30:01Z')),
+      executionId('a.b', 'c', t),
+      executionId('a', 'b.c', t),
+      executionId('a', 'b', t),
+      executionId('a', 'b', new Date('2026-03-08T09:30:01Z')),
     ]);
     expect(ids.size).toBe(4);
   });
 
   it('rejects an invalid Date', () => {
-    expect(() => cronJobId(uid, 'r', new Date(Number.NaN))).toThrow(RangeError);
+    expect(() => executionId(uid, 'r', new Date(Number.NaN))).toThrow(RangeError);
   });
 });
