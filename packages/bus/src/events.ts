@@ -165,6 +165,15 @@ function toDelivered(m: JsMsg): DeliveredEvent {
   return { event: decodeJson<CloudEvent>(m.data), seq: m.seq, deliveryCount: m.info.deliveryCount };
 }
 
+/**
+ * The newest event stored under one exact address (kind, namespace, name and type), fetched directly instead of
+ * reading the object's whole history: for views such as `flotilla describe` that show the latest decision only.
+ */
+export async function lastEvent<T = unknown>(bus: Bus, a: EventAddress): Promise<{ event: CloudEvent<T>; seq: number } | undefined> {
+  const m = await bus.jsm.streams.getMessage(bus.names.eventsStream, { last_by_subj: eventSubject(bus.names.eventsRoot, a) });
+  return m ? { event: decodeJson<CloudEvent<T>>(m.data), seq: m.seq } : undefined;
+}
+
 export interface ReadOptions {
   filter?: Partial<EventAddress>;
   /** Start at this stream sequence (default: the first event). */

@@ -13,15 +13,7 @@ export const SCHEDULED_MESSAGE = 'Binding has been scheduled successfully.';
  */
 export function bindingStatusFor(result: ScheduleResult, previousStatus: ResourceBindingStatus | undefined, now: Date): ResourceBindingStatus {
   const prev = previousStatus ?? {};
-  const status = result.ok ? 'True' : 'False';
-  const old = prev.conditions?.find((c) => c.type === 'Scheduled');
-  const condition: Condition = {
-    type: 'Scheduled',
-    status,
-    reason: result.ok ? 'Success' : result.reason,
-    message: result.ok ? SCHEDULED_MESSAGE : result.message,
-    lastTransitionTime: old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : formatTime(now),
-  };
+  const condition = scheduledCondition(result, prev, now);
   const conditions = [...(prev.conditions ?? []).filter((c) => c.type !== 'Scheduled'), condition];
   const out: ResourceBindingStatus = { ...prev, conditions };
   if (result.ok) {
@@ -30,4 +22,20 @@ export function bindingStatusFor(result: ScheduleResult, previousStatus: Resourc
     else delete out.schedulerObservingAffinityName;
   }
   return out;
+}
+
+/** The outcome a Scheduled condition reports: a success, or a failure with Karmada's reason. */
+export type ScheduledOutcome = { ok: true } | { ok: false; reason: string; message: string };
+
+/** The Scheduled condition for an outcome; lastTransitionTime only moves when its status flips. */
+export function scheduledCondition(outcome: ScheduledOutcome, previousStatus: ResourceBindingStatus | undefined, now: Date): Condition {
+  const status = outcome.ok ? 'True' : 'False';
+  const old = previousStatus?.conditions?.find((c) => c.type === 'Scheduled');
+  return {
+    type: 'Scheduled',
+    status,
+    reason: outcome.ok ? 'Success' : outcome.reason,
+    message: outcome.ok ? SCHEDULED_MESSAGE : outcome.message,
+    lastTransitionTime: old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : formatTime(now),
+  };
 }

@@ -1,6 +1,6 @@
-import { parseQuantity } from '@flotilla/api';
 import { SchedulingInputError } from './errors.js';
 import { matchesLabelSelector } from './label-selector.js';
+import { podSpecRequests } from './pod-requests.js';
 import type { PropagationPolicy, ResourceBinding, ResourceList, ResourceSelector, ResourceTemplate } from './types.js';
 import { compareNames } from './webster.js';
 
@@ -81,7 +81,7 @@ export function bindingName(template: ResourceTemplate): string {
  * The ResourceBinding (namespaced template) or ClusterResourceBinding (`clusterScoped`, by
  * default when the template has no namespace) that detection writes for `template` under
  * `policy`: resource reference with the template UID, replicas (undefined for non-replica kinds),
- * the per-replica requests summed over the pod template's containers, and a copy of the placement.
+ * the per-replica request of the pod template (as Karmada computes it), and a copy of the placement.
  * Throws SchedulingInputError naming the template field for a bad replica count or quantity.
  */
 export function buildBinding(template: ResourceTemplate, policy: PropagationPolicy, clusterScoped = !template.metadata.namespace): ResourceBinding {
@@ -127,32 +127,10 @@ export function templateReplicas(template: ResourceTemplate): number | undefined
 }
 
 /**
- * Sum of `spec.template.spec.containers[].resources.requests`, cpu as millicores ("1500m") and
- * everything else as a whole-unit integer string; undefined when no container requests anything.
+ * The per-replica request of the template's pod template (`spec.template.spec`), computed as Karmada
+ * computes `replicaRequirements.resourceRequest`; see podSpecRequests.
  */
 export function podRequests(template: ResourceTemplate): ResourceList | undefined {
-  const podTemplate = template.spec?.['template'] as { spec?: { containers?: unknown } } | undefined;
-  const containers = podTemplate?.spec?.containers;
-  if (!Array.isArray(containers)) return undefined;
-  const sums = new Map<string, number>();
-  containers.forEach((c: unknown, i: number) => {
-    const requests = (c as { resources?: { requests?: Record<string, unknown> } } | null)?.resources?.requests;
-    if (!requests) return;
-    for (const [res, q] of Object.entries(requests)) {
-      const path = `spec.template.spec.containers[${i}].resources.requests.${res}`;
-      if (typeof q !== 'string' && typeof q !== 'number') throw new SchedulingInputError(path, `invalid quantity ${JSON.stringify(q)}`);
-      let v: number;
-      try {
-        v = parseQuantity(q);
-      } catch (e) {
-        throw new SchedulingInputError(path, (e as Error).message);
-      }
-      if (v < 0) throw new SchedulingInputError(path, `must not be negative, got ${JSON.stringify(q)}`);
-      sums.set(res, (sums.get(res) ?? 0) + v);
-    }
-  });
-  if (sums.size === 0) return undefined;
-  const out: ResourceList = {};
-  for (const [res, v] of sums) out[res] = res === 'cpu' ? `${Math.ceil(v * 1000 - 1e-9)}m` : String(Math.ceil(v - 1e-9));
-  return out;
+  const podTemplate = template.spec?.['template'] as { spec?: unknown } | undefined;
+  return podSpecRequests(podTemplate?.spec, 'spec.template.spec');
 }

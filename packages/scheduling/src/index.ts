@@ -4,7 +4,7 @@ export { fnv1a32, prefersDescendingNames } from './tie-break.js';
 export { websterSeats, compareNames, type Party, type Seat } from './webster.js';
 export { matchesLabelSelector } from './label-selector.js';
 export { clusterMatchesAffinity, clusterZones } from './cluster-affinity.js';
-export { toleratesTaint, findUntoleratedTaint, findEvictingTaint, taintToString } from './taints.js';
+export { toleratesTaint, findUntoleratedTaint, findEvictingTaint, nextEvictionTime, evictionTime, taintToString } from './taints.js';
 export { filterClusters, isReady, FilterReason, type FilterInput, type FilterResult, type FilteredCluster } from './filters.js';
 export { estimateFreeReplicas, parseResourceRequest, MAX_REPLICAS, type ParsedRequest } from './estimate.js';
 export { type Candidate, compareCandidates, tierCapacity } from './candidate.js';
@@ -23,7 +23,18 @@ export {
   type ScheduleFailureReason,
   type GroupAttempt,
 } from './schedule.js';
-export { bindingStatusFor, SCHEDULED_MESSAGE } from './binding-status.js';
+export { bindingStatusFor, scheduledCondition, SCHEDULED_MESSAGE, type ScheduledOutcome } from './binding-status.js';
+export {
+  scheduleTrigger,
+  placementChanged,
+  appliedPlacement,
+  replicasChanged,
+  remainingTargets,
+  evictionRecheckMs,
+  APPLIED_PLACEMENT_ANNOTATION,
+  type ScheduleTrigger,
+} from './reschedule.js';
+export { claimingPolicy, policyClaim, preempts, ClaimAnnotations, type PolicyClaim } from './policy-claim.js';
 export {
   findMatchingPolicy,
   buildBinding,
@@ -35,4 +46,5 @@ export {
   isClusterPolicy,
   ImplicitPriority,
 } from './detection.js';
+export { podSpecRequests } from './pod-requests.js';
 export { whatIfSchedule } from './what-if.js';

@@ -30,23 +30,42 @@ export function findUntoleratedTaint(taints: readonly Taint[] | undefined, toler
 
 /**
  * For a cluster that already runs the workload: the NoExecute taint that evicts it at `now`, if
- * any. Untolerated → evicts at once; tolerated with `tolerationSeconds` → evicts once that many
- * seconds have passed since the taint's `timeAdded` (the shortest matching toleration wins, as
- * in Kubernetes' taint manager); tolerated without seconds → never.
+ * any (see evictionTime).
  */
 export function findEvictingTaint(taints: readonly Taint[] | undefined, tolerations: readonly Toleration[] | undefined, now: Date): Taint | undefined {
   if (!taints) return undefined;
-  for (const taint of taints) {
-    if (taint.effect !== 'NoExecute') continue;
-    const matching = (tolerations ?? []).filter((t) => toleratesTaint(t, taint));
-    if (matching.length === 0) return taint;
-    let seconds = Infinity;
-    for (const t of matching) if (t.tolerationSeconds !== undefined && t.tolerationSeconds < seconds) seconds = t.tolerationSeconds;
-    if (seconds === Infinity) continue;
-    if (seconds <= 0) return taint;
-    const added = taint.timeAdded ? Date.parse(taint.timeAdded) : NaN;
-    // Without a timeAdded the grace period has not visibly started, so the toleration still holds.
-    if (Number.isFinite(added) && now.getTime() >= added + seconds * 1000) return taint;
+  const t = now.getTime();
+  return taints.find((taint) => evictionTime(taint, tolerations) <= t);
+}
+
+/**
+ * When the earliest NoExecute taint that has not evicted yet will evict (epoch ms), or undefined
+ * when none ever will as things stand: the moment to look again at a binding on that cluster.
+ */
+export function nextEvictionTime(taints: readonly Taint[] | undefined, tolerations: readonly Toleration[] | undefined, now: Date): number | undefined {
+  let next = Infinity;
+  for (const taint of taints ?? []) {
+    const at = evictionTime(taint, tolerations);
+    if (at > now.getTime() && at < next) next = at;
   }
-  return undefined;
+  return Number.isFinite(next) ? next : undefined;
+}
+
+/**
+ * When a taint evicts a workload already on the cluster (epoch ms): untolerated NoExecute → at
+ * once (-Infinity); tolerated with `tolerationSeconds` → that many seconds after the taint's
+ * `timeAdded` (the shortest matching toleration wins, as in Kubernetes' taint manager);
+ * tolerated without seconds, or not NoExecute → never (Infinity).
+ */
+export function evictionTime(taint: Taint, tolerations: readonly Toleration[] | undefined): number {
+  if (taint.effect !== 'NoExecute') return Infinity;
+  const matching = (tolerations ?? []).filter((t) => toleratesTaint(t, taint));
+  if (matching.length === 0) return -Infinity;
+  let seconds = Infinity;
+  for (const t of matching) if (t.tolerationSeconds !== undefined && t.tolerationSeconds < seconds) seconds = t.tolerationSeconds;
+  if (seconds === Infinity) return Infinity;
+  if (seconds <= 0) return -Infinity;
+  const added = taint.timeAdded ? Date.parse(taint.timeAdded) : NaN;
+  // Without a timeAdded the grace period has not visibly started, so the toleration still holds.
+  return Number.isFinite(added) ? added + seconds * 1000 : Infinity;
 }

@@ -144,6 +144,8 @@ export interface PropagationPolicy {
   spec: {
     resourceSelectors?: ResourceSelector[];
     priority?: number;
+    /** Whether this policy takes a template over from a policy that already claimed it (admission defaults Never). */
+    preemption?: 'Always' | 'Never' | string;
     placement?: Placement;
   };
 }

@@ -1,9 +1,10 @@
 import { listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import { SpreadSweep, WorkQueue } from '@flotilla/controller';
-import { buildBinding, findMatchingPolicy, type Cluster, type PropagationPolicy, type ResourceBinding, type ResourceTemplate } from '@flotilla/scheduling';
+import { APPLIED_PLACEMENT_ANNOTATION, buildBinding, claimingPolicy, policyClaim, type Cluster, type PropagationPolicy, type ResourceBinding, type ResourceTemplate } from '@flotilla/scheduling';
 import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
-import { decideBinding, decisionEvent, type ObservedSchedule } from './reconcile-binding.js';
+import { decideBinding, decisionEvent, observedAfter, revisitAfterMs, type BindingDecision, type ObservedSchedule } from './reconcile-binding.js';
+import { withDetected } from './detect-binding.js';
 import { decideTaints } from './taints.js';
 import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
 
@@ -28,6 +29,16 @@ export interface AffinitySchedulerOptions {
 
 type Obj = StoredObject & Record<string, unknown>;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
+/** How a scheduled result goes into the binding: spec.clusters and the applied-placement record, where they changed. */
+function resultWrite(d: BindingDecision): ((cur: StoredObject) => StoredObject) | undefined {
+  if (d.kind !== 'Scheduled' || (d.clusters === undefined && d.appliedPlacement === undefined)) return undefined;
+  const { clusters, appliedPlacement } = d;
+  return (cur) => ({
+    ...cur,
+    metadata: appliedPlacement === undefined ? cur.metadata : { ...cur.metadata, annotations: { ...cur.metadata.annotations, [APPLIED_PLACEMENT_ANNOTATION]: appliedPlacement } },
+    spec: clusters === undefined ? cur.spec : { ...(cur.spec as object), clusters },
+  });
+}
 
 /**
  * The affinity scheduler's reconcilers, fed by informers:
@@ -162,26 +173,22 @@ export class AffinitySchedulerController {
       if (existing) await this.deleteBinding(bindingRef, existing);
       return;
     }
-    const candidates = [...(ref.namespace ? this.policies.values().filter((p) => p.metadata.namespace === ref.namespace) : []), ...this.clusterPolicies.values()];
-    const policy = findMatchingPolicy(template, candidates as unknown as PropagationPolicy[]);
+    const candidates = [...(ref.namespace ? this.policies.values().filter((p) => p.metadata.namespace === ref.namespace) : []), ...this.clusterPolicies.values()] as unknown as PropagationPolicy[];
+    // The policy that claimed the template keeps it (unless preempted); the claim is the binding's.
+    const policyFor = (b: StoredObject | undefined) => claimingPolicy(template, candidates, policyClaim(b?.metadata.annotations));
+    const policy = policyFor(existing);
     if (!policy) return;
-    const desired = buildBinding(template, policy) as unknown as Obj;
     if (!existing) {
       // Create-only: if our cache lags and the binding exists, fall through to the update, which keeps its clusters.
-      const created = await this.o.store.create(desired).catch((err: unknown) => {
+      const created = await this.o.store.create(buildBinding(template, policy) as unknown as Obj).catch((err: unknown) => {
         if (err instanceof AlreadyExistsError) return undefined;
         throw err;
       });
       if (created) return;
     }
     await this.o.store.update(bindingRef, (cur) => {
-      const spec = { ...(cur.spec as Record<string, unknown>), ...(desired.spec as Record<string, unknown>) };
-      const keep = cur.spec as { clusters?: unknown; rescheduleTriggeredAt?: unknown };
-      // spec.clusters belongs to the scheduler and rescheduleTriggeredAt to the rebalancer: detection keeps them.
-      if (keep.clusters !== undefined) spec.clusters = keep.clusters;
-      if (keep.rescheduleTriggeredAt !== undefined) spec.rescheduleTriggeredAt = keep.rescheduleTriggeredAt;
-      if ((desired.spec as { replicas?: number }).replicas === undefined) delete spec.replicas;
-      return { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...desired.metadata.annotations } }, spec };
+      const p = policyFor(cur);
+      return p ? withDetected(cur, buildBinding(template, p)) : undefined;
     });
   }
 
@@ -208,10 +215,11 @@ export class AffinitySchedulerController {
     const now = this.now();
     const decision = decideBinding(binding, this.clusterViews(), now, this.observed.get(key));
     let generation = binding.metadata.generation ?? 0;
-    if (decision.clusters) {
+    const write = resultWrite(decision);
+    if (write) {
       const written = await this.o.store.update(ref, (cur) =>
         // Scheduled from an older generation: the informer brings the newer one and reschedules it.
-        cur.metadata.generation !== binding.metadata.generation ? undefined : { ...cur, spec: { ...(cur.spec as object), clusters: decision.clusters } },
+        cur.metadata.generation !== binding.metadata.generation ? undefined : write(cur),
         { cached },
       );
       if (!written) return;
@@ -219,10 +227,10 @@ export class AffinitySchedulerController {
     }
     if (decision.announce) {
       await this.o.publish(decisionEvent(binding, decision, generation, now));
-      const r = decision.result;
-      this.observed.set(key, r.ok ? { generation, affinityName: r.affinityName, lastScheduledTime: r.lastScheduledTime } : { ...this.observed.get(key), generation, failureMessage: r.message });
+      this.observed.set(key, observedAfter(this.observed.get(key), decision, generation));
     }
-    if (!decision.result.ok) return { requeueAfterMs: 10_000 };
+    const revisit = revisitAfterMs(decision);
+    if (revisit !== undefined) return { requeueAfterMs: revisit };
   }
 
   // 3. failover taints

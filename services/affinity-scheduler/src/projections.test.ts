@@ -29,6 +29,36 @@ describe('projections', () => {
     expect(buildBinding(projected as never, policy)).toEqual(buildBinding(deployment as never, policy));
   });
 
+  it('builds the same binding as the whole template with init containers, limits standing in for requests and overhead', () => {
+    const podSpec = {
+      containers: [
+        { name: 'app', image: 'img', resources: { requests: { cpu: '0.3' }, limits: { cpu: '1', memory: '512Mi' } } },
+        { name: 'log', image: 'img', resources: { limits: { 'example.com/dongle': 1 } } },
+      ],
+      initContainers: [
+        { name: 'migrate', image: 'img', resources: { requests: { cpu: '2', memory: '64Mi' } } },
+        { name: 'proxy', image: 'img', restartPolicy: 'Always', resources: { requests: { memory: '1Gi' } } },
+      ],
+      overhead: { cpu: '250m', memory: '120Mi' },
+      volumes: [{ name: 'v', emptyDir: {} }],
+    };
+    const full = { ...deployment, spec: { ...deployment.spec, template: { spec: podSpec } } };
+    const binding = buildBinding(templateProjection(full) as never, policy);
+    expect(binding).toEqual(buildBinding(full as never, policy));
+    expect(binding.spec.replicaRequirements).toEqual({ resourceRequest: { cpu: '2250m', memory: String((1024 + 120) * 2 ** 20), 'example.com/dongle': '1' } });
+  });
+
+  it('keeps a pod spec whose request cannot be computed, so detection reports the field as for the stored template', () => {
+    const bad = { ...deployment, spec: { ...deployment.spec, template: { spec: { containers: [{ name: 'c', resources: { limits: { memory: 'lots' } } }] } } } };
+    expect(() => buildBinding(templateProjection(bad) as never, policy)).toThrow('spec.template.spec.containers[0].resources.limits.memory: invalid quantity "lots"');
+  });
+
+  it('a template without requests projects to no pod template at all', () => {
+    const plain = { ...deployment, spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'img' }] } } } };
+    expect(templateProjection(plain).spec).toEqual({ replicas: 2 });
+    expect(buildBinding(templateProjection(plain) as never, policy)).toEqual(buildBinding(plain as never, policy));
+  });
+
   it('keeps only what scheduling reads of a binding status', () => {
     const r = bindingStatusProjection({
       seq: 9,

@@ -1,24 +1,39 @@
+import { podSpecRequests } from '@flotilla/scheduling';
 import type { StatusRecord, StoredObject } from '@flotilla/store';
 
 type Json = Record<string, unknown>;
 
 /**
- * What detection reads of a template: identity, labels, replicas and the containers' requests. The scheduler keeps
- * this instead of whole pod templates (images, env, volumes), which is most of a Deployment's size.
+ * What detection reads of a template: identity, labels, replicas and the pod template's per-replica request. The
+ * scheduler keeps this instead of whole pod templates (images, env, volumes), which is most of a Deployment's size.
  */
 export function templateProjection(o: StoredObject): StoredObject {
   const { name, namespace, uid, resourceVersion, labels } = o.metadata;
   const spec = (o.spec ?? {}) as Json;
-  const podSpec = ((spec.template as Json | undefined)?.spec ?? {}) as Json;
-  const containers = Array.isArray(podSpec.containers)
-    ? (podSpec.containers as Json[]).map((c) => ({ resources: { requests: (c?.resources as Json | undefined)?.requests } }))
-    : undefined;
   return {
     apiVersion: o.apiVersion,
     kind: o.kind,
     metadata: { name, ...(namespace ? { namespace } : {}), ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}), ...(labels ? { labels } : {}) },
-    spec: { ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}), ...(containers ? { template: { spec: { containers } } } : {}) },
+    spec: { ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}), ...podTemplateProjection(spec.template) },
   };
+}
+
+/**
+ * The request is computed here, by the function detection uses, and kept as the one container of a stand-in pod
+ * spec: requesting exactly that, it yields the same request again, so detection needs no second code path and no
+ * list of the pod spec fields the rule reads. A pod spec whose request cannot be computed is kept whole, so that
+ * detection fails on it with the field path, as it would on the stored template.
+ */
+function podTemplateProjection(template: unknown): { template?: { spec: unknown } } {
+  const podSpec = (template as Json | undefined)?.spec;
+  if (podSpec === undefined) return {};
+  let request: ReturnType<typeof podSpecRequests>;
+  try {
+    request = podSpecRequests(podSpec);
+  } catch {
+    return { template: { spec: podSpec } };
+  }
+  return request ? { template: { spec: { containers: [{ resources: { requests: request } }] } } } : {};
 }
 
 /** What scheduling reads of a binding's status (not the per-cluster aggregatedStatus, which can be large). */
@@ -28,7 +43,7 @@ export function bindingStatusProjection(r: StatusRecord): StatusRecord {
   return {
     seq: r.seq,
     status: {
-      ...(s.schedulerObservingAffinityName !== undefined ? { schedulerObservingAffinityName: s.schedulerObservingAffinityName } : {}),
+      ...(s.schedulerObservingAffinityName != null ? { schedulerObservingAffinityName: s.schedulerObservingAffinityName } : {}),
       ...(s.lastScheduledTime !== undefined ? { lastScheduledTime: s.lastScheduledTime } : {}),
       ...(s.schedulerObservedGeneration !== undefined ? { schedulerObservedGeneration: s.schedulerObservedGeneration } : {}),
       ...(conditions ? { conditions } : {}),

@@ -1,32 +1,130 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import { bindingStatusFor, scheduleBinding, type Cluster, type ResourceBinding, type ResourceBindingStatus, type ScheduleResult } from '@flotilla/scheduling';
+import {
+  APPLIED_PLACEMENT_ANNOTATION,
+  appliedPlacement,
+  evictionRecheckMs,
+  scheduleBinding,
+  scheduledCondition,
+  scheduleTrigger,
+  type Cluster,
+  type ResourceBinding,
+  type ResourceBindingStatus,
+  type ScheduleResult,
+  type ScheduleTrigger,
+  type TargetCluster,
+} from '@flotilla/scheduling';
 
-export interface BindingDecision {
-  result: ScheduleResult;
-  /** The spec.clusters to write, when they differ from the stored ones. */
-  clusters?: ResourceBinding['spec']['clusters'];
+export type BindingDecision = ScheduledDecision | KeptDecision;
+
+interface DecisionBase {
   /** Whether this decision must be announced (a new result, a new generation, a Fresh run, or a failure). */
   announce: boolean;
+  /** Decide again after this long even if nothing changes: a toleration's seconds run out then. */
+  recheckAfterMs?: number;
+}
+
+/** Something asked for scheduling (Karmada's doScheduleBinding), and this is the outcome. */
+export interface ScheduledDecision extends DecisionBase {
+  kind: 'Scheduled';
+  trigger: ScheduleTrigger;
+  result: ScheduleResult;
+  /** The spec.clusters to write, when they differ from the stored ones. */
+  clusters?: TargetCluster[];
+  /** The applied-placement annotation to write with the result, when it differs from the stored one. */
+  appliedPlacement?: string;
+}
+
+/** Nothing asked for scheduling: the stored spec.clusters stand. */
+export interface KeptDecision extends DecisionBase {
+  kind: 'Kept';
+  kept: TargetCluster[];
+  affinityName?: string;
+  lastScheduledTime?: string;
+  /** The last outcome known was a failure, which no longer holds (its cause went away without a new schedule). */
+  recovered: boolean;
 }
 
 /**
- * Level-triggered scheduling of one binding: schedule from current state and compare with what is stored.
+ * Level-triggered scheduling of one binding: decide from current state and compare with what is stored.
  * `observed` is what this scheduler last announced for the binding (its status may not have caught up yet).
  */
 export function decideBinding(binding: ResourceBinding, clusters: readonly Cluster[], now: Date, observed?: ObservedSchedule): BindingDecision {
-  const status = effectiveStatus(binding.status, observed);
-  const result = scheduleBinding({ binding: { ...binding, status }, clusters, now });
+  const view = { ...binding, status: effectiveStatus(binding.status, observed) };
+  const trigger = scheduleTrigger(view, clusters, now);
+  const last = lastOutcome(binding.status, observed);
+  const decision = trigger ? scheduled(view, clusters, now, trigger, observed, last) : kept(view, last);
+  const recheckAfterMs = evictionRecheckMs(binding, clusters, now);
+  return recheckAfterMs === undefined ? decision : { ...decision, recheckAfterMs };
+}
+
+/** A failed binding is tried again this often, whatever else happens meanwhile. */
+const FAILED_RETRY_MS = 10_000;
+/** Timers may fire a little early; a recheck due at an instant runs just after it. */
+const TIMER_SLACK_MS = 50;
+
+/** When to decide again if no news comes first: a failure is retried; a toleration running out is looked at. */
+export function revisitAfterMs(d: BindingDecision): number | undefined {
+  const failed = d.kind === 'Scheduled' && !d.result.ok;
+  const next = Math.min(failed ? FAILED_RETRY_MS : Infinity, d.recheckAfterMs === undefined ? Infinity : d.recheckAfterMs + TIMER_SLACK_MS);
+  return Number.isFinite(next) ? next : undefined;
+}
+
+function scheduled(binding: ResourceBinding, clusters: readonly Cluster[], now: Date, trigger: ScheduleTrigger, observed: ObservedSchedule | undefined, last: Outcome): ScheduledDecision {
+  const result = scheduleBinding({ binding, clusters, now });
   const generation = binding.metadata.generation ?? 0;
   if (!result.ok) {
+    // Nothing is written: the previous assignment stays, and so does the reason to schedule, which retries it.
     const changedFailure = observed?.failureMessage !== result.message || observed.generation !== generation;
-    return { result, announce: changedFailure };
+    return { kind: 'Scheduled', trigger, result, announce: changedFailure };
   }
-  const current = binding.spec.clusters ?? [];
-  const differs = !isDeepStrictEqual(normalise(current), normalise(result.clusters));
-  const announce = differs || result.mode === 'Fresh' || observed?.generation !== generation || observed.failureMessage !== undefined;
-  return { result, ...(differs ? { clusters: result.clusters } : {}), announce };
+  const differs = !isDeepStrictEqual(normalise(binding.spec.clusters ?? []), normalise(result.clusters));
+  const applied = appliedPlacement(binding.spec.placement);
+  const recordApplied = binding.metadata.annotations?.[APPLIED_PLACEMENT_ANNOTATION] !== applied;
+  const movedGroup = result.affinityName !== binding.status?.schedulerObservingAffinityName;
+  const announce = differs || movedGroup || result.mode === 'Fresh' || last.generation < generation || last.failed;
+  return {
+    kind: 'Scheduled',
+    trigger,
+    result,
+    ...(differs ? { clusters: result.clusters } : {}),
+    ...(recordApplied ? { appliedPlacement: applied } : {}),
+    announce,
+  };
+}
+
+// Announced when this generation is not known to be scheduled: a template change moved the generation, or a
+// standby finds a result written by a leader that died before announcing it (the same event id then).
+function kept(binding: ResourceBinding, last: Outcome): KeptDecision {
+  const generation = binding.metadata.generation ?? 0;
+  const affinityName = observedGroup(binding);
+  return {
+    kind: 'Kept',
+    kept: binding.spec.clusters ?? [],
+    ...(affinityName !== undefined ? { affinityName } : {}),
+    ...(binding.status?.lastScheduledTime ? { lastScheduledTime: binding.status.lastScheduledTime } : {}),
+    recovered: last.failed,
+    announce: last.generation < generation || last.failed,
+  };
+}
+
+interface Outcome {
+  generation: number;
+  failed: boolean;
+}
+
+/** The newest outcome known: the folded status, or this scheduler's own announcement if at least as new. */
+function lastOutcome(status: ResourceBindingStatus | undefined, observed: ObservedSchedule | undefined): Outcome {
+  const folded = { generation: status?.schedulerObservedGeneration ?? -1, failed: status?.conditions?.find((c) => c.type === 'Scheduled')?.status === 'False' };
+  if (!observed || observed.generation < folded.generation) return folded;
+  return { generation: observed.generation, failed: observed.failureMessage !== undefined };
+}
+
+// A single clusterAffinity observes no group (as scheduleBinding reports it).
+function observedGroup(binding: ResourceBinding): string | undefined {
+  const p = binding.spec.placement;
+  return !p?.clusterAffinity && p?.clusterAffinities?.length ? binding.status?.schedulerObservingAffinityName : undefined;
 }
 
 /** What the scheduler announced last, kept in memory to bridge the time until the status writer folds it. */
@@ -37,13 +135,24 @@ export interface ObservedSchedule {
   failureMessage?: string;
 }
 
+/** The memory after announcing `d` at `generation`. A failure keeps the group and time of the last success. */
+export function observedAfter(previous: ObservedSchedule | undefined, d: BindingDecision, generation: number): ObservedSchedule {
+  if (d.kind === 'Kept') {
+    return { generation, ...(d.affinityName !== undefined ? { affinityName: d.affinityName } : {}), ...(d.lastScheduledTime ? { lastScheduledTime: d.lastScheduledTime } : {}) };
+  }
+  const r = d.result;
+  if (!r.ok) return { ...previous, generation, failureMessage: r.message };
+  return { generation, ...(r.affinityName !== undefined ? { affinityName: r.affinityName } : {}), lastScheduledTime: r.lastScheduledTime };
+}
+
 function effectiveStatus(status: ResourceBindingStatus | undefined, observed: ObservedSchedule | undefined): ResourceBindingStatus | undefined {
   if (!observed?.lastScheduledTime) return status;
   // Generations order decisions; times have whole-second resolution and cannot tell two decisions in one second apart.
   const folded = status?.schedulerObservedGeneration;
   if (folded !== undefined && folded >= observed.generation) return status;
+  const { schedulerObservingAffinityName: _stale, ...rest } = status ?? {};
   return {
-    ...status,
+    ...rest,
     lastScheduledTime: observed.lastScheduledTime,
     ...(observed.affinityName !== undefined ? { schedulerObservingAffinityName: observed.affinityName } : {}),
   };
@@ -53,37 +162,79 @@ const normalise = (c: ReadonlyArray<{ name: string; replicas?: number }>) =>
   [...c].map((x) => ({ name: x.name, replicas: x.replicas ?? 0 })).sort((a, b) => a.name.localeCompare(b.name));
 
 /**
+ * What the decision folds into status. A failure carries only the Scheduled condition and the generation: the
+ * observed group and lastScheduledTime stay as the last success left them (copying the stored status here would
+ * write back an older group than one announced meanwhile). null removes a field: a single clusterAffinity has no
+ * observed group.
+ */
+export function statusPatchFor(d: BindingDecision, status: ResourceBindingStatus | undefined, generation: number, now: Date): Record<string, unknown> {
+  const outcome = d.kind === 'Kept' ? ({ ok: true } as const) : d.result;
+  const patch: Record<string, unknown> = { conditions: [scheduledCondition(outcome, status, now)], schedulerObservedGeneration: generation };
+  if (d.kind === 'Scheduled' && d.result.ok) {
+    patch.lastScheduledTime = d.result.lastScheduledTime;
+    patch.schedulerObservingAffinityName = d.result.affinityName ?? null;
+  }
+  return patch;
+}
+
+/**
  * The domain event of a decision. Its id is derived from the binding's uid, generation and the result, so a
- * replica that repeats the same decision (after a crash, or a hand-over) publishes it once.
+ * replica that repeats the same decision (after a crash, or a hand-over) publishes it once; a kept assignment
+ * has the id of the Steady decision that produced it.
  */
 export function decisionEvent(binding: ResourceBinding, d: BindingDecision, generation: number, now: Date): CloudEvent {
-  const r = d.result;
-  const statusPatch = { ...bindingStatusFor(r, binding.status, now), schedulerObservedGeneration: generation };
-  const digest = createHash('sha256')
-    .update(JSON.stringify(r.ok ? [r.clusters, r.affinityName, r.mode, r.mode === 'Fresh' ? binding.spec.rescheduleTriggeredAt : ''] : [r.reason, r.message]))
-    .digest('hex')
-    .slice(0, 16);
-  const type = r.ok ? EventTypes.BindingScheduled : EventTypes.BindingScheduleFailed;
-  const groups = r.attempts.map((a) => ({ affinityName: a.affinityName, ok: a.ok, message: a.message, filtered: a.filtered }));
-  const summary = r.ok
-    ? `${r.mode} scheduling${r.affinityName ? ` with group ${r.affinityName}` : ''}: ${r.clusters.map((c) => (c.replicas === undefined ? c.name : `${c.name}:${c.replicas}`)).join(', ') || 'no clusters'}`
-    : r.message;
+  const statusPatch = statusPatchFor(d, binding.status, generation, now);
+  const e = d.kind === 'Kept' ? keptEvent(d) : scheduledEvent(binding, d);
+  const digest = createHash('sha256').update(JSON.stringify(e.digestOf)).digest('hex').slice(0, 16);
   return cloudEvent({
-    id: `${binding.metadata.uid ?? binding.metadata.name}/${generation}/${type}/${digest}`,
+    id: `${binding.metadata.uid ?? binding.metadata.name}/${generation}/${e.type}/${digest}`,
     source: 'affinity-scheduler',
-    type,
+    type: e.type,
     kind: binding.kind ?? 'ResourceBinding',
     namespace: binding.metadata.namespace,
     name: binding.metadata.name ?? '',
     time: now,
-    data: {
-      ...(r.ok ? { clusters: r.clusters, affinityName: r.affinityName, mode: r.mode } : { reason: r.reason, keptClusters: r.keptClusters, mode: r.mode }),
-      filtered: r.filtered,
-      groups,
-      statusPatch,
-      kubeEvent: r.ok
-        ? { type: 'Normal', reason: 'ScheduleBindingSucceed', message: summary }
-        : { type: 'Warning', reason: 'ScheduleBindingFailed', message: summary },
-    },
+    data: { ...e.data, statusPatch, ...(e.kubeEvent ? { kubeEvent: e.kubeEvent } : {}) },
   });
+}
+
+interface EventParts {
+  type: string;
+  digestOf: unknown[];
+  data: Record<string, unknown>;
+  kubeEvent?: { type: 'Normal' | 'Warning'; reason: string; message: string };
+}
+
+function scheduledEvent(binding: ResourceBinding, d: ScheduledDecision): EventParts {
+  const r = d.result;
+  const groups = r.attempts.map((a) => ({ affinityName: a.affinityName, ok: a.ok, message: a.message, filtered: a.filtered }));
+  if (!r.ok) {
+    return {
+      type: EventTypes.BindingScheduleFailed,
+      digestOf: [r.reason, r.message],
+      data: { reason: r.reason, keptClusters: r.keptClusters, mode: r.mode, trigger: d.trigger, filtered: r.filtered, groups },
+      kubeEvent: { type: 'Warning', reason: 'ScheduleBindingFailed', message: r.message },
+    };
+  }
+  const summary = `${r.mode} scheduling${r.affinityName ? ` with group ${r.affinityName}` : ''}: ${targetsText(r.clusters)}`;
+  return {
+    type: EventTypes.BindingScheduled,
+    digestOf: [r.clusters, r.affinityName, r.mode, r.mode === 'Fresh' ? binding.spec.rescheduleTriggeredAt : ''],
+    data: { clusters: r.clusters, affinityName: r.affinityName, mode: r.mode, trigger: d.trigger, filtered: r.filtered, groups },
+    kubeEvent: { type: 'Normal', reason: 'ScheduleBindingSucceed', message: summary },
+  };
+}
+
+function keptEvent(d: KeptDecision): EventParts {
+  return {
+    type: EventTypes.BindingScheduled,
+    digestOf: [d.kept, d.affinityName, 'Steady', ''],
+    data: { clusters: d.kept, affinityName: d.affinityName, mode: 'Steady', kept: true, filtered: [], groups: [] },
+    // Only a recovery is news: a kept assignment at a new generation (a template edit) is not a scheduling event.
+    ...(d.recovered ? { kubeEvent: { type: 'Normal' as const, reason: 'ScheduleBindingSucceed', message: `assignment kept, no rescheduling needed: ${targetsText(d.kept)}` } } : {}),
+  };
+}
+
+function targetsText(targets: readonly TargetCluster[]): string {
+  return targets.map((c) => (c.replicas === undefined ? c.name : `${c.name}:${c.replicas}`)).join(', ') || 'no clusters';
 }

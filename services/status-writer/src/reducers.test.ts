@@ -47,3 +47,10 @@ describe('workloadStatusReducer', () => {
     expect((s.aggregatedStatus as unknown[]).length).toBe(1);
   });
 });
+
+describe('patchReducer: removing a field', () => {
+  it('a field patched to null is removed (JSON merge patch)', () => {
+    const s = patchReducer({ schedulerObservingAffinityName: 'g1', lastScheduledTime: 'x' }, at('2026-01-01T00:00:00Z', 'BindingScheduled', { statusPatch: { schedulerObservingAffinityName: null, lastScheduledTime: 'y' } }));
+    expect(s).toEqual({ lastScheduledTime: 'y' });
+  });
+});

@@ -17,6 +17,7 @@ export interface Condition {
  * What every domain event may carry for the status writer (see docs/design/events.md):
  * `statusPatch` replaces top-level status fields, except `conditions`, which merge by type with Kubernetes
  * semantics (lastTransitionTime moves only when the condition's status changes, taken from the event's time).
+ * A field set to null is removed, as in a JSON merge patch.
  */
 export interface StatusData {
   statusPatch?: Status;
@@ -42,6 +43,7 @@ export const patchReducer: Reducer = (status, event) => {
   if (!patch) return status ?? {};
   const { conditions, ...fields } = patch as Status & { conditions?: Condition[] };
   const next: Status = { ...(status ?? {}), ...fields };
+  for (const [k, v] of Object.entries(fields)) if (v === null) delete next[k];
   if (conditions) next.conditions = mergeConditions((status?.conditions as Condition[] | undefined) ?? undefined, conditions, event.time);
   return next;
 };

@@ -1,8 +1,15 @@
 import { resolveKind, toYaml } from '@flotilla/api';
+import { EventTypes, eventTypeOf, lastEvent, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
+import type { FilteredCluster, TargetCluster } from '@flotilla/scheduling';
 import type { CliIo, Session } from '../context.js';
 import { formatAge, formatTable } from '../output/table.js';
 
-/** kubectl-like description: identity, spec and status as YAML, then the object's events. */
+const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
+
+/**
+ * kubectl-like description: identity, spec and status as YAML, for a binding the latest scheduling decision (why the
+ * replicas are where they are), then the object's events.
+ */
 export async function describeCommand(io: CliIo, s: Session, kindToken: string, name: string, namespace?: string): Promise<number> {
   const info = resolveKind(kindToken);
   const ns = info.namespaced ? namespace ?? 'default' : undefined;
@@ -21,6 +28,7 @@ export async function describeCommand(io: CliIo, s: Session, kindToken: string, 
   ];
   if (o.spec !== undefined) lines.push('Spec:', indent(toYaml(o.spec)));
   if (o.status !== undefined) lines.push('Status:', indent(toYaml(o.status)));
+  if (BINDING_KINDS.has(info.kind)) lines.push(...schedulingDecisionLines(await lastDecision(s.bus, info.kind, ns, name), io.now()));
   lines.push(
     events.length === 0
       ? 'Events:       <none>'
@@ -53,3 +61,96 @@ const indent = (t: string) =>
     .split('\n')
     .map((l) => `  ${l}`)
     .join('\n');
+
+/** A binding's latest scheduling decision, and the newest "kept" confirmation of it if one came later. */
+export interface DecisionEvents {
+  decision?: CloudEvent;
+  kept?: CloudEvent;
+}
+
+/**
+ * The newest BindingScheduled / BindingScheduleFailed event of a binding. A "kept" event (the scheduler confirming the
+ * stored clusters, at a new generation or after a failure that no longer holds, without scheduling) explains nothing:
+ * the clusters it confirms are those of the last successful scheduling, which is then looked up in the binding's
+ * BindingScheduled history. Only that case reads history; otherwise one direct read per event type suffices.
+ */
+export async function lastDecision(bus: Bus, kind: string, namespace: string | undefined, name: string): Promise<DecisionEvents> {
+  const types = [EventTypes.BindingScheduled, EventTypes.BindingScheduleFailed];
+  const found = await Promise.all(types.map((type) => lastEvent(bus, { kind, namespace, name, type })));
+  const newest = found.reduce((a, b) => (b && (!a || b.seq > a.seq) ? b : a), undefined);
+  if (!newest || !isKept(newest.event)) return { decision: newest?.event };
+  let placed: CloudEvent | undefined;
+  for await (const d of readEvents(bus, { filter: { kind, namespace: namespace ?? '', name, type: EventTypes.BindingScheduled } })) {
+    if (d.seq < newest.seq && !isKept(d.event)) placed = d.event;
+  }
+  return placed ? { decision: placed, kept: newest.event } : { decision: newest.event };
+}
+
+const isKept = (e: CloudEvent) => (e.data as { kept?: unknown } | undefined)?.kept === true;
+
+/** What the affinity scheduler puts in a decision event (services/affinity-scheduler/src/reconcile-binding.ts). */
+interface DecisionData {
+  clusters?: TargetCluster[];
+  keptClusters?: TargetCluster[];
+  affinityName?: string;
+  reason?: string;
+  mode?: string;
+  trigger?: string;
+  kept?: boolean;
+  filtered?: FilteredCluster[];
+  groups?: Array<{ affinityName?: string; ok?: boolean; message?: string; filtered?: FilteredCluster[] }>;
+  kubeEvent?: { message?: string };
+}
+
+/**
+ * The "Scheduling decision:" section: outcome, the affinity group the result is based on, replicas per cluster, and
+ * for every group tried whether it worked and which clusters its filters rejected, with why. Reads the event data
+ * leniently: an older or newer scheduler may leave fields out, and describe must still print what there is.
+ */
+export function schedulingDecisionLines({ decision: e, kept }: DecisionEvents, now: Date): string[] {
+  if (!e) return ['Scheduling decision:  <none>'];
+  const d = (e.data ?? {}) as DecisionData;
+  const failed = eventTypeOf(e) === EventTypes.BindingScheduleFailed;
+  const groups = d.groups ?? [];
+  const named = groups.some((g) => g.affinityName !== undefined);
+  const lines = ['Scheduling decision:'];
+  const field = (label: string, value: string) => lines.push(`  ${`${label}:`.padEnd(17)}${value}`);
+  const when = (x: CloudEvent) => `${formatAge(x.time, now)} ago (${x.time})`;
+  field('Event', `${eventTypeOf(e)}, ${when(e)}`);
+  if (kept) field('Kept', `${when(kept)}: nothing asked for rescheduling, the assignment stands`);
+  if (d.trigger) field('Trigger', d.trigger);
+  if (d.mode) field('Mode', d.mode);
+  if (failed) {
+    field('Reason', d.reason ?? '<unknown>');
+    if (d.kubeEvent?.message) field('Message', d.kubeEvent.message);
+  }
+  field('Affinity group', failed ? 'none succeeded' : (d.affinityName ?? (named ? '<unknown>' : '<none> (single clusterAffinity)')));
+  const targets = failed ? d.keptClusters : d.clusters;
+  const targetsLabel = failed ? 'Kept clusters' : 'Clusters';
+  if (!targets?.length) field(targetsLabel, '<none>');
+  else {
+    const table = formatTable(['Cluster', 'Replicas'], targets.map((t) => [t.name, t.replicas === undefined ? '-' : String(t.replicas)]));
+    lines.push(`  ${targetsLabel}:`, ...table.split('\n').map((l) => `    ${l}`));
+  }
+  // Only a confirmation was found (the scheduling it confirms is no longer in the log): no filter ran for it.
+  if (d.kept === true && groups.length === 0) {
+    field('Groups tried', '<none> (kept without rescheduling)');
+    return lines;
+  }
+  if (!named) {
+    lines.push(...filteredLines(groups[0]?.filtered ?? d.filtered ?? [], '  '));
+    return lines;
+  }
+  lines.push('  Groups tried:');
+  for (const g of groups) {
+    lines.push(`    ${g.affinityName ?? '<unnamed>'}:  ${g.ok ? 'Scheduled' : `Failed: ${g.message ?? ''}`.trimEnd()}`);
+    lines.push(...filteredLines(g.filtered ?? [], '      '));
+  }
+  return lines;
+}
+
+function filteredLines(filtered: readonly FilteredCluster[], pad: string): string[] {
+  if (filtered.length === 0) return [`${pad}Filtered clusters:  <none>`];
+  const table = formatTable(['Cluster', 'Reason'], filtered.map((f) => [f.cluster, f.reason]));
+  return [`${pad}Filtered clusters:`, ...table.split('\n').map((l) => `${pad}  ${l}`)];
+}
