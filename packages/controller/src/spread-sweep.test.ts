@@ -19,6 +19,13 @@ describe('SpreadSweep', () => {
     expect(visited.slice(4)).toEqual([['x'], ['y']]);
   });
 
+  it('with fewer keys than ticks in a period, visits each key once per period, not once per pass of its own', () => {
+    const visited: string[] = [];
+    const sweep = new SpreadSweep({ keys: () => ['a', 'b'], periodMs: 5000, tickMs: 1000, visit: (k) => visited.push(k) });
+    for (let i = 0; i < 10; i++) sweep.tick();
+    expect(visited).toEqual(['a', 'b', 'a', 'b']);
+  });
+
   it('visits everything each tick when the period is no longer than a tick', () => {
     const visited: string[] = [];
     const sweep = new SpreadSweep({ keys: () => ['a', 'b', 'c'], periodMs: 500, tickMs: 1000, visit: (k) => visited.push(k) });

@@ -5,8 +5,11 @@
 export class SpreadSweep {
   private pending: string[] = [];
   private perTick = 0;
+  /** Ticks since the current pass began; a pass begins no sooner than a period after the last one. */
+  private ticksIntoPass = Infinity;
   private timer?: NodeJS.Timeout;
   private readonly tickMs: number;
+  private readonly ticksPerPeriod: number;
 
   constructor(
     private readonly o: {
@@ -18,6 +21,7 @@ export class SpreadSweep {
     },
   ) {
     this.tickMs = Math.min(o.tickMs ?? 1000, o.periodMs);
+    this.ticksPerPeriod = Math.max(1, Math.round(o.periodMs / this.tickMs));
   }
 
   start(): void {
@@ -28,14 +32,20 @@ export class SpreadSweep {
     clearInterval(this.timer);
     this.timer = undefined;
     this.pending = [];
+    this.ticksIntoPass = Infinity;
   }
 
-  /** One slice of the current pass (a new pass begins when the last one is done). */
+  /**
+   * One slice of the current pass. A new pass begins a period after the last one began (with fewer keys than
+   * ticks in a period, a pass ends early and the sweep waits rather than visiting each key more often).
+   */
   tick(): void {
-    if (this.pending.length === 0) {
+    if (this.pending.length === 0 && this.ticksIntoPass >= this.ticksPerPeriod) {
       this.pending = [...this.o.keys()];
       this.perTick = Math.ceil((this.pending.length * this.tickMs) / this.o.periodMs);
+      this.ticksIntoPass = 0;
     }
+    this.ticksIntoPass++;
     for (const key of this.pending.splice(0, this.perTick)) this.o.visit(key);
   }
 }
