@@ -1,8 +1,8 @@
 // The scheduler's decisions as the status writer folds them: what the next decision reads back must be what the
 // scheduler decided last. Pure: the scheduler's decision functions and the status writer's reducer, no servers.
 import { describe, expect, it } from 'vitest';
-import { decideBinding, decisionEvent, observedAfter, type BindingDecision, type ObservedSchedule } from '@flotilla/affinity-scheduler';
-import type { Cluster, ResourceBinding, ResourceBindingStatus, TargetCluster } from '@flotilla/scheduling';
+import { decisionEvent } from '@flotilla/affinity-scheduler';
+import { appliedPlacement, APPLIED_PLACEMENT_ANNOTATION, decideBinding, observedAfter, statusAfter, type BindingDecision, type Cluster, type ObservedSchedule, type ResourceBinding, type ResourceBindingStatus, type TargetCluster } from '@flotilla/scheduling';
 import { patchReducer, type Status } from '@flotilla/status-writer';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -81,5 +81,31 @@ describe('scheduling decisions folded into status', () => {
     const status = patchReducer(stale, event!);
     expect('schedulerObservingAffinityName' in status).toBe(false);
     expect(status.schedulerObservedGeneration).toBe(3);
+  });
+});
+
+// what-if folds a decision with statusAfter; the service publishes decisionEvent and the status writer folds it with
+// patchReducer. Both must give the same status, or what-if would print a status the service never writes.
+describe("what-if's fold of a decision and the status writer's agree", () => {
+  const scheduledTrue = { type: 'Scheduled', status: 'True', reason: 'Success', lastTransitionTime: '2025-12-31T00:00:00Z' } as const;
+  const applied = { type: 'FullyApplied', status: 'True', reason: 'FullyAppliedSuccess' } as const;
+  const divided = (() => {
+    const b = nginx([{ name: 'member1', replicas: 1 }, { name: 'member2', replicas: 1 }], 4, { schedulerObservedGeneration: 3, conditions: [applied, scheduledTrue] });
+    const placement = { clusterAffinity: { clusterNames: ['member1', 'member2'] }, replicaScheduling: { replicaSchedulingType: 'Divided' } };
+    return { ...b, metadata: { ...b.metadata, annotations: { [APPLIED_PLACEMENT_ANNOTATION]: appliedPlacement(placement) } }, spec: { ...b.spec, placement } };
+  })();
+  const single = nginx([], 2, { schedulerObservingAffinityName: 'dc-beijing', conditions: [scheduledTrue] });
+  it.each([
+    { case: 'a first success', binding: nginx([], 1, undefined), clusters: [member('member1'), member('member2')], outcome: 'scheduled' },
+    { case: 'a move to another group, other conditions kept', binding: nginx([{ name: 'member1', replicas: 2 }], 2, { schedulerObservingAffinityName: 'dc-beijing', schedulerObservedGeneration: 2, conditions: [applied, scheduledTrue] }), clusters: [member('member1', false), member('member2')], outcome: 'scheduled' },
+    { case: 'a failure after a success (the condition flips)', binding: nginx([{ name: 'member2', replicas: 2 }], 3, { schedulerObservingAffinityName: 'dc-hongkong', conditions: [scheduledTrue] }), clusters: [member('member1', false), member('member2', false)], outcome: 'failed' },
+    { case: 'a single clusterAffinity removing a stale group (null)', binding: { ...single, spec: { ...single.spec, placement: { clusterAffinity: { clusterNames: ['member1'] } } } }, clusters: [member('member1')], outcome: 'scheduled' },
+    { case: 'a kept assignment at a new generation', binding: divided, clusters: [member('member1'), member('member2')], outcome: 'kept' },
+  ])('$case', ({ binding, clusters, outcome }) => {
+    const d = decideBinding(binding, clusters, now);
+    expect([d.kind === 'Kept' ? 'kept' : d.result.ok ? 'scheduled' : 'failed', d.announce]).toEqual([outcome, true]);
+    const generation = binding.metadata.generation! + (d.kind === 'Scheduled' && d.clusters ? 1 : 0);
+    const folded = patchReducer(binding.status as Status | undefined, decisionEvent(binding, d, generation, now));
+    expect(statusAfter(d, binding.status, generation, now)).toEqual(folded);
   });
 });

@@ -8,6 +8,7 @@ export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type
 export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';
 export { parseManifests, toYaml } from './manifests.js';
 export { formatTime, getCondition, isConditionTrue, removeCondition, setCondition, type Condition } from './conditions.js';
+export { applyStatusPatch } from './status-patch.js';
 export type { AdmissionContext, KindAdmission } from './kinds/kind-admission.js';
 export {
   conditionSchema,

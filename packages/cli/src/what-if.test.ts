@@ -26,6 +26,57 @@ describe('flotilla what-if schedule (offline)', () => {
     expect(nginx.status.lastScheduledTime).toBe('2026-01-01T00:00:00Z');
   });
 
+  it('keeps a stored Divided binding that nothing asks to reschedule, and schedules it once its replicas change', async () => {
+    const placement = '{"clusterAffinity":{"labelSelector":{"matchLabels":{"pool":"a"}}},"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"}}';
+    const cluster = (name: string, pool: string) => `
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: { name: ${name}, labels: { pool: ${pool} } }
+spec: { provider: private }
+status: { conditions: [{ type: Ready, status: "True" }], resourceSummary: { allocatable: { cpu: "8", pods: "110" } } }
+---`;
+    const file = (replicas: number) => `${cluster('m1', 'a')}${cluster('m2', 'b')}
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: default, uid: 4858ca61-3ff8-4095-8267-f3d059d8074c }
+spec: { replicas: ${replicas}, selector: { matchLabels: { app: web } }, template: { metadata: { labels: { app: web } }, spec: { containers: [{ name: c, image: nginx }] } } }
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: { name: web, namespace: default }
+spec:
+  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: web }]
+  placement: ${placement}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata:
+  name: web-deployment
+  namespace: default
+  generation: 4
+  annotations: { policy.karmada.io/applied-placement: '${placement}', propagationpolicy.karmada.io/name: web, propagationpolicy.karmada.io/namespace: default }
+spec:
+  resource: { apiVersion: apps/v1, kind: Deployment, namespace: default, name: web, uid: 4858ca61-3ff8-4095-8267-f3d059d8074c }
+  replicas: 4
+  placement: ${placement}
+  clusters: [{ name: m1, replicas: 3 }, { name: m2, replicas: 1 }]
+status: { schedulerObservedGeneration: 4, lastScheduledTime: "2025-12-31T00:00:00Z" }
+`;
+    type Item = { metadata: { generation: number }; spec: { clusters: unknown }; status: { schedulerObservedGeneration: number; lastScheduledTime: string } };
+    const printed = async (replicas: number) => {
+      const r = await run(['what-if', 'schedule', '-f', '-', '-o', 'json', '--now', '2026-01-01T00:00:00Z'], file(replicas));
+      expect(r.err).toBe('');
+      return (JSON.parse(r.out) as { items: Item[] }).items[0]!;
+    };
+    // m2 no longer matches the affinity, but that is no reason to schedule: the binding stands as stored
+    const kept = await printed(4);
+    expect([kept.spec.clusters, kept.metadata.generation, kept.status]).toEqual([[{ name: 'm1', replicas: 3 }, { name: 'm2', replicas: 1 }], 4, { schedulerObservedGeneration: 4, lastScheduledTime: '2025-12-31T00:00:00Z' }]);
+    // scaled to 5: a reason to schedule; m2 no longer matches the affinity, so m1 holds all the replicas
+    const scaled = await printed(5);
+    expect(scaled.spec.clusters).toEqual([{ name: 'm1', replicas: 5 }]);
+    expect(scaled.status).toMatchObject({ schedulerObservedGeneration: 6, lastScheduledTime: '2026-01-01T00:00:00Z' });
+  });
+
   it('fails on an invalid object with the admission field path', async () => {
     const bad = 'apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: { name: p, namespace: default }\nspec:\n  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment }]\n  placement:\n    clusterAffinities: [{ affinityName: "", clusterNames: [a] }]\n';
     const r = await run(['what-if', 'schedule', '-f', '-'], bad);

@@ -23,7 +23,7 @@ export {
   type ScheduleFailureReason,
   type GroupAttempt,
 } from './schedule.js';
-export { bindingStatusFor, scheduledCondition, SCHEDULED_MESSAGE, type ScheduledOutcome } from './binding-status.js';
+export { scheduledCondition, SCHEDULED_MESSAGE, type ScheduledOutcome } from './binding-status.js';
 export {
   scheduleTrigger,
   placementChanged,
@@ -47,4 +47,17 @@ export {
   ImplicitPriority,
 } from './detection.js';
 export { podSpecRequests } from './pod-requests.js';
+export { withDetected } from './detect-binding.js';
+export {
+  decideBinding,
+  revisitAfterMs,
+  observedAfter,
+  statusPatchFor,
+  statusAfter,
+  resultWrite,
+  type BindingDecision,
+  type ScheduledDecision,
+  type KeptDecision,
+  type ObservedSchedule,
+} from './decide-binding.js';
 export { whatIfSchedule } from './what-if.js';

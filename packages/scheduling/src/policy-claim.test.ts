@@ -34,6 +34,12 @@ describe('claimingPolicy', () => {
     { name: 'the claiming policy is gone: the best match', policies: [pp('low', 1), pp('high', 5)], claim: ppClaim('deleted'), want: 'high' },
     { name: 'the claiming policy no longer selects the template: the best match', policies: [pp('old', 9, 'Never', other), pp('new', 1)], claim: ppClaim('old'), want: 'new' },
     { name: 'a claim by a PropagationPolicy of another namespace is no claim', policies: [pp('old', 1), pp('new', 5)], claim: policyClaim({ 'propagationpolicy.karmada.io/name': 'old', 'propagationpolicy.karmada.io/namespace': 'elsewhere' }), want: 'new' },
+    {
+      name: 'a PropagationPolicy of another namespace does not hold the template, even if it selects it',
+      policies: [{ ...pp('old', 9), metadata: { name: 'old', namespace: 'elsewhere' } }, pp('new', 1)],
+      claim: policyClaim({ 'propagationpolicy.karmada.io/name': 'old', 'propagationpolicy.karmada.io/namespace': 'elsewhere' }),
+      want: 'new',
+    },
   ])('$name', ({ policies, claim, want }) => {
     expect(claimingPolicy(template, policies, claim)?.metadata.name).toBe(want);
   });

@@ -30,7 +30,8 @@ export function policyClaim(annotations: Readonly<Record<string, string>> | unde
  * findMatchingPolicy.
  */
 export function claimingPolicy(template: ResourceTemplate, policies: readonly PropagationPolicy[], claim: PolicyClaim | undefined): PropagationPolicy | undefined {
-  const held = claim && policies.find((p) => claims(p, claim));
+  // A PropagationPolicy only ever claims templates of its own namespace, whatever the claim says (as findMatchingPolicy).
+  const held = claim && policies.find((p) => claims(p, claim) && (isClusterPolicy(p) || p.metadata.namespace === template.metadata.namespace));
   if (!held || policyMatchPriority(template, held) === ImplicitPriority.MisMatch) return findMatchingPolicy(template, policies);
   return findMatchingPolicy(template, policies.filter((p) => p !== held && preempts(p, held))) ?? held;
 }

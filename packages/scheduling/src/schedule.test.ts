@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { bindingStatusFor } from './binding-status.js';
 import { scheduleBinding, scheduleMode, type ScheduleFailure, type ScheduleSuccess } from './schedule.js';
 import type { Cluster, Placement, ResourceBinding, ResourceBindingStatus, TargetCluster } from './types.js';
 
@@ -224,44 +223,5 @@ describe('scheduleMode', () => {
     { trigger: '2024-01-01T00:00:02Z', last: '2024-01-01T00:00:01Z', want: 'Fresh' },
   ])('trigger $trigger, last $last → $want', ({ trigger, last, want }) => {
     expect(scheduleMode(binding({}, 1, { ...(trigger && { rescheduleTriggeredAt: trigger }), ...(last && { status: { lastScheduledTime: last } }) }))).toBe(want);
-  });
-});
-
-describe('bindingStatusFor', () => {
-  const later = new Date('2024-04-17T16:00:00Z');
-  it('success sets Scheduled=True/Success, the group and lastScheduledTime, keeping other conditions', () => {
-    const r = scheduleBinding({ binding: binding(seedGroups, 1), clusters: [cluster('member1')], now });
-    const prev: ResourceBindingStatus = { conditions: [{ type: 'FullyApplied', status: 'True', reason: 'FullyAppliedSuccess' }] };
-    expect(bindingStatusFor(r, prev, now)).toEqual({
-      conditions: [
-        { type: 'FullyApplied', status: 'True', reason: 'FullyAppliedSuccess' },
-        { type: 'Scheduled', status: 'True', reason: 'Success', message: 'Binding has been scheduled successfully.', lastTransitionTime: '2024-04-17T15:04:05Z' },
-      ],
-      schedulerObservingAffinityName: 'dc-beijing',
-      lastScheduledTime: '2024-04-17T15:04:05Z',
-    });
-  });
-
-  it('failure keeps the observed group and lastScheduledTime and moves lastTransitionTime on a flip only', () => {
-    const prev: ResourceBindingStatus = {
-      schedulerObservingAffinityName: 'dc-hongkong',
-      lastScheduledTime: '2024-04-17T15:00:00Z',
-      conditions: [{ type: 'Scheduled', status: 'True', reason: 'Success', lastTransitionTime: '2024-04-17T15:00:00Z' }],
-    };
-    const b = binding(seedGroups, 1, { clusters: [{ name: 'member2', replicas: 1 }], status: prev });
-    const r = scheduleBinding({ binding: b, clusters: [], now });
-    const s1 = bindingStatusFor(r, prev, later);
-    expect(s1.schedulerObservingAffinityName).toBe('dc-hongkong');
-    expect(s1.lastScheduledTime).toBe('2024-04-17T15:00:00Z');
-    expect(s1.conditions).toEqual([
-      { type: 'Scheduled', status: 'False', reason: 'NoClusterFit', message: expect.stringContaining('previous assignment kept (member2:1)'), lastTransitionTime: '2024-04-17T16:00:00Z' },
-    ]);
-    const s2 = bindingStatusFor(r, s1, new Date('2024-04-17T17:00:00Z'));
-    expect(s2.conditions![0]!.lastTransitionTime).toBe('2024-04-17T16:00:00Z');
-  });
-
-  it('a single-affinity success clears a stale observed group', () => {
-    const r = scheduleBinding({ binding: binding({}, 1), clusters: [cluster('member1')], now });
-    expect(bindingStatusFor(r, { schedulerObservingAffinityName: 'old' }, now).schedulerObservingAffinityName).toBeUndefined();
   });
 });

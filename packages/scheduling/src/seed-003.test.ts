@@ -2,7 +2,7 @@
 // a cluster that belongs to several groups, the seed's `foo` policy with its ResourceBinding status example, and the
 // cluster-scoped kinds (ClusterPropagationPolicy → ClusterResourceBinding) with clusterAffinities.
 import { describe, expect, it } from 'vitest';
-import { bindingStatusFor } from './binding-status.js';
+import { decideBinding, statusAfter, type ScheduledDecision } from './decide-binding.js';
 import { buildBinding, findMatchingPolicy } from './detection.js';
 import { scheduleBinding, type ScheduleResult } from './schedule.js';
 import type { Cluster, Placement, PropagationPolicy, ResourceBinding, ResourceBindingStatus, ResourceTemplate, TargetCluster } from './types.js';
@@ -20,6 +20,13 @@ function cluster(name: string, pods = 100, opts: { ready?: boolean; taints?: typ
     spec: { ...(opts.taints && { taints: opts.taints }) },
     status: { conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True' }], resourceSummary: { allocatable: { pods } } },
   };
+}
+
+/** The scheduler's decision on a binding that records no applied placement yet: always a schedule. */
+function decide(b: ResourceBinding, clusters: readonly Cluster[]): ScheduledDecision {
+  const d = decideBinding(b, clusters, now);
+  if (d.kind !== 'Scheduled') throw new Error('expected the binding to be scheduled');
+  return d;
 }
 
 function rb(placement: Placement, replicas: number, prev: { clusters?: TargetCluster[]; status?: ResourceBindingStatus; rescheduleTriggeredAt?: string } = {}): ResourceBinding {
@@ -156,11 +163,12 @@ describe("seed 003: the `foo` policy (a single clusterAffinity) and the seed's R
     { case: 'with the observed group under its API name', status: { ...seedStatus, schedulerObservingAffinityName: 'ds-hongkong' } },
   ])('the decision on that status ($case): member1 and member2 each get every replica (Duplicated), no group', ({ status }) => {
     const b = { ...buildBinding(foo, fooPolicy), status };
-    const r = scheduleBinding({ binding: b, clusters: members, now });
+    const d = decide(b, members);
+    const r = d.result;
     expect(outcome(r)).toEqual({ group: undefined, clusters: [{ name: 'member1', replicas: 2 }, { name: 'member2', replicas: 2 }], tried: [[undefined, 'ok']] });
     expect(r.ok && r.filtered).toEqual([{ cluster: 'member3', reason: 'cluster(s) did not match the placement cluster affinity constraint' }]);
 
-    const next = bindingStatusFor(r, status, now);
+    const next = statusAfter(d, status, 3, now);
     // No group: no observed name is written, and one that was there is cleared.
     expect(next.schedulerObservingAffinityName).toBeUndefined();
     expect(next.lastScheduledTime).toBe('2024-04-17T15:04:05Z');
@@ -169,8 +177,8 @@ describe("seed 003: the `foo` policy (a single clusterAffinity) and the seed's R
       seedStatus.conditions![0],
       { type: 'Scheduled', status: 'True', reason: 'Success', message: 'Binding has been scheduled successfully.', lastTransitionTime: '2023-02-04T09:38:20Z' },
     ]);
-    // What the scheduler does not own is left as it was.
-    expect(next).toMatchObject({ aggregatedStatus: (seedStatus as Record<string, unknown>)['aggregatedStatus'], schedulerObservedGeneration: 2 });
+    // What the scheduler does not own is left as it was; the observed generation is the one it scheduled.
+    expect(next).toMatchObject({ aggregatedStatus: (seedStatus as Record<string, unknown>)['aggregatedStatus'], schedulerObservedGeneration: 3 });
   });
 
   it('the seed\'s observed name under the three-group sample: "ds-hongkong" is no group there, so the loop starts at the first', () => {
@@ -182,10 +190,11 @@ describe("seed 003: the `foo` policy (a single clusterAffinity) and the seed's R
       ],
     };
     const b = rb(nginx, 2, { clusters: [{ name: 'member1', replicas: 2 }], status: { ...seedStatus, schedulerObservingAffinityName: 'ds-hongkong' } });
-    const r = scheduleBinding({ binding: b, clusters: members, now });
+    const d = decide(b, members);
+    const r = d.result;
     expect(outcome(r)).toMatchObject({ group: 'dc-beijing', clusters: [{ name: 'member1', replicas: 2 }] });
     expect(r.attempts.map((a) => a.affinityName)).toEqual(['dc-shanghai', 'dc-beijing']);
-    expect(bindingStatusFor(r, b.status, now).schedulerObservingAffinityName).toBe('dc-beijing');
+    expect(statusAfter(d, b.status, 1, now).schedulerObservingAffinityName).toBe('dc-beijing');
   });
 });
 
@@ -224,13 +233,14 @@ describe('seed 003: ClusterPropagationPolicy / ClusterResourceBinding with clust
 
   it('decision: a non-workload ClusterResourceBinding falls through to the backup group and goes to each of its clusters with 0 replicas', () => {
     const b = buildBinding(role, cpp([{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' }]));
-    const r = scheduleBinding({ binding: b, clusters: [cluster('member1', 100, { ready: false }), cluster('member2'), cluster('member3')], now });
+    const d = decide(b, [cluster('member1', 100, { ready: false }), cluster('member2'), cluster('member3')]);
+    const r = d.result;
     expect(outcome(r)).toEqual({
       group: 'backup',
       clusters: [{ name: 'member2', replicas: 0 }, { name: 'member3', replicas: 0 }],
       tried: [['primary', '0/3 clusters are available: 2 cluster(s) did not match the placement cluster affinity constraint, 1 cluster(s) were not ready.'], ['backup', 'ok']],
     });
-    expect(bindingStatusFor(r, undefined, now).schedulerObservingAffinityName).toBe('backup');
+    expect(statusAfter(d, undefined, 1, now).schedulerObservingAffinityName).toBe('backup');
   });
 
   it('decision: a cluster-scoped workload divides by capacity in the first group that fits, and resumes there', () => {
@@ -239,14 +249,15 @@ describe('seed 003: ClusterPropagationPolicy / ClusterResourceBinding with clust
     expect([b.kind, b.metadata.namespace, b.spec.replicas, b.spec.replicaRequirements]).toEqual(['ClusterResourceBinding', undefined, 4, { resourceRequest: { cpu: '500m' } }]);
     // primary: 1 cpu = 2 replicas < 4. backup: 4 over 2:6 (1 and 3 cpu) → 1:3.
     const clusters = [withCpu(cluster('member1'), '1'), withCpu(cluster('member2'), '1'), withCpu(cluster('member3'), '3')];
-    const r = scheduleBinding({ binding: b, clusters, now });
+    const d = decide(b, clusters);
+    const r = d.result;
     expect(outcome(r)).toEqual({
       group: 'backup',
       clusters: [{ name: 'member2', replicas: 1 }, { name: 'member3', replicas: 3 }],
       tried: [['primary', 'Clusters available replicas 2 are not enough to schedule.'], ['backup', 'ok']],
     });
     // Later, with primary roomy again, the binding stays in backup (Steady resumes at the observed group).
-    const placed: ResourceBinding = { ...b, spec: { ...b.spec, clusters: r.ok ? r.clusters : [] }, status: bindingStatusFor(r, undefined, now) };
+    const placed: ResourceBinding = { ...b, spec: { ...b.spec, clusters: r.ok ? r.clusters : [] }, status: statusAfter(d, undefined, 2, now) };
     const again = scheduleBinding({ binding: placed, clusters: [withCpu(cluster('member1'), '16'), ...clusters.slice(1)], now });
     expect(outcome(again)).toEqual({ group: 'backup', clusters: [{ name: 'member2', replicas: 1 }, { name: 'member3', replicas: 3 }], tried: [['backup', 'ok']] });
   });

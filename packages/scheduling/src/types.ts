@@ -188,6 +188,15 @@ export interface ResourceBindingStatus {
   conditions?: Condition[];
 }
 
+/**
+ * A stored binding as detection and scheduling update it: they write its annotations and spec and carry the rest
+ * of the object along, so the service's stored objects and plain ResourceBindings both fit.
+ */
+export interface BindingObject {
+  metadata: { annotations?: Record<string, string> };
+  spec?: unknown;
+}
+
 export interface ResourceBinding {
   apiVersion?: string;
   kind?: 'ResourceBinding' | 'ClusterResourceBinding' | string;

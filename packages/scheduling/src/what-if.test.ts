@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { buildBinding } from './detection.js';
 import { SchedulingInputError } from './errors.js';
-import type { ResourceBinding } from './types.js';
+import { APPLIED_PLACEMENT_ANNOTATION, appliedPlacement } from './reschedule.js';
+import type { Placement, PropagationPolicy, ResourceBinding, ResourceBindingStatus, ResourceTemplate, TargetCluster } from './types.js';
 import { whatIfSchedule } from './what-if.js';
 
 const now = new Date('2024-04-17T15:04:05Z');
@@ -27,9 +29,13 @@ describe('whatIfSchedule', () => {
     expect(b.spec.replicas).toBe(2);
     expect(b.spec.replicaRequirements).toEqual({ resourceRequest: { cpu: '500m', memory: String(256 * 2 ** 20) } });
     expect(b.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
+    // stored at generation 1 by detection, 2 once the scheduler wrote its clusters, with the placement recorded as applied
+    expect(b.metadata.generation).toBe(2);
+    expect(JSON.parse(b.metadata.annotations![APPLIED_PLACEMENT_ANNOTATION]!)).toEqual(b.spec.placement);
     expect(b.status).toEqual({
       schedulerObservingAffinityName: 'dc-beijing',
       lastScheduledTime: '2024-04-17T15:04:05Z',
+      schedulerObservedGeneration: 2,
       conditions: [{ type: 'Scheduled', status: 'True', reason: 'Success', message: 'Binding has been scheduled successfully.', lastTransitionTime: '2024-04-17T15:04:05Z' }],
     });
   });
@@ -143,5 +149,102 @@ describe('whatIfSchedule', () => {
     const docs = seed();
     (docs[2]!['spec'] as Record<string, unknown>)['replicas'] = -2;
     expect(() => whatIfSchedule(docs, now)).toThrow('objects[2].spec.replicas: must be a non-negative integer, got -2');
+  });
+});
+
+// Existing bindings as the service stores them: claimed by a policy, scheduled under an applied placement. Only
+// Karmada's reasons schedule them again (scheduleTrigger); what-if takes the service's path, so it agrees.
+describe('whatIfSchedule: existing bindings as the service decides them', () => {
+  const cluster = (name: string, pool = 'a') => ({
+    apiVersion: 'cluster.karmada.io/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name, labels: { pool } },
+    status: { conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocatable: { cpu: '8', pods: '110' } } },
+  });
+  const clusters = [cluster('m1'), cluster('m2')];
+  const web = (replicas: number): ResourceTemplate => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'default', uid: '4858ca61-3ff8-4095-8267-f3d059d8074c' },
+    spec: { replicas, template: { spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } } },
+  });
+  const dynamic: Placement = {
+    clusterAffinity: { labelSelector: { matchLabels: { pool: 'a' } } },
+    replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { dynamicWeight: 'AvailableReplicas' } },
+  };
+  const policy = (name: string, placement: Placement, spec: Partial<PropagationPolicy['spec']> = {}): PropagationPolicy => ({
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'PropagationPolicy',
+    metadata: { name, namespace: 'default' },
+    spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }], placement, ...spec },
+  });
+  const scheduledAt = '2024-04-17T15:00:00Z';
+  const folded: ResourceBindingStatus = {
+    schedulerObservedGeneration: 5,
+    lastScheduledTime: scheduledAt,
+    conditions: [{ type: 'Scheduled', status: 'True', reason: 'Success', message: 'Binding has been scheduled successfully.', lastTransitionTime: scheduledAt }],
+  };
+  /** The binding the service stored for `template` under `by`: detected, scheduled at `clusters`, its status folded. */
+  const stored = (template: ResourceTemplate, by: PropagationPolicy, clusters: TargetCluster[], spec: Partial<ResourceBinding['spec']> = {}): ResourceBinding => {
+    const b = buildBinding(template, by);
+    return {
+      ...b,
+      metadata: { ...b.metadata, generation: 5, annotations: { ...b.metadata.annotations, [APPLIED_PLACEMENT_ANNOTATION]: appliedPlacement(b.spec.placement) } },
+      spec: { ...b.spec, clusters, ...spec },
+      status: folded,
+    };
+  };
+  const uneven = [{ name: 'm1', replicas: 3 }, { name: 'm2', replicas: 1 }];
+  const a = policy('a', dynamic);
+
+  it('a fresh schedule divides 4 replicas evenly over the two equal clusters', () => {
+    expect(whatIfSchedule([...clusters, web(4), a], now)[0]!.spec.clusters).toEqual([{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }]);
+  });
+
+  it.each([
+    { case: 'the clusters as they were', members: clusters },
+    // A schedule would move m2's replica to m1, but a cluster that stops matching is no reason to schedule.
+    { case: 'm2 no longer matching the affinity', members: [cluster('m1'), cluster('m2', 'b')] },
+  ])('a Divided binding under its applied placement whose clusters add up to its replicas is kept as it is ($case)', ({ members }) => {
+    const prev = stored(web(4), a, uneven);
+    const [b] = whatIfSchedule([...members, web(4), a, prev], now);
+    expect(b).toEqual(prev); // not redistributed; nothing changed, so nothing is written or announced
+  });
+
+  it('the same binding scaled up is scheduled Steady: the current replicas stay and the new ones are added', () => {
+    const [b] = whatIfSchedule([...clusters, web(6), a, stored(web(4), a, uneven)], now);
+    expect(b!.spec.replicas).toBe(6);
+    expect(b!.spec.clusters).toEqual([{ name: 'm1', replicas: 4 }, { name: 'm2', replicas: 2 }]); // afresh: 3 and 3
+    // detection changed spec (6), then so did the scheduler (7); the decision is folded into status
+    expect(b!.metadata.generation).toBe(7);
+    expect(b!.status).toMatchObject({ schedulerObservedGeneration: 7, lastScheduledTime: '2024-04-17T15:04:05Z' });
+    expect(b!.status!.conditions).toEqual([{ type: 'Scheduled', status: 'True', reason: 'Success', message: 'Binding has been scheduled successfully.', lastTransitionTime: scheduledAt }]);
+  });
+
+  it('rescheduleTriggeredAt later than lastScheduledTime schedules afresh (Fresh)', () => {
+    const prev = stored(web(4), a, uneven, { rescheduleTriggeredAt: '2024-04-17T15:02:00Z' });
+    const [b] = whatIfSchedule([...clusters, web(4), a, prev], now);
+    expect(b!.spec.clusters).toEqual([{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }]);
+    expect(b!.status).toMatchObject({ lastScheduledTime: '2024-04-17T15:04:05Z', schedulerObservedGeneration: 6 });
+  });
+
+  describe('the policy that claimed the template keeps it', () => {
+    const onM1: Placement = { clusterAffinity: { clusterNames: ['m1'] } };
+    const onM2: Placement = { clusterAffinity: { clusterNames: ['m2'] } };
+    const prev = stored(web(4), policy('a', onM1), [{ name: 'm1', replicas: 4 }]);
+
+    it('a higher-priority policy without preemption leaves the claim and its placement alone', () => {
+      const [b] = whatIfSchedule([...clusters, web(4), policy('a', onM1), policy('b', onM2, { priority: 10, preemption: 'Never' }), prev], now);
+      expect(b!.metadata.annotations!['propagationpolicy.karmada.io/name']).toBe('a');
+      expect(b!.spec.placement).toEqual(onM1);
+      expect(b!.spec.clusters).toEqual([{ name: 'm1', replicas: 4 }]);
+    });
+
+    it('with preemption Always it takes the template over, and the binding moves to its placement', () => {
+      const [b] = whatIfSchedule([...clusters, web(4), policy('a', onM1), policy('b', onM2, { priority: 10, preemption: 'Always' }), prev], now);
+      expect(b!.metadata.annotations).toMatchObject({ 'propagationpolicy.karmada.io/name': 'b', [APPLIED_PLACEMENT_ANNOTATION]: appliedPlacement(onM2) });
+      expect(b!.spec.placement).toEqual(onM2);
+      expect(b!.spec.clusters).toEqual([{ name: 'm2', replicas: 4 }]);
+    });
   });
 });

@@ -1,7 +1,9 @@
-import { bindingStatusFor } from './binding-status.js';
-import { bindingName, buildBinding, findMatchingPolicy } from './detection.js';
+import { isDeepStrictEqual } from 'node:util';
+import { decideBinding, resultWrite, statusAfter } from './decide-binding.js';
+import { withDetected } from './detect-binding.js';
+import { bindingName, buildBinding } from './detection.js';
 import { SchedulingInputError } from './errors.js';
-import { scheduleBinding } from './schedule.js';
+import { claimingPolicy, policyClaim } from './policy-claim.js';
 import type { Cluster, PropagationPolicy, ResourceBinding, ResourceTemplate } from './types.js';
 
 const POLICY_KINDS = new Set(['PropagationPolicy', 'ClusterPropagationPolicy']);
@@ -11,12 +13,18 @@ const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
  * Offline planning ("where would this land?"): given the parsed documents of a multi-document
  * YAML file — Clusters with hand-written status, resource templates, (Cluster)PropagationPolicies
  * and optionally existing (Cluster)ResourceBindings — returns the bindings the affinity scheduler
- * would write, through the same detection and scheduling functions the service uses.
+ * would write, through the functions the service runs: detection (claimingPolicy, buildBinding,
+ * withDetected), then one scheduling pass (decideBinding, resultWrite) whose status patch is folded
+ * as the status writer folds it (statusAfter).
  *
- * An existing binding with the generated name supplies the previous state: spec.clusters,
- * spec.rescheduleTriggeredAt and its status (observed group, lastScheduledTime). Existing bindings
- * that no template produced are scheduled as they stand, as the scheduler would. Templates that no
- * policy selects produce nothing. Empty documents (null) are skipped; `kind: List` is flattened.
+ * An existing binding with the generated name is the stored one: its annotations (the claiming
+ * policy, the applied placement), spec.clusters, spec.rescheduleTriggeredAt, metadata.generation and
+ * status (observed group, lastScheduledTime, schedulerObservedGeneration) count as they would in the
+ * service, so a binding that nothing asks to reschedule keeps its clusters. Existing bindings that no
+ * template produced (or whose template no policy selects) are scheduled as they stand, as the
+ * scheduler would. Templates that no policy selects produce nothing. Generations follow the object
+ * store: a new binding is stored at 1, one without metadata.generation counts as 1, and an update
+ * that changes spec moves it by one. Empty documents (null) are skipped; `kind: List` is flattened.
  * Throws SchedulingInputError naming `objects[i]…` for a document that is not a Kubernetes object.
  */
 export function whatIfSchedule(objects: readonly unknown[], now: Date): ResourceBinding[] {
@@ -44,7 +52,7 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
     } else if (BINDING_KINDS.has(obj.kind) && obj.apiVersion.startsWith('work.karmada.io/')) {
       const b = o as ResourceBinding;
       if (typeof b.spec?.resource !== 'object' || b.spec.resource === null) throw new SchedulingInputError(`${path}.spec.resource`, 'required');
-      existing.set(bindingKey(b.kind!, b.metadata.namespace, b.metadata.name!), b);
+      existing.set(bindingKey(b.kind!, b.metadata.namespace, b.metadata.name!), atGeneration(b, b.metadata.generation ?? 1));
     } else templates.push({ template: o as ResourceTemplate, path });
   };
   objects.forEach((o, i) => visit(o, `objects[${i}]`));
@@ -52,42 +60,44 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
   const out: ResourceBinding[] = [];
   const used = new Set<string>();
   for (const { template, path } of templates) {
-    const policy = findMatchingPolicy(template, policies);
+    const ns = template.metadata.namespace;
+    const key = bindingKey(ns ? 'ResourceBinding' : 'ClusterResourceBinding', ns, bindingName(template));
+    const prev = existing.get(key);
+    // Detection: the policy that claimed the template keeps it (unless preempted); the claim is the binding's.
+    const policy = claimingPolicy(template, policies, policyClaim(prev?.metadata.annotations));
     if (!policy) continue;
-    let fresh: ResourceBinding;
+    let detected: ResourceBinding;
     try {
-      fresh = buildBinding(template, policy);
+      detected = buildBinding(template, policy);
     } catch (e) {
       if (e instanceof SchedulingInputError) throw new SchedulingInputError(`${path}.${e.path}`, e.detail);
       throw e;
     }
-    const key = bindingKey(fresh.kind!, fresh.metadata.namespace, bindingName(template));
-    const prev = existing.get(key);
     if (prev) used.add(key);
-    const binding: ResourceBinding = prev
-      ? {
-          ...fresh,
-          spec: {
-            ...fresh.spec,
-            ...(prev.spec.clusters && { clusters: prev.spec.clusters }),
-            ...(prev.spec.rescheduleTriggeredAt && { rescheduleTriggeredAt: prev.spec.rescheduleTriggeredAt }),
-          },
-          ...(prev.status && { status: prev.status }),
-        }
-      : fresh;
-    out.push(schedule(binding, clusters, now));
+    out.push(schedule(prev ? updated(prev, withDetected(prev, detected)) : atGeneration(detected, 1), clusters, now));
   }
   for (const [key, b] of existing) if (!used.has(key)) out.push(schedule(b, clusters, now));
   return out;
 }
 
+/**
+ * One pass of the scheduler over a stored binding, as the service runs it without memory of its own
+ * announcements: decide, write the result, and fold the status patch if the decision is announced.
+ * spec.clusters is what the binding then holds: the result written, or the assignment kept.
+ */
 function schedule(binding: ResourceBinding, clusters: readonly Cluster[], now: Date): ResourceBinding {
-  const result = scheduleBinding({ binding, clusters, now });
-  return {
-    ...binding,
-    spec: { ...binding.spec, clusters: result.ok ? result.clusters : result.keptClusters },
-    status: bindingStatusFor(result, binding.status, now),
-  };
+  const d = decideBinding(binding, clusters, now);
+  const write = resultWrite(d);
+  const written = write ? updated(binding, write(binding)) : binding;
+  const status = d.announce ? statusAfter(d, binding.status, written.metadata.generation ?? 1, now) : binding.status;
+  return { ...written, spec: { ...written.spec, clusters: written.spec.clusters ?? [] }, ...(status && { status }) };
+}
+
+const atGeneration = (b: ResourceBinding, generation: number): ResourceBinding => ({ ...b, metadata: { ...b.metadata, generation } });
+
+/** An update as the object store makes it: metadata.generation moves by one when spec changes. */
+function updated(before: ResourceBinding, after: ResourceBinding): ResourceBinding {
+  return atGeneration(after, (before.metadata.generation ?? 1) + (isDeepStrictEqual(before.spec, after.spec) ? 0 : 1));
 }
 
 function bindingKey(kind: string, namespace: string | undefined, name: string): string {

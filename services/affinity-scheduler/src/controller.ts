@@ -1,10 +1,23 @@
 import { listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import { SpreadSweep, WorkQueue } from '@flotilla/controller';
-import { APPLIED_PLACEMENT_ANNOTATION, buildBinding, claimingPolicy, policyClaim, type Cluster, type PropagationPolicy, type ResourceBinding, type ResourceTemplate } from '@flotilla/scheduling';
+import {
+  buildBinding,
+  claimingPolicy,
+  decideBinding,
+  observedAfter,
+  policyClaim,
+  resultWrite,
+  revisitAfterMs,
+  withDetected,
+  type Cluster,
+  type ObservedSchedule,
+  type PropagationPolicy,
+  type ResourceBinding,
+  type ResourceTemplate,
+} from '@flotilla/scheduling';
 import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
-import { decideBinding, decisionEvent, observedAfter, revisitAfterMs, type BindingDecision, type ObservedSchedule } from './reconcile-binding.js';
-import { withDetected } from './detect-binding.js';
+import { decisionEvent } from './decision-event.js';
 import { decideTaints } from './taints.js';
 import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
 
@@ -29,16 +42,6 @@ export interface AffinitySchedulerOptions {
 
 type Obj = StoredObject & Record<string, unknown>;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
-/** How a scheduled result goes into the binding: spec.clusters and the applied-placement record, where they changed. */
-function resultWrite(d: BindingDecision): ((cur: StoredObject) => StoredObject) | undefined {
-  if (d.kind !== 'Scheduled' || (d.clusters === undefined && d.appliedPlacement === undefined)) return undefined;
-  const { clusters, appliedPlacement } = d;
-  return (cur) => ({
-    ...cur,
-    metadata: appliedPlacement === undefined ? cur.metadata : { ...cur.metadata, annotations: { ...cur.metadata.annotations, [APPLIED_PLACEMENT_ANNOTATION]: appliedPlacement } },
-    spec: clusters === undefined ? cur.spec : { ...(cur.spec as object), clusters },
-  });
-}
 
 /**
  * The affinity scheduler's reconcilers, fed by informers:

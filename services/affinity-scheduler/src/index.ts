@@ -1,3 +1,3 @@
 export * from './controller.js';
-export * from './reconcile-binding.js';
+export * from './decision-event.js';
 export * from './taints.js';

@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { cloudEvent } from '@flotilla/bus';
-import { mergeConditions, patchReducer, ReducerRegistry, workloadStatusReducer } from './reducers.js';
+import { patchReducer, ReducerRegistry, workloadStatusReducer } from './reducers.js';
 
 const at = (iso: string, type: string, data: unknown) =>
   cloudEvent({ source: 'test', type, kind: 'ResourceBinding', namespace: 'default', name: 'web-deployment', time: new Date(iso), data });
-
-describe('mergeConditions', () => {
-  it('moves lastTransitionTime only when the status changes', () => {
-    const one = mergeConditions(undefined, [{ type: 'Ready', status: 'True', reason: 'A' }], 't1');
-    expect(one).toEqual([{ type: 'Ready', status: 'True', reason: 'A', lastTransitionTime: 't1' }]);
-    const same = mergeConditions(one, [{ type: 'Ready', status: 'True', reason: 'B' }], 't2');
-    expect(same[0]).toMatchObject({ reason: 'B', lastTransitionTime: 't1' });
-    const flipped = mergeConditions(same, [{ type: 'Ready', status: 'False', reason: 'C' }], 't3');
-    expect(flipped[0]).toMatchObject({ status: 'False', lastTransitionTime: 't3' });
-    const other = mergeConditions(flipped, [{ type: 'Scheduled', status: 'True' }], 't4');
-    expect(other.map((c) => c.type)).toEqual(['Ready', 'Scheduled']);
-  });
-});
 
 describe('patchReducer', () => {
   it('replaces fields, merges conditions by type, and keeps what the patch does not name', () => {

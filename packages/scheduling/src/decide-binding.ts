@@ -1,20 +1,12 @@
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import {
-  APPLIED_PLACEMENT_ANNOTATION,
-  appliedPlacement,
-  evictionRecheckMs,
-  scheduleBinding,
-  scheduledCondition,
-  scheduleTrigger,
-  type Cluster,
-  type ResourceBinding,
-  type ResourceBindingStatus,
-  type ScheduleResult,
-  type ScheduleTrigger,
-  type TargetCluster,
-} from '@flotilla/scheduling';
+import { applyStatusPatch } from '@flotilla/api';
+import { scheduledCondition } from './binding-status.js';
+import { APPLIED_PLACEMENT_ANNOTATION, appliedPlacement, evictionRecheckMs, scheduleTrigger, type ScheduleTrigger } from './reschedule.js';
+import { scheduleBinding, type ScheduleResult } from './schedule.js';
+import type { BindingObject, Cluster, ResourceBinding, ResourceBindingStatus, TargetCluster } from './types.js';
+
+// The affinity scheduler's decision on one binding, pure: the service runs it on what its informers hold, and
+// what-if on a file, so both decide alike. Announcing a decision (decisionEvent) is the service's.
 
 export type BindingDecision = ScheduledDecision | KeptDecision;
 
@@ -178,63 +170,20 @@ export function statusPatchFor(d: BindingDecision, status: ResourceBindingStatus
 }
 
 /**
- * The domain event of a decision. Its id is derived from the binding's uid, generation and the result, so a
- * replica that repeats the same decision (after a crash, or a hand-over) publishes it once; a kept assignment
- * has the id of the Steady decision that produced it.
+ * The status once the status writer has folded the decision's patch (applyStatusPatch, as its patchReducer does,
+ * at the time of the decision's event): what the next decision reads back.
  */
-export function decisionEvent(binding: ResourceBinding, d: BindingDecision, generation: number, now: Date): CloudEvent {
-  const statusPatch = statusPatchFor(d, binding.status, generation, now);
-  const e = d.kind === 'Kept' ? keptEvent(d) : scheduledEvent(binding, d);
-  const digest = createHash('sha256').update(JSON.stringify(e.digestOf)).digest('hex').slice(0, 16);
-  return cloudEvent({
-    id: `${binding.metadata.uid ?? binding.metadata.name}/${generation}/${e.type}/${digest}`,
-    source: 'affinity-scheduler',
-    type: e.type,
-    kind: binding.kind ?? 'ResourceBinding',
-    namespace: binding.metadata.namespace,
-    name: binding.metadata.name ?? '',
-    time: now,
-    data: { ...e.data, statusPatch, ...(e.kubeEvent ? { kubeEvent: e.kubeEvent } : {}) },
+export function statusAfter(d: BindingDecision, status: ResourceBindingStatus | undefined, generation: number, now: Date): ResourceBindingStatus {
+  return applyStatusPatch(status as Record<string, unknown> | undefined, statusPatchFor(d, status, generation, now), now.toISOString()) as ResourceBindingStatus;
+}
+
+/** How a scheduled result goes into the binding: spec.clusters and the applied-placement record, where they changed. */
+export function resultWrite(d: BindingDecision): (<T extends BindingObject>(cur: T) => T) | undefined {
+  if (d.kind !== 'Scheduled' || (d.clusters === undefined && d.appliedPlacement === undefined)) return undefined;
+  const { clusters, appliedPlacement } = d;
+  return <T extends BindingObject>(cur: T): T => ({
+    ...cur,
+    metadata: appliedPlacement === undefined ? cur.metadata : { ...cur.metadata, annotations: { ...cur.metadata.annotations, [APPLIED_PLACEMENT_ANNOTATION]: appliedPlacement } },
+    spec: clusters === undefined ? cur.spec : { ...(cur.spec as object), clusters },
   });
-}
-
-interface EventParts {
-  type: string;
-  digestOf: unknown[];
-  data: Record<string, unknown>;
-  kubeEvent?: { type: 'Normal' | 'Warning'; reason: string; message: string };
-}
-
-function scheduledEvent(binding: ResourceBinding, d: ScheduledDecision): EventParts {
-  const r = d.result;
-  const groups = r.attempts.map((a) => ({ affinityName: a.affinityName, ok: a.ok, message: a.message, filtered: a.filtered }));
-  if (!r.ok) {
-    return {
-      type: EventTypes.BindingScheduleFailed,
-      digestOf: [r.reason, r.message],
-      data: { reason: r.reason, keptClusters: r.keptClusters, mode: r.mode, trigger: d.trigger, filtered: r.filtered, groups },
-      kubeEvent: { type: 'Warning', reason: 'ScheduleBindingFailed', message: r.message },
-    };
-  }
-  const summary = `${r.mode} scheduling${r.affinityName ? ` with group ${r.affinityName}` : ''}: ${targetsText(r.clusters)}`;
-  return {
-    type: EventTypes.BindingScheduled,
-    digestOf: [r.clusters, r.affinityName, r.mode, r.mode === 'Fresh' ? binding.spec.rescheduleTriggeredAt : ''],
-    data: { clusters: r.clusters, affinityName: r.affinityName, mode: r.mode, trigger: d.trigger, filtered: r.filtered, groups },
-    kubeEvent: { type: 'Normal', reason: 'ScheduleBindingSucceed', message: summary },
-  };
-}
-
-function keptEvent(d: KeptDecision): EventParts {
-  return {
-    type: EventTypes.BindingScheduled,
-    digestOf: [d.kept, d.affinityName, 'Steady', ''],
-    data: { clusters: d.kept, affinityName: d.affinityName, mode: 'Steady', kept: true, filtered: [], groups: [] },
-    // Only a recovery is news: a kept assignment at a new generation (a template edit) is not a scheduling event.
-    ...(d.recovered ? { kubeEvent: { type: 'Normal' as const, reason: 'ScheduleBindingSucceed', message: `assignment kept, no rescheduling needed: ${targetsText(d.kept)}` } } : {}),
-  };
-}
-
-function targetsText(targets: readonly TargetCluster[]): string {
-  return targets.map((c) => (c.replicas === undefined ? c.name : `${c.name}:${c.replicas}`)).join(', ') || 'no clusters';
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { APPLIED_PLACEMENT_ANNOTATION, type Cluster, type Placement, type ResourceBinding, type TargetCluster } from '@flotilla/scheduling';
-import { decideBinding, decisionEvent, observedAfter, revisitAfterMs, type BindingDecision, type ObservedSchedule, type ScheduledDecision } from './reconcile-binding.js';
+import { decideBinding, observedAfter, resultWrite, revisitAfterMs, statusAfter, statusPatchFor, type BindingDecision, type ObservedSchedule, type ScheduledDecision } from './decide-binding.js';
+import { APPLIED_PLACEMENT_ANNOTATION } from './reschedule.js';
+import type { Cluster, Placement, ResourceBinding, ResourceBindingStatus, TargetCluster } from './types.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
 const cluster = (name: string, ready = true): Cluster => ({
@@ -69,20 +70,10 @@ describe('decideBinding', () => {
     expect(d.result.ok).toBe(false);
     expect(d.clusters).toBeUndefined();
     expect(d.announce).toBe(true);
-    const e = decisionEvent(b, d, 3, now);
-    expect(e.type).toBe('io.flotilla.BindingScheduleFailed');
-    expect((e.data as { statusPatch: { conditions: Array<{ status: string }> } }).statusPatch.conditions[0]!.status).toBe('False');
+    expect((statusPatchFor(d, b.status, 3, now).conditions as Array<{ status: string }>)[0]!.status).toBe('False');
     // the controller remembers the failure next to the last success
     const again = decideBinding(b, [cluster('member1', false), cluster('member2', false)], now, { ...memo, failureMessage: d.result.ok ? '' : d.result.message });
     expect(again.announce).toBe(false);
-  });
-
-  it('derives the event id from uid, generation and result, so a repeated decision is de-duplicated', () => {
-    const b = binding([], 1);
-    const d1 = decideBinding(b, [cluster('member1')], now);
-    const d2 = decideBinding(b, [cluster('member1')], new Date(now.getTime() + 5000));
-    expect(decisionEvent(b, d1, 2, now).id).toBe(decisionEvent(b, d2, 2, now).id);
-    expect(decisionEvent(b, d1, 3, now).id).not.toBe(decisionEvent(b, d1, 2, now).id);
   });
 });
 
@@ -115,18 +106,8 @@ describe('decideBinding: when a binding is scheduled again', () => {
   /** What the controller does with a decision: write the result (a new generation when spec.clusters change) and remember it. */
   function run(b: ResourceBinding, clusters: Cluster[], when: Date, memo?: ObservedSchedule): { binding: ResourceBinding; decision: BindingDecision; memo?: ObservedSchedule } {
     const d = decideBinding(b, clusters, when, memo);
-    let next = b;
-    if (d.kind === 'Scheduled' && (d.clusters || d.appliedPlacement)) {
-      next = {
-        ...b,
-        metadata: {
-          ...b.metadata,
-          generation: (b.metadata.generation ?? 0) + (d.clusters ? 1 : 0),
-          annotations: { ...b.metadata.annotations, ...(d.appliedPlacement && { [APPLIED_PLACEMENT_ANNOTATION]: d.appliedPlacement }) },
-        },
-        spec: { ...b.spec, ...(d.clusters && { clusters: d.clusters }) },
-      };
-    }
+    const written = resultWrite(d)?.(b) ?? b;
+    const next = { ...written, metadata: { ...written.metadata, generation: (b.metadata.generation ?? 0) + (d.kind === 'Scheduled' && d.clusters ? 1 : 0) } };
     return { binding: next, decision: d, memo: d.announce ? observedAfter(memo, d, next.metadata.generation ?? 0) : memo };
   }
   /** A binding already scheduled under `placement` at `clusters`. */
@@ -193,17 +174,14 @@ describe('decideBinding: when a binding is scheduled again', () => {
     expect(revisitAfterMs(after)).toBeUndefined();
   });
 
-  it('a kept assignment at a new generation is confirmed once, under the id of the decision that produced it', () => {
+  it('a kept assignment at a new generation is confirmed once', () => {
     // the leader schedules and writes (generation 1 → 2), then dies before announcing
     const first = run(work(equalStatic, []), [node('m1'), node('m2')], now);
-    const original = decisionEvent(first.binding, first.decision, 2, now);
-    // the standby, with no memory and no folded status, confirms what is stored: the same event id
+    expect(first.binding.metadata.annotations?.[APPLIED_PLACEMENT_ANNOTATION]).toBe(JSON.stringify(equalStatic));
+    // the standby, with no memory and no folded status, confirms what is stored
     const confirm = decideBinding(first.binding, [node('m1'), node('m2')], now);
-    expect(confirm).toMatchObject({ kind: 'Kept', announce: true, recovered: false });
-    const e = decisionEvent(first.binding, confirm, 2, now);
-    expect(e.id).toBe(original.id);
-    expect(e.data).toMatchObject({ kept: true, clusters: [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }], statusPatch: { schedulerObservedGeneration: 2, conditions: [{ type: 'Scheduled', status: 'True' }] } });
-    expect((e.data as { kubeEvent?: unknown }).kubeEvent).toBeUndefined();
+    expect(confirm).toMatchObject({ kind: 'Kept', announce: true, recovered: false, kept: [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }] });
+    expect(statusPatchFor(confirm, first.binding.status, 2, now)).toMatchObject({ schedulerObservedGeneration: 2, conditions: [{ type: 'Scheduled', status: 'True' }] });
     // once known (in memory or folded), nothing more
     expect(decideBinding(first.binding, [node('m1'), node('m2')], now, observedAfter(undefined, confirm, 2)).announce).toBe(false);
     const folded = { ...first.binding, status: { schedulerObservedGeneration: 2, conditions: [{ type: 'Scheduled', status: 'True' }] } };
@@ -214,18 +192,15 @@ describe('decideBinding: when a binding is scheduled again', () => {
     const b = placed(equalStatic, [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }]);
     const d = decideBinding(b, [node('m1'), node('m2')], now, { generation: 2, failureMessage: 'no room' });
     expect(d).toMatchObject({ kind: 'Kept', announce: true, recovered: true });
-    expect((decisionEvent(b, d, 2, now).data as { kubeEvent?: { reason: string } }).kubeEvent?.reason).toBe('ScheduleBindingSucceed');
   });
 });
 
 describe('decision status patches', () => {
-  const patchOf = (e: ReturnType<typeof decisionEvent>) => (e.data as { statusPatch: Record<string, unknown> }).statusPatch;
-
   it('a failure carries only the Scheduled condition and the generation, not a copy of the stored status', () => {
     const stored = { schedulerObservingAffinityName: 'dc-beijing', lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 2 };
     const b = binding([{ name: 'member2', replicas: 2 }], 3, stored);
     const d = decideBinding(b, [cluster('member1', false), cluster('member2', false)], now, { generation: 3, affinityName: 'dc-hongkong', lastScheduledTime: '2026-01-01T00:00:00Z' });
-    const patch = patchOf(decisionEvent(b, d, 3, now));
+    const patch = statusPatchFor(d, b.status, 3, now);
     expect(Object.keys(patch).sort()).toEqual(['conditions', 'schedulerObservedGeneration']);
     expect(patch.schedulerObservedGeneration).toBe(3);
   });
@@ -234,6 +209,40 @@ describe('decision status patches', () => {
     const b = binding([], 1, { schedulerObservingAffinityName: 'dc-beijing' });
     const single: ResourceBinding = { ...b, spec: { ...b.spec, placement: { clusterAffinity: { clusterNames: ['member1'] }, replicaScheduling: { replicaSchedulingType: 'Duplicated' } } } };
     const d = decideBinding(single, [cluster('member1')], now);
-    expect(patchOf(decisionEvent(single, d, 2, now))).toMatchObject({ schedulerObservingAffinityName: null, lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 2 });
+    expect(statusPatchFor(d, single.status, 2, now)).toMatchObject({ schedulerObservingAffinityName: null, lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 2 });
+    expect('schedulerObservingAffinityName' in statusAfter(d, single.status, 2, now)).toBe(false);
+  });
+});
+
+describe('statusAfter: the status once the status writer has folded the decision', () => {
+  it('a success sets Scheduled=True/Success, the group, lastScheduledTime and the generation, keeping other conditions', () => {
+    const prev: ResourceBindingStatus = { conditions: [{ type: 'FullyApplied', status: 'True', reason: 'FullyAppliedSuccess' }] };
+    const d = decideBinding(binding([], 1, prev), [cluster('member1')], now);
+    expect(statusAfter(d, prev, 2, now)).toEqual({
+      conditions: [
+        { type: 'FullyApplied', status: 'True', reason: 'FullyAppliedSuccess' },
+        { type: 'Scheduled', status: 'True', reason: 'Success', message: 'Binding has been scheduled successfully.', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      ],
+      schedulerObservingAffinityName: 'dc-beijing',
+      lastScheduledTime: '2026-01-01T00:00:00Z',
+      schedulerObservedGeneration: 2,
+    });
+  });
+
+  it('a failure keeps the observed group and lastScheduledTime and moves lastTransitionTime on a flip only', () => {
+    const later = new Date('2026-01-01T01:00:00Z');
+    const prev: ResourceBindingStatus = {
+      schedulerObservingAffinityName: 'dc-hongkong',
+      lastScheduledTime: '2026-01-01T00:00:00Z',
+      conditions: [{ type: 'Scheduled', status: 'True', reason: 'Success', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+    };
+    const d = decideBinding(binding([{ name: 'member2', replicas: 2 }], 3, prev), [], later);
+    const s1 = statusAfter(d, prev, 3, later);
+    expect(s1).toMatchObject({ schedulerObservingAffinityName: 'dc-hongkong', lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 3 });
+    expect(s1.conditions).toEqual([
+      { type: 'Scheduled', status: 'False', reason: 'NoClusterFit', message: expect.stringContaining('previous assignment kept (member2:2)'), lastTransitionTime: '2026-01-01T01:00:00Z' },
+    ]);
+    const s2 = statusAfter(d, s1, 3, new Date('2026-01-01T02:00:00Z'));
+    expect(s2.conditions![0]!.lastTransitionTime).toBe('2026-01-01T01:00:00Z');
   });
 });

@@ -1,5 +1,5 @@
-import { ClaimAnnotations, type ResourceBinding } from '@flotilla/scheduling';
-import type { StoredObject } from '@flotilla/store';
+import { ClaimAnnotations } from './policy-claim.js';
+import type { BindingObject, ResourceBinding } from './types.js';
 
 /**
  * The spec fields detection derives from the template and its policy. The others belong to someone else and are
@@ -12,7 +12,7 @@ const DETECTED_SPEC_FIELDS = ['resource', 'replicas', 'replicaRequirements', 'pl
  * template no longer yields (requests dropped, replicas gone) is removed rather than kept from before, and so is
  * the claim of a policy other than the one that now claims the template.
  */
-export function withDetected(current: StoredObject, detected: ResourceBinding): StoredObject {
+export function withDetected<T extends BindingObject>(current: T, detected: ResourceBinding): T {
   const spec = { ...(current.spec as Record<string, unknown>) };
   for (const field of DETECTED_SPEC_FIELDS) delete spec[field];
   Object.assign(spec, detected.spec);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { APPLIED_PLACEMENT_ANNOTATION, buildBinding, type PropagationPolicy, type ResourceTemplate } from '@flotilla/scheduling';
-import type { StoredObject } from '@flotilla/store';
 import { withDetected } from './detect-binding.js';
+import { buildBinding } from './detection.js';
+import { APPLIED_PLACEMENT_ANNOTATION } from './reschedule.js';
+import type { PropagationPolicy, ResourceBinding, ResourceTemplate } from './types.js';
 
 const deployment = (requests?: Record<string, string>, replicas?: number): ResourceTemplate => ({
   apiVersion: 'apps/v1',
@@ -19,13 +20,13 @@ const pp: PropagationPolicy = {
 const cpp: PropagationPolicy = { ...pp, kind: 'ClusterPropagationPolicy', metadata: { name: 'all' }, spec: { ...pp.spec, placement: { clusterAffinity: { clusterNames: ['m2'] } } } };
 
 /** A stored binding as detection created it, then scheduled and touched by others. */
-function stored(template: ResourceTemplate, policy: PropagationPolicy): StoredObject {
+function stored(template: ResourceTemplate, policy: PropagationPolicy): ResourceBinding {
   const b = buildBinding(template, policy);
   return {
     ...b,
-    metadata: { ...b.metadata, name: b.metadata.name!, generation: 3, annotations: { ...b.metadata.annotations, [APPLIED_PLACEMENT_ANNOTATION]: '{}', team: 'web' } },
+    metadata: { ...b.metadata, generation: 3, annotations: { ...b.metadata.annotations, [APPLIED_PLACEMENT_ANNOTATION]: '{}', team: 'web' } },
     spec: { ...b.spec, clusters: [{ name: 'm1', replicas: 3 }], rescheduleTriggeredAt: '2026-01-01T00:00:00Z', gracefulEvictionTasks: [{ fromCluster: 'm9' }] },
-  } as StoredObject;
+  } as ResourceBinding;
 }
 const othersFields = { clusters: [{ name: 'm1', replicas: 3 }], rescheduleTriggeredAt: '2026-01-01T00:00:00Z', gracefulEvictionTasks: [{ fromCluster: 'm9' }] };
 
