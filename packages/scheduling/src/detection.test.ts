@@ -134,6 +134,15 @@ describe('buildBinding', () => {
     expect(() => podRequests(bad)).toThrow('spec.template.spec.containers[1].resources.requests.cpu: invalid quantity "fast"');
   });
 
+  it("carries the pod template's node constraints as replicaRequirements.nodeClaim, with or without requests", () => {
+    const constrained = (containers: unknown[]): ResourceTemplate => ({ ...deploy, spec: { replicas: 0, template: { spec: { nodeSelector: { disk: 'ssd' }, containers } } } });
+    expect(buildBinding(constrained([{ name: 'a' }]), pp('p', [D])).spec.replicaRequirements).toEqual({ nodeClaim: { nodeSelector: { disk: 'ssd' } } });
+    expect(buildBinding(constrained([{ name: 'a', resources: { requests: { cpu: '1' } } }]), pp('p', [D])).spec.replicaRequirements).toEqual({
+      nodeClaim: { nodeSelector: { disk: 'ssd' } },
+      resourceRequest: { cpu: '1000m' },
+    });
+  });
+
   it('has no requirements when no container requests anything', () => {
     expect(podRequests({ ...deploy, spec: { template: { spec: { containers: [{ name: 'a' }] } } } })).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 import { SchedulingInputError } from './errors.js';
 import { matchesLabelSelector } from './label-selector.js';
+import { podNodeClaim } from './node-claim.js';
 import { podSpecRequests } from './pod-requests.js';
 import type { PropagationPolicy, ResourceBinding, ResourceList, ResourceSelector, ResourceTemplate } from './types.js';
 import { compareNames } from './webster.js';
@@ -89,6 +90,7 @@ export function buildBinding(template: ResourceTemplate, policy: PropagationPoli
   if (!name) throw new SchedulingInputError('metadata.name', 'required');
   const replicas = templateReplicas(template);
   const request = replicas === undefined ? undefined : podRequests(template);
+  const nodeClaim = replicas === undefined ? undefined : podNodeClaim(podSpecOf(template));
   const annotations: Record<string, string> = isClusterPolicy(policy)
     ? { 'clusterpropagationpolicy.karmada.io/name': policy.metadata.name ?? '' }
     : {
@@ -110,7 +112,7 @@ export function buildBinding(template: ResourceTemplate, policy: PropagationPoli
         ...(template.metadata.resourceVersion && { resourceVersion: template.metadata.resourceVersion }),
       },
       ...(replicas !== undefined && { replicas }),
-      ...(request && { replicaRequirements: { resourceRequest: request } }),
+      ...((request || nodeClaim) && { replicaRequirements: { ...(nodeClaim && { nodeClaim }), ...(request && { resourceRequest: request }) } }),
       placement: structuredClone(policy.spec.placement ?? {}),
     },
   };
@@ -131,6 +133,9 @@ export function templateReplicas(template: ResourceTemplate): number | undefined
  * computes `replicaRequirements.resourceRequest`; see podSpecRequests.
  */
 export function podRequests(template: ResourceTemplate): ResourceList | undefined {
-  const podTemplate = template.spec?.['template'] as { spec?: unknown } | undefined;
-  return podSpecRequests(podTemplate?.spec, 'spec.template.spec');
+  return podSpecRequests(podSpecOf(template), 'spec.template.spec');
+}
+
+function podSpecOf(template: ResourceTemplate): unknown {
+  return (template.spec?.['template'] as { spec?: unknown } | undefined)?.spec;
 }

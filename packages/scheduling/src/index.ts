@@ -47,6 +47,7 @@ export {
   ImplicitPriority,
 } from './detection.js';
 export { podSpecRequests } from './pod-requests.js';
+export { podNodeClaim } from './node-claim.js';
 export { withDetected } from './detect-binding.js';
 export {
   decideBinding,

@@ -225,3 +225,21 @@ describe('scheduleMode', () => {
     expect(scheduleMode(binding({}, 1, { ...(trigger && { rescheduleTriggeredAt: trigger }), ...(last && { status: { lastScheduledTime: last } }) }))).toBe(want);
   });
 });
+
+describe('a workload at 0 replicas (non-workload bypass)', () => {
+  const placement = divided({ clusterAffinity: { clusterNames: ['m1', 'm2'] } });
+  const clusters = [cluster('m1'), cluster('m2')];
+
+  it('without replica requirements, is placed on every candidate with 0 replicas', () => {
+    expect(ok(scheduleBinding({ binding: binding(placement, 0), clusters, now })).clusters).toEqual([
+      { name: 'm1', replicas: 0 },
+      { name: 'm2', replicas: 0 },
+    ]);
+  });
+
+  it('with only a node claim (a nodeSelector, no requests), is divided like any workload: no cluster gets a 0 entry', () => {
+    const b = binding(placement, 0);
+    b.spec.replicaRequirements = { nodeClaim: { nodeSelector: { disk: 'ssd' } } };
+    expect(ok(scheduleBinding({ binding: b, clusters, now })).clusters).toEqual([]);
+  });
+});

@@ -172,10 +172,17 @@ export interface TargetCluster {
   replicas?: number;
 }
 
+/** Karmada's NodeClaim: the pod template's node constraints, carried for estimators that look at nodes. */
+export interface NodeClaim {
+  nodeSelector?: Record<string, string>;
+  tolerations?: unknown[];
+  hardNodeAffinity?: Record<string, unknown>;
+}
+
 export interface ResourceBindingSpec {
   resource: ObjectReference;
   replicas?: number;
-  replicaRequirements?: { resourceRequest?: ResourceList };
+  replicaRequirements?: { nodeClaim?: NodeClaim; resourceRequest?: ResourceList };
   clusters?: TargetCluster[];
   placement?: Placement;
   rescheduleTriggeredAt?: string;

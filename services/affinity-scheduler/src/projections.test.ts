@@ -53,6 +53,27 @@ describe('projections', () => {
     expect(() => buildBinding(templateProjection(bad) as never, policy)).toThrow('spec.template.spec.containers[0].resources.limits.memory: invalid quantity "lots"');
   });
 
+  it("keeps the pod template's node constraints, so the projected template builds the same node claim", () => {
+    const required = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] };
+    const constrained = {
+      ...deployment,
+      spec: {
+        ...deployment.spec,
+        template: {
+          spec: {
+            containers: [{ name: 'c', image: 'img' }],
+            nodeSelector: { disk: 'ssd' },
+            tolerations: [{ key: 'gpu', operator: 'Exists' }],
+            affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required }, podAntiAffinity: { big: 'x'.repeat(500) } },
+          },
+        },
+      },
+    };
+    const binding = buildBinding(templateProjection(constrained) as never, policy);
+    expect(binding).toEqual(buildBinding(constrained as never, policy));
+    expect(binding.spec.replicaRequirements?.nodeClaim).toEqual({ nodeSelector: { disk: 'ssd' }, tolerations: [{ key: 'gpu', operator: 'Exists' }], hardNodeAffinity: required });
+  });
+
   it('a template without requests projects to no pod template at all', () => {
     const plain = { ...deployment, spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'img' }] } } } };
     expect(templateProjection(plain).spec).toEqual({ replicas: 2 });

@@ -1,4 +1,4 @@
-import { podSpecRequests } from '@flotilla/scheduling';
+import { podNodeClaim, podSpecRequests } from '@flotilla/scheduling';
 import type { StatusRecord, StoredObject } from '@flotilla/store';
 
 type Json = Record<string, unknown>;
@@ -21,7 +21,7 @@ export function templateProjection(o: StoredObject): StoredObject {
 /**
  * The request is computed here, by the function detection uses, and kept as the one container of a stand-in pod
  * spec: requesting exactly that, it yields the same request again, so detection needs no second code path and no
- * list of the pod spec fields the rule reads. A pod spec whose request cannot be computed is kept whole, so that
+ * list of the pod spec fields the rule reads. The node claim's fields are kept as they are. A pod spec whose request cannot be computed is kept whole, so that
  * detection fails on it with the field path, as it would on the stored template.
  */
 function podTemplateProjection(template: unknown): { template?: { spec: unknown } } {
@@ -33,7 +33,14 @@ function podTemplateProjection(template: unknown): { template?: { spec: unknown 
   } catch {
     return { template: { spec: podSpec } };
   }
-  return request ? { template: { spec: { containers: [{ resources: { requests: request } }] } } } : {};
+  const claim = podNodeClaim(podSpec);
+  const spec = {
+    ...(request && { containers: [{ resources: { requests: request } }] }),
+    ...(claim?.nodeSelector && { nodeSelector: claim.nodeSelector }),
+    ...(claim?.tolerations && { tolerations: claim.tolerations }),
+    ...(claim?.hardNodeAffinity && { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: claim.hardNodeAffinity } } }),
+  };
+  return Object.keys(spec).length ? { template: { spec } } : {};
 }
 
 /** What scheduling reads of a binding's status (not the per-cluster aggregatedStatus, which can be large). */
