@@ -159,7 +159,10 @@ export interface CreateWorkerOptions<T, R> {
   onLateness?: (lateMs: number, job: Job<T, R>) => void;
 }
 
-/** A BullMQ worker that closes the connection it opened. */
+/** How long `DelayedWorker.close` waits for BullMQ's own close before it drops the connections. */
+export const WORKER_CLOSE_TIMEOUT_MS = 2000;
+
+/** A BullMQ worker that closes the connection it opened, and whose close always ends. */
 export class DelayedWorker<T = unknown, R = unknown> extends Worker<T, R> {
   private readonly owned: Redis;
 
@@ -168,8 +171,24 @@ export class DelayedWorker<T = unknown, R = unknown> extends Worker<T, R> {
     this.owned = owned;
   }
 
-  override async close(force?: boolean): Promise<void> {
-    await super.close(force);
+  /**
+   * BullMQ's close, bounded: a worker's commands wait for Redis without limit (`maxRetriesPerRequest: null`), so a
+   * close that starts while Redis is down (a leader deposed by the outage stops exactly then) would wait for its
+   * lock renewal or job fetch forever. After `timeoutMs` the connections are dropped and the close returns.
+   */
+  override async close(force?: boolean, timeoutMs = WORKER_CLOSE_TIMEOUT_MS): Promise<void> {
+    const closing = super.close(force).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const closed = await Promise.race([closing, timedOut]);
+    clearTimeout(timer);
+    if (!closed) {
+      // BullMQ's close may still never settle (it can wait on a command queued before the drop); it is left behind.
+      closing.catch(() => undefined);
+      void this.disconnect().catch(() => undefined);
+      this.owned.disconnect();
+      return;
+    }
     await closeRedis(this.owned);
   }
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { connectBus, destroyBus, type Bus } from '@flotilla/bus';
 
+export { PrivateRedis, freeTcpPort } from './private-redis.js';
+
 /** Server URLs for integration tests: the environment's, else the local defaults. */
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

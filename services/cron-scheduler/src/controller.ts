@@ -109,6 +109,8 @@ export class CronController {
   private readonly wakes: WakeSchedule;
   /** Instants whose BullMQ wake-up is added (or being added). */
   private readonly armed = new Set<number>();
+  /** BullMQ adds in flight (idle() waits for them, reconciles do not). */
+  private readonly arming = new Set<Promise<void>>();
   private readonly armHorizonMs: number;
   private readonly writeFailures = new Map<string, number>();
   private queue?: DelayedQueue<JobData>;
@@ -177,14 +179,18 @@ export class CronController {
     clearInterval(this.resyncTimer);
     this.informer.stop();
     this.wakes.clear();
-    await this.worker?.close();
+    // Forced: BullMQ's graceful close never settles when it starts while Redis is down (a leader deposed by a Redis
+    // outage stops exactly then, and the next term waits for it). A wake-up job cut short is harmless: it only wakes
+    // what is due, and BullMQ hands a stalled job to the next worker.
+    await this.worker?.close(true);
     await this.workQueue.stop();
     await this.queue?.close();
   }
 
-  /** Resolves when no reconcile is queued or running: for tests and benchmarks. */
+  /** Resolves when no reconcile is queued or running and every wake-up being armed is added: for tests and benchmarks. */
   async idle(): Promise<void> {
     await this.workQueue.idle();
+    await Promise.all(this.arming);
   }
 
   /** State of objects deleted while no leader ran. */
@@ -269,7 +275,7 @@ export class CronController {
     // 5. the timers: the earliest instant is enough, its reconcile arms the next one
     const wakeAt = plan.nextWakeAt?.getTime();
     this.wakes.set(key, wakeAt);
-    if (wakeAt !== undefined) await this.armDurable(wakeAt, now.getTime());
+    if (wakeAt !== undefined) this.armDurable(wakeAt, now.getTime());
   }
 
   private async applyToTarget(key: string, obj: CronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
@@ -330,16 +336,25 @@ export class CronController {
     await Promise.all(events.map((e) => this.o.publish(e)));
   }
 
-  /** Adds the BullMQ wake-up of an instant within the horizon, once; a failed add is tried again by the next caller. */
-  private async armDurable(at: number, now: number): Promise<void> {
+  /**
+   * Adds the BullMQ wake-up of an instant within the horizon, once, without making the reconcile wait: Redis
+   * commands wait out an outage, and neither the objects due meanwhile (their local timers still fire) nor a leader
+   * stopping because of it should wait with them. A failed add is tried again by the next reconcile due then, or the
+   * next resync.
+   */
+  private armDurable(at: number, now: number): void {
     // A due instant's local timer fires at once; the wall clock only needs following for instants ahead.
     if (!this.queue || at <= now || at > now + this.armHorizonMs || this.armed.has(at)) return;
     this.armed.add(at);
-    try {
-      await scheduleAt(this.queue, wakeJobId(at), new Date(at), {}, new Date(now));
-    } catch (err) {
-      this.armed.delete(at);
-      throw err;
-    }
+    const adding: Promise<void> = scheduleAt(this.queue, wakeJobId(at), new Date(at), {}, new Date(now))
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          this.armed.delete(at);
+          this.o.logger.warn({ err, at: new Date(at).toISOString() }, 'could not arm a durable wake-up; trying again later');
+        },
+      )
+      .finally(() => this.arming.delete(adding));
+    this.arming.add(adding);
   }
 }

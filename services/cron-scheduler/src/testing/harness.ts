@@ -23,9 +23,9 @@ export interface Harness {
   dispose(): Promise<void>;
 }
 
-export async function harness(label: string): Promise<Harness> {
+export async function harness(label: string, redisUrl = REDIS_URL): Promise<Harness> {
   const bus = await testBus(label);
-  const redis = createRedis(REDIS_URL);
+  const redis = createRedis(redisUrl);
   const prefix = bus.names.prefix;
   const queueName = 'cron';
   const store = new ObjectStore(bus);
