@@ -95,6 +95,18 @@ describe('WorkQueue', () => {
     expect(calls).toBe(after);
   });
 
+  it('a requeue later than a timer can hold waits, rather than firing at once', async () => {
+    let calls = 0;
+    const q = new WorkQueue(async () => {
+      calls++;
+      return { requeueAfterMs: 3_000_000_000 };
+    });
+    q.add('t');
+    await new Promise((r) => setTimeout(r, 30));
+    await q.stop();
+    expect(calls).toBe(1);
+  });
+
   it('runs changes before a background sweep, yet gives the sweep every eighth slot', async () => {
     const { q, seen, drain } = heldQueue();
     for (let i = 0; i < 20; i++) q.addBackground(`bg${i}`);

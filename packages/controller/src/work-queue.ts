@@ -1,6 +1,9 @@
 /** What a reconcile asks for next: nothing, or another run after a delay (time-based work). */
 export type ReconcileResult = void | { requeueAfterMs: number };
 
+/** The longest delay setTimeout keeps (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface WorkQueueOptions {
   /** Keys reconciled at once; one key is never reconciled twice at the same time. */
   concurrency?: number;
@@ -93,7 +96,10 @@ export class WorkQueue {
     this.pump();
   }
 
-  /** Adds the key after a delay; an earlier pending delay for the key is replaced. */
+  /**
+   * Adds the key after a delay; an earlier pending delay for the key is replaced. A delay beyond what a timer can
+   * hold (about 24.8 days; Node would fire it after 1 ms) waits that long and then looks again.
+   */
   addAfter(key: string, ms: number): void {
     if (this.stopped) return;
     clearTimeout(this.timers.get(key));
@@ -102,7 +108,7 @@ export class WorkQueue {
       setTimeout(() => {
         this.timers.delete(key);
         this.add(key);
-      }, Math.max(0, ms)),
+      }, Math.min(Math.max(0, ms), MAX_TIMER_MS)),
     );
   }
 
