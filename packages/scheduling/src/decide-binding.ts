@@ -13,6 +13,12 @@ export type BindingDecision = ScheduledDecision | KeptDecision;
 interface DecisionBase {
   /** Whether this decision must be announced (a new result, a new generation, a Fresh run, or a failure). */
   announce: boolean;
+  /**
+   * What the decision followed: the last success's time and whether a failure came after it. Part of the event's
+   * identity, so that an outcome repeated after a different one (success, failure, recovery at one generation) is
+   * news, while the same decision taken again (after a crash or a hand-over) is not.
+   */
+  basis: string;
   /** Decide again after this long even if nothing changes: a toleration's seconds run out then. */
   recheckAfterMs?: number;
 }
@@ -46,7 +52,8 @@ export function decideBinding(binding: ResourceBinding, clusters: readonly Clust
   const view = { ...binding, status: effectiveStatus(binding.status, observed) };
   const trigger = scheduleTrigger(view, clusters, now);
   const last = lastOutcome(binding.status, observed);
-  const decision = trigger ? scheduled(view, clusters, now, trigger, observed, last) : kept(view, last);
+  const basis = `${view.status?.lastScheduledTime ?? ''}/${last.failed ? 'failed' : 'ok'}`;
+  const decision = { ...(trigger ? scheduled(view, clusters, now, trigger, observed, last) : kept(view, last)), basis };
   const recheckAfterMs = evictionRecheckMs(binding, clusters, now);
   return recheckAfterMs === undefined ? decision : { ...decision, recheckAfterMs };
 }
@@ -63,7 +70,7 @@ export function revisitAfterMs(d: BindingDecision): number | undefined {
   return Number.isFinite(next) ? next : undefined;
 }
 
-function scheduled(binding: ResourceBinding, clusters: readonly Cluster[], now: Date, trigger: ScheduleTrigger, observed: ObservedSchedule | undefined, last: Outcome): ScheduledDecision {
+function scheduled(binding: ResourceBinding, clusters: readonly Cluster[], now: Date, trigger: ScheduleTrigger, observed: ObservedSchedule | undefined, last: Outcome): Omit<ScheduledDecision, 'basis'> {
   const result = scheduleBinding({ binding, clusters, now });
   const generation = binding.metadata.generation ?? 0;
   if (!result.ok) {
@@ -88,7 +95,7 @@ function scheduled(binding: ResourceBinding, clusters: readonly Cluster[], now: 
 
 // Announced when this generation is not known to be scheduled: a template change moved the generation, or a
 // standby finds a result written by a leader that died before announcing it (the same event id then).
-function kept(binding: ResourceBinding, last: Outcome): KeptDecision {
+function kept(binding: ResourceBinding, last: Outcome): Omit<KeptDecision, 'basis'> {
   const generation = binding.metadata.generation ?? 0;
   const affinityName = observedGroup(binding);
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideBinding, resultWrite, statusPatchFor, type Cluster, type ResourceBinding, type TargetCluster } from '@flotilla/scheduling';
+import { decideBinding, observedAfter, resultWrite, statusPatchFor, type Cluster, type ObservedSchedule, type ResourceBinding, type TargetCluster } from '@flotilla/scheduling';
 import { decisionEvent } from './decision-event.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -42,6 +42,24 @@ describe('decisionEvent', () => {
     const d2 = decideBinding(b, members, new Date(now.getTime() + 5000));
     expect(decisionEvent(b, d1, 2, now).id).toBe(decisionEvent(b, d2, 2, now).id);
     expect(decisionEvent(b, d1, 3, now).id).not.toBe(decisionEvent(b, d1, 2, now).id);
+  });
+
+  it('gives a recovery to the same clusters at one generation an id of its own (success, failure, success, failure)', () => {
+    // Duplicated on m1: scheduled whenever it is re-queued, failing while m1 is gone.
+    const dup: ResourceBinding = { ...web([{ name: 'm1', replicas: 4 }], 2), spec: { ...web().spec, clusters: [{ name: 'm1', replicas: 4 }], placement: { clusterAffinity: { clusterNames: ['m1'] } } } };
+    const ids: string[] = [];
+    let memory: ObservedSchedule | undefined;
+    [members, [], members, []].forEach((clusters, i) => {
+      const at = new Date(now.getTime() + i * 60_000);
+      const d = decideBinding(dup, clusters, at, memory);
+      expect(d.announce).toBe(true);
+      ids.push(decisionEvent(dup, d, 2, at).id);
+      memory = observedAfter(memory, d, 2);
+    });
+    expect(new Set(ids).size).toBe(4);
+    // The same decision taken again from the same knowledge (a standby repeating it) keeps its id.
+    const again = decideBinding(dup, members, new Date(now.getTime() + 5000));
+    expect(decisionEvent(dup, again, 2, now).id).toBe(ids[0]);
   });
 
   it('confirms a kept assignment under the id of the decision that produced it, without a Kubernetes event', () => {

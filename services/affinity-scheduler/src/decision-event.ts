@@ -3,14 +3,14 @@ import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import { statusPatchFor, type BindingDecision, type KeptDecision, type ResourceBinding, type ScheduledDecision, type TargetCluster } from '@flotilla/scheduling';
 
 /**
- * The domain event of a decision. Its id is derived from the binding's uid, generation and the result, so a
- * replica that repeats the same decision (after a crash, or a hand-over) publishes it once; a kept assignment
- * has the id of the Steady decision that produced it.
+ * The domain event of a decision. Its id is derived from the binding's uid, generation, the result and what the
+ * decision followed (its basis), so a replica that repeats the same decision (after a crash, or a hand-over)
+ * publishes it once, while the same result after a different one (a recovery) is published again.
  */
 export function decisionEvent(binding: ResourceBinding, d: BindingDecision, generation: number, now: Date): CloudEvent {
   const statusPatch = statusPatchFor(d, binding.status, generation, now);
   const e = d.kind === 'Kept' ? keptEvent(d) : scheduledEvent(binding, d);
-  const digest = createHash('sha256').update(JSON.stringify(e.digestOf)).digest('hex').slice(0, 16);
+  const digest = createHash('sha256').update(JSON.stringify([...e.digestOf, d.basis])).digest('hex').slice(0, 16);
   return cloudEvent({
     id: `${binding.metadata.uid ?? binding.metadata.name}/${generation}/${e.type}/${digest}`,
     source: 'affinity-scheduler',
