@@ -83,6 +83,11 @@ describe('evolveHistory', () => {
     expect(h?.failedExecutions?.map((e) => e.scheduleTime)).toEqual(['2026-05-04T03:00:00Z']);
     expect(h?.nextExecutionTime).toBe('2026-05-04T04:00:00Z');
 
+    // A stale repeat does not move the next time back, and a repeat of a time already cut by the limit stays out.
+    const late = fold([{ type: 'CronRuleExecuted', data: ok(1) }], fold([3, 4, 5].map((n) => ({ type: 'CronRuleExecuted' as const, data: ok(n, 2) })))).executionHistories?.[0];
+    expect(late?.successfulExecutions?.map((e) => e.scheduleTime)).toEqual(['2026-05-04T05:00:00Z', '2026-05-04T04:00:00Z']);
+    expect(late?.nextExecutionTime).toBe('2026-05-04T06:00:00Z');
+
     const healed = fold([{ type: 'CronRuleExecuted', data: ok(3) }], s).executionHistories?.[0];
     expect(healed?.failedExecutions).toBeUndefined();
     expect(healed?.successfulExecutions?.[0]?.scheduleTime).toBe('2026-05-04T03:00:00Z');

@@ -44,9 +44,11 @@ function executed(status: CronFederatedHPAStatus | undefined, d: CronRuleExecute
     ...(d.appliedMaxReplicas !== undefined && { appliedMaxReplicas: d.appliedMaxReplicas }),
   };
   return updateEntry(status, d.ruleName, (h) => {
-    // A repeated decision (its event re-published after the stream's duplicate window) records nothing new; a
-    // success replaces a failure recorded for the same time, since the target's markers say it was applied.
-    if (recorded(h.successfulExecutions, record.scheduleTime)) return withNext(h, d.nextExecutionTime);
+    // A rule's schedule times only move forward, so an older one is a repeated decision (its event re-published
+    // after the stream's duplicate window) and changes nothing, not even the next time. A success replaces a
+    // failure recorded for the same time, since the target's markers say it was applied.
+    const t = record.scheduleTime;
+    if (t <= (newest(h.successfulExecutions) ?? '') || t < (newest(h.failedExecutions) ?? '')) return h;
     return {
       ...withNext(h, d.nextExecutionTime),
       successfulExecutions: prependCapped(h.successfulExecutions, record, d.successfulHistoryLimit),
@@ -55,8 +57,9 @@ function executed(status: CronFederatedHPAStatus | undefined, d: CronRuleExecute
   });
 }
 
-function recorded(list: ReadonlyArray<{ scheduleTime: string }> | undefined, scheduleTime: string): boolean {
-  return list?.some((r) => r.scheduleTime === scheduleTime) ?? false;
+/** The newest schedule time of a history list (newest first); times in one format compare as strings. */
+function newest(list: ReadonlyArray<{ scheduleTime: string }> | undefined): string | undefined {
+  return list?.[0]?.scheduleTime;
 }
 
 function failed(status: CronFederatedHPAStatus | undefined, d: CronRuleFailedData): CronFederatedHPAStatus {
@@ -66,8 +69,9 @@ function failed(status: CronFederatedHPAStatus | undefined, d: CronRuleFailedDat
     message: d.message,
   };
   return updateEntry(status, d.ruleName, (h) => {
-    // Once per schedule time: a time already recorded, as applied or as failed, stays as it was.
-    if (recorded(h.successfulExecutions, record.scheduleTime) || recorded(h.failedExecutions, record.scheduleTime)) return withNext(h, d.nextExecutionTime);
+    // Once per schedule time: a time not newer than every one recorded is a repeat and changes nothing.
+    const t = record.scheduleTime;
+    if (t <= (newest(h.successfulExecutions) ?? '') || t <= (newest(h.failedExecutions) ?? '')) return h;
     return { ...withNext(h, d.nextExecutionTime), failedExecutions: prependCapped(h.failedExecutions, record, d.failedHistoryLimit) };
   });
 }
