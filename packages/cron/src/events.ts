@@ -1,4 +1,4 @@
-import type { AppliedValues } from './effects.js';
+import type { AppliedValues, ScaleFailureReason } from './effects.js';
 
 /** The cron-scheduler's domain event types (subjects `<prefix>.events.CronFederatedHPA.<ns>.<name>.<type>`). */
 export const CronEventTypes = {
@@ -37,6 +37,8 @@ export interface CronRuleFailedData {
   message: string;
   /** True for a missed occurrence recorded on recovery rather than an attempt that failed. */
   missed: boolean;
+  /** Why an attempt failed (absent for a missed occurrence), for tools that act on the cause. */
+  reason?: ScaleFailureReason;
   nextExecutionTime: string | null;
   failedHistoryLimit: number;
   kubeEvent?: KubeEventData;

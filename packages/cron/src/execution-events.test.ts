@@ -70,7 +70,7 @@ describe('execution events fold into the status Karmada would show', () => {
     if (!missed || !exec) throw new Error('expected one missed and one execution');
     const m = missedEvent(plan, missed, a, now);
     expect(m).toMatchObject({ type: 'CronRuleFailed', data: { ruleName: 'a', missed: true, nextExecutionTime: '2026-05-05T08:00:00.000Z', failedHistoryLimit: 3 } });
-    const w = executionEvent(plan, exec, b, scaleEffect(workload, 'default', { spec: { replicas: 1 } }, exec.values), now, 'conflict writing the scale');
-    expect(w).toMatchObject({ type: 'CronRuleFailed', data: { ruleName: 'b', message: 'conflict writing the scale', missed: false } });
+    const w = executionEvent(plan, exec, b, { ok: false, reason: 'WriteFailed', message: 'conflict writing the scale' }, now);
+    expect(w).toMatchObject({ type: 'CronRuleFailed', data: { ruleName: 'b', message: 'conflict writing the scale', missed: false, reason: 'WriteFailed' } });
   });
 });

@@ -30,40 +30,29 @@ export function missedEvent(plan: CronPlan, missed: MissedExecution, rule: CronF
   };
 }
 
-/**
- * The event recording one execution's outcome: the effect's result, or `writeError` when the effect was fine
- * but writing the target failed.
- */
-export function executionEvent(
-  plan: CronPlan,
-  execution: DueExecution,
-  rule: CronFederatedHPARule,
-  effect: ScaleEffect,
-  executionTime: Date,
-  writeError?: string,
-): CronEvent {
+/** The event recording one execution's outcome: a success with the values it applied, or a failure and why. */
+export function executionEvent(plan: CronPlan, execution: DueExecution, rule: CronFederatedHPARule, effect: ScaleEffect, executionTime: Date): CronEvent {
   const base = {
     ruleName: execution.ruleName,
     scheduleTime: formatTime(execution.scheduleTime),
     executionTime: executionTime.toISOString(),
     nextExecutionTime: nextDueOf(plan, execution.ruleName),
   };
-  const failure = !effect.ok ? effect.message : writeError;
-  if (failure !== undefined) {
+  if (!effect.ok) {
     return {
       type: 'CronRuleFailed',
       data: {
         ...base,
-        message: failure,
+        message: effect.message,
         missed: false,
+        reason: effect.reason,
         failedHistoryLimit: rule.failedHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
-        kubeEvent: { type: 'Warning', reason: SCALE_FAILED_REASON, message: `rule ${execution.ruleName}: ${failure}` },
+        kubeEvent: { type: 'Warning', reason: SCALE_FAILED_REASON, message: `rule ${execution.ruleName}: ${effect.message}` },
       },
     };
   }
-  const applied = effect.ok ? effect.applied : {};
   return {
     type: 'CronRuleExecuted',
-    data: { ...base, ...applied, successfulHistoryLimit: rule.successfulHistoryLimit ?? DEFAULT_HISTORY_LIMIT },
+    data: { ...base, ...effect.applied, successfulHistoryLimit: rule.successfulHistoryLimit ?? DEFAULT_HISTORY_LIMIT },
   };
 }

@@ -157,31 +157,45 @@ export interface CreateWorkerOptions<T, R> {
   logger?: Logger;
   /** Called with each job's lateness, e.g. to feed a histogram. */
   onLateness?: (lateMs: number, job: Job<T, R>) => void;
+  /** How long `close()` waits for BullMQ before it drops the connections (default WORKER_CLOSE_TIMEOUT_MS). */
+  closeTimeoutMs?: number;
 }
 
-/** How long `DelayedWorker.close` waits for BullMQ's own close before it drops the connections. */
+/** How long `DelayedWorker.close` waits for BullMQ's own close, by default, before it drops the connections. */
 export const WORKER_CLOSE_TIMEOUT_MS = 2000;
 
 /** A BullMQ worker that closes the connection it opened, and whose close always ends. */
 export class DelayedWorker<T = unknown, R = unknown> extends Worker<T, R> {
   private readonly owned: Redis;
+  private readonly closeTimeoutMs: number;
 
-  constructor(name: string, processor: ConstructorParameters<typeof Worker<T, R>>[1], opts: ConstructorParameters<typeof Worker<T, R>>[2], owned: Redis) {
+  constructor(
+    name: string,
+    processor: ConstructorParameters<typeof Worker<T, R>>[1],
+    opts: ConstructorParameters<typeof Worker<T, R>>[2],
+    owned: Redis,
+    closeTimeoutMs = WORKER_CLOSE_TIMEOUT_MS,
+  ) {
     super(name, processor, opts);
     this.owned = owned;
+    this.closeTimeoutMs = closeTimeoutMs;
   }
 
   /**
    * BullMQ's close, bounded: a worker's commands wait for Redis without limit (`maxRetriesPerRequest: null`), so a
    * close that starts while Redis is down (a leader deposed by the outage stops exactly then) would wait for its
-   * lock renewal or job fetch forever. After `timeoutMs` the connections are dropped and the close returns.
+   * lock renewal or job fetch forever. After `closeTimeoutMs` the connections are dropped and the close returns.
    */
-  override async close(force?: boolean, timeoutMs = WORKER_CLOSE_TIMEOUT_MS): Promise<void> {
+  override async close(force?: boolean): Promise<void> {
     const closing = super.close(force).then(() => true);
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    const closed = await Promise.race([closing, timedOut]);
-    clearTimeout(timer);
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.closeTimeoutMs)));
+    let closed: boolean;
+    try {
+      closed = await Promise.race([closing, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
     if (!closed) {
       // BullMQ's close may still never settle (it can wait on a command queued before the drop); it is left behind.
       closing.catch(() => undefined);
@@ -214,6 +228,7 @@ export function createWorker<T = unknown, R = unknown>(opts: CreateWorkerOptions
     },
     { connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 1, autorun: opts.autorun ?? true },
     connection,
+    opts.closeTimeoutMs,
   );
   worker.on('error', (err) => logger.error({ err, queue: opts.name }, 'worker error'));
   worker.on('failed', (job, err) => logger.warn({ err, queue: opts.name, jobId: job?.id }, 'job failed'));

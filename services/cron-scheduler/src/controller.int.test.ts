@@ -53,7 +53,7 @@ describe('cron scheduler (in-process, real NATS and Redis)', () => {
       const ev = (await h.events('ghost-cron')).filter((e) => e.type === 'CronRuleFailed');
       return ev.length >= 2 ? ev : undefined;
     }, 8000, 'two failed executions');
-    expect(failed[0]?.data).toMatchObject({ ruleName: 'up', missed: false, message: 'Deployment default/ghost not found', kubeEvent: { type: 'Warning', reason: 'ScaleFailed' } });
+    expect(failed[0]?.data).toMatchObject({ ruleName: 'up', missed: false, reason: 'TargetNotFound', message: 'Deployment default/ghost not found', kubeEvent: { type: 'Warning', reason: 'ScaleFailed' } });
     expect(failed[0]?.data.scheduleTime).not.toBe(failed[1]?.data.scheduleTime);
     // failedHistoryLimit 0 keeps none, and folding does not crash.
     const status = await h.status('ghost-cron');

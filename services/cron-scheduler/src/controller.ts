@@ -179,10 +179,8 @@ export class CronController {
     clearInterval(this.resyncTimer);
     this.informer.stop();
     this.wakes.clear();
-    // Forced: BullMQ's graceful close never settles when it starts while Redis is down (a leader deposed by a Redis
-    // outage stops exactly then, and the next term waits for it). A wake-up job cut short is harmless: it only wakes
-    // what is due, and BullMQ hands a stalled job to the next worker.
-    await this.worker?.close(true);
+    // Bounded even while Redis is down (createWorker's close), as when a Redis outage deposes this leader.
+    await this.worker?.close();
     await this.workQueue.stop();
     await this.queue?.close();
   }
@@ -351,7 +349,8 @@ export class CronController {
         () => undefined,
         (err: unknown) => {
           this.armed.delete(at);
-          this.o.logger.warn({ err, at: new Date(at).toISOString() }, 'could not arm a durable wake-up; trying again later');
+          // After stop() the queue is closed under it; the next leader arms its own.
+          if (this.started) this.o.logger.warn({ err, at: new Date(at).toISOString() }, 'could not arm a durable wake-up; trying again later');
         },
       )
       .finally(() => this.arming.delete(adding));

@@ -43,6 +43,7 @@ describe('cron scheduler: a target whose writes keep failing', () => {
     expect(failed[0]?.data).toMatchObject({
       ruleName: 'up',
       missed: false,
+      reason: 'WriteFailed',
       message: 'scaling Deployment default/stuck failed: simulated write failure',
       kubeEvent: { type: 'Warning', reason: 'ScaleFailed' },
     });
