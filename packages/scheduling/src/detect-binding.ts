@@ -1,4 +1,4 @@
-import { ClaimAnnotations } from './policy-claim.js';
+import { ClaimAnnotations } from './detection.js';
 import type { BindingObject, ResourceBinding } from './types.js';
 
 /**

@@ -78,6 +78,13 @@ export function bindingName(template: ResourceTemplate): string {
   return `${template.metadata.name}-${template.kind.toLowerCase()}`;
 }
 
+/** The annotations by which a binding names the policy that claimed its template (detection writes them). */
+export const ClaimAnnotations = {
+  policyName: 'propagationpolicy.karmada.io/name',
+  policyNamespace: 'propagationpolicy.karmada.io/namespace',
+  clusterPolicyName: 'clusterpropagationpolicy.karmada.io/name',
+} as const;
+
 /**
  * The ResourceBinding (namespaced template) or ClusterResourceBinding (`clusterScoped`, by
  * default when the template has no namespace) that detection writes for `template` under
@@ -92,11 +99,8 @@ export function buildBinding(template: ResourceTemplate, policy: PropagationPoli
   const request = replicas === undefined ? undefined : podRequests(template);
   const nodeClaim = replicas === undefined ? undefined : podNodeClaim(podSpecOf(template));
   const annotations: Record<string, string> = isClusterPolicy(policy)
-    ? { 'clusterpropagationpolicy.karmada.io/name': policy.metadata.name ?? '' }
-    : {
-        'propagationpolicy.karmada.io/name': policy.metadata.name ?? '',
-        'propagationpolicy.karmada.io/namespace': policy.metadata.namespace ?? '',
-      };
+    ? { [ClaimAnnotations.clusterPolicyName]: policy.metadata.name ?? '' }
+    : { [ClaimAnnotations.policyName]: policy.metadata.name ?? '', [ClaimAnnotations.policyNamespace]: policy.metadata.namespace ?? '' };
   const ns = template.metadata.namespace;
   return {
     apiVersion: 'work.karmada.io/v1alpha2',

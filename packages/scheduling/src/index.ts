@@ -34,10 +34,11 @@ export {
   APPLIED_PLACEMENT_ANNOTATION,
   type ScheduleTrigger,
 } from './reschedule.js';
-export { claimingPolicy, policyClaim, preempts, ClaimAnnotations, type PolicyClaim } from './policy-claim.js';
+export { claimingPolicy, policyClaim, preempts, type PolicyClaim } from './policy-claim.js';
 export {
   findMatchingPolicy,
   buildBinding,
+  ClaimAnnotations,
   bindingName,
   selectorPriority,
   policyMatchPriority,

@@ -1,12 +1,5 @@
-import { findMatchingPolicy, ImplicitPriority, isClusterPolicy, policyMatchPriority } from './detection.js';
+import { ClaimAnnotations, findMatchingPolicy, ImplicitPriority, isClusterPolicy, policyMatchPriority } from './detection.js';
 import type { PropagationPolicy, ResourceTemplate } from './types.js';
-
-/** The annotations by which a binding names the policy that claimed its template (detection writes them). */
-export const ClaimAnnotations = {
-  policyName: 'propagationpolicy.karmada.io/name',
-  policyNamespace: 'propagationpolicy.karmada.io/namespace',
-  clusterPolicyName: 'clusterpropagationpolicy.karmada.io/name',
-} as const;
 
 export interface PolicyClaim {
   kind: 'PropagationPolicy' | 'ClusterPropagationPolicy';

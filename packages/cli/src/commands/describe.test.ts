@@ -19,7 +19,7 @@ const binding = (placement: Placement, extra: Partial<ResourceBinding['spec']> =
   ...(status && { status }),
 });
 
-/** A decision event with the data the affinity scheduler publishes (reconcile-binding.ts decisionEvent). */
+/** A decision event with the data the affinity scheduler publishes (services/affinity-scheduler/src/decision-event.ts). */
 function decisionEventOf(r: ScheduleResult, extra: Record<string, unknown> = {}, time = decidedAt) {
   const groups = r.attempts.map((a) => ({ affinityName: a.affinityName, ok: a.ok, message: a.message, filtered: a.filtered }));
   const data = r.ok

@@ -81,14 +81,15 @@ export async function lastDecision(bus: Bus, kind: string, namespace: string | u
   if (!newest || !isKept(newest.event)) return { decision: newest?.event };
   let placed: CloudEvent | undefined;
   for await (const d of readEvents(bus, { filter: { kind, namespace: namespace ?? '', name, type: EventTypes.BindingScheduled } })) {
-    if (d.seq < newest.seq && !isKept(d.event)) placed = d.event;
+    if (d.seq >= newest.seq) break;
+    if (!isKept(d.event)) placed = d.event;
   }
   return placed ? { decision: placed, kept: newest.event } : { decision: newest.event };
 }
 
 const isKept = (e: CloudEvent) => (e.data as { kept?: unknown } | undefined)?.kept === true;
 
-/** What the affinity scheduler puts in a decision event (services/affinity-scheduler/src/reconcile-binding.ts). */
+/** What the affinity scheduler puts in a decision event (services/affinity-scheduler/src/decision-event.ts). */
 interface DecisionData {
   clusters?: TargetCluster[];
   keptClusters?: TargetCluster[];
