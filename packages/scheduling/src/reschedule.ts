@@ -114,9 +114,17 @@ function findTerm(terms: readonly ClusterAffinityTerm[] | undefined, name: strin
   return terms?.find((t) => t.affinityName === name);
 }
 
+// Callers pass the same cluster list to every decision until a cluster changes (the service caches it and builds a
+// new list on a change; lists are never changed in place), so one index per list serves them all.
+const indexes = new WeakMap<readonly Cluster[], Map<string, Cluster>>();
+
 function clusterIndex(clusters: readonly Cluster[]): Map<string, Cluster> {
-  const m = new Map<string, Cluster>();
-  for (const c of clusters) if (c.metadata.name) m.set(c.metadata.name, c);
+  let m = indexes.get(clusters);
+  if (!m) {
+    m = new Map();
+    for (const c of clusters) if (c.metadata.name) m.set(c.metadata.name, c);
+    indexes.set(clusters, m);
+  }
   return m;
 }
 
