@@ -26,6 +26,8 @@ describe('decisionEvent', () => {
     expect(e.type).toBe('io.flotilla.BindingScheduled');
     expect(dataOf(e).kubeEvent).toMatchObject({ type: 'Normal', reason: 'ScheduleBindingSucceed' });
     expect(dataOf(e).statusPatch).toEqual(statusPatchFor(d, b.status, 2, now));
+    // describe tells this binding's decisions from those of an earlier binding of the same name by it
+    expect((e.data as { bindingUid?: string }).bindingUid).toBe('u-1');
   });
 
   it('announces a failure as BindingScheduleFailed with a Warning and a False Scheduled condition', () => {

@@ -19,7 +19,7 @@ export function decisionEvent(binding: ResourceBinding, d: BindingDecision, gene
     namespace: binding.metadata.namespace,
     name: binding.metadata.name ?? '',
     time: now,
-    data: { ...e.data, statusPatch, ...(e.kubeEvent ? { kubeEvent: e.kubeEvent } : {}) },
+    data: { ...e.data, ...(binding.metadata.uid ? { bindingUid: binding.metadata.uid } : {}), statusPatch, ...(e.kubeEvent ? { kubeEvent: e.kubeEvent } : {}) },
   });
 }
 

@@ -153,6 +153,15 @@ describe('flotilla describe rb', () => {
     expect(text).toContain('  Affinity group:  all');
   });
 
+  it("does not show a deleted binding's decision for a new binding of the same name", async () => {
+    const old = scheduled('reborn-deployment', 2, 'dc-beijing', 'member1', 'default');
+    await publishEvent(bus, { ...old, data: { ...(old.data as object), bindingUid: 'u-old' } });
+    expect(await describeOutput('rb', rb('reborn-deployment'))).toContain('Scheduling decision:  <none>');
+    const mine = scheduled('reborn-deployment', 3, 'dc-hongkong', 'member2', 'default');
+    await publishEvent(bus, { ...mine, data: { ...(mine.data as object), bindingUid: 'u1' } });
+    expect(await describeOutput('rb', rb('reborn-deployment'))).toContain('  Affinity group:  dc-hongkong');
+  });
+
   it('says there is no decision yet for a binding never scheduled, and adds no section to other kinds', async () => {
     expect(await describeOutput('rb', rb('new-deployment'))).toContain('Scheduling decision:  <none>\nEvents:       <none>');
     const cm: StoredLike = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-deployment', namespace: 'default' } };
