@@ -41,6 +41,8 @@ export function scheduleTrigger(binding: ResourceBinding, clusters: readonly Clu
  */
 export function placementChanged(placement: Placement | undefined, applied: string | undefined, observedGroup: string | undefined): boolean {
   if (!applied) return true;
+  // The common case, the record written from this very placement, needs no parse.
+  if (applied === appliedPlacement(placement)) return false;
   let old: unknown;
   try {
     old = JSON.parse(applied);
