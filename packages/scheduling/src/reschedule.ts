@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { scheduleMode } from './schedule.js';
 import { resolveStrategy } from './strategy.js';
-import { evictionTime, nextEvictionTime } from './taints.js';
+import { findEvictingTaint, nextEvictionTime } from './taints.js';
 import type { Cluster, ClusterAffinityTerm, Placement, ResourceBinding, ResourceBindingSpec, TargetCluster } from './types.js';
 
 /** Karmada's record, on the binding, of the placement its spec.clusters were scheduled under (JSON). */
@@ -80,10 +80,9 @@ export function remainingTargets(binding: ResourceBinding, clusters: readonly Cl
   if (targets.length === 0) return [];
   const byName = clusterIndex(clusters);
   const tolerations = binding.spec.placement?.clusterTolerations;
-  const at = now.getTime();
   return targets.filter((t) => {
     const c = byName.get(t.name);
-    return c !== undefined && !c.metadata.deletionTimestamp && !(c.spec?.taints ?? []).some((taint) => evictionTime(taint, tolerations) <= at);
+    return c !== undefined && !c.metadata.deletionTimestamp && findEvictingTaint(c.spec?.taints, tolerations, now) === undefined;
   });
 }
 
