@@ -154,9 +154,14 @@ describe('WorkQueue', () => {
       },
       { concurrency: 8 },
     );
-    // Timers that come due in the middle of the run, as socket reads would: each must run long before the end.
+    // I/O as socket reads would come: each timer is set when the previous one ran, so they are spread over the run
+    // however late the first one fires. All three must run before the end, with reconciles between them.
     const doneWhenIoRan: number[] = [];
-    for (const ms of [20, 60, 100]) setTimeout(() => doneWhenIoRan.push(done), ms);
+    const io = () => {
+      doneWhenIoRan.push(done);
+      if (doneWhenIoRan.length < 3) setTimeout(io, 5);
+    };
+    setTimeout(io, 5);
     for (let i = 0; i < 200; i++) q.addBackground(`k${i}`);
     await q.idle();
     expect(doneWhenIoRan).toHaveLength(3);
