@@ -44,8 +44,10 @@ export interface ReconcileResult {
   rescale: boolean;
   /** Why the replicas were clamped without looking at metrics. */
   rescaleReason?: string;
-  /** The first metric error, when it stopped this round or was skipped. */
+  /** The first metric error, when it stopped this round (the scale is left alone). */
   error?: Error;
+  /** The first metric error, when it was skipped because the valid metrics scale up. */
+  skippedMetricError?: Error;
   conditions: HpaCondition[];
   /** The state to pass to the next reconcile. */
   history: AutoscalerHistory;
@@ -173,7 +175,7 @@ export function reconcileAutoscaler(input: ReconcileInput): ReconcileResult {
     reason: limited.reason,
     message: LIMIT_MESSAGES[limited.reason],
   });
-  return finish(limited.replicas, { metricReplicas: best.replicas, ...(best.error ? { error: best.error } : {}) });
+  return finish(limited.replicas, { metricReplicas: best.replicas, ...(best.error ? { skippedMetricError: best.error } : {}) });
 }
 
 /** A fresh history: no recommendation yet (the first reconcile seeds one), no scale events. */
