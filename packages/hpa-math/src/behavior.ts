@@ -5,7 +5,9 @@ import { DEFAULT_DOWNSCALE_STABILIZATION_SECONDS } from './stabilization.js';
 export type ScalingRules = NonNullable<HpaBehavior['scaleUp']>;
 export type ScalingPolicy = NonNullable<ScalingRules['policies']>[number];
 /** Scaling rules after defaulting: every field the math reads is set. */
-export type ResolvedScalingRules = Required<Pick<ScalingRules, 'stabilizationWindowSeconds' | 'selectPolicy' | 'policies'>>;
+export type ResolvedScalingRules = Required<
+  Pick<ScalingRules, 'stabilizationWindowSeconds' | 'selectPolicy' | 'policies'>
+>;
 export interface ResolvedBehavior {
   scaleUp: ResolvedScalingRules;
   scaleDown: ResolvedScalingRules;
@@ -36,7 +38,11 @@ export function resolveBehavior(
   const up = b.scaleUp!;
   const down = b.scaleDown!;
   return {
-    scaleUp: { stabilizationWindowSeconds: up.stabilizationWindowSeconds!, selectPolicy: up.selectPolicy!, policies: up.policies! },
+    scaleUp: {
+      stabilizationWindowSeconds: up.stabilizationWindowSeconds!,
+      selectPolicy: up.selectPolicy!,
+      policies: up.policies!,
+    },
     scaleDown: {
       stabilizationWindowSeconds: down.stabilizationWindowSeconds ?? downscaleWindowSeconds,
       selectPolicy: down.selectPolicy!,
@@ -62,7 +68,9 @@ export function scaleUpLimit(currentReplicas: number, events: ScaleEvents, rules
   if (rules.selectPolicy === 'Disabled') return currentReplicas;
   const proposals = rules.policies.map((p) => {
     const start =
-      currentReplicas - changeInPeriod(events.scaleUp, p.periodSeconds, nowMs) + changeInPeriod(events.scaleDown, p.periodSeconds, nowMs);
+      currentReplicas -
+      changeInPeriod(events.scaleUp, p.periodSeconds, nowMs) +
+      changeInPeriod(events.scaleDown, p.periodSeconds, nowMs);
     return p.type === 'Pods' ? start + p.value : Math.ceil(start * (1 + p.value / 100));
   });
   return rules.selectPolicy === 'Min' ? Math.min(...proposals) : Math.max(...proposals);
@@ -73,7 +81,9 @@ export function scaleDownLimit(currentReplicas: number, events: ScaleEvents, rul
   if (rules.selectPolicy === 'Disabled') return currentReplicas;
   const proposals = rules.policies.map((p) => {
     const start =
-      currentReplicas + changeInPeriod(events.scaleDown, p.periodSeconds, nowMs) - changeInPeriod(events.scaleUp, p.periodSeconds, nowMs);
+      currentReplicas +
+      changeInPeriod(events.scaleDown, p.periodSeconds, nowMs) -
+      changeInPeriod(events.scaleUp, p.periodSeconds, nowMs);
     return p.type === 'Pods' ? start - p.value : Math.trunc(start * (1 - p.value / 100));
   });
   return rules.selectPolicy === 'Min' ? Math.max(...proposals) : Math.min(...proposals);
@@ -97,12 +107,16 @@ export function limitByBehaviorRate(input: {
   if (desired > current) {
     const limit = Math.max(scaleUpLimit(current, input.events, input.behavior.scaleUp, input.nowMs), current);
     const upper: Limited =
-      input.maxReplicas > limit ? { replicas: limit, reason: 'ScaleUpLimit' } : { replicas: input.maxReplicas, reason: 'TooManyReplicas' };
+      input.maxReplicas > limit
+        ? { replicas: limit, reason: 'ScaleUpLimit' }
+        : { replicas: input.maxReplicas, reason: 'TooManyReplicas' };
     if (desired > upper.replicas) return upper;
   } else if (desired < current) {
     const limit = Math.min(scaleDownLimit(current, input.events, input.behavior.scaleDown, input.nowMs), current);
     const lower: Limited =
-      input.minReplicas < limit ? { replicas: limit, reason: 'ScaleDownLimit' } : { replicas: input.minReplicas, reason: 'TooFewReplicas' };
+      input.minReplicas < limit
+        ? { replicas: limit, reason: 'ScaleDownLimit' }
+        : { replicas: input.minReplicas, reason: 'TooFewReplicas' };
     if (desired < lower.replicas) return lower;
   }
   return { replicas: desired, reason: 'DesiredWithinRange' };

@@ -5,7 +5,8 @@ import type { PodSample } from './group-pods.js';
 import { resourceUtilizationReplicas } from './replica-calculator.js';
 
 /** `n` ready pods requesting 1000m, each using `usageMilli`. */
-const pods = (n: number, usageMilli: number): PodSample[] => Array.from({ length: n }, () => ({ state: 'ready', requestMilli: 1000, valueMilli: usageMilli }));
+const pods = (n: number, usageMilli: number): PodSample[] =>
+  Array.from({ length: n }, () => ({ state: 'ready', requestMilli: 1000, valueMilli: usageMilli }));
 const member = (cluster: string, replicas: number, usageMilli: number, clusterReady = true): MemberWorkload => ({
   cluster,
   clusterReady,
@@ -82,7 +83,11 @@ describe("Karmada's FederatedHPA calibration", () => {
   });
 
   it('sums spec and status replicas of Ready clusters only', () => {
-    const observed = observeMembers(4, [member('a', 2, 500), member('b', 3, 500, false), { ...member('c', 2, 500), statusReplicas: 1 }]);
+    const observed = observeMembers(4, [
+      member('a', 2, 500),
+      member('b', 3, 500, false),
+      { ...member('c', 2, 500), statusReplicas: 1 },
+    ]);
     expect(observed).toMatchObject({ specReplicas: 4, statusReplicas: 3, calibration: 1, clusters: ['a', 'c'] });
   });
 

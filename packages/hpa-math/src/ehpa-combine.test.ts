@@ -13,10 +13,13 @@ import { MetricComputationError, OutdatedTimeSeriesError } from './errors.js';
 import type { PodSample } from './group-pods.js';
 import { proposeForMetric, type MetricObservation } from './metric-proposal.js';
 import { emptyHistory, reconcileAutoscaler, type MetricProposal } from './reconcile.js';
+import { agedRecommendations, NOW_MS } from './testing/aged.js';
 
-const NOW_MS = 1_700_000_000_000;
 const ready = (requestMilli: number, valueMilli: number): PodSample => ({ state: 'ready', requestMilli, valueMilli });
-const cpu50: MetricSpec = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } };
+const cpu50: MetricSpec = {
+  type: 'Resource',
+  resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } },
+};
 const legacyPrediction: MetricSpec = {
   type: 'Pods',
   pods: { metric: { name: 'crane_pod_cpu_usage' }, target: { type: 'AverageValue', averageValue: '500m' } },
@@ -46,7 +49,13 @@ type Row = {
 };
 
 /** spec = status = 4 pods requesting 1000m, min 1, max 20; the prediction target is trunc(4 × 1000m × 50 / 100 / 4). */
-const fourPodsAtFiftyPercent = { specReplicas: 4, statusReplicas: 4, minReplicas: 1, maxReplicas: 20, predictionTargetMilli: 500 };
+const fourPodsAtFiftyPercent = {
+  specReplicas: 4,
+  statusReplicas: 4,
+  minReplicas: 1,
+  maxReplicas: 20,
+  predictionTargetMilli: 500,
+};
 
 // Crane's EffectiveHPA: original, prediction and cron metrics in one HPA (HEAD semantics unless marked legacy).
 const combined: Row[] = [
@@ -101,7 +110,11 @@ const combined: Row[] = [
 function specOf(metric: Metric, predictionTargetMilli: number): MetricSpec {
   if (metric.kind === 'original') return cpu50;
   if (metric.kind === 'prediction (legacy Pods metric)') return legacyPrediction;
-  const [, prediction, cron] = ehpaMetrics({ original: [cpu50], predictionAverageValueMilli: predictionTargetMilli, hasCrons: true });
+  const [, prediction, cron] = ehpaMetrics({
+    original: [cpu50],
+    predictionAverageValueMilli: predictionTargetMilli,
+    hasCrons: true,
+  });
   return metric.kind === 'cron' ? cron! : prediction!;
 }
 
@@ -119,15 +132,29 @@ function observationOf(metric: Metric, statusReplicas: number): MetricObservatio
 describe("Crane's EffectiveHPA: original, prediction and cron metrics combined by the HPA", () => {
   it.each(combined)('$name', (row) => {
     const scale = { specReplicas: row.specReplicas, statusReplicas: row.statusReplicas };
-    const proposals = row.metrics.map((m) => proposeForMetric(specOf(m, row.predictionTargetMilli), observationOf(m, row.statusReplicas), scale));
-    expect(proposals.map((p) => ('replicas' in p ? p.replicas : p.error.message))).toEqual(row.metrics.map((m) => m.expectedProposal));
+    const proposals = row.metrics.map((m) =>
+      proposeForMetric(specOf(m, row.predictionTargetMilli), observationOf(m, row.statusReplicas), scale),
+    );
+    expect(proposals.map((p) => ('replicas' in p ? p.replicas : p.error.message))).toEqual(
+      row.metrics.map((m) => m.expectedProposal),
+    );
 
     const history = emptyHistory();
-    if (row.recommendations) history.recommendations = row.recommendations.map((r) => ({ replicas: r.replicas, atMs: NOW_MS - r.ageSeconds * 1000 }));
-    const out = reconcileAutoscaler({ specReplicas: row.specReplicas, minReplicas: row.minReplicas, maxReplicas: row.maxReplicas, proposals, history, nowMs: NOW_MS });
+    if (row.recommendations) history.recommendations = agedRecommendations(row.recommendations);
+    const out = reconcileAutoscaler({
+      specReplicas: row.specReplicas,
+      minReplicas: row.minReplicas,
+      maxReplicas: row.maxReplicas,
+      proposals,
+      history,
+      nowMs: NOW_MS,
+    });
     expect(out.metricReplicas).toBe(row.want.maxProposal);
     expect(out.desiredReplicas).toBe(row.want.desired);
-    if (row.want.condition) expect(out.conditions).toContainEqual(expect.objectContaining({ type: 'ScalingLimited', reason: row.want.condition }));
+    if (row.want.condition)
+      expect(out.conditions).toContainEqual(
+        expect.objectContaining({ type: 'ScalingLimited', reason: row.want.condition }),
+      );
   });
 
   it('TSP not ready when the HPA is (re)built: the prediction metric is omitted, not invalid', () => {
@@ -146,14 +173,25 @@ describe("Crane's EffectiveHPA: original, prediction and cron metrics combined b
       { error: new OutdatedTimeSeriesError(0, 600), reason: 'FailedGetExternalMetric' },
       { replicas: 1 },
     ];
-    const out = reconcileAutoscaler({ specReplicas: 4, minReplicas: 1, maxReplicas: 20, proposals, history: emptyHistory(), nowMs: NOW_MS });
+    const out = reconcileAutoscaler({
+      specReplicas: 4,
+      minReplicas: 1,
+      maxReplicas: 20,
+      proposals,
+      history: emptyHistory(),
+      nowMs: NOW_MS,
+    });
     expect(out).toMatchObject({ desiredReplicas: 4, rescale: false });
     expect(out.error).toBeInstanceOf(OutdatedTimeSeriesError);
   });
 
   it('prediction below one unit: HEAD truncates 0.8 cores to 0 -> proposal 0 (then max with other metrics / min clamp)', () => {
     const [, prediction] = ehpaMetrics({ original: [cpu50], predictionAverageValueMilli: 500, hasCrons: false });
-    const proposal = proposeForMetric(prediction!, { kind: 'total', totalMilli: 0, podStates: [] }, { specReplicas: 4, statusReplicas: 4 });
+    const proposal = proposeForMetric(
+      prediction!,
+      { kind: 'total', totalMilli: 0, podStates: [] },
+      { specReplicas: 4, statusReplicas: 4 },
+    );
     expect(proposal).toMatchObject({ replicas: 0 });
   });
 
@@ -170,9 +208,17 @@ type AdapterRow = {
   predictionWindowSeconds: number;
   /** [offset seconds from now, value string] */
   samples: [number, string][];
-  want: { maxInWindow: number; headExternalValue: number; legacyPerPodMilliWith4AvailablePods: number } | { error: string };
+  want:
+    | { maxInWindow: number; headExternalValue: number; legacyPerPodMilliWith4AvailablePods: number }
+    | { error: string };
 };
-type TargetRow = { id: string; name: string; availablePodRequestsMilli: number[]; averageUtilization: number; want: { averageValueMilli: number } | { error: string } };
+type TargetRow = {
+  id: string;
+  name: string;
+  availablePodRequestsMilli: number[];
+  averageUtilization: number;
+  want: { averageValueMilli: number } | { error: string };
+};
 
 const NOW_SECONDS = 1_700_000_000;
 
@@ -182,17 +228,66 @@ const adapterCases: AdapterRow[] = [
     id: 'adapter-01',
     name: 'max over [now, now+window], inclusive; float32 parse; HEAD truncates to an integer',
     predictionWindowSeconds: 3600,
-    samples: [[-60, '9.00000'], [0, '2.10000'], [600, '3.70000'], [1800, '3.95000'], [3600, '3.80000'], [3660, '12.00000']],
+    samples: [
+      [-60, '9.00000'],
+      [0, '2.10000'],
+      [600, '3.70000'],
+      [1800, '3.95000'],
+      [3600, '3.80000'],
+      [3660, '12.00000'],
+    ],
     want: { maxInWindow: 3.950000047683716, headExternalValue: 3, legacyPerPodMilliWith4AvailablePods: 988 },
   },
-  { id: 'adapter-02', name: 'no sample inside the window', predictionWindowSeconds: 600, samples: [[-120, '5.0'], [900, '6.0']], want: { error: 'TimeSeries is outdated' } },
-  { id: 'adapter-03', name: 'all values <= 0 count as no valid sample', predictionWindowSeconds: 600, samples: [[0, '0.00000'], [60, '0.00000']], want: { error: 'TimeSeries is outdated' } },
+  {
+    id: 'adapter-02',
+    name: 'no sample inside the window',
+    predictionWindowSeconds: 600,
+    samples: [
+      [-120, '5.0'],
+      [900, '6.0'],
+    ],
+    want: { error: 'TimeSeries is outdated' },
+  },
+  {
+    id: 'adapter-03',
+    name: 'all values <= 0 count as no valid sample',
+    predictionWindowSeconds: 600,
+    samples: [
+      [0, '0.00000'],
+      [60, '0.00000'],
+    ],
+    want: { error: 'TimeSeries is outdated' },
+  },
 ];
 const targetCases: TargetRow[] = [
-  { id: 'target-01', name: 'utilization -> averageValue for the prediction metric', availablePodRequestsMilli: [500, 500, 1000], averageUtilization: 60, want: { averageValueMilli: 400 } },
-  { id: 'target-02', name: '300m + 400m at 50 %', availablePodRequestsMilli: [300, 400], averageUtilization: 50, want: { averageValueMilli: 175 } },
-  { id: 'target-03', name: 'truncates: trunc(1000 × 70 / 100 / 3)', availablePodRequestsMilli: [333, 333, 334], averageUtilization: 70, want: { averageValueMilli: 233 } },
-  { id: 'target-04', name: 'no available pods', availablePodRequestsMilli: [], averageUtilization: 50, want: { error: 'no pods / no available pods' } },
+  {
+    id: 'target-01',
+    name: 'utilization -> averageValue for the prediction metric',
+    availablePodRequestsMilli: [500, 500, 1000],
+    averageUtilization: 60,
+    want: { averageValueMilli: 400 },
+  },
+  {
+    id: 'target-02',
+    name: '300m + 400m at 50 %',
+    availablePodRequestsMilli: [300, 400],
+    averageUtilization: 50,
+    want: { averageValueMilli: 175 },
+  },
+  {
+    id: 'target-03',
+    name: 'truncates: trunc(1000 × 70 / 100 / 3)',
+    availablePodRequestsMilli: [333, 333, 334],
+    averageUtilization: 70,
+    want: { averageValueMilli: 233 },
+  },
+  {
+    id: 'target-04',
+    name: 'no available pods',
+    availablePodRequestsMilli: [],
+    averageUtilization: 50,
+    want: { error: 'no pods / no available pods' },
+  },
 ];
 
 describe("Crane's prediction metric adapter", () => {
@@ -225,6 +320,8 @@ describe("Crane's prediction metric adapter", () => {
 
   it('names an unparseable sample', () => {
     const samples = [{ timestampSeconds: NOW_SECONDS, value: 'NaN-ish' }];
-    expect(() => predictionAdapterValue({ nowSeconds: NOW_SECONDS, predictionWindowSeconds: 60, samples })).toThrow('samples[0].value');
+    expect(() => predictionAdapterValue({ nowSeconds: NOW_SECONDS, predictionWindowSeconds: 60, samples })).toThrow(
+      'samples[0].value',
+    );
   });
 });

@@ -9,9 +9,16 @@ export const CRON_METRIC_NAME = 'crane_autoscaling_cron';
  * Crane's prediction target for a Utilization metric (`pkg/controller/ehpa/hpa.go`): the utilization turned into
  * an AverageValue over the currently available pods, `trunc(Σ requests × U / 100 / pods)` milli-units.
  */
-export function predictionAverageValueMilli(availablePodRequestsMilli: readonly number[], averageUtilization: number): number {
+export function predictionAverageValueMilli(
+  availablePodRequestsMilli: readonly number[],
+  averageUtilization: number,
+): number {
   if (availablePodRequestsMilli.length === 0) {
-    throw new MetricComputationError('NoPods', 'no pods / no available pods to derive the prediction target from', 'availablePodRequestsMilli');
+    throw new MetricComputationError(
+      'NoPods',
+      'no pods / no available pods to derive the prediction target from',
+      'availablePodRequestsMilli',
+    );
   }
   const total = availablePodRequestsMilli.reduce((s, r) => s + r, 0);
   return Math.trunc((total * averageUtilization) / 100 / availablePodRequestsMilli.length);
@@ -44,7 +51,12 @@ export function predictionAdapterValue(input: {
   input.samples.forEach((s, i) => {
     if (s.timestampSeconds < input.nowSeconds || s.timestampSeconds > end) return;
     const v = Math.fround(Number(s.value));
-    if (Number.isNaN(v)) throw new MetricComputationError('NoUsableMetrics', `not a number: ${JSON.stringify(s.value)}`, `samples[${i}].value`);
+    if (Number.isNaN(v))
+      throw new MetricComputationError(
+        'NoUsableMetrics',
+        `not a number: ${JSON.stringify(s.value)}`,
+        `samples[${i}].value`,
+      );
     if (v > max) max = v;
   });
   if (max <= 0) throw new OutdatedTimeSeriesError(input.nowSeconds, end);

@@ -1,4 +1,9 @@
-export { MetricComputationError, NoMemberReplicasError, OutdatedTimeSeriesError, type MetricErrorReason } from './errors.js';
+export {
+  MetricComputationError,
+  NoMemberReplicasError,
+  OutdatedTimeSeriesError,
+  type MetricErrorReason,
+} from './errors.js';
 export { groupPods, runningReadyCount, type PodGroups, type PodSample, type PodState } from './group-pods.js';
 export {
   averageOfTotalReplicas,

@@ -5,7 +5,11 @@ import { proposeForMetric, type MetricObservation } from './metric-proposal.js';
 
 const scale = { specReplicas: 3, statusReplicas: 3 };
 const ready = (requestMilli: number, valueMilli: number): PodSample => ({ state: 'ready', requestMilli, valueMilli });
-const unready = (requestMilli: number, valueMilli: number): PodSample => ({ state: 'unready', requestMilli, valueMilli });
+const unready = (requestMilli: number, valueMilli: number): PodSample => ({
+  state: 'unready',
+  requestMilli,
+  valueMilli,
+});
 const describedObject = { kind: 'Ingress', name: 'web' };
 
 type Row = { name: string; spec: MetricSpec; observation: MetricObservation; want: number };
@@ -21,12 +25,18 @@ const cases: Row[] = [
   {
     name: 'Resource AverageValue on memory counts unready pods',
     spec: { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '100Mi' } } },
-    observation: { kind: 'pods', pods: [unready(0, 200 * 2 ** 20 * 1000), ready(0, 200 * 2 ** 20 * 1000), ready(0, 200 * 2 ** 20 * 1000)] },
+    observation: {
+      kind: 'pods',
+      pods: [unready(0, 200 * 2 ** 20 * 1000), ready(0, 200 * 2 ** 20 * 1000), ready(0, 200 * 2 ** 20 * 1000)],
+    },
     want: 6,
   },
   {
     name: 'ContainerResource Utilization',
-    spec: { type: 'ContainerResource', containerResource: { name: 'cpu', container: 'app', target: { type: 'Utilization', averageUtilization: 50 } } },
+    spec: {
+      type: 'ContainerResource',
+      containerResource: { name: 'cpu', container: 'app', target: { type: 'Utilization', averageUtilization: 50 } },
+    },
     observation: { kind: 'pods', pods: [ready(1000, 1000), ready(1000, 1000), ready(1000, 1000)] },
     want: 6,
   },
@@ -38,13 +48,19 @@ const cases: Row[] = [
   },
   {
     name: 'Object Value',
-    spec: { type: 'Object', object: { describedObject, metric: { name: 'rps' }, target: { type: 'Value', value: '15' } } },
+    spec: {
+      type: 'Object',
+      object: { describedObject, metric: { name: 'rps' }, target: { type: 'Value', value: '15' } },
+    },
     observation: { kind: 'total', totalMilli: 20000, podStates: ['ready', 'ready', 'ready'] },
     want: 4,
   },
   {
     name: 'Object AverageValue',
-    spec: { type: 'Object', object: { describedObject, metric: { name: 'rps' }, target: { type: 'AverageValue', averageValue: '5' } } },
+    spec: {
+      type: 'Object',
+      object: { describedObject, metric: { name: 'rps' }, target: { type: 'AverageValue', averageValue: '5' } },
+    },
     observation: { kind: 'total', totalMilli: 20000, podStates: [] },
     want: 4,
   },
@@ -56,7 +72,10 @@ const cases: Row[] = [
   },
   {
     name: 'External AverageValue ("2150m")',
-    spec: { type: 'External', external: { metric: { name: 'queue' }, target: { type: 'AverageValue', averageValue: '2150m' } } },
+    spec: {
+      type: 'External',
+      external: { metric: { name: 'queue' }, target: { type: 'AverageValue', averageValue: '2150m' } },
+    },
     observation: { kind: 'total', totalMilli: 8600, podStates: [] },
     want: 4,
   },
@@ -68,20 +87,29 @@ describe('proposeForMetric', () => {
   });
 
   it('turns a calculation error into an invalid metric with the condition reason of its type', () => {
-    const spec: MetricSpec = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } };
+    const spec: MetricSpec = {
+      type: 'Resource',
+      resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } },
+    };
     const out = proposeForMetric(spec, { kind: 'pods', pods: [{ state: 'ready', valueMilli: 100 }] }, scale);
     expect(out).toMatchObject({ metric: 'cpu resource', reason: 'FailedGetResourceMetric' });
     expect('error' in out && out.error.message).toBe('pods[0].requestMilli: missing request for cpu');
   });
 
   it('names a missing target field', () => {
-    const spec: MetricSpec = { type: 'External', external: { metric: { name: 'queue' }, target: { type: 'AverageValue' } } };
+    const spec: MetricSpec = {
+      type: 'External',
+      external: { metric: { name: 'queue' }, target: { type: 'AverageValue' } },
+    };
     const out = proposeForMetric(spec, { kind: 'total', totalMilli: 1, podStates: [] }, scale);
     expect('error' in out && out.error.message).toBe('external.target.averageValue: Required value');
   });
 
   it('rejects an observation of the wrong shape', () => {
-    const spec: MetricSpec = { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '1' } } };
+    const spec: MetricSpec = {
+      type: 'Pods',
+      pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '1' } },
+    };
     const out = proposeForMetric(spec, { kind: 'total', totalMilli: 1, podStates: [] }, scale);
     expect('error' in out && out.error.message).toBe('observation.kind: a Pods metric needs a pods observation');
   });

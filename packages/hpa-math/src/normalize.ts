@@ -1,5 +1,10 @@
 /** Why the normalised count differs from (or equals) the stabilized proposal; Kubernetes' ScalingLimited reasons. */
-export type LimitReason = 'DesiredWithinRange' | 'TooFewReplicas' | 'TooManyReplicas' | 'ScaleUpLimit' | 'ScaleDownLimit';
+export type LimitReason =
+  | 'DesiredWithinRange'
+  | 'TooFewReplicas'
+  | 'TooManyReplicas'
+  | 'ScaleUpLimit'
+  | 'ScaleDownLimit';
 
 export interface Limited {
   replicas: number;

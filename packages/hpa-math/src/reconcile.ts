@@ -66,7 +66,8 @@ const LIMIT_MESSAGES: Record<LimitReason, string> = {
 const STABILIZATION_MESSAGES = {
   ReadyForNewScale: 'recommended size matches current size',
   ScaleUpStabilized: 'recent recommendations were lower than current one, applying the lowest recent recommendation',
-  ScaleDownStabilized: 'recent recommendations were higher than current one, applying the highest recent recommendation',
+  ScaleDownStabilized:
+    'recent recommendations were higher than current one, applying the highest recent recommendation',
 } as const;
 
 /**
@@ -120,32 +121,65 @@ export function reconcileAutoscaler(input: ReconcileInput): ReconcileResult {
       if (at >= 0) conditions[at] = succeeded;
       else conditions.unshift(succeeded);
       if (input.behavior) {
-        history.scaleEvents = recordScaleEvent(history.scaleEvents, resolveBehavior(input.behavior, window), current, desired, input.nowMs);
+        history.scaleEvents = recordScaleEvent(
+          history.scaleEvents,
+          resolveBehavior(input.behavior, window),
+          current,
+          desired,
+          input.nowMs,
+        );
       }
     }
     return { desiredReplicas: desired, rescale, conditions, history, ...extra };
   };
 
   if (current === 0 && minReplicas !== 0) {
-    conditions.push({ type: 'ScalingActive', status: 'False', reason: 'ScalingDisabled', message: 'scaling is disabled since the replica count of the target is zero' });
+    conditions.push({
+      type: 'ScalingActive',
+      status: 'False',
+      reason: 'ScalingDisabled',
+      message: 'scaling is disabled since the replica count of the target is zero',
+    });
     return finish(0, { rescale: false });
   }
-  if (current > input.maxReplicas) return finish(input.maxReplicas, { rescaleReason: 'Current number of replicas above Spec.MaxReplicas' });
-  if (current < minReplicas) return finish(minReplicas, { rescaleReason: 'Current number of replicas below Spec.MinReplicas' });
+  if (current > input.maxReplicas)
+    return finish(input.maxReplicas, { rescaleReason: 'Current number of replicas above Spec.MaxReplicas' });
+  if (current < minReplicas)
+    return finish(minReplicas, { rescaleReason: 'Current number of replicas below Spec.MinReplicas' });
 
   const best = maxMetricProposal(input.proposals, current);
   if (!('replicas' in best)) {
-    conditions.push({ type: 'ScalingActive', status: 'False', reason: best.reason, message: `the HPA was unable to compute the replica count: ${best.error.message}` });
+    conditions.push({
+      type: 'ScalingActive',
+      status: 'False',
+      reason: best.reason,
+      message: `the HPA was unable to compute the replica count: ${best.error.message}`,
+    });
     return finish(current, { rescale: false, error: best.error });
   }
-  conditions.push({ type: 'ScalingActive', status: 'True', reason: 'ValidMetricFound', message: `the HPA was able to successfully calculate a replica count${best.metric ? ` from ${best.metric}` : ''}` });
-  const proposed = Math.max(0, best.replicas);
+  conditions.push({
+    type: 'ScalingActive',
+    status: 'True',
+    reason: 'ValidMetricFound',
+    message: `the HPA was able to successfully calculate a replica count${best.metric ? ` from ${best.metric}` : ''}`,
+  });
+  const proposed = best.replicas;
 
   let stabilized;
   let limited;
   if (!input.behavior) {
-    stabilized = stabilizeDownscale({ recommendations, proposedReplicas: proposed, windowSeconds: window, nowMs: input.nowMs });
-    limited = clampWithoutBehavior({ currentReplicas: current, desiredReplicas: stabilized.replicas, minReplicas, maxReplicas: input.maxReplicas });
+    stabilized = stabilizeDownscale({
+      recommendations,
+      proposedReplicas: proposed,
+      windowSeconds: window,
+      nowMs: input.nowMs,
+    });
+    limited = clampWithoutBehavior({
+      currentReplicas: current,
+      desiredReplicas: stabilized.replicas,
+      minReplicas,
+      maxReplicas: input.maxReplicas,
+    });
   } else {
     const behavior = resolveBehavior(input.behavior, window);
     stabilized = stabilizeWithBehavior({
@@ -167,7 +201,12 @@ export function reconcileAutoscaler(input: ReconcileInput): ReconcileResult {
     });
   }
   history.recommendations = stabilized.recommendations;
-  conditions.unshift({ type: 'AbleToScale', status: 'True', reason: stabilized.reason, message: STABILIZATION_MESSAGES[stabilized.reason] });
+  conditions.unshift({
+    type: 'AbleToScale',
+    status: 'True',
+    reason: stabilized.reason,
+    message: STABILIZATION_MESSAGES[stabilized.reason],
+  });
   conditions.push({
     type: 'ScalingLimited',
     // Without behavior Kubernetes compares against the metric proposal, with behavior against the stabilized one.
@@ -175,7 +214,10 @@ export function reconcileAutoscaler(input: ReconcileInput): ReconcileResult {
     reason: limited.reason,
     message: LIMIT_MESSAGES[limited.reason],
   });
-  return finish(limited.replicas, { metricReplicas: best.replicas, ...(best.error ? { skippedMetricError: best.error } : {}) });
+  return finish(limited.replicas, {
+    metricReplicas: best.replicas,
+    ...(best.error ? { skippedMetricError: best.error } : {}),
+  });
 }
 
 /** A fresh history: no recommendation yet (the first reconcile seeds one), no scale events. */

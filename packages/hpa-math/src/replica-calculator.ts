@@ -86,7 +86,11 @@ function requireSamples(groups: ReturnType<typeof groupPods>, pods: readonly Pod
     throw new MetricComputationError('NoMetrics', 'no metrics returned from resource metrics API', 'pods');
   }
   if (groups.samples.size === 0) {
-    throw new MetricComputationError('NoUsableMetrics', 'did not receive metrics for targeted pods (pods might be unready)', 'pods');
+    throw new MetricComputationError(
+      'NoUsableMetrics',
+      'did not receive metrics for targeted pods (pods might be unready)',
+      'pods',
+    );
   }
 }
 
@@ -99,7 +103,11 @@ export function resourceUtilizationReplicas(
 ): UtilizationProposal {
   const { pods, resource, targetUtilization } = input;
   if (!(targetUtilization > 0)) {
-    throw new MetricComputationError('InvalidTarget', `expected a positive utilization, got ${targetUtilization}`, 'targetUtilization');
+    throw new MetricComputationError(
+      'InvalidTarget',
+      `expected a positive utilization, got ${targetUtilization}`,
+      'targetUtilization',
+    );
   }
   pods.forEach((p, i) => {
     if (p.requestMilli === undefined) {
@@ -143,7 +151,11 @@ export function averageValueReplicas(
 ): AverageValueProposal {
   const { pods, targetAverageValueMilli: target } = input;
   if (!(target > 0)) {
-    throw new MetricComputationError('InvalidTarget', `expected a positive average value, got ${target}`, 'targetAverageValueMilli');
+    throw new MetricComputationError(
+      'InvalidTarget',
+      `expected a positive average value, got ${target}`,
+      'targetAverageValueMilli',
+    );
   }
   const groups = groupPods(pods, input.checkCpuReadiness ?? false);
   requireSamples(groups, pods);
@@ -152,7 +164,12 @@ export function averageValueReplicas(
     for (const v of samples.values()) total += v;
     return Math.trunc(total / samples.size);
   };
-  const replicas = podMetricReplicas(input, groups, (samples) => averageOf(samples) / target, () => target);
+  const replicas = podMetricReplicas(
+    input,
+    groups,
+    (samples) => averageOf(samples) / target,
+    () => target,
+  );
   return { replicas, averageValue: averageOf(groups.samples) };
 }
 
@@ -172,14 +189,23 @@ export interface ValueInput extends CalculatorOptions {
 export function valueReplicas(input: ValueInput): ValueProposal {
   const { currentReplicas, valueMilli, targetValueMilli } = input;
   if (!(targetValueMilli > 0)) {
-    throw new MetricComputationError('InvalidTarget', `expected a positive value, got ${targetValueMilli}`, 'targetValueMilli');
+    throw new MetricComputationError(
+      'InvalidTarget',
+      `expected a positive value, got ${targetValueMilli}`,
+      'targetValueMilli',
+    );
   }
   const ratio = valueMilli / targetValueMilli;
   const calibration = input.calibration ?? 1;
   if (currentReplicas === 0) return { replicas: Math.ceil(ratio), value: valueMilli };
-  if (withinTolerance(ratio, input.tolerance ?? DEFAULT_TOLERANCE)) return { replicas: currentReplicas, value: valueMilli };
+  if (withinTolerance(ratio, input.tolerance ?? DEFAULT_TOLERANCE))
+    return { replicas: currentReplicas, value: valueMilli };
   if (input.podStates.length === 0) {
-    throw new MetricComputationError('NoPods', 'no pods returned by selector while calculating replica count', 'podStates');
+    throw new MetricComputationError(
+      'NoPods',
+      'no pods returned by selector while calculating replica count',
+      'podStates',
+    );
   }
   return { replicas: Math.ceil((ratio * runningReadyCount(input.podStates)) / calibration), value: valueMilli };
 }
@@ -200,9 +226,15 @@ export interface AverageOfTotalInput {
 export function averageOfTotalReplicas(input: AverageOfTotalInput): AverageValueProposal {
   const { statusReplicas, totalMilli, targetAverageValueMilli: target } = input;
   if (!(target > 0)) {
-    throw new MetricComputationError('InvalidTarget', `expected a positive average value, got ${target}`, 'targetAverageValueMilli');
+    throw new MetricComputationError(
+      'InvalidTarget',
+      `expected a positive average value, got ${target}`,
+      'targetAverageValueMilli',
+    );
   }
   const ratio = totalMilli / (target * statusReplicas);
-  const replicas = withinTolerance(ratio, input.tolerance ?? DEFAULT_TOLERANCE) ? statusReplicas : Math.ceil(totalMilli / target);
+  const replicas = withinTolerance(ratio, input.tolerance ?? DEFAULT_TOLERANCE)
+    ? statusReplicas
+    : Math.ceil(totalMilli / target);
   return { replicas, averageValue: statusReplicas > 0 ? Math.ceil(totalMilli / statusReplicas) : totalMilli };
 }

@@ -20,7 +20,11 @@ export const DEFAULT_DOWNSCALE_STABILIZATION_SECONDS = 300;
  * Stores `proposal` the way Kubernetes does: the last entry found stale takes its slot, so the history stays as
  * long as the window holds proposals instead of growing every reconcile.
  */
-function record(recommendations: readonly Recommendation[], staleIndex: number, proposal: Recommendation): Recommendation[] {
+function record(
+  recommendations: readonly Recommendation[],
+  staleIndex: number,
+  proposal: Recommendation,
+): Recommendation[] {
   const next = [...recommendations];
   if (staleIndex >= 0) next[staleIndex] = proposal;
   else next.push(proposal);
@@ -80,5 +84,9 @@ export function stabilizeWithBehavior(input: {
   const replicas = Math.min(Math.max(input.currentReplicas, floor), ceiling);
   let reason: StabilizationReason = 'ReadyForNewScale';
   if (replicas !== proposed) reason = proposed >= input.currentReplicas ? 'ScaleUpStabilized' : 'ScaleDownStabilized';
-  return { replicas, recommendations: record(input.recommendations, stale, { replicas: proposed, atMs: nowMs }), reason };
+  return {
+    replicas,
+    recommendations: record(input.recommendations, stale, { replicas: proposed, atMs: nowMs }),
+    reason,
+  };
 }

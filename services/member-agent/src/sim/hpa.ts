@@ -36,14 +36,17 @@ export function parseHpaSpec(raw: unknown, path = 'spec'): { target: HpaTarget; 
   if (typeof raw !== 'object' || raw === null) throw new SimulationSpecError(path, 'expected an object');
   const s = raw as Record<string, unknown>;
   const ref = s.scaleTargetRef as Record<string, unknown> | undefined;
-  if (typeof ref?.kind !== 'string' || typeof ref.name !== 'string') throw new SimulationSpecError(`${path}.scaleTargetRef`, 'kind and name are required');
+  if (typeof ref?.kind !== 'string' || typeof ref.name !== 'string')
+    throw new SimulationSpecError(`${path}.scaleTargetRef`, 'kind and name are required');
   const int = (v: unknown, p: string, min: number) => {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new SimulationSpecError(p, `expected an integer >= ${min}, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+      throw new SimulationSpecError(p, `expected an integer >= ${min}, got ${JSON.stringify(v)}`);
     return v;
   };
   const minReplicas = s.minReplicas === undefined ? 1 : int(s.minReplicas, `${path}.minReplicas`, 0);
   const maxReplicas = int(s.maxReplicas, `${path}.maxReplicas`, 1);
-  if (maxReplicas < minReplicas) throw new SimulationSpecError(`${path}.maxReplicas`, `must be >= minReplicas (${minReplicas}), got ${maxReplicas}`);
+  if (maxReplicas < minReplicas)
+    throw new SimulationSpecError(`${path}.maxReplicas`, `must be >= minReplicas (${minReplicas}), got ${maxReplicas}`);
   let targetUtilization = DEFAULT_TARGET_UTILIZATION;
   const metrics = (s.metrics as unknown[] | undefined) ?? [];
   if (metrics.length > 0) {
@@ -51,8 +54,13 @@ export function parseHpaSpec(raw: unknown, path = 'spec'): { target: HpaTarget; 
       const r = (m as { type?: string; resource?: { name?: string; target?: { type?: string } } } | null) ?? {};
       return r.type === 'Resource' && r.resource?.name === 'cpu' && r.resource.target?.type === 'Utilization';
     });
-    if (i < 0) throw new SimulationSpecError(`${path}.metrics`, 'the simulator supports only a Resource metric on cpu with a Utilization target');
-    const t = (metrics[i] as { resource: { target: { averageUtilization?: unknown } } }).resource.target.averageUtilization;
+    if (i < 0)
+      throw new SimulationSpecError(
+        `${path}.metrics`,
+        'the simulator supports only a Resource metric on cpu with a Utilization target',
+      );
+    const t = (metrics[i] as { resource: { target: { averageUtilization?: unknown } } }).resource.target
+      .averageUtilization;
     targetUtilization = int(t, `${path}.metrics[${i}].resource.target.averageUtilization`, 1);
   }
   return { target: { kind: ref.kind, name: ref.name }, spec: { minReplicas, maxReplicas, targetUtilization } };
@@ -83,13 +91,25 @@ function podsOf(sample: CpuSample): PodSample[] {
     requestMilli: sample.requestMilli,
     valueMilli: i === 0 ? sample.usageMilli - share * (ready - 1) : share,
   }));
-  for (let i = 0; i < sample.pendingPods; i++) pods.push({ state: 'pending', requestMilli: sample.requestMilli, valueMilli: null });
+  for (let i = 0; i < sample.pendingPods; i++)
+    pods.push({ state: 'pending', requestMilli: sample.requestMilli, valueMilli: null });
   return pods;
 }
 
-function cpuUtilization(current: number, sample: CpuSample, target: number, tolerance: number): UtilizationProposal | MetricComputationError {
+function cpuUtilization(
+  current: number,
+  sample: CpuSample,
+  target: number,
+  tolerance: number,
+): UtilizationProposal | MetricComputationError {
   try {
-    return resourceUtilizationReplicas({ currentReplicas: current, pods: podsOf(sample), resource: 'cpu', targetUtilization: target, tolerance });
+    return resourceUtilizationReplicas({
+      currentReplicas: current,
+      pods: podsOf(sample),
+      resource: 'cpu',
+      targetUtilization: target,
+      tolerance,
+    });
   } catch (err) {
     if (err instanceof MetricComputationError) return err;
     throw err;
@@ -101,7 +121,12 @@ function cpuUtilization(current: number, sample: CpuSample, target: number, tole
  * no usable metric (no ready pod, no cpu request): the HPA then leaves the scale alone, as Kubernetes does on
  * `FailedGetResourceMetric`. The simulator has no pods without metrics, so the "missing pods" branch never runs.
  */
-export function proposeReplicas(current: number, sample: CpuSample, target: number, tolerance = HPA_TOLERANCE): { replicas: number; utilization: number } | undefined {
+export function proposeReplicas(
+  current: number,
+  sample: CpuSample,
+  target: number,
+  tolerance = HPA_TOLERANCE,
+): { replicas: number; utilization: number } | undefined {
   const out = cpuUtilization(current, sample, target, tolerance);
   return out instanceof MetricComputationError ? undefined : { replicas: out.replicas, utilization: out.utilization };
 }
@@ -134,7 +159,13 @@ export function initialHpaState(replicas: number, nowMs: number): HpaState {
  * otherwise the cpu proposal is stabilised over the downscale window and limited to
  * [minReplicas, min(maxReplicas, max(2 × current, 4))].
  */
-export function reconcileHpa(spec: HpaSpec, state: HpaState, sample: CpuSample, nowMs: number, opts: HpaOptions = {}): HpaState {
+export function reconcileHpa(
+  spec: HpaSpec,
+  state: HpaState,
+  sample: CpuSample,
+  nowMs: number,
+  opts: HpaOptions = {},
+): HpaState {
   const cpu = cpuUtilization(state.replicas, sample, spec.targetUtilization, opts.tolerance ?? HPA_TOLERANCE);
   const proposal: MetricProposal =
     cpu instanceof MetricComputationError
@@ -149,7 +180,12 @@ export function reconcileHpa(spec: HpaSpec, state: HpaState, sample: CpuSample, 
     nowMs,
     downscaleStabilizationWindowSeconds: (opts.downscaleStabilizationMs ?? DEFAULT_DOWNSCALE_STABILIZATION_MS) / 1000,
   });
-  const next: HpaState = { ...state, replicas: out.desiredReplicas, lastSyncMs: nowMs, recommendations: out.history.recommendations ?? [] };
+  const next: HpaState = {
+    ...state,
+    replicas: out.desiredReplicas,
+    lastSyncMs: nowMs,
+    recommendations: out.history.recommendations ?? [],
+  };
   // The utilization is reported only when the metric was looked at (replicas within [min, max]).
   if (out.metricReplicas !== undefined && !(cpu instanceof MetricComputationError)) next.utilization = cpu.utilization;
   return next;
