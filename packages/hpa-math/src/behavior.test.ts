@@ -12,6 +12,24 @@ import { agedEvents, NOW_MS } from './testing/aged.js';
 
 type AgedEvent = { replicaChange: number; ageSeconds: number };
 
+/** The event histories Kubernetes' TestScalingWithRules reuses across its cases. */
+const threeRecentEvents: AgedEvent[] = [
+  { replicaChange: 1, ageSeconds: 100 },
+  { replicaChange: 5, ageSeconds: 60 },
+  { replicaChange: 9, ageSeconds: 20 },
+];
+const fourEventsEvery30s: AgedEvent[] = [
+  { replicaChange: 8, ageSeconds: 105 },
+  { replicaChange: 12, ageSeconds: 75 },
+  { replicaChange: 9, ageSeconds: 45 },
+  { replicaChange: 11, ageSeconds: 15 },
+];
+const tenEveryFortySeconds: AgedEvent[] = [
+  { replicaChange: 10, ageSeconds: 100 },
+  { replicaChange: 10, ageSeconds: 60 },
+  { replicaChange: 10, ageSeconds: 20 },
+];
+
 type RateRow = {
   id: string;
   name: string;
@@ -379,11 +397,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Pods', value: 300, periodSeconds: 60 }],
     },
     scaleDown: undefined,
-    upEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    upEvents: threeRecentEvents,
     downEvents: [],
     want: { replicas: 200, condition: 'TooManyReplicas' },
   },
@@ -400,11 +414,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Percent', value: 10000, periodSeconds: 60 }],
     },
     scaleDown: undefined,
-    upEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    upEvents: threeRecentEvents,
     downEvents: [],
     want: { replicas: 200, condition: 'TooManyReplicas' },
   },
@@ -421,11 +431,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Pods', value: 5, periodSeconds: 120 }],
     },
     scaleDown: undefined,
-    upEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    upEvents: threeRecentEvents,
     downEvents: [],
     want: { replicas: 100, condition: 'ScaleUpLimit' },
   },
@@ -442,11 +448,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Pods', value: 150, periodSeconds: 120 }],
     },
     scaleDown: undefined,
-    upEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    upEvents: threeRecentEvents,
     downEvents: [],
     want: { replicas: 235, condition: 'ScaleUpLimit' },
   },
@@ -463,11 +465,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Percent', value: 200, periodSeconds: 120 }],
     },
     scaleDown: undefined,
-    upEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    upEvents: threeRecentEvents,
     downEvents: [],
     want: { replicas: 255, condition: 'ScaleUpLimit' },
   },
@@ -484,8 +482,8 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Percent', value: 300, periodSeconds: 300 }],
     },
     scaleDown: undefined,
-    upEvents: [{ replicaChange: 4, ageSeconds: 60.0 }],
-    downEvents: [{ replicaChange: 2, ageSeconds: 60.0 }],
+    upEvents: [{ replicaChange: 4, ageSeconds: 60 }],
+    downEvents: [{ replicaChange: 2, ageSeconds: 60 }],
     want: { replicas: 16, condition: 'ScaleUpLimit', k8s_1_22_replicas: 8 },
   },
   {
@@ -498,11 +496,7 @@ const cases: (RateRow | LimitRow)[] = [
     scaleUp: undefined,
     scaleDown: undefined,
     upEvents: [],
-    downEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    downEvents: threeRecentEvents,
     want: { replicas: 5, condition: 'DesiredWithinRange' },
   },
   {
@@ -519,11 +513,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Pods', value: 115, periodSeconds: 120 }],
     },
     upEvents: [],
-    downEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    downEvents: threeRecentEvents,
     want: { replicas: 1, condition: 'TooFewReplicas' },
   },
   {
@@ -540,11 +530,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Pods', value: 130, periodSeconds: 120 }],
     },
     upEvents: [],
-    downEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    downEvents: threeRecentEvents,
     want: { replicas: 5, condition: 'TooFewReplicas' },
   },
   {
@@ -561,11 +547,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Percent', value: 100, periodSeconds: 120 }],
     },
     upEvents: [],
-    downEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    downEvents: threeRecentEvents,
     want: { replicas: 5, condition: 'TooFewReplicas' },
   },
   {
@@ -582,11 +564,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Pods', value: 5, periodSeconds: 120 }],
     },
     upEvents: [],
-    downEvents: [
-      { replicaChange: 1, ageSeconds: 100.0 },
-      { replicaChange: 5, ageSeconds: 60.0 },
-      { replicaChange: 9, ageSeconds: 20.0 },
-    ],
+    downEvents: threeRecentEvents,
     want: { replicas: 100, condition: 'ScaleDownLimit' },
   },
   {
@@ -604,9 +582,9 @@ const cases: (RateRow | LimitRow)[] = [
     },
     upEvents: [],
     downEvents: [
-      { replicaChange: 2, ageSeconds: 100.0 },
-      { replicaChange: 4, ageSeconds: 60.0 },
-      { replicaChange: 6, ageSeconds: 20.0 },
+      { replicaChange: 2, ageSeconds: 100 },
+      { replicaChange: 4, ageSeconds: 60 },
+      { replicaChange: 6, ageSeconds: 20 },
     ],
     want: { replicas: 56, condition: 'ScaleDownLimit' },
   },
@@ -623,8 +601,8 @@ const cases: (RateRow | LimitRow)[] = [
       selectPolicy: 'Max',
       policies: [{ type: 'Percent', value: 50, periodSeconds: 180 }],
     },
-    upEvents: [{ replicaChange: 2, ageSeconds: 60.0 }],
-    downEvents: [{ replicaChange: 4, ageSeconds: 60.0 }],
+    upEvents: [{ replicaChange: 2, ageSeconds: 60 }],
+    downEvents: [{ replicaChange: 4, ageSeconds: 60 }],
     want: { replicas: 6, condition: 'ScaleDownLimit', k8s_1_22_replicas: 7 },
   },
   {
@@ -641,11 +619,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Percent', value: 10, periodSeconds: 120 }],
     },
     upEvents: [],
-    downEvents: [
-      { replicaChange: 10, ageSeconds: 100.0 },
-      { replicaChange: 10, ageSeconds: 60.0 },
-      { replicaChange: 10, ageSeconds: 20.0 },
-    ],
+    downEvents: tenEveryFortySeconds,
     want: { replicas: 100, condition: 'ScaleDownLimit' },
   },
   {
@@ -662,11 +636,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Percent', value: 1000, periodSeconds: 120 }],
     },
     upEvents: [],
-    downEvents: [
-      { replicaChange: 10, ageSeconds: 100.0 },
-      { replicaChange: 10, ageSeconds: 60.0 },
-      { replicaChange: 10, ageSeconds: 20.0 },
-    ],
+    downEvents: tenEveryFortySeconds,
     want: { replicas: 5, condition: 'DesiredWithinRange' },
   },
   {
@@ -682,12 +652,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Pods', value: 1000, periodSeconds: 60 }],
     },
     scaleDown: undefined,
-    upEvents: [
-      { replicaChange: 8, ageSeconds: 105.0 },
-      { replicaChange: 12, ageSeconds: 75.0 },
-      { replicaChange: 9, ageSeconds: 45.0 },
-      { replicaChange: 11, ageSeconds: 15.0 },
-    ],
+    upEvents: fourEventsEvery30s,
     downEvents: [],
     want: { replicas: 200, condition: 'DesiredWithinRange' },
   },
@@ -707,12 +672,7 @@ const cases: (RateRow | LimitRow)[] = [
       ],
     },
     scaleDown: undefined,
-    upEvents: [
-      { replicaChange: 8, ageSeconds: 105.0 },
-      { replicaChange: 12, ageSeconds: 75.0 },
-      { replicaChange: 9, ageSeconds: 45.0 },
-      { replicaChange: 11, ageSeconds: 15.0 },
-    ],
+    upEvents: fourEventsEvery30s,
     downEvents: [],
     want: { replicas: 200, condition: 'DesiredWithinRange' },
   },
@@ -730,12 +690,7 @@ const cases: (RateRow | LimitRow)[] = [
       policies: [{ type: 'Pods', value: 1000, periodSeconds: 60 }],
     },
     upEvents: [],
-    downEvents: [
-      { replicaChange: 8, ageSeconds: 105.0 },
-      { replicaChange: 12, ageSeconds: 75.0 },
-      { replicaChange: 9, ageSeconds: 45.0 },
-      { replicaChange: 11, ageSeconds: 15.0 },
-    ],
+    downEvents: fourEventsEvery30s,
     want: { replicas: 5, condition: 'DesiredWithinRange' },
   },
   {
