@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { observeMembers, type MemberWorkload } from './calibration.js';
 import { NoMemberReplicasError } from './errors.js';
 import type { PodSample } from './group-pods.js';
+import { emptyHistory, reconcileAutoscaler } from './reconcile.js';
 import { resourceUtilizationReplicas } from './replica-calculator.js';
 
 /** `n` ready pods requesting 1000m, each using `usageMilli`. */
@@ -80,6 +81,25 @@ describe("Karmada's FederatedHPA calibration", () => {
       calibration: observed.calibration,
     });
     expect(out.replicas).toBe(want.replicas);
+  });
+
+  it('a whole hpa-assigner pass writes the template replicas: the lost-cluster example within min/max', () => {
+    const members = [member('member-a', 10, 2000, false), member('member-b', 30, 750)];
+    const observed = observeMembers(40, members);
+    const cpu = resourceUtilizationReplicas({
+      currentReplicas: 40,
+      pods: observed.pods,
+      resource: 'cpu',
+      targetUtilization: 50,
+      calibration: observed.calibration,
+    });
+    const base = { specReplicas: 40, minReplicas: 1, proposals: [{ replicas: cpu.replicas }], nowMs: 0 };
+    expect(reconcileAutoscaler({ ...base, maxReplicas: 100, history: emptyHistory() }).desiredReplicas).toBe(60);
+    const capped = reconcileAutoscaler({ ...base, maxReplicas: 50, history: emptyHistory() });
+    expect(capped).toMatchObject({ desiredReplicas: 50, rescale: true });
+    expect(capped.conditions).toContainEqual(
+      expect.objectContaining({ type: 'ScalingLimited', reason: 'TooManyReplicas' }),
+    );
   });
 
   it('sums spec and status replicas of Ready clusters only', () => {
