@@ -12,6 +12,7 @@ export { applyStatusPatch } from './status-patch.js';
 export type { AdmissionContext, KindAdmission } from './kinds/kind-admission.js';
 export {
   conditionSchema,
+  defaultHpaBehavior,
   labelSelectorSchema,
   quantitySchema,
   resourceListSchema,
