@@ -1,4 +1,4 @@
-import { escapeToken, type Bus } from '@flotilla/bus';
+import { escapeToken, readUpTo, type Bus } from '@flotilla/bus';
 import { DeliverPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import type { HistoryRange, MetricHistorySource, Sample, WorkloadRef } from './sample.js';
 
@@ -58,20 +58,9 @@ export class JetStreamHistory implements MetricHistorySource {
     const endS = r.end.getTime() / 1000;
     const startS = r.start.getTime() / 1000;
     const out: Sample[] = [];
-    for (;;) {
-      const batch = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
-      let received = 0;
-      let done = false;
-      for await (const m of batch) {
-        received++;
-        const s = m.json<Sample>();
-        if (s[0] >= startS && s[0] <= endS) out.push(s);
-        if (m.seq >= last.seq || m.info.pending === 0) {
-          done = true;
-          break;
-        }
-      }
-      if (done || received === 0) break;
+    for await (const m of readUpTo(consumer, last.seq)) {
+      const s = m.json<Sample>();
+      if (s[0] >= startS && s[0] <= endS) out.push(s);
     }
     // Samples are recorded in time order per workload, but a late retry may land out of order.
     out.sort((a, b) => a[0] - b[0]);
