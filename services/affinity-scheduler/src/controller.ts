@@ -2,15 +2,19 @@ import { listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import { SpreadSweep, WorkQueue } from '@flotilla/controller';
 import {
+  AssumedUsage,
   buildBinding,
   claimingPolicy,
   decideBinding,
   observedAfter,
+  parseResourceRequest,
   policyClaim,
   resultWrite,
   revisitAfterMs,
   withDetected,
+  type AssignedReplicas,
   type Cluster,
+  type ClusterView,
   type ObservedSchedule,
   type PropagationPolicy,
   type ResourceBinding,
@@ -19,7 +23,7 @@ import {
 import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { decisionEvent } from './decision-event.js';
 import { decideTaints } from './taints.js';
-import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
+import { bindingStatusProjection, clusterSchedulingSignature, templateProjection, type BindingStatusView } from './projections.js';
 
 export interface ControllerLogger {
   info(obj: object, msg: string): void;
@@ -58,11 +62,18 @@ export class AffinitySchedulerController {
   private readonly clusters: Informer<Obj>;
   private readonly clusterStatus: Informer<StatusRecord>;
   private readonly bindings = new Map<string, Informer<Obj>>();
-  private readonly bindingStatus = new Map<string, Informer<StatusRecord>>();
+  private readonly bindingStatus = new Map<string, Informer<BindingStatusView>>();
   private readonly observed = new Map<string, ObservedSchedule>();
+  /** Replicas assigned but not yet reported by their clusters, counted as used by every estimate (the assume cache). */
+  private readonly assumed = new AssumedUsage();
+  /**
+   * Assignments decided but not yet seen back through the binding informer (their write may still be in flight):
+   * from the decision on, later decisions must count them, not the older clusters the cache still holds.
+   */
+  private readonly inFlight = new Map<string, { clusters: AssignedReplicas[]; revision?: number }>();
   private readonly clusterSignatures = new Map<string, string>();
   /** The clusters joined with their status, rebuilt only after a cluster changed. */
-  private views?: Cluster[];
+  private views?: ClusterView[];
   readonly detectQueue: WorkQueue;
   readonly scheduleQueue: WorkQueue;
   readonly taintQueue: WorkQueue;
@@ -106,8 +117,17 @@ export class AffinitySchedulerController {
       onCluster(e, relevant);
     });
     for (const kind of BINDING_KINDS) {
-      this.bindings.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.scheduleQueue.add(e.key))));
-      this.bindingStatus.set(kind, new Informer<StatusRecord>(o.bus, 'status', kind, undefined, bindingStatusProjection));
+      this.bindings.set(
+        kind,
+        new Informer<Obj>(o.bus, 'objects', kind, (e) => {
+          this.refreshAssumed(e.key);
+          this.whenStarted(() => this.scheduleQueue.add(e.key));
+        }),
+      );
+      this.bindingStatus.set(
+        kind,
+        new Informer<BindingStatusView>(o.bus, 'status', kind, (e) => this.refreshAssumed(e.key), bindingStatusProjection as (r: BindingStatusView) => BindingStatusView),
+      );
     }
   }
 
@@ -157,9 +177,37 @@ export class AffinitySchedulerController {
     for (const inf of this.bindings.values()) yield* inf.cache.keys();
   }
 
-  private clusterViews(): Cluster[] {
-    this.views ??= [...this.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as Cluster);
+  private clusterViews(): ClusterView[] {
+    this.views ??= [...this.clusters.cache.entries()].map(
+      ([key, { value }]) =>
+        ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status, assumedUsage: this.assumed.usageOf(value.metadata.name) }) as ClusterView,
+    );
     return this.views;
+  }
+
+  /**
+   * Recomputes one binding's assumed usage from its assignment (the one in flight, if any, else the cached spec) and
+   * what its clusters reported. Derived from informer state only, so a new leader starts with the right totals.
+   */
+  private refreshAssumed(key: string): void {
+    const kind = refFromKey(key).kind as (typeof BINDING_KINDS)[number];
+    const cached = this.bindings.get(kind)?.cache.get(key);
+    if (!cached) {
+      this.assumed.delete(key);
+      this.inFlight.delete(key);
+      return;
+    }
+    const flight = this.inFlight.get(key);
+    if (flight?.revision !== undefined && cached.revision >= flight.revision) this.inFlight.delete(key);
+    const spec = (cached.value.spec ?? {}) as { clusters?: AssignedReplicas[]; replicaRequirements?: { resourceRequest?: Record<string, string | number> } };
+    const reported = this.bindingStatus.get(kind)?.cache.get(key)?.value.reported ?? {};
+    let request;
+    try {
+      request = parseResourceRequest(spec.replicaRequirements?.resourceRequest);
+    } catch {
+      request = undefined; // a malformed request fails its own scheduling; its pods still count against the pod budget
+    }
+    this.assumed.set(key, this.inFlight.get(key)?.clusters ?? spec.clusters ?? [], new Map(Object.entries(reported)), request);
   }
 
   // 1. detection
@@ -220,11 +268,27 @@ export class AffinitySchedulerController {
     let generation = binding.metadata.generation ?? 0;
     const write = resultWrite(decision);
     if (write) {
-      const written = await this.o.store.update(ref, (cur) =>
-        // Scheduled from an older generation: the informer brings the newer one and reschedules it.
-        cur.metadata.generation !== binding.metadata.generation ? undefined : write(cur),
-        { cached },
-      );
+      // Counted from now on, before the write lands: the decisions taken meanwhile must not hand out the same room.
+      const assigning = decision.kind === 'Scheduled' ? decision.clusters : undefined;
+      if (assigning) {
+        this.inFlight.set(key, { clusters: assigning });
+        this.refreshAssumed(key);
+      }
+      let written;
+      try {
+        written = await this.o.store.update(ref, (cur) =>
+          // Scheduled from an older generation: the informer brings the newer one and reschedules it.
+          cur.metadata.generation !== binding.metadata.generation ? undefined : write(cur),
+          { cached },
+        );
+      } finally {
+        if (assigning) {
+          const flight = this.inFlight.get(key);
+          if (written && flight) flight.revision = Number(written.metadata.resourceVersion);
+          else this.inFlight.delete(key);
+          this.refreshAssumed(key);
+        }
+      }
       if (!written) return;
       generation = written.metadata.generation ?? generation;
     }
