@@ -1,3 +1,5 @@
+import { FEDERATED_HPA_ASSIGNMENT_TYPES } from '@flotilla/api';
+import { compareNames } from '@flotilla/scheduling';
 import { AssignmentInputError } from './errors.js';
 import { hamiltonSplit, type WeightedParty } from './hamilton.js';
 import { fillInOrder } from './ordered-fill.js';
@@ -20,18 +22,28 @@ export type DividingPolicy = Exclude<AssignmentPolicy, 'Duplicated'>;
 export function assignMinMax(policy: AssignmentPolicy, bounds: Bounds, clusters: readonly ClusterFacts[]): MemberAssignment[] {
   const { minReplicas: min, maxReplicas: max } = bounds;
   if (max < min) throw new AssignmentInputError('spec.maxReplicas', `${max} is below minReplicas ${min}`);
+  if (!FEDERATED_HPA_ASSIGNMENT_TYPES.includes(policy)) {
+    throw new AssignmentInputError('spec.federatedHPAAssignment.federatedHPAAssignmentType', `unknown assignment type ${JSON.stringify(policy)}`);
+  }
   if (policy === 'Duplicated') return clusters.map((c) => ({ cluster: c.name, minReplicas: min, maxReplicas: max })).sort(byClusterName);
-  const maxShares = splitByPolicy(policy, max, clusters);
-  let minShares: Map<string, number>;
+  let named: ReadonlyArray<{ name: string }>;
+  let maxShares: number[];
+  let minShares: number[];
   if (policy === 'StaticWeighted' || policy === 'DynamicWeighted') {
-    minShares = hamiltonSplit(min, weightedParties(policy, clusters), { caps: maxShares, atLeastOne: true });
+    const parties = weightedParties(policy, clusters);
+    named = parties;
+    maxShares = hamiltonSplit(max, parties);
+    minShares = hamiltonSplit(min, parties, { caps: maxShares, atLeastOne: true });
   } else {
-    minShares = fillInOrder(min, preferenceOrder(policy, clusters), maxShares);
-    for (const [name, share] of maxShares) if (share >= 1 && minShares.get(name)! < 1) minShares.set(name, 1);
+    const order = preferenceOrder(policy, clusters);
+    named = order;
+    maxShares = fillInOrder(max, order);
+    minShares = fillInOrder(min, order, maxShares);
+    for (let i = 0; i < order.length; i++) if (maxShares[i]! >= 1 && minShares[i]! < 1) minShares[i] = 1;
   }
   const out: MemberAssignment[] = [];
-  for (const [cluster, maxReplicas] of maxShares) {
-    if (maxReplicas >= 1) out.push({ cluster, minReplicas: minShares.get(cluster) ?? 0, maxReplicas });
+  for (let i = 0; i < named.length; i++) {
+    if (maxShares[i]! >= 1) out.push({ cluster: named[i]!.name, minReplicas: minShares[i]!, maxReplicas: maxShares[i]! });
   }
   return out.sort(byClusterName);
 }
@@ -44,11 +56,15 @@ export function assignMinMax(policy: AssignmentPolicy, bounds: Bounds, clusters:
 export function splitByPolicy(policy: DividingPolicy, total: number, clusters: readonly ClusterFacts[]): Map<string, number> {
   switch (policy) {
     case 'StaticWeighted':
-    case 'DynamicWeighted':
-      return hamiltonSplit(total, weightedParties(policy, clusters));
+    case 'DynamicWeighted': {
+      const parties = weightedParties(policy, clusters);
+      return byName(parties, hamiltonSplit(total, parties));
+    }
     case 'Aggregated':
-    case 'Prioritized':
-      return fillInOrder(total, preferenceOrder(policy, clusters));
+    case 'Prioritized': {
+      const order = preferenceOrder(policy, clusters);
+      return byName(order, fillInOrder(total, order));
+    }
     default:
       throw new AssignmentInputError('spec.federatedHPAAssignment.federatedHPAAssignmentType', `unknown assignment type ${JSON.stringify(policy)}`);
   }
@@ -62,5 +78,18 @@ function weightedParties(policy: 'StaticWeighted' | 'DynamicWeighted', clusters:
 }
 
 function preferenceOrder(policy: 'Aggregated' | 'Prioritized', clusters: readonly ClusterFacts[]): ClusterFacts[] {
-  return [...clusters].sort(policy === 'Aggregated' ? byAvailability : byPriority);
+  // Candidates come in name order, and Array.prototype.sort is stable, so the policy's own key is enough then.
+  const named = clusters.every((c, i) => i === 0 || compareNames(clusters[i - 1]!.name, c.name) <= 0);
+  if (!named) return [...clusters].sort(policy === 'Aggregated' ? byAvailability : byPriority);
+  return policy === 'Aggregated' ? [...clusters].sort((a, b) => b.available - a.available) : [...clusters].sort(byPriorityOnly);
+}
+
+function byPriorityOnly(a: ClusterFacts, b: ClusterFacts): number {
+  const pa = a.priority ?? -Infinity;
+  const pb = b.priority ?? -Infinity;
+  return pb === pa ? 0 : pb > pa ? 1 : -1;
+}
+
+function byName(named: ReadonlyArray<{ name: string }>, shares: readonly number[]): Map<string, number> {
+  return new Map(named.map((p, i) => [p.name, shares[i]!]));
 }

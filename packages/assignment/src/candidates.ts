@@ -21,7 +21,9 @@ export function candidateClusters(spec: Pick<FederatedHPASpec, 'clusterAffinity'
     const bound = new Set(bindingClusters.map((t) => t.name));
     chosen = clusters.filter((c) => bound.has(c.metadata.name ?? ''));
   }
-  chosen.sort((a, b) => compareNames(a.metadata.name ?? '', b.metadata.name ?? ''));
+  const byName = (a: Cluster, b: Cluster) => compareNames(a.metadata.name ?? '', b.metadata.name ?? '');
+  // Informer lists usually arrive in name order already; checking is cheaper than sorting again.
+  if (!chosen.every((c, i) => i === 0 || byName(chosen[i - 1]!, c) <= 0)) chosen.sort(byName);
   const ready: Cluster[] = [];
   const notReady: string[] = [];
   for (const c of chosen) {

@@ -5,8 +5,9 @@ import { assignMinMax } from './assign.js';
 import { clusterAvailability, parsedPodRequests } from './availability.js';
 import { candidateClusters } from './candidates.js';
 import { memberReplicas } from './member-replicas.js';
+import { byPriority } from './preference-order.js';
 import { clusterPreference } from './preferences.js';
-import type { BindingCluster, ClusterFacts, MemberAssignment } from './types.js';
+import type { AssignmentPolicy, BindingCluster, ClusterFacts, MemberAssignment } from './types.js';
 
 export interface AssignmentInput {
   /** The admitted FederatedHPA's spec (defaults applied). */
@@ -45,14 +46,8 @@ export interface AssignmentDecision {
 export function decideAssignment(input: AssignmentInput): AssignmentDecision {
   const { spec } = input;
   const candidates = candidateClusters(spec, input.clusters, input.bindingClusters);
-  const requests = parsedPodRequests(input.podRequests);
-  const preferences = spec.federatedHPAAssignment?.clusterAutoscalingPreference;
-  const facts: ClusterFacts[] = candidates.ready.map((c) => ({
-    name: c.metadata.name ?? '',
-    available: clusterAvailability(c, requests),
-    ...clusterPreference(c, preferences),
-  }));
   const policy = spec.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
+  const facts = clusterFacts(policy, candidates.ready, spec, input.podRequests);
   const assignments = assignMinMax(policy, { minReplicas: spec.minReplicas ?? 1, maxReplicas: spec.maxReplicas }, facts);
   const current = new Map(input.bindingClusters.map((t) => [t.name, t.replicas ?? 0]));
   const scalingToZero = spec.scalingToZero === true;
@@ -62,6 +57,32 @@ export function decideAssignment(input: AssignmentInput): AssignmentDecision {
   }));
   const changed = !input.previous || !assignmentsEqual(input.previous, assignments) || !bindingClustersEqual(input.bindingClusters, bindingClusters);
   return { assignments, bindingClusters, reason: reasonFor(input.previous, assignments, changed, input.clusters), changed, failedOver: candidates.notReady };
+}
+
+// Only what the policy reads is worked out: estimation and preference matching are most of an assignment's cost.
+function clusterFacts(policy: AssignmentPolicy, clusters: readonly Cluster[], spec: FederatedHPASpec, podRequests: ResourceList | undefined): ClusterFacts[] {
+  const preferences = policy === 'StaticWeighted' || policy === 'Prioritized' ? spec.federatedHPAAssignment?.clusterAutoscalingPreference : undefined;
+  const facts: ClusterFacts[] = clusters.map((c) => ({
+    name: c.metadata.name ?? '',
+    available: 0,
+    ...(preferences ? clusterPreference(c, preferences) : { staticWeight: 0, priority: undefined }),
+  }));
+  if (policy === 'Duplicated' || policy === 'StaticWeighted') return facts;
+  const requests = parsedPodRequests(podRequests);
+  if (policy !== 'Prioritized') {
+    facts.forEach((f, i) => (f.available = clusterAvailability(clusters[i]!, requests)));
+    return facts;
+  }
+  // Prioritized fills in priority order and stops when the max is placed (usually in the first cluster): a cluster
+  // after that point gets nothing whatever its room, so it is not estimated.
+  const order = facts.map((f, i) => ({ f, i, name: f.name, priority: f.priority })).sort(byPriority);
+  let placed = 0;
+  for (const { f, i } of order) {
+    if (placed >= spec.maxReplicas) break;
+    f.available = clusterAvailability(clusters[i]!, requests);
+    placed += f.available;
+  }
+  return facts;
 }
 
 function reasonFor(previous: readonly MemberAssignment[] | undefined, next: readonly MemberAssignment[], changed: boolean, clusters: readonly Cluster[]): AssignmentReason {

@@ -6,8 +6,8 @@ export interface WeightedParty {
 }
 
 export interface HamiltonOptions {
-  /** Upper bound per party (absent = unbounded). A min split is capped by the max split. */
-  caps?: ReadonlyMap<string, number>;
+  /** Upper bound per party, aligned with the parties (absent = unbounded). A min split is capped by the max split. */
+  caps?: readonly number[];
   /**
    * Raise every party whose cap allows it to 1 before the leftover units are handed out: Karmada's FederatedHPA
    * proposal, "min < 1 but max >= 1 -> min = 1". The result may then sum to more than `total`.
@@ -16,44 +16,44 @@ export interface HamiltonOptions {
 }
 
 /**
- * Largest-remainder (Hamilton) apportionment of `total` units by weight. Each party first gets the whole part of
- * its quota; the leftover units go by larger fractional part, then larger weight, then name. All weights 0 means
- * equal weights, so a fleet with no free capacity still gets a split rather than nothing.
+ * Largest-remainder (Hamilton) apportionment of `total` units by weight; shares are aligned with `parties`. Each
+ * party first gets the whole part of its quota; the leftover units go by larger fractional part, then larger
+ * weight, then name. All weights 0 means equal weights, so a fleet with no free capacity still gets a split.
  */
-export function hamiltonSplit(total: number, parties: readonly WeightedParty[], options: HamiltonOptions = {}): Map<string, number> {
-  const shares = new Map<string, number>();
-  if (parties.length === 0) return shares;
+export function hamiltonSplit(total: number, parties: readonly WeightedParty[], options: HamiltonOptions = {}): number[] {
+  const n = parties.length;
+  const shares = new Array<number>(n);
+  if (n === 0) return shares;
   let weightSum = 0;
   for (const p of parties) weightSum += p.weight;
   const equal = weightSum === 0;
-  if (equal) weightSum = parties.length;
+  if (equal) weightSum = n;
   const caps = options.caps;
   // Quotas are compared as integer remainders over the common denominator, so no floating point decides a tie.
-  const ranked: Array<{ name: string; weight: number; remainder: number }> = [];
+  const remainders = new Array<number>(n);
   let handed = 0;
-  for (const p of parties) {
-    const weight = equal ? 1 : p.weight;
-    const numerator = total * weight;
+  for (let i = 0; i < n; i++) {
+    const numerator = total * (equal ? 1 : parties[i]!.weight);
     const whole = Math.floor(numerator / weightSum);
-    const cap = caps?.get(p.name) ?? Infinity;
-    let share = Math.min(whole, cap);
+    const cap = caps ? caps[i]! : Infinity;
+    let share = whole < cap ? whole : cap;
     if (options.atLeastOne && share < 1 && cap >= 1) share = 1;
-    shares.set(p.name, share);
+    shares[i] = share;
     handed += share;
-    ranked.push({ name: p.name, weight, remainder: numerator - whole * weightSum });
+    remainders[i] = numerator - whole * weightSum;
   }
   let leftover = total - handed;
   if (leftover <= 0) return shares;
-  ranked.sort((a, b) => b.remainder - a.remainder || b.weight - a.weight || compareNames(a.name, b.name));
+  const ranked = Array.from({ length: n }, (_, i) => i);
+  ranked.sort((a, b) => remainders[b]! - remainders[a]! || parties[b]!.weight - parties[a]!.weight || compareNames(parties[a]!.name, parties[b]!.name));
   // Caps can leave units over after one pass (Hamilton is not monotone in the total, so a min quota may exceed
   // the max share); later passes go round the same order until every unit has a party with room.
   while (leftover > 0) {
     let gave = false;
-    for (const r of ranked) {
+    for (const i of ranked) {
       if (leftover === 0) break;
-      const share = shares.get(r.name)!;
-      if (share >= (caps?.get(r.name) ?? Infinity)) continue;
-      shares.set(r.name, share + 1);
+      if (caps && shares[i]! >= caps[i]!) continue;
+      shares[i]!++;
       leftover--;
       gave = true;
     }

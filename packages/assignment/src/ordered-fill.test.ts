@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { fillInOrder } from './ordered-fill.js';
 
 const rooms = (r: Record<string, number>) => Object.entries(r).map(([name, available]) => ({ name, available }));
-const plain = (m: Map<string, number>) => Object.fromEntries(m);
+const fill = (total: number, order: Record<string, number>, caps?: number[]) => {
+  const rs = rooms(order);
+  const shares = fillInOrder(total, rs, caps);
+  return Object.fromEntries(rs.map((r, i) => [r.name, shares[i]]));
+};
 
 describe('fillInOrder', () => {
   it.each<{ name: string; total: number; order: Record<string, number>; want: Record<string, number> }>([
@@ -10,11 +14,10 @@ describe('fillInOrder', () => {
     { name: 'stops when the total runs out', total: 8, order: { a: 8, b: 2, c: 2 }, want: { a: 8, b: 0, c: 0 } },
     { name: 'no room anywhere: everything to the first', total: 5, order: { a: 0, b: 0 }, want: { a: 5, b: 0 } },
   ])('$name', ({ total, order, want }) => {
-    expect(plain(fillInOrder(total, rooms(order)))).toEqual(want);
+    expect(fill(total, order)).toEqual(want);
   });
 
   it('a min fill stays within the max fill', () => {
-    const caps = new Map([['a', 1], ['b', 2]]);
-    expect(plain(fillInOrder(3, rooms({ a: 0, b: 0 }), caps))).toEqual({ a: 1, b: 2 });
+    expect(fill(3, { a: 0, b: 0 }, [1, 2])).toEqual({ a: 1, b: 2 });
   });
 });

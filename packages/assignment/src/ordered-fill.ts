@@ -5,24 +5,21 @@ export interface Room {
 
 /**
  * Fills `total` units into clusters in the given order, each up to its free capacity; what does not fit goes to
- * the first cluster (the most preferred one). Aggregated and Prioritized differ only in the order. `caps` bounds a
- * min fill by the max fill; units that still find no room are dropped (only possible when caps sum below total).
+ * the first cluster (the most preferred one). Aggregated and Prioritized differ only in the order. Shares are
+ * aligned with `ordered`. `caps` (aligned too) bounds a min fill by the max fill; units that still find no room
+ * are dropped (only possible when the caps sum below total).
  */
-export function fillInOrder(total: number, ordered: readonly Room[], caps?: ReadonlyMap<string, number>): Map<string, number> {
-  const shares = new Map<string, number>();
+export function fillInOrder(total: number, ordered: readonly Room[], caps?: readonly number[]): number[] {
+  const shares = new Array<number>(ordered.length).fill(0);
   let remaining = total;
-  for (const r of ordered) {
-    const cap = caps?.get(r.name) ?? Infinity;
-    const give = Math.max(0, Math.min(r.available, cap, remaining));
-    shares.set(r.name, give);
+  for (let i = 0; i < ordered.length && remaining > 0; i++) {
+    const give = Math.max(0, Math.min(ordered[i]!.available, caps ? caps[i]! : Infinity, remaining));
+    shares[i] = give;
     remaining -= give;
   }
-  for (const r of ordered) {
-    if (remaining <= 0) break;
-    const cap = caps?.get(r.name) ?? Infinity;
-    const share = shares.get(r.name)!;
-    const give = Math.min(cap - share, remaining);
-    shares.set(r.name, share + give);
+  for (let i = 0; i < ordered.length && remaining > 0; i++) {
+    const give = Math.min((caps ? caps[i]! : Infinity) - shares[i]!, remaining);
+    shares[i]! += give;
     remaining -= give;
   }
   return shares;
