@@ -58,18 +58,29 @@ function inputs(count: number, type: FederatedHPAAssignmentType, clusters: reado
 }
 
 /** Best of ROUNDS passes (the machine is shared: the best pass is the least disturbed one). */
-function measure(batch: readonly AssignmentInput[]): { perSecond: number; microsEach: number; members: number } {
+// The shared machine is often loaded well beyond its 2 cores, so the process CPU time of the best pass is shown
+// beside the wall clock: it is what one core does when it gets to run.
+function measure(batch: readonly AssignmentInput[]): { perSecond: number; perCpuSecond: number; microsEach: number; members: number } {
   // warm-up: lets the JIT settle and fills the estimator's parsed-summary cache, as a running assigner has it
   for (let i = 0; i < Math.min(1000, batch.length); i++) decideAssignment(batch[i]!);
   let best = Infinity;
+  let bestCpu = Infinity;
   let members = 0;
   for (let r = 0; r < ROUNDS; r++) {
     members = 0;
     const t = performance.now();
+    const cpu = process.cpuUsage();
     for (const input of batch) members += decideAssignment(input).assignments.length;
+    const used = process.cpuUsage(cpu);
     best = Math.min(best, performance.now() - t);
+    bestCpu = Math.min(bestCpu, (used.user + used.system) / 1000);
   }
-  return { perSecond: batch.length / (best / 1000), microsEach: (best * 1000) / batch.length, members: members / batch.length };
+  return {
+    perSecond: batch.length / (best / 1000),
+    perCpuSecond: batch.length / (bestCpu / 1000),
+    microsEach: (best * 1000) / batch.length,
+    members: members / batch.length,
+  };
 }
 
 const clusters = fleet(CLUSTERS);
@@ -77,6 +88,10 @@ const rows: Array<[string, string]> = [];
 const POLICIES = (process.env.BENCH_POLICIES ?? 'Duplicated,StaticWeighted,DynamicWeighted,Aggregated,Prioritized').split(',') as FederatedHPAAssignmentType[];
 for (const type of POLICIES) {
   const m = measure(inputs(HPAS, type, clusters));
-  rows.push([type, `${fmt(m.perSecond)} FederatedHPAs/s, ${fmt(m.microsEach)} µs each, ${m.members.toFixed(1)} member HPAs each  (target >= 20,000/s)`]);
+  rows.push([
+    type,
+    `${fmt(m.perSecond)} FederatedHPAs/s (${fmt(m.perCpuSecond)} per CPU second), ${fmt(m.microsEach)} µs each, ` +
+      `${m.members.toFixed(1)} member HPAs each  (target >= 20,000/s)`,
+  ]);
 }
 report(`pure FederatedHPA assignment: ${HPAS} FederatedHPAs over ${CLUSTERS} clusters (one thread, best of ${ROUNDS})`, rows);
