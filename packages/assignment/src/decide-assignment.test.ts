@@ -1,6 +1,7 @@
 import type { FederatedHPASpec } from '@flotilla/api';
 import type { Cluster, TargetCluster } from '@flotilla/scheduling';
 import { describe, expect, it } from 'vitest';
+import { assignMinMax } from './assign.js';
 import { decideAssignment, type AssignmentInput } from './decide-assignment.js';
 import { memberWithRoom } from './testdata/fleet.js';
 import type { BindingCluster, MemberAssignment } from './types.js';
@@ -215,5 +216,29 @@ describe('decideAssignment: candidates, failover and re-assignment', () => {
     const d = decideAssignment({ spec: spec({ minReplicas: 1, maxReplicas: 2, federatedHPAAssignment: { federatedHPAAssignmentType: 'DynamicWeighted' } }), clusters: fleet({ a: 5, b: 5, c: 5 }), bindingClusters: [bound('a', 1), bound('b', 1), bound('c', 1)] });
     expect(d.assignments).toEqual([hpa('a', 1, 1), hpa('b', 1, 1)]);
     expect(d.bindingClusters).toEqual([bound('a', 1), bound('b', 1)]);
+  });
+});
+
+describe('decideAssignment: Prioritized estimates only the clusters its max reaches', () => {
+  it('gives the same split as estimating every cluster', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let run = 0; run < 200; run++) {
+      const rooms = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((n) => [n, Math.floor(rand() * 12)]));
+      const priorities = Object.keys(rooms).map((n) => ({ targetCluster: names(n), priority: Math.floor(rand() * 4) }));
+      const minReplicas = 1 + Math.floor(rand() * 6);
+      const maxReplicas = minReplicas + Math.floor(rand() * 30);
+      const d = decideAssignment({
+        spec: spec({ minReplicas, maxReplicas, federatedHPAAssignment: { federatedHPAAssignmentType: 'Prioritized', clusterAutoscalingPreference: priorities } }),
+        clusters: fleet(rooms),
+        bindingClusters: Object.keys(rooms).map((n) => bound(n, 1)),
+      });
+      const full = assignMinMax(
+        'Prioritized',
+        { minReplicas, maxReplicas },
+        Object.entries(rooms).map(([name, available], i) => ({ name, available, staticWeight: 0, priority: priorities[i]!.priority })),
+      );
+      expect(d.assignments).toEqual(full);
+    }
   });
 });

@@ -62,11 +62,11 @@ export function decideAssignment(input: AssignmentInput): AssignmentDecision {
 // Only what the policy reads is worked out: estimation and preference matching are most of an assignment's cost.
 function clusterFacts(policy: AssignmentPolicy, clusters: readonly Cluster[], spec: FederatedHPASpec, podRequests: ResourceList | undefined): ClusterFacts[] {
   const preferences = policy === 'StaticWeighted' || policy === 'Prioritized' ? spec.federatedHPAAssignment?.clusterAutoscalingPreference : undefined;
-  const facts: ClusterFacts[] = clusters.map((c) => ({
-    name: c.metadata.name ?? '',
-    available: 0,
-    ...(preferences ? clusterPreference(c, preferences) : { staticWeight: 0, priority: undefined }),
-  }));
+  const facts: ClusterFacts[] = clusters.map((c) => {
+    const fact: ClusterFacts = { name: c.metadata.name ?? '', available: 0, staticWeight: 0, priority: undefined };
+    if (preferences) Object.assign(fact, clusterPreference(c, preferences));
+    return fact;
+  });
   if (policy === 'Duplicated' || policy === 'StaticWeighted') return facts;
   const requests = parsedPodRequests(podRequests);
   if (policy !== 'Prioritized') {

@@ -45,7 +45,10 @@ export function hamiltonSplit(total: number, parties: readonly WeightedParty[], 
   let leftover = total - handed;
   if (leftover <= 0) return shares;
   const ranked = Array.from({ length: n }, (_, i) => i);
-  ranked.sort((a, b) => remainders[b]! - remainders[a]! || parties[b]!.weight - parties[a]!.weight || compareNames(parties[a]!.name, parties[b]!.name));
+  // Parties usually come in name order, and then their index is the name tie-break without comparing strings.
+  const named = parties.every((p, i) => i === 0 || compareNames(parties[i - 1]!.name, p.name) <= 0);
+  const byName = named ? (a: number, b: number) => a - b : (a: number, b: number) => compareNames(parties[a]!.name, parties[b]!.name);
+  ranked.sort((a, b) => remainders[b]! - remainders[a]! || parties[b]!.weight - parties[a]!.weight || byName(a, b));
   // Caps can leave units over after one pass (Hamilton is not monotone in the total, so a min quota may exceed
   // the max share); later passes go round the same order until every unit has a party with room.
   while (leftover > 0) {
