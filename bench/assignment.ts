@@ -21,12 +21,19 @@ function fleet(n: number): Cluster[] {
     const nodes = 4 + Math.floor(rand() * 57);
     const used = 0.1 + rand() * 0.6;
     return {
-      metadata: { name: `member-${String(i).padStart(3, '0')}`, labels: { env: 'prod', tier: TIERS[i % TIERS.length]! } },
+      metadata: {
+        name: `member-${String(i).padStart(3, '0')}`,
+        labels: { env: 'prod', tier: TIERS[i % TIERS.length]! },
+      },
       status: {
         conditions: [{ type: 'Ready', status: 'True' }],
         resourceSummary: {
           allocatable: { cpu: String(nodes * 16), memory: `${nodes * 64}Gi`, pods: String(nodes * 110) },
-          allocated: { cpu: `${Math.floor(nodes * 16 * used * 1000)}m`, memory: `${Math.floor(nodes * 64 * used * 1024)}Mi`, pods: String(Math.floor(nodes * 110 * used * 0.5)) },
+          allocated: {
+            cpu: `${Math.floor(nodes * 16 * used * 1000)}m`,
+            memory: `${Math.floor(nodes * 64 * used * 1024)}Mi`,
+            pods: String(Math.floor(nodes * 110 * used * 0.5)),
+          },
           allocating: { cpu: '500m', memory: '1Gi', pods: '2' },
         },
       },
@@ -34,9 +41,18 @@ function fleet(n: number): Cluster[] {
   });
 }
 
-const PREFERENCES: Record<string, NonNullable<FederatedHPASpec['federatedHPAAssignment']>['clusterAutoscalingPreference']> = {
-  StaticWeighted: TIERS.map((tier, i) => ({ targetCluster: { labelSelector: { matchLabels: { tier } } }, staticWeight: 3 - i })),
-  Prioritized: TIERS.map((tier, i) => ({ targetCluster: { labelSelector: { matchLabels: { tier } } }, priority: 30 - 10 * i })),
+const PREFERENCES: Record<
+  string,
+  NonNullable<FederatedHPASpec['federatedHPAAssignment']>['clusterAutoscalingPreference']
+> = {
+  StaticWeighted: TIERS.map((tier, i) => ({
+    targetCluster: { labelSelector: { matchLabels: { tier } } },
+    staticWeight: 3 - i,
+  })),
+  Prioritized: TIERS.map((tier, i) => ({
+    targetCluster: { labelSelector: { matchLabels: { tier } } },
+    priority: 30 - 10 * i,
+  })),
 };
 
 /** `count` FederatedHPAs of one policy with min 1-10, max 10-209, pod requests of 100m-2 cores, bound to 1-10 clusters. */
@@ -49,18 +65,37 @@ function inputs(count: number, type: FederatedHPAAssignmentType, clusters: reado
       minReplicas,
       maxReplicas: minReplicas + 9 + Math.floor(rand() * 200),
       clusterAffinity: { labelSelector: { matchLabels: { env: 'prod' } } },
-      federatedHPAAssignment: { federatedHPAAssignmentType: type, ...(PREFERENCES[type] ? { clusterAutoscalingPreference: PREFERENCES[type] } : {}) },
+      federatedHPAAssignment: {
+        federatedHPAAssignmentType: type,
+        ...(PREFERENCES[type] ? { clusterAutoscalingPreference: PREFERENCES[type] } : {}),
+      },
     };
     const bound = 1 + Math.floor(rand() * 10);
-    const bindingClusters = Array.from({ length: bound }, () => ({ name: clusters[Math.floor(rand() * clusters.length)]!.metadata.name!, replicas: 1 + Math.floor(rand() * 20) }));
-    return { spec, clusters, bindingClusters, podRequests: { cpu: `${100 * (1 + Math.floor(rand() * 20))}m`, memory: `${128 * (1 + Math.floor(rand() * 16))}Mi` } };
+    const bindingClusters = Array.from({ length: bound }, () => ({
+      name: clusters[Math.floor(rand() * clusters.length)]!.metadata.name!,
+      replicas: 1 + Math.floor(rand() * 20),
+    }));
+    return {
+      spec,
+      clusters,
+      bindingClusters,
+      podRequests: {
+        cpu: `${100 * (1 + Math.floor(rand() * 20))}m`,
+        memory: `${128 * (1 + Math.floor(rand() * 16))}Mi`,
+      },
+    };
   });
 }
 
 /** Best of ROUNDS passes (the machine is shared: the best pass is the least disturbed one). */
 // The shared machine is often loaded well beyond its 2 cores, so the process CPU time of the best pass is shown
 // beside the wall clock: it is what one core does when it gets to run.
-function measure(batch: readonly AssignmentInput[]): { perSecond: number; perCpuSecond: number; microsEach: number; members: number } {
+function measure(batch: readonly AssignmentInput[]): {
+  perSecond: number;
+  perCpuSecond: number;
+  microsEach: number;
+  members: number;
+} {
   // warm-up: lets the JIT settle and fills the estimator's parsed-summary cache, as a running assigner has it
   for (let i = 0; i < Math.min(1000, batch.length); i++) decideAssignment(batch[i]!);
   let best = Infinity;
@@ -85,7 +120,9 @@ function measure(batch: readonly AssignmentInput[]): { perSecond: number; perCpu
 
 const clusters = fleet(CLUSTERS);
 const rows: Array<[string, string]> = [];
-const POLICIES = (process.env.BENCH_POLICIES ?? 'Duplicated,StaticWeighted,DynamicWeighted,Aggregated,Prioritized').split(',') as FederatedHPAAssignmentType[];
+const POLICIES = (
+  process.env.BENCH_POLICIES ?? 'Duplicated,StaticWeighted,DynamicWeighted,Aggregated,Prioritized'
+).split(',') as FederatedHPAAssignmentType[];
 for (const type of POLICIES) {
   const m = measure(inputs(HPAS, type, clusters));
   rows.push([
@@ -94,4 +131,7 @@ for (const type of POLICIES) {
       `${m.members.toFixed(1)} member HPAs each  (target >= 20,000/s)`,
   ]);
 }
-report(`pure FederatedHPA assignment: ${HPAS} FederatedHPAs over ${CLUSTERS} clusters (one thread, best of ${ROUNDS})`, rows);
+report(
+  `pure FederatedHPA assignment: ${HPAS} FederatedHPAs over ${CLUSTERS} clusters (one thread, best of ${ROUNDS})`,
+  rows,
+);

@@ -19,13 +19,21 @@ export type DividingPolicy = Exclude<AssignmentPolicy, 'Duplicated'>;
  * proposal, initial assignment). Only clusters with a max share of at least 1 get a member HPA, so the sum of the
  * maxima is the FederatedHPA's max (Duplicated aside, which copies it). Sorted by cluster name.
  */
-export function assignMinMax(policy: AssignmentPolicy, bounds: Bounds, clusters: readonly ClusterFacts[]): MemberAssignment[] {
+export function assignMinMax(
+  policy: AssignmentPolicy,
+  bounds: Bounds,
+  clusters: readonly ClusterFacts[],
+): MemberAssignment[] {
   const { minReplicas: min, maxReplicas: max } = bounds;
   if (max < min) throw new AssignmentInputError('spec.maxReplicas', `${max} is below minReplicas ${min}`);
   if (!FEDERATED_HPA_ASSIGNMENT_TYPES.includes(policy)) {
-    throw new AssignmentInputError('spec.federatedHPAAssignment.federatedHPAAssignmentType', `unknown assignment type ${JSON.stringify(policy)}`);
+    throw new AssignmentInputError(
+      'spec.federatedHPAAssignment.federatedHPAAssignmentType',
+      `unknown assignment type ${JSON.stringify(policy)}`,
+    );
   }
-  if (policy === 'Duplicated') return clusters.map((c) => ({ cluster: c.name, minReplicas: min, maxReplicas: max })).sort(byClusterName);
+  if (policy === 'Duplicated')
+    return clusters.map((c) => ({ cluster: c.name, minReplicas: min, maxReplicas: max })).sort(byClusterName);
   let named: ReadonlyArray<{ name: string }>;
   let maxShares: number[];
   let minShares: number[];
@@ -43,7 +51,8 @@ export function assignMinMax(policy: AssignmentPolicy, bounds: Bounds, clusters:
   }
   const out: MemberAssignment[] = [];
   for (let i = 0; i < named.length; i++) {
-    if (maxShares[i]! >= 1) out.push({ cluster: named[i]!.name, minReplicas: minShares[i]!, maxReplicas: maxShares[i]! });
+    if (maxShares[i]! >= 1)
+      out.push({ cluster: named[i]!.name, minReplicas: minShares[i]!, maxReplicas: maxShares[i]! });
   }
   return out.sort(byClusterName);
 }
@@ -53,7 +62,11 @@ export function assignMinMax(policy: AssignmentPolicy, bounds: Bounds, clusters:
  * weights or the availabilities; Aggregated and Prioritized by filling clusters up to their availability in their
  * order (most free capacity / highest priority first), the rest to the first.
  */
-export function splitByPolicy(policy: DividingPolicy, total: number, clusters: readonly ClusterFacts[]): Map<string, number> {
+export function splitByPolicy(
+  policy: DividingPolicy,
+  total: number,
+  clusters: readonly ClusterFacts[],
+): Map<string, number> {
   switch (policy) {
     case 'StaticWeighted':
     case 'DynamicWeighted': {
@@ -66,22 +79,32 @@ export function splitByPolicy(policy: DividingPolicy, total: number, clusters: r
       return byName(order, fillInOrder(total, order));
     }
     default:
-      throw new AssignmentInputError('spec.federatedHPAAssignment.federatedHPAAssignmentType', `unknown assignment type ${JSON.stringify(policy)}`);
+      throw new AssignmentInputError(
+        'spec.federatedHPAAssignment.federatedHPAAssignmentType',
+        `unknown assignment type ${JSON.stringify(policy)}`,
+      );
   }
 }
 
-function weightedParties(policy: 'StaticWeighted' | 'DynamicWeighted', clusters: readonly ClusterFacts[]): WeightedParty[] {
+function weightedParties(
+  policy: 'StaticWeighted' | 'DynamicWeighted',
+  clusters: readonly ClusterFacts[],
+): WeightedParty[] {
   if (policy === 'DynamicWeighted') return clusters.map((c) => ({ name: c.name, weight: c.available }));
   // Karmada's static weight list: a cluster no preference weighs is left out, unless none is weighed at all.
   const weighed = clusters.filter((c) => c.staticWeight > 0);
-  return weighed.length > 0 ? weighed.map((c) => ({ name: c.name, weight: c.staticWeight })) : clusters.map((c) => ({ name: c.name, weight: 1 }));
+  return weighed.length > 0
+    ? weighed.map((c) => ({ name: c.name, weight: c.staticWeight }))
+    : clusters.map((c) => ({ name: c.name, weight: 1 }));
 }
 
 function preferenceOrder(policy: 'Aggregated' | 'Prioritized', clusters: readonly ClusterFacts[]): ClusterFacts[] {
   // Candidates come in name order, and Array.prototype.sort is stable, so the policy's own key is enough then.
   const named = clusters.every((c, i) => i === 0 || compareNames(clusters[i - 1]!.name, c.name) <= 0);
   if (!named) return [...clusters].sort(policy === 'Aggregated' ? byAvailability : byPriority);
-  return policy === 'Aggregated' ? [...clusters].sort((a, b) => b.available - a.available) : [...clusters].sort(byPriorityOnly);
+  return policy === 'Aggregated'
+    ? [...clusters].sort((a, b) => b.available - a.available)
+    : [...clusters].sort(byPriorityOnly);
 }
 
 function byPriorityOnly(a: ClusterFacts, b: ClusterFacts): number {

@@ -11,7 +11,10 @@ export interface AssignmentDiff {
 }
 
 /** What writing `next` over `previous` changes; order-insensitive, results by cluster name. */
-export function diffAssignments(previous: readonly MemberAssignment[], next: readonly MemberAssignment[]): AssignmentDiff {
+export function diffAssignments(
+  previous: readonly MemberAssignment[],
+  next: readonly MemberAssignment[],
+): AssignmentDiff {
   const before = new Map(previous.map((a) => [a.cluster, a]));
   const after = new Map(next.map((a) => [a.cluster, a]));
   const diff: AssignmentDiff = { added: [], removed: [], updated: [] };
@@ -35,7 +38,10 @@ export function assignmentsEqual(a: readonly MemberAssignment[], b: readonly Mem
 }
 
 /** Whether two binding cluster lists place the same replicas on the same clusters, whatever their order. */
-export function bindingClustersEqual(a: ReadonlyArray<{ name: string; replicas?: number }>, b: readonly BindingCluster[]): boolean {
+export function bindingClustersEqual(
+  a: ReadonlyArray<{ name: string; replicas?: number }>,
+  b: readonly BindingCluster[],
+): boolean {
   if (a.length !== b.length) return false;
   const before = new Map(a.map((t) => [t.name, t.replicas ?? 0]));
   return b.every((t) => before.get(t.name) === t.replicas);

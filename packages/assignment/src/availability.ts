@@ -1,4 +1,10 @@
-import { estimateFreeReplicas, parseResourceRequest, type Cluster, type ParsedRequest, type ResourceList } from '@flotilla/scheduling';
+import {
+  estimateFreeReplicas,
+  parseResourceRequest,
+  type Cluster,
+  type ParsedRequest,
+  type ResourceList,
+} from '@flotilla/scheduling';
 
 /**
  * A cluster's availability for a FederatedHPA's target: the scheduler estimator's free replicas for the target's

@@ -13,7 +13,11 @@ export interface Candidates {
  * binding's clusters (Karmada's FederatedHPA proposal: the scheduler's choice is overridden by the affinity).
  * A name no known Cluster carries is not a candidate: there is nothing to estimate or place on.
  */
-export function candidateClusters(spec: Pick<FederatedHPASpec, 'clusterAffinity'>, clusters: readonly Cluster[], bindingClusters: readonly TargetCluster[]): Candidates {
+export function candidateClusters(
+  spec: Pick<FederatedHPASpec, 'clusterAffinity'>,
+  clusters: readonly Cluster[],
+  bindingClusters: readonly TargetCluster[],
+): Candidates {
   let chosen: Cluster[];
   if (spec.clusterAffinity) {
     chosen = clusters.filter((c) => clusterMatchesAffinity(c, spec.clusterAffinity));

@@ -48,20 +48,41 @@ export function decideAssignment(input: AssignmentInput): AssignmentDecision {
   const candidates = candidateClusters(spec, input.clusters, input.bindingClusters);
   const policy = spec.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
   const facts = clusterFacts(policy, candidates.ready, spec, input.podRequests);
-  const assignments = assignMinMax(policy, { minReplicas: spec.minReplicas ?? 1, maxReplicas: spec.maxReplicas }, facts);
+  const assignments = assignMinMax(
+    policy,
+    { minReplicas: spec.minReplicas ?? 1, maxReplicas: spec.maxReplicas },
+    facts,
+  );
   const current = new Map(input.bindingClusters.map((t) => [t.name, t.replicas ?? 0]));
   const scalingToZero = spec.scalingToZero === true;
   const bindingClusters = assignments.map((a) => ({
     name: a.cluster,
     replicas: memberReplicas(current.get(a.cluster) ?? 0, a.minReplicas, a.maxReplicas, scalingToZero),
   }));
-  const changed = !input.previous || !assignmentsEqual(input.previous, assignments) || !bindingClustersEqual(input.bindingClusters, bindingClusters);
-  return { assignments, bindingClusters, reason: reasonFor(input.previous, assignments, changed, input.clusters), changed, failedOver: candidates.notReady };
+  const changed =
+    !input.previous ||
+    !assignmentsEqual(input.previous, assignments) ||
+    !bindingClustersEqual(input.bindingClusters, bindingClusters);
+  return {
+    assignments,
+    bindingClusters,
+    reason: reasonFor(input.previous, assignments, changed, input.clusters),
+    changed,
+    failedOver: candidates.notReady,
+  };
 }
 
 // Only what the policy reads is worked out: estimation and preference matching are most of an assignment's cost.
-function clusterFacts(policy: AssignmentPolicy, clusters: readonly Cluster[], spec: FederatedHPASpec, podRequests: ResourceList | undefined): ClusterFacts[] {
-  const preferences = policy === 'StaticWeighted' || policy === 'Prioritized' ? spec.federatedHPAAssignment?.clusterAutoscalingPreference : undefined;
+function clusterFacts(
+  policy: AssignmentPolicy,
+  clusters: readonly Cluster[],
+  spec: FederatedHPASpec,
+  podRequests: ResourceList | undefined,
+): ClusterFacts[] {
+  const preferences =
+    policy === 'StaticWeighted' || policy === 'Prioritized'
+      ? spec.federatedHPAAssignment?.clusterAutoscalingPreference
+      : undefined;
   const facts: ClusterFacts[] = clusters.map((c) => {
     const fact: ClusterFacts = { name: c.metadata.name ?? '', available: 0, staticWeight: 0, priority: undefined };
     if (preferences) Object.assign(fact, clusterPreference(c, preferences));
@@ -85,7 +106,12 @@ function clusterFacts(policy: AssignmentPolicy, clusters: readonly Cluster[], sp
   return facts;
 }
 
-function reasonFor(previous: readonly MemberAssignment[] | undefined, next: readonly MemberAssignment[], changed: boolean, clusters: readonly Cluster[]): AssignmentReason {
+function reasonFor(
+  previous: readonly MemberAssignment[] | undefined,
+  next: readonly MemberAssignment[],
+  changed: boolean,
+  clusters: readonly Cluster[],
+): AssignmentReason {
   if (!previous) return 'Initial';
   if (!changed) return 'Unchanged';
   const assigned = new Set(next.map((a) => a.cluster));

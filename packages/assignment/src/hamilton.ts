@@ -20,7 +20,11 @@ export interface HamiltonOptions {
  * party first gets the whole part of its quota; the leftover units go by larger fractional part, then larger
  * weight, then name. All weights 0 means equal weights, so a fleet with no free capacity still gets a split.
  */
-export function hamiltonSplit(total: number, parties: readonly WeightedParty[], options: HamiltonOptions = {}): number[] {
+export function hamiltonSplit(
+  total: number,
+  parties: readonly WeightedParty[],
+  options: HamiltonOptions = {},
+): number[] {
   const n = parties.length;
   const shares = new Array<number>(n);
   if (n === 0) return shares;
@@ -47,7 +51,9 @@ export function hamiltonSplit(total: number, parties: readonly WeightedParty[], 
   const ranked = Array.from({ length: n }, (_, i) => i);
   // Parties usually come in name order, and then their index is the name tie-break without comparing strings.
   const named = parties.every((p, i) => i === 0 || compareNames(parties[i - 1]!.name, p.name) <= 0);
-  const byName = named ? (a: number, b: number) => a - b : (a: number, b: number) => compareNames(parties[a]!.name, parties[b]!.name);
+  const byName = named
+    ? (a: number, b: number) => a - b
+    : (a: number, b: number) => compareNames(parties[a]!.name, parties[b]!.name);
   ranked.sort((a, b) => remainders[b]! - remainders[a]! || parties[b]!.weight - parties[a]!.weight || byName(a, b));
   // Caps can leave units over after one pass (Hamilton is not monotone in the total, so a min quota may exceed
   // the max share); later passes go round the same order until every unit has a party with room.

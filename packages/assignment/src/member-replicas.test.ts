@@ -8,7 +8,10 @@ describe('memberReplicas', () => {
     { current: 5, min: 3, max: 10, scalingToZero: true, want: 5 },
     { current: 0, min: 1, max: 5, scalingToZero: false, want: 1 },
     { current: 0, min: 1, max: 5, scalingToZero: true, want: 0 },
-  ])('current $current into [$min, $max] (scalingToZero $scalingToZero) -> $want', ({ current, min, max, scalingToZero, want }) => {
-    expect(memberReplicas(current, min, max, scalingToZero)).toBe(want);
-  });
+  ])(
+    'current $current into [$min, $max] (scalingToZero $scalingToZero) -> $want',
+    ({ current, min, max, scalingToZero, want }) => {
+      expect(memberReplicas(current, min, max, scalingToZero)).toBe(want);
+    },
+  );
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { optimiseMax, type RunningMember } from './optimise-max.js';
 
-const member = (name: string, currentReplicas: number, maxReplicas: number, facts: Partial<RunningMember> = {}): RunningMember => ({
+const member = (
+  name: string,
+  currentReplicas: number,
+  maxReplicas: number,
+  facts: Partial<RunningMember> = {},
+): RunningMember => ({
   name,
   available: 0,
   staticWeight: 0,
@@ -25,17 +30,27 @@ describe("optimiseMax: Karmada's FederatedHPA proposal, the periodic max optimis
   });
 
   it('writes nothing when the re-split lands where the maxima already are', () => {
-    const out = optimiseMax('StaticWeighted', [member('a', 6, 8, { staticWeight: 2 }), member('b', 6, 7, { staticWeight: 1 }), member('c', 6, 7, { staticWeight: 1 })]);
+    const out = optimiseMax('StaticWeighted', [
+      member('a', 6, 8, { staticWeight: 2 }),
+      member('b', 6, 7, { staticWeight: 1 }),
+      member('c', 6, 7, { staticWeight: 1 }),
+    ]);
     expect(out.changed).toBe(false);
   });
 
   it('DynamicWeighted re-splits by current availability', () => {
-    const out = optimiseMax('DynamicWeighted', [member('a', 4, 10, { available: 0 }), member('b', 4, 5, { available: 3 })]);
+    const out = optimiseMax('DynamicWeighted', [
+      member('a', 4, 10, { available: 0 }),
+      member('b', 4, 5, { available: 3 }),
+    ]);
     expect(out.assignments.map((a) => a.maxReplicas)).toEqual([4, 11]);
   });
 
   it('Prioritized fills the most preferred cluster up to its availability first, the rest in order', () => {
-    const out = optimiseMax('Prioritized', [member('a', 5, 6, { priority: 2, available: 2 }), member('b', 5, 9, { priority: 1, available: 10 })]);
+    const out = optimiseMax('Prioritized', [
+      member('a', 5, 6, { priority: 2, available: 2 }),
+      member('b', 5, 9, { priority: 1, available: 10 }),
+    ]);
     expect(out.pool).toBe(5);
     expect(out.assignments.map((a) => a.maxReplicas)).toEqual([7, 8]);
   });
@@ -46,7 +61,10 @@ describe("optimiseMax: Karmada's FederatedHPA proposal, the periodic max optimis
   });
 
   it('a cluster scaled to zero keeps max >= min out of the pool', () => {
-    const out = optimiseMax('StaticWeighted', [member('a', 0, 3, { staticWeight: 1 }), member('b', 4, 5, { staticWeight: 9 })]);
+    const out = optimiseMax('StaticWeighted', [
+      member('a', 0, 3, { staticWeight: 1 }),
+      member('b', 4, 5, { staticWeight: 9 }),
+    ]);
     expect(out.assignments).toEqual([
       { cluster: 'a', minReplicas: 1, maxReplicas: 1 },
       { cluster: 'b', minReplicas: 1, maxReplicas: 7 },

@@ -32,7 +32,11 @@ export function optimiseMax(policy: AssignmentPolicy, members: readonly RunningM
   for (const v of floor.values()) reserved += v;
   const shares = splitByPolicy(policy, Math.max(0, pool - reserved), members);
   const assignments = members
-    .map((m) => ({ cluster: m.name, minReplicas: m.minReplicas, maxReplicas: m.currentReplicas + floor.get(m.name)! + (shares.get(m.name) ?? 0) }))
+    .map((m) => ({
+      cluster: m.name,
+      minReplicas: m.minReplicas,
+      maxReplicas: m.currentReplicas + floor.get(m.name)! + (shares.get(m.name) ?? 0),
+    }))
     .sort(byClusterName);
   const changed = assignments.some((a, i) => a.maxReplicas !== unchanged[i]!.maxReplicas);
   return { assignments, pool, changed };

@@ -10,7 +10,12 @@ const fill = (total: number, order: Record<string, number>, caps?: number[]) => 
 
 describe('fillInOrder', () => {
   it.each<{ name: string; total: number; order: Record<string, number>; want: Record<string, number> }>([
-    { name: 'fills in order up to each availability, the rest to the first', total: 24, order: { a: 8, b: 2, c: 2 }, want: { a: 20, b: 2, c: 2 } },
+    {
+      name: 'fills in order up to each availability, the rest to the first',
+      total: 24,
+      order: { a: 8, b: 2, c: 2 },
+      want: { a: 20, b: 2, c: 2 },
+    },
     { name: 'stops when the total runs out', total: 8, order: { a: 8, b: 2, c: 2 }, want: { a: 8, b: 0, c: 0 } },
     { name: 'no room anywhere: everything to the first', total: 5, order: { a: 0, b: 0 }, want: { a: 5, b: 0 } },
   ])('$name', ({ total, order, want }) => {

@@ -7,7 +7,10 @@ type Preference = NonNullable<FederatedHPAAssignment['clusterAutoscalingPreferen
  * The static weight and priority clusterAutoscalingPreference gives one cluster. Several matching preferences:
  * the largest value wins, as in Karmada's static weight list. No match: weight 0, no priority.
  */
-export function clusterPreference(cluster: Cluster, preferences: readonly Preference[] | undefined): { staticWeight: number; priority: number | undefined } {
+export function clusterPreference(
+  cluster: Cluster,
+  preferences: readonly Preference[] | undefined,
+): { staticWeight: number; priority: number | undefined } {
   let staticWeight = 0;
   let priority: number | undefined;
   for (const p of preferences ?? []) {

@@ -42,7 +42,17 @@ export function scaleDownOrder(members: readonly ScaleDownMember[]): ScaleDownPl
       changed = true;
     }
   }
-  const pinned = scalingDown === undefined ? [] : order.slice(0, scalingDown).map((m) => ({ name: m.name, replicas: m.currentReplicas }));
-  const assignments = order.map((m) => ({ cluster: m.name, minReplicas: m.minReplicas, maxReplicas: m.maxReplicas })).sort(byClusterName);
-  return { scalingDown: scalingDown === undefined ? undefined : order[scalingDown]!.name, pinned, assignments, changed };
+  const pinned =
+    scalingDown === undefined
+      ? []
+      : order.slice(0, scalingDown).map((m) => ({ name: m.name, replicas: m.currentReplicas }));
+  const assignments = order
+    .map((m) => ({ cluster: m.name, minReplicas: m.minReplicas, maxReplicas: m.maxReplicas }))
+    .sort(byClusterName);
+  return {
+    scalingDown: scalingDown === undefined ? undefined : order[scalingDown]!.name,
+    pinned,
+    assignments,
+    changed,
+  };
 }

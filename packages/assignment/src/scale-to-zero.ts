@@ -43,8 +43,14 @@ export function scaleToZero(input: ScaleToZeroInput): ScaleToZeroDecision {
     return victim ? { action: 'ScaleToZero', scaled: [{ name: victim.name, replicas: 0 }] } : { action: 'None' };
   }
   if (input.utilisation > input.targetUtilisation && idle.length > 0) {
-    const back = policy === 'Prioritized' ? [[...idle].sort(byPriority)[0]!] : [...idle].sort((a, b) => compareNames(a.name, b.name));
-    return { action: 'ScaleFromZero', scaled: back.map((m) => ({ name: m.name, replicas: Math.max(1, m.minReplicas) })) };
+    const back =
+      policy === 'Prioritized'
+        ? [[...idle].sort(byPriority)[0]!]
+        : [...idle].sort((a, b) => compareNames(a.name, b.name));
+    return {
+      action: 'ScaleFromZero',
+      scaled: back.map((m) => ({ name: m.name, replicas: Math.max(1, m.minReplicas) })),
+    };
   }
   return { action: 'None' };
 }

@@ -58,5 +58,10 @@ export function scaleUpAcross(members: readonly PrioritizedMember[], starved: Re
     .filter((m) => m.maxReplicas >= 1)
     .map((m) => ({ cluster: m.name, minReplicas: m.minReplicas, maxReplicas: m.maxReplicas }))
     .sort(byClusterName);
-  return { assignments, scaled: [...scaled].map(([name, replicas]) => ({ name, replicas })), moves, changed: moves.length > 0 };
+  return {
+    assignments,
+    scaled: [...scaled].map(([name, replicas]) => ({ name, replicas })),
+    moves,
+    changed: moves.length > 0,
+  };
 }

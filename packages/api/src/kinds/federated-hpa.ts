@@ -103,14 +103,17 @@ export const federatedHpaAdmission: KindAdmission = {
     // Karmada's FederatedHPA proposal adds scalingToZero, which lets a FederatedHPA rest at 0; the shipped webhook
     // alone demands 1.
     if (min < 0 || (min < 1 && !spec.scalingToZero)) {
-      const floor = spec.scalingToZero ? 'greater than or equal to 0' : 'greater than or equal to 1 unless scalingToZero is set';
+      const floor = spec.scalingToZero
+        ? 'greater than or equal to 0'
+        : 'greater than or equal to 1 unless scalingToZero is set';
       errs.push({ field: 'spec.minReplicas', message: `Invalid value: ${min}: must be ${floor}` });
     }
     if (spec.maxReplicas < 1) errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to 1` });
     else if (spec.maxReplicas < min) {
       errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to minReplicas (${min})` });
     }
-    errs.push(...validateMetrics(spec.metrics, 'spec.metrics'), ...validateMetricTargets(spec.metrics, 'spec.metrics'));
+    errs.push(...validateMetrics(spec.metrics, 'spec.metrics'));
+    errs.push(...validateMetricTargets(spec.metrics, 'spec.metrics'));
     errs.push(...validateBehavior(spec.behavior, 'spec.behavior'));
     const a = spec.federatedHPAAssignment;
     const type = a?.federatedHPAAssignmentType;
@@ -122,8 +125,12 @@ export const federatedHpaAdmission: KindAdmission = {
       // A weight or priority is only meaningful for clusters the preference picks out; an affinity that names none
       // (or only excludes) would apply it to every cluster.
       const t = p.targetCluster;
-      if ((type === 'StaticWeighted' || type === 'Prioritized') && !t.clusterNames?.length && !t.labelSelector && !t.fieldSelector) {
-        errs.push({ field: `${at}.targetCluster`, message: `Required value: a ${type} preference must name its clusters (clusterNames, labelSelector or fieldSelector)` });
+      const namesNone = !t.clusterNames?.length && !t.labelSelector && !t.fieldSelector;
+      if ((type === 'StaticWeighted' || type === 'Prioritized') && namesNone) {
+        errs.push({
+          field: `${at}.targetCluster`,
+          message: `Required value: a ${type} preference must name its clusters (clusterNames, labelSelector or fieldSelector)`,
+        });
       }
       if (a.federatedHPAAssignmentType === 'StaticWeighted' && p.staticWeight === undefined) {
         errs.push({ field: `${at}.staticWeight`, message: 'Required value: StaticWeighted assignment needs a staticWeight per preference' });

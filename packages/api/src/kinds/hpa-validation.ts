@@ -19,16 +19,27 @@ export function validateMetricTargets(metrics: readonly MetricSpec[] | undefined
     const at = `${base}[${i}].${member}.target`;
     for (const f of ['value', 'averageValue'] as const) {
       const q = target[f];
-      if (q !== undefined && !(parseQuantity(q) > 0)) errs.push({ field: `${at}.${f}`, message: `Invalid value: ${JSON.stringify(q)}: must be positive` });
+      if (q !== undefined && !(parseQuantity(q) > 0))
+        errs.push({ field: `${at}.${f}`, message: `Invalid value: ${JSON.stringify(q)}: must be positive` });
     }
     if (m.type === 'Resource' || m.type === 'ContainerResource') {
       if (target.averageUtilization === undefined && target.averageValue === undefined) {
-        errs.push({ field: `${at}.averageUtilization`, message: 'Required value: must set either a target raw value or a target utilization' });
+        errs.push({
+          field: `${at}.averageUtilization`,
+          message: 'Required value: must set either a target raw value or a target utilization',
+        });
       } else if (target.averageUtilization !== undefined && target.averageValue !== undefined) {
-        errs.push({ field: `${at}.averageValue`, message: 'Forbidden: may not set both a target raw value and a target utilization' });
+        errs.push({
+          field: `${at}.averageValue`,
+          message: 'Forbidden: may not set both a target raw value and a target utilization',
+        });
       }
     } else if (m.type === 'Pods') {
-      if (target.averageValue === undefined) errs.push({ field: `${at}.averageValue`, message: 'Required value: must specify a positive target averageValue' });
+      if (target.averageValue === undefined)
+        errs.push({
+          field: `${at}.averageValue`,
+          message: 'Required value: must specify a positive target averageValue',
+        });
     } else if (target.value === undefined && target.averageValue === undefined) {
       errs.push({ field: `${at}.value`, message: 'Required value: must set either a target value or averageValue' });
     }
@@ -45,7 +56,10 @@ export function validateBehavior(behavior: HpaBehavior | undefined, base: string
   for (const direction of ['scaleUp', 'scaleDown'] as const) {
     const rules = behavior?.[direction];
     if (rules?.policies && rules.policies.length === 0) {
-      errs.push({ field: `${base}.${direction}.policies`, message: 'Required value: must specify at least one Policy' });
+      errs.push({
+        field: `${base}.${direction}.policies`,
+        message: 'Required value: must specify at least one Policy',
+      });
     }
   }
   return errs;

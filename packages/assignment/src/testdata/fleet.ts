@@ -4,7 +4,11 @@ import type { Cluster } from '@flotilla/scheduling';
  * A member cluster whose estimator answer for a pod without requests is `free`: the pod budget is all it reports,
  * so the proposal's "Cluster availableReplicas" tables can be written as they are printed.
  */
-export function memberWithRoom(name: string, free: number, options: { ready?: boolean; labels?: Record<string, string> } = {}): Cluster {
+export function memberWithRoom(
+  name: string,
+  free: number,
+  options: { ready?: boolean; labels?: Record<string, string> } = {},
+): Cluster {
   return {
     metadata: { name, ...(options.labels ? { labels: options.labels } : {}) },
     status: {
