@@ -2,12 +2,10 @@ import type { FederatedHPASpec } from '@flotilla/api';
 import { isReady, type Cluster, type ResourceList, type TargetCluster } from '@flotilla/scheduling';
 import { assignmentsEqual, bindingClustersEqual } from './assignment-diff.js';
 import { assignMinMax } from './assign.js';
-import { clusterAvailability, parsedPodRequests } from './availability.js';
 import { candidateClusters } from './candidates.js';
+import { clusterFacts } from './cluster-facts.js';
 import { memberReplicas } from './member-replicas.js';
-import { byPriority } from './preference-order.js';
-import { clusterPreference } from './preferences.js';
-import type { AssignmentPolicy, BindingCluster, ClusterFacts, MemberAssignment } from './types.js';
+import type { BindingCluster, MemberAssignment } from './types.js';
 
 export interface AssignmentInput {
   /** The admitted FederatedHPA's spec (defaults applied). */
@@ -47,7 +45,7 @@ export function decideAssignment(input: AssignmentInput): AssignmentDecision {
   const { spec } = input;
   const candidates = candidateClusters(spec, input.clusters, input.bindingClusters);
   const policy = spec.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
-  const facts = clusterFacts(policy, candidates.ready, spec, input.podRequests);
+  const facts = clusterFacts(spec, candidates.ready, input.podRequests, { forAssignment: true });
   const assignments = assignMinMax(
     policy,
     { minReplicas: spec.minReplicas ?? 1, maxReplicas: spec.maxReplicas },
@@ -70,40 +68,6 @@ export function decideAssignment(input: AssignmentInput): AssignmentDecision {
     changed,
     failedOver: candidates.notReady,
   };
-}
-
-// Only what the policy reads is worked out: estimation and preference matching are most of an assignment's cost.
-function clusterFacts(
-  policy: AssignmentPolicy,
-  clusters: readonly Cluster[],
-  spec: FederatedHPASpec,
-  podRequests: ResourceList | undefined,
-): ClusterFacts[] {
-  const preferences =
-    policy === 'StaticWeighted' || policy === 'Prioritized'
-      ? spec.federatedHPAAssignment?.clusterAutoscalingPreference
-      : undefined;
-  const facts: ClusterFacts[] = clusters.map((c) => {
-    const fact: ClusterFacts = { name: c.metadata.name ?? '', available: 0, staticWeight: 0, priority: undefined };
-    if (preferences) Object.assign(fact, clusterPreference(c, preferences));
-    return fact;
-  });
-  if (policy === 'Duplicated' || policy === 'StaticWeighted') return facts;
-  const requests = parsedPodRequests(podRequests);
-  if (policy !== 'Prioritized') {
-    facts.forEach((f, i) => (f.available = clusterAvailability(clusters[i]!, requests)));
-    return facts;
-  }
-  // Prioritized fills in priority order and stops when the max is placed (usually in the first cluster): a cluster
-  // after that point gets nothing whatever its room, so it is not estimated.
-  const order = facts.map((f, i) => ({ f, i, name: f.name, priority: f.priority })).sort(byPriority);
-  let placed = 0;
-  for (const { f, i } of order) {
-    if (placed >= spec.maxReplicas) break;
-    f.available = clusterAvailability(clusters[i]!, requests);
-    placed += f.available;
-  }
-  return facts;
 }
 
 function reasonFor(

@@ -3,6 +3,7 @@ export { AssignmentInputError } from './errors.js';
 export { candidateClusters, type Candidates } from './candidates.js';
 export { clusterAvailability, parsedPodRequests } from './availability.js';
 export { clusterPreference } from './preferences.js';
+export { clusterFacts } from './cluster-facts.js';
 export { hamiltonSplit, type WeightedParty, type HamiltonOptions } from './hamilton.js';
 export { fillInOrder, type Room } from './ordered-fill.js';
 export { byPriority, byAvailability, byClusterName } from './preference-order.js';
