@@ -1,0 +1,329 @@
+import FFT from 'fft.js';
+
+/**
+ * Discrete Fourier transforms of any length, unnormalised forward (`X[k] = Σ x[n]·e^(−2πikn/N)`) and `1/N`
+ * inverse, as mjibson/go-dsp (the library Crane's DSP predictor uses) defines them.
+ *
+ * Crane's lengths are whole days or weeks of samples (1,440·d at one-minute resolution: 2^5·3^2·5·d), never
+ * powers of two. fft.js only does powers of two, and Bluestein's method on top of it costs two 65,536-point
+ * transforms for 20,160 samples (about 7 ms here), which 100 significance shuffles cannot afford. So lengths whose
+ * prime factors are all at most 31 take a mixed-radix Stockham path (radix-4 and radix-2 stages, a generic stage
+ * for 3, 5, 7, …); any other length goes through Bluestein on fft.js.
+ */
+export interface Spectrum {
+  readonly re: Float64Array;
+  readonly im: Float64Array;
+}
+
+const MAX_MIXED_RADIX_FACTOR = 31;
+
+interface MixedRadixPlan {
+  readonly kind: 'mixed';
+  readonly n: number;
+  /** Radices in the order the stages apply them. */
+  readonly factors: readonly number[];
+  readonly twRe: Float64Array;
+  readonly twIm: Float64Array;
+}
+
+interface BluesteinPlan {
+  readonly kind: 'bluestein';
+  readonly n: number;
+  readonly m: number;
+  readonly fft: FFT;
+  /** e^(−πik²/N), the chirp. */
+  readonly chirpRe: Float64Array;
+  readonly chirpIm: Float64Array;
+  /** FFT of the conjugate chirp laid out circularly over m points (interleaved). */
+  readonly kernel: Float64Array;
+}
+
+type Plan = MixedRadixPlan | BluesteinPlan;
+
+const plans = new Map<number, Plan>();
+const MAX_PLANS = 64;
+
+function factorize(n: number): number[] | undefined {
+  const out: number[] = [];
+  let rest = n;
+  let p = 4;
+  while (rest > 1) {
+    while (rest % p !== 0) {
+      p = p === 4 ? 2 : p === 2 ? 3 : p + 2;
+      if (p > MAX_MIXED_RADIX_FACTOR) return undefined;
+    }
+    rest /= p;
+    out.push(p);
+  }
+  return out;
+}
+
+function twiddles(n: number, sign: number): { re: Float64Array; im: Float64Array } {
+  const re = new Float64Array(n);
+  const im = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const phase = (sign * 2 * Math.PI * k) / n;
+    re[k] = Math.cos(phase);
+    im[k] = Math.sin(phase);
+  }
+  return { re, im };
+}
+
+function planFor(n: number): Plan {
+  const known = plans.get(n);
+  if (known) return known;
+  const factors = factorize(n);
+  let plan: Plan;
+  if (factors) {
+    const tw = twiddles(n, -1);
+    plan = { kind: 'mixed', n, factors, twRe: tw.re, twIm: tw.im };
+  } else {
+    let m = 2;
+    while (m < 2 * n - 1) m *= 2;
+    const chirpRe = new Float64Array(n);
+    const chirpIm = new Float64Array(n);
+    for (let k = 0; k < n; k++) {
+      // k² mod 2N keeps the phase argument small, so large k lose no precision.
+      const phase = (-Math.PI * ((k * k) % (2 * n))) / n;
+      chirpRe[k] = Math.cos(phase);
+      chirpIm[k] = Math.sin(phase);
+    }
+    const fft = new FFT(m);
+    const b = new Float64Array(2 * m);
+    for (let k = 0; k < n; k++) {
+      b[2 * k] = chirpRe[k]!;
+      b[2 * k + 1] = -chirpIm[k]!;
+      if (k > 0) {
+        b[2 * (m - k)] = chirpRe[k]!;
+        b[2 * (m - k) + 1] = -chirpIm[k]!;
+      }
+    }
+    const kernel = new Float64Array(2 * m);
+    fft.transform(kernel, b);
+    plan = { kind: 'bluestein', n, m, fft, chirpRe, chirpIm, kernel };
+  }
+  if (plans.size >= MAX_PLANS) plans.clear();
+  plans.set(n, plan);
+  return plan;
+}
+
+/** e^(−2πij/p) for j < p, per radix: the small DFT a generic stage applies. */
+const rootsByRadix = new Map<number, { re: Float64Array; im: Float64Array }>();
+const scratchRe = new Float64Array(MAX_MIXED_RADIX_FACTOR);
+const scratchIm = new Float64Array(MAX_MIXED_RADIX_FACTOR);
+
+/**
+ * One decimation-in-frequency Stockham stage (autosorting, so no bit reversal): sub-sequences of length `n` at
+ * stride `s` are split by `radix`; `y[q + s(radix·p + k)] = (Σ_j x[q + s(p + j·m)]·W_radix^(jk))·W_n^(pk)`.
+ * Reads and writes run along q, which keeps memory access sequential.
+ */
+function stage(
+  plan: MixedRadixPlan,
+  xRe: Float64Array,
+  xIm: Float64Array,
+  yRe: Float64Array,
+  yIm: Float64Array,
+  n: number,
+  s: number,
+  radix: number,
+) {
+  const { twRe, twIm } = plan;
+  const m = n / radix;
+  const step = plan.n / n;
+  if (radix === 4) {
+    for (let p = 0; p < m; p++) {
+      const w1r = twRe[p * step]!;
+      const w1i = twIm[p * step]!;
+      const w2r = twRe[2 * p * step]!;
+      const w2i = twIm[2 * p * step]!;
+      const w3r = twRe[3 * p * step]!;
+      const w3i = twIm[3 * p * step]!;
+      const i0 = s * p;
+      const i1 = s * (p + m);
+      const i2 = s * (p + 2 * m);
+      const i3 = s * (p + 3 * m);
+      const o0 = s * 4 * p;
+      const o1 = o0 + s;
+      const o2 = o1 + s;
+      const o3 = o2 + s;
+      for (let q = 0; q < s; q++) {
+        const a0r = xRe[i0 + q]!;
+        const a0i = xIm[i0 + q]!;
+        const a1r = xRe[i1 + q]!;
+        const a1i = xIm[i1 + q]!;
+        const a2r = xRe[i2 + q]!;
+        const a2i = xIm[i2 + q]!;
+        const a3r = xRe[i3 + q]!;
+        const a3i = xIm[i3 + q]!;
+        const t0r = a0r + a2r;
+        const t0i = a0i + a2i;
+        const t1r = a0r - a2r;
+        const t1i = a0i - a2i;
+        const t2r = a1r + a3r;
+        const t2i = a1i + a3i;
+        // (a1 − a3)·(−i)
+        const t3r = a1i - a3i;
+        const t3i = a3r - a1r;
+        yRe[o0 + q] = t0r + t2r;
+        yIm[o0 + q] = t0i + t2i;
+        const b1r = t1r + t3r;
+        const b1i = t1i + t3i;
+        yRe[o1 + q] = b1r * w1r - b1i * w1i;
+        yIm[o1 + q] = b1r * w1i + b1i * w1r;
+        const b2r = t0r - t2r;
+        const b2i = t0i - t2i;
+        yRe[o2 + q] = b2r * w2r - b2i * w2i;
+        yIm[o2 + q] = b2r * w2i + b2i * w2r;
+        const b3r = t1r - t3r;
+        const b3i = t1i - t3i;
+        yRe[o3 + q] = b3r * w3r - b3i * w3i;
+        yIm[o3 + q] = b3r * w3i + b3i * w3r;
+      }
+    }
+    return;
+  }
+  if (radix === 2) {
+    for (let p = 0; p < m; p++) {
+      const wr = twRe[p * step]!;
+      const wi = twIm[p * step]!;
+      const i0 = s * p;
+      const i1 = s * (p + m);
+      const o0 = s * 2 * p;
+      const o1 = o0 + s;
+      for (let q = 0; q < s; q++) {
+        const ar = xRe[i0 + q]!;
+        const ai = xIm[i0 + q]!;
+        const br = xRe[i1 + q]!;
+        const bi = xIm[i1 + q]!;
+        yRe[o0 + q] = ar + br;
+        yIm[o0 + q] = ai + bi;
+        const dr = ar - br;
+        const di = ai - bi;
+        yRe[o1 + q] = dr * wr - di * wi;
+        yIm[o1 + q] = dr * wi + di * wr;
+      }
+    }
+    return;
+  }
+  let roots = rootsByRadix.get(radix);
+  if (!roots) {
+    roots = twiddles(radix, -1);
+    rootsByRadix.set(radix, roots);
+  }
+  const rRe = roots.re;
+  const rIm = roots.im;
+  for (let p = 0; p < m; p++) {
+    for (let q = 0; q < s; q++) {
+      for (let j = 0, i = s * p + q; j < radix; j++, i += s * m) {
+        scratchRe[j] = xRe[i]!;
+        scratchIm[j] = xIm[i]!;
+      }
+      for (let k = 0, o = s * radix * p + q; k < radix; k++, o += s) {
+        let accRe = scratchRe[0]!;
+        let accIm = scratchIm[0]!;
+        let r = 0;
+        for (let j = 1; j < radix; j++) {
+          r += k;
+          if (r >= radix) r -= radix;
+          accRe += scratchRe[j]! * rRe[r]! - scratchIm[j]! * rIm[r]!;
+          accIm += scratchRe[j]! * rIm[r]! + scratchIm[j]! * rRe[r]!;
+        }
+        const t = p * k * step;
+        const wr = twRe[t]!;
+        const wi = twIm[t]!;
+        yRe[o] = accRe * wr - accIm * wi;
+        yIm[o] = accRe * wi + accIm * wr;
+      }
+    }
+  }
+}
+
+/** Runs every stage, ping-ponging between the input copy and the output; the result always ends in `o`. */
+function mixedRadix(plan: MixedRadixPlan, xRe: Float64Array, xIm: Float64Array, oRe: Float64Array, oIm: Float64Array) {
+  let aRe = xRe;
+  let aIm = xIm;
+  let bRe = oRe;
+  let bIm = oIm;
+  let n = plan.n;
+  let s = 1;
+  for (const radix of plan.factors) {
+    stage(plan, aRe, aIm, bRe, bIm, n, s, radix);
+    [aRe, bRe] = [bRe, aRe];
+    [aIm, bIm] = [bIm, aIm];
+    n /= radix;
+    s *= radix;
+  }
+  if (aRe !== oRe) {
+    oRe.set(aRe);
+    oIm.set(aIm);
+  }
+}
+
+function bluestein(p: BluesteinPlan, xRe: Float64Array, xIm: Float64Array, oRe: Float64Array, oIm: Float64Array) {
+  const { n, m, fft, chirpRe, chirpIm, kernel } = p;
+  const a = new Float64Array(2 * m);
+  for (let k = 0; k < n; k++) {
+    a[2 * k] = xRe[k]! * chirpRe[k]! - xIm[k]! * chirpIm[k]!;
+    a[2 * k + 1] = xRe[k]! * chirpIm[k]! + xIm[k]! * chirpRe[k]!;
+  }
+  const fa = new Float64Array(2 * m);
+  fft.transform(fa, a);
+  for (let k = 0; k < m; k++) {
+    const ar = fa[2 * k]!;
+    const ai = fa[2 * k + 1]!;
+    const br = kernel[2 * k]!;
+    const bi = kernel[2 * k + 1]!;
+    fa[2 * k] = ar * br - ai * bi;
+    fa[2 * k + 1] = ar * bi + ai * br;
+  }
+  fft.inverseTransform(a, fa);
+  for (let k = 0; k < n; k++) {
+    const cr = a[2 * k]!;
+    const ci = a[2 * k + 1]!;
+    oRe[k] = cr * chirpRe[k]! - ci * chirpIm[k]!;
+    oIm[k] = cr * chirpIm[k]! + ci * chirpRe[k]!;
+  }
+}
+
+/** Forward transform of a complex sequence (`im` may be omitted for a real one). Inputs are not modified. */
+export function fft(re: ArrayLike<number>, im?: ArrayLike<number>): Spectrum {
+  const n = re.length;
+  const xRe = Float64Array.from(re);
+  const xIm = im ? Float64Array.from(im) : new Float64Array(n);
+  if (im && im.length !== n) throw new RangeError(`fft: re has ${n} values but im has ${im.length}`);
+  const oRe = new Float64Array(n);
+  const oIm = new Float64Array(n);
+  if (n <= 1) {
+    oRe.set(xRe);
+    oIm.set(xIm);
+    return { re: oRe, im: oIm };
+  }
+  const plan = planFor(n);
+  if (plan.kind === 'mixed') mixedRadix(plan, xRe, xIm, oRe, oIm);
+  else bluestein(plan, xRe, xIm, oRe, oIm);
+  return { re: oRe, im: oIm };
+}
+
+/** Inverse transform with go-dsp's `1/N` scaling: `ifft(fft(x)) = x`. */
+export function ifft(re: ArrayLike<number>, im: ArrayLike<number>): Spectrum {
+  const n = re.length;
+  const conj = new Float64Array(n);
+  for (let k = 0; k < n; k++) conj[k] = -im[k]!;
+  const out = fft(re, conj);
+  for (let k = 0; k < n; k++) {
+    out.re[k] = out.re[k]! / n;
+    out.im[k] = -out.im[k]! / n;
+  }
+  return out;
+}
+
+/** |X[k]|, the modulus go-dsp's callers take with cmplx.Abs. */
+export function magnitudes(s: Spectrum): Float64Array {
+  const out = new Float64Array(s.re.length);
+  for (let k = 0; k < out.length; k++) {
+    const r = s.re[k]!;
+    const i = s.im[k]!;
+    out[k] = Math.sqrt(r * r + i * i);
+  }
+  return out;
+}
