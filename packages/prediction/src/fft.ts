@@ -7,8 +7,8 @@ import FFT from 'fft.js';
  * Crane's lengths are whole days or weeks of samples (1,440·d at one-minute resolution: 2^5·3^2·5·d), never
  * powers of two. fft.js only does powers of two, and Bluestein's method on top of it costs two 65,536-point
  * transforms for 20,160 samples (about 7 ms here), which 100 significance shuffles cannot afford. So lengths whose
- * prime factors are all at most 31 take a mixed-radix Stockham path (radix-4 and radix-2 stages, a generic stage
- * for 3, 5, 7, …); any other length goes through Bluestein on fft.js.
+ * prime factors are all at most 31 take a mixed-radix Stockham path (radix-4 and radix-2 stages, a symmetric odd-radix
+ * stage for 3, 5, 7, …); any other length goes through Bluestein on fft.js.
  */
 export interface Spectrum {
   readonly re: Float64Array;
@@ -107,10 +107,10 @@ function planFor(n: number): Plan {
   return plan;
 }
 
-/** e^(−2πij/p) for j < p, per radix: the small DFT a generic stage applies. */
+/** cos and sin of 2πj/p for j < p, per odd radix p. */
 const rootsByRadix = new Map<number, { re: Float64Array; im: Float64Array }>();
-const scratchRe = new Float64Array(MAX_MIXED_RADIX_FACTOR);
-const scratchIm = new Float64Array(MAX_MIXED_RADIX_FACTOR);
+const scratchRe = new Float64Array(MAX_MIXED_RADIX_FACTOR + 1);
+const scratchIm = new Float64Array(MAX_MIXED_RADIX_FACTOR + 1);
 
 /**
  * One decimation-in-frequency Stockham stage (autosorting, so no bit reversal): sub-sequences of length `n` at
@@ -205,34 +205,69 @@ function stage(
     }
     return;
   }
+  // Odd radix (the factorisation takes 4s and 2s first): pair inputs j and radix−j, so output k is
+  // A_k − iB_k and output radix−k is A_k + iB_k with A_k = a0 + Σ cos(2πjk/r)(a_j + a_(r−j)) and
+  // B_k = Σ sin(2πjk/r)(a_j − a_(r−j)): half the multiplications of a plain small DFT.
   let roots = rootsByRadix.get(radix);
   if (!roots) {
-    roots = twiddles(radix, -1);
+    roots = twiddles(radix, 1);
     rootsByRadix.set(radix, roots);
   }
-  const rRe = roots.re;
-  const rIm = roots.im;
+  const cos = roots.re;
+  const sin = roots.im;
+  const h = (radix - 1) / 2;
+  const span = s * m;
   for (let p = 0; p < m; p++) {
     for (let q = 0; q < s; q++) {
-      for (let j = 0, i = s * p + q; j < radix; j++, i += s * m) {
-        scratchRe[j] = xRe[i]!;
-        scratchIm[j] = xIm[i]!;
+      const i0 = s * p + q;
+      const a0r = xRe[i0]!;
+      const a0i = xIm[i0]!;
+      let sumR = a0r;
+      let sumI = a0i;
+      for (let j = 1; j <= h; j++) {
+        const u = i0 + j * span;
+        const v = i0 + (radix - j) * span;
+        const br = xRe[u]! + xRe[v]!;
+        const bi = xIm[u]! + xIm[v]!;
+        scratchRe[j] = br;
+        scratchIm[j] = bi;
+        scratchRe[h + j] = xRe[u]! - xRe[v]!;
+        scratchIm[h + j] = xIm[u]! - xIm[v]!;
+        sumR += br;
+        sumI += bi;
       }
-      for (let k = 0, o = s * radix * p + q; k < radix; k++, o += s) {
-        let accRe = scratchRe[0]!;
-        let accIm = scratchIm[0]!;
-        let r = 0;
-        for (let j = 1; j < radix; j++) {
-          r += k;
-          if (r >= radix) r -= radix;
-          accRe += scratchRe[j]! * rRe[r]! - scratchIm[j]! * rIm[r]!;
-          accIm += scratchRe[j]! * rIm[r]! + scratchIm[j]! * rRe[r]!;
+      const o0 = s * radix * p + q;
+      yRe[o0] = sumR;
+      yIm[o0] = sumI;
+      for (let k = 1; k <= h; k++) {
+        let ar = a0r;
+        let ai = a0i;
+        let br = 0;
+        let bi = 0;
+        let idx = 0;
+        for (let j = 1; j <= h; j++) {
+          idx += k;
+          if (idx >= radix) idx -= radix;
+          const c = cos[idx]!;
+          const sn = sin[idx]!;
+          ar += c * scratchRe[j]!;
+          ai += c * scratchIm[j]!;
+          br += sn * scratchRe[h + j]!;
+          bi += sn * scratchIm[h + j]!;
         }
-        const t = p * k * step;
-        const wr = twRe[t]!;
-        const wi = twIm[t]!;
-        yRe[o] = accRe * wr - accIm * wi;
-        yIm[o] = accRe * wi + accIm * wr;
+        // y_k = A − iB (forward transform), y_(r−k) = A + iB; then the stage twiddles W_n^(p·k).
+        const ykr = ar + bi;
+        const yki = ai - br;
+        const ymr = ar - bi;
+        const ymi = ai + br;
+        const t1 = p * k * step;
+        const t2 = p * (radix - k) * step;
+        const ok = o0 + k * s;
+        const om = o0 + (radix - k) * s;
+        yRe[ok] = ykr * twRe[t1]! - yki * twIm[t1]!;
+        yIm[ok] = ykr * twIm[t1]! + yki * twRe[t1]!;
+        yRe[om] = ymr * twRe[t2]! - ymi * twIm[t2]!;
+        yIm[om] = ymr * twIm[t2]! + ymi * twRe[t2]!;
       }
     }
   }
