@@ -42,7 +42,7 @@ export {
   type PredictionResult,
   type PredictOptions,
 } from './predict.js';
-export { seededRandom } from './random.js';
+export { gaussian, seededRandom } from './random.js';
 export {
   cronZone,
   isCronWindowActive,

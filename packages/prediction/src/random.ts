@@ -23,3 +23,11 @@ export function shuffleInPlace(values: Float64Array, random: () => number): void
     values[j] = t;
   }
 }
+
+/** A standard normal draw by Box-Muller (u redrawn while 0), for synthetic workloads in tests and benchmarks. */
+export function gaussian(random: () => number): number {
+  let u = random();
+  while (u === 0) u = random();
+  const v = random();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
