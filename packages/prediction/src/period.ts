@@ -32,6 +32,7 @@ function significanceThreshold(samples: Float64Array, random: () => number): num
     a.set(x);
     shuffleInPlace(x, random);
     const z = fft(a, x);
+    // squared magnitudes: the square root is only taken of the two maxima
     let maxA = 0;
     let maxB = 0;
     for (let k = 1; k < half; k++) {
@@ -40,12 +41,12 @@ function significanceThreshold(samples: Float64Array, random: () => number): num
       const wr = z.re[n - k]!;
       const wi = z.im[n - k]!;
       // A[k] = (Z[k] + conj Z[N−k]) / 2,  B[k] = (Z[k] − conj Z[N−k]) / 2i
-      const pa = Math.sqrt((zr + wr) ** 2 + (zi - wi) ** 2) / 2;
-      const pb = Math.sqrt((zi + wi) ** 2 + (wr - zr) ** 2) / 2;
+      const pa = (zr + wr) ** 2 + (zi - wi) ** 2;
+      const pb = (zi + wi) ** 2 + (wr - zr) ** 2;
       if (pa > maxA) maxA = pa;
       if (pb > maxB) maxB = pb;
     }
-    maxima.push(maxA, maxB);
+    maxima.push(Math.sqrt(maxA) / 2, Math.sqrt(maxB) / 2);
   }
   maxima.sort((p, q) => p - q);
   return maxima[SHUFFLES - 2]!;
