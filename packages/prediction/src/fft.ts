@@ -24,6 +24,9 @@ interface MixedRadixPlan {
   readonly factors: readonly number[];
   readonly twRe: Float64Array;
   readonly twIm: Float64Array;
+  /** Reused copy of the input, which the stages overwrite (fresh buffers per call cost more than the stages). */
+  readonly workRe: Float64Array;
+  readonly workIm: Float64Array;
 }
 
 interface BluesteinPlan {
@@ -76,7 +79,7 @@ function planFor(n: number): Plan {
   let plan: Plan;
   if (factors) {
     const tw = twiddles(n, -1);
-    plan = { kind: 'mixed', n, factors, twRe: tw.re, twIm: tw.im };
+    plan = { kind: 'mixed', n, factors, twRe: tw.re, twIm: tw.im, workRe: new Float64Array(n), workIm: new Float64Array(n) };
   } else {
     let m = 2;
     while (m < 2 * n - 1) m *= 2;
@@ -273,6 +276,270 @@ function stage(
   }
 }
 
+// Radix 3, 5 and 7 (every factor of Crane's day and week lengths) unrolled: the same pairing as the odd-radix
+// stage with the small-DFT coefficients in locals.
+function oddStage3(
+  plan: MixedRadixPlan,
+  xRe: Float64Array,
+  xIm: Float64Array,
+  yRe: Float64Array,
+  yIm: Float64Array,
+  n: number,
+  s: number,
+) {
+  const { twRe, twIm } = plan;
+  const m = n / 3;
+  const step = plan.n / n;
+  const span = s * m;
+  const c11 = Math.cos((2 * Math.PI * 1) / 3);
+  const s11 = Math.sin((2 * Math.PI * 1) / 3);
+  for (let p = 0; p < m; p++) {
+    const o0 = s * 3 * p;
+    const t1 = p * 1 * step;
+    const w1r = twRe[t1]!;
+    const w1i = twIm[t1]!;
+    const t2 = p * 2 * step;
+    const w2r = twRe[t2]!;
+    const w2i = twIm[t2]!;
+    for (let q = 0; q < s; q++) {
+      const i0 = s * p + q;
+      const a0r = xRe[i0]!;
+      const a0i = xIm[i0]!;
+      const u1r = xRe[i0 + 1 * span]!;
+      const u1i = xIm[i0 + 1 * span]!;
+      const v1r = xRe[i0 + 2 * span]!;
+      const v1i = xIm[i0 + 2 * span]!;
+      const b1r = u1r + v1r;
+      const b1i = u1i + v1i;
+      const d1r = u1r - v1r;
+      const d1i = u1i - v1i;
+      const o = o0 + q;
+      yRe[o] = a0r + b1r;
+      yIm[o] = a0i + b1i;
+      const A1r = a0r + c11 * b1r;
+      const A1i = a0i + c11 * b1i;
+      const B1r = s11 * d1r;
+      const B1i = s11 * d1i;
+      const y1r = A1r + B1i;
+      const y1i = A1i - B1r;
+      const z1r = A1r - B1i;
+      const z1i = A1i + B1r;
+      yRe[o + 1 * s] = y1r * w1r - y1i * w1i;
+      yIm[o + 1 * s] = y1r * w1i + y1i * w1r;
+      yRe[o + 2 * s] = z1r * w2r - z1i * w2i;
+      yIm[o + 2 * s] = z1r * w2i + z1i * w2r;
+    }
+  }
+}
+
+function oddStage5(
+  plan: MixedRadixPlan,
+  xRe: Float64Array,
+  xIm: Float64Array,
+  yRe: Float64Array,
+  yIm: Float64Array,
+  n: number,
+  s: number,
+) {
+  const { twRe, twIm } = plan;
+  const m = n / 5;
+  const step = plan.n / n;
+  const span = s * m;
+  const c11 = Math.cos((2 * Math.PI * 1) / 5);
+  const s11 = Math.sin((2 * Math.PI * 1) / 5);
+  const c12 = Math.cos((2 * Math.PI * 2) / 5);
+  const s12 = Math.sin((2 * Math.PI * 2) / 5);
+  const c21 = Math.cos((2 * Math.PI * 2) / 5);
+  const s21 = Math.sin((2 * Math.PI * 2) / 5);
+  const c22 = Math.cos((2 * Math.PI * 4) / 5);
+  const s22 = Math.sin((2 * Math.PI * 4) / 5);
+  for (let p = 0; p < m; p++) {
+    const o0 = s * 5 * p;
+    const t1 = p * 1 * step;
+    const w1r = twRe[t1]!;
+    const w1i = twIm[t1]!;
+    const t2 = p * 2 * step;
+    const w2r = twRe[t2]!;
+    const w2i = twIm[t2]!;
+    const t3 = p * 3 * step;
+    const w3r = twRe[t3]!;
+    const w3i = twIm[t3]!;
+    const t4 = p * 4 * step;
+    const w4r = twRe[t4]!;
+    const w4i = twIm[t4]!;
+    for (let q = 0; q < s; q++) {
+      const i0 = s * p + q;
+      const a0r = xRe[i0]!;
+      const a0i = xIm[i0]!;
+      const u1r = xRe[i0 + 1 * span]!;
+      const u1i = xIm[i0 + 1 * span]!;
+      const v1r = xRe[i0 + 4 * span]!;
+      const v1i = xIm[i0 + 4 * span]!;
+      const b1r = u1r + v1r;
+      const b1i = u1i + v1i;
+      const d1r = u1r - v1r;
+      const d1i = u1i - v1i;
+      const u2r = xRe[i0 + 2 * span]!;
+      const u2i = xIm[i0 + 2 * span]!;
+      const v2r = xRe[i0 + 3 * span]!;
+      const v2i = xIm[i0 + 3 * span]!;
+      const b2r = u2r + v2r;
+      const b2i = u2i + v2i;
+      const d2r = u2r - v2r;
+      const d2i = u2i - v2i;
+      const o = o0 + q;
+      yRe[o] = a0r + b1r + b2r;
+      yIm[o] = a0i + b1i + b2i;
+      const A1r = a0r + c11 * b1r + c12 * b2r;
+      const A1i = a0i + c11 * b1i + c12 * b2i;
+      const B1r = s11 * d1r + s12 * d2r;
+      const B1i = s11 * d1i + s12 * d2i;
+      const y1r = A1r + B1i;
+      const y1i = A1i - B1r;
+      const z1r = A1r - B1i;
+      const z1i = A1i + B1r;
+      yRe[o + 1 * s] = y1r * w1r - y1i * w1i;
+      yIm[o + 1 * s] = y1r * w1i + y1i * w1r;
+      yRe[o + 4 * s] = z1r * w4r - z1i * w4i;
+      yIm[o + 4 * s] = z1r * w4i + z1i * w4r;
+      const A2r = a0r + c21 * b1r + c22 * b2r;
+      const A2i = a0i + c21 * b1i + c22 * b2i;
+      const B2r = s21 * d1r + s22 * d2r;
+      const B2i = s21 * d1i + s22 * d2i;
+      const y2r = A2r + B2i;
+      const y2i = A2i - B2r;
+      const z2r = A2r - B2i;
+      const z2i = A2i + B2r;
+      yRe[o + 2 * s] = y2r * w2r - y2i * w2i;
+      yIm[o + 2 * s] = y2r * w2i + y2i * w2r;
+      yRe[o + 3 * s] = z2r * w3r - z2i * w3i;
+      yIm[o + 3 * s] = z2r * w3i + z2i * w3r;
+    }
+  }
+}
+
+function oddStage7(
+  plan: MixedRadixPlan,
+  xRe: Float64Array,
+  xIm: Float64Array,
+  yRe: Float64Array,
+  yIm: Float64Array,
+  n: number,
+  s: number,
+) {
+  const { twRe, twIm } = plan;
+  const m = n / 7;
+  const step = plan.n / n;
+  const span = s * m;
+  const c11 = Math.cos((2 * Math.PI * 1) / 7);
+  const s11 = Math.sin((2 * Math.PI * 1) / 7);
+  const c12 = Math.cos((2 * Math.PI * 2) / 7);
+  const s12 = Math.sin((2 * Math.PI * 2) / 7);
+  const c13 = Math.cos((2 * Math.PI * 3) / 7);
+  const s13 = Math.sin((2 * Math.PI * 3) / 7);
+  const c21 = Math.cos((2 * Math.PI * 2) / 7);
+  const s21 = Math.sin((2 * Math.PI * 2) / 7);
+  const c22 = Math.cos((2 * Math.PI * 4) / 7);
+  const s22 = Math.sin((2 * Math.PI * 4) / 7);
+  const c23 = Math.cos((2 * Math.PI * 6) / 7);
+  const s23 = Math.sin((2 * Math.PI * 6) / 7);
+  const c31 = Math.cos((2 * Math.PI * 3) / 7);
+  const s31 = Math.sin((2 * Math.PI * 3) / 7);
+  const c32 = Math.cos((2 * Math.PI * 6) / 7);
+  const s32 = Math.sin((2 * Math.PI * 6) / 7);
+  const c33 = Math.cos((2 * Math.PI * 2) / 7);
+  const s33 = Math.sin((2 * Math.PI * 2) / 7);
+  for (let p = 0; p < m; p++) {
+    const o0 = s * 7 * p;
+    const t1 = p * 1 * step;
+    const w1r = twRe[t1]!;
+    const w1i = twIm[t1]!;
+    const t2 = p * 2 * step;
+    const w2r = twRe[t2]!;
+    const w2i = twIm[t2]!;
+    const t3 = p * 3 * step;
+    const w3r = twRe[t3]!;
+    const w3i = twIm[t3]!;
+    const t4 = p * 4 * step;
+    const w4r = twRe[t4]!;
+    const w4i = twIm[t4]!;
+    const t5 = p * 5 * step;
+    const w5r = twRe[t5]!;
+    const w5i = twIm[t5]!;
+    const t6 = p * 6 * step;
+    const w6r = twRe[t6]!;
+    const w6i = twIm[t6]!;
+    for (let q = 0; q < s; q++) {
+      const i0 = s * p + q;
+      const a0r = xRe[i0]!;
+      const a0i = xIm[i0]!;
+      const u1r = xRe[i0 + 1 * span]!;
+      const u1i = xIm[i0 + 1 * span]!;
+      const v1r = xRe[i0 + 6 * span]!;
+      const v1i = xIm[i0 + 6 * span]!;
+      const b1r = u1r + v1r;
+      const b1i = u1i + v1i;
+      const d1r = u1r - v1r;
+      const d1i = u1i - v1i;
+      const u2r = xRe[i0 + 2 * span]!;
+      const u2i = xIm[i0 + 2 * span]!;
+      const v2r = xRe[i0 + 5 * span]!;
+      const v2i = xIm[i0 + 5 * span]!;
+      const b2r = u2r + v2r;
+      const b2i = u2i + v2i;
+      const d2r = u2r - v2r;
+      const d2i = u2i - v2i;
+      const u3r = xRe[i0 + 3 * span]!;
+      const u3i = xIm[i0 + 3 * span]!;
+      const v3r = xRe[i0 + 4 * span]!;
+      const v3i = xIm[i0 + 4 * span]!;
+      const b3r = u3r + v3r;
+      const b3i = u3i + v3i;
+      const d3r = u3r - v3r;
+      const d3i = u3i - v3i;
+      const o = o0 + q;
+      yRe[o] = a0r + b1r + b2r + b3r;
+      yIm[o] = a0i + b1i + b2i + b3i;
+      const A1r = a0r + c11 * b1r + c12 * b2r + c13 * b3r;
+      const A1i = a0i + c11 * b1i + c12 * b2i + c13 * b3i;
+      const B1r = s11 * d1r + s12 * d2r + s13 * d3r;
+      const B1i = s11 * d1i + s12 * d2i + s13 * d3i;
+      const y1r = A1r + B1i;
+      const y1i = A1i - B1r;
+      const z1r = A1r - B1i;
+      const z1i = A1i + B1r;
+      yRe[o + 1 * s] = y1r * w1r - y1i * w1i;
+      yIm[o + 1 * s] = y1r * w1i + y1i * w1r;
+      yRe[o + 6 * s] = z1r * w6r - z1i * w6i;
+      yIm[o + 6 * s] = z1r * w6i + z1i * w6r;
+      const A2r = a0r + c21 * b1r + c22 * b2r + c23 * b3r;
+      const A2i = a0i + c21 * b1i + c22 * b2i + c23 * b3i;
+      const B2r = s21 * d1r + s22 * d2r + s23 * d3r;
+      const B2i = s21 * d1i + s22 * d2i + s23 * d3i;
+      const y2r = A2r + B2i;
+      const y2i = A2i - B2r;
+      const z2r = A2r - B2i;
+      const z2i = A2i + B2r;
+      yRe[o + 2 * s] = y2r * w2r - y2i * w2i;
+      yIm[o + 2 * s] = y2r * w2i + y2i * w2r;
+      yRe[o + 5 * s] = z2r * w5r - z2i * w5i;
+      yIm[o + 5 * s] = z2r * w5i + z2i * w5r;
+      const A3r = a0r + c31 * b1r + c32 * b2r + c33 * b3r;
+      const A3i = a0i + c31 * b1i + c32 * b2i + c33 * b3i;
+      const B3r = s31 * d1r + s32 * d2r + s33 * d3r;
+      const B3i = s31 * d1i + s32 * d2i + s33 * d3i;
+      const y3r = A3r + B3i;
+      const y3i = A3i - B3r;
+      const z3r = A3r - B3i;
+      const z3i = A3i + B3r;
+      yRe[o + 3 * s] = y3r * w3r - y3i * w3i;
+      yIm[o + 3 * s] = y3r * w3i + y3i * w3r;
+      yRe[o + 4 * s] = z3r * w4r - z3i * w4i;
+      yIm[o + 4 * s] = z3r * w4i + z3i * w4r;
+    }
+  }
+}
+
 /** Runs every stage, ping-ponging between the input copy and the output; the result always ends in `o`. */
 function mixedRadix(plan: MixedRadixPlan, xRe: Float64Array, xIm: Float64Array, oRe: Float64Array, oIm: Float64Array) {
   let aRe = xRe;
@@ -282,7 +549,10 @@ function mixedRadix(plan: MixedRadixPlan, xRe: Float64Array, xIm: Float64Array, 
   let n = plan.n;
   let s = 1;
   for (const radix of plan.factors) {
-    stage(plan, aRe, aIm, bRe, bIm, n, s, radix);
+    if (radix === 3) oddStage3(plan, aRe, aIm, bRe, bIm, n, s);
+    else if (radix === 5) oddStage5(plan, aRe, aIm, bRe, bIm, n, s);
+    else if (radix === 7) oddStage7(plan, aRe, aIm, bRe, bIm, n, s);
+    else stage(plan, aRe, aIm, bRe, bIm, n, s, radix);
     [aRe, bRe] = [bRe, aRe];
     [aIm, bIm] = [bIm, aIm];
     n /= radix;
@@ -320,20 +590,29 @@ function bluestein(p: BluesteinPlan, xRe: Float64Array, xIm: Float64Array, oRe: 
   }
 }
 
-/** Forward transform of a complex sequence (`im` may be omitted for a real one). Inputs are not modified. */
-export function fft(re: ArrayLike<number>, im?: ArrayLike<number>): Spectrum {
+/**
+ * Forward transform of a complex sequence (`im` may be omitted for a real one). Inputs are not modified. `out`, when
+ * given, receives the result instead of new arrays (for loops that transform many series of one length).
+ */
+export function fft(re: ArrayLike<number>, im?: ArrayLike<number>, out?: Spectrum): Spectrum {
   const n = re.length;
-  const xRe = Float64Array.from(re);
-  const xIm = im ? Float64Array.from(im) : new Float64Array(n);
   if (im && im.length !== n) throw new RangeError(`fft: re has ${n} values but im has ${im.length}`);
-  const oRe = new Float64Array(n);
-  const oIm = new Float64Array(n);
+  if (out && out.re.length !== n) throw new RangeError(`fft: out has ${out.re.length} values, input ${n}`);
+  const oRe = out?.re ?? new Float64Array(n);
+  const oIm = out?.im ?? new Float64Array(n);
   if (n <= 1) {
-    oRe.set(xRe);
-    oIm.set(xIm);
+    if (n === 1) {
+      oRe[0] = re[0]!;
+      oIm[0] = im ? im[0]! : 0;
+    }
     return { re: oRe, im: oIm };
   }
   const plan = planFor(n);
+  const xRe = plan.kind === 'mixed' ? plan.workRe : new Float64Array(n);
+  const xIm = plan.kind === 'mixed' ? plan.workIm : new Float64Array(n);
+  xRe.set(re);
+  if (im) xIm.set(im);
+  else xIm.fill(0);
   if (plan.kind === 'mixed') mixedRadix(plan, xRe, xIm, oRe, oIm);
   else bluestein(plan, xRe, xIm, oRe, oIm);
   return { re: oRe, im: oIm };
