@@ -17,7 +17,7 @@ export {
   type MaxValueEstimator,
 } from './config.js';
 export { fillGaps, MAX_GAP_SECONDS, preprocessSeries, removeExtremeOutliers, truncateToUnit, type Sample } from './preprocess.js';
-export { percentile, percentileIndex } from './percentile.js';
+export { percentile, percentileIndex, percentileOfSorted } from './percentile.js';
 export { fft, ifft, magnitudes, type Spectrum } from './fft.js';
 export { autoCorrelation } from './auto-correlation.js';
 export { isPeak } from './peak.js';

@@ -11,13 +11,17 @@ export function percentileIndex(percent: number, count: number): number {
  * range. Note the float64 rank: P99.9 of 2,000 values is at 1998.0000000000002, so it averages two values.
  */
 export function percentile(values: readonly number[] | Float64Array, percent: number): number {
-  if (values.length === 0 || percent <= 0 || percent > 100) throw new PercentileRangeError(percent, values.length);
-  const sorted = Float64Array.from(values).sort();
+  return percentileOfSorted(Float64Array.from(values).sort(), percent);
+}
+
+/** {@link percentile} of values already sorted ascending (to take several percentiles with one sort). */
+export function percentileOfSorted(sorted: Float64Array, percent: number): number {
+  if (sorted.length === 0 || percent <= 0 || percent > 100) throw new PercentileRangeError(percent, sorted.length);
   const index = percentileIndex(percent, sorted.length);
   if (Number.isInteger(index)) return sorted[index - 1]!;
   if (index > 1) {
     const i = Math.trunc(index);
     return (sorted[i - 1]! + sorted[i]!) / 2;
   }
-  throw new PercentileRangeError(percent, values.length);
+  throw new PercentileRangeError(percent, sorted.length);
 }

@@ -26,12 +26,13 @@ function significanceThreshold(samples: Float64Array, random: () => number): num
   const half = Math.floor(n / 2);
   const x = Float64Array.from(samples);
   const a = new Float64Array(n);
+  const z = { re: new Float64Array(n), im: new Float64Array(n) };
   const maxima: number[] = [];
   for (let i = 0; i < SHUFFLES; i += 2) {
     shuffleInPlace(x, random);
     a.set(x);
     shuffleInPlace(x, random);
-    const z = fft(a, x);
+    fft(a, x, z);
     // squared magnitudes: the square root is only taken of the two maxima
     let maxA = 0;
     let maxB = 0;

@@ -1,5 +1,5 @@
 import { InvalidTimeSeriesError } from './errors.js';
-import { percentile } from './percentile.js';
+import { percentileOfSorted } from './percentile.js';
 
 /** One history sample: `timestamp` in Unix seconds. */
 export interface Sample {
@@ -56,8 +56,9 @@ export function removeExtremeOutliers(values: readonly number[] | Float64Array):
   let hi: number;
   let lo: number;
   try {
-    hi = percentile(out, 99.9);
-    lo = percentile(out, 0.1);
+    const sorted = Float64Array.from(out).sort();
+    hi = percentileOfSorted(sorted, 99.9);
+    lo = percentileOfSorted(sorted, 0.1);
   } catch {
     return out;
   }

@@ -17,7 +17,7 @@ export function seededRandom(seed: number): () => number {
 /** Go's `rand.Shuffle` order (Fisher-Yates from the end), in place. */
 export function shuffleInPlace(values: Float64Array, random: () => number): void {
   for (let i = values.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
+    const j = (random() * (i + 1)) | 0;
     const t = values[i]!;
     values[i] = values[j]!;
     values[j] = t;
