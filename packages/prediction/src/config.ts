@@ -109,7 +109,8 @@ function durationField(
   if (text === undefined || text === '') return fallback;
   const seconds = parseCraneDuration(text);
   if (seconds === undefined) {
-    errors.push({ field, message: `Invalid value: ${JSON.stringify(text)}: must be a duration such as "60s", "1h" or "3d"` });
+    const message = `Invalid value: ${JSON.stringify(text)}: must be a duration such as "60s", "1h" or "3d"`;
+    errors.push({ field, message });
     return fallback;
   }
   return seconds;
@@ -190,8 +191,10 @@ const fixed = (x: number) => x.toFixed(6);
 export function estimatorName(e: Estimator): string {
   if (e.type === 'maxValue') return `Max Value Estimator {marginFraction: ${fixed(e.marginFraction)}}`;
   return (
-    `FFT Estimator {minNumOfSpectrumItems: ${e.minNumOfSpectrumItems}, maxNumOfSpectrumItems: ${e.maxNumOfSpectrumItems}, ` +
-    `highFrequencyThreshold: ${fixed(e.highFrequencyThreshold)}, lowAmplitudeThreshold: ${fixed(e.lowAmplitudeThreshold)}, ` +
+    `FFT Estimator {minNumOfSpectrumItems: ${e.minNumOfSpectrumItems}, ` +
+    `maxNumOfSpectrumItems: ${e.maxNumOfSpectrumItems}, ` +
+    `highFrequencyThreshold: ${fixed(e.highFrequencyThreshold)}, ` +
+    `lowAmplitudeThreshold: ${fixed(e.lowAmplitudeThreshold)}, ` +
     `marginFraction: ${fixed(e.marginFraction)}}`
   );
 }

@@ -46,7 +46,10 @@ export interface ParsedCronWindow {
 export function parseCronWindow(cron: CronWindow, path: string, controllerZone = 'UTC'): ParsedCronWindow {
   const zone = cronZone(cron.timezone, controllerZone);
   const zoneError = zone === 'UTC' ? undefined : timeZoneError(zone);
-  if (zoneError) throw new CronWindowError(cron.timezone === 'Local' ? `${path}.timezone (Local)` : `${path}.timezone`, zoneError);
+  if (zoneError) {
+    const local = cron.timezone === 'Local' ? ' (Local is the controller\'s zone)' : '';
+    throw new CronWindowError(`${path}.timezone`, `${zoneError}${local}`);
+  }
   const schedule = (field: 'start' | 'end'): CronSchedule => {
     try {
       return parseSchedule(normalizeEhpaSchedule(cron[field]));

@@ -66,7 +66,10 @@ export function removeExtremeOutliers(values: readonly number[] | Float64Array):
   return out;
 }
 
-/** The whole of Crane's pre-processing of one series: gaps and linear fill, whole hours, outliers (de-trend is a no-op). */
+/**
+ * The whole of Crane's pre-processing of one series: gaps and linear fill, whole hours, outliers (de-trending is a
+ * no-op in Crane).
+ */
 export function preprocessSeries(samples: readonly Sample[], intervalSeconds: number, unitSeconds = 3600): Sample[] {
   const filled = truncateToUnit(fillGaps(samples, intervalSeconds), intervalSeconds, unitSeconds);
   const values = removeExtremeOutliers(filled.map((s) => s.value));
