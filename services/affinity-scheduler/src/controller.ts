@@ -16,7 +16,7 @@ import {
   type ResourceBinding,
   type ResourceTemplate,
 } from '@flotilla/scheduling';
-import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, NotFoundError, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { decisionEvent } from './decision-event.js';
 import { decideTaints } from './taints.js';
 import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
@@ -196,8 +196,8 @@ export class AffinitySchedulerController {
   }
 
   private async deleteBinding(ref: ObjectRef, existing: Obj): Promise<void> {
-    await this.o.store.delete(ref).catch((err: Error) => {
-      if (err.name !== 'NotFoundError') throw err;
+    await this.o.store.delete(ref).catch((err: unknown) => {
+      if (!(err instanceof NotFoundError)) throw err;
     });
     this.observed.delete(objectKey(ref));
     await this.o.publish(

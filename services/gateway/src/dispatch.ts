@@ -15,7 +15,7 @@ export async function dispatch(handler: GatewayHandler, op: string, body: unknow
     return { ok: true, result };
   } catch (err) {
     const error = toApiError(err);
-    if (error.code === 'Internal') log.error({ err, op }, 'request failed');
+    if (error.reason === 'InternalError') log.error({ err, op }, 'request failed');
     return { ok: false, error };
   }
 }

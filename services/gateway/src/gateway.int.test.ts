@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBus } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
-import { ApiError, GatewayClient } from '@flotilla/client';
+import { ApiError, BadRequestError, ConflictError, GatewayClient, InvalidError, NotFoundError, ServiceUnavailableError } from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
@@ -68,7 +68,8 @@ describe('gateway', () => {
     ];
     for (const [obj, message] of cases) {
       const err = await rejected(client.apply(obj));
-      expect(err.code).toMatch(/Invalid|BadRequest/);
+      expect(err).toSatisfy((e) => e instanceof InvalidError || e instanceof BadRequestError);
+      if (err instanceof InvalidError) expect(err.causes.length).toBeGreaterThan(0);
       expect(err.message).toMatch(message);
     }
     expect(await client.get('Deployment', 'keep')).toEqual(before);
@@ -79,8 +80,9 @@ describe('gateway', () => {
     // Over NATS' 1 MiB payload the request cannot even be sent: the HTTP API shows the gateway's own answer.
     const res = await fetch(`http://127.0.0.1:${http.port}/api/apply`, { method: 'POST', body: JSON.stringify({ object: big }) });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/too large/);
-    await expect(client.get('Deployment', 'big')).rejects.toMatchObject({ code: 'NotFound' });
+    const { error } = (await res.json()) as { error: { reason: string; message: string } };
+    expect(error).toMatchObject({ reason: 'RequestEntityTooLarge', message: expect.stringMatching(/too large/) });
+    await expect(client.get('Deployment', 'big')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('answers a stale resourceVersion with a conflict', async () => {
@@ -88,17 +90,27 @@ describe('gateway', () => {
     const rv = a.object.metadata.resourceVersion as string;
     await client.apply({ ...deployment('occ', 2), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } });
     const err = await rejected(client.apply({ ...deployment('occ', 9), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } }));
-    expect(err.code).toBe('Conflict');
+    expect(err).toBeInstanceOf(ConflictError);
+    expect([err.reason, err.status]).toEqual(['Conflict', 409]);
     expect((await client.get('Deployment', 'occ')).spec).toMatchObject({ replicas: 2 });
   });
 
   it('deletes, publishes ObjectDeleted, and reports NotFound afterwards', async () => {
     await client.apply(deployment('gone'));
     await client.delete('deploy', 'gone');
-    expect((await rejected(client.get('deploy', 'gone'))).code).toBe('NotFound');
+    const notFound = await rejected(client.get('deploy', 'gone'));
+    expect(notFound).toBeInstanceOf(NotFoundError);
+    expect([notFound.reason, notFound.status]).toEqual(['NotFound', 404]);
     const types = [];
     for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'gone' } })) types.push(d.event.type);
     expect(types).toEqual(['io.flotilla.ObjectDeleted']);
+  });
+
+  it('a client with no gateway on its subject gets ServiceUnavailable, not a timeout text to parse', async () => {
+    const nobody = new GatewayClient(bus.nc, { apiRoot: `${bus.names.apiRoot}-nobody`, timeoutMs: 2000 });
+    const err = await rejected(nobody.get('deploy', 'web'));
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect(err.message).toMatch(/gateway is not running/);
   });
 
   it('serves the HTTP API and a validating admission webhook', async () => {

@@ -2,20 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { admit, AdmissionError } from '@flotilla/api';
-import type { ApiErrorCode } from '@flotilla/client';
+import { STATUS_CODES } from '@flotilla/client';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { toApiError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
-
-const STATUS: Record<ApiErrorCode, number> = {
-  Invalid: 422,
-  Conflict: 409,
-  NotFound: 404,
-  BadRequest: 400,
-  TooLarge: 413,
-  Unavailable: 503,
-  Internal: 500,
-};
 
 /** Generous for a 900 KiB object in JSON; larger bodies are refused before parsing. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -45,16 +35,16 @@ export async function serveHttpApi(
 async function route(handler: GatewayHandler, req: IncomingMessage, res: ServerResponse, log: DispatchLogger): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://gateway');
   try {
-    if (req.method !== 'POST') return send(res, 405, { ok: false, error: { code: 'BadRequest', message: 'use POST' } });
+    if (req.method !== 'POST') return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use POST' } });
     const body = parseBody(await readBody(req));
     if (url.pathname === '/validate') return send(res, 200, review(body));
     const m = /^\/api\/([a-z]+)$/.exec(url.pathname);
-    if (!m) return send(res, 404, { ok: false, error: { code: 'NotFound', message: `no route ${url.pathname}` } });
+    if (!m) return send(res, 404, { ok: false, error: { reason: 'NotFound', message: `no route ${url.pathname}` } });
     const reply = await dispatch(handler, m[1]!, body, log);
-    send(res, reply.ok ? 200 : STATUS[reply.error.code], reply);
+    send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
   } catch (err) {
     const error = toApiError(err);
-    send(res, STATUS[error.code], { ok: false, error });
+    send(res, STATUS_CODES[error.reason], { ok: false, error });
   }
 }
 
