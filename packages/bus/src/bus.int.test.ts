@@ -5,7 +5,7 @@ import { BusUnavailableError } from './errors.js';
 import { cloudEvent } from './cloud-event.js';
 import { consumeEvents, publishEvent, readEvents, type DeliveredEvent } from './events.js';
 import { createJson, getJson, listJson, updateJson, deleteKey } from './kv-json.js';
-import { AlreadyExistsError, ConflictError, isStreamNameInUse, isStreamNotFound, isWrongLastSequence } from './errors.js';
+import { AlreadyExistsError, ConflictError, isConsumerNotFound, isStreamNameInUse, isStreamNotFound, isWrongLastSequence } from './errors.js';
 import { ensureEventsStream } from './provision.js';
 
 let bus: Bus & { dispose(): Promise<void> };
@@ -55,10 +55,12 @@ describe('JetStream errors are told apart by their API codes', () => {
     expect(isWrongLastSequence((dup as Error).cause)).toBe(true);
   });
 
-  it('a missing stream is "stream not found", a clashing one "name in use", and neither is a sequence loss', async () => {
+  it('a missing stream or consumer is "not found", a clashing stream "name in use", and neither is a sequence loss', async () => {
     const missing = await caught(bus.jsm.streams.info(`${bus.names.eventsStream}_missing`));
     expect(isStreamNotFound(missing)).toBe(true);
     expect(isWrongLastSequence(missing)).toBe(false);
+    const noConsumer = await caught(bus.jsm.consumers.info(bus.names.eventsStream, 'nobody'));
+    expect([isConsumerNotFound(noConsumer), isStreamNotFound(noConsumer)]).toEqual([true, false]);
     const name = `${bus.names.eventsStream}_clash`;
     await bus.jsm.streams.add({ name, subjects: [`${bus.names.eventsRoot}-clash.a`] });
     try {
@@ -76,8 +78,8 @@ describe('JetStream errors are told apart by their API codes', () => {
   });
 
   it('an error that is not JetStream\'s is never classified, whatever its text says', () => {
-    const impostor = new Error('wrong last sequence: 3; stream not found; stream name already in use');
-    expect([isWrongLastSequence, isStreamNotFound, isStreamNameInUse].map((is) => is(impostor))).toEqual([false, false, false]);
+    const impostor = new Error('wrong last sequence: 3; stream not found; consumer not found; stream name already in use');
+    expect([isWrongLastSequence, isStreamNotFound, isStreamNameInUse, isConsumerNotFound].map((is) => is(impostor))).toEqual([false, false, false, false]);
   });
 });
 

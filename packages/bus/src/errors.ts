@@ -41,5 +41,6 @@ export function isWrongLastSequence(err: unknown): boolean {
   return hasCode(err, JetStreamErrorCodes.StreamWrongLastSequence, JetStreamErrorCodes.StreamWrongLastSequenceUnknown);
 }
 
+export const isConsumerNotFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.ConsumerNotFound);
 export const isStreamNotFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.StreamNotFound);
 export const isStreamNameInUse = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.StreamNameInUse);

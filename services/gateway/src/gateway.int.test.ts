@@ -6,17 +6,19 @@ import { KubeEventStore, ObjectStore } from '@flotilla/store';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 import { serveHttpApi } from './http-api.js';
+import { Registry } from 'prom-client';
 
 let bus: Bus & { dispose(): Promise<void> };
 let client: GatewayClient;
 let stopNats: () => Promise<void>;
 let http: { port: number; close(): Promise<void> };
 const log = { error: () => undefined };
+const registry = new Registry();
 
 beforeAll(async () => {
   bus = await testBus('gw');
   const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
-  stopNats = serveNatsApi(bus, handler, log).stop;
+  stopNats = serveNatsApi(bus, handler, log, registry).stop;
   http = await serveHttpApi(handler, { host: '127.0.0.1', port: 0 }, log);
   client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot });
 });
@@ -111,6 +113,17 @@ describe('gateway', () => {
     const err = await rejected(nobody.get('deploy', 'web'));
     expect(err).toBeInstanceOf(ServiceUnavailableError);
     expect(err.message).toMatch(/gateway is not running/);
+  });
+
+  it('counts requests by operation and by the reason of the answer', async () => {
+    const count = async (operation: string, reason: string) =>
+      (await registry.getSingleMetric('flotilla_api_requests_total')!.get()).values.find((v) => v.labels.operation === operation && v.labels.reason === reason)?.value ?? 0;
+    const [applied, missing] = [await count('apply', 'Success'), await count('get', 'NotFound')];
+    await client.apply(deployment('counted'));
+    await rejected(client.get('deploy', 'never-applied'));
+    expect([await count('apply', 'Success'), await count('get', 'NotFound')]).toEqual([applied + 1, missing + 1]);
+    await rejected(client.call('bogus' as 'get', { kind: 'deploy', name: 'x' }));
+    expect(await count('unknown', 'BadRequest')).toBe(1);
   });
 
   it('serves the HTTP API and a validating admission webhook', async () => {
