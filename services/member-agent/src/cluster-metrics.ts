@@ -50,9 +50,13 @@ export class ClusterMetrics {
         for (const s of samples()) this.set({ cluster: s.cluster }, s.ready);
       },
     });
-    for (const part of ['allocatable', 'allocated'] as const) {
+    const summaries = [
+      ['flotilla_cluster_allocatable', 'allocatable'],
+      ['flotilla_cluster_allocated', 'allocated'],
+    ] as const;
+    for (const [name, part] of summaries) {
       new Gauge({
-        name: `flotilla_cluster_${part}`,
+        name,
         help: `The member cluster's ${part} resources in base units (cpu in cores, memory in bytes, pods)`,
         labelNames: ['cluster', 'resource'],
         registers: [registry],
