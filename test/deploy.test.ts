@@ -2,11 +2,12 @@
 // Kubernetes cluster is needed (nor available in CI): these are the invariants `kubectl apply -k deploy/` and
 // `docker compose up` depend on that can be checked statically.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -478,6 +479,15 @@ describe.skipIf(!kubectlAvailable)('kubectl kustomize deploy/ (needs kubectl, no
   });
 });
 
+const promtoolAvailable = ((): boolean => {
+  try {
+    execFileSync('promtool', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 // ---------- deploy/monitoring: what the alerts and the dashboard read must be what the services export ----------
 
 const monitoringDir = join(deployDir, 'monitoring');
@@ -563,7 +573,20 @@ describe('deploy/monitoring', () => {
     expect([...new Set(read)].filter((m) => !registered.has(m))).toEqual([]);
   });
 
-  it('the check above would catch a misspelt metric', () => {
+  it.skipIf(!promtoolAvailable)('promtool accepts the rules and every dashboard query (needs promtool)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flotilla-rules-'));
+    try {
+      const dashboardRules = dashboardExprs.map((expr, i) => ({ record: `flotilla:dashboard_query_${i}`, expr: expr.replaceAll('$__rate_interval', '5m') }));
+      const groups = [...arr(get(prometheusRule, 'spec.groups')), { name: 'dashboard', rules: dashboardRules }];
+      writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
+      const out = execFileSync('promtool', ['check', 'rules', join(dir, 'rules.yaml')], { encoding: 'utf8' });
+      expect(out).toContain(`SUCCESS: ${alerts.length + dashboardRules.length} rules found`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the metric name check catches a misspelt metric', () => {
     expect(metricsIn('rate(flotilla_reconcile_totl[5m]) + flotilla_reconcile_duration_seconds_bucket', registered)).toEqual([
       'flotilla_reconcile_totl',
       'flotilla_reconcile_duration_seconds',
