@@ -33,7 +33,7 @@ export class StatusWriter {
     }
     const k = kubeEventInput(d.event);
     if (k) await this.kubeEvents.record(ref, k, d.seq);
-    this.lag?.foldedEvent(d.event.time);
+    this.lag?.foldedEvent();
   }
 }
 
