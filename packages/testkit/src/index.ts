@@ -38,3 +38,4 @@ export async function eventually<T>(probe: () => Promise<T | undefined> | T | un
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+export { metricSum } from './metric-sum.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eventually, testBus } from '@flotilla/testkit';
+import { eventually, metricSum, testBus } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
 import { admit } from '@flotilla/api';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
@@ -215,10 +215,7 @@ describe('affinity scheduler (in-process, real NATS)', () => {
   });
 
   it("counts Karmada's schedule attempts by result and type, and reports reconciles, queues and objects", async () => {
-    const sample = async (name: string, labels: Record<string, string> = {}) =>
-      (await registry.getSingleMetric(name)!.get()).values
-        .filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
-        .reduce((sum, v) => sum + v.value, 0);
+    const sample = (name: string, labels: Record<string, string> = {}) => metricSum(registry, name, labels);
     const unschedulable = { result: 'unschedulable', schedule_type: 'PlacementChanged' };
     const before = await sample('karmada_scheduler_schedule_attempts_total', unschedulable);
     await apply(deployment('nowhere', 1));

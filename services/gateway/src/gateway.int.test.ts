@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testBus } from '@flotilla/testkit';
+import { metricSum, testBus } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { ApiError, BadRequestError, ConflictError, GatewayClient, InvalidError, NotFoundError, ServiceUnavailableError } from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
@@ -116,8 +116,7 @@ describe('gateway', () => {
   });
 
   it('counts requests by operation and by the reason of the answer', async () => {
-    const count = async (operation: string, reason: string) =>
-      (await registry.getSingleMetric('flotilla_api_requests_total')!.get()).values.find((v) => v.labels.operation === operation && v.labels.reason === reason)?.value ?? 0;
+    const count = (operation: string, reason: string) => metricSum(registry, 'flotilla_api_requests_total', { operation, reason });
     const [applied, missing] = [await count('apply', 'Success'), await count('get', 'NotFound')];
     await client.apply(deployment('counted'));
     await rejected(client.get('deploy', 'never-applied'));
