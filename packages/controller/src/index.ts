@@ -1,2 +1,3 @@
 export * from './work-queue.js';
 export * from './spread-sweep.js';
+export * from './controller-metrics.js';

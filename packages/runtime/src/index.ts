@@ -44,3 +44,5 @@ export {
 } from './service.js';
 export { startLeaderWork, type LeaderWorkOptions } from './leader-work.js';
 export { applyHeapGrowth } from './heap.js';
+export { leaderGauge } from './leader-metrics.js';
+export { perRegistry } from './per-registry.js';

@@ -39,3 +39,4 @@ export async function eventually<T>(probe: () => Promise<T | undefined> | T | un
   }
 }
 export * from './private-prometheus.js';
+export { metricSum } from './metric-sum.js';

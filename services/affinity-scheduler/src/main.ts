@@ -13,7 +13,7 @@ const configSchema = baseConfigSchema.extend({
 await runService({
   name: 'affinity-scheduler',
   configSchema,
-  async start({ config, logger, setReady }) {
+  async start({ config, logger, setReady, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, 'affinity-scheduler'));
     const stopLeaderWork = await startLeaderWork({
       redisUrl: config.REDIS_URL,
@@ -21,6 +21,7 @@ await runService({
       key: `${config.FLOTILLA_PREFIX}:leader:affinity-scheduler`,
       leaseMs: config.LEADER_LEASE_MS,
       logger,
+      registry,
       work: async () => {
         const controller = new AffinitySchedulerController({
           bus,
@@ -30,6 +31,7 @@ await runService({
           failoverGraceMs: config.FAILOVER_GRACE_MS,
           resyncMs: config.RESYNC_MS,
           concurrency: config.SCHEDULER_CONCURRENCY,
+          registry,
         });
         await controller.start();
         logger.info({}, 'scheduling as leader');

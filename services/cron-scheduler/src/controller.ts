@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
-import { WorkQueue } from '@flotilla/controller';
+import { ControllerMetrics, WorkQueue } from '@flotilla/controller';
+import { Registry } from 'prom-client';
 import {
   executionId,
   DEFAULT_CATCH_UP_WINDOW_MS,
@@ -21,6 +22,7 @@ import { applyExecutions, type ExecutionOutcome } from './apply-executions.js';
 import { needsNextScheduled } from './next-scheduled.js';
 import { RuleStateStore, type StoredCronState } from './rule-state-store.js';
 import { WakeSchedule } from './wake-schedule.js';
+import { CronMetrics } from './cron-metrics.js';
 
 export const CONTROLLER_NAME = 'cron-scheduler';
 export const CRON_KIND = 'CronFederatedHPA';
@@ -73,6 +75,8 @@ export interface CronControllerOptions {
   /** Attempts at a target write failing for other reasons than the target's absence before it is recorded as failed. */
   maxWriteAttempts?: number;
   onExecution?: (r: ExecutionReport) => void;
+  /** The service's registry: reconcile, queue, object and execution metrics are reported there. */
+  registry?: Registry;
 }
 
 /** A wake-up names no object: whatever is due when it fires is woken (and jobs of earlier versions, per rule, too). */
@@ -117,9 +121,14 @@ export class CronController {
   private worker?: DelayedWorker<JobData, void>;
   private resyncTimer?: NodeJS.Timeout;
   private started = false;
+  private readonly metrics: ControllerMetrics;
+  private readonly cronMetrics: CronMetrics;
 
   constructor(private readonly o: CronControllerOptions) {
     this.clock = o.clock ?? systemClock;
+    const registry = o.registry ?? new Registry();
+    this.metrics = ControllerMetrics.of(registry);
+    this.cronMetrics = CronMetrics.of(registry);
     this.armHorizonMs = Math.max(o.armHorizonMs ?? 3_600_000, 2 * (o.resyncMs ?? 60_000));
     this.wakes = new WakeSchedule(this.clock, (key) => {
       if (this.started) this.workQueue.add(key);
@@ -132,7 +141,9 @@ export class CronController {
     this.workQueue = new WorkQueue((k) => this.reconcile(k), {
       concurrency: o.concurrency ?? 32,
       onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'reconcile failed; retrying'),
+      observer: this.metrics.observer(CONTROLLER_NAME),
     });
+    this.metrics.track(CONTROLLER_NAME, this.workQueue);
   }
 
   /** Lists the objects and their stored state, rebuilds every timer, and catches up on what came due meanwhile. */
@@ -154,6 +165,7 @@ export class CronController {
       },
     });
     this.started = true;
+    this.metrics.countObjects(CRON_KIND, () => this.informer.cache.size);
     this.sweep();
     await this.collectOrphans(stored);
     this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? 60_000);
@@ -176,6 +188,7 @@ export class CronController {
 
   async stop(): Promise<void> {
     this.started = false;
+    this.metrics.forgetObjects();
     clearInterval(this.resyncTimer);
     this.informer.stop();
     this.wakes.clear();
@@ -254,7 +267,9 @@ export class CronController {
       const outcomes = await this.applyToTarget(key, obj, uid, plan);
       // 3. the events, in the order the status writer should fold them
       await this.publishAll(this.eventsOf(obj, uid, stored, plan, outcomes, now));
+      this.cronMetrics.missed(plan.missed.length);
       for (const o of outcomes) {
+        this.cronMetrics.executed(o.effect.ok, o.execution.scheduleTime, now);
         this.o.onExecution?.({ key, ruleName: o.execution.ruleName, scheduleTime: o.execution.scheduleTime, executionTime: now, ok: o.effect.ok });
       }
       // 4. the state

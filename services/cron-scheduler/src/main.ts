@@ -6,7 +6,7 @@ import { CONTROLLER_NAME, CronController } from './controller.js';
 await runService({
   name: CONTROLLER_NAME,
   configSchema,
-  async start({ config, logger, setReady }) {
+  async start({ config, logger, setReady, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME));
     // The timers' connection; the lease has its own (startLeaderWork).
     const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD, connectionName: CONTROLLER_NAME });
@@ -16,6 +16,7 @@ await runService({
       key: `${config.FLOTILLA_PREFIX}:leader:${CONTROLLER_NAME}`,
       leaseMs: config.LEADER_LEASE_MS,
       logger,
+      registry,
       work: async () => {
         const controller = new CronController({
           bus,
@@ -27,6 +28,7 @@ await runService({
           defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE,
           resyncMs: config.CRON_RESYNC_MS,
           concurrency: config.CRON_CONCURRENCY,
+          registry,
         });
         await controller.start();
         logger.info({ defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE, catchUpWindowMs: config.CRON_CATCHUP_WINDOW_MS }, 'scheduling cron rules as leader');

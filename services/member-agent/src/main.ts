@@ -8,7 +8,7 @@ import { KubeDriver } from './kube/kube-driver.js';
 await runService({
   name: 'member-agent',
   configSchema: memberAgentConfigSchema,
-  async start({ config, logger, setReady }) {
+  async start({ config, logger, setReady, registry }) {
     // Fail before connecting anywhere when the kube driver cannot load its client.
     const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
     const bus = await connectBus(busOptionsFromEnv(config, 'member-agent'));
@@ -20,13 +20,15 @@ await runService({
       key: `${config.FLOTILLA_PREFIX}:leader:member-agent:${scope}`,
       leaseMs: config.LEADER_LEASE_MS,
       logger,
+      registry,
       work: async () => {
         const driver = kubeApi
-          ? new KubeDriver({ clusterName: config.KUBE_CLUSTER_NAME!, api: kubeApi, bus, clock: systemClock, logger, pollMs: config.KUBE_POLL_MS })
+          ? new KubeDriver({ clusterName: config.KUBE_CLUSTER_NAME!, api: kubeApi, bus, clock: systemClock, logger, pollMs: config.KUBE_POLL_MS, registry })
           : new SimAgent({
               bus,
               clock: systemClock,
               logger,
+              registry,
               tickMs: config.SIM_TICK_MS,
               sim: { hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS, hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS } },
             });

@@ -2,6 +2,7 @@ import { busOptionsFromEnv, connectBus, consumeEvents } from '@flotilla/bus';
 import { baseConfigSchema, envInt, runService, startLeaderWork } from '@flotilla/runtime';
 import { KubeEventStore, objectKey, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
+import { FoldLag } from './fold-lag.js';
 import { refOfEvent, StatusWriter } from './status-writer.js';
 
 const configSchema = baseConfigSchema.extend({
@@ -12,9 +13,9 @@ const configSchema = baseConfigSchema.extend({
 await runService({
   name: 'status-writer',
   configSchema,
-  async start({ config, logger, setReady }) {
+  async start({ config, logger, setReady, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, 'status-writer'));
-    const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers());
+    const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers(), new FoldLag(registry, bus, 'status-writer'));
     // Only the leader folds; an object's status depends on the order of its events, so those go one at a time.
     const stopLeaderWork = await startLeaderWork({
       redisUrl: config.REDIS_URL,
@@ -22,6 +23,7 @@ await runService({
       key: `${config.FLOTILLA_PREFIX}:leader:status-writer`,
       leaseMs: config.LEADER_LEASE_MS,
       logger,
+      registry,
       work: async () => {
         const sub = await consumeEvents(bus, {
           durable: 'status-writer',

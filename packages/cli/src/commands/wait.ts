@@ -1,5 +1,5 @@
 import { resolveKind } from '@flotilla/api';
-import { ApiError } from '@flotilla/client';
+import { NotFoundError } from '@flotilla/client';
 import { CliError, type CliIo, type Session } from '../context.js';
 import { parseDuration } from '../duration.js';
 
@@ -36,7 +36,7 @@ export async function waitCommand(io: CliIo, s: Session, target: string, forText
         }
       }
     } catch (err) {
-      if (!(err instanceof ApiError && err.code === 'NotFound')) throw err;
+      if (!(err instanceof NotFoundError)) throw err;
       if (want.type === 'delete') {
         io.out(`${info.kind.toLowerCase()}/${name} deleted`);
         return 0;
