@@ -17,7 +17,7 @@ const stored = (rule: CronFederatedHPARule, nextDue: string | null): RuleState =
   nextDue,
 });
 
-describe('planCronExecutions: first sight and the seed examples', () => {
+describe('planCronExecutions: first sight and the examples of the CronFederatedHPA proposal', () => {
   it.each([
     ['2026-05-04T09:04:00Z', '2026-05-04T10:03:00.000Z'],
     ['2026-05-04T09:01:00Z', '2026-05-04T09:03:00.000Z'],

@@ -1,5 +1,5 @@
 /**
- * Minimal structural types for autoscaling.karmada.io/v1alpha1 CronFederatedHPA, with seed 000's JSON field
+ * Minimal structural types for autoscaling.karmada.io/v1alpha1 CronFederatedHPA, with Karmada's CronFederatedHPA proposal's JSON field
  * names. Times are RFC 3339 strings in UTC (metav1.Time), e.g. `2026-03-08T09:03:00Z`.
  */
 
@@ -67,7 +67,7 @@ export interface CronFederatedHPA {
   status?: CronFederatedHPAStatus;
 }
 
-/** Seed 000: both history limits default to 3 (also when the field is nil at run time). */
+/** Karmada's CronFederatedHPA proposal: both history limits default to 3 (also when the field is nil at run time). */
 export const DEFAULT_HISTORY_LIMIT = 3;
 
 /** The values an execution sets on its target; which ones depends on the target kind. */

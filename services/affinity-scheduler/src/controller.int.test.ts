@@ -50,7 +50,7 @@ const deployment = (name: string, replicas: number) => ({
 });
 
 describe('affinity scheduler (in-process, real NATS)', () => {
-  it('seed 003: falls through an unavailable group, then fails over to the next group when the cluster is tainted', async () => {
+  it('the multiple scheduling groups proposal: falls through an unavailable group, then fails over to the next group when the cluster is tainted', async () => {
     await apply(deployment('nginx', 2));
     await apply({
       apiVersion: 'policy.karmada.io/v1alpha1',

@@ -2,7 +2,7 @@ import { DEFAULT_CATCH_UP_WINDOW_MS, timeZoneError } from '@flotilla/cron';
 import { baseConfigSchema, envInt, envString } from '@flotilla/runtime';
 
 export const configSchema = baseConfigSchema.extend({
-  /** How late a missed schedule may still be applied on recovery (issue 4 item 7). */
+  /** How late a missed schedule may still be applied on recovery. */
   CRON_CATCHUP_WINDOW_MS: envInt({ default: DEFAULT_CATCH_UP_WINDOW_MS, min: 0 }),
   /** The zone of rules without `timeZone` (an IANA name). */
   CRON_DEFAULT_TIME_ZONE: envString({ default: 'UTC' }).refine((z) => z === 'UTC' || (z !== '' && timeZoneError(z) === undefined), {

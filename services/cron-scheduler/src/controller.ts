@@ -54,7 +54,7 @@ export interface CronControllerOptions {
   publish: (e: CloudEvent) => Promise<unknown>;
   clock?: Clock;
   logger: ControllerLogger;
-  /** How late a missed occurrence may still be applied (issue 4 item 7). Default 15 minutes. */
+  /** How late a missed occurrence may still be applied. Default 15 minutes. */
   catchUpWindowMs?: number;
   /** The zone of rules without `timeZone`. Default UTC. */
   defaultTimeZone?: string;

@@ -69,7 +69,7 @@ function defaults(obj: Record<string, unknown>): void {
   const ref = objAt(objAt(obj, 'spec'), 'scaleTargetRef');
   if (ref && ref.kind === 'FederatedHPA' && (ref.apiVersion === undefined || ref.apiVersion === '')) ref.apiVersion = FEDERATED_HPA_API_VERSION;
   for (const rule of objectsAt(objAt(obj, 'spec'), 'rules')) {
-    // Seed 000's story YAML writes `ruleName`; the API (and shipped Karmada) call it `name`. Accept the seed's spelling.
+    // Karmada's CronFederatedHPA proposal writes `ruleName`; the API (and shipped Karmada) call it `name`. Accept both.
     if (rule.name === undefined && typeof rule.ruleName === 'string') {
       rule.name = rule.ruleName;
       delete rule.ruleName;
@@ -82,7 +82,7 @@ function defaults(obj: Record<string, unknown>): void {
   }
 }
 
-/** Seed 000's webhook rules, as Karmada's `validateCronFederatedHPA` words them, plus Flotilla's stricter checks. */
+/** The CronFederatedHPA proposal's webhook rules, as Karmada's `validateCronFederatedHPA` words them, plus Flotilla's stricter checks. */
 function validate(obj: CronFederatedHPA): FieldError[] {
   const spec = obj.spec!;
   const ref = spec.scaleTargetRef;

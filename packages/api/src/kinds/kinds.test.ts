@@ -96,7 +96,7 @@ describe('CronFederatedHPA: defaulting', () => {
     ]);
   });
 
-  it("accepts seed 000's `ruleName` spelling as `name`, and an empty time zone (UTC)", () => {
+  it("accepts the CronFederatedHPA proposal's `ruleName` spelling as `name`, and an empty time zone (UTC)", () => {
     const o = cronFhpa();
     o.spec.rules = [{ ruleName: 'Scale-Up', schedule: '30 08 * * *', targetMinReplicas: 1000, timeZone: '' }];
     const out = admit(o) as Obj;
