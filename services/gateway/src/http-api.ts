@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { admit, AdmissionError } from '@flotilla/api';
+import { scheduleChecks } from '@flotilla/cron';
 import type { ApiErrorCode } from '@flotilla/client';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { toApiError } from './errors.js';
@@ -64,7 +65,7 @@ export function review(body: unknown): object {
   let allowed = true;
   let message: string | undefined;
   try {
-    admit(request.object, request.oldObject ? { existing: request.oldObject as never } : {});
+    admit(request.object, { schedules: scheduleChecks, ...(request.oldObject ? { existing: request.oldObject as never } : {}) });
   } catch (err) {
     if (!(err instanceof AdmissionError)) throw err;
     allowed = false;
