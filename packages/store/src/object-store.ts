@@ -11,6 +11,7 @@ import {
   type Bus,
   type Versioned,
 } from '@flotilla/bus';
+import { backoff } from './backoff.js';
 import { NotFoundError, StaleResourceVersionError } from './errors.js';
 import { kindFilter, objectKey, refOf, type ObjectRef, type StoredObject } from './object.js';
 import type { StatusRecord } from './status-store.js';
@@ -184,11 +185,6 @@ export class ObjectStore {
     const status = await getJson<StatusRecord>(this.bus.status, key);
     return withVersion(v, status?.value.status);
   }
-}
-
-/** Jittered, so that writers that lost together do not collide again in lock-step. */
-export function backoff(attempt: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * (attempt + 1))));
 }
 
 /** An informer's copy as the bucket holds it: resourceVersion is the revision, not part of the stored value. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
 import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { ApiError, GatewayClient } from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';

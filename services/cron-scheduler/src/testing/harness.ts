@@ -3,7 +3,8 @@ import { eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { evolveHistory, scheduleChecks, type CronEvent, type CronFederatedHPAStatus } from '@flotilla/cron';
 import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
-import { REDIS_URL, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { REDIS_URL } from '@flotilla/testkit';
 import type { Redis } from 'ioredis';
 import { CronController, type CronControllerOptions } from '../controller.js';
 
