@@ -175,7 +175,7 @@ describe('one model', () => {
 
   it.each(workspaces.filter((w) => w !== api).map((w) => [w.dir, w] as const))('%s restates no type of the API', (_dir, w) => {
     const restated = w.sources.flatMap(({ file, text }) =>
-      [...text.matchAll(/^\s*(?:export\s+)?(?:interface|type)\s+([A-Z]\w*)\b/gm)]
+      [...text.matchAll(/^\s*(?:export\s+)?(?:interface|type)\s+([A-Z]\w*)\s*(?:<[^>]*>\s*)?(?:=|\{|extends\b)/gm)]
         .map((m) => m[1]!)
         .filter((name) => modelTypes.has(name))
         .map((name) => `${file}: ${name}`),

@@ -14,7 +14,7 @@ export {
   type MissedExecution,
   type RuleState,
 } from './plan.js';
-export { FEDERATED_HPA_API_VERSION, ruleValues, targetKindOf, type TargetKind } from './target.js';
+export { ruleValues, targetKindOf, type TargetKind } from './target.js';
 export {
   SCALE_FAILED_REASON,
   scaleEffect,
@@ -35,5 +35,4 @@ export { evolveHistory } from './history.js';
 export { MAX_WHAT_IF_EXECUTIONS, whatIfCron, type WhatIfCronResult, type WhatIfExecution } from './what-if.js';
 export { executionId } from './execution-id.js';
 export type * from './types.js';
-export { DEFAULT_HISTORY_LIMIT } from './types.js';
 export { executionEvent, missedEvent, nextScheduledData } from './execution-events.js';

@@ -10,8 +10,8 @@ import {
   nextScheduledData,
   planCronExecutions,
   targetKindOf,
+  type AdmittedCronFederatedHPA,
   type CronEvent,
-  type CronFederatedHPA,
   type CronPlan,
 } from '@flotilla/cron';
 import { createDelayedQueue, createWorker, scheduleAt, systemClock, type Clock, type DelayedQueue, type DelayedWorker } from '@flotilla/runtime';
@@ -220,7 +220,7 @@ export class CronController {
   }
 
   private async reconcile(key: string): Promise<void> {
-    const obj = this.informer.cache.get(key)?.value as (StoredObject & CronFederatedHPA) | undefined;
+    const obj = this.informer.cache.get(key)?.value as (StoredObject & AdmittedCronFederatedHPA) | undefined;
     const knownUid = this.uids.get(key);
     if (!obj) {
       if (knownUid) await this.forget(key, knownUid);
@@ -276,7 +276,7 @@ export class CronController {
     if (wakeAt !== undefined) this.armDurable(wakeAt, now.getTime());
   }
 
-  private async applyToTarget(key: string, obj: CronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
+  private async applyToTarget(key: string, obj: AdmittedCronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
     if (!plan.execute.length) return [];
     const ref = obj.spec.scaleTargetRef;
     const namespace = obj.metadata.namespace;
@@ -304,7 +304,7 @@ export class CronController {
     }
   }
 
-  private eventsOf(obj: CronFederatedHPA, uid: string, stored: StoredCronState, plan: CronPlan, outcomes: ExecutionOutcome[], now: Date): CloudEvent[] {
+  private eventsOf(obj: AdmittedCronFederatedHPA, uid: string, stored: StoredCronState, plan: CronPlan, outcomes: ExecutionOutcome[], now: Date): CloudEvent[] {
     const ruleOf = (name: string) => obj.spec.rules.find((r) => r.name === name)!;
     const wrap = (id: string, e: CronEvent): CloudEvent =>
       cloudEvent({ id, source: CONTROLLER_NAME, type: e.type, kind: CRON_KIND, namespace: obj.metadata.namespace, name: obj.metadata.name, time: now, data: e.data });

@@ -1,6 +1,6 @@
-import { admit } from '@flotilla/api';
+import { admit, type CronFederatedHPAStatus } from '@flotilla/api';
 import { eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
-import { evolveHistory, scheduleChecks, type CronEvent, type CronFederatedHPAStatus } from '@flotilla/cron';
+import { evolveHistory, scheduleChecks, type CronEvent } from '@flotilla/cron';
 import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
