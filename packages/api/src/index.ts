@@ -9,6 +9,7 @@ export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitO
 export { parseManifests, toYaml } from './manifests.js';
 export { formatTime, getCondition, isConditionTrue, type Condition } from './conditions.js';
 export { applyStatusPatch } from './status-patch.js';
+export type { KubeEventData } from './kube-event.js';
 export type { AdmissionContext, KindAdmission, ScheduleChecks } from './kinds/kind-admission.js';
 export {
   conditionSchema,

@@ -29,7 +29,6 @@ export {
   type CronNextScheduledData,
   type CronRuleExecutedData,
   type CronRuleFailedData,
-  type KubeEventData,
 } from './events.js';
 export { evolveHistory } from './history.js';
 export { MAX_WHAT_IF_EXECUTIONS, whatIfCron, type WhatIfCronResult, type WhatIfExecution } from './what-if.js';
