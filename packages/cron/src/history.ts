@@ -1,5 +1,5 @@
 import type { CronEvent, CronNextScheduledData, CronRuleExecutedData, CronRuleFailedData } from './events.js';
-import { formatTime } from './time-format.js';
+import { formatTime } from '@flotilla/api';
 import type { CronFederatedHPAStatus } from '@flotilla/api';
 import type { ExecutionHistory } from './types.js';
 

@@ -3,7 +3,6 @@ export { parseSchedule, scheduleError, type CronSchedule } from './schedule.js';
 export { DEFAULT_CONTROLLER_TIME_ZONE, resolveTimeZone, timeZoneError } from './time-zone.js';
 export { scheduleChecks } from './schedule-checks.js';
 export { fireTimesBetween, nextFireTime } from './next-fire-time.js';
-export { formatTime } from './time-format.js';
 export {
   DEFAULT_CATCH_UP_WINDOW_MS,
   planCronExecutions,

@@ -1,7 +1,7 @@
 import { nextFireTime } from './next-fire-time.js';
 import { parseSchedule } from './schedule.js';
 import { ruleValues, targetKindOf } from './target.js';
-import { formatTime } from './time-format.js';
+import { formatTime } from '@flotilla/api';
 import { DEFAULT_CONTROLLER_TIME_ZONE, resolveTimeZone } from './time-zone.js';
 import type { CronFederatedHPARule } from '@flotilla/api';
 import type { CronObjectSpec, TargetValues } from './types.js';

@@ -2,7 +2,7 @@ import { evolveHistory } from './history.js';
 import { nextFireTime } from './next-fire-time.js';
 import { parseSchedule } from './schedule.js';
 import { ruleValues, targetKindOf } from './target.js';
-import { formatTime } from './time-format.js';
+import { formatTime } from '@flotilla/api';
 import { DEFAULT_CONTROLLER_TIME_ZONE } from './time-zone.js';
 import type { CronFederatedHPA } from '@flotilla/api';
 import type { AdmittedCronFederatedHPA } from './types.js';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { formatTime } from '@flotilla/api';
 import { isDeepStrictEqual } from 'node:util';
 import {
   AlreadyExistsError,
@@ -164,7 +165,7 @@ export class ObjectStore {
     const { resourceVersion: _rv, ...meta } = input.metadata;
     return {
       ...rest,
-      metadata: { ...meta, uid: randomUUID(), generation: 1, creationTimestamp: this.now().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      metadata: { ...meta, uid: randomUUID(), generation: 1, creationTimestamp: formatTime(this.now()) },
     };
   }
 
