@@ -1,6 +1,6 @@
 import { listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
-import { SpreadSweep, WorkQueue } from '@flotilla/controller';
+import { SpreadSweep, WorkQueue, type ControllerLogger } from '@flotilla/controller';
 import {
   buildBinding,
   claimingPolicy,
@@ -21,11 +21,8 @@ import { decisionEvent } from './decision-event.js';
 import { decideTaints } from './taints.js';
 import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
 
-export interface ControllerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+/** Bindings scheduled at once. */
+export const DEFAULT_SCHEDULER_CONCURRENCY = 64;
 
 export interface AffinitySchedulerOptions {
   bus: Bus;
@@ -72,7 +69,7 @@ export class AffinitySchedulerController {
   constructor(private readonly o: AffinitySchedulerOptions) {
     this.now = o.now ?? (() => new Date());
     const onError = (queue: string) => (key: string, err: unknown, attempt: number) => o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
-    const concurrency = o.concurrency ?? 64;
+    const concurrency = o.concurrency ?? DEFAULT_SCHEDULER_CONCURRENCY;
     this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, onError: onError('detect') });
     this.scheduleQueue = new WorkQueue((k) => this.schedule(k), { concurrency, onError: onError('schedule') });
     this.taintQueue = new WorkQueue((k) => this.taint(k), { onError: onError('taint') });

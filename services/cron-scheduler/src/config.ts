@@ -1,5 +1,6 @@
 import { DEFAULT_CATCH_UP_WINDOW_MS, timeZoneError } from '@flotilla/cron';
 import { baseConfigSchema, envInt, envString } from '@flotilla/runtime';
+import { DEFAULT_CRON_CONCURRENCY, DEFAULT_RESYNC_MS } from './controller.js';
 
 export const configSchema = baseConfigSchema.extend({
   /** How late a missed schedule may still be applied on recovery. */
@@ -9,6 +10,6 @@ export const configSchema = baseConfigSchema.extend({
     message: 'expected an IANA time zone name such as UTC or Asia/Shanghai',
   }),
   /** Every object is reconsidered and its timers re-armed this often. */
-  CRON_RESYNC_MS: envInt({ default: 60_000, min: 1000 }),
-  CRON_CONCURRENCY: envInt({ default: 32, min: 1 }),
+  CRON_RESYNC_MS: envInt({ default: DEFAULT_RESYNC_MS, min: 1000 }),
+  CRON_CONCURRENCY: envInt({ default: DEFAULT_CRON_CONCURRENCY, min: 1 }),
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
-import { WorkQueue } from '@flotilla/controller';
+import { WorkQueue, type ControllerLogger } from '@flotilla/controller';
 import {
   executionId,
   DEFAULT_CATCH_UP_WINDOW_MS,
@@ -25,11 +25,11 @@ import { WakeSchedule } from './wake-schedule.js';
 export const CONTROLLER_NAME = 'cron-scheduler';
 export const CRON_KIND = 'CronFederatedHPA';
 
-export interface ControllerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+/** How often every object is reconsidered and its timers re-armed (survives lost Redis keys). */
+export const DEFAULT_RESYNC_MS = 60_000;
+/** Objects reconciled at once. */
+export const DEFAULT_CRON_CONCURRENCY = 32;
+const DEFAULT_ARM_HORIZON_MS = 3_600_000;
 
 /** One execution's outcome, for metrics and benchmarks. */
 export interface ExecutionReport {
@@ -120,7 +120,7 @@ export class CronController {
 
   constructor(private readonly o: CronControllerOptions) {
     this.clock = o.clock ?? systemClock;
-    this.armHorizonMs = Math.max(o.armHorizonMs ?? 3_600_000, 2 * (o.resyncMs ?? 60_000));
+    this.armHorizonMs = Math.max(o.armHorizonMs ?? DEFAULT_ARM_HORIZON_MS, 2 * (o.resyncMs ?? DEFAULT_RESYNC_MS));
     this.wakes = new WakeSchedule(this.clock, (key) => {
       if (this.started) this.workQueue.add(key);
     });
@@ -130,7 +130,7 @@ export class CronController {
       if (this.started) this.workQueue.add(e.key);
     });
     this.workQueue = new WorkQueue((k) => this.reconcile(k), {
-      concurrency: o.concurrency ?? 32,
+      concurrency: o.concurrency ?? DEFAULT_CRON_CONCURRENCY,
       onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'reconcile failed; retrying'),
     });
   }
@@ -156,7 +156,7 @@ export class CronController {
     this.started = true;
     this.sweep();
     await this.collectOrphans(stored);
-    this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? 60_000);
+    this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? DEFAULT_RESYNC_MS);
   }
 
   /**
