@@ -9,10 +9,10 @@ import type { NodeClaim } from './types.js';
 export function podNodeClaim(podSpec: unknown): NodeClaim | undefined {
   if (!isObject(podSpec)) return undefined;
   const nodeSelector = isObject(podSpec['nodeSelector']) ? (podSpec['nodeSelector'] as Record<string, string>) : undefined;
-  const tolerations = Array.isArray(podSpec['tolerations']) && podSpec['tolerations'].length > 0 ? (podSpec['tolerations'] as unknown[]) : undefined;
+  const tolerations = Array.isArray(podSpec['tolerations']) && podSpec['tolerations'].length > 0 ? (podSpec['tolerations'] as NonNullable<NodeClaim['tolerations']>) : undefined;
   const nodeAffinity = isObject(podSpec['affinity']) ? podSpec['affinity']['nodeAffinity'] : undefined;
   const required = isObject(nodeAffinity) ? nodeAffinity['requiredDuringSchedulingIgnoredDuringExecution'] : undefined;
-  const hardNodeAffinity = isObject(required) ? required : undefined;
+  const hardNodeAffinity = isObject(required) ? (required as NodeClaim['hardNodeAffinity']) : undefined;
   if (!nodeSelector && !tolerations && !hardNodeAffinity) return undefined;
   return { ...(nodeSelector && { nodeSelector }), ...(tolerations && { tolerations }), ...(hardNodeAffinity && { hardNodeAffinity }) };
 }
