@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { Condition, KubeEventData, ResourceBindingSpec } from '@flotilla/api';
+import type { ClusterStatus, Condition, KubeEventData, ResourceBindingSpec } from '@flotilla/api';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import type { StoredObject } from '@flotilla/store';
 import {
@@ -23,11 +23,8 @@ import { parseSimulation, type SimulationSpec } from './simulation-spec.js';
 /** The Ready condition the simulation reports: always with a reason and message. */
 export type ClusterCondition = Pick<Condition, 'type'> & Required<Pick<Condition, 'reason' | 'message'>> & { status: 'True' | 'False' };
 
-export interface ClusterStatusPatch {
-  kubernetesVersion?: string;
-  conditions: ClusterCondition[];
-  resourceSummary?: ResourceSummary;
-}
+/** The part of a Cluster's status the simulation reports. */
+export type ClusterStatusPatch = Pick<ClusterStatus, 'kubernetesVersion'> & { conditions: ClusterCondition[]; resourceSummary?: ResourceSummary };
 
 export interface ClusterStatusReportedData {
   statusPatch: ClusterStatusPatch;
