@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testBus, eventually } from '@flotilla/testkit';
+import { testBus } from './testing/index.js';
+import { eventually } from '@flotilla/testkit';
 import { connectBus, type Bus } from './connect.js';
 import { BusUnavailableError } from './errors.js';
 import { cloudEvent } from './cloud-event.js';

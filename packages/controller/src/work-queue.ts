@@ -1,8 +1,7 @@
+import { MAX_TIMER_MS } from './max-timer.js';
+
 /** What a reconcile asks for next: nothing, or another run after a delay (time-based work). */
 export type ReconcileResult = void | { requeueAfterMs: number };
-
-/** The longest delay setTimeout keeps (2^31 - 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface WorkQueueOptions {
   /** Keys reconciled at once; one key is never reconciled twice at the same time. */

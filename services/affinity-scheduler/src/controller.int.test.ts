@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eventually, metricSum, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually, metricSum } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
 import { admit } from '@flotilla/api';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
@@ -52,7 +53,7 @@ const deployment = (name: string, replicas: number) => ({
 });
 
 describe('affinity scheduler (in-process, real NATS)', () => {
-  it('seed 003: falls through an unavailable group, then fails over to the next group when the cluster is tainted', async () => {
+  it('the multiple scheduling groups proposal: falls through an unavailable group, then fails over to the next group when the cluster is tainted', async () => {
     await apply(deployment('nginx', 2));
     await apply({
       apiVersion: 'policy.karmada.io/v1alpha1',

@@ -1,6 +1,6 @@
 import { listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
-import { ControllerMetrics, SpreadSweep, WorkQueue } from '@flotilla/controller';
+import { ControllerMetrics, SpreadSweep, WorkQueue, type ControllerLogger } from '@flotilla/controller';
 import { Registry } from 'prom-client';
 import {
   AssumedUsage,
@@ -28,11 +28,8 @@ import { SchedulerMetrics } from './scheduler-metrics.js';
 import { decideTaints } from './taints.js';
 import { bindingStatusProjection, clusterSchedulingSignature, templateProjection, type BindingStatusView } from './projections.js';
 
-export interface ControllerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+/** Bindings scheduled at once. */
+export const DEFAULT_SCHEDULER_CONCURRENCY = 64;
 
 export interface AffinitySchedulerOptions {
   bus: Bus;
@@ -93,7 +90,7 @@ export class AffinitySchedulerController {
     this.metrics = ControllerMetrics.of(registry);
     this.schedulerMetrics = SchedulerMetrics.of(registry);
     const onError = (queue: string) => (key: string, err: unknown, attempt: number) => o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
-    const concurrency = o.concurrency ?? 64;
+    const concurrency = o.concurrency ?? DEFAULT_SCHEDULER_CONCURRENCY;
     const queueOptions = (name: string) => ({ onError: onError(name), observer: this.metrics.observer(name) });
     this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, ...queueOptions('detection') });
     this.scheduleQueue = new WorkQueue((k, queuedAt) => this.schedule(k, queuedAt), { concurrency, ...queueOptions('scheduling') });

@@ -95,7 +95,7 @@ describe('cron scheduler (in-process, real NATS and Redis)', () => {
   });
 });
 
-describe('catch-up after an outage (issue 4 item 7)', () => {
+describe('catch-up after an outage', () => {
   // Its own prefix: no other controller may plan these objects before the outage state is stored.
   let o: Harness;
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
-import { ControllerMetrics, WorkQueue } from '@flotilla/controller';
+import { ControllerMetrics, WorkQueue, type ControllerLogger } from '@flotilla/controller';
 import { Registry } from 'prom-client';
 import {
   executionId,
@@ -11,8 +11,8 @@ import {
   nextScheduledData,
   planCronExecutions,
   targetKindOf,
+  type AdmittedCronFederatedHPA,
   type CronEvent,
-  type CronFederatedHPA,
   type CronPlan,
 } from '@flotilla/cron';
 import { createDelayedQueue, createWorker, scheduleAt, systemClock, type Clock, type DelayedQueue, type DelayedWorker } from '@flotilla/runtime';
@@ -27,11 +27,11 @@ import { CronMetrics } from './cron-metrics.js';
 export const CONTROLLER_NAME = 'cron-scheduler';
 export const CRON_KIND = 'CronFederatedHPA';
 
-export interface ControllerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+/** How often every object is reconsidered and its timers re-armed (survives lost Redis keys). */
+export const DEFAULT_RESYNC_MS = 60_000;
+/** Objects reconciled at once. */
+export const DEFAULT_CRON_CONCURRENCY = 32;
+const DEFAULT_ARM_HORIZON_MS = 3_600_000;
 
 /** One execution's outcome, for metrics and benchmarks. */
 export interface ExecutionReport {
@@ -56,7 +56,7 @@ export interface CronControllerOptions {
   publish: (e: CloudEvent) => Promise<unknown>;
   clock?: Clock;
   logger: ControllerLogger;
-  /** How late a missed occurrence may still be applied (issue 4 item 7). Default 15 minutes. */
+  /** How late a missed occurrence may still be applied. Default 15 minutes. */
   catchUpWindowMs?: number;
   /** The zone of rules without `timeZone`. Default UTC. */
   defaultTimeZone?: string;
@@ -129,7 +129,7 @@ export class CronController {
     const registry = o.registry ?? new Registry();
     this.metrics = ControllerMetrics.of(registry);
     this.cronMetrics = CronMetrics.of(registry);
-    this.armHorizonMs = Math.max(o.armHorizonMs ?? 3_600_000, 2 * (o.resyncMs ?? 60_000));
+    this.armHorizonMs = Math.max(o.armHorizonMs ?? DEFAULT_ARM_HORIZON_MS, 2 * (o.resyncMs ?? DEFAULT_RESYNC_MS));
     this.wakes = new WakeSchedule(this.clock, (key) => {
       if (this.started) this.workQueue.add(key);
     });
@@ -139,7 +139,7 @@ export class CronController {
       if (this.started) this.workQueue.add(e.key);
     });
     this.workQueue = new WorkQueue((k) => this.reconcile(k), {
-      concurrency: o.concurrency ?? 32,
+      concurrency: o.concurrency ?? DEFAULT_CRON_CONCURRENCY,
       onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'reconcile failed; retrying'),
       observer: this.metrics.observer(CONTROLLER_NAME),
     });
@@ -168,7 +168,7 @@ export class CronController {
     this.metrics.countObjects(CRON_KIND, () => this.informer.cache.size);
     this.sweep();
     await this.collectOrphans(stored);
-    this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? 60_000);
+    this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? DEFAULT_RESYNC_MS);
   }
 
   /**
@@ -233,7 +233,7 @@ export class CronController {
   }
 
   private async reconcile(key: string): Promise<void> {
-    const obj = this.informer.cache.get(key)?.value as (StoredObject & CronFederatedHPA) | undefined;
+    const obj = this.informer.cache.get(key)?.value as (StoredObject & AdmittedCronFederatedHPA) | undefined;
     const knownUid = this.uids.get(key);
     if (!obj) {
       if (knownUid) await this.forget(key, knownUid);
@@ -291,7 +291,7 @@ export class CronController {
     if (wakeAt !== undefined) this.armDurable(wakeAt, now.getTime());
   }
 
-  private async applyToTarget(key: string, obj: CronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
+  private async applyToTarget(key: string, obj: AdmittedCronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
     if (!plan.execute.length) return [];
     const ref = obj.spec.scaleTargetRef;
     const namespace = obj.metadata.namespace;
@@ -319,7 +319,7 @@ export class CronController {
     }
   }
 
-  private eventsOf(obj: CronFederatedHPA, uid: string, stored: StoredCronState, plan: CronPlan, outcomes: ExecutionOutcome[], now: Date): CloudEvent[] {
+  private eventsOf(obj: AdmittedCronFederatedHPA, uid: string, stored: StoredCronState, plan: CronPlan, outcomes: ExecutionOutcome[], now: Date): CloudEvent[] {
     const ruleOf = (name: string) => obj.spec.rules.find((r) => r.name === name)!;
     const wrap = (id: string, e: CronEvent): CloudEvent =>
       cloudEvent({ id, source: CONTROLLER_NAME, type: e.type, kind: CRON_KIND, namespace: obj.metadata.namespace, name: obj.metadata.name, time: now, data: e.data });

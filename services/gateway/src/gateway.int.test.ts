@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metricSum, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { metricSum } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { ApiError, BadRequestError, ConflictError, GatewayClient, InvalidError, NotFoundError, ServiceUnavailableError } from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';

@@ -3,6 +3,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { admit, AdmissionError } from '@flotilla/api';
 import { STATUS_CODES } from '@flotilla/client';
+import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { toApiError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
@@ -57,7 +58,7 @@ export function review(body: unknown): object {
   let allowed = true;
   let message: string | undefined;
   try {
-    admit(request.object, request.oldObject ? { existing: request.oldObject as never } : {});
+    admit(request.object, { schedules: scheduleChecks, ...(request.oldObject ? { existing: request.oldObject as never } : {}) });
   } catch (err) {
     if (!(err instanceof AdmissionError)) throw err;
     allowed = false;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { eventually, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually } from '@flotilla/testkit';
 import { cloudEvent, consumeEvents, publishEvent, type Bus } from '@flotilla/bus';
 import { KubeEventStore, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';

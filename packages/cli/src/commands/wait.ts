@@ -1,12 +1,7 @@
-import { resolveKind } from '@flotilla/api';
+import { resolveKind, type Condition } from '@flotilla/api';
 import { NotFoundError } from '@flotilla/client';
 import { CliError, type CliIo, type Session } from '../context.js';
 import { parseDuration } from '../duration.js';
-
-interface Condition {
-  type: string;
-  status: string;
-}
 
 /** `--for=condition=Ready`, `--for=condition=Ready=False` or `--for=delete`. */
 export function parseWaitFor(text: string): { type: 'condition'; condition: string; status: string } | { type: 'delete' } {
