@@ -14,12 +14,14 @@ const configSchema = baseConfigSchema.extend({
 await runLeaderService({
   name: 'status-writer',
   configSchema,
-  async open({ config }) {
+  async open({ config, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, 'status-writer'));
-    return { resources: bus, close: () => bus.close() };
+    // Per replica, not per term: a standby reports the lag too, and a metric is registered once per process.
+    const foldLag = new FoldLag(registry, bus, 'status-writer');
+    return { resources: { bus, foldLag }, close: () => bus.close() };
   },
-  async lead({ config, logger, registry }, bus) {
-    const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers(), new FoldLag(registry, bus, 'status-writer'));
+  async lead({ config, logger }, { bus, foldLag }) {
+    const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers(), foldLag);
     const sub = await consumeEvents(bus, {
       durable: 'status-writer',
       // The fold skips an event older than what it folded last for the object: a handover must not reorder.
