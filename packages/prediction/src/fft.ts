@@ -124,6 +124,59 @@ const scratchRe = new Float64Array(MAX_MIXED_RADIX_FACTOR + 1);
 const scratchIm = new Float64Array(MAX_MIXED_RADIX_FACTOR + 1);
 
 /**
+ * One radix-4 butterfly of a stage: inputs `i0 + j·span`, outputs `o0 + k·s`, output k twiddled by `w_k` (a small
+ * function that V8 inlines, so the first stage can run it without the inner loop).
+ */
+function butterfly4(
+  xRe: Float64Array,
+  xIm: Float64Array,
+  yRe: Float64Array,
+  yIm: Float64Array,
+  i0: number,
+  span: number,
+  o0: number,
+  s: number,
+  w1r: number,
+  w1i: number,
+  w2r: number,
+  w2i: number,
+  w3r: number,
+  w3i: number,
+) {
+  const a0r = xRe[i0]!;
+  const a0i = xIm[i0]!;
+  const a1r = xRe[i0 + span]!;
+  const a1i = xIm[i0 + span]!;
+  const a2r = xRe[i0 + 2 * span]!;
+  const a2i = xIm[i0 + 2 * span]!;
+  const a3r = xRe[i0 + 3 * span]!;
+  const a3i = xIm[i0 + 3 * span]!;
+  const t0r = a0r + a2r;
+  const t0i = a0i + a2i;
+  const t1r = a0r - a2r;
+  const t1i = a0i - a2i;
+  const t2r = a1r + a3r;
+  const t2i = a1i + a3i;
+  // (a1 − a3)·(−i)
+  const t3r = a1i - a3i;
+  const t3i = a3r - a1r;
+  yRe[o0] = t0r + t2r;
+  yIm[o0] = t0i + t2i;
+  const b1r = t1r + t3r;
+  const b1i = t1i + t3i;
+  yRe[o0 + s] = b1r * w1r - b1i * w1i;
+  yIm[o0 + s] = b1r * w1i + b1i * w1r;
+  const b2r = t0r - t2r;
+  const b2i = t0i - t2i;
+  yRe[o0 + 2 * s] = b2r * w2r - b2i * w2i;
+  yIm[o0 + 2 * s] = b2r * w2i + b2i * w2r;
+  const b3r = t1r - t3r;
+  const b3i = t1i - t3i;
+  yRe[o0 + 3 * s] = b3r * w3r - b3i * w3i;
+  yIm[o0 + 3 * s] = b3r * w3i + b3i * w3r;
+}
+
+/**
  * One decimation-in-frequency Stockham stage (autosorting, so no bit reversal): sub-sequences of length `n` at
  * stride `s` are split by `radix`; `y[q + s(radix·p + k)] = (Σ_j x[q + s(p + j·m)]·W_radix^(jk))·W_n^(pk)`.
  * Reads and writes run along q, which keeps memory access sequential.
@@ -142,54 +195,41 @@ function stage(
   const m = n / radix;
   const step = plan.n / n;
   if (radix === 4) {
-    for (let p = 0; p < m; p++) {
-      const w1r = twRe[p * step]!;
-      const w1i = twIm[p * step]!;
-      const w2r = twRe[2 * p * step]!;
-      const w2i = twIm[2 * p * step]!;
-      const w3r = twRe[3 * p * step]!;
-      const w3i = twIm[3 * p * step]!;
-      const i0 = s * p;
-      const i1 = s * (p + m);
-      const i2 = s * (p + 2 * m);
-      const i3 = s * (p + 3 * m);
-      const o0 = s * 4 * p;
-      const o1 = o0 + s;
-      const o2 = o1 + s;
-      const o3 = o2 + s;
-      for (let q = 0; q < s; q++) {
-        const a0r = xRe[i0 + q]!;
-        const a0i = xIm[i0 + q]!;
-        const a1r = xRe[i1 + q]!;
-        const a1i = xIm[i1 + q]!;
-        const a2r = xRe[i2 + q]!;
-        const a2i = xIm[i2 + q]!;
-        const a3r = xRe[i3 + q]!;
-        const a3i = xIm[i3 + q]!;
-        const t0r = a0r + a2r;
-        const t0i = a0i + a2i;
-        const t1r = a0r - a2r;
-        const t1i = a0i - a2i;
-        const t2r = a1r + a3r;
-        const t2i = a1i + a3i;
-        // (a1 − a3)·(−i)
-        const t3r = a1i - a3i;
-        const t3i = a3r - a1r;
-        yRe[o0 + q] = t0r + t2r;
-        yIm[o0 + q] = t0i + t2i;
-        const b1r = t1r + t3r;
-        const b1i = t1i + t3i;
-        yRe[o1 + q] = b1r * w1r - b1i * w1i;
-        yIm[o1 + q] = b1r * w1i + b1i * w1r;
-        const b2r = t0r - t2r;
-        const b2i = t0i - t2i;
-        yRe[o2 + q] = b2r * w2r - b2i * w2i;
-        yIm[o2 + q] = b2r * w2i + b2i * w2r;
-        const b3r = t1r - t3r;
-        const b3i = t1i - t3i;
-        yRe[o3 + q] = b3r * w3r - b3i * w3i;
-        yIm[o3 + q] = b3r * w3i + b3i * w3r;
+    const span = s * m;
+    if (s === 1) {
+      // The first stage: here a q loop of one iteration costs more than the butterfly.
+      for (let p = 0; p < m; p++) {
+        const t = p * step;
+        butterfly4(
+          xRe,
+          xIm,
+          yRe,
+          yIm,
+          p,
+          span,
+          4 * p,
+          1,
+          twRe[t]!,
+          twIm[t]!,
+          twRe[2 * t]!,
+          twIm[2 * t]!,
+          twRe[3 * t]!,
+          twIm[3 * t]!,
+        );
       }
+      return;
+    }
+    for (let p = 0; p < m; p++) {
+      const t = p * step;
+      const w1r = twRe[t]!;
+      const w1i = twIm[t]!;
+      const w2r = twRe[2 * t]!;
+      const w2i = twIm[2 * t]!;
+      const w3r = twRe[3 * t]!;
+      const w3i = twIm[3 * t]!;
+      const i0 = s * p;
+      const o0 = s * 4 * p;
+      for (let q = 0; q < s; q++) butterfly4(xRe, xIm, yRe, yIm, i0 + q, span, o0 + q, s, w1r, w1i, w2r, w2i, w3r, w3i);
     }
     return;
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PercentileRangeError } from './errors.js';
-import { percentile, percentileIndex } from './percentile.js';
+import { percentile, percentileIndex, percentiles } from './percentile.js';
+import { seededRandom } from './random.js';
 
 describe('percentile (montanaflynn/stats v0.6.6)', () => {
   it.each([
@@ -28,5 +29,30 @@ describe('percentile (montanaflynn/stats v0.6.6)', () => {
     ).toThrow(PercentileRangeError);
     expect(() => percentile([], 50)).toThrow(PercentileRangeError);
     expect(() => percentile([1, 2], 0)).toThrow(PercentileRangeError);
+  });
+});
+
+describe('percentiles (by selection, as percentile gives them)', () => {
+  const r = seededRandom(99);
+  it.each([
+    [
+      '20,160 noisy samples with spikes',
+      Array.from({ length: 20_160 }, () => (r() < 0.001 ? 40 : 10 + r())),
+      [99.9, 0.1, 50],
+    ],
+    ['2,000 values with ties', Array.from({ length: 2_000 }, () => Math.round(r() * 10)), [99.9, 0.1, 40, 100]],
+    ['5 values', [5, 1, 4, 2, 3], [40, 50, 100]],
+  ])('%s', (_name, values, percents) => {
+    expect(percentiles(values, percents)).toEqual(percents.map((p) => percentile(values, p)));
+  });
+
+  it('throws where percentile throws', () => {
+    expect(() =>
+      percentiles(
+        Array.from({ length: 999 }, (_, i) => i),
+        [99.9, 0.1],
+      ),
+    ).toThrow(PercentileRangeError);
+    expect(() => percentiles([], [50])).toThrow(PercentileRangeError);
   });
 });

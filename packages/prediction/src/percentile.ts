@@ -1,4 +1,5 @@
 import { PercentileRangeError } from './errors.js';
+import { valuesAtRanks } from './order-statistics.js';
 
 /** The fractional rank montanaflynn/stats v0.6.6 computes for `percent` of `count` values, in float64. */
 export function percentileIndex(percent: number, count: number): number {
@@ -16,12 +17,29 @@ export function percentile(values: readonly number[] | Float64Array, percent: nu
 
 /** {@link percentile} of values already sorted ascending (to take several percentiles with one sort). */
 export function percentileOfSorted(sorted: Float64Array, percent: number): number {
-  if (sorted.length === 0 || percent <= 0 || percent > 100) throw new PercentileRangeError(percent, sorted.length);
-  const index = percentileIndex(percent, sorted.length);
-  if (Number.isInteger(index)) return sorted[index - 1]!;
+  const [lower, upper] = percentileRanks(percent, sorted.length);
+  return upper === undefined ? sorted[lower]! : (sorted[lower]! + sorted[upper]!) / 2;
+}
+
+/**
+ * Several {@link percentile}s of unsorted values with the same results, by selecting the few ranks they read instead
+ * of sorting (Crane's outlier removal takes P99.9 and P0.1 of every series). Throws as {@link percentile} does.
+ */
+export function percentiles(values: readonly number[] | Float64Array, percents: readonly number[]): number[] {
+  const ranks = percents.map((p) => percentileRanks(p, values.length));
+  const at = valuesAtRanks(Float64Array.from(values), ranks.flat());
+  let next = 0;
+  return ranks.map(([, upper]) => (upper === undefined ? at[next++]! : (at[next++]! + at[next++]!) / 2));
+}
+
+/** The 0-based ranks of the sorted values `percent` reads: one at a whole fractional rank, else its two neighbours. */
+function percentileRanks(percent: number, count: number): [number] | [number, number] {
+  if (count === 0 || percent <= 0 || percent > 100) throw new PercentileRangeError(percent, count);
+  const index = percentileIndex(percent, count);
+  if (Number.isInteger(index)) return [index - 1];
   if (index > 1) {
     const i = Math.trunc(index);
-    return (sorted[i - 1]! + sorted[i]!) / 2;
+    return [i - 1, i];
   }
-  throw new PercentileRangeError(percent, sorted.length);
+  throw new PercentileRangeError(percent, count);
 }

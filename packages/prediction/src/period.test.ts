@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { detectPeriod, findPeriod } from './period.js';
-import { seededRandom } from './random.js';
+import { fft, magnitudes } from './fft.js';
+import { detectPeriod, findPeriod, significanceThreshold } from './period.js';
+import { seededRandom, shuffleInPlace } from './random.js';
 
 const RATE = 1 / 60;
 const PER_DAY = 1440;
@@ -63,5 +64,36 @@ describe("detectPeriod (Crane's period detection: a day or a week only)", () => 
     const noisy = ((r) => series(3 * PER_DAY, (i) => dailySine(i) + 4 * (r() - 0.5)))(seededRandom(3));
     expect(findPeriod(noisy, RATE, 1)).toBe(findPeriod(noisy, RATE, 1));
     expect([1, 2, 3, 4].map((seed) => findPeriod(noisy, RATE, seed))).toEqual([86_400, 86_400, 86_400, 86_400]);
+  });
+});
+
+describe("significanceThreshold (Crane's permutation test, two permutations per transform)", () => {
+  /** Crane's loop as written: 100 cumulative shuffles, one transform each, the second largest maximum. */
+  function reference(samples: Float64Array, seed: number): number {
+    const x = Float64Array.from(samples);
+    const random = seededRandom(seed);
+    const maxima: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      shuffleInPlace(x, random);
+      const m = magnitudes(fft(x));
+      maxima.push(Math.max(...m.subarray(1, Math.floor(x.length / 2))));
+    }
+    return maxima.sort((a, b) => a - b)[98]!;
+  }
+  const noisy = (seed: number) =>
+    ((r) => series(3 * PER_DAY, (i) => dailySine(i) + 4 * (r() - 0.5)))(seededRandom(seed));
+
+  it.each([1, 2, 3])('matches one transform per permutation to rounding (seed %i)', (seed) => {
+    const x = noisy(seed);
+    const want = reference(x, seed);
+    expect(Math.abs(significanceThreshold(x, seed, Number.POSITIVE_INFINITY) - want)).toBeLessThan(1e-9 * want);
+  });
+
+  it('stops once the threshold reaches the strongest bin, with a value that still reaches it', () => {
+    const x = noisy(4);
+    const full = significanceThreshold(x, 4, Number.POSITIVE_INFINITY);
+    const early = significanceThreshold(x, 4, full / 2);
+    expect(early).toBeGreaterThanOrEqual(full / 2);
+    expect(early).toBeLessThanOrEqual(full);
   });
 });

@@ -1,7 +1,7 @@
 import { autoCorrelation } from './auto-correlation.js';
 import { fft, magnitudes } from './fft.js';
 import { isPeak } from './peak.js';
-import { seededRandom, shuffleInPlace } from './random.js';
+import { seededShuffle } from './random.js';
 import { truncateToPeriods } from './truncate.js';
 
 export const DAY_SECONDS = 86_400;
@@ -20,18 +20,23 @@ const PEAK_SEARCH_SECONDS = 4 * 3600;
  * of the samples, of the largest |X[k]| for 1 ≤ k < N/2. Two permutations share one complex transform (one as the
  * real part, one as the imaginary part, separated by conjugate symmetry), which halves the work and changes nothing
  * but rounding.
+ *
+ * Stops early, returning a value that is at least `decidedAt`, once the threshold is known to reach it: the second
+ * largest can only grow with more permutations, so when the caller passes its strongest bin, no bin would pass.
  */
-function significanceThreshold(samples: Float64Array, random: () => number): number {
+export function significanceThreshold(samples: Float64Array, seed: number, decidedAt: number): number {
   const n = samples.length;
   const half = Math.floor(n / 2);
   const x = Float64Array.from(samples);
   const a = new Float64Array(n);
   const z = { re: new Float64Array(n), im: new Float64Array(n) };
-  const maxima: number[] = [];
+  let largest = 0;
+  let second = 0;
+  let state = seed;
   for (let i = 0; i < SHUFFLES; i += 2) {
-    shuffleInPlace(x, random);
+    state = seededShuffle(x, state);
     a.set(x);
-    shuffleInPlace(x, random);
+    state = seededShuffle(x, state);
     fft(a, x, z);
     // squared magnitudes: the square root is only taken of the two maxima
     let maxA = 0;
@@ -47,10 +52,17 @@ function significanceThreshold(samples: Float64Array, random: () => number): num
       if (pa > maxA) maxA = pa;
       if (pb > maxB) maxB = pb;
     }
-    maxima.push(Math.sqrt(maxA) / 2, Math.sqrt(maxB) / 2);
+    for (const max of [Math.sqrt(maxA) / 2, Math.sqrt(maxB) / 2]) {
+      if (max > largest) {
+        second = largest;
+        largest = max;
+      } else if (max > second) {
+        second = max;
+      }
+    }
+    if (second >= decidedAt) return second;
   }
-  maxima.sort((p, q) => p - q);
-  return maxima[SHUFFLES - 2]!;
+  return second;
 }
 
 /**
@@ -61,8 +73,10 @@ function significanceThreshold(samples: Float64Array, random: () => number): num
 export function findPeriod(samples: Float64Array, sampleRateHz: number, seed: number = DEFAULT_PERIOD_SEED): number {
   const n = samples.length;
   if (n < 4) return -1;
-  const threshold = significanceThreshold(samples, seededRandom(seed));
   const power = magnitudes(fft(samples));
+  let strongest = Number.NEGATIVE_INFINITY;
+  for (let k = 2; k < Math.floor(n / 2); k++) if (power[k]! > strongest) strongest = power[k]!;
+  const threshold = significanceThreshold(samples, seed, strongest);
   const hints: number[] = [];
   for (let k = 2; k < Math.floor(n / 2); k++) {
     if (power[k]! > threshold) {

@@ -80,7 +80,9 @@ export function predict(history: readonly Sample[], config: DspConfig, opts: Pre
     if (err instanceof InvalidTimeSeriesError) return notReady(PredictionReasons.InvalidHistory, err.message);
     throw err;
   }
-  const values = Float64Array.from(series, (s) => s.value);
+  // a plain loop: Float64Array.from with a mapping callback costs about a millisecond for 20,160 samples
+  const values = new Float64Array(series.length);
+  for (let i = 0; i < series.length; i++) values[i] = series[i]!.value;
   const rate = 1 / interval;
   const usable = values.length * interval;
   const gapNote =

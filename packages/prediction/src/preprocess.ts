@@ -1,5 +1,5 @@
 import { InvalidTimeSeriesError } from './errors.js';
-import { percentileOfSorted } from './percentile.js';
+import { percentiles } from './percentile.js';
 
 /** One history sample: `timestamp` in Unix seconds. */
 export interface Sample {
@@ -57,9 +57,7 @@ export function removeExtremeOutliers(values: readonly number[] | Float64Array):
   let hi: number;
   let lo: number;
   try {
-    const sorted = Float64Array.from(out).sort();
-    hi = percentileOfSorted(sorted, 99.9);
-    lo = percentileOfSorted(sorted, 0.1);
+    [hi, lo] = percentiles(out, [99.9, 0.1]) as [number, number];
   } catch {
     return out;
   }
@@ -73,6 +71,8 @@ export function removeExtremeOutliers(values: readonly number[] | Float64Array):
  */
 export function preprocessSeries(samples: readonly Sample[], intervalSeconds: number, unitSeconds = 3600): Sample[] {
   const filled = truncateToUnit(fillGaps(samples, intervalSeconds), intervalSeconds, unitSeconds);
-  const values = removeExtremeOutliers(filled.map((s) => s.value));
+  const raw = new Float64Array(filled.length);
+  for (let i = 0; i < filled.length; i++) raw[i] = filled[i]!.value;
+  const values = removeExtremeOutliers(raw);
   return filled.map((s, i) => (s.value === values[i] ? s : { timestamp: s.timestamp, value: values[i]! }));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gaussian, seededRandom, shuffleInPlace } from './random.js';
+import { gaussian, seededRandom, seededShuffle, shuffleInPlace } from './random.js';
 
 describe("seeded generator (replaces the clock-seeded one in Crane's period detection)", () => {
   it('produces the mulberry32 reference values', () => {
@@ -23,4 +23,21 @@ describe("seeded generator (replaces the clock-seeded one in Crane's period dete
     expect([...a].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect([...a]).not.toEqual(Array.from({ length: 50 }, (_, i) => i));
   });
+
+  it.each([0, 1, 9, 0x5eed, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, -7])(
+    'seededShuffle from seed %i gives the permutations of repeated shuffleInPlace draws',
+    (seed) => {
+      for (const n of [0, 1, 2, 50, 1_441]) {
+        const want = Float64Array.from({ length: n }, (_, i) => i);
+        const got = Float64Array.from(want);
+        const random = seededRandom(seed);
+        let state = seed;
+        for (let round = 0; round < 4; round++) {
+          shuffleInPlace(want, random);
+          state = seededShuffle(got, state);
+          expect(got).toEqual(want);
+        }
+      }
+    },
+  );
 });
