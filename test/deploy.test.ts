@@ -752,6 +752,7 @@ describe('deploy/monitoring', () => {
     expect(panels.length).toBeGreaterThan(10);
     for (const p of panels) {
       expect(arr(get(p, 'targets')).length, String(get(p, 'title'))).toBeGreaterThan(0);
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's own variable syntax, compared as literal text
       expect(get(p, 'datasource.uid')).toBe('${datasource}');
     }
     expect(arr(get(grafanaDashboard, 'templating.list')).map((v) => get(v, 'name'))).toContain('datasource');
@@ -976,6 +977,7 @@ describe('docker-compose.yml', () => {
       GATEWAY_API_HOST: '0.0.0.0',
       GATEWAY_API_PORT: '8081',
     });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's interpolation syntax, compared as literal text
     expect(get(services, 'gateway.ports')).toEqual(['${FLOTILLA_GATEWAY_PORT:-8081}:8081']);
   });
 

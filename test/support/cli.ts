@@ -11,8 +11,12 @@ export async function flotilla(env: Record<string, string>, args: string[], stdi
   let out = '';
   let err = '';
   const io: CliIo = {
-    out: (t) => void (out += t.endsWith('\n') ? t : `${t}\n`),
-    err: (t) => void (err += t.endsWith('\n') ? t : `${t}\n`),
+    out: (t) => {
+      out += t.endsWith('\n') ? t : `${t}\n`;
+    },
+    err: (t) => {
+      err += t.endsWith('\n') ? t : `${t}\n`;
+    },
     readStdin: async () => stdin,
     now: () => new Date(),
     env,

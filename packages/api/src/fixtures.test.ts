@@ -1,13 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { admit } from './admission.js';
+import type { Cluster } from './kinds/cluster.js';
+import type { CronFederatedHPA } from './kinds/cron-federated-hpa.js';
+import type { FederatedHPA } from './kinds/federated-hpa.js';
+import type { PropagationPolicy } from './kinds/propagation-policy.js';
+import type { WorkloadRebalancer } from './kinds/workload-rebalancer.js';
 import { parseManifests, toYaml } from './manifests.js';
+import type { KubeObject } from './object.js';
 
 const dir = new URL('./testdata/', import.meta.url);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.yaml'))
   .sort();
-const docs = (file: string) => parseManifests(readFileSync(new URL(file, dir), 'utf8')) as Array<Record<string, any>>;
+const docs = (file: string) => parseManifests(readFileSync(new URL(file, dir), 'utf8')) as KubeObject[];
 
 describe('upstream sample manifests', () => {
   const all = files.flatMap((f) => docs(f).map((d, i) => [`${f}#${i + 1} ${d.kind}/${d.metadata?.name}`, d] as const));
@@ -32,9 +38,9 @@ describe('upstream sample manifests', () => {
   });
 
   it('the CronFederatedHPA proposal: rules named by `ruleName` get names, defaults and the default namespace', () => {
-    const [story1, fhpa, zones] = docs('cron-federated-hpa-proposal.yaml').map((d) => admit(d) as Record<string, any>);
+    const [story1, fhpa, zones] = docs('cron-federated-hpa-proposal.yaml').map((d) => admit(d) as CronFederatedHPA);
     expect(story1!.metadata.namespace).toBe('default');
-    expect(story1!.spec.rules).toEqual([
+    expect(story1!.spec?.rules).toEqual([
       {
         name: 'Scale-Up',
         schedule: '30 08 * * *',
@@ -52,16 +58,13 @@ describe('upstream sample manifests', () => {
         failedHistoryLimit: 3,
       },
     ]);
-    expect(fhpa!.spec.rules.map((r: { targetMinReplicas: number }) => r.targetMinReplicas)).toEqual([1000, 1]);
-    expect(zones!.spec.rules.map((r: { timeZone: string }) => r.timeZone)).toEqual([
-      'Asia/Shanghai',
-      'America/Los_Angeles',
-    ]);
+    expect(fhpa!.spec?.rules.map((r) => r.targetMinReplicas)).toEqual([1000, 1]);
+    expect(zones!.spec?.rules.map((r) => r.timeZone)).toEqual(['Asia/Shanghai', 'America/Los_Angeles']);
   });
 
   it('the FederatedHPA proposal: assignment policies survive, with default metrics', () => {
-    const out = docs('federated-hpa-proposal.yaml').map((d) => admit(d) as Record<string, any>);
-    expect(out.map((o) => o.spec.federatedHPAAssignment.federatedHPAAssignmentType)).toEqual([
+    const out = docs('federated-hpa-proposal.yaml').map((d) => admit(d) as FederatedHPA);
+    expect(out.map((o) => o.spec?.federatedHPAAssignment?.federatedHPAAssignmentType)).toEqual([
       'Duplicated',
       'StaticWeighted',
       'DynamicWeighted',
@@ -69,23 +72,21 @@ describe('upstream sample manifests', () => {
       'Prioritized',
       'Duplicated',
     ]);
-    expect(
-      out[1]!.spec.federatedHPAAssignment.clusterAutoscalingPreference.map(
-        (p: { staticWeight: number }) => p.staticWeight,
-      ),
-    ).toEqual([1, 2, 3]);
-    expect(out[0]!.spec.metrics[0].resource.target.averageUtilization).toBe(80);
-    expect(out[5]!.spec.metrics[0].resource.target.averageUtilization).toBe(10);
+    expect(out[1]!.spec?.federatedHPAAssignment?.clusterAutoscalingPreference?.map((p) => p.staticWeight)).toEqual([
+      1, 2, 3,
+    ]);
+    expect(out[0]!.spec?.metrics?.[0]?.resource?.target.averageUtilization).toBe(80);
+    expect(out[5]!.spec?.metrics?.[0]?.resource?.target.averageUtilization).toBe(10);
   });
 
   it('the multiple scheduling groups proposal: ordered affinity groups are kept in order, with Karmada defaults', () => {
-    const nginx = admit(docs('multiple-scheduling-groups.yaml')[1]) as Record<string, any>;
-    expect(nginx.spec.placement.clusterAffinities.map((t: { affinityName: string }) => t.affinityName)).toEqual([
+    const nginx = admit(docs('multiple-scheduling-groups.yaml')[1]) as PropagationPolicy;
+    expect(nginx.spec?.placement?.clusterAffinities?.map((t) => t.affinityName)).toEqual([
       'dc-shanghai',
       'dc-beijing',
       'dc-hongkong',
     ]);
-    expect(nginx.spec.resourceSelectors[0].namespace).toBe('default');
+    expect(nginx.spec?.resourceSelectors[0]?.namespace).toBe('default');
     expect(nginx.spec).toMatchObject({
       priority: 0,
       preemption: 'Never',
@@ -95,9 +96,9 @@ describe('upstream sample manifests', () => {
   });
 
   it('the WorkloadRebalancer proposal: the rebalancer is cluster-scoped and its status is kept as given', () => {
-    const [, withStatus] = docs('workload-rebalancer-proposal.yaml').map((d) => admit(d) as Record<string, any>);
+    const [, withStatus] = docs('workload-rebalancer-proposal.yaml').map((d) => admit(d) as WorkloadRebalancer);
     expect(withStatus!.metadata.namespace).toBeUndefined();
-    expect(withStatus!.status.observedWorkloads[1]).toEqual({
+    expect(withStatus!.status?.observedWorkloads?.[1]).toEqual({
       reason: 'ReferencedBindingNotFound',
       result: 'Failed',
       workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'demo-deploy-2', namespace: 'default' },
@@ -105,8 +106,8 @@ describe('upstream sample manifests', () => {
   });
 
   it('a hand-written Karmada Cluster keeps its status', () => {
-    const member1 = admit(docs('cluster.yaml')[0]) as Record<string, any>;
-    expect(member1.status.resourceSummary.allocatable).toEqual({ cpu: '12', memory: '48Gi', pods: '330' });
+    const member1 = admit(docs('cluster.yaml')[0]) as Cluster;
+    expect(member1.status?.resourceSummary?.allocatable).toEqual({ cpu: '12', memory: '48Gi', pods: '330' });
     expect(member1.metadata.namespace).toBeUndefined();
   });
 });

@@ -33,7 +33,9 @@ export function clusterFacts(
   if (lean && (policy === 'Duplicated' || policy === 'StaticWeighted')) return facts;
   const requests = parsedPodRequests(podRequests);
   if (!lean || policy !== 'Prioritized') {
-    facts.forEach((f, i) => (f.available = clusterAvailability(clusters[i]!, requests)));
+    facts.forEach((f, i) => {
+      f.available = clusterAvailability(clusters[i]!, requests);
+    });
     return facts;
   }
   const order = facts.map((f, i) => ({ f, i, name: f.name, priority: f.priority })).sort(byPriority);

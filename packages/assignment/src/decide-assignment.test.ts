@@ -321,7 +321,10 @@ describe('decideAssignment: candidates, failover and re-assignment', () => {
 describe('decideAssignment: Prioritized estimates only the clusters its max reaches', () => {
   it('gives the same split as estimating every cluster', () => {
     let seed = 7;
-    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
     for (let run = 0; run < 200; run++) {
       const rooms = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((n) => [n, Math.floor(rand() * 12)]));
       const priorities = Object.keys(rooms).map((n) => ({ targetCluster: names(n), priority: Math.floor(rand() * 4) }));

@@ -7,7 +7,9 @@ describe('flotilla --version', () => {
   it("prints the CLI package's version and exits 0 without connecting", async () => {
     let out = '';
     const io: CliIo = {
-      out: (t) => void (out += t),
+      out: (t) => {
+        out += t;
+      },
       err: () => undefined,
       readStdin: async () => '',
       now: () => new Date(),

@@ -9,8 +9,12 @@ async function run(args: string[], stdin = '') {
   let out = '';
   let err = '';
   const io: CliIo = {
-    out: (t) => void (out += `${t}\n`),
-    err: (t) => void (err += `${t}\n`),
+    out: (t) => {
+      out += `${t}\n`;
+    },
+    err: (t) => {
+      err += `${t}\n`;
+    },
     readStdin: async () => stdin,
     now: () => new Date('2026-01-01T00:00:00Z'),
     env: {},

@@ -1,4 +1,4 @@
-import { errors, type NatsConnection } from '@nats-io/transport-node';
+import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { apiErrorFrom, ServiceUnavailableError } from './api-error.js';
 import type { ApiReply, Operation, Operations } from './protocol.js';
 
@@ -19,7 +19,7 @@ export class GatewayClient {
   }
 
   async call<O extends Operation>(op: O, body: Operations[O][0]): Promise<Operations[O][1]> {
-    let msg;
+    let msg: Msg;
     try {
       msg = await this.nc.request(`${this.opts.apiRoot}.${op}`, JSON.stringify(body), { timeout: this.timeoutMs });
     } catch (err) {

@@ -1,7 +1,7 @@
 import { MAX_TIMER_MS } from './max-timer.js';
 
 /** What a reconcile asks for next: nothing, or another run after a delay (time-based work). */
-export type ReconcileResult = void | { requeueAfterMs: number };
+export type ReconcileResult = undefined | { requeueAfterMs: number };
 
 export interface WorkQueueOptions {
   /** Keys reconciled at once; one key is never reconciled twice at the same time. */
@@ -77,9 +77,12 @@ export class WorkQueue {
   private readonly concurrency: number;
   private readonly now: () => number;
 
-  /** `reconcile` gets the key and when it was queued (ms since the epoch), for end-to-end latency. */
+  /**
+   * `reconcile` gets the key and when it was queued (ms since the epoch), for end-to-end latency. `Promise<void>`
+   * admits reconciles that never requeue, written as `async` functions that return nothing.
+   */
   constructor(
-    private readonly reconcile: (key: string, queuedAtMs: number) => Promise<ReconcileResult>,
+    private readonly reconcile: (key: string, queuedAtMs: number) => Promise<ReconcileResult> | Promise<void>,
     private readonly opts: WorkQueueOptions = {},
   ) {
     this.concurrency = opts.concurrency ?? 1;

@@ -2,6 +2,7 @@ import { admit, AdmissionError, type FieldError } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import { scheduleChecks } from './schedule-checks.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: fault cases write wrongly typed values at arbitrary paths of a manifest
 type Obj = Record<string, any>;
 
 function causesOf(input: unknown): FieldError[] {

@@ -1,11 +1,12 @@
 import type { Condition, HpaBehavior } from '@flotilla/api';
 import { limitByBehaviorRate, recordScaleEvent, resolveBehavior, type ScaleEvents } from './behavior.js';
-import { clampWithoutBehavior, type LimitReason } from './normalize.js';
+import { clampWithoutBehavior, type Limited, type LimitReason } from './normalize.js';
 import {
   DEFAULT_DOWNSCALE_STABILIZATION_SECONDS,
   stabilizeDownscale,
   stabilizeWithBehavior,
   type Recommendation,
+  type Stabilized,
 } from './stabilization.js';
 
 /** One metric's outcome: a replica proposal, or the error that made the metric invalid this round. */
@@ -165,8 +166,8 @@ export function reconcileAutoscaler(input: ReconcileInput): ReconcileResult {
   });
   const proposed = best.replicas;
 
-  let stabilized;
-  let limited;
+  let stabilized: Stabilized;
+  let limited: Limited;
   if (!input.behavior) {
     stabilized = stabilizeDownscale({
       recommendations,

@@ -40,10 +40,8 @@ export interface ValueProposal {
 
 const withinTolerance = (ratio: number, tolerance: number) => Math.abs(1 - ratio) <= tolerance;
 
-interface RatioOf {
-  /** Usage ratio over a set of pod samples (pod index -> value). */
-  (samples: ReadonlyMap<number, number>): number;
-}
+/** Usage ratio over a set of pod samples (pod index -> value). */
+type RatioOf = (samples: ReadonlyMap<number, number>) => number;
 
 /**
  * The shared second half of `GetResourceReplicas` / `calcPlainMetricReplicas`: with no unready pods to re-add and no

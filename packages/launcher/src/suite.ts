@@ -123,8 +123,7 @@ export class Suite {
       let buf = '';
       stream?.on('data', (chunk: Buffer) => {
         buf += chunk.toString('utf8');
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
+        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
           this.opts.onOutput?.(label, buf.slice(0, i));
           buf = buf.slice(i + 1);
         }

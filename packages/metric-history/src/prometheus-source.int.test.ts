@@ -10,7 +10,7 @@ let scrapes = 0;
 let prometheus: PrivatePrometheus;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = createServer((_req, res) => {
     scrapes++;
     res.setHeader('content-type', 'text/plain; version=0.0.4');
     res.end(

@@ -132,6 +132,6 @@ describe("predict (Crane's DSP prediction as one pure fit)", () => {
     const got = predict(history(2 * 1440, sine), config);
     expect(got.estimator).toBe('Max Value Estimator {marginFraction: 0.100000}');
     // to 1e-3: the crests lost to the 0.1 % outlier clipping
-    got.samples.forEach(([, v], k) => expect(v).toBeCloseTo(1.1 * sine(k), 3));
+    for (const [k, [, v]] of got.samples.entries()) expect(v).toBeCloseTo(1.1 * sine(k), 3);
   });
 });

@@ -19,14 +19,14 @@ describe("pre-processing (Crane's preProcessTimeSeries)", () => {
     const got = preprocessSeries(pre01Input, 60, 60);
     expect(got.map((s) => s.timestamp)).toEqual(Array.from({ length: 11 }, (_, k) => 1_699_999_440 + 60 * k));
     const want = [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0];
-    got.forEach((s, i) => expect(Math.abs(s.value - want[i]!)).toBeLessThan(1e-9));
+    for (const [i, s] of got.entries()) expect(Math.abs(s.value - want[i]!)).toBeLessThan(1e-9);
   });
 
   it('pre-02: a second pass with a 600 s unit truncates 11 samples to 10 from the front', () => {
     const got = preprocessSeries(preprocessSeries(pre01Input, 60, 60), 60, 600);
     expect(got.map((s) => s.timestamp)).toEqual(Array.from({ length: 10 }, (_, k) => 1_699_999_500 + 60 * k));
     const want = [1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0];
-    got.forEach((s, i) => expect(Math.abs(s.value - want[i]!)).toBeLessThan(1e-9));
+    for (const [i, s] of got.entries()) expect(Math.abs(s.value - want[i]!)).toBeLessThan(1e-9);
   });
 
   it.each([

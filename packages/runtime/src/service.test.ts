@@ -17,7 +17,7 @@ describe('ServiceHost', () => {
   });
 
   function host(
-    start: (ctx: ServiceContext) => Promise<(() => Promise<void>) | void>,
+    start: (ctx: ServiceContext) => Promise<(() => Promise<void>) | undefined> | Promise<void>,
     env: Record<string, string> = quietEnv,
     log?: LogCapture,
   ) {
@@ -244,7 +244,7 @@ describe('runService (as a process)', () => {
     const waiters: (() => void)[] = [];
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
-      waiters.forEach((w) => w());
+      for (const w of waiters) w();
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

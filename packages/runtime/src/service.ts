@@ -27,8 +27,8 @@ export type StopFunction = () => void | Promise<void>;
 export interface ServiceDefinition<S extends z.ZodType<BaseConfig>> {
   name: string;
   configSchema: S;
-  /** Starts the service's work and returns how to stop it. A throw aborts start-up. */
-  start: (ctx: ServiceContext<z.output<S>>) => Promise<StopFunction | void>;
+  /** Starts the service's work and returns how to stop it, if it needs stopping. A throw aborts start-up. */
+  start: (ctx: ServiceContext<z.output<S>>) => Promise<StopFunction | undefined> | Promise<void>;
 }
 
 export interface ServiceHostOptions {

@@ -67,7 +67,10 @@ function byRegion(
   for (const c of candidates) {
     const r = c.cluster.spec?.region ?? '';
     let e = regions.get(r);
-    if (!e) regions.set(r, (e = { clusters: [], score: 0 }));
+    if (!e) {
+      e = { clusters: [], score: 0 };
+      regions.set(r, e);
+    }
     e.clusters.push(c);
     e.score += c.score;
   }

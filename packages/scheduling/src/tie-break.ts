@@ -8,7 +8,7 @@ const encoder = new TextEncoder();
 export function fnv1a32(s: string): number {
   let h = 0x811c9dc5;
   // UIDs are ASCII, whose UTF-8 bytes are the char codes: skip the encoder on the hot path.
-  if (/^[\x00-\x7f]*$/.test(s)) {
+  if (/^\p{ASCII}*$/u.test(s)) {
     for (let i = 0; i < s.length; i++) {
       h ^= s.charCodeAt(i);
       h = Math.imul(h, 0x01000193);

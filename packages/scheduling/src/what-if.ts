@@ -39,7 +39,7 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
     const obj = o as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown }; items?: unknown };
     if (typeof obj.kind !== 'string' || obj.kind === '') throw new SchedulingInputError(`${path}.kind`, 'required');
     if (obj.kind === 'List' && Array.isArray(obj.items)) {
-      obj.items.forEach((item, i) => visit(item, `${path}.items[${i}]`));
+      for (const [i, item] of obj.items.entries()) visit(item, `${path}.items[${i}]`);
       return;
     }
     if (typeof obj.apiVersion !== 'string' || obj.apiVersion === '')
@@ -61,7 +61,7 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
       );
     } else templates.push({ template: o as ResourceTemplate, path });
   };
-  objects.forEach((o, i) => visit(o, `objects[${i}]`));
+  for (const [i, o] of objects.entries()) visit(o, `objects[${i}]`);
 
   const out: ResourceBinding[] = [];
   const used = new Set<string>();

@@ -102,7 +102,8 @@ describe('the assume cache across a leader change', () => {
       );
       expect(decision.type).toBe('BindingScheduleFailed');
       const b = await store.get({ kind: 'ResourceBinding', namespace: 'default', name: 'b-deployment' });
-      expect((b?.spec as { clusters?: unknown[] }).clusters ?? []).toEqual([]);
+      expect(b).toBeDefined();
+      expect((b!.spec as { clusters?: unknown[] }).clusters ?? []).toEqual([]);
     } finally {
       await second.stop();
     }

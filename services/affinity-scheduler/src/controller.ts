@@ -1,6 +1,12 @@
 import { listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
-import { ControllerMetrics, SpreadSweep, WorkQueue, type ControllerLogger } from '@flotilla/controller';
+import {
+  ControllerMetrics,
+  SpreadSweep,
+  WorkQueue,
+  type ControllerLogger,
+  type ReconcileResult,
+} from '@flotilla/controller';
 import { Registry } from 'prom-client';
 import {
   AssumedUsage,
@@ -18,6 +24,7 @@ import {
   type Cluster,
   type ClusterView,
   type ObservedSchedule,
+  type ParsedRequest,
   type PropagationPolicy,
   type ResourceBinding,
   type ResourceTemplate,
@@ -271,7 +278,7 @@ export class AffinitySchedulerController {
       replicaRequirements?: { resourceRequest?: Record<string, string | number> };
     };
     const reported = this.bindingStatus.get(kind)?.cache.get(key)?.value.reported ?? {};
-    let request;
+    let request: ParsedRequest | undefined;
     try {
       request = parseResourceRequest(spec.replicaRequirements?.resourceRequest);
     } catch {
@@ -344,7 +351,7 @@ export class AffinitySchedulerController {
   }
 
   // 2. scheduling
-  private async schedule(key: string, queuedAtMs: number): Promise<void | { requeueAfterMs: number }> {
+  private async schedule(key: string, queuedAtMs: number): Promise<ReconcileResult> {
     const ref = refFromKey(key);
     const cached = this.bindings.get(ref.kind)?.cache.get(key);
     const stored = cached?.value;
@@ -381,7 +388,7 @@ export class AffinitySchedulerController {
     binding: ResourceBinding,
     decision: BindingDecision,
     now: Date,
-  ): Promise<void | { requeueAfterMs: number }> {
+  ): Promise<ReconcileResult> {
     const key = objectKey(ref);
     let generation = binding.metadata.generation ?? 0;
     const write = resultWrite(decision);
@@ -392,7 +399,7 @@ export class AffinitySchedulerController {
         this.inFlight.set(key, { clusters: assigning });
         this.refreshAssumed(key);
       }
-      let written;
+      let written: StoredObject | undefined;
       try {
         written = await this.o.store.update(
           ref,
@@ -421,7 +428,7 @@ export class AffinitySchedulerController {
   }
 
   // 3. failover taints
-  private async taint(key: string): Promise<void | { requeueAfterMs: number }> {
+  private async taint(key: string): Promise<ReconcileResult> {
     const ref = refFromKey(key);
     const obj = this.clusters.get(ref);
     if (!obj) return;

@@ -73,7 +73,7 @@ describe('applyExecutions', () => {
       target: once.target,
       executions: [{ ruleName: 'up', scheduleTime: T2, values: { replicas: 6 } }],
     });
-    expect((next.target?.spec as { replicas: number }).replicas).toBe(6);
+    expect((next.target?.spec as { replicas: number } | undefined)?.replicas).toBe(6);
     expect(readMarkers(next.target).u1).toEqual({ up: T2.toISOString() });
   });
 
@@ -87,7 +87,7 @@ describe('applyExecutions', () => {
         { ruleName: 'down', scheduleTime: T1, values: { replicas: 1 } },
       ],
     });
-    expect((r.target?.spec as { replicas: number }).replicas).toBe(1);
+    expect((r.target?.spec as { replicas: number } | undefined)?.replicas).toBe(1);
     expect(readMarkers(r.target).u1).toEqual({ up: T1.toISOString(), down: T1.toISOString() });
   });
 

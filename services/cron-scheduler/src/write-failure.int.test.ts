@@ -57,16 +57,12 @@ describe('cron scheduler: a target whose writes keep failing', () => {
     expect(failed[1]?.data.scheduleTime).not.toBe(failed[0]?.data.scheduleTime);
     expect(store.attempts).toBeGreaterThanOrEqual(4);
     expect((await h.events('stuck-cron')).filter((e) => e.type === 'CronRuleExecuted')).toEqual([]);
-    expect(
-      ((await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'stuck' }))?.spec as { replicas: number })
-        .replicas,
-    ).toBe(1);
+    const stuck = await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'stuck' });
+    expect((stuck?.spec as { replicas: number } | undefined)?.replicas).toBe(1);
 
     // The other object's writes go through meanwhile.
-    expect(
-      ((await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'fine' }))?.spec as { replicas: number })
-        .replicas,
-    ).toBe(3);
+    const fine = await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'fine' });
+    expect((fine?.spec as { replicas: number } | undefined)?.replicas).toBe(3);
     const status = await h.status('stuck-cron');
     expect(status.executionHistories?.[0]?.failedExecutions?.length).toBeGreaterThanOrEqual(2);
   }, 30_000);

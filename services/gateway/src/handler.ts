@@ -1,4 +1,4 @@
-import { admit, MAX_OBJECT_BYTES, resolveKind, type KubeObject } from '@flotilla/api';
+import { admit, MAX_OBJECT_BYTES, resolveKind, type KindInfo, type KubeObject } from '@flotilla/api';
 import { scheduleChecks } from '@flotilla/cron';
 import type {
   ApplyReply,
@@ -86,7 +86,7 @@ export class GatewayHandler {
     const o = input as Partial<StoredObject> | null;
     if (!o || typeof o !== 'object' || typeof o.kind !== 'string' || typeof o.metadata?.name !== 'string')
       return undefined;
-    let info;
+    let info: KindInfo;
     try {
       info = resolveKind(o.kind);
     } catch {

@@ -1,4 +1,5 @@
 import type { Bus } from '@flotilla/bus';
+import type { ApiReply } from '@flotilla/client';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { toApiError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
@@ -23,7 +24,7 @@ export function serveNatsApi(
       if (err) return;
       const op = msg.subject.slice(root.length + 1);
       void (async () => {
-        let reply;
+        let reply: ApiReply<unknown>;
         try {
           reply = await dispatch(handler, op, parseBody(msg.string()), log, metrics);
         } catch (parseErr) {

@@ -70,13 +70,11 @@ export class FoldLag {
 
   private async readBacklog(): Promise<Backlog | undefined> {
     const stream = this.bus.names.eventsStream;
-    let info;
-    try {
-      info = await this.bus.jsm.consumers.info(stream, this.durable);
-    } catch (err) {
-      if (isConsumerNotFound(err)) return undefined; // no leader has consumed yet
+    const info = await this.bus.jsm.consumers.info(stream, this.durable).catch((err: unknown) => {
+      if (isConsumerNotFound(err)) return undefined;
       throw err;
-    }
+    });
+    if (!info) return undefined; // no leader has consumed yet
     const events = info.num_pending + info.num_ack_pending;
     if (events === 0) return { events, oldestStoredAt: undefined };
     // The writer reads the whole log, so the first event after the acknowledgement floor is the oldest unfolded one.

@@ -180,7 +180,8 @@ export function validateMetrics(
 export function defaultHpaBehavior(behavior: unknown): void {
   if (typeof behavior !== 'object' || behavior === null || Array.isArray(behavior)) return;
   const b = behavior as Record<string, unknown>;
-  const up = (b.scaleUp ??= {}) as Record<string, unknown>;
+  b.scaleUp ??= {};
+  const up = b.scaleUp as Record<string, unknown>;
   if (typeof up === 'object' && up !== null && !Array.isArray(up)) {
     up.stabilizationWindowSeconds ??= 0;
     up.selectPolicy ??= 'Max';
@@ -189,7 +190,8 @@ export function defaultHpaBehavior(behavior: unknown): void {
       { type: 'Percent', value: 100, periodSeconds: 15 },
     ];
   }
-  const down = (b.scaleDown ??= {}) as Record<string, unknown>;
+  b.scaleDown ??= {};
+  const down = b.scaleDown as Record<string, unknown>;
   if (typeof down === 'object' && down !== null && !Array.isArray(down)) {
     down.selectPolicy ??= 'Max';
     down.policies ??= [{ type: 'Percent', value: 100, periodSeconds: 15 }];

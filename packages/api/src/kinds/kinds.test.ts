@@ -12,6 +12,7 @@ function causesOf(input: unknown): FieldError[] {
   throw new Error('expected an AdmissionError, but the object was admitted');
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: fault cases write wrongly typed values at arbitrary paths of a manifest
 type Obj = Record<string, any>;
 type Case = [title: string, mutate: (o: Obj) => void, field: string, message: string];
 
