@@ -106,6 +106,35 @@ describe('JetStream errors are told apart by their API codes', () => {
     expect((await bus.jsm.streams.info(bus.names.eventsStream)).config.max_msgs).toBe(1000);
   });
 
+  it('the events stream has a byte limit and drops the oldest events past it, so it cannot starve the objects', async () => {
+    await ensureEventsStream(bus.jsm, bus.names, { maxBytes: 64 * 1024 });
+    const { config } = await bus.jsm.streams.info(bus.names.eventsStream);
+    expect([config.max_bytes, config.discard]).toEqual([64 * 1024, 'old']);
+    const payload = 'x'.repeat(1024);
+    for (let i = 0; i < 200; i++) await bus.js.publish(`${bus.names.eventsRoot}.Test._.fill.Filled`, payload);
+    const { state } = await bus.jsm.streams.info(bus.names.eventsStream);
+    expect(state.bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(state.first_seq).toBeGreaterThan(1);
+    await ensureEventsStream(bus.jsm, bus.names, {});
+  });
+
+  it('repair finds nothing to do on an intact server, and re-creates what a data loss took', async () => {
+    expect(await bus.repair()).toEqual([]);
+    await bus.jsm.streams.delete(`KV_${bus.names.statusBucket}`);
+    expect(await bus.repair()).toEqual([`KV_${bus.names.statusBucket}`]);
+    // The bucket handle works again on the re-created stream.
+    await bus.status.put('Cluster._.m1', new TextEncoder().encode('{}'));
+    expect((await bus.status.get('Cluster._.m1'))?.string()).toBe('{}');
+    expect(await bus.repair()).toEqual([]);
+  });
+
+  it('repair notices a stream re-created by another client (its creation time changed)', async () => {
+    await bus.jsm.streams.delete(bus.names.eventsStream);
+    await ensureEventsStream(bus.jsm, bus.names);
+    expect(await bus.repair()).toEqual([bus.names.eventsStream]);
+    expect(await bus.repair()).toEqual([]);
+  });
+
   it("an error that is not JetStream's is never classified, whatever its text says", () => {
     const impostor = new Error(
       'wrong last sequence: 3; stream not found; consumer not found; stream name already in use',

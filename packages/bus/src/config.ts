@@ -1,4 +1,5 @@
 import type { BusOptions } from './connect.js';
+import type { BusConnectionListener } from './connection-watch.js';
 
 /** The environment variables every service reads for NATS (validated by the runtime's base config schema). */
 export interface BusEnv {
@@ -7,9 +8,11 @@ export interface BusEnv {
   NATS_PASSWORD?: string | undefined;
   NATS_TOKEN?: string | undefined;
   FLOTILLA_PREFIX: string;
+  EVENTS_MAX_AGE_MS?: number | undefined;
+  EVENTS_MAX_BYTES?: number | undefined;
 }
 
-export function busOptionsFromEnv(env: BusEnv, name: string): BusOptions {
+export function busOptionsFromEnv(env: BusEnv, name: string, onConnection?: BusConnectionListener): BusOptions {
   return {
     url: env.NATS_URL,
     user: env.NATS_USER,
@@ -17,5 +20,10 @@ export function busOptionsFromEnv(env: BusEnv, name: string): BusOptions {
     token: env.NATS_TOKEN,
     prefix: env.FLOTILLA_PREFIX,
     name,
+    onConnection,
+    retention: {
+      ...(env.EVENTS_MAX_AGE_MS !== undefined ? { maxAgeMs: env.EVENTS_MAX_AGE_MS } : {}),
+      ...(env.EVENTS_MAX_BYTES !== undefined ? { maxBytes: env.EVENTS_MAX_BYTES } : {}),
+    },
   };
 }

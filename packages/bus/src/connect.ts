@@ -1,8 +1,9 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { watchConnection, type BusConnectionListener } from './connection-watch.js';
 import { busNames, type BusNames } from './names.js';
-import { BusUnavailableError } from './errors.js';
+import { BusUnavailableError, isStreamNotFound } from './errors.js';
 import { ensureEventsStream, type EventsRetention } from './provision.js';
 
 export interface BusOptions {
@@ -17,6 +18,8 @@ export interface BusOptions {
   retention?: Partial<EventsRetention> | undefined;
   /** Fail fast when the server is not there (default 2000 ms). */
   connectTimeoutMs?: number | undefined;
+  /** Told of every disconnect and reconnect after the connection is made. */
+  onConnection?: BusConnectionListener | undefined;
 }
 
 export interface Bus {
@@ -28,6 +31,74 @@ export interface Bus {
   readonly status: KV;
   readonly kubeEvents: KV;
   close(): Promise<void>;
+  /**
+   * Re-creates the events stream and buckets if the server lost them (a NATS restarted without its data) and returns
+   * the names of those it had to re-create; empty when all were there.
+   */
+  repair(): Promise<string[]>;
+}
+
+/** The events stream and the three buckets, created if missing (idempotent: safe from every replica at once). */
+async function provision(
+  jsm: JetStreamManager,
+  js: JetStreamClient,
+  names: BusNames,
+  retention?: Partial<EventsRetention>,
+) {
+  await ensureEventsStream(jsm, names, retention);
+  const kvm = new Kvm(js);
+  const [objects, status, kubeEvents] = await Promise.all([
+    kvm.create(names.objectsBucket, { history: 1 }),
+    kvm.create(names.statusBucket, { history: 1 }),
+    kvm.create(names.kubeEventsBucket, { history: 1 }),
+  ]);
+  return { objects, status, kubeEvents };
+}
+
+/** The streams every service needs: the events stream and the buckets' streams. */
+export function requiredStreams(names: BusNames): string[] {
+  return [names.eventsStream, `KV_${names.objectsBucket}`, `KV_${names.statusBucket}`, `KV_${names.kubeEventsBucket}`];
+}
+
+/** Each required stream's creation time (undefined: missing), which tells a stream from its re-created namesake. */
+async function streamIdentities(jsm: JetStreamManager, names: BusNames): Promise<Map<string, string | undefined>> {
+  const ids = new Map<string, string | undefined>();
+  for (const stream of requiredStreams(names)) {
+    const created = await jsm.streams.info(stream).then(
+      (info) => info.created,
+      (err: unknown) => {
+        if (isStreamNotFound(err)) return undefined;
+        throw err;
+      },
+    );
+    ids.set(stream, created);
+  }
+  return ids;
+}
+
+/**
+ * Finds the streams this connection's user lost: missing now, or present under a newer creation time (another
+ * client, a CLI say, re-created them first on a server that lost its data). Re-creates the missing ones.
+ */
+async function repairBus(
+  jsm: JetStreamManager,
+  js: JetStreamClient,
+  names: BusNames,
+  known: Map<string, string | undefined>,
+  retention?: Partial<EventsRetention>,
+): Promise<string[]> {
+  let now = await streamIdentities(jsm, names);
+  const lost = [...now]
+    .filter(([stream, created]) => created === undefined || created !== known.get(stream))
+    .map(([s]) => s);
+  if (lost.length === 0) return [];
+  // The bucket handles stay valid: they address their streams by name, which the re-created ones keep.
+  if ([...now.values()].includes(undefined)) {
+    await provision(jsm, js, names, retention);
+    now = await streamIdentities(jsm, names);
+  }
+  for (const [stream, created] of now) known.set(stream, created);
+  return lost;
 }
 
 /** Splits credentials out of a NATS URL so that the server list carries none. */
@@ -66,14 +137,21 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
   try {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
-    await ensureEventsStream(jsm, names, opts.retention);
-    const kvm = new Kvm(js);
-    const [objects, status, kubeEvents] = await Promise.all([
-      kvm.create(names.objectsBucket, { history: 1 }),
-      kvm.create(names.statusBucket, { history: 1 }),
-      kvm.create(names.kubeEventsBucket, { history: 1 }),
-    ]);
-    return { nc, js, jsm, names, objects, status, kubeEvents, close: () => nc.drain() };
+    const { objects, status, kubeEvents } = await provision(jsm, js, names, opts.retention);
+    const known = await streamIdentities(jsm, names);
+    if (opts.onConnection) watchConnection(nc, opts.onConnection);
+    const retention = opts.retention;
+    return {
+      nc,
+      js,
+      jsm,
+      names,
+      objects,
+      status,
+      kubeEvents,
+      close: () => nc.drain(),
+      repair: () => repairBus(jsm, js, names, known, retention),
+    };
   } catch (cause) {
     await nc.close();
     throw new BusUnavailableError(server, { cause });

@@ -1,4 +1,10 @@
-import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { isStreamNameInUse, isStreamNotFound } from './errors.js';
 import type { BusNames } from './names.js';
 
@@ -7,6 +13,8 @@ export interface EventsRetention {
   maxAgeMs: number;
   /** Most events kept (-1 = unlimited). */
   maxMessages: number;
+  /** Most bytes kept (-1 = unlimited); past it the oldest events go first. */
+  maxBytes: number;
   /** Window in which a re-published message id is dropped as a duplicate. */
   duplicateWindowMs: number;
 }
@@ -14,6 +22,7 @@ export interface EventsRetention {
 export const DEFAULT_RETENTION: EventsRetention = {
   maxAgeMs: 7 * 24 * 3600 * 1000,
   maxMessages: -1,
+  maxBytes: 512 * 1024 * 1024,
   duplicateWindowMs: 10 * 60 * 1000,
 };
 
@@ -33,6 +42,8 @@ export async function ensureEventsStream(
     storage: StorageType.File,
     max_age: nanos(r.maxAgeMs),
     max_msgs: r.maxMessages,
+    max_bytes: r.maxBytes,
+    discard: DiscardPolicy.Old,
     duplicate_window: nanos(r.duplicateWindowMs),
     allow_direct: true,
   };

@@ -28,6 +28,9 @@ describe('baseConfigSchema', () => {
       HTTP_PORT: 0,
       HTTP_HOST: '127.0.0.1',
       LEADER_LEASE_MS: 10_000,
+      EVENTS_MAX_AGE_MS: 7 * 24 * 3600 * 1000,
+      EVENTS_MAX_BYTES: 512 * 1024 * 1024,
+      PROVISION_CHECK_MS: 5000,
       HEAP_GROWTH_PERCENT: 25,
     });
   });

@@ -30,6 +30,14 @@ export const baseConfigSchema = z.object({
   HTTP_PORT: envPort(0),
   HTTP_HOST: envString({ default: '127.0.0.1' }),
   LEADER_LEASE_MS: envInt({ default: 10_000, min: 1000 }),
+  /**
+   * The events stream's limits: the oldest events and, past the byte limit, the oldest first, are dropped (JetStream's
+   * discard-old), so the log cannot fill the server and starve the objects. Status is a fold, so it survives them.
+   */
+  EVENTS_MAX_AGE_MS: envInt({ default: 7 * 24 * 3600 * 1000, min: 60_000 }),
+  EVENTS_MAX_BYTES: envInt({ default: 512 * 1024 * 1024, min: 1024 * 1024 }),
+  /** How often a service checks that its streams and buckets still exist on NATS (and re-creates them). */
+  PROVISION_CHECK_MS: envInt({ default: 5000, min: 100 }),
   /** How far past its live data V8 may grow the heap, in percent (0: V8's own policy, which is up to fourfold). */
   HEAP_GROWTH_PERCENT: envInt({ default: 25, min: 0, max: 1000 }),
 });

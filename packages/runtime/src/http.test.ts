@@ -12,7 +12,10 @@ describe('startHttpServer', () => {
     server = undefined;
   });
 
-  async function start(readiness: () => boolean | Promise<boolean>, registry = new Registry()): Promise<string> {
+  async function start(
+    readiness: () => boolean | string[] | Promise<boolean>,
+    registry = new Registry(),
+  ): Promise<string> {
     server = await startHttpServer({ host: '127.0.0.1', port: 0, registry, readiness, logger });
     return `http://127.0.0.1:${server.port}`;
   }
@@ -34,6 +37,16 @@ describe('startHttpServer', () => {
     const base = await start(async () => ready);
     expect((await fetch(`${base}/readyz`)).status).toBe(503);
     ready = true;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+
+  it('/readyz names what keeps the service from being ready', async () => {
+    let reasons = ['nats: disconnected from nats://127.0.0.1:4222', 'redis: disconnected from 127.0.0.1:6379'];
+    const base = await start(() => reasons);
+    const res = await fetch(`${base}/readyz`);
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe(`not ready: ${reasons.join('; ')}\n`);
+    reasons = [];
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
   });
 

@@ -8,8 +8,11 @@ export interface StartHttpServerOptions {
   /** 0 takes an ephemeral port; the bound port is returned. */
   port: number;
   registry: Registry;
-  /** Decides /readyz; a throw or rejection counts as not ready. */
-  readiness: () => boolean | Promise<boolean>;
+  /**
+   * Decides /readyz: true, or no reasons, is ready; false or the reasons why not (printed in the 503 body) is not. A
+   * throw or rejection counts as not ready.
+   */
+  readiness: () => boolean | string[] | Promise<boolean | string[]>;
   logger: Logger;
 }
 
@@ -60,13 +63,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: StartHttp
       send(res, 200, 'ok\n');
       return;
     case '/readyz': {
-      let ready = false;
+      let answer: boolean | string[] = false;
       try {
-        ready = await opts.readiness();
+        answer = await opts.readiness();
       } catch (err) {
         opts.logger.warn({ err }, 'readiness check threw');
       }
-      send(res, ready ? 200 : 503, ready ? 'ready\n' : 'not ready\n');
+      const reasons = Array.isArray(answer) ? answer : answer ? [] : ['not ready'];
+      if (reasons.length === 0) send(res, 200, 'ready\n');
+      else send(res, 503, `not ready: ${reasons.join('; ')}\n`);
       return;
     }
     case '/metrics': {

@@ -60,8 +60,11 @@ export {
   type ServiceState,
   type StopFunction,
 } from './service.js';
-export { startLeaderWork, type LeaderWorkOptions } from './leader-work.js';
+export { startLeaderWork, type LeaderWorkHandle, type LeaderWorkOptions } from './leader-work.js';
 export { runLeaderService, type LeaderServiceDefinition, type ReplicaResources } from './leader-service.js';
 export { applyHeapGrowth } from './heap.js';
 export { leaderGauge } from './leader-metrics.js';
 export { perRegistry } from './per-registry.js';
+export { ReadinessGates } from './readiness-gates.js';
+export { connectionGate, type ConnectionListener } from './connection-gate.js';
+export { watchProvisioning, type ProvisioningWatchOptions } from './provisioning-watch.js';

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { BaseConfig } from './config.js';
-import { startLeaderWork } from './leader-work.js';
+import { connectionGate } from './connection-gate.js';
+import { startLeaderWork, type LeaderWorkHandle } from './leader-work.js';
+import { watchProvisioning } from './provisioning-watch.js';
 import { runService, type RunServiceOptions, type ServiceContext, type ServiceHost } from './service.js';
 
 /** What every replica holds, leader or not (a bus connection, say), and how to close it. */
@@ -18,6 +20,12 @@ export interface LeaderServiceDefinition<S extends z.ZodType<BaseConfig>, T> {
   open(ctx: ServiceContext<z.output<S>>): Promise<ReplicaResources<T>>;
   /** Starts one term's work when this replica is elected and returns how to stop it when it is demoted. */
   lead(ctx: ServiceContext<z.output<S>>, resources: T): Promise<() => Promise<void>>;
+  /**
+   * Re-creates the replica's streams and buckets if the server lost them, returning what it re-created (the bus's
+   * `repair`). Checked every PROVISION_CHECK_MS; after a repair the leader's work starts over, so that its watches
+   * and consumers are made again on the new streams.
+   */
+  repair?(resources: T): Promise<string[]>;
 }
 
 /**
@@ -37,7 +45,7 @@ export function runLeaderService<S extends z.ZodType<BaseConfig>, T>(
         const { config, logger } = ctx;
         const { resources, close } = await definition.open(ctx);
         const scope = definition.leaseScope?.(config);
-        let stopLeaderWork: () => Promise<void>;
+        let stopLeaderWork: LeaderWorkHandle;
         try {
           stopLeaderWork = await startLeaderWork({
             redisUrl: config.REDIS_URL,
@@ -46,15 +54,27 @@ export function runLeaderService<S extends z.ZodType<BaseConfig>, T>(
             leaseMs: config.LEADER_LEASE_MS,
             logger,
             registry: ctx.registry,
+            onConnection: connectionGate(ctx.gates, logger, 'redis'),
             work: () => definition.lead(ctx, resources),
           });
         } catch (err) {
           await close();
           throw err;
         }
+        const repair = definition.repair;
+        const stopWatch = repair
+          ? watchProvisioning({
+              repair: () => repair(resources),
+              intervalMs: config.PROVISION_CHECK_MS,
+              gates: ctx.gates,
+              logger,
+              onRepaired: (recreated) => stopLeaderWork.restartWork(`re-created ${recreated.join(', ')}`),
+            })
+          : () => undefined;
         ctx.setReady(true);
         return async () => {
           ctx.setReady(false);
+          stopWatch();
           await stopLeaderWork();
           await close();
         };

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { leaderGauge } from './leader-metrics.js';
-import { LeaderElector, runWhileLeader } from './leader.js';
+import { LeaderElector, runWhileLeader, WorkRestartRequested } from './leader.js';
+import type { ConnectionListener } from './connection-gate.js';
 import { closeRedis, connectRedis } from './redis.js';
 
 export interface LeaderWorkOptions {
@@ -18,14 +19,31 @@ export interface LeaderWorkOptions {
   work: (token: number) => Promise<() => Promise<void>>;
   /** Where `flotilla_leader` (1 while this replica's work runs) is reported; the service's registry. */
   registry?: Registry | undefined;
+  /** Told of the lease connection's outages. */
+  onConnection?: ConnectionListener | undefined;
+}
+
+/** Stops the work, releases the lease and closes the connection; `restartWork` starts the current term's work over. */
+export interface LeaderWorkHandle {
+  (): Promise<void>;
+  /**
+   * Stops the running term's work and starts it again (after a second), as after a failure: for when what it
+   * watches was lost underneath it (a NATS restarted empty). Nothing happens on a standby.
+   */
+  restartWork(reason: string): void;
 }
 
 /**
  * The shell every leader-elected service uses: connect to Redis (failing fast), compete for the lease, run the
  * work while leader. Returns a function that stops the work, releases the lease and closes the connection.
  */
-export async function startLeaderWork(o: LeaderWorkOptions): Promise<() => Promise<void>> {
-  const redis = await connectRedis(o.redisUrl, { password: o.redisPassword, connectionName: o.key });
+export async function startLeaderWork(o: LeaderWorkOptions): Promise<LeaderWorkHandle> {
+  const redis = await connectRedis(o.redisUrl, {
+    password: o.redisPassword,
+    connectionName: o.key,
+    onConnection: o.onConnection,
+  });
+  let interrupt: ((reason: Error) => void) | undefined;
   const elector = new LeaderElector({ redis, key: o.key, leaseMs: o.leaseMs, logger: o.logger });
   const leading = o.registry ? leaderGauge(o.registry) : undefined;
   const stopWork = runWhileLeader(
@@ -34,19 +52,27 @@ export async function startLeaderWork(o: LeaderWorkOptions): Promise<() => Promi
       const stop = await o.work(token);
       leading?.set(1);
       try {
+        // Until the term ends (resolve) or the work is to start over (reject: runWhileLeader restarts failed work).
         if (!signal.aborted)
-          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+          await new Promise<void>((resolve, reject) => {
+            signal.addEventListener('abort', () => resolve(), { once: true });
+            interrupt = reject;
+          });
       } finally {
+        interrupt = undefined;
         leading?.set(0);
+        await stop();
       }
-      await stop();
     },
     { logger: o.logger },
   );
   await elector.start();
-  return async () => {
+  const handle = async () => {
     await stopWork();
     await elector.stop();
     await closeRedis(redis);
   };
+  return Object.assign(handle, {
+    restartWork: (reason: string) => interrupt?.(new WorkRestartRequested(reason)),
+  });
 }

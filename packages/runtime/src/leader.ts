@@ -277,6 +277,11 @@ export interface RunWhileLeaderOptions {
   restartDelayMs?: number;
 }
 
+/** Ends a term's work on purpose so that it starts over (what it watched was lost); not a failure. */
+export class WorkRestartRequested extends Error {
+  override readonly name = 'WorkRestartRequested';
+}
+
 /** Raised as the abort reason of the work's signal when leadership ends. */
 export class LeadershipLostError extends Error {
   override readonly name = 'LeadershipLostError';
@@ -312,7 +317,9 @@ export function runWhileLeader(
           return;
         } catch (err) {
           if (signal.aborted) return;
-          logger.error({ err, token }, 'leader work failed; restarting it');
+          if (err instanceof WorkRestartRequested)
+            logger.warn({ reason: err.message, token }, 'restarting the leader work');
+          else logger.error({ err, token }, 'leader work failed; restarting it');
           await sleep(restartDelayMs, signal);
         }
       }

@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { RedisUnavailableError } from './errors.js';
+import type { ConnectionListener } from './connection-gate.js';
 import { redactUrl } from './redact.js';
 
 export interface CreateRedisOptions {
@@ -14,6 +15,8 @@ export interface CreateRedisOptions {
   connectionName?: string;
   /** Further ioredis options; the ones above win. */
   extra?: RedisOptions;
+  /** Told once when the connection drops and once when it is ready again (see connectionGate). */
+  onConnection?: ConnectionListener | undefined;
 }
 
 export function createRedis(url: string, opts: CreateRedisOptions = {}): Redis {
@@ -36,8 +39,12 @@ function urlHasPassword(url: string): boolean {
  * Closes a connection politely (QUIT), falling back to a hard disconnect when the server is not
  * reachable, so shutdown never hangs on a missing Redis. Resolves once the connection has ended.
  */
+/** Connections being closed on purpose: their end is not an outage. */
+const closing = new WeakSet<Redis>();
+
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
+  closing.add(redis);
   const ended = new Promise<void>((resolve) => {
     const t = setTimeout(resolve, 2000);
     redis.once('end', () => {
@@ -80,6 +87,7 @@ export async function connectRedis(
         );
       }),
     ]);
+    watchRedis(redis, redactUrl(url), opts.onConnection);
     return redis;
   } catch (cause) {
     redis.disconnect();
@@ -88,4 +96,29 @@ export async function connectRedis(
     clearTimeout(timer);
     redis.off('error', quiet);
   }
+}
+
+/**
+ * Follows a connection's outages. ioredis emits `error` on every failed reconnect attempt and prints "Unhandled error
+ * event" to stderr when nothing listens: here something always listens, and an outage is reported once each way.
+ */
+export function watchRedis(redis: Redis, server: string, listener: ConnectionListener | undefined): void {
+  let down = false;
+  let lastError: string | undefined;
+  const drop = () => {
+    if (down || closing.has(redis)) return;
+    down = true;
+    listener?.down({ server, error: lastError });
+  };
+  redis.on('error', (err: Error) => {
+    lastError = err.message;
+    drop();
+  });
+  redis.on('close', drop);
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    lastError = undefined;
+    listener?.up({ server });
+  });
 }

@@ -6,6 +6,7 @@ import { applyHeapGrowth } from './heap.js';
 import { isConfigError } from './errors.js';
 import { startHttpServer, type HttpServerHandle } from './http.js';
 import { createLogger } from './logger.js';
+import { ReadinessGates } from './readiness-gates.js';
 import { redactConfig } from './redact.js';
 
 export interface ServiceContext<C extends BaseConfig = BaseConfig> {
@@ -16,6 +17,8 @@ export interface ServiceContext<C extends BaseConfig = BaseConfig> {
   registry: Registry;
   /** Drives /readyz. The service starts not ready. */
   setReady(ready: boolean): void;
+  /** Conditions readiness also waits for (connections, provisioning); /readyz names those that are closed. */
+  gates: ReadinessGates;
   /** Aborted when shutdown begins, for loops that should stop before the stop function runs. */
   signal: AbortSignal;
   /** The port /healthz, /readyz and /metrics are served on. */
@@ -51,6 +54,7 @@ export type ServiceState = 'new' | 'starting' | 'running' | 'stopping' | 'stoppe
  */
 export class ServiceHost<S extends z.ZodType<BaseConfig>> {
   readonly registry = new Registry();
+  readonly gates = new ReadinessGates();
   private readonly controller = new AbortController();
   private stateValue: ServiceState = 'new';
   private ready = false;
@@ -94,7 +98,15 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
   }
 
   isReady(): boolean {
-    return this.ready && this.stateValue === 'running';
+    return this.ready && this.stateValue === 'running' && this.gates.open;
+  }
+
+  /** Why the service is not ready, for /readyz; empty when it is. */
+  notReadyReasons(): string[] {
+    if (this.isReady()) return [];
+    const own =
+      this.stateValue !== 'running' ? [`service ${this.stateValue}`] : this.ready ? [] : ['service not ready'];
+    return [...own, ...this.gates.reasons()];
   }
 
   /**
@@ -139,7 +151,7 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
         host: config.HTTP_HOST,
         port: config.HTTP_PORT,
         registry: this.registry,
-        readiness: () => this.isReady(),
+        readiness: () => this.notReadyReasons(),
         logger,
       });
       logger.info({ config: redactConfig(config as Record<string, unknown>), httpPort: this.http.port }, 'starting');
@@ -153,6 +165,7 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
           this.ready = ready;
           readyGauge.set(ready ? 1 : 0);
         },
+        gates: this.gates,
         signal: this.controller.signal,
         httpPort: this.http.port,
       };

@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { baseConfigSchema, envInt, runLeaderService } from '@flotilla/runtime';
+import { baseConfigSchema, connectionGate, envInt, runLeaderService } from '@flotilla/runtime';
 import { ObjectStore } from '@flotilla/store';
 import { AffinitySchedulerController, DEFAULT_SCHEDULER_CONCURRENCY } from './controller.js';
 
@@ -13,10 +13,13 @@ const configSchema = baseConfigSchema.extend({
 await runLeaderService({
   name: 'affinity-scheduler',
   configSchema,
-  async open({ config }) {
-    const bus = await connectBus(busOptionsFromEnv(config, 'affinity-scheduler'));
+  async open({ config, gates, logger }) {
+    const bus = await connectBus(
+      busOptionsFromEnv(config, 'affinity-scheduler', connectionGate(gates, logger, 'nats')),
+    );
     return { resources: bus, close: () => bus.close() };
   },
+  repair: (bus) => bus.repair(),
   async lead({ config, logger, registry }, bus) {
     const controller = new AffinitySchedulerController({
       bus,

@@ -1,17 +1,18 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { closeRedis, connectRedis, runLeaderService } from '@flotilla/runtime';
+import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
 import { configSchema } from './config.js';
 import { CONTROLLER_NAME, CronController } from './controller.js';
 
 await runLeaderService({
   name: CONTROLLER_NAME,
   configSchema,
-  async open({ config }) {
-    const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME));
+  async open({ config, gates, logger }) {
+    const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME, connectionGate(gates, logger, 'nats')));
     // The timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
       password: config.REDIS_PASSWORD,
       connectionName: CONTROLLER_NAME,
+      onConnection: connectionGate(gates, logger, 'redis-timers'),
     });
     return {
       resources: { bus, redis },
@@ -21,6 +22,7 @@ await runLeaderService({
       },
     };
   },
+  repair: ({ bus }) => bus.repair(),
   async lead({ config, logger, registry }, { bus, redis }) {
     const controller = new CronController({
       bus,

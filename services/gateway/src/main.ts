@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { baseConfigSchema, envPort, envString, runService } from '@flotilla/runtime';
+import { baseConfigSchema, connectionGate, envPort, envString, runService, watchProvisioning } from '@flotilla/runtime';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
@@ -17,8 +17,14 @@ const configSchema = baseConfigSchema.extend({
 await runService({
   name: 'gateway',
   configSchema,
-  async start({ config, logger, setReady, registry }) {
-    const bus = await connectBus(busOptionsFromEnv(config, 'gateway'));
+  async start({ config, logger, setReady, registry, gates }) {
+    const bus = await connectBus(busOptionsFromEnv(config, 'gateway', connectionGate(gates, logger, 'nats')));
+    const stopWatch = watchProvisioning({
+      repair: () => bus.repair(),
+      intervalMs: config.PROVISION_CHECK_MS,
+      gates,
+      logger,
+    });
     const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
     const nats = serveNatsApi(bus, handler, logger, registry);
     const tls =
@@ -34,6 +40,7 @@ await runService({
     setReady(true);
     return async () => {
       setReady(false);
+      stopWatch();
       await nats.stop();
       await http.close();
       await bus.close();

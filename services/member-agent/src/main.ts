@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
-import { runLeaderService, systemClock } from '@flotilla/runtime';
+import { connectionGate, runLeaderService, systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { clientNodeApi } from './kube/client-node-api.js';
@@ -10,13 +10,14 @@ await runLeaderService({
   configSchema: memberAgentConfigSchema,
   // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
   leaseScope: (config) => (config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim'),
-  async open({ config, logger }) {
+  async open({ config, logger, gates }) {
     // Fail before connecting anywhere when the kube driver cannot load its client.
     const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
-    const bus = await connectBus(busOptionsFromEnv(config, 'member-agent'));
+    const bus = await connectBus(busOptionsFromEnv(config, 'member-agent', connectionGate(gates, logger, 'nats')));
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
     return { resources: { bus, kubeApi }, close: () => bus.close() };
   },
+  repair: ({ bus }) => bus.repair(),
   async lead({ config, logger, registry }, { bus, kubeApi }) {
     const driver = kubeApi
       ? new KubeDriver({

@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus, consumeEvents } from '@flotilla/bus';
-import { baseConfigSchema, envInt, runLeaderService } from '@flotilla/runtime';
+import { baseConfigSchema, connectionGate, envInt, runLeaderService } from '@flotilla/runtime';
 import { KubeEventStore, objectKey, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
 import { FoldLag } from './fold-lag.js';
@@ -14,12 +14,13 @@ const configSchema = baseConfigSchema.extend({
 await runLeaderService({
   name: 'status-writer',
   configSchema,
-  async open({ config, registry }) {
-    const bus = await connectBus(busOptionsFromEnv(config, 'status-writer'));
+  async open({ config, registry, gates, logger }) {
+    const bus = await connectBus(busOptionsFromEnv(config, 'status-writer', connectionGate(gates, logger, 'nats')));
     // Per replica, not per term: a standby reports the lag too, and a metric is registered once per process.
     const foldLag = new FoldLag(registry, bus, 'status-writer');
     return { resources: { bus, foldLag }, close: () => bus.close() };
   },
+  repair: ({ bus }) => bus.repair(),
   async lead({ config, logger }, { bus, foldLag }) {
     const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers(), foldLag);
     const sub = await consumeEvents(bus, {

@@ -1,0 +1,44 @@
+import type { Logger } from 'pino';
+import type { ReadinessGates } from './readiness-gates.js';
+
+export interface ProvisioningWatchOptions {
+  /** Re-creates what is missing and returns its names (empty: all was there); throws when it cannot. */
+  repair: () => Promise<string[]>;
+  intervalMs: number;
+  gates: ReadinessGates;
+  logger: Logger;
+  /** After something had to be re-created: what the service must redo (re-arm its watches, say). */
+  onRepaired?: (recreated: string[]) => void;
+}
+
+/**
+ * Checks the service's streams and buckets every `intervalMs`. A NATS server restarted without its data comes back
+ * empty: its clients reconnect and see no error until they touch a stream. Found missing, they are re-created (one
+ * warn line naming them) and `onRepaired` runs; while they cannot be, the replica is not ready.
+ */
+export function watchProvisioning(o: ProvisioningWatchOptions): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = async () => {
+    try {
+      const recreated = await o.repair();
+      o.gates.set('provisioning', true);
+      if (recreated.length) {
+        o.logger.warn(
+          { recreated },
+          'streams and buckets were missing on NATS (restarted without its data?); re-created them',
+        );
+        o.onRepaired?.(recreated);
+      }
+    } catch (err) {
+      o.gates.set('provisioning', false, `cannot check or re-create streams and buckets: ${(err as Error).message}`);
+    } finally {
+      if (!stopped) timer = setTimeout(() => void tick(), o.intervalMs);
+    }
+  };
+  timer = setTimeout(() => void tick(), o.intervalMs);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

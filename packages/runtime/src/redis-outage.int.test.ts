@@ -1,0 +1,40 @@
+import { freeTcpPort, PrivateRedis } from '@flotilla/testkit';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ConnectionListener } from './connection-gate.js';
+import { closeRedis, connectRedis } from './redis.js';
+
+let redis: PrivateRedis;
+beforeAll(async () => {
+  redis = new PrivateRedis(await freeTcpPort());
+  await redis.start();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+describe('a Redis outage (a real redis-server killed and restarted)', () => {
+  it('is reported once down and once up, and ioredis prints no "Unhandled error event"', async () => {
+    const events: string[] = [];
+    const listener: ConnectionListener = {
+      down: ({ server }) => events.push(`down ${server}`),
+      up: ({ server }) => events.push(`up ${server}`),
+    };
+    const stderr = vi.spyOn(console, 'error');
+    const conn = await connectRedis(redis.url, { onConnection: listener, extra: { retryStrategy: () => 100 } });
+    try {
+      await redis.stop('SIGKILL');
+      // Several failed reconnects happen in this second; each would print a line without a listener.
+      await new Promise((r) => setTimeout(r, 1000));
+      await redis.start();
+      await new Promise<void>((resolve) => conn.once('ready', () => resolve()));
+      expect(await conn.ping()).toBe('PONG');
+      expect(events).toEqual([`down ${redis.url}`, `up ${redis.url}`]);
+      expect(stderr.mock.calls.flat().join(' ')).not.toMatch(/Unhandled error event/);
+    } finally {
+      stderr.mockRestore();
+      await closeRedis(conn);
+    }
+    // Closing on purpose is not an outage.
+    expect(events).toHaveLength(2);
+  });
+});

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** True when something on the port answers like a NATS server (its INFO line). */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = netConnect({ port, host: '127.0.0.1' });
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(1000, () => done(false));
+    sock.once('error', () => done(false));
+    sock.once('data', (d: Buffer) => done(d.toString('utf8').startsWith('INFO')));
+  });
+}
+
+/**
+ * A nats-server with JetStream of a test's own, on a fixed port with its store in a temporary folder, so that a test
+ * can kill it, wipe its data and start it again (a NATS restarted empty). NATS_SERVER names the binary (default:
+ * nats-server on PATH); without it the test fails saying what to install.
+ */
+export class PrivateNats {
+  readonly output: string[] = [];
+  private child: ChildProcess | undefined;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'flotilla-nats-'));
+  private readonly bin = process.env.NATS_SERVER ?? 'nats-server';
+
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  async start(timeoutMs = 15_000): Promise<void> {
+    const child = spawn(this.bin, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', join(this.dir, 'store')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    for (const s of [child.stdout, child.stderr]) {
+      s?.on('data', (b: Buffer) => this.output.push(...b.toString('utf8').split('\n').filter(Boolean)));
+    }
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (err) =>
+        reject(new Error(`cannot run ${this.bin} (${err.message}): apt-get install nats-server`)),
+      );
+    });
+    const deadline = Date.now() + timeoutMs;
+    while (!(await answers(this.port))) {
+      if (child.exitCode !== null) throw new Error(`nats-server exited: ${this.output.slice(-5).join(' | ')}`);
+      if (Date.now() > deadline) throw new Error(`nats-server did not answer within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Stops the server (SIGKILL by default: a crash) and waits for it to exit. */
+  async stop(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Deletes the JetStream store: the next start comes up without any stream, bucket or consumer. */
+  wipe(): void {
+    rmSync(join(this.dir, 'store'), { recursive: true, force: true });
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
