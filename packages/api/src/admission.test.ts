@@ -18,7 +18,11 @@ const deployment = (over: Record<string, unknown> = {}) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name: 'shop' },
-  spec: { replicas: 3, selector: { matchLabels: { app: 'shop' } } },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: 'shop' } },
+    template: { metadata: { labels: { app: 'shop' } }, spec: { containers: [{ name: 'shop', image: 'shop:1' }] } },
+  },
   ...over,
 });
 
@@ -165,12 +169,14 @@ describe('admit: generic templates', () => {
     ['3', 'Invalid value: expected number, got string "3"'],
     [2 ** 31, 'Invalid value: number 2147483648: must be less than or equal to 2147483647'],
   ])('rejects spec.replicas %j', (replicas, message) => {
-    expect(causesOf(deployment({ spec: { replicas } }))).toEqual([{ field: 'spec.replicas', message }]);
+    expect(causesOf(deployment({ spec: { ...deployment().spec, replicas } }))).toEqual([
+      { field: 'spec.replicas', message },
+    ]);
   });
 
   it('accepts any other spec and top-level fields as given, and keeps status', () => {
     const input = deployment({
-      spec: { replicas: 0, strategy: { type: 'Recreate' }, whatever: [1] },
+      spec: { ...deployment().spec, replicas: 0, strategy: { type: 'Recreate' }, whatever: [1] },
       status: { readyReplicas: 2 },
     });
     const out = admit(input);

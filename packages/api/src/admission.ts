@@ -1,5 +1,7 @@
 import { AdmissionError, UnknownKindError, WrongApiVersionError, type FieldError } from './errors.js';
 import { issuesToFieldErrors } from './field-path.js';
+import { inputShapeErrors } from './input-shape.js';
+import { aboutRemoved, typedRemainder } from './typed-remainder.js';
 import type { ScheduleChecks } from './kinds/kind-admission.js';
 import { objectMetaSchema, validateObjectMeta, type ObjectMeta } from './meta.js';
 import { isPlainObject, type KubeObject } from './object.js';
@@ -48,6 +50,10 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
   const reject = (causes: FieldError[]): never => {
     throw new AdmissionError(kindName, objectName, causes);
   };
+
+  // First, and alone: what follows recurses over the object and would overflow on it or misreport it.
+  const shapeErrs = inputShapeErrors(input);
+  if (shapeErrs.length) reject(shapeErrs);
 
   const size = Buffer.byteLength(JSON.stringify(input));
   if (size > MAX_OBJECT_BYTES)
@@ -111,10 +117,18 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
   const result = admission.schema.safeParse(obj, { reportInput: true });
   if (!result.success) errs.push(...issuesToFieldErrors(result.error.issues));
 
-  // 3. Semantics, only on a well-typed object (the rules trust the types).
-  if (result.success && metaResult.success) {
-    errs.push(...(admission.validate?.(obj as never, { lookupKind, schedules: opts.schedules }) ?? []));
-    if (opts.existing) errs.push(...validateUpdate(opts.existing, obj as unknown as KubeObject));
+  // 3. Semantics, only on a well-typed object (the rules trust the types): the object itself, or what is left of it
+  // once the fields the schema rejected are taken out.
+  if (metaResult.success) {
+    const ctx = { lookupKind, schedules: opts.schedules };
+    if (result.success) {
+      errs.push(...(admission.validate?.(obj as never, ctx) ?? []));
+      if (opts.existing) errs.push(...validateUpdate(opts.existing, obj as unknown as KubeObject));
+    } else if (admission.validate) {
+      const rest = typedRemainder(obj, admission.schema, result.error.issues);
+      if (rest)
+        errs.push(...admission.validate(rest.object as never, ctx).filter((e) => !aboutRemoved(e, rest.removed)));
+    }
   }
   if (errs.length) reject(errs);
   return obj as unknown as KubeObject;

@@ -69,3 +69,13 @@ export class ManifestError extends Error {
 export function isAdmissionError(err: unknown): err is AdmissionError {
   return err instanceof AdmissionError;
 }
+
+/** A request (not an object) names a kind, namespace or name that cannot be used; `causes` lists every bad field. */
+export class InvalidRequestError extends Error {
+  readonly causes: FieldError[];
+  constructor(causes: FieldError[], options?: { cause?: unknown }) {
+    super(`invalid request: ${formatCauses(causes)}`, options);
+    this.name = 'InvalidRequestError';
+    this.causes = causes;
+  }
+}

@@ -2,6 +2,7 @@ export { isQuantity, parseQuantity, QuantityError } from './quantity.js';
 export {
   AdmissionError,
   formatCauses,
+  InvalidRequestError,
   isAdmissionError,
   ManifestError,
   UnknownKindError,
@@ -9,6 +10,8 @@ export {
   type FieldError,
 } from './errors.js';
 export { joinPath, issuesToFieldErrors } from './field-path.js';
+export { MAX_NESTING_DEPTH } from './input-shape.js';
+export { objectNameErrors, parseObjectQuery, type ObjectQueryOf } from './object-query.js';
 export {
   objectMetaSchema,
   ownerReferenceSchema,
@@ -18,6 +21,7 @@ export {
   type OwnerReference,
 } from './meta.js';
 export { isPlainObject, type KubeObject, type ObjectReference } from './object.js';
+export { matchesLabelSelector, matchesRequirement } from './label-selector.js';
 export { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.js';
 export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
 export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';

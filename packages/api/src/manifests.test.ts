@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManifestError } from './errors.js';
 import { parseManifests, toYaml } from './manifests.js';
 
-function manifestError(text: string): ManifestError {
+export function manifestError(text: string): ManifestError {
   try {
     parseManifests(text);
   } catch (err) {

@@ -4,6 +4,7 @@ import { cronFederatedHpaAdmission } from './kinds/cron-federated-hpa.js';
 import { ehpaAdmission } from './kinds/effective-hpa.js';
 import { federatedHpaAdmission } from './kinds/federated-hpa.js';
 import { genericTemplateAdmission } from './kinds/generic-template.js';
+import { workloadTemplateAdmission } from './kinds/workload-template.js';
 import type { KindAdmission } from './kinds/kind-admission.js';
 import { propagationPolicyAdmission } from './kinds/propagation-policy.js';
 import { resourceBindingAdmission } from './kinds/resource-binding.js';
@@ -50,7 +51,7 @@ function makeInfo(d: KindDefinition, strict: boolean): KindInfo {
  */
 export function registerKind(def: KindDefinition, admission?: KindAdmission): () => void {
   if (byKind.has(def.kind)) throw new Error(`kind ${def.kind} is already registered`);
-  const info = makeInfo(def, admission !== undefined);
+  const info = makeInfo(def, admission !== undefined && !admission.resourceTemplate);
   const entry = { info, admission: admission ?? genericTemplateAdmission };
   byKind.set(def.kind, entry);
   return () => {
@@ -127,22 +128,28 @@ registerKind(
   },
   ehpaAdmission,
 );
-registerKind({
-  group: 'apps',
-  version: 'v1',
-  kind: 'Deployment',
-  plural: 'deployments',
-  shortNames: ['deploy'],
-  namespaced: true,
-});
-registerKind({
-  group: 'apps',
-  version: 'v1',
-  kind: 'StatefulSet',
-  plural: 'statefulsets',
-  shortNames: ['sts'],
-  namespaced: true,
-});
+registerKind(
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'Deployment',
+    plural: 'deployments',
+    shortNames: ['deploy'],
+    namespaced: true,
+  },
+  workloadTemplateAdmission,
+);
+registerKind(
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'StatefulSet',
+    plural: 'statefulsets',
+    shortNames: ['sts'],
+    namespaced: true,
+  },
+  workloadTemplateAdmission,
+);
 registerKind({
   group: '',
   version: 'v1',

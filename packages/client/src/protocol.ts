@@ -72,7 +72,7 @@ export interface StatusCause {
 export interface ApiErrorBody {
   reason: StatusReason;
   message: string;
-  /** For Invalid: one entry per bad field. */
+  /** For Invalid (a rejected object) and BadRequest (a bad request field): one entry per bad field. */
   causes?: StatusCause[];
 }
 

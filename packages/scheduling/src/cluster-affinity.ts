@@ -1,4 +1,4 @@
-import { matchesLabelSelector, matchesRequirement } from './label-selector.js';
+import { matchesLabelSelector, matchesRequirement } from '@flotilla/api';
 import type { Cluster, ClusterAffinity, LabelSelectorRequirement } from './types.js';
 
 /**

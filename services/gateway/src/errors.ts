@@ -1,4 +1,4 @@
-import { AdmissionError, ManifestError, UnknownKindError } from '@flotilla/api';
+import { AdmissionError, InvalidRequestError, ManifestError, UnknownKindError } from '@flotilla/api';
 import type { ApiErrorBody } from '@flotilla/client';
 import { AlreadyExistsError, ConflictError } from '@flotilla/bus';
 import { NotFoundError, StaleResourceVersionError } from '@flotilla/store';
@@ -7,8 +7,9 @@ export class TooLargeError extends Error {
   constructor(
     readonly size: number,
     readonly limit: number,
+    what = 'object',
   ) {
-    super(`object is too large: ${size} bytes of JSON, the limit is ${limit}`);
+    super(`${what} is too large: ${size} bytes${what === 'object' ? ' of JSON' : ''}, the limit is ${limit}`);
     this.name = 'TooLargeError';
   }
 }
@@ -23,6 +24,7 @@ export class BadRequestError extends Error {
 /** Maps a typed error to the reply a client sees; anything unexpected is Internal and logged by the caller. */
 export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof AdmissionError) return { reason: 'Invalid', message: err.message, causes: err.causes };
+  if (err instanceof InvalidRequestError) return { reason: 'BadRequest', message: err.message, causes: err.causes };
   if (err instanceof StaleResourceVersionError || err instanceof ConflictError)
     return { reason: 'Conflict', message: err.message };
   if (err instanceof AlreadyExistsError) return { reason: 'AlreadyExists', message: err.message };

@@ -12,6 +12,7 @@ import {
   ServiceUnavailableError,
 } from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
+import type { ApiErrorBody } from '@flotilla/client';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 import { serveHttpApi } from './http-api.js';
@@ -21,7 +22,9 @@ let bus: Bus & { dispose(): Promise<void> };
 let client: GatewayClient;
 let stopNats: () => Promise<void>;
 let http: { port: number; close(): Promise<void> };
-const log = { error: () => undefined };
+/** What the gateway logged as failures it did not expect (Internal errors, with their stack). */
+const logged: unknown[] = [];
+const log = { error: (obj: object) => void logged.push(obj) };
 const registry = new Registry();
 
 beforeAll(async () => {
@@ -169,5 +172,123 @@ describe('gateway', () => {
     };
     expect(review.response).toMatchObject({ uid: 'u1', allowed: false });
     expect(review.response.status?.message).toMatch(/spec\.replicas/);
+  });
+});
+
+/** Names Kubernetes refuses; each reached a KV key or a NATS subject before it was checked. */
+const BAD_NAMES: Array<[title: string, name: string]> = [
+  ['non-ASCII letter', 'nginx-ü'],
+  ['emoji', '🚀'],
+  ['empty', ''],
+  ['empty DNS label', 'a..b'],
+  ['leading dot', '.hidden'],
+  ['subject wildcards', 'a.*.>'],
+];
+
+/** The raw reply to `op` with `body` exactly as given (bytes, or a value sent as JSON), over NATS. */
+async function rawNats(op: string, body: unknown): Promise<{ ok: boolean; error?: ApiErrorBody }> {
+  const payload = body instanceof Uint8Array ? body : JSON.stringify(body);
+  const msg = await bus.nc.request(`${bus.names.apiRoot}.${op}`, payload, { timeout: 5000 });
+  return msg.json();
+}
+
+/** The status and reply of a POST to the HTTP API with `body` as given. */
+interface HttpReply {
+  status: number;
+  reply: { error: ApiErrorBody & { causes: unknown[] } };
+}
+async function rawHttp(path: string, body: string): Promise<HttpReply> {
+  const res = await fetch(`http://127.0.0.1:${http.port}${path}`, { method: 'POST', body });
+  return { status: res.status, reply: (await res.json()) as HttpReply['reply'] };
+}
+
+describe('gateway: strict input at the front door', () => {
+  it.each(BAD_NAMES)(
+    'get, delete and apply refuse the name %s naming the field, logging no internal error',
+    async (_t, name) => {
+      const before = logged.length;
+      for (const op of ['get', 'delete'] as const) {
+        const err = await rejected(client.call(op, { kind: 'deploy', name }));
+        expect(err).toBeInstanceOf(BadRequestError);
+        expect(err.causes).toEqual([{ field: 'name', message: expect.any(String) }]);
+      }
+      const applied = await rejected(client.apply(deployment(name)));
+      expect(applied).toBeInstanceOf(InvalidError);
+      expect(applied.causes.map((c) => c.field)).toContain('metadata.name');
+      expect(logged.length).toBe(before);
+    },
+  );
+
+  it('a name of non-UTF-8 bytes is refused, not stored under a mangled key', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"kind":"deploy","name":"a'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
+    const reply = await rawNats('get', new Uint8Array(bytes));
+    expect(reply.error).toMatchObject({ reason: 'BadRequest', causes: [{ field: 'name' }] });
+  });
+
+  it.each<[title: string, op: string, body: Record<string, unknown>, field: string]>([
+    ['list in namespace "*"', 'list', { kind: 'deploy', namespace: '*' }, 'namespace'],
+    ['list in namespace ">"', 'list', { kind: 'deploy', namespace: '>' }, 'namespace'],
+    ['get in namespace ../etc', 'get', { kind: 'deploy', name: 'web', namespace: '../etc' }, 'namespace'],
+    ['delete in namespace ../etc', 'delete', { kind: 'deploy', name: 'web', namespace: '../etc' }, 'namespace'],
+    ['events in namespace ../etc', 'events', { namespace: '../etc' }, 'namespace'],
+    ['events for the name a.*.>', 'events', { kind: 'deploy', name: 'a.*.>' }, 'name'],
+    ['get with kind 123', 'get', { kind: 123, name: 'web' }, 'kind'],
+    ['list with kind 123', 'list', { kind: 123 }, 'kind'],
+    ['list with no kind', 'list', {}, 'kind'],
+    ['get with name 7', 'get', { kind: 'deploy', name: 7 }, 'name'],
+    ['apply with dryRun "yes"', 'apply', { object: deployment('dry'), dryRun: 'yes' }, 'dryRun'],
+    ['apply with no object', 'apply', {}, 'object'],
+    ['delete with resourceVersion 5', 'delete', { kind: 'deploy', name: 'web', resourceVersion: 5 }, 'resourceVersion'],
+  ])('%s is a BadRequest naming the field, over NATS and HTTP', async (_t, op, body, field) => {
+    const before = logged.length;
+    const nats = await rawNats(op, body);
+    expect(nats.error).toMatchObject({ reason: 'BadRequest', causes: [expect.objectContaining({ field })] });
+    const { status, reply } = await rawHttp(`/api/${op}`, JSON.stringify(body));
+    expect([status, reply.error]).toEqual([400, nats.error]);
+    expect(logged.length).toBe(before);
+  });
+
+  it('a dry run with dryRun "yes" stores nothing', async () => {
+    await rawNats('apply', { object: deployment('not-dry'), dryRun: 'yes' });
+    await expect(client.get('deploy', 'not-dry')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it.each<[title: string, object: unknown]>([
+    ['a name with a subject wildcard', deployment('a.*.>')],
+    ['a namespace ../etc', { ...deployment('web'), metadata: { name: 'web', namespace: '../etc' } }],
+    [
+      '3,000 levels of nesting',
+      deployment('deep', 1, { extra: JSON.parse(`${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`) }),
+    ],
+    [
+      'a __proto__ label',
+      { ...deployment('proto'), metadata: JSON.parse('{"name":"proto","labels":{"__proto__":"x"}}') },
+    ],
+  ])('apply over HTTP answers 422 for %s, without an internal error', async (_t, object) => {
+    const before = logged.length;
+    const { status, reply } = await rawHttp('/api/apply', JSON.stringify({ object }));
+    expect([status, reply.error.reason]).toEqual([422, 'Invalid']);
+    expect(reply.error.causes.length).toBeGreaterThan(0);
+    expect(logged.length).toBe(before);
+  });
+
+  it('a body over 4 MiB is answered 413, not with a connection reset', async () => {
+    const { status, reply } = await rawHttp('/api/apply', 'x'.repeat(5 * 1024 * 1024));
+    expect([status, reply.error.reason]).toEqual([413, 'RequestEntityTooLarge']);
+  });
+
+  it.each<[title: string, body: string]>([
+    ['null', 'null'],
+    ['a number', '42'],
+    ['a review without request', '{"kind":"AdmissionReview"}'],
+    ['a request that is a string', '{"request":"x"}'],
+  ])('/validate with %s is a 400 naming what is missing, not a 500', async (_t, body) => {
+    const { status, reply } = await rawHttp('/validate', body);
+    expect([status, reply.error.reason]).toEqual([400, 'BadRequest']);
+    expect(reply.error.message).toMatch(/request/);
   });
 });

@@ -1,4 +1,11 @@
-import { admit, MAX_OBJECT_BYTES, resolveKind, type KindInfo, type KubeObject } from '@flotilla/api';
+import {
+  admit,
+  type FieldError,
+  InvalidRequestError,
+  MAX_OBJECT_BYTES,
+  parseObjectQuery,
+  type KubeObject,
+} from '@flotilla/api';
 import { scheduleChecks } from '@flotilla/cron';
 import type {
   ApplyReply,
@@ -13,8 +20,22 @@ import type {
   StoredLike,
 } from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import { type KubeEventStore, type ObjectStore, refOf, type ObjectRef, type StoredObject } from '@flotilla/store';
+import type { KubeEventStore, ObjectRef, ObjectStore, StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
+
+/** Request fields of the wrong type: a `dryRun: "yes"` is not taken for true, it is refused with the field named. */
+function checkFields(req: object, rules: Record<string, 'present' | 'boolean' | 'string'>): void {
+  const errs: FieldError[] = [];
+  for (const [field, rule] of Object.entries(rules)) {
+    const v = (req as Record<string, unknown>)[field];
+    if (rule === 'present') {
+      if (v === undefined) errs.push({ field, message: 'Required value' });
+    } else if (v !== undefined && typeof v !== rule) {
+      errs.push({ field, message: `Invalid value: expected ${rule}, got ${v === null ? 'null' : typeof v}` });
+    }
+  }
+  if (errs.length) throw new InvalidRequestError(errs);
+}
 
 /**
  * The gateway's operations over the object store. Admission runs here and only here: what reaches the store has
@@ -29,6 +50,7 @@ export class GatewayHandler {
   ) {}
 
   async apply(req: ApplyRequest): Promise<ApplyReply> {
+    checkFields(req, { object: 'present', dryRun: 'boolean' });
     const size = Buffer.byteLength(JSON.stringify(req.object ?? null));
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
     const existing = await this.existingFor(req.object);
@@ -46,12 +68,13 @@ export class GatewayHandler {
   }
 
   async list(req: ListRequest): Promise<ListReply> {
-    const info = resolveKind(req.kind);
-    const items = await this.store.list(info.kind, info.namespaced ? req.namespace : undefined);
+    const { info, namespace } = parseObjectQuery(req, { name: 'optional' });
+    const items = await this.store.list(info.kind, namespace);
     return { items: items as StoredLike[] };
   }
 
   async delete(req: DeleteRequest): Promise<DeleteReply> {
+    checkFields(req, { resourceVersion: 'string' });
     const ref = this.ref(req);
     const object = await this.store.mustGet(ref);
     await this.store.delete(ref, req.resourceVersion);
@@ -72,35 +95,28 @@ export class GatewayHandler {
   }
 
   async events(req: EventsRequest): Promise<EventsReply> {
-    const kind = req.kind === undefined ? undefined : resolveKind(req.kind).kind;
-    return { items: await this.kubeEvents.list({ kind, namespace: req.namespace, name: req.name }) };
+    // Events may be asked for without a kind; the query check needs one, so "every kind" is checked as a Deployment
+    // (whose rule, a DNS-1123 subdomain, is the loosest name rule).
+    const q = parseObjectQuery({ ...req, kind: req.kind ?? 'Deployment' }, { name: 'optional' });
+    const kind = req.kind === undefined ? undefined : q.info.kind;
+    const namespace = req.namespace || undefined;
+    return { items: await this.kubeEvents.list({ kind, namespace, name: q.name }) };
   }
 
   private ref(q: { kind: string; namespace?: string | undefined; name: string }): ObjectRef {
-    const info = resolveKind(q.kind);
-    return { kind: info.kind, namespace: info.namespaced ? q.namespace || 'default' : undefined, name: q.name };
+    const { info, namespace, name } = parseObjectQuery(q, { name: 'required' });
+    return { kind: info.kind, namespace: info.namespaced ? (namespace ?? 'default') : undefined, name: name! };
   }
 
-  /** The stored object an input would replace, if its identity can be read; admission reports it otherwise. */
+  /** The stored object an input would replace, if its identity is valid; admission reports it otherwise. */
   private async existingFor(input: unknown): Promise<StoredObject | undefined> {
     const o = input as Partial<StoredObject> | null;
-    if (!o || typeof o !== 'object' || typeof o.kind !== 'string' || typeof o.metadata?.name !== 'string')
-      return undefined;
-    let info: KindInfo;
+    if (!o || typeof o !== 'object' || !o.metadata || typeof o.metadata !== 'object') return undefined;
     try {
-      info = resolveKind(o.kind);
-    } catch {
-      return undefined;
+      return await this.store.get(this.ref({ kind: o.kind as string, ...o.metadata } as ObjectRef));
+    } catch (err) {
+      if (err instanceof InvalidRequestError) return undefined;
+      throw err;
     }
-    const ns = info.namespaced
-      ? (typeof o.metadata.namespace === 'string' && o.metadata.namespace) || 'default'
-      : undefined;
-    return this.store.get(
-      refOf({
-        ...(o as StoredObject),
-        kind: info.kind,
-        metadata: { ...o.metadata, name: o.metadata.name, ...(ns ? { namespace: ns } : {}) },
-      }),
-    );
   }
 }

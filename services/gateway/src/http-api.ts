@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { admit, AdmissionError } from '@flotilla/api';
+import { admit, AdmissionError, isPlainObject } from '@flotilla/api';
 import { STATUS_CODES } from '@flotilla/client';
 import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
-import { toApiError } from './errors.js';
+import { BadRequestError, TooLargeError, toApiError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
 import { RequestMetrics } from './request-metrics.js';
 import type { Registry } from 'prom-client';
@@ -66,13 +66,15 @@ async function route(
 
 /** An AdmissionReview response: allowed, or denied with the field-path message. */
 export function review(body: unknown): object {
-  const request = (body as { request?: { uid?: string; object?: unknown; oldObject?: unknown } }).request ?? {};
+  const request = isPlainObject(body) ? body.request : undefined;
+  if (!isPlainObject(request))
+    throw new BadRequestError('request body must be an AdmissionReview with a "request" object');
   let allowed = true;
   let message: string | undefined;
   try {
     admit(request.object, {
       schedules: scheduleChecks,
-      ...(request.oldObject ? { existing: request.oldObject as never } : {}),
+      ...(isPlainObject(request.oldObject) ? { existing: request.oldObject as never } : {}),
     });
   } catch (err) {
     if (!(err instanceof AdmissionError)) throw err;
@@ -82,7 +84,11 @@ export function review(body: unknown): object {
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    response: { uid: request.uid ?? '', allowed, ...(message ? { status: { code: 422, message } } : {}) },
+    response: {
+      uid: typeof request.uid === 'string' ? request.uid : '',
+      allowed,
+      ...(message ? { status: { code: 422, message } } : {}),
+    },
   };
 }
 
@@ -92,9 +98,11 @@ function readBody(req: IncomingMessage): Promise<string> {
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
+      // Over the limit the rest is read and dropped rather than the socket destroyed: a client still sending sees a
+      // 413 answer instead of a connection reset.
       if (size > MAX_BODY_BYTES) {
-        reject(new Error(`request body over ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
+        chunks.length = 0;
+        reject(new TooLargeError(size, MAX_BODY_BYTES, 'request body'));
         return;
       }
       chunks.push(c);

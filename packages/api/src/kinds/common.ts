@@ -2,8 +2,18 @@ import { z } from 'zod';
 import { isQuantity } from '../quantity.js';
 import { timeSchema } from '../meta.js';
 
-/** int32 as Kubernetes serialises it; the range check catches YAML typos like 1e12. */
-export const int32 = z.int32();
+/**
+ * int32 as Kubernetes serialises it; the range check catches YAML typos like 1e12. Not zod's `z.int32()`: that checks
+ * the safe-integer range first, so 2^53+1 was reported against 2^53 rather than against int32's own bound.
+ */
+export const int32 = z
+  .number()
+  .min(-2147483648)
+  .max(2147483647)
+  .check((ctx) => {
+    if (!Number.isInteger(ctx.value))
+      ctx.issues.push({ code: 'invalid_type', expected: 'int', input: ctx.value, inst: int32 as never });
+  });
 export const int64 = z.int();
 
 /** A resource quantity: "500m", "2", "32Gi" or a plain number. */

@@ -31,6 +31,11 @@ export interface KindAdmission {
   defaults?(obj: Record<string, unknown>): void;
   validate?(obj: never, ctx: AdmissionContext): FieldError[];
   validateUpdate?(oldObj: never, newObj: never): FieldError[];
+  /**
+   * A resource template propagated to member clusters whose schema checks only what Flotilla reads: it is not a
+   * strict kind (KindInfo.strict), and the schedulers watch it as a template.
+   */
+  resourceTemplate?: true;
   /** Name rule for metadata.name when it is stricter than a DNS-1123 subdomain. */
   nameRule?: { label: true; maxLength: number };
 }

@@ -1,9 +1,13 @@
 import { MAX_OBJECT_BYTES } from '@flotilla/api';
 import type { CliIo, Session } from '../context.js';
-import { readManifests } from '../context.js';
+import { CliError, readManifests } from '../context.js';
 import { errorText } from '../errors.js';
 
-/** `apply -f`: every document is parsed before any is sent, so a malformed file stores nothing. */
+/**
+ * `apply -f`: every document is parsed before any is sent, so a malformed file stores nothing. Then, as kubectl's
+ * apply, each document is applied on its own: the valid ones are stored, each invalid one prints its error, and the
+ * exit code is 1 if any failed.
+ */
 export async function applyCommand(
   io: CliIo,
   session: () => Promise<Session>,
@@ -11,6 +15,7 @@ export async function applyCommand(
   dryRun: boolean,
 ): Promise<number> {
   const docs = await readManifests(io, files);
+  if (docs.length === 0) throw new CliError('error: no objects passed to apply');
   const s = await session();
   let failed = 0;
   for (const { doc } of docs) {

@@ -1,11 +1,20 @@
-import type { LabelSelector, LabelSelectorRequirement } from './types.js';
+/** A label selector as read here: Kubernetes' LabelSelector, tolerating `undefined` fields and unknown operators. */
+export interface SelectorLike {
+  matchLabels?: Readonly<Record<string, string>> | undefined;
+  matchExpressions?: readonly RequirementLike[] | undefined;
+}
+export interface RequirementLike {
+  key: string;
+  operator: string;
+  values?: readonly string[] | undefined;
+}
 
 /**
  * Kubernetes label-selector semantics: every matchLabels pair and every matchExpression must hold;
  * an empty selector matches everything. Unknown operators match nothing (as a selector that fails
  * to convert matches nothing upstream).
  */
-export function matchesLabelSelector(selector: LabelSelector, labels: Record<string, string> | undefined): boolean {
+export function matchesLabelSelector(selector: SelectorLike, labels: Record<string, string> | undefined): boolean {
   const ls = labels ?? {};
   const ml = selector.matchLabels;
   if (ml) {
@@ -18,7 +27,7 @@ export function matchesLabelSelector(selector: LabelSelector, labels: Record<str
   return true;
 }
 
-export function matchesRequirement(r: LabelSelectorRequirement, labels: Record<string, string>): boolean {
+export function matchesRequirement(r: RequirementLike, labels: Record<string, string>): boolean {
   const has = Object.hasOwn(labels, r.key);
   switch (r.operator) {
     case 'In':
