@@ -1,4 +1,4 @@
-import { freeTcpPort, PrivateRedis } from '@flotilla/testkit';
+import { eventually, freeTcpPort, PrivateRedis } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConnectionListener } from './connection-gate.js';
 import { closeRedis, connectRedis } from './redis.js';
@@ -26,7 +26,8 @@ describe('a Redis outage (a real redis-server killed and restarted)', () => {
       // Several failed reconnects happen in this second; each would print a line without a listener.
       await new Promise((r) => setTimeout(r, 1000));
       await redis.start();
-      await new Promise<void>((resolve) => conn.once('ready', () => resolve()));
+      // Reconnected (the retry strategy tries every 100 ms); the `up` report comes with the connection's `ready`.
+      await eventually(() => (conn.status === 'ready' && events.length === 2 ? true : undefined), 10_000, 'reconnected');
       expect(await conn.ping()).toBe('PONG');
       expect(events).toEqual([`down ${redis.url}`, `up ${redis.url}`]);
       expect(stderr.mock.calls.flat().join(' ')).not.toMatch(/Unhandled error event/);
