@@ -63,7 +63,7 @@ describe('decideFailBack', () => {
 
   it('starts the clock when the first group can hold it again, waits the period, then triggers a Fresh rescheduling', () => {
     const first = decideFailBack(input({ now: at(0) }));
-    expect(first).toEqual({ action: 'wait', holdingSince: iso(0), toGroup: 'dc-beijing', recheckAfterMs: 600_000 });
+    expect(first).toEqual({ action: 'wait', holdingSince: at(0).toISOString(), toGroup: 'dc-beijing', recheckAfterMs: 600_000 });
     const midway = decideFailBack(input({ now: at(4), holdingSince: iso(0) }));
     expect(midway).toMatchObject({ action: 'wait', recheckAfterMs: 360_000 });
     expect(decideFailBack(input({ now: at(10), holdingSince: iso(0) }))).toEqual({

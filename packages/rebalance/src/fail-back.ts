@@ -61,7 +61,8 @@ export function decideFailBack(input: FailBackInput): FailBackDecision {
   if (target < 0 || target >= current) return { action: 'none', reason: 'NoEarlierGroupFits' };
   const toGroup = groups[target]!.affinityName;
 
-  const holdingSince = input.holdingSince ?? formatTime(now);
+  // Kept to the millisecond: a whole-second start would shorten the period by up to a second.
+  const holdingSince = input.holdingSince ?? now.toISOString();
   const nowMs = now.getTime();
   // Fresh needs the trigger strictly after lastScheduledTime, both in whole seconds.
   const earliest = Math.max(Date.parse(holdingSince) + period, trigger ? Date.parse(trigger) + period : 0, last ? Date.parse(last) + 1000 : 0);
