@@ -1,3 +1,4 @@
+import { decodeJson } from '@flotilla/bus';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ApiError } from './api-error.js';
 import type { ApiReply, Operation, Operations } from './protocol.js';
@@ -26,7 +27,7 @@ export class GatewayClient {
       }
       throw new ApiError({ code: 'Unavailable', message: `gateway request failed: ${m}` });
     }
-    const reply = msg.json<ApiReply<Operations[O][1]>>();
+    const reply = decodeJson<ApiReply<Operations[O][1]>>(msg.data);
     if (!reply.ok) throw new ApiError(reply.error);
     return reply.result;
   }

@@ -1,4 +1,4 @@
-import type { Bus } from '@flotilla/bus';
+import { encodeJson, type Bus } from '@flotilla/bus';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { toApiError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
@@ -21,7 +21,8 @@ export function serveNatsApi(bus: Bus, handler: GatewayHandler, log: DispatchLog
         } catch (parseErr) {
           reply = { ok: false, error: toApiError(parseErr) };
         }
-        msg.respond(JSON.stringify(reply));
+        // encodeJson: a reply past the message size limit (a large status) goes gzipped.
+        msg.respond(encodeJson(reply));
       })();
     },
   });
