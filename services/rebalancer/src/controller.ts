@@ -49,7 +49,7 @@ export interface RebalancerControllerOptions {
   concurrency?: number;
   /** Binding compare-and-sets in flight per rebalancer. Default 128. */
   writeConcurrency?: number;
-  /** Workloads per event at most, so one event stays far below the bus's payload limit. Default 400. */
+  /** Workloads per event at most, so that one event stays far below the bus's 1 MiB limit once gzipped. Default 10,000. */
   eventChunk?: number;
   /** Every rebalancer and fail-back candidate is reconsidered this often. Default 60 s. */
   resyncMs?: number;
@@ -220,7 +220,7 @@ export class RebalancerController {
     // 4. the events
     if (decision.events.length) {
       const who = { name: stored.metadata.name, uid, generation };
-      const pieces = chunkEvents(decision.events, this.o.eventChunk ?? 400).map((e) => rebalancerEvent(who, e, now));
+      const pieces = chunkEvents(decision.events, this.o.eventChunk ?? 10_000).map((e) => rebalancerEvent(who, e, now));
       const acks = await Promise.all(pieces.map((e) => this.o.publish(e)));
       this.projections.set(key, { uid, seq: Math.max(...acks.map((a) => a.seq)), status: decision.status });
       const triggered = decision.events.flatMap((e) => (e.type === 'RebalanceTriggered' ? e.data.workloads : []));

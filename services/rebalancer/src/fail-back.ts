@@ -33,48 +33,67 @@ export class FailBack {
   readonly queue: WorkQueue;
   private readonly policies: Informer<Obj>;
   private readonly clusterPolicies: Informer<Obj>;
-  private readonly clusters: Informer<Obj>;
-  private readonly clusterStatus: Informer<StatusRecord>;
-  private readonly bindingStatus = new Map<string, Informer<StatusRecord>>();
+  /** Clusters and binding status, watched only while some policy opts in (every status fold is a message to decode). */
+  private watching?: { clusters: Informer<Obj>; clusterStatus: Informer<StatusRecord>; bindingStatus: Map<string, Informer<StatusRecord>>; ready: Promise<unknown> };
   private readonly holdingSince = new Map<string, string>();
   private started = false;
 
   constructor(private readonly o: FailBackOptions) {
     this.queue = new WorkQueue((k) => this.reconcile(k), { concurrency: 8, onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'fail-back check failed; retrying') });
-    const everything = () => {
-      if (this.started) this.sweep();
+    const onPolicy = () => {
+      if (this.started) this.follow();
     };
-    this.policies = new Informer<Obj>(o.bus, 'objects', 'PropagationPolicy', everything, annotationsOnly);
-    this.clusterPolicies = new Informer<Obj>(o.bus, 'objects', 'ClusterPropagationPolicy', everything, annotationsOnly);
-    this.clusters = new Informer<Obj>(o.bus, 'objects', 'Cluster', everything);
-    this.clusterStatus = new Informer<StatusRecord>(o.bus, 'status', 'Cluster', everything);
-    for (const kind of BINDING_KINDS) {
-      this.bindingStatus.set(kind, new Informer<StatusRecord>(o.bus, 'status', kind, (e) => this.bindingChanged(e.key)));
-    }
-  }
-
-  private informers(): Array<Informer<unknown>> {
-    return [this.policies, this.clusterPolicies, this.clusters, this.clusterStatus, ...this.bindingStatus.values()] as Array<Informer<unknown>>;
+    this.policies = new Informer<Obj>(o.bus, 'objects', 'PropagationPolicy', onPolicy, annotationsOnly);
+    this.clusterPolicies = new Informer<Obj>(o.bus, 'objects', 'ClusterPropagationPolicy', onPolicy, annotationsOnly);
   }
 
   async start(): Promise<void> {
-    await Promise.all(this.informers().map((i) => i.start()));
+    await Promise.all([this.policies.start(), this.clusterPolicies.start()]);
     this.started = true;
+    this.follow();
+    await this.watching?.ready;
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    for (const i of this.informers()) i.stop();
+    this.policies.stop();
+    this.clusterPolicies.stop();
+    this.unwatch();
     await this.queue.stop();
+  }
+
+  /** Watches clusters and binding status while a policy opts in, and stops when none does; then checks every candidate. */
+  private follow(): void {
+    const optedIn = [...this.policies.values(), ...this.clusterPolicies.values()].some((p) => p.metadata.annotations?.[FAIL_BACK_ANNOTATION]);
+    if (optedIn && !this.watching) {
+      const everything = () => {
+        if (this.started) this.sweep();
+      };
+      const bindingStatus = new Map(BINDING_KINDS.map((kind) => [kind as string, new Informer<StatusRecord>(this.o.bus, 'status', kind, (e) => this.bindingChanged(e.key))]));
+      const clusters = new Informer<Obj>(this.o.bus, 'objects', 'Cluster', everything);
+      const clusterStatus = new Informer<StatusRecord>(this.o.bus, 'status', 'Cluster', everything);
+      const ready = Promise.all([clusters.start(), clusterStatus.start(), ...[...bindingStatus.values()].map((i) => i.start())]).then(everything);
+      this.watching = { clusters, clusterStatus, bindingStatus, ready };
+    } else if (!optedIn && this.watching) this.unwatch();
+    else if (optedIn) this.sweep();
+  }
+
+  private unwatch(): void {
+    const w = this.watching;
+    this.watching = undefined;
+    if (!w) return;
+    for (const i of [w.clusters, w.clusterStatus, ...w.bindingStatus.values()] as Array<Informer<unknown>>) i.stop();
+    this.holdingSince.clear();
   }
 
   /** A binding (or its status) changed: check it, if its policy opted in. */
   bindingChanged(key: string): void {
-    if (this.started && this.policyAnnotationsOf(key) !== undefined) this.queue.add(key);
+    if (this.started && this.watching && this.policyAnnotationsOf(key) !== undefined) this.queue.add(key);
   }
 
   /** Every opted-in binding, in the background lane (a cluster or policy changed, or the resync). */
   sweep(): void {
+    if (!this.watching) return;
     for (const inf of this.o.bindings.values()) for (const key of inf.cache.keys()) if (this.policyAnnotationsOf(key) !== undefined) this.queue.addBackground(key);
   }
 
@@ -89,21 +108,22 @@ export class FailBack {
     return annotations?.[FAIL_BACK_ANNOTATION] ? annotations : undefined;
   }
 
-  private clusterViews(): Cluster[] {
-    return [...this.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster);
+  private clusterViews(w: NonNullable<FailBack['watching']>): Cluster[] {
+    return [...w.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: w.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster);
   }
 
   private async reconcile(key: string): Promise<void | { requeueAfterMs: number }> {
     const ref = refFromKey(key);
     const cached = this.o.bindings.get(ref.kind)?.cache.get(key);
     const annotations = this.policyAnnotationsOf(key);
-    if (!cached || !annotations) {
+    const w = this.watching;
+    if (!cached || !annotations || !w) {
       this.holdingSince.delete(key);
       return;
     }
-    const binding = { ...cached.value, status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status } as unknown as ResourceBinding;
+    const binding = { ...cached.value, status: w.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status } as unknown as ResourceBinding;
     const now = this.o.clock.now();
-    const d = decideFailBack({ binding, policyAnnotations: annotations, clusters: this.clusterViews(), now, holdingSince: this.holdingSince.get(key) });
+    const d = decideFailBack({ binding, policyAnnotations: annotations, clusters: this.clusterViews(w), now, holdingSince: this.holdingSince.get(key) });
     if (d.action === 'none') {
       this.holdingSince.delete(key);
       return;

@@ -29,7 +29,12 @@ export interface WorkloadReport {
  * placement recorded at the trigger, and for the placement after, each binding as it is now, once its
  * lastScheduledTime is at or after the trigger.
  */
-export async function rebalanceReport(s: Session, name: string, uid: string | undefined): Promise<{ status?: WorkloadRebalancerStatus; workloads: WorkloadReport[] }> {
+export async function rebalanceReport(
+  s: Session,
+  name: string,
+  uid: string | undefined,
+  o: { placements?: boolean } = {},
+): Promise<{ status?: WorkloadRebalancerStatus; workloads: WorkloadReport[] }> {
   const { events } = await rebalancerEvents(s.bus, name, uid);
   const status = foldRebalancerStatus(undefined, events);
   const triggered = new Map<string, TriggeredWorkload>();
@@ -43,7 +48,7 @@ export async function rebalanceReport(s: Session, name: string, uid: string | un
       result: o.result ? `${o.result}${o.reason ? ` (${o.reason})` : ''}` : '<pending>',
       ...(t?.clustersBefore ? { before: t.clustersBefore } : {}),
     };
-    if (t) {
+    if (t && o.placements !== false) {
       const ref = bindingRefOf(w);
       const b = await s.client.get(ref.kind, ref.name, ref.namespace).catch((err: unknown) => {
         if (err instanceof ApiError && err.code === 'NotFound') return undefined;

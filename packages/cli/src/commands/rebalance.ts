@@ -58,8 +58,10 @@ export async function rebalanceCommand(io: CliIo, s: Session, targets: string[],
   const uid = created.object.metadata.uid as string | undefined;
   const deadline = Date.now() + parseDuration(o.timeout, '--timeout');
   for (;;) {
-    const report = await rebalanceReport(s, name, uid);
-    const finished = report.status?.finishTime !== undefined && report.workloads.every((w) => !w.result.startsWith('Successful') || w.after !== undefined);
+    // The bindings are read only once the rebalancer has finished: one read per workload.
+    const done = (await rebalanceReport(s, name, uid, { placements: false })).status?.finishTime !== undefined;
+    const report = await rebalanceReport(s, name, uid, { placements: done });
+    const finished = done && report.workloads.every((w) => !w.result.startsWith('Successful') || w.after !== undefined);
     if (finished || Date.now() >= deadline) {
       io.out(reportTable(report.workloads));
       if (finished) return report.workloads.some((w) => w.result.startsWith('Failed')) ? 1 : 0;
