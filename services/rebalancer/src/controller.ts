@@ -224,7 +224,7 @@ export class RebalancerController {
       const acks = await Promise.all(pieces.map((e) => this.o.publish(e)));
       this.projections.set(key, { uid, seq: Math.max(...acks.map((a) => a.seq)), status: decision.status });
       const triggered = decision.events.flatMap((e) => (e.type === 'RebalanceTriggered' ? e.data.workloads : []));
-      await pMap(triggered, (t) => this.o.publish(workloadTriggeredEvent(who, t, now)), { concurrency: 512 });
+      await pMap(triggered, (t) => this.o.publish(workloadTriggeredEvent(who, t, now)), { concurrency: 128 });
       this.o.onPass?.({ key, decision, ms: performance.now() - started });
     }
     this.watchBindings(key, decision.status);
