@@ -216,6 +216,7 @@ export class RebalancerController {
       decision = reconcileRebalancer({ rebalancer, lookup, selected, now });
     }
     markWritten(decision, wrote);
+    const decidedMs = performance.now() - started;
 
     // 4. the events
     if (decision.events.length) {
@@ -225,7 +226,9 @@ export class RebalancerController {
       this.projections.set(key, { uid, seq: Math.max(...acks.map((a) => a.seq)), status: decision.status });
       const triggered = decision.events.flatMap((e) => (e.type === 'RebalanceTriggered' ? e.data.workloads : []));
       await pMap(triggered, (t) => this.o.publish(workloadTriggeredEvent(who, t, now)), { concurrency: 128 });
-      this.o.onPass?.({ key, decision, ms: performance.now() - started });
+      const ms = performance.now() - started;
+      this.o.onPass?.({ key, decision, ms });
+      this.o.logger.info({ key, workloads: decision.status?.observedWorkloads?.length ?? 0, writes: wrote.size, decideAndWriteMs: Math.round(decidedMs), ms: Math.round(ms) }, 'rebalance pass');
     }
     this.watchBindings(key, decision.status);
     if (decision.retry.length) throw new RebalanceRetryError(stored.metadata.name, decision.retry);
