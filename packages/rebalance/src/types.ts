@@ -10,12 +10,15 @@ export type RebalanceResult = 'Successful' | 'Failed';
 /** The one failure reason Karmada records. */
 export const REFERENCED_BINDING_NOT_FOUND = 'ReferencedBindingNotFound';
 
-/** One entry of `status.observedWorkloads`; result and reason are absent while the workload is pending. */
-export interface ObservedWorkload {
+/**
+ * One entry of `status.observedWorkloads`; result and reason are absent while the workload is pending. A type
+ * alias, not an interface, so that it fits the API's status schema (which admits further fields).
+ */
+export type ObservedWorkload = {
   workload: WorkloadReference;
   result?: RebalanceResult;
   reason?: string;
-}
+};
 
 /** Where a (Cluster)ResourceBinding lives. */
 export interface BindingRef {

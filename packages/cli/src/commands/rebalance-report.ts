@@ -33,7 +33,7 @@ export async function rebalanceReport(
   s: Session,
   name: string,
   uid: string | undefined,
-  o: { placements?: boolean } = {},
+  opts: { placements?: boolean } = {},
 ): Promise<{ status?: WorkloadRebalancerStatus; workloads: WorkloadReport[] }> {
   const { events } = await rebalancerEvents(s.bus, name, uid);
   const status = foldRebalancerStatus(undefined, events);
@@ -48,7 +48,7 @@ export async function rebalanceReport(
       result: o.result ? `${o.result}${o.reason ? ` (${o.reason})` : ''}` : '<pending>',
       ...(t?.clustersBefore ? { before: t.clustersBefore } : {}),
     };
-    if (t && o.placements !== false) {
+    if (t && opts.placements !== false) {
       const ref = bindingRefOf(w);
       const b = await s.client.get(ref.kind, ref.name, ref.namespace).catch((err: unknown) => {
         if (err instanceof ApiError && err.code === 'NotFound') return undefined;
