@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { readdirSync } from 'node:fs';
-import { Suite } from '../packages/launcher/dist/index.js';
+import { DEFAULT_RESTART_POLICY, SERVICES, Suite } from '../packages/launcher/dist/index.js';
 import { main as cli } from '../packages/cli/dist/main.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,7 +26,27 @@ function show(service, line) {
   }
 }
 
-const suite = new Suite({ root, env, onOutput: show, serviceEnv: { gateway: { GATEWAY_API_PORT: process.env.GATEWAY_API_PORT ?? '8081' } } });
+// Fixed /metrics ports (HTTP_BASE_PORT + 1, + 2, ... in start order), so a local Prometheus can scrape them.
+const basePort = Number(process.env.HTTP_BASE_PORT ?? '9400');
+const httpPorts = Object.fromEntries(SERVICES.map((s, i) => [s, basePort + 1 + i]));
+
+function lifecycle(e) {
+  if (e.type === 'exited') {
+    const how = e.signal ? `signal ${e.signal}` : `code ${e.code}`;
+    console.log(`[up] ${e.service} exited (${how}); restarting in ${(e.restartInMs / 1000).toFixed(1)} s`);
+  } else if (e.type === 'restarted') console.log(`[up] ${e.service} restarted (metrics on :${e.httpPort})`);
+  else console.log(`[up] ${e.service} failed to restart: ${e.error}; next try in ${(e.restartInMs / 1000).toFixed(1)} s`);
+}
+
+const suite = new Suite({
+  root,
+  env,
+  onOutput: show,
+  serviceEnv: { gateway: { GATEWAY_API_PORT: process.env.GATEWAY_API_PORT ?? '8081' } },
+  httpPorts,
+  restart: DEFAULT_RESTART_POLICY,
+  onLifecycle: lifecycle,
+});
 let stopping = false;
 async function stop(code) {
   if (stopping) return;
@@ -41,6 +61,7 @@ process.on('SIGTERM', () => void stop(0));
 try {
   await suite.start();
   console.log(`[up] services ready: ${suite.processes.map((p) => p.name).join(', ')}`);
+  for (const p of suite.processes) console.log(`[up]   ${p.name.padEnd(20)} http://127.0.0.1:${p.httpPort}/metrics`);
   // Clusters first, and Ready before any workload: a first placement sees every cluster (Steady mode keeps it).
   const examples = join(root, 'examples');
   let code = await cli(['apply', '-f', join(examples, '00-clusters.yaml')]);

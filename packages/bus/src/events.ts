@@ -1,5 +1,6 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import type { Bus } from './connect.js';
+import { isConsumerNotFound } from './errors.js';
 import { eventTypeOf, type CloudEvent } from './cloud-event.js';
 import { eventFilter, eventSubject, type EventAddress } from './subjects.js';
 import { decodeJson, encodeJson, getJson } from './kv-json.js';
@@ -143,7 +144,7 @@ async function openDurable(bus: Bus, opts: ConsumeOptions): Promise<void> {
     return;
   }
   const existing = await bus.jsm.consumers.info(stream, opts.durable).catch((err: unknown) => {
-    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
+    if (isConsumerNotFound(err)) return undefined;
     throw err;
   });
   const positionKey = `${CONSUMER_POSITION_KIND}._.${opts.durable}`;
@@ -184,6 +185,26 @@ export interface ReadOptions {
 }
 
 /**
+ * Reads an ordered consumer's messages up to stream sequence `lastSeq` (the last one stored when the read began),
+ * in batches, and ends there instead of waiting for more.
+ */
+export async function* readUpTo(consumer: Consumer, lastSeq: number, signal?: AbortSignal): AsyncGenerator<JsMsg> {
+  for (;;) {
+    // A fetch that finds nothing ends the read: only the filtered-to-nothing case waits for `expires`.
+    const batch = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
+    let received = 0;
+    for await (const m of batch) {
+      received++;
+      yield m;
+      // Leave the batch at once: its iterator would otherwise wait out `expires` for messages that never come.
+      if (m.seq >= lastSeq || m.info.pending === 0) return;
+      if (signal?.aborted) return;
+    }
+    if (received === 0) return;
+  }
+}
+
+/**
  * Reads the event log in order with an ephemeral ordered consumer (no acks): for replay, audits and
  * `flotilla events`. Without `follow` it ends at the last event stored when it started.
  */
@@ -196,23 +217,8 @@ export async function* readEvents(bus: Bus, opts: ReadOptions = {}): AsyncGenera
   if (!opts.follow) {
     const lastSeq = (await bus.jsm.streams.info(bus.names.eventsStream)).state.last_seq;
     if (lastSeq === 0) return;
-    for (;;) {
-      // A fetch that finds nothing ends the read: only the filtered-to-nothing case waits for `expires`.
-      const batch = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
-      let received = 0;
-      let done = false;
-      for await (const m of batch) {
-        received++;
-        yield toDelivered(m);
-        // Leave the batch at once: its iterator would otherwise wait out `expires` for messages that never come.
-        if (m.seq >= lastSeq || m.info.pending === 0) {
-          done = true;
-          break;
-        }
-        if (opts.signal?.aborted) return;
-      }
-      if (done || received === 0) return;
-    }
+    for await (const m of readUpTo(consumer, lastSeq, opts.signal)) yield toDelivered(m);
+    return;
   }
   const messages = await consumer.consume({ max_messages: 1024 });
   const abort = () => void messages.close();

@@ -16,6 +16,10 @@ export interface BusNames {
   readonly kubeEventsBucket: string;
   /** Subject root of the gateway's request-reply API: `<prefix>.api`. */
   readonly apiRoot: string;
+  /** JetStream stream of workload metric samples (the embedded metric history). */
+  readonly metricsStream: string;
+  /** Subject root of metric samples: `<prefix>.metrics`. */
+  readonly metricsRoot: string;
 }
 
 const PREFIX = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -38,5 +42,7 @@ export function busNames(prefix = 'flotilla'): BusNames {
     statusBucket: `${prefix}-status`,
     kubeEventsBucket: `${prefix}-kube-events`,
     apiRoot: `${prefix}.api`,
+    metricsStream: `${upper}_METRICS`,
+    metricsRoot: `${prefix}.metrics`,
   };
 }

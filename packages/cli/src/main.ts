@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
 import { clusterAddCommand, clusterFailCommand, clusterLoadCommand } from './commands/cluster.js';
@@ -14,6 +15,12 @@ import { errorText } from './errors.js';
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 
+/** The CLI package's own version (src/ and dist/ both sit one level below the package.json). */
+function cliVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
 /** Builds the command tree; each action stores its exit code in `result`. */
 function program(io: CliIo, result: { code: number }): Command {
   const run = (fn: () => Promise<number>) => async () => {
@@ -26,6 +33,7 @@ function program(io: CliIo, result: { code: number }): Command {
   const cli = new Command('flotilla')
     .description('Flotilla: multi-cluster scheduling and autoscaling (kubectl-like CLI). Connects to NATS_URL with FLOTILLA_PREFIX.')
     .configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t) })
+    .version(cliVersion(), '--version', 'print the version of the flotilla command')
     .exitOverride()
     .showHelpAfterError();
 

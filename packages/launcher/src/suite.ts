@@ -19,6 +19,38 @@ export interface SuiteOptions {
   /** Where each service's output goes; default: discarded. */
   onOutput?: (service: string, line: string) => void;
   readyTimeoutMs?: number;
+  /**
+   * Restart a service that exits while the suite runs (a crash, or a fatal start-up error), waiting
+   * `initialDelayMs`, doubled after each exit up to `maxDelayMs`; the delay starts over once a replica has stayed up
+   * for `resetAfterMs`. Off by default: tests that kill a replica want it to stay dead.
+   */
+  restart?: RestartPolicy;
+  /** Told about exits and restarts (scripts/up prints them). */
+  onLifecycle?: (event: LifecycleEvent) => void;
+  /**
+   * The `/metrics` (HTTP) port of the first replica of each service, by name; others get a free port. scripts/up fixes
+   * them so a Prometheus scrape configuration stays valid across restarts.
+   */
+  httpPorts?: Record<string, number>;
+}
+
+export interface RestartPolicy {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  resetAfterMs: number;
+}
+
+export const DEFAULT_RESTART_POLICY: RestartPolicy = { initialDelayMs: 1_000, maxDelayMs: 30_000, resetAfterMs: 60_000 };
+
+export type LifecycleEvent =
+  | { type: 'exited'; service: string; code: number | null; signal: NodeJS.Signals | null; restartInMs?: number }
+  | { type: 'restarted'; service: string; httpPort: number }
+  | { type: 'restart-failed'; service: string; error: string; restartInMs: number };
+
+/** The next wait after an exit: doubled from the last one, capped, and back to the start after a long enough run. */
+export function nextRestartDelay(policy: RestartPolicy, lastDelayMs: number | undefined, upForMs: number): number {
+  if (lastDelayMs === undefined || upForMs >= policy.resetAfterMs) return policy.initialDelayMs;
+  return Math.min(policy.maxDelayMs, lastDelayMs * 2);
 }
 
 /**
@@ -33,6 +65,7 @@ export interface ServiceProcess {
   child: ChildProcess;
   httpPort: number;
   exited: Promise<number | null>;
+  startedAt: number;
 }
 
 /**
@@ -41,6 +74,9 @@ export interface ServiceProcess {
  */
 export class Suite {
   readonly processes: ServiceProcess[] = [];
+  private stopping = false;
+  private readonly restartDelays = new Map<string, number>();
+  private readonly restartTimers = new Set<NodeJS.Timeout>();
   constructor(private readonly opts: SuiteOptions) {}
 
   /** Starts the given services, or every built one of SERVICES. */
@@ -56,8 +92,17 @@ export class Suite {
 
   /** Starts one more replica of a service and waits for it to be ready. */
   async startService(name: string): Promise<ServiceProcess> {
-    const httpPort = await freePort();
     const replica = this.processes.filter((p) => p.name === name).length;
+    const p = await this.spawnReplica(name, replica);
+    this.processes.push(p);
+    this.superviseExit(p);
+    await this.waitReady(p);
+    return p;
+  }
+
+  private async spawnReplica(name: string, replica: number, port?: number): Promise<ServiceProcess> {
+    const fixed = port ?? (replica === 0 ? this.opts.httpPorts?.[name] : undefined);
+    const httpPort = fixed ?? (await freePort());
     const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, this.mainOf(name)], {
       env: {
         ...process.env,
@@ -82,10 +127,59 @@ export class Suite {
       });
     }
     const exited = once(child, 'exit').then(([code]) => code as number | null);
-    const p: ServiceProcess = { name, replica, child, httpPort, exited };
-    this.processes.push(p);
-    await this.waitReady(p);
-    return p;
+    return { name, replica, child, httpPort, exited, startedAt: Date.now() };
+  }
+
+  /** With a restart policy, an exit outside `stop()` schedules a new process in the replica's place. */
+  private superviseExit(p: ServiceProcess): void {
+    const policy = this.opts.restart;
+    void p.exited.then((code) => {
+      if (this.stopping || !this.processes.includes(p)) return;
+      const label = p.replica ? `${p.name}#${p.replica}` : p.name;
+      if (!policy) {
+        this.opts.onLifecycle?.({ type: 'exited', service: label, code, signal: p.child.signalCode });
+        return;
+      }
+      const delay = nextRestartDelay(policy, this.restartDelays.get(label), Date.now() - p.startedAt);
+      this.restartDelays.set(label, delay);
+      this.opts.onLifecycle?.({ type: 'exited', service: label, code, signal: p.child.signalCode, restartInMs: delay });
+      this.scheduleRestart(p, label, delay);
+    });
+  }
+
+  private scheduleRestart(p: ServiceProcess, label: string, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.restartTimers.delete(timer);
+      if (this.stopping) return;
+      void this.replace(p).then(
+        (np) => this.opts.onLifecycle?.({ type: 'restarted', service: label, httpPort: np.httpPort }),
+        (err: Error) => {
+          const next = nextRestartDelay(this.opts.restart!, delayMs, 0);
+          this.restartDelays.set(label, next);
+          this.opts.onLifecycle?.({ type: 'restart-failed', service: label, error: err.message, restartInMs: next });
+          this.scheduleRestart(p, label, next);
+        },
+      );
+    }, delayMs);
+    this.restartTimers.add(timer);
+  }
+
+  /**
+   * Spawns a process in `old`'s slot (same name, replica and HTTP port) and waits for it to be ready; one that is
+   * not ready in time is killed and the caller tries again later.
+   */
+  private async replace(old: ServiceProcess): Promise<ServiceProcess> {
+    const np = await this.spawnReplica(old.name, old.replica, old.httpPort);
+    this.processes[this.processes.findIndex((x) => x.name === old.name && x.replica === old.replica)] = np;
+    try {
+      await this.waitReady(np);
+    } catch (err) {
+      if (np.child.exitCode === null && np.child.signalCode === null) np.child.kill('SIGKILL');
+      await np.exited;
+      throw err;
+    }
+    this.superviseExit(np);
+    return np;
   }
 
   private async waitReady(p: ServiceProcess): Promise<void> {
@@ -113,6 +207,9 @@ export class Suite {
 
   /** SIGTERM to every process, newest first; returns the exit codes by label. */
   async stop(): Promise<Record<string, number | null>> {
+    this.stopping = true;
+    for (const t of this.restartTimers) clearTimeout(t);
+    this.restartTimers.clear();
     const codes: Record<string, number | null> = {};
     for (const p of [...this.processes].reverse()) {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');

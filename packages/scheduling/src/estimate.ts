@@ -1,5 +1,9 @@
 import { parseQuantity } from '@flotilla/api';
+import type { Usage } from './assumed-usage.js';
 import type { Cluster, ResourceList, ResourceSummary } from './types.js';
+
+/** A cluster as the scheduler sees it: its status, plus what it has assigned there that the status does not show. */
+export type ClusterView = Cluster & { assumedUsage?: Usage | undefined };
 
 /** Karmada starts every estimate at max int32 ("unbounded"). */
 export const MAX_REPLICAS = 2147483647;
@@ -28,21 +32,24 @@ export function parseResourceRequest(request: ResourceList | undefined): ParsedR
  * (allocatable − allocated − allocating pods) and, per requested resource,
  * ⌊(allocatable − allocated − allocating) / request⌋ (millicores for cpu). No summary → 0; a
  * requested resource the cluster does not report → 0. `desiredReplicas` 0 means a non-workload:
- * unbounded, as upstream.
+ * unbounded, as upstream. Replicas assumed but not yet reported (`assumedUsage`) count as used: beyond Karmada,
+ * whose estimate from the summary alone lets a burst of decisions overcommit a cluster.
  */
-export function estimateFreeReplicas(cluster: Cluster, request: ParsedRequest | undefined, desiredReplicas: number): number {
+export function estimateFreeReplicas(cluster: ClusterView, request: ParsedRequest | undefined, desiredReplicas: number): number {
   if (desiredReplicas === 0) return MAX_REPLICAS;
   const summary = cluster.status?.resourceSummary;
   if (!summary) return 0;
   const s = parsedSummary(summary);
-  const pods = (s.allocatable.get('pods') ?? 0) - (s.used.get('pods') ?? 0);
+  const assumed = cluster.assumedUsage;
+  const used = (name: string) => (s.used.get(name) ?? 0) + (assumed?.get(name) ?? 0);
+  const pods = (s.allocatable.get('pods') ?? 0) - used('pods');
   if (pods <= 0) return 0;
   let answer = pods;
   if (!request) return Math.min(answer, MAX_REPLICAS);
   for (const [name, amount] of request.entries) {
     const alloc = s.allocatable.get(name);
     if (alloc === undefined) return 0;
-    const available = alloc - (s.used.get(name) ?? 0);
+    const available = alloc - used(name);
     if (available <= 0) return 0;
     const bound = Math.floor(available / amount);
     if (bound < answer) answer = bound;

@@ -6,7 +6,8 @@ export { matchesLabelSelector } from './label-selector.js';
 export { clusterMatchesAffinity, clusterZones } from './cluster-affinity.js';
 export { toleratesTaint, findUntoleratedTaint, findEvictingTaint, nextEvictionTime, evictionTime, taintToString } from './taints.js';
 export { filterClusters, isReady, FilterReason, type FilterInput, type FilterResult, type FilteredCluster } from './filters.js';
-export { estimateFreeReplicas, parseResourceRequest, MAX_REPLICAS, type ParsedRequest } from './estimate.js';
+export { estimateFreeReplicas, parseResourceRequest, MAX_REPLICAS, type ClusterView, type ParsedRequest } from './estimate.js';
+export { AssumedUsage, type AssignedReplicas, type Usage } from './assumed-usage.js';
 export { type Candidate, compareCandidates, tierCapacity } from './candidate.js';
 export { resolveStrategy, ignoresSpreadConstraints, type Strategy } from './strategy.js';
 export { assignReplicas, type AssignInput, type ScheduleMode } from './divide.js';
@@ -14,7 +15,6 @@ export { selectBySpreadConstraints, selectGroups, type Group } from './spread.js
 export {
   scheduleBinding,
   scheduleMode,
-  formatTime,
   fitErrorMessage,
   type ScheduleInput,
   type ScheduleResult,

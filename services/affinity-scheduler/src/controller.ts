@@ -1,31 +1,35 @@
 import { listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
-import { SpreadSweep, WorkQueue } from '@flotilla/controller';
+import { ControllerMetrics, SpreadSweep, WorkQueue, type ControllerLogger } from '@flotilla/controller';
+import { Registry } from 'prom-client';
 import {
+  AssumedUsage,
   buildBinding,
   claimingPolicy,
   decideBinding,
   observedAfter,
+  parseResourceRequest,
+  type BindingDecision,
   policyClaim,
   resultWrite,
   revisitAfterMs,
   withDetected,
+  type AssignedReplicas,
   type Cluster,
+  type ClusterView,
   type ObservedSchedule,
   type PropagationPolicy,
   type ResourceBinding,
   type ResourceTemplate,
 } from '@flotilla/scheduling';
-import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, NotFoundError, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { decisionEvent } from './decision-event.js';
+import { SchedulerMetrics } from './scheduler-metrics.js';
 import { decideTaints } from './taints.js';
-import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
+import { bindingStatusProjection, clusterSchedulingSignature, templateProjection, type BindingStatusView } from './projections.js';
 
-export interface ControllerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+/** Bindings scheduled at once. */
+export const DEFAULT_SCHEDULER_CONCURRENCY = 64;
 
 export interface AffinitySchedulerOptions {
   bus: Bus;
@@ -38,6 +42,8 @@ export interface AffinitySchedulerOptions {
   /** Every binding is reconsidered this often, as an informer resync (toleration seconds running out, say). */
   resyncMs: number;
   concurrency?: number;
+  /** The service's registry: reconcile, queue, object and Karmada scheduler metrics are reported there. */
+  registry?: Registry;
 }
 
 type Obj = StoredObject & Record<string, unknown>;
@@ -58,24 +64,40 @@ export class AffinitySchedulerController {
   private readonly clusters: Informer<Obj>;
   private readonly clusterStatus: Informer<StatusRecord>;
   private readonly bindings = new Map<string, Informer<Obj>>();
-  private readonly bindingStatus = new Map<string, Informer<StatusRecord>>();
+  private readonly bindingStatus = new Map<string, Informer<BindingStatusView>>();
   private readonly observed = new Map<string, ObservedSchedule>();
+  /** Replicas assigned but not yet reported by their clusters, counted as used by every estimate (the assume cache). */
+  private readonly assumed = new AssumedUsage();
+  /**
+   * Assignments decided but not yet seen back through the binding informer (their write may still be in flight):
+   * from the decision on, later decisions must count them, not the older clusters the cache still holds.
+   */
+  private readonly inFlight = new Map<string, { clusters: AssignedReplicas[]; revision?: number }>();
   private readonly clusterSignatures = new Map<string, string>();
   /** The clusters joined with their status, rebuilt only after a cluster changed. */
-  private views?: Cluster[];
+  private views?: ClusterView[];
   readonly detectQueue: WorkQueue;
   readonly scheduleQueue: WorkQueue;
   readonly taintQueue: WorkQueue;
   private readonly resync: SpreadSweep;
   private started = false;
+  private readonly metrics: ControllerMetrics;
+  private readonly schedulerMetrics: SchedulerMetrics;
 
   constructor(private readonly o: AffinitySchedulerOptions) {
     this.now = o.now ?? (() => new Date());
+    const registry = o.registry ?? new Registry();
+    this.metrics = ControllerMetrics.of(registry);
+    this.schedulerMetrics = SchedulerMetrics.of(registry);
     const onError = (queue: string) => (key: string, err: unknown, attempt: number) => o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
-    const concurrency = o.concurrency ?? 64;
-    this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, onError: onError('detect') });
-    this.scheduleQueue = new WorkQueue((k) => this.schedule(k), { concurrency, onError: onError('schedule') });
-    this.taintQueue = new WorkQueue((k) => this.taint(k), { onError: onError('taint') });
+    const concurrency = o.concurrency ?? DEFAULT_SCHEDULER_CONCURRENCY;
+    const queueOptions = (name: string) => ({ onError: onError(name), observer: this.metrics.observer(name) });
+    this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, ...queueOptions('detection') });
+    this.scheduleQueue = new WorkQueue((k, queuedAt) => this.schedule(k, queuedAt), { concurrency, ...queueOptions('scheduling') });
+    this.taintQueue = new WorkQueue((k) => this.taint(k), queueOptions('cluster-taints'));
+    this.metrics.track('detection', this.detectQueue);
+    this.metrics.track('scheduling', this.scheduleQueue);
+    this.metrics.track('cluster-taints', this.taintQueue);
 
     // The resync is spread over its period: all at once, 10,000 bindings hold up the one just applied.
     this.resync = new SpreadSweep({
@@ -106,8 +128,17 @@ export class AffinitySchedulerController {
       onCluster(e, relevant);
     });
     for (const kind of BINDING_KINDS) {
-      this.bindings.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.scheduleQueue.add(e.key))));
-      this.bindingStatus.set(kind, new Informer<StatusRecord>(o.bus, 'status', kind, undefined, bindingStatusProjection));
+      this.bindings.set(
+        kind,
+        new Informer<Obj>(o.bus, 'objects', kind, (e) => {
+          this.refreshAssumed(e.key);
+          this.whenStarted(() => this.scheduleQueue.add(e.key));
+        }),
+      );
+      this.bindingStatus.set(
+        kind,
+        new Informer<BindingStatusView>(o.bus, 'status', kind, (e) => this.refreshAssumed(e.key), bindingStatusProjection as (r: BindingStatusView) => BindingStatusView),
+      );
     }
   }
 
@@ -128,10 +159,13 @@ export class AffinitySchedulerController {
     this.enqueueAllBindings();
     for (const key of this.clusters.cache.keys()) this.taintQueue.add(key);
     this.resync.start();
+    const informers: Array<[string, Informer<Obj>]> = [...this.templates, ...this.bindings, ['PropagationPolicy', this.policies], ['ClusterPropagationPolicy', this.clusterPolicies], ['Cluster', this.clusters]];
+    for (const [kind, informer] of informers) this.metrics.countObjects(kind, () => informer.cache.size);
   }
 
   async stop(): Promise<void> {
     this.started = false;
+    this.metrics.forgetObjects();
     this.resync.stop();
     for (const i of this.allInformers()) i.stop();
     await Promise.all([this.detectQueue.stop(), this.scheduleQueue.stop(), this.taintQueue.stop()]);
@@ -157,9 +191,37 @@ export class AffinitySchedulerController {
     for (const inf of this.bindings.values()) yield* inf.cache.keys();
   }
 
-  private clusterViews(): Cluster[] {
-    this.views ??= [...this.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as Cluster);
+  private clusterViews(): ClusterView[] {
+    this.views ??= [...this.clusters.cache.entries()].map(
+      ([key, { value }]) =>
+        ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status, assumedUsage: this.assumed.usageOf(value.metadata.name) }) as ClusterView,
+    );
     return this.views;
+  }
+
+  /**
+   * Recomputes one binding's assumed usage from its assignment (the one in flight, if any, else the cached spec) and
+   * what its clusters reported. Derived from informer state only, so a new leader starts with the right totals.
+   */
+  private refreshAssumed(key: string): void {
+    const kind = refFromKey(key).kind as (typeof BINDING_KINDS)[number];
+    const cached = this.bindings.get(kind)?.cache.get(key);
+    if (!cached) {
+      this.assumed.delete(key);
+      this.inFlight.delete(key);
+      return;
+    }
+    const flight = this.inFlight.get(key);
+    if (flight?.revision !== undefined && cached.revision >= flight.revision) this.inFlight.delete(key);
+    const spec = (cached.value.spec ?? {}) as { clusters?: AssignedReplicas[]; replicaRequirements?: { resourceRequest?: Record<string, string | number> } };
+    const reported = this.bindingStatus.get(kind)?.cache.get(key)?.value.reported ?? {};
+    let request;
+    try {
+      request = parseResourceRequest(spec.replicaRequirements?.resourceRequest);
+    } catch {
+      request = undefined; // a malformed request fails its own scheduling; its pods still count against the pod budget
+    }
+    this.assumed.set(key, this.inFlight.get(key)?.clusters ?? spec.clusters ?? [], new Map(Object.entries(reported)), request);
   }
 
   // 1. detection
@@ -196,8 +258,8 @@ export class AffinitySchedulerController {
   }
 
   private async deleteBinding(ref: ObjectRef, existing: Obj): Promise<void> {
-    await this.o.store.delete(ref).catch((err: Error) => {
-      if (err.name !== 'NotFoundError') throw err;
+    await this.o.store.delete(ref).catch((err: unknown) => {
+      if (!(err instanceof NotFoundError)) throw err;
     });
     this.observed.delete(objectKey(ref));
     await this.o.publish(
@@ -206,7 +268,7 @@ export class AffinitySchedulerController {
   }
 
   // 2. scheduling
-  private async schedule(key: string): Promise<void | { requeueAfterMs: number }> {
+  private async schedule(key: string, queuedAtMs: number): Promise<void | { requeueAfterMs: number }> {
     const ref = refFromKey(key);
     const cached = this.bindings.get(ref.kind)?.cache.get(key);
     const stored = cached?.value;
@@ -216,15 +278,56 @@ export class AffinitySchedulerController {
     }
     const binding = { ...stored, status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status } as unknown as ResourceBinding;
     const now = this.now();
+    const algorithmStart = performance.now();
     const decision = decideBinding(binding, this.clusterViews(), now, this.observed.get(key));
+    if (decision.kind !== 'Scheduled') return this.applyDecision(ref, cached, binding, decision, now);
+    this.schedulerMetrics.algorithmSeconds.observe((performance.now() - algorithmStart) / 1000);
+    const labels = { schedule_type: decision.trigger, result: decision.result.ok ? 'scheduled' : 'unschedulable' };
+    try {
+      const next = await this.applyDecision(ref, cached, binding, decision, now);
+      this.schedulerMetrics.e2eSeconds.observe(labels, (Date.now() - queuedAtMs) / 1000);
+      return next;
+    } catch (err) {
+      labels.result = 'error';
+      throw err;
+    } finally {
+      this.schedulerMetrics.attempts.inc(labels);
+    }
+  }
+
+  /** Writes the decision's result (if any), announces it, and says when to decide again. */
+  private async applyDecision(
+    ref: ObjectRef,
+    cached: { value: Obj; revision: number },
+    binding: ResourceBinding,
+    decision: BindingDecision,
+    now: Date,
+  ): Promise<void | { requeueAfterMs: number }> {
+    const key = objectKey(ref);
     let generation = binding.metadata.generation ?? 0;
     const write = resultWrite(decision);
     if (write) {
-      const written = await this.o.store.update(ref, (cur) =>
-        // Scheduled from an older generation: the informer brings the newer one and reschedules it.
-        cur.metadata.generation !== binding.metadata.generation ? undefined : write(cur),
-        { cached },
-      );
+      // Counted from now on, before the write lands: the decisions taken meanwhile must not hand out the same room.
+      const assigning = decision.kind === 'Scheduled' ? decision.clusters : undefined;
+      if (assigning) {
+        this.inFlight.set(key, { clusters: assigning });
+        this.refreshAssumed(key);
+      }
+      let written;
+      try {
+        written = await this.o.store.update(ref, (cur) =>
+          // Scheduled from an older generation: the informer brings the newer one and reschedules it.
+          cur.metadata.generation !== binding.metadata.generation ? undefined : write(cur),
+          { cached },
+        );
+      } finally {
+        if (assigning) {
+          const flight = this.inFlight.get(key);
+          if (written && flight) flight.revision = Number(written.metadata.resourceVersion);
+          else this.inFlight.delete(key);
+          this.refreshAssumed(key);
+        }
+      }
       if (!written) return;
       generation = written.metadata.generation ?? generation;
     }

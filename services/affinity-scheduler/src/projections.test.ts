@@ -94,6 +94,19 @@ describe('projections', () => {
     expect(r).toEqual({ seq: 9, status: { schedulerObservingAffinityName: 'g1', lastScheduledTime: 't', schedulerObservedGeneration: 3, conditions: [{ type: 'Scheduled', status: 'True' }] } });
   });
 
+  it('keeps of the aggregated status only the replicas each cluster reported (the assume cache releases them)', () => {
+    const r = bindingStatusProjection({
+      seq: 2,
+      status: {
+        aggregatedStatus: [
+          { clusterName: 'm1', applied: true, status: { replicas: 3, readyReplicas: 2 } },
+          { clusterName: 'm2', applied: false, health: 'Unknown' },
+        ],
+      },
+    });
+    expect(r).toEqual({ seq: 2, reported: { m1: 3 }, status: {} });
+  });
+
   it('signs readiness and API enablements, not capacity', () => {
     const a = clusterSchedulingSignature({ conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocated: { cpu: '1' } } });
     const b = clusterSchedulingSignature({ conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocated: { cpu: '5' } } });

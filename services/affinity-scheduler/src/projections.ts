@@ -43,12 +43,27 @@ function podTemplateProjection(template: unknown): { template?: { spec: unknown 
   return Object.keys(spec).length ? { template: { spec } } : {};
 }
 
-/** What scheduling reads of a binding's status (not the per-cluster aggregatedStatus, which can be large). */
-export function bindingStatusProjection(r: StatusRecord): StatusRecord {
+/** A binding's status as the scheduler keeps it, with the replicas each member cluster reported for it. */
+export interface BindingStatusView extends StatusRecord {
+  /** Cluster name → `status.replicas` of its aggregatedStatus entry (what the assume cache releases). */
+  reported?: Record<string, number>;
+}
+
+/**
+ * What scheduling reads of a binding's status: not the per-cluster aggregatedStatus, which can be large, but only
+ * the replica count each cluster reported.
+ */
+export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
   const s = (r.status ?? {}) as Json;
   const conditions = Array.isArray(s.conditions) ? (s.conditions as Json[]).filter((c) => c.type === 'Scheduled') : undefined;
+  const reported: Record<string, number> = {};
+  for (const e of Array.isArray(s.aggregatedStatus) ? (s.aggregatedStatus as Json[]) : []) {
+    const replicas = (e.status as Json | undefined)?.replicas;
+    if (typeof e.clusterName === 'string' && typeof replicas === 'number') reported[e.clusterName] = replicas;
+  }
   return {
     seq: r.seq,
+    ...(Object.keys(reported).length ? { reported } : {}),
     status: {
       ...(s.schedulerObservingAffinityName != null ? { schedulerObservingAffinityName: s.schedulerObservingAffinityName } : {}),
       ...(s.lastScheduledTime !== undefined ? { lastScheduledTime: s.lastScheduledTime } : {}),

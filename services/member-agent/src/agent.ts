@@ -1,6 +1,8 @@
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
-import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Registry } from 'prom-client';
+import { ClusterMetrics } from './cluster-metrics.js';
 import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
 
 /** The part of a pino logger the agent uses, so tests can pass a plain object. */
@@ -17,6 +19,8 @@ export interface SimAgentOptions {
   /** How often the simulated clusters advance and report (SIM_TICK_MS, default 1000). */
   tickMs?: number;
   sim?: SimulatedClustersOptions;
+  /** The service's registry: each simulated cluster's readiness and capacity are reported there. */
+  registry?: Registry;
 }
 
 /** Every kind the agent watches in the objects bucket. */
@@ -43,8 +47,10 @@ export class SimAgent {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private readonly metrics: ClusterMetrics;
 
   constructor(private readonly opts: SimAgentOptions) {
+    this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
     this.tickMs = opts.tickMs ?? 1000;
     if (!Number.isInteger(this.tickMs) || this.tickMs <= 0) throw new RangeError(`tickMs: expected a positive integer, got ${opts.tickMs}`);
     this.sim = new SimulatedClusters({ source: 'flotilla/member-agent/sim', ...opts.sim });
@@ -55,12 +61,18 @@ export class SimAgent {
     for (const kind of WATCHED_KINDS) this.objects.set(kind, new Informer<StoredObject>(this.opts.bus, 'objects', kind, undefined, kind.endsWith('ResourceBinding') ? withoutPlacement : undefined));
     for (const kind of STATUS_KINDS) this.statuses.set(kind, new Informer<StatusRecord<Record<string, unknown>>>(this.opts.bus, 'status', kind));
     await Promise.all([...this.objects.values(), ...this.statuses.values()].map((i) => i.start()));
+    // The stored status, which is what this agent reported once folded: after a hand-over it is known at once.
+    const clusterStatus = this.statuses.get('Cluster')!;
+    this.metrics.report(function* () {
+      for (const [key, { value }] of clusterStatus.cache) yield [refFromKey(key).name, value.status];
+    });
     await this.tick();
     this.schedule();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.metrics.forget();
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
     for (const i of [...this.objects.values(), ...this.statuses.values()]) i.stop();

@@ -1,44 +1,40 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { closeRedis, connectRedis, runService, startLeaderWork } from '@flotilla/runtime';
+import { closeRedis, connectRedis, runLeaderService } from '@flotilla/runtime';
 import { CONTROLLER_NAME } from './cloud-events.js';
 import { configSchema } from './config.js';
 import { RebalancerController } from './controller.js';
 
-await runService({
+await runLeaderService({
   name: CONTROLLER_NAME,
   configSchema,
-  async start({ config, logger, setReady }) {
+  async open({ config }) {
     const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME));
-    // The TTL timers' connection; the lease has its own (startLeaderWork).
-    const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD, connectionName: CONTROLLER_NAME });
-    const stopLeaderWork = await startLeaderWork({
-      redisUrl: config.REDIS_URL,
-      redisPassword: config.REDIS_PASSWORD,
-      key: `${config.FLOTILLA_PREFIX}:leader:${CONTROLLER_NAME}`,
-      leaseMs: config.LEADER_LEASE_MS,
-      logger,
-      work: async () => {
-        const controller = new RebalancerController({
-          bus,
-          redis,
-          queuePrefix: config.FLOTILLA_PREFIX,
-          publish: (e) => publishEvent(bus, e),
-          logger,
-          concurrency: config.REBALANCER_CONCURRENCY,
-          writeConcurrency: config.REBALANCER_WRITE_CONCURRENCY,
-          resyncMs: config.REBALANCER_RESYNC_MS,
-        });
-        await controller.start();
-        logger.info({}, 'rebalancing as leader');
-        return () => controller.stop();
-      },
+    // The TTL timers' connection; the lease has its own.
+    const redis = await connectRedis(config.REDIS_URL, {
+      password: config.REDIS_PASSWORD,
+      connectionName: CONTROLLER_NAME,
     });
-    setReady(true);
-    return async () => {
-      setReady(false);
-      await stopLeaderWork();
-      await bus.close();
-      await closeRedis(redis);
+    return {
+      resources: { bus, redis },
+      close: async () => {
+        await bus.close();
+        await closeRedis(redis);
+      },
     };
+  },
+  async lead({ config, logger }, { bus, redis }) {
+    const controller = new RebalancerController({
+      bus,
+      redis,
+      queuePrefix: config.FLOTILLA_PREFIX,
+      publish: (e) => publishEvent(bus, e),
+      logger,
+      concurrency: config.REBALANCER_CONCURRENCY,
+      writeConcurrency: config.REBALANCER_WRITE_CONCURRENCY,
+      resyncMs: config.REBALANCER_RESYNC_MS,
+    });
+    await controller.start();
+    logger.info({}, 'rebalancing as leader');
+    return () => controller.stop();
   },
 });

@@ -129,7 +129,8 @@ export const hpaBehaviorSchema = z.strictObject({
 });
 export type HpaBehavior = z.infer<typeof hpaBehaviorSchema>;
 
-const MEMBER_OF: Record<MetricSpec['type'], keyof MetricSpec> = {
+/** The MetricSpec member each metric type names. */
+export const MEMBER_OF: Record<MetricSpec['type'], keyof MetricSpec> = {
   Resource: 'resource',
   ContainerResource: 'containerResource',
   Pods: 'pods',

@@ -13,12 +13,13 @@ import {
 } from './common.js';
 import type { KindAdmission } from './kind-admission.js';
 import { objAt } from './kind-admission.js';
+import { validateBehavior, validateMetricTargets } from './hpa-validation.js';
 import { clusterAffinitySchema } from './propagation-policy.js';
 
 export const FEDERATED_HPA_ASSIGNMENT_TYPES = ['Duplicated', 'Aggregated', 'StaticWeighted', 'DynamicWeighted', 'Prioritized'] as const;
 export type FederatedHPAAssignmentType = (typeof FEDERATED_HPA_ASSIGNMENT_TYPES)[number];
 
-/** Seed 001: how FederatedHPA min/max are assigned to member clusters, with per-cluster weight or priority. */
+/** Karmada's FederatedHPA proposal: how FederatedHPA min/max are assigned to member clusters, with per-cluster weight or priority. */
 export const federatedHpaAssignmentSchema = z.strictObject({
   federatedHPAAssignmentType: z.enum(FEDERATED_HPA_ASSIGNMENT_TYPES).optional(),
   clusterAutoscalingPreference: z
@@ -33,7 +34,7 @@ export const federatedHpaAssignmentSchema = z.strictObject({
 });
 export type FederatedHPAAssignment = z.infer<typeof federatedHpaAssignmentSchema>;
 
-/** Shipped Karmada (the HPA spec) plus seed 001's assignment fields. */
+/** Shipped Karmada (the HPA spec) plus the FederatedHPA proposal's assignment fields. */
 export const federatedHpaSpecSchema = z.strictObject({
   scaleTargetRef: crossVersionObjectReferenceSchema,
   minReplicas: int32.optional(),
@@ -83,7 +84,7 @@ export function validateScaleTargetRef(ref: CrossVersionObjectReference, at: str
 export const federatedHpaAdmission: KindAdmission = {
   schema: federatedHpaSchema,
   defaults(obj) {
-    // Karmada's mutating webhook (lifted HPA defaults) plus seed 001's Duplicated default.
+    // Karmada's mutating webhook (lifted HPA defaults) plus the FederatedHPA proposal's Duplicated default.
     const spec = objAt(obj, 'spec');
     if (!spec) return;
     spec.minReplicas ??= 1;
@@ -99,17 +100,37 @@ export const federatedHpaAdmission: KindAdmission = {
     const spec = obj.spec!;
     const errs = validateScaleTargetRef(spec.scaleTargetRef, 'spec.scaleTargetRef');
     const min = spec.minReplicas ?? 1;
-    if (min < 1) errs.push({ field: 'spec.minReplicas', message: `Invalid value: ${min}: must be greater than or equal to 1` });
+    // Karmada's FederatedHPA proposal adds scalingToZero, which lets a FederatedHPA rest at 0; the shipped webhook
+    // alone demands 1.
+    if (min < 0 || (min < 1 && !spec.scalingToZero)) {
+      const floor = spec.scalingToZero
+        ? 'greater than or equal to 0'
+        : 'greater than or equal to 1 unless scalingToZero is set';
+      errs.push({ field: 'spec.minReplicas', message: `Invalid value: ${min}: must be ${floor}` });
+    }
     if (spec.maxReplicas < 1) errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to 1` });
     else if (spec.maxReplicas < min) {
       errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to minReplicas (${min})` });
     }
     errs.push(...validateMetrics(spec.metrics, 'spec.metrics'));
+    errs.push(...validateMetricTargets(spec.metrics, 'spec.metrics'));
+    errs.push(...validateBehavior(spec.behavior, 'spec.behavior'));
     const a = spec.federatedHPAAssignment;
+    const type = a?.federatedHPAAssignmentType;
     a?.clusterAutoscalingPreference?.forEach((p, i) => {
       const at = `spec.federatedHPAAssignment.clusterAutoscalingPreference[${i}]`;
-      if (p.staticWeight !== undefined && p.staticWeight < 0) {
-        errs.push({ field: `${at}.staticWeight`, message: `Invalid value: ${p.staticWeight}: must be greater than or equal to 0` });
+      if (p.staticWeight !== undefined && p.staticWeight <= 0) {
+        errs.push({ field: `${at}.staticWeight`, message: `Invalid value: ${p.staticWeight}: must be greater than 0` });
+      }
+      // A weight or priority is only meaningful for clusters the preference picks out; an affinity that names none
+      // (or only excludes) would apply it to every cluster.
+      const t = p.targetCluster;
+      const namesNone = !t.clusterNames?.length && !t.labelSelector && !t.fieldSelector;
+      if ((type === 'StaticWeighted' || type === 'Prioritized') && namesNone) {
+        errs.push({
+          field: `${at}.targetCluster`,
+          message: `Required value: a ${type} preference must name its clusters (clusterNames, labelSelector or fieldSelector)`,
+        });
       }
       if (a.federatedHPAAssignmentType === 'StaticWeighted' && p.staticWeight === undefined) {
         errs.push({ field: `${at}.staticWeight`, message: 'Required value: StaticWeighted assignment needs a staticWeight per preference' });

@@ -1,5 +1,5 @@
 import { eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
-import { ApiError } from '@flotilla/client';
+import { NotFoundError } from '@flotilla/client';
 import {
   bindingRefOf,
   foldRebalancerStatus,
@@ -51,7 +51,7 @@ export async function rebalanceReport(
     if (t && opts.placements !== false) {
       const ref = bindingRefOf(w);
       const b = await s.client.get(ref.kind, ref.name, ref.namespace).catch((err: unknown) => {
-        if (err instanceof ApiError && err.code === 'NotFound') return undefined;
+        if (err instanceof NotFoundError) return undefined;
         throw err;
       });
       const last = (b?.status as { lastScheduledTime?: string } | undefined)?.lastScheduledTime;

@@ -3,7 +3,8 @@ import { consumeEvents, publishEvent, type Bus, type Subscription } from '@floti
 import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
 import { defaultReducers, refOfEvent, StatusWriter } from '@flotilla/status-writer';
 import { KubeEventStore, ObjectStore, objectKey, StatusStore, type StoredObject } from '@flotilla/store';
-import { REDIS_URL, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { REDIS_URL } from '@flotilla/testkit';
 import type { Redis } from 'ioredis';
 import { RebalancerController, type RebalancerControllerOptions } from '../controller.js';
 

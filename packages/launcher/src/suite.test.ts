@@ -1,0 +1,115 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nextRestartDelay, Suite, type LifecycleEvent } from './suite.js';
+
+const policy = { initialDelayMs: 100, maxDelayMs: 400, resetAfterMs: 1_000 };
+
+describe('nextRestartDelay', () => {
+  it.each([
+    { last: undefined, upFor: 0, want: 100, why: 'first exit waits the initial delay' },
+    { last: 100, upFor: 50, want: 200, why: 'a quick second exit doubles the wait' },
+    { last: 300, upFor: 50, want: 400, why: 'the wait is capped' },
+    { last: 400, upFor: 1_000, want: 100, why: 'a replica that stayed up long enough starts over' },
+  ])('$why', ({ last, upFor, want }) => {
+    expect(nextRestartDelay(policy, last, upFor)).toBe(want);
+  });
+});
+
+/**
+ * A stand-in service (a real process): answers /readyz on HTTP_PORT and exits with code 3 after CRASH_AFTER_MS, the
+ * first N times it is started (a file counts the starts), so the supervisor's restarts can be observed.
+ */
+const crashingService = `
+import { createServer } from 'node:http';
+import { appendFileSync, readFileSync } from 'node:fs';
+const counter = process.env.START_COUNTER;
+appendFileSync(counter, 'x');
+const starts = readFileSync(counter, 'utf8').length;
+createServer((_q, r) => r.end('ok')).listen(Number(process.env.HTTP_PORT), '127.0.0.1');
+if (starts <= Number(process.env.CRASHES)) setTimeout(() => process.exit(3), Number(process.env.CRASH_AFTER_MS));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+let root: string | undefined;
+let suite: Suite | undefined;
+afterEach(async () => {
+  await suite?.stop();
+  suite = undefined;
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+function makeRoot(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'flotilla-launcher-'));
+  root = dir;
+  mkdirSync(join(dir, 'services', 'crashy', 'dist'), { recursive: true });
+  writeFileSync(join(dir, 'services', 'crashy', 'dist', 'main.js'), crashingService);
+  return dir;
+}
+
+async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('Suite supervision', () => {
+  it('restarts a service that exits, with growing waits, on the same HTTP port, until it stays up', async () => {
+    const r = makeRoot();
+    const events: LifecycleEvent[] = [];
+    suite = new Suite({
+      root: r,
+      services: ['crashy'],
+      env: { START_COUNTER: join(r, 'starts'), CRASHES: '2', CRASH_AFTER_MS: '150' },
+      restart: policy,
+      onLifecycle: (e) => events.push(e),
+    });
+    await suite.start();
+    const port = suite.processes[0]!.httpPort;
+    await until(() => events.filter((e) => e.type === 'restarted').length === 2);
+    const exits = events.filter((e) => e.type === 'exited');
+    expect(exits.map((e) => [e.code, e.restartInMs])).toEqual([
+      [3, 100],
+      [3, 200],
+    ]);
+    expect(events.filter((e) => e.type === 'restarted').map((e) => e.httpPort)).toEqual([port, port]);
+    expect(suite.processes).toHaveLength(1);
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(res.ok).toBe(true);
+  });
+
+  it('without a restart policy reports the exit and leaves the service down; stop() restarts nothing', async () => {
+    const r = makeRoot();
+    const events: LifecycleEvent[] = [];
+    suite = new Suite({
+      root: r,
+      services: ['crashy'],
+      env: { START_COUNTER: join(r, 'starts'), CRASHES: '1', CRASH_AFTER_MS: '100' },
+      onLifecycle: (e) => events.push(e),
+    });
+    await suite.start();
+    await until(() => events.length === 1);
+    expect(events[0]).toMatchObject({ type: 'exited', service: 'crashy', code: 3 });
+    expect(events[0]).not.toHaveProperty('restartInMs');
+    await new Promise((r2) => setTimeout(r2, 300));
+    expect(events).toHaveLength(1);
+  });
+
+  it('gives the first replica the fixed HTTP port it is configured with', async () => {
+    const r = makeRoot();
+    const { freePort } = await import('./free-port.js');
+    const port = await freePort();
+    suite = new Suite({
+      root: r,
+      services: ['crashy'],
+      env: { START_COUNTER: join(r, 'starts'), CRASHES: '0', CRASH_AFTER_MS: '0' },
+      httpPorts: { crashy: port },
+    });
+    await suite.start();
+    expect(suite.processes[0]!.httpPort).toBe(port);
+  });
+});

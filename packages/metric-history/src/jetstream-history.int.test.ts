@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testBus } from '@flotilla/bus/testing';
+import type { Bus } from '@flotilla/bus';
+import { ensureMetricsStream, JetStreamHistory, metricSubject } from './jetstream-history.js';
+
+let bus: Bus & { dispose(): Promise<void> };
+const web = { namespace: 'default', kind: 'Deployment', name: 'web.v2' };
+const other = { namespace: 'default', kind: 'Deployment', name: 'other' };
+
+beforeAll(async () => {
+  bus = await testBus('metrics');
+  await ensureMetricsStream(bus.jsm, bus, 15 * 24 * 3600 * 1000);
+});
+afterAll(async () => {
+  await bus?.dispose();
+});
+
+describe('JetStreamHistory (real NATS)', () => {
+  it('escapes the workload into one subject token each', () => {
+    expect(metricSubject('p.metrics', web)).toBe('p.metrics.default.Deployment.web%2Ev2');
+  });
+
+  it("returns one workload's samples in the range, oldest first, each instant once", async () => {
+    const h = new JetStreamHistory(bus);
+    const t0 = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 5; i++) await h.record(web, [t0 + 60 * i, i]);
+    await h.record(web, [t0 + 120, 99]); // a repeated report of an instant is dropped
+    await h.record(other, [t0, 42]);
+    const all = await h.range(web, { start: new Date((t0 - 3600) * 1000), end: new Date((t0 + 3600) * 1000), stepSeconds: 60 });
+    expect(all).toEqual([0, 1, 2, 3, 4].map((i) => [t0 + 60 * i, i]));
+    const middle = await h.range(web, { start: new Date((t0 - 3600) * 1000), end: new Date((t0 + 120) * 1000), stepSeconds: 60 });
+    expect(middle.map(([, v]) => v)).toEqual([0, 1, 2]);
+    expect(await h.range({ ...web, name: 'none' }, { start: new Date(0), end: new Date(), stepSeconds: 60 })).toEqual([]);
+  });
+
+  it('keeps the history across a new connection (a restarted service reads what was recorded)', async () => {
+    const { connectBus } = await import('@flotilla/bus');
+    const again = await connectBus({ url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', prefix: bus.names.prefix });
+    try {
+      const samples = await new JetStreamHistory(again).range(web, { start: new Date(0), end: new Date(Date.now() + 3600_000 * 10), stepSeconds: 60 });
+      expect(samples).toHaveLength(5);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('updates the retention of an existing stream to the longest history in use', async () => {
+    await ensureMetricsStream(bus.jsm, bus, 3 * 24 * 3600 * 1000);
+    const info = await bus.jsm.streams.info(bus.names.metricsStream);
+    expect(info.config.max_age).toBe(3 * 24 * 3600 * 1000 * 1_000_000);
+  });
+});

@@ -1,0 +1,69 @@
+import { escapeToken, readUpTo, type Bus } from '@flotilla/bus';
+import { DeliverPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import type { HistoryRange, MetricHistorySource, Sample, WorkloadRef } from './sample.js';
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+/** The subject of one workload's samples: `<prefix>.metrics.<namespace>.<kind>.<name>`, each token escaped. */
+export function metricSubject(root: string, w: WorkloadRef): string {
+  return `${root}.${escapeToken(w.namespace)}.${escapeToken(w.kind)}.${escapeToken(w.name)}`;
+}
+
+/**
+ * Creates the metrics stream, or updates its retention. `maxAgeMs` is the longest history in use (an EffectiveHPA's
+ * `historyLength` plus Crane's extra hour), so samples outlive restarts of every service for as long as they are needed.
+ */
+export async function ensureMetricsStream(jsm: JetStreamManager, bus: Pick<Bus, 'names'>, maxAgeMs: number): Promise<void> {
+  const { metricsStream, metricsRoot } = bus.names;
+  const config = {
+    name: metricsStream,
+    subjects: [`${metricsRoot}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(maxAgeMs),
+    // One sample per workload and timestamp: a repeated report (a retry, a restarted agent) is dropped.
+    duplicate_window: nanos(Math.min(maxAgeMs, 10 * 60 * 1000)),
+    allow_direct: true,
+  };
+  const exists = await jsm.streams.info(metricsStream).then(
+    () => true,
+    () => false,
+  );
+  if (exists) await jsm.streams.update(metricsStream, config);
+  else await jsm.streams.add(config);
+}
+
+/**
+ * The embedded metric history: samples appended to a JetStream stream (one subject per workload), read back by
+ * start time. The sim member-agent records its workloads' usage here every sample interval.
+ */
+export class JetStreamHistory implements MetricHistorySource {
+  constructor(private readonly bus: Bus) {}
+
+  /** Appends one sample; the message id makes a repeated report of the same instant a no-op. */
+  async record(workload: WorkloadRef, sample: Sample): Promise<void> {
+    const subject = metricSubject(this.bus.names.metricsRoot, workload);
+    await this.bus.js.publish(subject, JSON.stringify(sample), { msgID: `${subject}@${sample[0]}` });
+  }
+
+  async range(workload: WorkloadRef, r: HistoryRange): Promise<Sample[]> {
+    const subject = metricSubject(this.bus.names.metricsRoot, workload);
+    const last = await this.bus.jsm.streams.getMessage(this.bus.names.metricsStream, { last_by_subj: subject }).catch(() => null);
+    if (!last) return [];
+    const consumer = await this.bus.js.consumers.get(this.bus.names.metricsStream, {
+      filter_subjects: subject,
+      deliver_policy: DeliverPolicy.StartTime,
+      opt_start_time: r.start.toISOString(),
+    });
+    const endS = r.end.getTime() / 1000;
+    const startS = r.start.getTime() / 1000;
+    const out: Sample[] = [];
+    for await (const m of readUpTo(consumer, last.seq)) {
+      const s = m.json<Sample>();
+      if (s[0] >= startS && s[0] <= endS) out.push(s);
+    }
+    // Samples are recorded in time order per workload, but a late retry may land out of order.
+    out.sort((a, b) => a[0] - b[0]);
+    return out;
+  }
+}
