@@ -13,8 +13,17 @@ export function templateProjection(o: StoredObject): StoredObject {
   return {
     apiVersion: o.apiVersion,
     kind: o.kind,
-    metadata: { name, ...(namespace ? { namespace } : {}), ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}), ...(labels ? { labels } : {}) },
-    spec: { ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}), ...podTemplateProjection(spec.template) },
+    metadata: {
+      name,
+      ...(namespace ? { namespace } : {}),
+      ...(uid ? { uid } : {}),
+      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(labels ? { labels } : {}),
+    },
+    spec: {
+      ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}),
+      ...podTemplateProjection(spec.template),
+    },
   };
 }
 
@@ -38,7 +47,9 @@ function podTemplateProjection(template: unknown): { template?: { spec: unknown 
     ...(request && { containers: [{ resources: { requests: request } }] }),
     ...(claim?.nodeSelector && { nodeSelector: claim.nodeSelector }),
     ...(claim?.tolerations && { tolerations: claim.tolerations }),
-    ...(claim?.hardNodeAffinity && { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: claim.hardNodeAffinity } } }),
+    ...(claim?.hardNodeAffinity && {
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: claim.hardNodeAffinity } },
+    }),
   };
   return Object.keys(spec).length ? { template: { spec } } : {};
 }
@@ -55,7 +66,9 @@ export interface BindingStatusView extends StatusRecord {
  */
 export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
   const s = (r.status ?? {}) as Json;
-  const conditions = Array.isArray(s.conditions) ? (s.conditions as Json[]).filter((c) => c.type === 'Scheduled') : undefined;
+  const conditions = Array.isArray(s.conditions)
+    ? (s.conditions as Json[]).filter((c) => c.type === 'Scheduled')
+    : undefined;
   const reported: Record<string, number> = {};
   for (const e of Array.isArray(s.aggregatedStatus) ? (s.aggregatedStatus as Json[]) : []) {
     const replicas = (e.status as Json | undefined)?.replicas;
@@ -65,9 +78,13 @@ export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
     seq: r.seq,
     ...(Object.keys(reported).length ? { reported } : {}),
     status: {
-      ...(s.schedulerObservingAffinityName != null ? { schedulerObservingAffinityName: s.schedulerObservingAffinityName } : {}),
+      ...(s.schedulerObservingAffinityName != null
+        ? { schedulerObservingAffinityName: s.schedulerObservingAffinityName }
+        : {}),
       ...(s.lastScheduledTime !== undefined ? { lastScheduledTime: s.lastScheduledTime } : {}),
-      ...(s.schedulerObservedGeneration !== undefined ? { schedulerObservedGeneration: s.schedulerObservedGeneration } : {}),
+      ...(s.schedulerObservedGeneration !== undefined
+        ? { schedulerObservedGeneration: s.schedulerObservedGeneration }
+        : {}),
       ...(conditions ? { conditions } : {}),
     },
   };
@@ -80,6 +97,8 @@ export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
  */
 export function clusterSchedulingSignature(status: unknown): string {
   const s = (status ?? {}) as Json;
-  const ready = Array.isArray(s.conditions) ? (s.conditions as Json[]).find((c) => c.type === 'Ready')?.status : undefined;
+  const ready = Array.isArray(s.conditions)
+    ? (s.conditions as Json[]).find((c) => c.type === 'Ready')?.status
+    : undefined;
   return JSON.stringify([ready ?? null, s.apiEnablements ?? null]);
 }

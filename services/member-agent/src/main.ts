@@ -19,14 +19,25 @@ await runLeaderService({
   },
   async lead({ config, logger, registry }, { bus, kubeApi }) {
     const driver = kubeApi
-      ? new KubeDriver({ clusterName: config.KUBE_CLUSTER_NAME!, api: kubeApi, bus, clock: systemClock, logger, pollMs: config.KUBE_POLL_MS, registry })
+      ? new KubeDriver({
+          clusterName: config.KUBE_CLUSTER_NAME!,
+          api: kubeApi,
+          bus,
+          clock: systemClock,
+          logger,
+          pollMs: config.KUBE_POLL_MS,
+          registry,
+        })
       : new SimAgent({
           bus,
           clock: systemClock,
           logger,
           registry,
           tickMs: config.SIM_TICK_MS,
-          sim: { hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS, hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS } },
+          sim: {
+            hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
+            hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
+          },
         });
     await driver.start();
     return () => driver.stop();

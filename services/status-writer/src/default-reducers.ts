@@ -6,7 +6,10 @@ import { ReducerRegistry, workloadStatusReducer, type Reducer, type Status } fro
 
 /** CronFederatedHPA execution history: the cron package owns its shape and limits. */
 const cronHistory: Reducer = (status, event) =>
-  evolveHistory(status as CronFederatedHPAStatus | undefined, { type: eventTypeOf(event), data: event.data } as CronEvent) as Status;
+  evolveHistory(
+    status as CronFederatedHPAStatus | undefined,
+    { type: eventTypeOf(event), data: event.data } as CronEvent,
+  ) as Status;
 
 /** WorkloadRebalancer status: the rebalance package owns its shape (the observed list, results, finishTime). */
 const rebalancerStatus: Reducer = (status, event) =>
