@@ -74,21 +74,39 @@ async function measure(s: RunningSuite, bus: Bus, fresh?: { count(): number; las
       }
     },
   });
-  const workloads = Array.from({ length: WORKLOADS }, (_, i) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: name(i), namespace: 'default' }));
-  const spec = SELECTOR ? { workloadSelectors: [{ namespace: 'default', labelSelector: { matchLabels: { bench: 'e2e' } } }] } : { workloads };
+  const workloads = Array.from({ length: WORKLOADS }, (_, i) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: name(i),
+    namespace: 'default',
+  }));
+  const spec = SELECTOR
+    ? { workloadSelectors: [{ namespace: 'default', labelSelector: { matchLabels: { bench: 'e2e' } } }] }
+    : { workloads };
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOfPidMb(pid))), 100);
   const t0 = performance.now();
-  const created = await client.apply({ apiVersion: 'apps.karmada.io/v1alpha1', kind: 'WorkloadRebalancer', metadata: { name: 'bench' }, spec });
+  const created = await client.apply({
+    apiVersion: 'apps.karmada.io/v1alpha1',
+    kind: 'WorkloadRebalancer',
+    metadata: { name: 'bench' },
+    spec,
+  });
   createdAt = created.object.metadata.creationTimestamp as string;
 
-  await waitFor(() => triggered.size >= WORKLOADS, `${WORKLOADS} bindings triggered (have ${triggered.size})`, TIMEOUT_MS);
+  await waitFor(
+    () => triggered.size >= WORKLOADS,
+    `${WORKLOADS} bindings triggered (have ${triggered.size})`,
+    TIMEOUT_MS,
+  );
   const triggeredMs = lastTriggerAt - t0;
   type Status = { observedWorkloads?: Array<{ result?: string }>; finishTime?: string };
   await waitFor(
     async () => {
       const st = (await getJson<{ status: Status }>(bus.status, 'WorkloadRebalancer._.bench'))?.value.status;
-      return Boolean(st?.finishTime) && st!.observedWorkloads?.filter((o) => o.result === 'Successful').length === WORKLOADS;
+      return (
+        Boolean(st?.finishTime) && st!.observedWorkloads?.filter((o) => o.result === 'Successful').length === WORKLOADS
+      );
     },
     'the status with every workload Successful',
     TIMEOUT_MS,
@@ -98,7 +116,12 @@ async function measure(s: RunningSuite, bus: Bus, fresh?: { count(): number; las
   progress(`triggered in ${fmt(triggeredMs)} ms, status written at ${fmt(statusMs)} ms`);
   let freshMs: number | undefined;
   if (fresh) {
-    await waitFor(() => fresh.count() >= WORKLOADS, `${WORKLOADS} Fresh reschedulings (have ${fresh.count()})`, TIMEOUT_MS, 100);
+    await waitFor(
+      () => fresh.count() >= WORKLOADS,
+      `${WORKLOADS} Fresh reschedulings (have ${fresh.count()})`,
+      TIMEOUT_MS,
+      100,
+    );
     freshMs = fresh.lastAt() - t0;
   }
   await new Promise((r) => setTimeout(r, 2000));
@@ -120,13 +143,33 @@ async function measure(s: RunningSuite, bus: Bus, fresh?: { count(): number; las
 }
 
 function rows(m: Measured): Array<[string, string]> {
-  const pass = m.passLog ? JSON.parse(m.passLog.slice(m.passLog.indexOf('{'))) as { decideAndWriteMs: number; ms: number } : undefined;
+  const pass = m.passLog
+    ? (JSON.parse(m.passLog.slice(m.passLog.indexOf('{'))) as { decideAndWriteMs: number; ms: number })
+    : undefined;
   return [
-    ['bare KV CAS', `${fmt(m.casMs)} ms for ${WORKLOADS} (before ${fmt(m.casBeforeMs)}, after ${fmt(m.casAfterMs)}; ${IN_FLIGHT} in flight, ${m.payloadBytes} B values)`],
-    ['every binding triggered', `${fmt(m.triggeredMs)} ms = ${(m.triggeredMs / m.casMs).toFixed(2)}x bare CAS  (target <= 2x)`],
-    ['status written (all Successful, finishTime)', `${fmt(m.statusMs)} ms = ${(m.statusMs / m.casMs).toFixed(2)}x bare CAS`],
-    ...(pass ? [['the rebalancer\'s pass', `${fmt(pass.decideAndWriteMs)} ms deciding and writing, ${fmt(pass.ms)} ms with its events published`] as [string, string]] : []),
-    ...(m.freshMs !== undefined ? [['Fresh rescheduling of every binding announced', `${fmt(m.freshMs)} ms`] as [string, string]] : []),
+    [
+      'bare KV CAS',
+      `${fmt(m.casMs)} ms for ${WORKLOADS} (before ${fmt(m.casBeforeMs)}, after ${fmt(m.casAfterMs)}; ${IN_FLIGHT} in flight, ${m.payloadBytes} B values)`,
+    ],
+    [
+      'every binding triggered',
+      `${fmt(m.triggeredMs)} ms = ${(m.triggeredMs / m.casMs).toFixed(2)}x bare CAS  (target <= 2x)`,
+    ],
+    [
+      'status written (all Successful, finishTime)',
+      `${fmt(m.statusMs)} ms = ${(m.statusMs / m.casMs).toFixed(2)}x bare CAS`,
+    ],
+    ...(pass
+      ? [
+          [
+            "the rebalancer's pass",
+            `${fmt(pass.decideAndWriteMs)} ms deciding and writing, ${fmt(pass.ms)} ms with its events published`,
+          ] as [string, string],
+        ]
+      : []),
+    ...(m.freshMs !== undefined
+      ? [['Fresh rescheduling of every binding announced', `${fmt(m.freshMs)} ms`] as [string, string]]
+      : []),
     ['rebalancer VmRSS', `${fmt(m.rssNow)} MiB at the end, peak ${fmt(m.rssPeak)} MiB  (target <= 150 MB)`],
   ];
 }
@@ -146,14 +189,26 @@ const quiet = (s: RunningSuite) => s.logs.splice(0, s.logs.length - 2000);
           apiVersion: 'work.karmada.io/v1alpha2',
           kind: 'ResourceBinding',
           metadata: { name: `${name(i)}-deployment`, namespace: 'default', labels: { bench: 'e2e' } },
-          spec: { resource: { apiVersion: 'apps/v1', kind: 'Deployment', name: name(i), namespace: 'default' }, replicas: 1 + (i % 5), clusters: [{ name: 'member-000', replicas: 1 + (i % 5) }] },
+          spec: {
+            resource: { apiVersion: 'apps/v1', kind: 'Deployment', name: name(i), namespace: 'default' },
+            replicas: 1 + (i % 5),
+            clusters: [{ name: 'member-000', replicas: 1 + (i % 5) }],
+          },
         }) as StoredObject,
       );
     });
-    if (SELECTOR) await boundedRun(WORKLOADS, 64, async (i) => void (await store.apply(admit(benchDeployment(name(i), i)) as StoredObject)));
+    if (SELECTOR)
+      await boundedRun(
+        WORKLOADS,
+        64,
+        async (i) => void (await store.apply(admit(benchDeployment(name(i), i)) as StoredObject)),
+      );
     await new Promise((r) => setTimeout(r, 2000));
     quiet(s);
-    report(`rebalance, alone: one WorkloadRebalancer over ${WORKLOADS} bindings (${SELECTOR ? 'one label selector' : 'listed in spec.workloads'}); gateway, status-writer, rebalancer`, rows(await measure(s, bus)));
+    report(
+      `rebalance, alone: one WorkloadRebalancer over ${WORKLOADS} bindings (${SELECTOR ? 'one label selector' : 'listed in spec.workloads'}); gateway, status-writer, rebalancer`,
+      rows(await measure(s, bus)),
+    );
   } finally {
     await bus.close();
     await s.stop();
@@ -182,10 +237,20 @@ const quiet = (s: RunningSuite) => s.logs.splice(0, s.logs.length - 2000);
       },
     });
     await boundedRun(CLUSTERS, 32, async (i) => void (await client.apply(benchCluster(i))));
-    await waitFor(async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= CLUSTERS, `${CLUSTERS} cluster statuses`, 120_000, 250);
+    await waitFor(
+      async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= CLUSTERS,
+      `${CLUSTERS} cluster statuses`,
+      120_000,
+      250,
+    );
     await client.apply(benchPolicy);
     await boundedRun(WORKLOADS, 64, async (i) => void (await client.apply(benchDeployment(name(i), i))));
-    await waitFor(() => scheduled.size >= WORKLOADS, `${WORKLOADS} bindings scheduled (have ${scheduled.size})`, TIMEOUT_MS, 250);
+    await waitFor(
+      () => scheduled.size >= WORKLOADS,
+      `${WORKLOADS} bindings scheduled (have ${scheduled.size})`,
+      TIMEOUT_MS,
+      250,
+    );
     progress(`${WORKLOADS} workloads scheduled over ${CLUSTERS} clusters`);
     // Fresh needs the trigger strictly after lastScheduledTime, in whole seconds.
     await new Promise((r) => setTimeout(r, 2000));
@@ -193,10 +258,16 @@ const quiet = (s: RunningSuite) => s.logs.splice(0, s.logs.length - 2000);
     const m = await measure(s, bus, { count: () => fresh.size, lastAt: () => lastFreshAt });
     await decisions.drain();
     const rss = (n: string) => rssOfPidMb(s.suite.processes.find((p) => p.name === n)?.child.pid);
-    report(`rebalance, the system: the same over ${WORKLOADS} scheduled Deployments, ${CLUSTERS} simulated clusters; the scheduler reschedules while the triggers are written`, [
-      ...rows(m),
-      ['other services VmRSS', `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, affinity-scheduler ${fmt(rss('affinity-scheduler'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB`],
-    ]);
+    report(
+      `rebalance, the system: the same over ${WORKLOADS} scheduled Deployments, ${CLUSTERS} simulated clusters; the scheduler reschedules while the triggers are written`,
+      [
+        ...rows(m),
+        [
+          'other services VmRSS',
+          `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, affinity-scheduler ${fmt(rss('affinity-scheduler'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB`,
+        ],
+      ],
+    );
   } finally {
     await bus.close();
     await s.stop();

@@ -946,7 +946,10 @@ describe('docker-compose.yml', () => {
 
   it('sets only settings the rebalancer reads, in deploy/ and here', () => {
     const known = new Set(Object.keys(rebalancerConfig.shape));
-    const given = [...Object.keys(configOf('rebalancer')), ...Object.keys(get(services, 'rebalancer.environment') as Obj)];
+    const given = [
+      ...Object.keys(configOf('rebalancer')),
+      ...Object.keys(get(services, 'rebalancer.environment') as Obj),
+    ];
     expect(given.filter((k) => !known.has(k))).toEqual([]);
     expect(given).toContain('REBALANCER_WRITE_CONCURRENCY');
   });

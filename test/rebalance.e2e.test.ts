@@ -6,7 +6,10 @@ import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
 type Targets = Array<{ name: string; replicas?: number }>;
-type Binding = { spec: { clusters?: Targets; rescheduleTriggeredAt?: string }; status?: { schedulerObservingAffinityName?: string; lastScheduledTime?: string } };
+type Binding = {
+  spec: { clusters?: Targets; rescheduleTriggeredAt?: string };
+  status?: { schedulerObservingAffinityName?: string; lastScheduledTime?: string };
+};
 
 const cli = (...args: string[]) => flotilla(s.env, args);
 const apply = async (yaml: string) => {
@@ -16,15 +19,20 @@ const apply = async (yaml: string) => {
 const binding = async (name: string) => JSON.parse((await cli('get', 'rb', name, '-o', 'json')).out) as Binding;
 const clustersOf = async (name: string) => (await binding(name)).spec.clusters ?? [];
 const placed = (name: string, expected: Targets, what: string, timeoutMs = 20_000) =>
-  eventually(async () => {
-    const c = await clustersOf(name).catch(() => []);
-    return JSON.stringify(c) === JSON.stringify(expected) ? c : undefined;
-  }, timeoutMs, `${what}: ${JSON.stringify(expected)}`);
+  eventually(
+    async () => {
+      const c = await clustersOf(name).catch(() => []);
+      return JSON.stringify(c) === JSON.stringify(expected) ? c : undefined;
+    },
+    timeoutMs,
+    `${what}: ${JSON.stringify(expected)}`,
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function addClusters(cpu: string, ...names: string[]) {
   for (const n of names) expect((await cli('cluster', 'add', n, '--sim', '--cpu', cpu)).code).toBe(0);
-  for (const n of names) expect((await cli('wait', '--for=condition=Ready', `cluster/${n}`, '--timeout', '20s')).code).toBe(0);
+  for (const n of names)
+    expect((await cli('wait', '--for=condition=Ready', `cluster/${n}`, '--timeout', '20s')).code).toBe(0);
 }
 
 const deployment = (name: string, replicas: number) => `
@@ -40,7 +48,11 @@ spec:
 `;
 
 beforeAll(async () => {
-  s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'rebalancer'], { FAILOVER_GRACE_MS: '1000', SIM_TICK_MS: '200', RESYNC_MS: '2000' });
+  s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'rebalancer'], {
+    FAILOVER_GRACE_MS: '1000',
+    SIM_TICK_MS: '200',
+    RESYNC_MS: '2000',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -71,13 +83,24 @@ spec:
       replicaDivisionPreference: Weighted
       weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: [member1] }, weight: 1 }, { targetCluster: { clusterNames: [member2] }, weight: 1 }] }
 `);
-    const both = [{ name: 'member1', replicas: 2 }, { name: 'member2', replicas: 2 }];
+    const both = [
+      { name: 'member1', replicas: 2 },
+      { name: 'member2', replicas: 2 },
+    ];
     await placed('web-deployment', both, 'web divided over both');
     expect((await cli('cluster', 'fail', 'member1')).code).toBe(0);
     await placed('web-deployment', [{ name: 'member2', replicas: 4 }], 'failover to member2');
     expect((await cli('cluster', 'recover', 'member1')).code).toBe(0);
     await cli('wait', '--for=condition=Ready', 'cluster/member1', '--timeout', '20s');
-    await eventually(async () => ((JSON.parse((await cli('get', 'cluster', 'member1', '-o', 'json')).out) as { spec: { taints?: unknown[] } }).spec.taints ? undefined : true), 20_000, 'member1 untainted');
+    await eventually(
+      async () =>
+        (JSON.parse((await cli('get', 'cluster', 'member1', '-o', 'json')).out) as { spec: { taints?: unknown[] } })
+          .spec.taints
+          ? undefined
+          : true,
+      20_000,
+      'member1 untainted',
+    );
     await sleep(2500); // a scheduler resync passes: Karmada never fails back by itself
     expect(await clustersOf('web-deployment')).toEqual([{ name: 'member2', replicas: 4 }]);
 
@@ -89,7 +112,9 @@ spec:
     expect(await clustersOf('web-deployment')).toEqual(both);
 
     const d = await cli('describe', 'workloadrebalancer', 'spread-web');
-    expect(d.out).toMatch(/Workloads:\n\s+WORKLOAD\s+RESULT\s+BEFORE\s+AFTER\n\s+Deployment\/default\/web\s+Successful\s+member2:4\s+member1:2, member2:2/);
+    expect(d.out).toMatch(
+      /Workloads:\n\s+WORKLOAD\s+RESULT\s+BEFORE\s+AFTER\n\s+Deployment\/default\/web\s+Successful\s+member2:4\s+member1:2, member2:2/,
+    );
     expect(d.out).toMatch(/RebalanceFinished/);
     const w = await cli('describe', 'deploy', 'web');
     expect(w.out).toMatch(/RescheduleTriggered\s.*WorkloadRebalancer spread-web/);
@@ -109,17 +134,27 @@ spec:
     clusterAffinity: { clusterNames: [agg1, agg2] }
     replicaScheduling: { replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated }
 `);
-    const split = await eventually(async () => {
-      const c = await clustersOf('batch-deployment').catch(() => []);
-      return c.length === 2 ? c : undefined;
-    }, 20_000, 'batch split over agg1 and agg2');
+    const split = await eventually(
+      async () => {
+        const c = await clustersOf('batch-deployment').catch(() => []);
+        return c.length === 2 ? c : undefined;
+      },
+      20_000,
+      'batch split over agg1 and agg2',
+    );
     expect(split.reduce((n, c) => n + (c.replicas ?? 0), 0)).toBe(6);
     // room appears: agg2 grows to 8 cpus
     expect((await cli('cluster', 'add', 'agg2', '--sim', '--cpu', '8')).code).toBe(0);
-    await eventually(async () => {
-      const c = JSON.parse((await cli('get', 'cluster', 'agg2', '-o', 'json')).out) as { status?: { resourceSummary?: { allocatable?: { cpu?: string } } } };
-      return c.status?.resourceSummary?.allocatable?.cpu === '8' ? true : undefined;
-    }, 20_000, 'agg2 reports 8 cpus');
+    await eventually(
+      async () => {
+        const c = JSON.parse((await cli('get', 'cluster', 'agg2', '-o', 'json')).out) as {
+          status?: { resourceSummary?: { allocatable?: { cpu?: string } } };
+        };
+        return c.status?.resourceSummary?.allocatable?.cpu === '8' ? true : undefined;
+      },
+      20_000,
+      'agg2 reports 8 cpus',
+    );
     // Karmada's times are whole seconds and Fresh needs the trigger strictly after lastScheduledTime: a rebalancer
     // created in the second of the binding's last scheduling (the capacity change just now) reschedules nothing.
     await sleep(1100);

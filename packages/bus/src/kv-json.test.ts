@@ -9,7 +9,12 @@ describe('encodeJson / decodeJson', () => {
   });
   it('gzips a value past the threshold, so the status of 10,000 rebalanced workloads fits in one 1 MiB message', () => {
     const observedWorkloads = Array.from({ length: 10_000 }, (_, i) => ({
-      workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: `web-${String(i).padStart(5, '0')}`, namespace: 'default' },
+      workload: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: `web-${String(i).padStart(5, '0')}`,
+        namespace: 'default',
+      },
       result: 'Successful',
     }));
     const status = { observedWorkloads, observedGeneration: 1, finishTime: '2026-01-01T00:00:00Z' };

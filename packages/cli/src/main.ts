@@ -112,17 +112,29 @@ function program(io: CliIo, result: { code: number }): Command {
 
   cli
     .command('rebalance')
-    .description('create a WorkloadRebalancer: a Fresh rescheduling of the workloads named (and selected); --wait prints the results')
+    .description(
+      'create a WorkloadRebalancer: a Fresh rescheduling of the workloads named (and selected); --wait prints the results',
+    )
     .argument('[targets...]', 'KIND/NAME of each workload (deploy/web, clusterrole/viewer, ...)')
     .option('-n, --namespace <ns>', 'namespace of the named workloads (default: default), and of --selector')
-    .option('--selector <k=v>', 'also rebalance the workloads with this label (repeatable; all must match)', collect, [])
+    .option(
+      '--selector <k=v>',
+      'also rebalance the workloads with this label (repeatable; all must match)',
+      collect,
+      [],
+    )
     .option('--ttl <duration>', 'delete the rebalancer this long after it finishes (ttlSecondsAfterFinished)')
-    .option('--name <name>', 'the rebalancer\'s name (default: rebalance-<time>-<random>)')
-    .option('--wait', 'wait until it finishes and the scheduler has rescheduled the workloads, then print results and placements')
+    .option('--name <name>', "the rebalancer's name (default: rebalance-<time>-<random>)")
+    .option(
+      '--wait',
+      'wait until it finishes and the scheduler has rescheduled the workloads, then print results and placements',
+    )
     .option('--timeout <duration>', 'how long --wait waits', '2m')
     .action((targets: string[], o: RebalanceOptions) => online((s) => rebalanceCommand(io, s, targets, o))());
 
-  const cluster = cli.command('cluster').description('member clusters: add simulated ones, fail and recover them, set load');
+  const cluster = cli
+    .command('cluster')
+    .description('member clusters: add simulated ones, fail and recover them, set load');
   cluster
     .command('add')
     .argument('<name>')
@@ -184,11 +196,15 @@ function program(io: CliIo, result: { code: number }): Command {
 
   whatIf
     .command('rebalance')
-    .description('print what the rebalancer would do at --now with the WorkloadRebalancer and (Cluster)ResourceBindings in FILE')
+    .description(
+      'print what the rebalancer would do at --now with the WorkloadRebalancer and (Cluster)ResourceBindings in FILE',
+    )
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .requiredOption('--now <rfc3339>')
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
-    .action((o: { filename: string[]; output?: string; now: string }) => run(() => whatIfRebalanceCommand(io, o.filename, o))());
+    .action((o: { filename: string[]; output?: string; now: string }) =>
+      run(() => whatIfRebalanceCommand(io, o.filename, o))(),
+    );
 
   return cli;
 }

@@ -7,7 +7,9 @@ import type { BindingRef, BindingView, WorkloadReference } from './types.js';
  */
 export function bindingRefOf(w: WorkloadReference): BindingRef {
   const name = `${w.name.replaceAll(':', '.')}-${w.kind}`.toLowerCase();
-  return w.namespace ? { kind: 'ResourceBinding', namespace: w.namespace, name } : { kind: 'ClusterResourceBinding', name };
+  return w.namespace
+    ? { kind: 'ResourceBinding', namespace: w.namespace, name }
+    : { kind: 'ClusterResourceBinding', name };
 }
 
 /**

@@ -7,10 +7,19 @@ import { REFERENCED_BINDING_NOT_FOUND, type ObservedWorkload, type WorkloadRebal
  * Pure; an event naming a workload the list no longer holds changes nothing for it, so events of an older
  * observation that arrive late cannot resurrect a dropped workload.
  */
-export function evolveRebalancerStatus(status: WorkloadRebalancerStatus | undefined, event: RebalanceEvent): WorkloadRebalancerStatus {
+export function evolveRebalancerStatus(
+  status: WorkloadRebalancerStatus | undefined,
+  event: RebalanceEvent,
+): WorkloadRebalancerStatus {
   const next: WorkloadRebalancerStatus = { ...(status ?? {}) };
-  const items = new Map<string, ObservedWorkload>(((status?.observedWorkloads ?? []) as ObservedWorkload[]).map((o) => [workloadKey(o.workload), o]));
-  const setResult = (refs: Iterable<{ workload: Parameters<typeof workloadKey>[0] }>, result: ObservedWorkload['result'], reason?: string) => {
+  const items = new Map<string, ObservedWorkload>(
+    ((status?.observedWorkloads ?? []) as ObservedWorkload[]).map((o) => [workloadKey(o.workload), o]),
+  );
+  const setResult = (
+    refs: Iterable<{ workload: Parameters<typeof workloadKey>[0] }>,
+    result: ObservedWorkload['result'],
+    reason?: string,
+  ) => {
     for (const { workload } of refs) {
       const key = workloadKey(workload);
       const cur = items.get(key);
@@ -20,7 +29,8 @@ export function evolveRebalancerStatus(status: WorkloadRebalancerStatus | undefi
   switch (event.type) {
     case 'RebalanceObserved':
       for (const w of event.data.dropped) items.delete(workloadKey(w));
-      for (const w of event.data.added) if (!items.has(workloadKey(w))) items.set(workloadKey(w), { workload: normalizeReference(w) });
+      for (const w of event.data.added)
+        if (!items.has(workloadKey(w))) items.set(workloadKey(w), { workload: normalizeReference(w) });
       next.observedGeneration = event.data.observedGeneration;
       break;
     case 'RebalanceTriggered':
@@ -34,11 +44,15 @@ export function evolveRebalancerStatus(status: WorkloadRebalancerStatus | undefi
       break;
   }
   const observed = [...items.values()].sort((a, b) => compareWorkloads(a.workload, b.workload));
-  if (observed.length || next.observedWorkloads) next.observedWorkloads = observed as WorkloadRebalancerStatus['observedWorkloads'];
+  if (observed.length || next.observedWorkloads)
+    next.observedWorkloads = observed as WorkloadRebalancerStatus['observedWorkloads'];
   return next;
 }
 
 /** Folds events in order. */
-export function foldRebalancerStatus(status: WorkloadRebalancerStatus | undefined, events: readonly RebalanceEvent[]): WorkloadRebalancerStatus | undefined {
+export function foldRebalancerStatus(
+  status: WorkloadRebalancerStatus | undefined,
+  events: readonly RebalanceEvent[],
+): WorkloadRebalancerStatus | undefined {
   return events.reduce<WorkloadRebalancerStatus | undefined>((s, e) => evolveRebalancerStatus(s, e), status);
 }

@@ -8,8 +8,17 @@ const at = (minutes: number) => new Date(t0 + minutes * 60_000);
 const iso = (minutes: number) => at(minutes).toISOString().replace('.000Z', 'Z');
 const cluster = (name: string, ready: boolean): Cluster => ({
   metadata: { name },
-  ...(ready ? {} : { spec: { taints: [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2025-12-31T23:00:00Z' }] } }),
-  status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }], resourceSummary: { allocatable: { cpu: '8', memory: '32Gi', pods: '110' } } },
+  ...(ready
+    ? {}
+    : {
+        spec: {
+          taints: [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2025-12-31T23:00:00Z' }],
+        },
+      }),
+  status: {
+    conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+    resourceSummary: { allocatable: { cpu: '8', memory: '32Gi', pods: '110' } },
+  },
 });
 const binding = (observing: string, o: { triggeredAt?: string; lastScheduled?: string } = {}): ResourceBinding => ({
   kind: 'ResourceBinding',
@@ -53,17 +62,34 @@ describe('parseFailBackPeriod', () => {
 describe('decideFailBack', () => {
   it.each<[string, Partial<FailBackInput>, string]>([
     ['off without the annotation (Karmada never fails back by itself)', { policyAnnotations: {} }, 'NotEnabled'],
-    ['an unreadable period is not a fail-back', { policyAnnotations: { [FAIL_BACK_ANNOTATION]: 'soon' } }, 'InvalidPeriod'],
+    [
+      'an unreadable period is not a fail-back',
+      { policyAnnotations: { [FAIL_BACK_ANNOTATION]: 'soon' } },
+      'InvalidPeriod',
+    ],
     ['already in the first group', { binding: binding('dc-beijing') }, 'InFirstGroup'],
-    ['the first group still cannot hold it (member1 down)', { clusters: [cluster('member1', false), cluster('member2', true)] }, 'NoEarlierGroupFits'],
-    ['a Fresh rescheduling is already pending', { binding: binding('dc-hongkong', { triggeredAt: iso(-1), lastScheduled: iso(-2) }) }, 'ReschedulePending'],
+    [
+      'the first group still cannot hold it (member1 down)',
+      { clusters: [cluster('member1', false), cluster('member2', true)] },
+      'NoEarlierGroupFits',
+    ],
+    [
+      'a Fresh rescheduling is already pending',
+      { binding: binding('dc-hongkong', { triggeredAt: iso(-1), lastScheduled: iso(-2) }) },
+      'ReschedulePending',
+    ],
   ])('no fail-back: %s', (_t, over, reason) => {
     expect(decideFailBack(input(over))).toEqual({ action: 'none', reason });
   });
 
   it('starts the clock when the first group can hold it again, waits the period, then triggers a Fresh rescheduling', () => {
     const first = decideFailBack(input({ now: at(0) }));
-    expect(first).toEqual({ action: 'wait', holdingSince: at(0).toISOString(), toGroup: 'dc-beijing', recheckAfterMs: 600_000 });
+    expect(first).toEqual({
+      action: 'wait',
+      holdingSince: at(0).toISOString(),
+      toGroup: 'dc-beijing',
+      recheckAfterMs: 600_000,
+    });
     const midway = decideFailBack(input({ now: at(4), holdingSince: iso(0) }));
     expect(midway).toMatchObject({ action: 'wait', recheckAfterMs: 360_000 });
     expect(decideFailBack(input({ now: at(10), holdingSince: iso(0) }))).toEqual({
@@ -77,7 +103,13 @@ describe('decideFailBack', () => {
 
   it('hysteresis: never twice within the period of the last trigger', () => {
     const b = binding('dc-hongkong', { triggeredAt: iso(5), lastScheduled: iso(6) });
-    expect(decideFailBack(input({ binding: b, now: at(12), holdingSince: iso(0) }))).toMatchObject({ action: 'wait', recheckAfterMs: 3 * 60_000 });
-    expect(decideFailBack(input({ binding: b, now: at(15), holdingSince: iso(0) }))).toMatchObject({ action: 'trigger', rescheduleTriggeredAt: iso(15) });
+    expect(decideFailBack(input({ binding: b, now: at(12), holdingSince: iso(0) }))).toMatchObject({
+      action: 'wait',
+      recheckAfterMs: 3 * 60_000,
+    });
+    expect(decideFailBack(input({ binding: b, now: at(15), holdingSince: iso(0) }))).toMatchObject({
+      action: 'trigger',
+      rescheduleTriggeredAt: iso(15),
+    });
   });
 });

@@ -42,7 +42,8 @@ export type FailBackDecision =
 export function decideFailBack(input: FailBackInput): FailBackDecision {
   const { binding, now } = input;
   const period = parseFailBackPeriod(input.policyAnnotations?.[FAIL_BACK_ANNOTATION]);
-  if (period === undefined) return { action: 'none', reason: input.policyAnnotations?.[FAIL_BACK_ANNOTATION] ? 'InvalidPeriod' : 'NotEnabled' };
+  if (period === undefined)
+    return { action: 'none', reason: input.policyAnnotations?.[FAIL_BACK_ANNOTATION] ? 'InvalidPeriod' : 'NotEnabled' };
   const groups = binding.spec.placement?.clusterAffinities ?? [];
   const observing = binding.status?.schedulerObservingAffinityName;
   const current = groups.findIndex((g) => g.affinityName === observing);
@@ -53,7 +54,11 @@ export function decideFailBack(input: FailBackInput): FailBackDecision {
   if (trigger && last && Date.parse(trigger) > Date.parse(last)) return { action: 'none', reason: 'ReschedulePending' };
 
   const trial = scheduleBinding({
-    binding: { ...binding, spec: { ...binding.spec, rescheduleTriggeredAt: formatTime(now) }, status: { ...binding.status, lastScheduledTime: '1970-01-01T00:00:00Z' } },
+    binding: {
+      ...binding,
+      spec: { ...binding.spec, rescheduleTriggeredAt: formatTime(now) },
+      status: { ...binding.status, lastScheduledTime: '1970-01-01T00:00:00Z' },
+    },
     clusters: input.clusters,
     now,
   });
@@ -65,7 +70,11 @@ export function decideFailBack(input: FailBackInput): FailBackDecision {
   const holdingSince = input.holdingSince ?? now.toISOString();
   const nowMs = now.getTime();
   // Fresh needs the trigger strictly after lastScheduledTime, both in whole seconds.
-  const earliest = Math.max(Date.parse(holdingSince) + period, trigger ? Date.parse(trigger) + period : 0, last ? Date.parse(last) + 1000 : 0);
+  const earliest = Math.max(
+    Date.parse(holdingSince) + period,
+    trigger ? Date.parse(trigger) + period : 0,
+    last ? Date.parse(last) + 1000 : 0,
+  );
   if (nowMs < earliest) return { action: 'wait', holdingSince, toGroup, recheckAfterMs: earliest - nowMs };
   return { action: 'trigger', rescheduleTriggeredAt: formatTime(now), fromGroup: observing!, toGroup, holdingSince };
 }

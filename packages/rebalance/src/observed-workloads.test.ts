@@ -3,7 +3,12 @@ import { bindingRefOf, bindingMatchesWorkload } from './binding-ref.js';
 import { syncObservedWorkloads, workloadSortKey } from './observed-workloads.js';
 import type { ObservedWorkload, WorkloadReference } from './types.js';
 
-const ref = (apiVersion: string, kind: string, namespace: string, name: string): WorkloadReference => ({ apiVersion, kind, name, ...(namespace ? { namespace } : {}) });
+const ref = (apiVersion: string, kind: string, namespace: string, name: string): WorkloadReference => ({
+  apiVersion,
+  kind,
+  name,
+  ...(namespace ? { namespace } : {}),
+});
 
 describe('observed workloads: Karmada sort order (space-joined key, byte order)', () => {
   it('puts cluster-scoped first in a kind, ns before ns-2, upper case before lower, apps/v1 before v1', () => {
@@ -38,7 +43,13 @@ describe('observed workloads: sync from spec (Karmada syncWorkloadsFromSpecToSta
   ];
   it.each<[string, WorkloadReference[], ObservedWorkload[], WorkloadReference[], WorkloadReference[]]>([
     ['unchanged spec keeps every result', [a, b, c], prev, [], []],
-    ['removed Successful stays, removed Failed and pending go', [d], [{ workload: a, result: 'Successful' }, { workload: d }], [d], [b, c]],
+    [
+      'removed Successful stays, removed Failed and pending go',
+      [d],
+      [{ workload: a, result: 'Successful' }, { workload: d }],
+      [d],
+      [b, c],
+    ],
     ['duplicates collapse on the exact reference', [c, c, a, a, b], prev, [], []],
     ['an empty namespace is the same as none', [a, b, { ...c, namespace: 'default' }], prev, [], []],
   ])('%s', (_title, wanted, observed, added, dropped) => {
@@ -51,15 +62,34 @@ describe('observed workloads: sync from spec (Karmada syncWorkloadsFromSpecToSta
 
 describe('binding name (Karmada GenerateBindingName)', () => {
   it.each<[string, WorkloadReference, ReturnType<typeof bindingRefOf>]>([
-    ['namespaced: a ResourceBinding in its namespace', ref('apps/v1', 'Deployment', 'default', 'demo-deploy-1'), { kind: 'ResourceBinding', namespace: 'default', name: 'demo-deploy-1-deployment' }],
-    ['cluster-scoped: a ClusterResourceBinding', ref('rbac.authorization.k8s.io/v1', 'ClusterRole', '', 'demo-role'), { kind: 'ClusterResourceBinding', name: 'demo-role-clusterrole' }],
-    ['a colon in the name becomes a dot', ref('rbac.authorization.k8s.io/v1', 'ClusterRole', '', 'system:aggregate-to-edit'), { kind: 'ClusterResourceBinding', name: 'system.aggregate-to-edit-clusterrole' }],
-    ['lower-cased, so the kind case does not matter', ref('apps/v1', 'deployment', 'shop', 'Web'), { kind: 'ResourceBinding', namespace: 'shop', name: 'web-deployment' }],
+    [
+      'namespaced: a ResourceBinding in its namespace',
+      ref('apps/v1', 'Deployment', 'default', 'demo-deploy-1'),
+      { kind: 'ResourceBinding', namespace: 'default', name: 'demo-deploy-1-deployment' },
+    ],
+    [
+      'cluster-scoped: a ClusterResourceBinding',
+      ref('rbac.authorization.k8s.io/v1', 'ClusterRole', '', 'demo-role'),
+      { kind: 'ClusterResourceBinding', name: 'demo-role-clusterrole' },
+    ],
+    [
+      'a colon in the name becomes a dot',
+      ref('rbac.authorization.k8s.io/v1', 'ClusterRole', '', 'system:aggregate-to-edit'),
+      { kind: 'ClusterResourceBinding', name: 'system.aggregate-to-edit-clusterrole' },
+    ],
+    [
+      'lower-cased, so the kind case does not matter',
+      ref('apps/v1', 'deployment', 'shop', 'Web'),
+      { kind: 'ResourceBinding', namespace: 'shop', name: 'web-deployment' },
+    ],
   ])('%s', (_title, w, expected) => {
     expect(bindingRefOf(w)).toEqual(expected);
   });
-  it('a binding is the workload\'s only for the same apiVersion (Karmada ignores it)', () => {
-    const b = { metadata: { name: 'web-deployment' }, spec: { resource: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' } } };
+  it("a binding is the workload's only for the same apiVersion (Karmada ignores it)", () => {
+    const b = {
+      metadata: { name: 'web-deployment' },
+      spec: { resource: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' } },
+    };
     expect(bindingMatchesWorkload(b, ref('apps/v1', 'Deployment', 'd', 'web'))).toBe(true);
     expect(bindingMatchesWorkload(b, ref('apps/v1beta1', 'Deployment', 'd', 'web'))).toBe(false);
   });

@@ -39,7 +39,10 @@ export interface ObservedSync {
  * wanted stays only if it was Successful; a new one is appended with no result; duplicates collapse on the exact
  * reference; the list is sorted by {@link workloadSortKey}. A modified reference is thus a removal and an addition.
  */
-export function syncObservedWorkloads(previous: readonly ObservedWorkload[], wanted: readonly WorkloadReference[]): ObservedSync {
+export function syncObservedWorkloads(
+  previous: readonly ObservedWorkload[],
+  wanted: readonly WorkloadReference[],
+): ObservedSync {
   const wantedKeys = new Set(wanted.map(workloadKey));
   const byKey = new Map<string, ObservedWorkload>();
   const dropped: WorkloadReference[] = [];

@@ -4,7 +4,14 @@ import { foldRebalancerStatus } from './evolve.js';
 import type { RebalanceEvent, TriggeredWorkload } from './events.js';
 import { syncObservedWorkloads } from './observed-workloads.js';
 import { ttlOutcome } from './ttl.js';
-import type { BindingLookup, BindingRef, ObservedWorkload, WorkloadRebalancer, WorkloadRebalancerStatus, WorkloadReference } from './types.js';
+import type {
+  BindingLookup,
+  BindingRef,
+  ObservedWorkload,
+  WorkloadRebalancer,
+  WorkloadRebalancerStatus,
+  WorkloadReference,
+} from './types.js';
 
 export interface ReconcileInput {
   /** As stored: metadata (creationTimestamp, generation), spec, and status as the status writer last folded it. */
@@ -59,7 +66,8 @@ export function needsTrigger(current: string | undefined, at: string): boolean {
 export function reconcileRebalancer(input: ReconcileInput): RebalanceDecision {
   const { rebalancer, now } = input;
   const createdAt = rebalancer.metadata.creationTimestamp;
-  if (!createdAt || Number.isNaN(Date.parse(createdAt))) throw new RebalanceInputError('metadata.creationTimestamp', 'Required value: the time written into the bindings');
+  if (!createdAt || Number.isNaN(Date.parse(createdAt)))
+    throw new RebalanceInputError('metadata.creationTimestamp', 'Required value: the time written into the bindings');
   const generation = rebalancer.metadata.generation ?? 1;
   const before = rebalancer.status;
   const events: RebalanceEvent[] = [];
@@ -69,7 +77,10 @@ export function reconcileRebalancer(input: ReconcileInput): RebalanceDecision {
   if (before?.observedGeneration !== generation) {
     const sync = syncObservedWorkloads(observed, [...(rebalancer.spec?.workloads ?? []), ...(input.selected ?? [])]);
     observed = sync.observed;
-    events.push({ type: 'RebalanceObserved', data: { observedGeneration: generation, added: sync.added, dropped: sync.dropped } });
+    events.push({
+      type: 'RebalanceObserved',
+      data: { observedGeneration: generation, added: sync.added, dropped: sync.dropped },
+    });
   }
 
   // 2. the triggers
@@ -91,7 +102,13 @@ export function reconcileRebalancer(input: ReconcileInput): RebalanceDecision {
     }
     const b = found.found;
     const write = needsTrigger(b.spec.rescheduleTriggeredAt, createdAt);
-    if (write) bindingWrites.push({ workload: item.workload, binding: ref, ...(b.metadata.resourceVersion ? { resourceVersion: b.metadata.resourceVersion } : {}), rescheduleTriggeredAt: createdAt });
+    if (write)
+      bindingWrites.push({
+        workload: item.workload,
+        binding: ref,
+        ...(b.metadata.resourceVersion ? { resourceVersion: b.metadata.resourceVersion } : {}),
+        rescheduleTriggeredAt: createdAt,
+      });
     triggered.push({
       workload: item.workload,
       binding: ref,
@@ -104,15 +121,31 @@ export function reconcileRebalancer(input: ReconcileInput): RebalanceDecision {
     const n = triggered.length;
     events.push({
       type: 'RebalanceTriggered',
-      data: { workloads: triggered, kubeEvent: { type: 'Normal', reason: 'RebalanceTriggered', message: `triggered a Fresh rescheduling of ${n} workload${n === 1 ? '' : 's'}` } },
+      data: {
+        workloads: triggered,
+        kubeEvent: {
+          type: 'Normal',
+          reason: 'RebalanceTriggered',
+          message: `triggered a Fresh rescheduling of ${n} workload${n === 1 ? '' : 's'}`,
+        },
+      },
     });
   }
   if (notFound.length) {
-    const names = notFound.slice(0, 5).map((w) => `${w.workload.kind} ${w.workload.namespace ? `${w.workload.namespace}/` : ''}${w.workload.name}`);
+    const names = notFound
+      .slice(0, 5)
+      .map((w) => `${w.workload.kind} ${w.workload.namespace ? `${w.workload.namespace}/` : ''}${w.workload.name}`);
     const more = notFound.length > names.length ? ` and ${notFound.length - names.length} more` : '';
     events.push({
       type: 'RebalanceBindingNotFound',
-      data: { workloads: notFound, kubeEvent: { type: 'Warning', reason: 'ReferencedBindingNotFound', message: `no binding for ${names.join(', ')}${more}` } },
+      data: {
+        workloads: notFound,
+        kubeEvent: {
+          type: 'Warning',
+          reason: 'ReferencedBindingNotFound',
+          message: `no binding for ${names.join(', ')}${more}`,
+        },
+      },
     });
   }
 
@@ -129,7 +162,11 @@ export function reconcileRebalancer(input: ReconcileInput): RebalanceDecision {
         finishTime: formatTime(now),
         successful,
         failed,
-        kubeEvent: { type: failed ? 'Warning' : 'Normal', reason: 'RebalanceFinished', message: `${successful} workload${successful === 1 ? '' : 's'} rescheduled, ${failed} failed` },
+        kubeEvent: {
+          type: failed ? 'Warning' : 'Normal',
+          reason: 'RebalanceFinished',
+          message: `${successful} workload${successful === 1 ? '' : 's'} rescheduled, ${failed} failed`,
+        },
       },
     };
     events.push(finished);
@@ -137,8 +174,17 @@ export function reconcileRebalancer(input: ReconcileInput): RebalanceDecision {
   }
 
   // 4. the TTL
-  const ttl = retry.length ? { delete: false as const, requeueAfterMs: null } : ttlOutcome(rebalancer.spec?.ttlSecondsAfterFinished, status?.finishTime, now);
-  return { events, status, bindingWrites, retry, requeueAfterMs: ttl.delete ? null : ttl.requeueAfterMs, delete: ttl.delete };
+  const ttl = retry.length
+    ? { delete: false as const, requeueAfterMs: null }
+    : ttlOutcome(rebalancer.spec?.ttlSecondsAfterFinished, status?.finishTime, now);
+  return {
+    events,
+    status,
+    bindingWrites,
+    retry,
+    requeueAfterMs: ttl.delete ? null : ttl.requeueAfterMs,
+    delete: ttl.delete,
+  };
 }
 
 /** RFC 3339 in whole seconds, as Kubernetes serialises metav1.Time. */

@@ -17,7 +17,12 @@ describe('selectWorkloads (spec.workloadSelectors)', () => {
   it('matches labels, narrowed by kind and namespace when given, sorted and without duplicates', () => {
     const refs = selectWorkloads(
       [
-        { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', labelSelector: { matchLabels: { tier: 'web' } } },
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          namespace: 'shop',
+          labelSelector: { matchLabels: { tier: 'web' } },
+        },
         { namespace: 'shop', labelSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['web'] }] } },
       ],
       templates,
@@ -28,15 +33,16 @@ describe('selectWorkloads (spec.workloadSelectors)', () => {
     ]);
   });
   it('a selector without namespace reaches cluster-scoped templates too', () => {
-    expect(selectWorkloads([{ labelSelector: { matchLabels: { tier: 'web' } } }], templates).map((r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`)).toEqual([
-      'Deployment/blog/web',
-      'Deployment/shop/web',
-      'StatefulSet/shop/cache',
-      'ClusterRole//viewer',
-    ]);
+    expect(
+      selectWorkloads([{ labelSelector: { matchLabels: { tier: 'web' } } }], templates).map(
+        (r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`,
+      ),
+    ).toEqual(['Deployment/blog/web', 'Deployment/shop/web', 'StatefulSet/shop/cache', 'ClusterRole//viewer']);
   });
   it('selectedKinds says which kinds to list', () => {
-    expect(selectedKinds([{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { a: 'b' } } }])).toEqual(['Deployment']);
+    expect(
+      selectedKinds([{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { a: 'b' } } }]),
+    ).toEqual(['Deployment']);
     expect(selectedKinds([{ labelSelector: { matchLabels: { a: 'b' } } }])).toBeUndefined();
     expect(selectedKinds(undefined)).toEqual([]);
   });

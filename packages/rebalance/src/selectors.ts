@@ -16,7 +16,10 @@ export interface SelectableTemplate {
  * The controller resolves this when it observes a spec (created or edited), so the list is a snapshot: templates
  * labelled later join only with the next spec edit (or the next rebalancer).
  */
-export function selectWorkloads(selectors: readonly WorkloadSelector[] | undefined, templates: Iterable<SelectableTemplate>): WorkloadReference[] {
+export function selectWorkloads(
+  selectors: readonly WorkloadSelector[] | undefined,
+  templates: Iterable<SelectableTemplate>,
+): WorkloadReference[] {
   if (!selectors?.length) return [];
   const out = new Map<string, WorkloadReference>();
   for (const t of templates) {

@@ -30,7 +30,13 @@ export interface BindingRef {
 /** What the rebalancer reads of a binding (a stored ResourceBinding has more; these are enough). */
 export interface BindingView {
   kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; generation?: number; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    generation?: number;
+    annotations?: Record<string, string>;
+  };
   spec: {
     resource: { apiVersion: string; kind: string; name: string; namespace?: string };
     rescheduleTriggeredAt?: string;

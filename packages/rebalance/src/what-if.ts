@@ -30,17 +30,24 @@ export function whatIfRebalance(objects: readonly unknown[], now: Date): WhatIfR
   objects.forEach((o, i) => {
     if (o === null || o === undefined) return;
     const obj = o as { kind?: unknown; apiVersion?: unknown; metadata?: { name?: unknown; namespace?: string } };
-    if (typeof obj.kind !== 'string' || typeof obj.metadata?.name !== 'string') throw new RebalanceInputError(`objects[${i}]`, 'expected a Kubernetes object with kind and metadata.name');
+    if (typeof obj.kind !== 'string' || typeof obj.metadata?.name !== 'string')
+      throw new RebalanceInputError(`objects[${i}]`, 'expected a Kubernetes object with kind and metadata.name');
     if (obj.kind === 'WorkloadRebalancer') rebalancers.push(structuredClone(o) as WorkloadRebalancer);
     else if (BINDING_KINDS.has(obj.kind)) {
       const b = o as BindingView;
-      if (typeof b.spec?.resource?.apiVersion !== 'string') throw new RebalanceInputError(`objects[${i}].spec.resource`, 'Required value');
+      if (typeof b.spec?.resource?.apiVersion !== 'string')
+        throw new RebalanceInputError(`objects[${i}].spec.resource`, 'Required value');
       bindings.set(key(obj.kind, b.metadata.namespace, b.metadata.name), b);
     } else templates.push(o as SelectableTemplate);
   });
-  if (rebalancers.length !== 1) throw new RebalanceInputError('objects', `expected exactly one WorkloadRebalancer, found ${rebalancers.length}`);
+  if (rebalancers.length !== 1)
+    throw new RebalanceInputError('objects', `expected exactly one WorkloadRebalancer, found ${rebalancers.length}`);
   const rebalancer = rebalancers[0]!;
-  rebalancer.metadata = { ...rebalancer.metadata, creationTimestamp: rebalancer.metadata.creationTimestamp ?? formatTime(now), generation: rebalancer.metadata.generation ?? 1 };
+  rebalancer.metadata = {
+    ...rebalancer.metadata,
+    creationTimestamp: rebalancer.metadata.creationTimestamp ?? formatTime(now),
+    generation: rebalancer.metadata.generation ?? 1,
+  };
 
   const d = reconcileRebalancer({
     rebalancer,

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { cloudEvent, type CloudEvent } from '@flotilla/bus';
-import { workloadKey, type BindingRef, type RebalanceEvent, type TriggeredWorkload, type WorkloadRescheduleTriggeredData } from '@flotilla/rebalance';
+import {
+  workloadKey,
+  type BindingRef,
+  type RebalanceEvent,
+  type TriggeredWorkload,
+  type WorkloadRescheduleTriggeredData,
+} from '@flotilla/rebalance';
 
 export const CONTROLLER_NAME = 'rebalancer';
 export const REBALANCER_KIND = 'WorkloadRebalancer';
@@ -25,7 +31,11 @@ function identity(e: RebalanceEvent): unknown {
 }
 
 /** A rebalancer event as published: on the rebalancer, with an id from its uid, generation and identity. */
-export function rebalancerEvent(rebalancer: { name: string; uid: string; generation: number }, e: RebalanceEvent, now: Date): CloudEvent {
+export function rebalancerEvent(
+  rebalancer: { name: string; uid: string; generation: number },
+  e: RebalanceEvent,
+  now: Date,
+): CloudEvent {
   return cloudEvent({
     id: `${rebalancer.uid}/${rebalancer.generation}/${e.type}/${digest(identity(e))}`,
     source: CONTROLLER_NAME,
@@ -38,7 +48,11 @@ export function rebalancerEvent(rebalancer: { name: string; uid: string; generat
 }
 
 /** The event on a workload whose binding a rebalancer triggered (its Kubernetes-style event for `describe`). */
-export function workloadTriggeredEvent(rebalancer: { name: string; uid: string }, t: TriggeredWorkload, now: Date): CloudEvent<WorkloadRescheduleTriggeredData> {
+export function workloadTriggeredEvent(
+  rebalancer: { name: string; uid: string },
+  t: TriggeredWorkload,
+  now: Date,
+): CloudEvent<WorkloadRescheduleTriggeredData> {
   const where = (b: BindingRef) => `${b.kind} ${b.namespace ? `${b.namespace}/` : ''}${b.name}`;
   return cloudEvent({
     id: `${rebalancer.uid}/WorkloadRescheduleTriggered/${digest(workloadKey(t.workload))}`,

@@ -18,14 +18,26 @@ afterAll(async () => {
 
 const rbRef = (name: string) => ({ kind: 'WorkloadRebalancer', name });
 const triggeredAt = async (name: string, namespace = 'default') =>
-  ((await h.store.get({ kind: 'ResourceBinding', namespace, name: `${name}-deployment` }))?.spec as { rescheduleTriggeredAt?: string } | undefined)?.rescheduleTriggeredAt;
-type Status = { observedWorkloads?: Array<{ workload: { name: string }; result?: string; reason?: string }>; finishTime?: string; observedGeneration?: number };
+  (
+    (await h.store.get({ kind: 'ResourceBinding', namespace, name: `${name}-deployment` }))?.spec as
+      | { rescheduleTriggeredAt?: string }
+      | undefined
+  )?.rescheduleTriggeredAt;
+type Status = {
+  observedWorkloads?: Array<{ workload: { name: string }; result?: string; reason?: string }>;
+  finishTime?: string;
+  observedGeneration?: number;
+};
 const statusOf = async (name: string) => (await h.store.get(rbRef(name)))?.status as Status | undefined;
 const finished = (name: string, check: (s: Status) => boolean = () => true) =>
-  eventually(async () => {
-    const s = await statusOf(name);
-    return s?.finishTime && check(s) ? s : undefined;
-  }, 10_000, `${name} finished`);
+  eventually(
+    async () => {
+      const s = await statusOf(name);
+      return s?.finishTime && check(s) ? s : undefined;
+    },
+    10_000,
+    `${name} finished`,
+  );
 const results = (s: Status) => s.observedWorkloads?.map((o) => [o.workload.name, o.result ?? '', o.reason ?? '']);
 
 describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
@@ -53,7 +65,9 @@ describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
       ['Warning', 'RebalanceFinished'],
       ['Warning', 'ReferencedBindingNotFound'],
     ]);
-    const onWorkload = await eventually(async () => (await events.list({ kind: 'Deployment', namespace: 'default', name: 'demo-1' }))[0]);
+    const onWorkload = await eventually(
+      async () => (await events.list({ kind: 'Deployment', namespace: 'default', name: 'demo-1' }))[0],
+    );
     expect(onWorkload).toMatchObject({ reason: 'RescheduleTriggered', source: { component: 'rebalancer' } });
     expect(onWorkload.message).toContain('WorkloadRebalancer demo');
   });
@@ -81,7 +95,10 @@ describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
       await h.apply(deployment(n, 'shop', n === 'sel-c' ? { tier: 'db' } : { tier: 'web' }));
       await h.apply(bindingFor(n, 'shop'));
     }
-    await h.apply({ ...rebalancer('by-label', []), spec: { workloadSelectors: [{ namespace: 'shop', labelSelector: { matchLabels: { tier: 'web' } } }] } });
+    await h.apply({
+      ...rebalancer('by-label', []),
+      spec: { workloadSelectors: [{ namespace: 'shop', labelSelector: { matchLabels: { tier: 'web' } } }] },
+    });
     const s = await finished('by-label');
     expect(results(s)).toEqual([
       ['sel-a', 'Successful', ''],
@@ -98,14 +115,24 @@ describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
     // Karmada's corner case 1: a workload added before the TTL runs out refreshes finishTime
     await new Promise((r) => setTimeout(r, 1500));
     const current = (await h.store.get(rbRef('short-lived'))) as StoredObject;
-    await h.store.apply({ ...current, spec: { workloads: [workload('ttl-1'), workload('ttl-2')], ttlSecondsAfterFinished: 3 } });
+    await h.store.apply({
+      ...current,
+      spec: { workloads: [workload('ttl-1'), workload('ttl-2')], ttlSecondsAfterFinished: 3 },
+    });
     const second = await finished('short-lived', (s) => s.finishTime !== first.finishTime);
     expect(Date.parse(second.finishTime!)).toBeGreaterThan(Date.parse(first.finishTime!));
-    expect(results(second)).toEqual([['ttl-1', 'Successful', ''], ['ttl-2', 'Successful', '']]);
+    expect(results(second)).toEqual([
+      ['ttl-1', 'Successful', ''],
+      ['ttl-2', 'Successful', ''],
+    ]);
     // past the first deadline, before the second: still there
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(first.finishTime!) + 3500 - Date.now())));
     expect(await h.store.get(rbRef('short-lived'))).toBeDefined();
-    await eventually(async () => ((await h.store.get(rbRef('short-lived'))) ? undefined : true), 8000, 'the TTL delete');
+    await eventually(
+      async () => ((await h.store.get(rbRef('short-lived'))) ? undefined : true),
+      8000,
+      'the TTL delete',
+    );
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(second.finishTime!) + 3000);
   });
 

@@ -19,8 +19,26 @@ import {
   type WorkloadReference,
 } from '@flotilla/rebalance';
 import { listKinds } from '@flotilla/api';
-import { createDelayedQueue, createWorker, encodeJobId, scheduleAt, systemClock, type Clock, type DelayedQueue, type DelayedWorker } from '@flotilla/runtime';
-import { Informer, NotFoundError, ObjectStore, objectKey, StaleResourceVersionError, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import {
+  createDelayedQueue,
+  createWorker,
+  encodeJobId,
+  scheduleAt,
+  systemClock,
+  type Clock,
+  type DelayedQueue,
+  type DelayedWorker,
+} from '@flotilla/runtime';
+import {
+  Informer,
+  NotFoundError,
+  ObjectStore,
+  objectKey,
+  StaleResourceVersionError,
+  type ObjectRef,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import pMap from 'p-map';
 import { CONTROLLER_NAME, REBALANCER_KIND, rebalancerEvent, workloadTriggeredEvent } from './cloud-events.js';
@@ -108,9 +126,18 @@ export class RebalancerController {
     });
     // Spec changes only: status-only writes go to the status bucket and do not come through here (as Karmada's
     // update predicate).
-    this.rebalancers = new Informer<Obj>(o.bus, 'objects', REBALANCER_KIND, (e) => this.whenStarted(() => this.workQueue.add(e.key)));
+    this.rebalancers = new Informer<Obj>(o.bus, 'objects', REBALANCER_KIND, (e) =>
+      this.whenStarted(() => this.workQueue.add(e.key)),
+    );
     this.rebalancerStatus = new Informer<StatusRecord>(o.bus, 'status', REBALANCER_KIND);
-    this.failBack = new FailBack({ bus: o.bus, store: this.store, publish: o.publish, clock: this.clock, logger: o.logger, bindings: this.bindings });
+    this.failBack = new FailBack({
+      bus: o.bus,
+      store: this.store,
+      publish: o.publish,
+      clock: this.clock,
+      logger: o.logger,
+      bindings: this.bindings,
+    });
     for (const kind of BINDING_KINDS) {
       this.bindings.set(
         kind,
@@ -130,7 +157,12 @@ export class RebalancerController {
 
   /** Lists everything, arms the TTL worker, and reconciles every rebalancer once. */
   async start(): Promise<void> {
-    await Promise.all([this.rebalancers.start(), this.rebalancerStatus.start(), ...[...this.bindings.values()].map((i) => i.start()), this.failBack.start()]);
+    await Promise.all([
+      this.rebalancers.start(),
+      this.rebalancerStatus.start(),
+      ...[...this.bindings.values()].map((i) => i.start()),
+      this.failBack.start(),
+    ]);
     const name = this.o.queueName ?? CONTROLLER_NAME;
     this.queue = createDelayedQueue<TtlJob>({ name, prefix: this.o.queuePrefix, connection: this.o.redis });
     this.worker = createWorker<TtlJob, void>({
@@ -168,7 +200,8 @@ export class RebalancerController {
 
   /** Resolves when nothing is queued or running: for tests and benchmarks. */
   async idle(): Promise<void> {
-    while (this.workQueue.length || this.failBack.queue.length) await Promise.all([this.workQueue.idle(), this.failBack.queue.idle()]);
+    while (this.workQueue.length || this.failBack.queue.length)
+      await Promise.all([this.workQueue.idle(), this.failBack.queue.idle()]);
   }
 
   /** The status to decide from: the status writer's, unless this leader has published something it has not folded yet. */
@@ -228,21 +261,35 @@ export class RebalancerController {
       await pMap(triggered, (t) => this.o.publish(workloadTriggeredEvent(who, t, now)), { concurrency: 128 });
       const ms = performance.now() - started;
       this.o.onPass?.({ key, decision, ms });
-      this.o.logger.info({ key, workloads: decision.status?.observedWorkloads?.length ?? 0, writes: wrote.size, decideAndWriteMs: Math.round(decidedMs), ms: Math.round(ms) }, 'rebalance pass');
+      this.o.logger.info(
+        {
+          key,
+          workloads: decision.status?.observedWorkloads?.length ?? 0,
+          writes: wrote.size,
+          decideAndWriteMs: Math.round(decidedMs),
+          ms: Math.round(ms),
+        },
+        'rebalance pass',
+      );
     }
     this.watchBindings(key, decision.status);
     if (decision.retry.length) throw new RebalanceRetryError(stored.metadata.name, decision.retry);
 
     // 5. the TTL
     if (decision.delete) await this.deleteFinished(key, stored, uid, now);
-    else if (decision.requeueAfterMs !== null) await this.armTtl(key, uid, new Date(now.getTime() + decision.requeueAfterMs), now);
+    else if (decision.requeueAfterMs !== null)
+      await this.armTtl(key, uid, new Date(now.getTime() + decision.requeueAfterMs), now);
   }
 
   /** The workloads spec.workloadSelectors select among the stored templates of the kinds they can name. */
   private async select(rebalancer: WorkloadRebalancer): Promise<WorkloadReference[] | undefined> {
     const selectors = rebalancer.spec?.workloadSelectors;
     if (!selectors?.length) return undefined;
-    const kinds = selectedKinds(selectors) ?? listKinds().filter((k) => !k.strict).map((k) => k.kind);
+    const kinds =
+      selectedKinds(selectors) ??
+      listKinds()
+        .filter((k) => !k.strict)
+        .map((k) => k.kind);
     const templates = (await Promise.all(kinds.map((k) => this.store.list(k)))).flat();
     return selectWorkloads(selectors, templates as unknown as SelectableTemplate[]);
   }
@@ -257,7 +304,11 @@ export class RebalancerController {
   }
 
   /** Each write one compare-and-set (from the informer's copy; a stale copy is read again). True if any failed. */
-  private async writeAll(writes: readonly BindingWrite[], overrides: Map<string, BindingLookup>, wrote: Set<string>): Promise<boolean> {
+  private async writeAll(
+    writes: readonly BindingWrite[],
+    overrides: Map<string, BindingLookup>,
+    wrote: Set<string>,
+  ): Promise<boolean> {
     let failed = false;
     await pMap(
       writes,
@@ -272,7 +323,9 @@ export class RebalancerController {
             (cur) => {
               seen = cur;
               const spec = cur.spec as BindingView['spec'];
-              return needsTrigger(spec.rescheduleTriggeredAt, w.rescheduleTriggeredAt) ? { ...cur, spec: { ...spec, rescheduleTriggeredAt: w.rescheduleTriggeredAt } } : undefined;
+              return needsTrigger(spec.rescheduleTriggeredAt, w.rescheduleTriggeredAt)
+                ? { ...cur, spec: { ...spec, rescheduleTriggeredAt: w.rescheduleTriggeredAt } }
+                : undefined;
             },
             cached ? { cached } : {},
           );
@@ -291,7 +344,9 @@ export class RebalancerController {
   /** Re-checks a Failed or pending workload when its binding appears or changes (Karmada never retries a Failed one). */
   private watchBindings(key: string, status: WorkloadRebalancerStatus | undefined): void {
     for (const b of this.waitingOf.get(key) ?? []) this.waiting.get(b)?.delete(key);
-    const keys = ((status?.observedWorkloads ?? []) as ObservedWorkload[]).filter((o) => o.result !== 'Successful').map((o) => objectKey(bindingRefOf(o.workload)));
+    const keys = ((status?.observedWorkloads ?? []) as ObservedWorkload[])
+      .filter((o) => o.result !== 'Successful')
+      .map((o) => objectKey(bindingRefOf(o.workload)));
     for (const b of keys) {
       let set = this.waiting.get(b);
       if (!set) this.waiting.set(b, (set = new Set()));
@@ -320,8 +375,21 @@ export class RebalancerController {
       throw err;
     }
     this.forget(key);
-    this.o.logger.info({ key, ttlSecondsAfterFinished: rb.spec?.ttlSecondsAfterFinished }, 'finished rebalancer deleted after its TTL');
-    await this.o.publish(cloudEvent({ id: `${uid}/ObjectDeleted`, source: CONTROLLER_NAME, type: EventTypes.ObjectDeleted, kind: REBALANCER_KIND, name: rb.metadata.name, time: now, data: {} }));
+    this.o.logger.info(
+      { key, ttlSecondsAfterFinished: rb.spec?.ttlSecondsAfterFinished },
+      'finished rebalancer deleted after its TTL',
+    );
+    await this.o.publish(
+      cloudEvent({
+        id: `${uid}/ObjectDeleted`,
+        source: CONTROLLER_NAME,
+        type: EventTypes.ObjectDeleted,
+        kind: REBALANCER_KIND,
+        name: rb.metadata.name,
+        time: now,
+        data: {},
+      }),
+    );
   }
 
   private async armTtl(key: string, uid: string, at: Date, now: Date): Promise<void> {
@@ -337,5 +405,7 @@ function missingBindings(d: RebalanceDecision): BindingRef[] {
 
 /** A decision made again after its own writes sees them as already there: it is told which it wrote. */
 function markWritten(d: RebalanceDecision, wrote: ReadonlySet<string>): void {
-  for (const e of d.events) if (e.type === 'RebalanceTriggered') for (const t of e.data.workloads) if (wrote.has(objectKey(t.binding))) t.written = true;
+  for (const e of d.events)
+    if (e.type === 'RebalanceTriggered')
+      for (const t of e.data.workloads) if (wrote.has(objectKey(t.binding))) t.written = true;
 }

@@ -7,7 +7,9 @@ export class RebalanceRetryError extends Error {
     const first = failures[0];
     super(
       `WorkloadRebalancer ${rebalancer}: ${failures.length} workload${failures.length === 1 ? '' : 's'} to retry` +
-        (first ? ` (first: ${first.workload.kind} ${first.workload.namespace ? `${first.workload.namespace}/` : ''}${first.workload.name}: ${first.error})` : ''),
+        (first
+          ? ` (first: ${first.workload.kind} ${first.workload.namespace ? `${first.workload.namespace}/` : ''}${first.workload.name}: ${first.error})`
+          : ''),
     );
     this.name = 'RebalanceRetryError';
   }

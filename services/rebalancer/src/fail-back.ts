@@ -3,7 +3,14 @@ import { WorkQueue } from '@flotilla/controller';
 import { decideFailBack, FAIL_BACK_ANNOTATION, needsTrigger, WorkloadEventTypes } from '@flotilla/rebalance';
 import { policyClaim, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 import type { Clock } from '@flotilla/runtime';
-import { Informer, objectKey, refFromKey, type ObjectStore, type StatusRecord, type StoredObject } from '@flotilla/store';
+import {
+  Informer,
+  objectKey,
+  refFromKey,
+  type ObjectStore,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import { CONTROLLER_NAME } from './cloud-events.js';
 
 type Obj = StoredObject & Record<string, unknown>;
@@ -20,7 +27,11 @@ export interface FailBackOptions {
 }
 
 /** Keeps a policy's identity and annotations only: the fail-back period is all this reads of it. */
-const annotationsOnly = (p: Obj): Obj => ({ apiVersion: p.apiVersion, kind: p.kind, metadata: { name: p.metadata.name, namespace: p.metadata.namespace, annotations: p.metadata.annotations } });
+const annotationsOnly = (p: Obj): Obj => ({
+  apiVersion: p.apiVersion,
+  kind: p.kind,
+  metadata: { name: p.metadata.name, namespace: p.metadata.namespace, annotations: p.metadata.annotations },
+});
 
 /**
  * Opt-in fail-back (decideFailBack): bindings whose claiming policy carries `flotilla.io/fail-back-after` are
@@ -34,12 +45,20 @@ export class FailBack {
   private readonly policies: Informer<Obj>;
   private readonly clusterPolicies: Informer<Obj>;
   /** Clusters and binding status, watched only while some policy opts in (every status fold is a message to decode). */
-  private watching?: { clusters: Informer<Obj>; clusterStatus: Informer<StatusRecord>; bindingStatus: Map<string, Informer<StatusRecord>>; ready: Promise<unknown> };
+  private watching?: {
+    clusters: Informer<Obj>;
+    clusterStatus: Informer<StatusRecord>;
+    bindingStatus: Map<string, Informer<StatusRecord>>;
+    ready: Promise<unknown>;
+  };
   private readonly holdingSince = new Map<string, string>();
   private started = false;
 
   constructor(private readonly o: FailBackOptions) {
-    this.queue = new WorkQueue((k) => this.reconcile(k), { concurrency: 8, onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'fail-back check failed; retrying') });
+    this.queue = new WorkQueue((k) => this.reconcile(k), {
+      concurrency: 8,
+      onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'fail-back check failed; retrying'),
+    });
     const onPolicy = () => {
       if (this.started) this.follow();
     };
@@ -64,15 +83,26 @@ export class FailBack {
 
   /** Watches clusters and binding status while a policy opts in, and stops when none does; then checks every candidate. */
   private follow(): void {
-    const optedIn = [...this.policies.values(), ...this.clusterPolicies.values()].some((p) => p.metadata.annotations?.[FAIL_BACK_ANNOTATION]);
+    const optedIn = [...this.policies.values(), ...this.clusterPolicies.values()].some(
+      (p) => p.metadata.annotations?.[FAIL_BACK_ANNOTATION],
+    );
     if (optedIn && !this.watching) {
       const everything = () => {
         if (this.started) this.sweep();
       };
-      const bindingStatus = new Map(BINDING_KINDS.map((kind) => [kind as string, new Informer<StatusRecord>(this.o.bus, 'status', kind, (e) => this.bindingChanged(e.key))]));
+      const bindingStatus = new Map(
+        BINDING_KINDS.map((kind) => [
+          kind as string,
+          new Informer<StatusRecord>(this.o.bus, 'status', kind, (e) => this.bindingChanged(e.key)),
+        ]),
+      );
       const clusters = new Informer<Obj>(this.o.bus, 'objects', 'Cluster', everything);
       const clusterStatus = new Informer<StatusRecord>(this.o.bus, 'status', 'Cluster', everything);
-      const ready = Promise.all([clusters.start(), clusterStatus.start(), ...[...bindingStatus.values()].map((i) => i.start())]).then(everything);
+      const ready = Promise.all([
+        clusters.start(),
+        clusterStatus.start(),
+        ...[...bindingStatus.values()].map((i) => i.start()),
+      ]).then(everything);
       this.watching = { clusters, clusterStatus, bindingStatus, ready };
     } else if (!optedIn && this.watching) this.unwatch();
     else if (optedIn) this.sweep();
@@ -94,7 +124,9 @@ export class FailBack {
   /** Every opted-in binding, in the background lane (a cluster or policy changed, or the resync). */
   sweep(): void {
     if (!this.watching) return;
-    for (const inf of this.o.bindings.values()) for (const key of inf.cache.keys()) if (this.policyAnnotationsOf(key) !== undefined) this.queue.addBackground(key);
+    for (const inf of this.o.bindings.values())
+      for (const key of inf.cache.keys())
+        if (this.policyAnnotationsOf(key) !== undefined) this.queue.addBackground(key);
   }
 
   /** The claiming policy's annotations when it opted in to fail-back; undefined otherwise. */
@@ -104,12 +136,15 @@ export class FailBack {
     const claim = policyClaim(b?.metadata.annotations);
     if (!claim) return undefined;
     const inf = claim.kind === 'PropagationPolicy' ? this.policies : this.clusterPolicies;
-    const annotations = inf.get({ kind: claim.kind, namespace: claim.namespace, name: claim.name })?.metadata.annotations;
+    const annotations = inf.get({ kind: claim.kind, namespace: claim.namespace, name: claim.name })?.metadata
+      .annotations;
     return annotations?.[FAIL_BACK_ANNOTATION] ? annotations : undefined;
   }
 
   private clusterViews(w: NonNullable<FailBack['watching']>): Cluster[] {
-    return [...w.clusters.cache.entries()].map(([key, { value }]) => ({ ...value, status: w.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster);
+    return [...w.clusters.cache.entries()].map(
+      ([key, { value }]) => ({ ...value, status: w.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster,
+    );
   }
 
   private async reconcile(key: string): Promise<void | { requeueAfterMs: number }> {
@@ -121,9 +156,18 @@ export class FailBack {
       this.holdingSince.delete(key);
       return;
     }
-    const binding = { ...cached.value, status: w.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status } as unknown as ResourceBinding;
+    const binding = {
+      ...cached.value,
+      status: w.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status,
+    } as unknown as ResourceBinding;
     const now = this.o.clock.now();
-    const d = decideFailBack({ binding, policyAnnotations: annotations, clusters: this.clusterViews(w), now, holdingSince: this.holdingSince.get(key) });
+    const d = decideFailBack({
+      binding,
+      policyAnnotations: annotations,
+      clusters: this.clusterViews(w),
+      now,
+      holdingSince: this.holdingSince.get(key),
+    });
     if (d.action === 'none') {
       this.holdingSince.delete(key);
       return;
@@ -135,7 +179,9 @@ export class FailBack {
       ref,
       (cur) => {
         const spec = cur.spec as ResourceBinding['spec'];
-        return needsTrigger(spec.rescheduleTriggeredAt, at) ? { ...cur, spec: { ...spec, rescheduleTriggeredAt: at } } : undefined;
+        return needsTrigger(spec.rescheduleTriggeredAt, at)
+          ? { ...cur, spec: { ...spec, rescheduleTriggeredAt: at } }
+          : undefined;
       },
       { cached },
     );
@@ -152,7 +198,13 @@ export class FailBack {
         namespace: ref.namespace,
         name: ref.name,
         time: now,
-        data: { fromGroup: d.fromGroup, toGroup: d.toGroup, rescheduleTriggeredAt: at, holdingSince: d.holdingSince, kubeEvent: { type: 'Normal', reason: 'FailBackTriggered', message } },
+        data: {
+          fromGroup: d.fromGroup,
+          toGroup: d.toGroup,
+          rescheduleTriggeredAt: at,
+          holdingSince: d.holdingSince,
+          kubeEvent: { type: 'Normal', reason: 'FailBackTriggered', message },
+        },
       }),
     );
   }

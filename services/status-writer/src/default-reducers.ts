@@ -1,7 +1,12 @@
 import type { CronFederatedHPAStatus } from '@flotilla/api';
 import { EventTypes, eventTypeOf } from '@flotilla/bus';
 import { CronEventTypes, evolveHistory, type CronEvent } from '@flotilla/cron';
-import { evolveRebalancerStatus, RebalanceEventTypes, type RebalanceEvent, type WorkloadRebalancerStatus } from '@flotilla/rebalance';
+import {
+  evolveRebalancerStatus,
+  RebalanceEventTypes,
+  type RebalanceEvent,
+  type WorkloadRebalancerStatus,
+} from '@flotilla/rebalance';
 import { ReducerRegistry, workloadStatusReducer, type Reducer, type Status } from './reducers.js';
 
 /** CronFederatedHPA execution history: the cron package owns its shape and limits. */
@@ -13,7 +18,10 @@ const cronHistory: Reducer = (status, event) =>
 
 /** WorkloadRebalancer status: the rebalance package owns its shape (the observed list, results, finishTime). */
 const rebalancerStatus: Reducer = (status, event) =>
-  evolveRebalancerStatus(status as WorkloadRebalancerStatus | undefined, { type: eventTypeOf(event), data: event.data } as RebalanceEvent) as Status;
+  evolveRebalancerStatus(
+    status as WorkloadRebalancerStatus | undefined,
+    { type: eventTypeOf(event), data: event.data } as RebalanceEvent,
+  ) as Status;
 
 /** The reducers of every event type Flotilla publishes; types not listed fold by `statusPatch`. */
 export function defaultReducers(): ReducerRegistry {

@@ -74,7 +74,9 @@ export const workloadRebalancerAdmission: KindAdmission = {
     if (!spec.workloads?.length && !spec.workloadSelectors?.length) {
       errs.push({
         field: 'spec.workloads',
-        message: spec.workloads ? 'Invalid value: must have at least 1 item (or give spec.workloadSelectors)' : 'Required value: list the workloads (or give spec.workloadSelectors)',
+        message: spec.workloads
+          ? 'Invalid value: must have at least 1 item (or give spec.workloadSelectors)'
+          : 'Required value: list the workloads (or give spec.workloadSelectors)',
       });
     }
     (spec.workloads ?? []).forEach((w, i) => {
@@ -93,7 +95,9 @@ export const workloadRebalancerAdmission: KindAdmission = {
           message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty`,
         });
     });
-    (spec.workloadSelectors ?? []).forEach((sel, i) => errs.push(...workloadSelectorErrors(sel, `spec.workloadSelectors[${i}]`, ctx)));
+    (spec.workloadSelectors ?? []).forEach((sel, i) =>
+      errs.push(...workloadSelectorErrors(sel, `spec.workloadSelectors[${i}]`, ctx)),
+    );
     return errs;
   },
 };
@@ -101,14 +105,21 @@ export const workloadRebalancerAdmission: KindAdmission = {
 function workloadSelectorErrors(sel: WorkloadSelector, at: string, ctx: AdmissionContext): FieldError[] {
   const errs: FieldError[] = [];
   if (sel.kind !== undefined) {
-    if (sel.apiVersion === undefined) errs.push({ field: `${at}.apiVersion`, message: `Required value: needed with kind ${sel.kind}` });
+    if (sel.apiVersion === undefined)
+      errs.push({ field: `${at}.apiVersion`, message: `Required value: needed with kind ${sel.kind}` });
     else {
       const info = ctx.lookupKind(sel.apiVersion, sel.kind);
       if (typeof info === 'string') errs.push({ field: `${at}.kind`, message: `Invalid value: ${info}` });
-      else if (!info.namespaced && sel.namespace) errs.push({ field: `${at}.namespace`, message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty` });
+      else if (!info.namespaced && sel.namespace)
+        errs.push({
+          field: `${at}.namespace`,
+          message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty`,
+        });
     }
   }
-  if (sel.namespace) for (const m of dns1123LabelErrors(sel.namespace)) errs.push({ field: `${at}.namespace`, message: `Invalid value: ${JSON.stringify(sel.namespace)}: ${m}` });
+  if (sel.namespace)
+    for (const m of dns1123LabelErrors(sel.namespace))
+      errs.push({ field: `${at}.namespace`, message: `Invalid value: ${JSON.stringify(sel.namespace)}: ${m}` });
   errs.push(...labelSelectorErrors(sel.labelSelector, `${at}.labelSelector`));
   return errs;
 }
@@ -117,15 +128,24 @@ function workloadSelectorErrors(sel: WorkloadSelector, at: string, ctx: Admissio
 function labelSelectorErrors(ls: LabelSelector, at: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!Object.keys(ls.matchLabels ?? {}).length && !ls.matchExpressions?.length) {
-    errs.push({ field: at, message: 'Required value: matchLabels or matchExpressions (an empty selector would select every workload)' });
+    errs.push({
+      field: at,
+      message: 'Required value: matchLabels or matchExpressions (an empty selector would select every workload)',
+    });
   }
   ls.matchExpressions?.forEach((r, j) => {
     const values = r.values ?? [];
     if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
-      errs.push({ field: `${at}.matchExpressions[${j}].values`, message: `Required value: must be specified when operator is ${r.operator}` });
+      errs.push({
+        field: `${at}.matchExpressions[${j}].values`,
+        message: `Required value: must be specified when operator is ${r.operator}`,
+      });
     }
     if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
-      errs.push({ field: `${at}.matchExpressions[${j}].values`, message: `Forbidden: may not be specified when operator is ${r.operator}` });
+      errs.push({
+        field: `${at}.matchExpressions[${j}].values`,
+        message: `Forbidden: may not be specified when operator is ${r.operator}`,
+      });
     }
   });
   return errs;

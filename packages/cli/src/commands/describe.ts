@@ -35,7 +35,13 @@ export async function describeCommand(
   ];
   if (o.spec !== undefined) lines.push('Spec:', indent(toYaml(o.spec)));
   if (o.status !== undefined) lines.push('Status:', indent(toYaml(o.status)));
-  if (BINDING_KINDS.has(info.kind)) lines.push(...schedulingDecisionLines(await lastDecision(s.bus, info.kind, ns, name, typeof m.uid === 'string' ? m.uid : undefined), io.now()));
+  if (BINDING_KINDS.has(info.kind))
+    lines.push(
+      ...schedulingDecisionLines(
+        await lastDecision(s.bus, info.kind, ns, name, typeof m.uid === 'string' ? m.uid : undefined),
+        io.now(),
+      ),
+    );
   if (info.kind === 'WorkloadRebalancer') {
     const report = await rebalanceReport(s, name, typeof m.uid === 'string' ? m.uid : undefined);
     lines.push('Workloads:', indent(report.workloads.length ? reportTable(report.workloads) : '<none observed yet>'));

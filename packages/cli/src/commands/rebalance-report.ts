@@ -38,7 +38,8 @@ export async function rebalanceReport(
   const { events } = await rebalancerEvents(s.bus, name, uid);
   const status = foldRebalancerStatus(undefined, events);
   const triggered = new Map<string, TriggeredWorkload>();
-  for (const e of events) if (e.type === 'RebalanceTriggered') for (const t of e.data.workloads) triggered.set(workloadKey(t.workload), t);
+  for (const e of events)
+    if (e.type === 'RebalanceTriggered') for (const t of e.data.workloads) triggered.set(workloadKey(t.workload), t);
   const workloads: WorkloadReport[] = [];
   for (const o of (status?.observedWorkloads ?? []) as ObservedWorkload[]) {
     const w = o.workload;
@@ -55,7 +56,8 @@ export async function rebalanceReport(
         throw err;
       });
       const last = (b?.status as { lastScheduledTime?: string } | undefined)?.lastScheduledTime;
-      if (b && last && Date.parse(last) >= Date.parse(t.rescheduleTriggeredAt)) row.after = ((b.spec as { clusters?: Clusters }).clusters ?? []);
+      if (b && last && Date.parse(last) >= Date.parse(t.rescheduleTriggeredAt))
+        row.after = (b.spec as { clusters?: Clusters }).clusters ?? [];
     }
     workloads.push(row);
   }
@@ -63,7 +65,11 @@ export async function rebalanceReport(
 }
 
 /** The rebalancer's domain events (of the given uid, when known: a name can be reused). */
-export async function rebalancerEvents(bus: Bus, name: string, uid: string | undefined): Promise<{ events: RebalanceEvent[] }> {
+export async function rebalancerEvents(
+  bus: Bus,
+  name: string,
+  uid: string | undefined,
+): Promise<{ events: RebalanceEvent[] }> {
   const events: RebalanceEvent[] = [];
   for await (const d of readEvents(bus, { filter: { kind: 'WorkloadRebalancer', namespace: '', name } })) {
     const data = d.event.data as { rebalancerUid?: string };
@@ -73,12 +79,20 @@ export async function rebalancerEvents(bus: Bus, name: string, uid: string | und
   return { events };
 }
 
-const placement = (c: Clusters | undefined, missing: string) => (c === undefined ? missing : c.map((x) => (x.replicas === undefined ? x.name : `${x.name}:${x.replicas}`)).join(', ') || '<none>');
+const placement = (c: Clusters | undefined, missing: string) =>
+  c === undefined
+    ? missing
+    : c.map((x) => (x.replicas === undefined ? x.name : `${x.name}:${x.replicas}`)).join(', ') || '<none>';
 
 /** WORKLOAD RESULT BEFORE AFTER. */
 export function reportTable(rows: readonly WorkloadReport[]): string {
   return formatTable(
     ['WORKLOAD', 'RESULT', 'BEFORE', 'AFTER'],
-    rows.map((r) => [r.workload, r.result, placement(r.before, '-'), r.result.startsWith('Successful') ? placement(r.after, '<not rescheduled yet>') : '-']),
+    rows.map((r) => [
+      r.workload,
+      r.result,
+      placement(r.before, '-'),
+      r.result.startsWith('Successful') ? placement(r.after, '<not rescheduled yet>') : '-',
+    ]),
   );
 }

@@ -6,7 +6,11 @@ const base = { selector: [] as string[], timeout: '2m' };
 
 describe('rebalancerFor (flotilla rebalance)', () => {
   it('names namespaced workloads in -n (default "default") and cluster-scoped ones without, with the TTL in seconds', () => {
-    const rb = rebalancerFor(['deploy/web', 'clusterrole/viewer'], { ...base, namespace: 'shop', ttl: '10m', name: 'r1' }, now);
+    const rb = rebalancerFor(
+      ['deploy/web', 'clusterrole/viewer'],
+      { ...base, namespace: 'shop', ttl: '10m', name: 'r1' },
+      now,
+    );
     expect(rb).toEqual({
       apiVersion: 'apps.karmada.io/v1alpha1',
       kind: 'WorkloadRebalancer',
@@ -19,11 +23,19 @@ describe('rebalancerFor (flotilla rebalance)', () => {
         ttlSecondsAfterFinished: 600,
       },
     });
-    expect((rebalancerFor(['deploy/web'], base, now) as { spec: { workloads: Array<{ namespace: string }> } }).spec.workloads[0]!.namespace).toBe('default');
+    expect(
+      (rebalancerFor(['deploy/web'], base, now) as { spec: { workloads: Array<{ namespace: string }> } }).spec
+        .workloads[0]!.namespace,
+    ).toBe('default');
   });
   it('--selector becomes one workloadSelector in -n, and the generated name carries the time', () => {
-    const rb = rebalancerFor([], { ...base, selector: ['tier=web', 'team=a'], namespace: 'shop' }, now) as { metadata: { name: string }; spec: unknown };
-    expect(rb.spec).toEqual({ workloadSelectors: [{ namespace: 'shop', labelSelector: { matchLabels: { tier: 'web', team: 'a' } } }] });
+    const rb = rebalancerFor([], { ...base, selector: ['tier=web', 'team=a'], namespace: 'shop' }, now) as {
+      metadata: { name: string };
+      spec: unknown;
+    };
+    expect(rb.spec).toEqual({
+      workloadSelectors: [{ namespace: 'shop', labelSelector: { matchLabels: { tier: 'web', team: 'a' } } }],
+    });
     expect(rb.metadata.name).toMatch(/^rebalance-20260308090405-[0-9a-f]{4}$/);
   });
   it.each([

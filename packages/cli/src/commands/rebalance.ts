@@ -20,7 +20,12 @@ export function rebalancerFor(targets: readonly string[], o: RebalanceOptions, n
     const slash = t.indexOf('/');
     if (slash <= 0 || slash === t.length - 1) throw new CliError(`error: "${t}" is not KIND/NAME`);
     const info = resolveKind(t.slice(0, slash));
-    return { apiVersion: info.apiVersion, kind: info.kind, name: t.slice(slash + 1), ...(info.namespaced ? { namespace: o.namespace ?? 'default' } : {}) };
+    return {
+      apiVersion: info.apiVersion,
+      kind: info.kind,
+      name: t.slice(slash + 1),
+      ...(info.namespaced ? { namespace: o.namespace ?? 'default' } : {}),
+    };
   });
   const matchLabels: Record<string, string> = {};
   for (const kv of o.selector) {
@@ -28,8 +33,11 @@ export function rebalancerFor(targets: readonly string[], o: RebalanceOptions, n
     if (!m) throw new CliError(`error: --selector "${kv}" is not key=value`);
     matchLabels[m[1]!] = m[2]!;
   }
-  const workloadSelectors: WorkloadSelector[] = Object.keys(matchLabels).length ? [{ ...(o.namespace ? { namespace: o.namespace } : {}), labelSelector: { matchLabels } }] : [];
-  if (!workloads.length && !workloadSelectors.length) throw new CliError('error: name workloads as KIND/NAME, or select them with --selector key=value');
+  const workloadSelectors: WorkloadSelector[] = Object.keys(matchLabels).length
+    ? [{ ...(o.namespace ? { namespace: o.namespace } : {}), labelSelector: { matchLabels } }]
+    : [];
+  if (!workloads.length && !workloadSelectors.length)
+    throw new CliError('error: name workloads as KIND/NAME, or select them with --selector key=value');
   const ttl = o.ttl === undefined ? undefined : Math.ceil(parseDuration(o.ttl, '--ttl') / 1000);
   const stamp = now.toISOString().replace(/[-:T]/g, '').slice(0, 14);
   return {

@@ -38,7 +38,15 @@ export async function harness(label: string): Promise<Harness> {
     store,
     redis,
     controller(extra = {}) {
-      const c = new RebalancerController({ bus, store, redis, queuePrefix: prefix, publish: (e) => publishEvent(bus, e), logger: silent, ...extra });
+      const c = new RebalancerController({
+        bus,
+        store,
+        redis,
+        queuePrefix: prefix,
+        publish: (e) => publishEvent(bus, e),
+        logger: silent,
+        ...extra,
+      });
       controllers.push(c);
       return c;
     },
@@ -61,11 +69,19 @@ export const deployment = (name: string, namespace = 'default', labels: Record<s
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace, labels: { app: name, ...labels } },
-  spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+  spec: {
+    replicas: 2,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+  },
 });
 
 /** The binding Karmada's detector would make for a Deployment, as already scheduled once. */
-export const bindingFor = (name: string, namespace = 'default', o: { apiVersion?: string; rescheduleTriggeredAt?: string } = {}) => ({
+export const bindingFor = (
+  name: string,
+  namespace = 'default',
+  o: { apiVersion?: string; rescheduleTriggeredAt?: string } = {},
+) => ({
   apiVersion: 'work.karmada.io/v1alpha2',
   kind: 'ResourceBinding',
   metadata: { name: `${name}-deployment`, namespace },
@@ -77,7 +93,12 @@ export const bindingFor = (name: string, namespace = 'default', o: { apiVersion?
   },
 });
 
-export const workload = (name: string, namespace = 'default') => ({ apiVersion: 'apps/v1', kind: 'Deployment', name, namespace });
+export const workload = (name: string, namespace = 'default') => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  name,
+  namespace,
+});
 
 export const rebalancer = (name: string, workloads: unknown[], extra: Record<string, unknown> = {}) => ({
   apiVersion: 'apps.karmada.io/v1alpha1',
