@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
+import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const deployDir = join(root, 'deploy');
@@ -942,6 +943,16 @@ describe('docker-compose.yml', () => {
     ];
     expect(given.filter((k) => !known.has(k))).toEqual([]);
     expect(given).toContain('CRON_CATCHUP_WINDOW_MS');
+  });
+
+  it('sets only settings the rebalancer reads, in deploy/ and here', () => {
+    const known = new Set(Object.keys(rebalancerConfig.shape));
+    const given = [
+      ...Object.keys(configOf('rebalancer')),
+      ...Object.keys(get(services, 'rebalancer.environment') as Obj),
+    ];
+    expect(given.filter((k) => !known.has(k))).toEqual([]);
+    expect(given).toContain('REBALANCER_WRITE_CONCURRENCY');
   });
 
   it('has nats with JetStream, redis, every service and the examples job', () => {

@@ -107,7 +107,9 @@ export {
 } from './kinds/cron-federated-hpa.js';
 export {
   workloadRebalancerSpecSchema,
+  workloadSelectorSchema,
   type RebalancerObjectReference,
+  type WorkloadSelector,
   type WorkloadRebalancer,
   type WorkloadRebalancerSpec,
   type WorkloadRebalancerStatus,

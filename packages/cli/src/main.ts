@@ -7,7 +7,9 @@ import { describeCommand } from './commands/describe.js';
 import { eventsCommand } from './commands/events.js';
 import { getCommand } from './commands/get.js';
 import { waitCommand } from './commands/wait.js';
+import { rebalanceCommand, type RebalanceOptions } from './commands/rebalance.js';
 import { whatIfCronCommand, whatIfScheduleCommand } from './commands/what-if.js';
+import { whatIfRebalanceCommand } from './commands/what-if-rebalance.js';
 import { processIo, withLazySession, withSession, type CliIo, type Session } from './context.js';
 import { errorText } from './errors.js';
 
@@ -108,6 +110,28 @@ function program(io: CliIo, result: { code: number }): Command {
       })(),
     );
 
+  cli
+    .command('rebalance')
+    .description(
+      'create a WorkloadRebalancer: a Fresh rescheduling of the workloads named (and selected); --wait prints the results',
+    )
+    .argument('[targets...]', 'KIND/NAME of each workload (deploy/web, clusterrole/viewer, ...)')
+    .option('-n, --namespace <ns>', 'namespace of the named workloads (default: default), and of --selector')
+    .option(
+      '--selector <k=v>',
+      'also rebalance the workloads with this label (repeatable; all must match)',
+      collect,
+      [],
+    )
+    .option('--ttl <duration>', 'delete the rebalancer this long after it finishes (ttlSecondsAfterFinished)')
+    .option('--name <name>', "the rebalancer's name (default: rebalance-<time>-<random>)")
+    .option(
+      '--wait',
+      'wait until it finishes and the scheduler has rescheduled the workloads, then print results and placements',
+    )
+    .option('--timeout <duration>', 'how long --wait waits', '2m')
+    .action((targets: string[], o: RebalanceOptions) => online((s) => rebalanceCommand(io, s, targets, o))());
+
   const cluster = cli
     .command('cluster')
     .description('member clusters: add simulated ones, fail and recover them, set load');
@@ -168,6 +192,18 @@ function program(io: CliIo, result: { code: number }): Command {
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .action((o: { filename: string[]; output?: string; now: string; until?: string; timeZone: string }) =>
       run(() => whatIfCronCommand(io, o.filename, o))(),
+    );
+
+  whatIf
+    .command('rebalance')
+    .description(
+      'print what the rebalancer would do at --now with the WorkloadRebalancer and (Cluster)ResourceBindings in FILE',
+    )
+    .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
+    .requiredOption('--now <rfc3339>')
+    .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
+    .action((o: { filename: string[]; output?: string; now: string }) =>
+      run(() => whatIfRebalanceCommand(io, o.filename, o))(),
     );
 
   return cli;

@@ -186,3 +186,81 @@ describe('flotilla what-if cron (offline)', () => {
     expect(when.err).toMatch(/--now/);
   });
 });
+
+describe('flotilla what-if rebalance (offline)', () => {
+  it("-o json: exactly the List, deleted and requeueAfterSeconds, with Karmada's status and the binding written", async () => {
+    const r = await run([
+      'what-if',
+      'rebalance',
+      '-f',
+      path('./testdata/rebalance.yaml'),
+      '--now',
+      '2024-04-17T15:04:06Z',
+      '-o',
+      'json',
+    ]);
+    expect(r.err).toBe('');
+    const out = JSON.parse(r.out) as {
+      items: Array<{
+        kind: string;
+        metadata: { name: string };
+        status?: { observedWorkloads: Array<{ result: string }> };
+      }>;
+    };
+    expect(Object.keys(out)).toEqual(['apiVersion', 'kind', 'items', 'deleted', 'requeueAfterSeconds']);
+    expect(out).toMatchObject({ apiVersion: 'v1', kind: 'List', deleted: false, requeueAfterSeconds: 60 });
+    expect(out.items.map((i) => `${i.kind}/${i.metadata.name}`)).toEqual([
+      'WorkloadRebalancer/demo',
+      'ResourceBinding/demo-deploy-1-deployment',
+    ]);
+    expect(out.items[0]!.status!.observedWorkloads.map((w) => w.result)).toEqual([
+      'Successful',
+      'Failed',
+      'Successful',
+    ]);
+  });
+
+  it('past the TTL of a finished rebalancer: deleted, requeueAfterSeconds null', async () => {
+    const first = await run([
+      'what-if',
+      'rebalance',
+      '-f',
+      path('./testdata/rebalance.yaml'),
+      '--now',
+      '2024-04-17T15:04:06Z',
+      '-o',
+      'yaml',
+    ]);
+    const again = await run(
+      ['what-if', 'rebalance', '-f', '-', '--now', '2024-04-17T15:05:06Z', '-o', 'json'],
+      first.out,
+    );
+    expect(again.err).toBe('');
+    expect(JSON.parse(again.out)).toMatchObject({ deleted: true, requeueAfterSeconds: null });
+  });
+
+  it('prints a table by default', async () => {
+    const r = await run([
+      'what-if',
+      'rebalance',
+      '-f',
+      path('./testdata/rebalance.yaml'),
+      '--now',
+      '2024-04-17T15:04:06Z',
+    ]);
+    expect(r.out).toMatch(/Deployment\/default\/demo-deploy-2\s+Failed\s+ReferencedBindingNotFound/);
+    expect(r.out).toContain(
+      'writes ResourceBinding default/demo-deploy-1-deployment: rescheduleTriggeredAt 2024-04-17T15:04:05Z',
+    );
+    expect(r.out).toContain('deleted: no (TTL runs out in 60s)');
+  });
+
+  it('rejects a rebalancer without workloads with the admission field path, and a missing --now', async () => {
+    const bad =
+      'apiVersion: apps.karmada.io/v1alpha1\nkind: WorkloadRebalancer\nmetadata: { name: r }\nspec: { workloads: [] }\n';
+    const r = await run(['what-if', 'rebalance', '-f', '-', '--now', '2026-01-01T00:00:00Z'], bad);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/spec\.workloads: Invalid value: must have at least 1 item/);
+    expect((await run(['what-if', 'rebalance', '-f', path('./testdata/rebalance.yaml')])).code).toBe(1);
+  });
+});

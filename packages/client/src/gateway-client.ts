@@ -1,3 +1,4 @@
+import { decodeJson } from '@flotilla/bus';
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { apiErrorFrom, ServiceUnavailableError } from './api-error.js';
 import type { ApiReply, Operation, Operations } from './protocol.js';
@@ -30,7 +31,7 @@ export class GatewayClient {
           : `gateway request failed: ${(err as Error).message}`,
       });
     }
-    const reply = msg.json<ApiReply<Operations[O][1]>>();
+    const reply = decodeJson<ApiReply<Operations[O][1]>>(msg.data);
     if (!reply.ok) throw apiErrorFrom(reply.error);
     return reply.result;
   }

@@ -1,4 +1,4 @@
-import type { Bus } from '@flotilla/bus';
+import { encodeJson, type Bus } from '@flotilla/bus';
 import type { ApiReply } from '@flotilla/client';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { toApiError } from './errors.js';
@@ -30,7 +30,8 @@ export function serveNatsApi(
         } catch (parseErr) {
           reply = { ok: false, error: toApiError(parseErr) };
         }
-        msg.respond(JSON.stringify(reply));
+        // encodeJson: a reply past the message size limit (a large status) goes gzipped.
+        msg.respond(encodeJson(reply));
       })();
     },
   });

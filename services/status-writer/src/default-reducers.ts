@@ -1,6 +1,12 @@
 import type { CronFederatedHPAStatus } from '@flotilla/api';
 import { EventTypes, eventTypeOf } from '@flotilla/bus';
 import { CronEventTypes, evolveHistory, type CronEvent } from '@flotilla/cron';
+import {
+  evolveRebalancerStatus,
+  RebalanceEventTypes,
+  type RebalanceEvent,
+  type WorkloadRebalancerStatus,
+} from '@flotilla/rebalance';
 import { ReducerRegistry, workloadStatusReducer, type Reducer, type Status } from './reducers.js';
 
 /** CronFederatedHPA execution history: the cron package owns its shape and limits. */
@@ -10,9 +16,17 @@ const cronHistory: Reducer = (status, event) =>
     { type: eventTypeOf(event), data: event.data } as CronEvent,
   ) as Status;
 
+/** WorkloadRebalancer status: the rebalance package owns its shape (the observed list, results, finishTime). */
+const rebalancerStatus: Reducer = (status, event) =>
+  evolveRebalancerStatus(
+    status as WorkloadRebalancerStatus | undefined,
+    { type: eventTypeOf(event), data: event.data } as RebalanceEvent,
+  ) as Status;
+
 /** The reducers of every event type Flotilla publishes; types not listed fold by `statusPatch`. */
 export function defaultReducers(): ReducerRegistry {
   const r = new ReducerRegistry().register(EventTypes.WorkloadStatusReported, workloadStatusReducer);
   for (const type of Object.values(CronEventTypes)) r.register(type, cronHistory);
+  for (const type of Object.values(RebalanceEventTypes)) r.register(type, rebalancerStatus);
   return r;
 }

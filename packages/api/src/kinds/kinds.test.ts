@@ -942,6 +942,98 @@ const rebalancer = (): Obj => ({
 faultTable('WorkloadRebalancer', rebalancer, [
   ['empty workloads', (o) => (o.spec.workloads = []), 'spec.workloads', 'must have at least 1 item'],
   ['missing workloads', (o) => delete o.spec.workloads, 'spec.workloads', 'Required value'],
+  [
+    'incomplete workload reference',
+    (o) => (o.spec.workloads[1] = { kind: 'ClusterRole', name: 'r' }),
+    'spec.workloads[1].apiVersion',
+    'Required value',
+  ],
+  [
+    'workload with an empty kind',
+    (o) => (o.spec.workloads[0].kind = ''),
+    'spec.workloads[0].kind',
+    'must not be empty',
+  ],
+  [
+    'unknown field in a workload',
+    (o) => (o.spec.workloads[0].uid = 'x'),
+    'spec.workloads[0].uid',
+    'unknown field "uid"',
+  ],
+  [
+    'empty workload selector',
+    (o) => (o.spec.workloadSelectors = [{ labelSelector: {} }]),
+    'spec.workloadSelectors[0].labelSelector',
+    'an empty selector would select every workload',
+  ],
+  [
+    'selector without labelSelector',
+    (o) => (o.spec.workloadSelectors = [{ namespace: 'default' }]),
+    'spec.workloadSelectors[0].labelSelector',
+    'Required value',
+  ],
+  [
+    'selector kind without apiVersion',
+    (o) => (o.spec.workloadSelectors = [{ kind: 'Deployment', labelSelector: { matchLabels: { a: 'b' } } }]),
+    'spec.workloadSelectors[0].apiVersion',
+    'Required value: needed with kind Deployment',
+  ],
+  [
+    'selector of an unknown kind',
+    (o) =>
+      (o.spec.workloadSelectors = [
+        { apiVersion: 'apps/v1', kind: 'Widget', labelSelector: { matchLabels: { a: 'b' } } },
+      ]),
+    'spec.workloadSelectors[0].kind',
+    'Invalid value',
+  ],
+  [
+    'selector namespace for a cluster-scoped kind',
+    (o) =>
+      (o.spec.workloadSelectors = [
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          namespace: 'default',
+          labelSelector: { matchLabels: { a: 'b' } },
+        },
+      ]),
+    'spec.workloadSelectors[0].namespace',
+    'Forbidden: ClusterRole is cluster-scoped',
+  ],
+  [
+    'selector namespace not a DNS label',
+    (o) => (o.spec.workloadSelectors = [{ namespace: 'Prod_1', labelSelector: { matchLabels: { a: 'b' } } }]),
+    'spec.workloadSelectors[0].namespace',
+    'RFC 1123 label',
+  ],
+  [
+    'selector In without values',
+    (o) => (o.spec.workloadSelectors = [{ labelSelector: { matchExpressions: [{ key: 'tier', operator: 'In' }] } }]),
+    'spec.workloadSelectors[0].labelSelector.matchExpressions[0].values',
+    'must be specified when operator is In',
+  ],
+  [
+    'selector Exists with values',
+    (o) =>
+      (o.spec.workloadSelectors = [
+        { labelSelector: { matchExpressions: [{ key: 'tier', operator: 'Exists', values: ['a'] }] } },
+      ]),
+    'spec.workloadSelectors[0].labelSelector.matchExpressions[0].values',
+    'may not be specified when operator is Exists',
+  ],
+  [
+    'selector with an unknown operator',
+    (o) => (o.spec.workloadSelectors = [{ labelSelector: { matchExpressions: [{ key: 'tier', operator: 'Has' }] } }]),
+    'spec.workloadSelectors[0].labelSelector.matchExpressions[0].operator',
+    'Unsupported value: "Has"',
+  ],
+  [
+    'no workloads and no selectors',
+    (o) => (o.spec = { workloads: [], ttlSecondsAfterFinished: 5 }),
+    'spec.workloads',
+    'give spec.workloadSelectors',
+  ],
   ['workload without name', (o) => delete o.spec.workloads[0].name, 'spec.workloads[0].name', 'Required value'],
   [
     'namespaced workload without namespace',
@@ -975,6 +1067,23 @@ faultTable('WorkloadRebalancer', rebalancer, [
   ],
   ['namespace on the rebalancer', (o) => (o.metadata.namespace = 'default'), 'metadata.namespace', 'cluster-scoped'],
 ]);
+
+describe('WorkloadRebalancer: workloadSelectors (Flotilla extension)', () => {
+  it('admits a rebalancer that selects its workloads by labels only', () => {
+    const o = rebalancer();
+    o.spec = {
+      workloadSelectors: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          namespace: 'shop',
+          labelSelector: { matchLabels: { tier: 'web' } },
+        },
+      ],
+    };
+    expect((admit(o) as Obj).spec.workloadSelectors).toEqual(o.spec.workloadSelectors);
+  });
+});
 
 const binding = (): Obj => ({
   apiVersion: 'work.karmada.io/v1alpha2',

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import { timeSchema } from '../meta.js';
 import type { KubeObject } from '../object.js';
-import { int32, int64 } from './common.js';
+import { dns1123LabelErrors } from '../names.js';
+import { int32, int64, labelSelectorSchema, type LabelSelector } from './common.js';
 import type { AdmissionContext, KindAdmission } from './kind-admission.js';
 
 export const rebalancerObjectReferenceSchema = z.strictObject({
@@ -13,8 +14,22 @@ export const rebalancerObjectReferenceSchema = z.strictObject({
 });
 export type RebalancerObjectReference = z.infer<typeof rebalancerObjectReferenceSchema>;
 
+/**
+ * Flotilla's extension (asked for in karmada-io/karmada#5206): workloads chosen by labels, optionally narrowed to
+ * one apiVersion/kind and one namespace. Resolved when the rebalancer's spec is observed, into the observed list.
+ */
+export const workloadSelectorSchema = z.strictObject({
+  apiVersion: z.string().min(1).optional(),
+  kind: z.string().min(1).optional(),
+  namespace: z.string().min(1).optional(),
+  labelSelector: labelSelectorSchema,
+});
+export type WorkloadSelector = z.infer<typeof workloadSelectorSchema>;
+
 export const workloadRebalancerSpecSchema = z.strictObject({
-  workloads: z.array(rebalancerObjectReferenceSchema).min(1),
+  // Karmada's CRD has minItems 1; with workloadSelectors the list may be left out (validate checks one is given).
+  workloads: z.array(rebalancerObjectReferenceSchema).optional(),
+  workloadSelectors: z.array(workloadSelectorSchema).optional(),
   ttlSecondsAfterFinished: int32.optional(),
 });
 export type WorkloadRebalancerSpec = z.infer<typeof workloadRebalancerSpecSchema>;
@@ -56,7 +71,15 @@ export const workloadRebalancerAdmission: KindAdmission = {
         message: `Invalid value: ${spec.ttlSecondsAfterFinished}: must be greater than or equal to 0`,
       });
     }
-    spec.workloads.forEach((w, i) => {
+    if (!spec.workloads?.length && !spec.workloadSelectors?.length) {
+      errs.push({
+        field: 'spec.workloads',
+        message: spec.workloads
+          ? 'Invalid value: must have at least 1 item (or give spec.workloadSelectors)'
+          : 'Required value: list the workloads (or give spec.workloadSelectors)',
+      });
+    }
+    (spec.workloads ?? []).forEach((w, i) => {
       const at = `spec.workloads[${i}]`;
       const info = ctx.lookupKind(w.apiVersion, w.kind);
       if (typeof info === 'string') {
@@ -72,6 +95,58 @@ export const workloadRebalancerAdmission: KindAdmission = {
           message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty`,
         });
     });
+    (spec.workloadSelectors ?? []).forEach((sel, i) =>
+      errs.push(...workloadSelectorErrors(sel, `spec.workloadSelectors[${i}]`, ctx)),
+    );
     return errs;
   },
 };
+
+function workloadSelectorErrors(sel: WorkloadSelector, at: string, ctx: AdmissionContext): FieldError[] {
+  const errs: FieldError[] = [];
+  if (sel.kind !== undefined) {
+    if (sel.apiVersion === undefined)
+      errs.push({ field: `${at}.apiVersion`, message: `Required value: needed with kind ${sel.kind}` });
+    else {
+      const info = ctx.lookupKind(sel.apiVersion, sel.kind);
+      if (typeof info === 'string') errs.push({ field: `${at}.kind`, message: `Invalid value: ${info}` });
+      else if (!info.namespaced && sel.namespace)
+        errs.push({
+          field: `${at}.namespace`,
+          message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty`,
+        });
+    }
+  }
+  if (sel.namespace)
+    for (const m of dns1123LabelErrors(sel.namespace))
+      errs.push({ field: `${at}.namespace`, message: `Invalid value: ${JSON.stringify(sel.namespace)}: ${m}` });
+  errs.push(...labelSelectorErrors(sel.labelSelector, `${at}.labelSelector`));
+  return errs;
+}
+
+/** Kubernetes' label-selector rules, and no empty selector: it would rebalance every workload there is. */
+function labelSelectorErrors(ls: LabelSelector, at: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!Object.keys(ls.matchLabels ?? {}).length && !ls.matchExpressions?.length) {
+    errs.push({
+      field: at,
+      message: 'Required value: matchLabels or matchExpressions (an empty selector would select every workload)',
+    });
+  }
+  ls.matchExpressions?.forEach((r, j) => {
+    const values = r.values ?? [];
+    if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
+      errs.push({
+        field: `${at}.matchExpressions[${j}].values`,
+        message: `Required value: must be specified when operator is ${r.operator}`,
+      });
+    }
+    if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
+      errs.push({
+        field: `${at}.matchExpressions[${j}].values`,
+        message: `Forbidden: may not be specified when operator is ${r.operator}`,
+      });
+    }
+  });
+  return errs;
+}

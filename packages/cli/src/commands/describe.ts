@@ -3,6 +3,7 @@ import { EventTypes, eventTypeOf, lastEvent, readEvents, type Bus, type CloudEve
 import type { FilteredCluster, TargetCluster } from '@flotilla/scheduling';
 import type { CliIo, Session } from '../context.js';
 import { formatAge, formatTable } from '../output/table.js';
+import { rebalanceReport, reportTable } from './rebalance-report.js';
 
 const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
 
@@ -41,6 +42,10 @@ export async function describeCommand(
         io.now(),
       ),
     );
+  if (info.kind === 'WorkloadRebalancer') {
+    const report = await rebalanceReport(s, name, typeof m.uid === 'string' ? m.uid : undefined);
+    lines.push('Workloads:', indent(report.workloads.length ? reportTable(report.workloads) : '<none observed yet>'));
+  }
   lines.push(
     events.length === 0
       ? 'Events:       <none>'

@@ -5,7 +5,7 @@ import { CliError, readManifests, type CliIo } from '../context.js';
 import { asList } from '../output/format.js';
 import { formatTable } from '../output/table.js';
 
-function parseInstant(text: string | undefined, flag: string, fallback: Date): Date {
+export function parseInstant(text: string | undefined, flag: string, fallback: Date): Date {
   if (text === undefined) return fallback;
   const t = Date.parse(text);
   if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(text))
@@ -14,12 +14,12 @@ function parseInstant(text: string | undefined, flag: string, fallback: Date): D
 }
 
 /** Offline input goes through the same admission as the gateway, so a bad file fails with the same field path. */
-async function admittedDocs(io: CliIo, files: string[]): Promise<unknown[]> {
+export async function admittedDocs(io: CliIo, files: string[]): Promise<unknown[]> {
   const docs = await readManifests(io, files);
   return docs.map(({ doc }) => admit(doc, { schedules: scheduleChecks }));
 }
 
-function print(io: CliIo, output: string | undefined, value: object): void {
+export function print(io: CliIo, output: string | undefined, value: object): void {
   if (output === 'yaml') io.out(toYaml(value).trimEnd());
   else io.out(JSON.stringify(value, null, 2));
 }

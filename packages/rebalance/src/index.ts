@@ -1,0 +1,44 @@
+export type * from './types.js';
+export { REFERENCED_BINDING_NOT_FOUND } from './types.js';
+export { RebalanceInputError } from './errors.js';
+export { bindingMatchesWorkload, bindingRefOf } from './binding-ref.js';
+export {
+  compareWorkloads,
+  normalizeReference,
+  syncObservedWorkloads,
+  workloadKey,
+  workloadSortKey,
+  type ObservedSync,
+} from './observed-workloads.js';
+export {
+  RebalanceEventTypes,
+  WorkloadEventTypes,
+  type KubeEventData,
+  type RebalanceBindingNotFoundData,
+  type RebalanceEvent,
+  type RebalanceFinishedData,
+  type RebalanceObservedData,
+  type RebalanceTriggeredData,
+  type TriggeredWorkload,
+  type WorkloadRescheduleTriggeredData,
+} from './events.js';
+export { evolveRebalancerStatus, foldRebalancerStatus } from './evolve.js';
+export {
+  formatTime,
+  needsTrigger,
+  reconcileRebalancer,
+  type BindingWrite,
+  type RebalanceDecision,
+  type ReconcileInput,
+} from './reconcile.js';
+export { ttlOutcome, type TtlOutcome } from './ttl.js';
+export { chunkEvents } from './chunk-events.js';
+export { selectedKinds, selectWorkloads, type SelectableTemplate } from './selectors.js';
+export {
+  decideFailBack,
+  FAIL_BACK_ANNOTATION,
+  parseFailBackPeriod,
+  type FailBackDecision,
+  type FailBackInput,
+} from './fail-back.js';
+export { whatIfRebalance, type WhatIfRebalanceResult } from './what-if.js';

@@ -1,0 +1,10 @@
+import { baseConfigSchema, envInt } from '@flotilla/runtime';
+
+export const configSchema = baseConfigSchema.extend({
+  /** WorkloadRebalancers reconciled at once. */
+  REBALANCER_CONCURRENCY: envInt({ default: 4, min: 1 }),
+  /** Binding compare-and-sets in flight per rebalancer. */
+  REBALANCER_WRITE_CONCURRENCY: envInt({ default: 128, min: 1 }),
+  /** Every rebalancer (and every fail-back candidate) is reconsidered this often. */
+  REBALANCER_RESYNC_MS: envInt({ default: 60_000, min: 1000 }),
+});

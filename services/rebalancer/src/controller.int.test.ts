@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeEventStore, type StoredObject } from '@flotilla/store';
+import { eventually } from '@flotilla/testkit';
+import type { RebalancerController } from './controller.js';
+import { bindingFor, deployment, harness, rebalancer, workload, type Harness } from './testing/harness.js';
+
+let h: Harness;
+let controller: RebalancerController;
+
+beforeAll(async () => {
+  h = await harness('rebalancer');
+  controller = h.controller();
+  await controller.start();
+});
+afterAll(async () => {
+  await h?.dispose();
+});
+
+const rbRef = (name: string) => ({ kind: 'WorkloadRebalancer', name });
+const triggeredAt = async (name: string, namespace = 'default') =>
+  (
+    (await h.store.get({ kind: 'ResourceBinding', namespace, name: `${name}-deployment` }))?.spec as
+      | { rescheduleTriggeredAt?: string }
+      | undefined
+  )?.rescheduleTriggeredAt;
+type Status = {
+  observedWorkloads?: Array<{ workload: { name: string }; result?: string; reason?: string }>;
+  finishTime?: string;
+  observedGeneration?: number;
+};
+const statusOf = async (name: string) => (await h.store.get(rbRef(name)))?.status as Status | undefined;
+const finished = (name: string, check: (s: Status) => boolean = () => true) =>
+  eventually(
+    async () => {
+      const s = await statusOf(name);
+      return s?.finishTime && check(s) ? s : undefined;
+    },
+    10_000,
+    `${name} finished`,
+  );
+const results = (s: Status) => s.observedWorkloads?.map((o) => [o.workload.name, o.result ?? '', o.reason ?? '']);
+
+describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
+  it('triggers each binding with the creationTimestamp, records results through the status writer, with events', async () => {
+    await h.apply(bindingFor('demo-1'));
+    await h.apply(bindingFor('demo-3', 'default', { rescheduleTriggeredAt: '2099-01-01T00:00:00Z' }));
+    const rb = await h.apply(rebalancer('demo', [workload('demo-3'), workload('demo-2'), workload('demo-1')]));
+    const s = await finished('demo');
+    expect(results(s)).toEqual([
+      ['demo-1', 'Successful', ''],
+      ['demo-2', 'Failed', 'ReferencedBindingNotFound'],
+      ['demo-3', 'Successful', ''],
+    ]);
+    expect(s.observedGeneration).toBe(1);
+    expect(await triggeredAt('demo-1')).toBe(rb.metadata.creationTimestamp);
+    // already later: left alone, still Successful
+    expect(await triggeredAt('demo-3')).toBe('2099-01-01T00:00:00Z');
+    const events = new KubeEventStore(h.bus);
+    const onRebalancer = await eventually(async () => {
+      const e = await events.list({ kind: 'WorkloadRebalancer', name: 'demo' });
+      return e.length >= 3 ? e : undefined;
+    });
+    expect(onRebalancer.map((e) => [e.type, e.reason]).sort()).toEqual([
+      ['Normal', 'RebalanceTriggered'],
+      ['Warning', 'RebalanceFinished'],
+      ['Warning', 'ReferencedBindingNotFound'],
+    ]);
+    const onWorkload = await eventually(
+      async () => (await events.list({ kind: 'Deployment', namespace: 'default', name: 'demo-1' }))[0],
+    );
+    expect(onWorkload).toMatchObject({ reason: 'RescheduleTriggered', source: { component: 'rebalancer' } });
+    expect(onWorkload.message).toContain('WorkloadRebalancer demo');
+  });
+
+  it('a Failed workload whose binding appears while the rebalancer lists it becomes Successful, and finishTime moves', async () => {
+    await h.apply(rebalancer('late', [workload('late-1')]));
+    const first = await finished('late');
+    expect(results(first)).toEqual([['late-1', 'Failed', 'ReferencedBindingNotFound']]);
+    await new Promise((r) => setTimeout(r, 1100));
+    await h.apply(bindingFor('late-1'));
+    const later = await finished('late', (s) => s.observedWorkloads?.[0]?.result === 'Successful');
+    expect(Date.parse(later.finishTime!)).toBeGreaterThan(Date.parse(first.finishTime!));
+    expect(await triggeredAt('late-1')).toBeDefined();
+  });
+
+  it('a binding of another apiVersion under the generated name is not rebalanced', async () => {
+    await h.apply(bindingFor('beta', 'default', { apiVersion: 'apps/v1beta2' }));
+    await h.apply(rebalancer('wrong-version', [workload('beta')]));
+    expect(results(await finished('wrong-version'))).toEqual([['beta', 'Failed', 'ReferencedBindingNotFound']]);
+    expect(await triggeredAt('beta')).toBeUndefined();
+  });
+
+  it('workloadSelectors resolve to the labelled templates when the spec is observed', async () => {
+    for (const n of ['sel-a', 'sel-b', 'sel-c']) {
+      await h.apply(deployment(n, 'shop', n === 'sel-c' ? { tier: 'db' } : { tier: 'web' }));
+      await h.apply(bindingFor(n, 'shop'));
+    }
+    await h.apply({
+      ...rebalancer('by-label', []),
+      spec: { workloadSelectors: [{ namespace: 'shop', labelSelector: { matchLabels: { tier: 'web' } } }] },
+    });
+    const s = await finished('by-label');
+    expect(results(s)).toEqual([
+      ['sel-a', 'Successful', ''],
+      ['sel-b', 'Successful', ''],
+    ]);
+    expect(await triggeredAt('sel-c', 'shop')).toBeUndefined();
+  });
+
+  it('TTL: deleted by its BullMQ delayed job once the TTL after finishTime has run out; an edit before moves it', async () => {
+    await h.apply(bindingFor('ttl-1'));
+    await h.apply(bindingFor('ttl-2'));
+    await h.apply(rebalancer('short-lived', [workload('ttl-1')], { ttlSecondsAfterFinished: 3 }));
+    const first = await finished('short-lived');
+    // Karmada's corner case 1: a workload added before the TTL runs out refreshes finishTime
+    await new Promise((r) => setTimeout(r, 1500));
+    const current = (await h.store.get(rbRef('short-lived'))) as StoredObject;
+    await h.store.apply({
+      ...current,
+      spec: { workloads: [workload('ttl-1'), workload('ttl-2')], ttlSecondsAfterFinished: 3 },
+    });
+    const second = await finished('short-lived', (s) => s.finishTime !== first.finishTime);
+    expect(Date.parse(second.finishTime!)).toBeGreaterThan(Date.parse(first.finishTime!));
+    expect(results(second)).toEqual([
+      ['ttl-1', 'Successful', ''],
+      ['ttl-2', 'Successful', ''],
+    ]);
+    // past the first deadline, before the second: still there
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(first.finishTime!) + 3500 - Date.now())));
+    expect(await h.store.get(rbRef('short-lived'))).toBeDefined();
+    await eventually(
+      async () => ((await h.store.get(rbRef('short-lived'))) ? undefined : true),
+      8000,
+      'the TTL delete',
+    );
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(second.finishTime!) + 3000);
+  });
+
+  it('TTL 0 deletes as soon as it finishes; the bindings keep their trigger', async () => {
+    await h.apply(bindingFor('zero-1'));
+    const rb = await h.apply(rebalancer('at-once', [workload('zero-1')], { ttlSecondsAfterFinished: 0 }));
+    await eventually(async () => ((await h.store.get(rbRef('at-once'))) ? undefined : true), 8000, 'the delete');
+    expect(await triggeredAt('zero-1')).toBe(rb.metadata.creationTimestamp);
+  });
+});

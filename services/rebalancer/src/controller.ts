@@ -1,0 +1,411 @@
+import { cloudEvent, EventTypes, type Bus, type CloudEvent, type PublishResult } from '@flotilla/bus';
+import { WorkQueue } from '@flotilla/controller';
+import {
+  bindingRefOf,
+  chunkEvents,
+  needsTrigger,
+  reconcileRebalancer,
+  selectedKinds,
+  selectWorkloads,
+  type BindingLookup,
+  type BindingRef,
+  type BindingView,
+  type BindingWrite,
+  type ObservedWorkload,
+  type RebalanceDecision,
+  type SelectableTemplate,
+  type WorkloadRebalancer,
+  type WorkloadRebalancerStatus,
+  type WorkloadReference,
+} from '@flotilla/rebalance';
+import { listKinds } from '@flotilla/api';
+import {
+  createDelayedQueue,
+  createWorker,
+  encodeJobId,
+  scheduleAt,
+  systemClock,
+  type Clock,
+  type DelayedQueue,
+  type DelayedWorker,
+} from '@flotilla/runtime';
+import {
+  Informer,
+  NotFoundError,
+  ObjectStore,
+  objectKey,
+  StaleResourceVersionError,
+  type ObjectRef,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
+import type { Redis } from 'ioredis';
+import pMap from 'p-map';
+import { CONTROLLER_NAME, REBALANCER_KIND, rebalancerEvent, workloadTriggeredEvent } from './cloud-events.js';
+import { RebalanceRetryError } from './errors.js';
+import { FailBack } from './fail-back.js';
+
+export interface ControllerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface RebalancerControllerOptions {
+  bus: Bus;
+  store?: ObjectStore;
+  /** The TTL timers' connection (the worker runs on a duplicate). The owner closes it. */
+  redis: Redis;
+  /** BullMQ key prefix (FLOTILLA_PREFIX). */
+  queuePrefix: string;
+  /** BullMQ queue name; default `rebalancer`. */
+  queueName?: string;
+  publish: (e: CloudEvent) => Promise<PublishResult>;
+  clock?: Clock;
+  logger: ControllerLogger;
+  /** Rebalancers reconciled at once. Default 4. */
+  concurrency?: number;
+  /** Binding compare-and-sets in flight per rebalancer. Default 128. */
+  writeConcurrency?: number;
+  /** Workloads per event at most, so that one event stays far below the bus's 1 MiB limit once gzipped. Default 10,000. */
+  eventChunk?: number;
+  /** Every rebalancer and fail-back candidate is reconsidered this often. Default 60 s. */
+  resyncMs?: number;
+  /** Called after each pass that published something: for benchmarks and tests. */
+  onPass?: (r: { key: string; decision: RebalanceDecision; ms: number }) => void;
+}
+
+type Obj = StoredObject & Record<string, unknown>;
+type TtlJob = { key: string };
+const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
+
+/** What this leader last published about a rebalancer, folded: newer than the status bucket until the writer catches up. */
+interface Projection {
+  uid: string;
+  seq: number;
+  status: WorkloadRebalancerStatus | undefined;
+}
+
+/**
+ * The WorkloadRebalancer controller (Karmada's pkg/controllers/workloadrebalancer), a thin shell around
+ * reconcileRebalancer. Per rebalancer (a work-queue key, never two passes of one at once):
+ *
+ * 1. read it from the informer, its status from the status bucket or, when newer, from what this leader published;
+ * 2. decide (pure); a binding the informer has not seen yet is read directly before it is called missing;
+ * 3. write each trigger as one compare-and-set on the binding; a write that fails is decided again as a lookup
+ *    failure (missing: Failed; other: pending and retried with backoff);
+ * 4. publish the decision's events (the status writer folds them into status) and an event on each workload;
+ * 5. once finished: delete at the resourceVersion read when the TTL has run out (a concurrent edit cancels it),
+ *    else arm a BullMQ delayed job for when it runs out, which survives restarts and leader changes.
+ *
+ * Plus opt-in fail-back (fail-back.ts). Only the leader runs it; every write is a compare-and-set.
+ */
+export class RebalancerController {
+  private readonly clock: Clock;
+  private readonly store: ObjectStore;
+  private readonly rebalancers: Informer<Obj>;
+  private readonly rebalancerStatus: Informer<StatusRecord>;
+  private readonly bindings = new Map<string, Informer<Obj>>();
+  private readonly projections = new Map<string, Projection>();
+  /** Binding key -> rebalancers with a Failed or pending workload of that binding (re-checked when it changes). */
+  private readonly waiting = new Map<string, Set<string>>();
+  private readonly waitingOf = new Map<string, string[]>();
+  readonly workQueue: WorkQueue;
+  readonly failBack: FailBack;
+  private queue?: DelayedQueue<TtlJob>;
+  private worker?: DelayedWorker<TtlJob, void>;
+  private resyncTimer?: NodeJS.Timeout;
+  private started = false;
+
+  constructor(private readonly o: RebalancerControllerOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.store = o.store ?? new ObjectStore(o.bus);
+    this.workQueue = new WorkQueue((k) => this.reconcile(k), {
+      concurrency: o.concurrency ?? 4,
+      onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'rebalance pass failed; retrying'),
+    });
+    // Spec changes only: status-only writes go to the status bucket and do not come through here (as Karmada's
+    // update predicate).
+    this.rebalancers = new Informer<Obj>(o.bus, 'objects', REBALANCER_KIND, (e) =>
+      this.whenStarted(() => this.workQueue.add(e.key)),
+    );
+    this.rebalancerStatus = new Informer<StatusRecord>(o.bus, 'status', REBALANCER_KIND);
+    this.failBack = new FailBack({
+      bus: o.bus,
+      store: this.store,
+      publish: o.publish,
+      clock: this.clock,
+      logger: o.logger,
+      bindings: this.bindings,
+    });
+    for (const kind of BINDING_KINDS) {
+      this.bindings.set(
+        kind,
+        new Informer<Obj>(o.bus, 'objects', kind, (e) =>
+          this.whenStarted(() => {
+            for (const rb of this.waiting.get(e.key) ?? []) this.workQueue.add(rb);
+            this.failBack.bindingChanged(e.key);
+          }),
+        ),
+      );
+    }
+  }
+
+  private whenStarted(fn: () => void): void {
+    if (this.started) fn();
+  }
+
+  /** Lists everything, arms the TTL worker, and reconciles every rebalancer once. */
+  async start(): Promise<void> {
+    await Promise.all([
+      this.rebalancers.start(),
+      this.rebalancerStatus.start(),
+      ...[...this.bindings.values()].map((i) => i.start()),
+      this.failBack.start(),
+    ]);
+    const name = this.o.queueName ?? CONTROLLER_NAME;
+    this.queue = createDelayedQueue<TtlJob>({ name, prefix: this.o.queuePrefix, connection: this.o.redis });
+    this.worker = createWorker<TtlJob, void>({
+      name,
+      prefix: this.o.queuePrefix,
+      connection: this.o.redis,
+      concurrency: 16,
+      // The job only wakes the rebalancer: whether the TTL ran out is decided again from what is stored.
+      handler: async (job) => {
+        if (this.started) this.workQueue.add(job.data.key);
+      },
+    });
+    this.started = true;
+    this.sweep();
+    this.failBack.sweep();
+    this.resyncTimer = setInterval(() => {
+      this.sweep();
+      this.failBack.sweep();
+    }, this.o.resyncMs ?? 60_000);
+  }
+
+  private sweep(): void {
+    for (const key of this.rebalancers.cache.keys()) this.workQueue.addBackground(key);
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    clearInterval(this.resyncTimer);
+    for (const i of [this.rebalancers, this.rebalancerStatus, ...this.bindings.values()]) i.stop();
+    await this.failBack.stop();
+    await this.worker?.close();
+    await this.workQueue.stop();
+    await this.queue?.close();
+  }
+
+  /** Resolves when nothing is queued or running: for tests and benchmarks. */
+  async idle(): Promise<void> {
+    while (this.workQueue.length || this.failBack.queue.length)
+      await Promise.all([this.workQueue.idle(), this.failBack.queue.idle()]);
+  }
+
+  /** The status to decide from: the status writer's, unless this leader has published something it has not folded yet. */
+  private statusOf(key: string, uid: string): WorkloadRebalancerStatus | undefined {
+    const stored = this.rebalancerStatus.cache.get(key)?.value;
+    const mine = this.projections.get(key);
+    if (mine?.uid === uid && (!stored || stored.seq < mine.seq)) return mine.status;
+    return stored?.status as WorkloadRebalancerStatus | undefined;
+  }
+
+  private bindingCached(ref: BindingRef): { value: Obj; revision: number } | undefined {
+    return this.bindings.get(ref.kind)?.cache.get(objectKey(ref));
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const cached = this.rebalancers.cache.get(key);
+    if (!cached) {
+      this.forget(key);
+      return;
+    }
+    const started = performance.now();
+    const stored = cached.value as unknown as WorkloadRebalancer;
+    const uid = stored.metadata.uid ?? key;
+    const generation = stored.metadata.generation ?? 1;
+    const rebalancer: WorkloadRebalancer = { ...stored, status: this.statusOf(key, uid) };
+    const now = this.clock.now();
+    const selected = rebalancer.status?.observedGeneration !== generation ? await this.select(rebalancer) : undefined;
+
+    // 2.-3. decide; read what the cache misses; write; decide again with what the writes found
+    const overrides = new Map<string, BindingLookup>();
+    const wrote = new Set<string>();
+    const lookup = (_w: WorkloadReference, ref: BindingRef): BindingLookup => {
+      const k = objectKey(ref);
+      const o = overrides.get(k);
+      if (o) return o;
+      const c = this.bindingCached(ref);
+      return c ? { found: c.value as unknown as BindingView } : { notFound: true };
+    };
+    let decision = reconcileRebalancer({ rebalancer, lookup, selected, now });
+    for (let round = 0; round < 4; round++) {
+      const missing = missingBindings(decision).filter((r) => !overrides.has(objectKey(r)));
+      await pMap(missing, async (ref) => overrides.set(objectKey(ref), await this.read(ref)), { concurrency: 32 });
+      const failed = await this.writeAll(decision.bindingWrites, overrides, wrote);
+      if (!missing.some((r) => 'found' in overrides.get(objectKey(r))!) && !failed) break;
+      decision = reconcileRebalancer({ rebalancer, lookup, selected, now });
+    }
+    markWritten(decision, wrote);
+    const decidedMs = performance.now() - started;
+
+    // 4. the events
+    if (decision.events.length) {
+      const who = { name: stored.metadata.name, uid, generation };
+      const pieces = chunkEvents(decision.events, this.o.eventChunk ?? 10_000).map((e) => rebalancerEvent(who, e, now));
+      const acks = await Promise.all(pieces.map((e) => this.o.publish(e)));
+      this.projections.set(key, { uid, seq: Math.max(...acks.map((a) => a.seq)), status: decision.status });
+      const triggered = decision.events.flatMap((e) => (e.type === 'RebalanceTriggered' ? e.data.workloads : []));
+      await pMap(triggered, (t) => this.o.publish(workloadTriggeredEvent(who, t, now)), { concurrency: 128 });
+      const ms = performance.now() - started;
+      this.o.onPass?.({ key, decision, ms });
+      this.o.logger.info(
+        {
+          key,
+          workloads: decision.status?.observedWorkloads?.length ?? 0,
+          writes: wrote.size,
+          decideAndWriteMs: Math.round(decidedMs),
+          ms: Math.round(ms),
+        },
+        'rebalance pass',
+      );
+    }
+    this.watchBindings(key, decision.status);
+    if (decision.retry.length) throw new RebalanceRetryError(stored.metadata.name, decision.retry);
+
+    // 5. the TTL
+    if (decision.delete) await this.deleteFinished(key, stored, uid, now);
+    else if (decision.requeueAfterMs !== null)
+      await this.armTtl(key, uid, new Date(now.getTime() + decision.requeueAfterMs), now);
+  }
+
+  /** The workloads spec.workloadSelectors select among the stored templates of the kinds they can name. */
+  private async select(rebalancer: WorkloadRebalancer): Promise<WorkloadReference[] | undefined> {
+    const selectors = rebalancer.spec?.workloadSelectors;
+    if (!selectors?.length) return undefined;
+    const kinds =
+      selectedKinds(selectors) ??
+      listKinds()
+        .filter((k) => !k.strict)
+        .map((k) => k.kind);
+    const templates = (await Promise.all(kinds.map((k) => this.store.list(k)))).flat();
+    return selectWorkloads(selectors, templates as unknown as SelectableTemplate[]);
+  }
+
+  private async read(ref: BindingRef): Promise<BindingLookup> {
+    try {
+      const b = await this.store.get(ref);
+      return b ? { found: b as unknown as BindingView } : { notFound: true };
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  }
+
+  /** Each write one compare-and-set (from the informer's copy; a stale copy is read again). True if any failed. */
+  private async writeAll(
+    writes: readonly BindingWrite[],
+    overrides: Map<string, BindingLookup>,
+    wrote: Set<string>,
+  ): Promise<boolean> {
+    let failed = false;
+    await pMap(
+      writes,
+      async (w) => {
+        const ref: ObjectRef = { kind: w.binding.kind, namespace: w.binding.namespace, name: w.binding.name };
+        const key = objectKey(ref);
+        let seen: StoredObject | undefined;
+        try {
+          const cached = this.bindingCached(w.binding);
+          const written = await this.store.update(
+            ref,
+            (cur) => {
+              seen = cur;
+              const spec = cur.spec as BindingView['spec'];
+              return needsTrigger(spec.rescheduleTriggeredAt, w.rescheduleTriggeredAt)
+                ? { ...cur, spec: { ...spec, rescheduleTriggeredAt: w.rescheduleTriggeredAt } }
+                : undefined;
+            },
+            cached ? { cached } : {},
+          );
+          if (written) wrote.add(key);
+          overrides.set(key, { found: (written ?? seen) as unknown as BindingView });
+        } catch (err) {
+          failed = true;
+          overrides.set(key, err instanceof NotFoundError ? { notFound: true } : { error: (err as Error).message });
+        }
+      },
+      { concurrency: this.o.writeConcurrency ?? 128 },
+    );
+    return failed;
+  }
+
+  /** Re-checks a Failed or pending workload when its binding appears or changes (Karmada never retries a Failed one). */
+  private watchBindings(key: string, status: WorkloadRebalancerStatus | undefined): void {
+    for (const b of this.waitingOf.get(key) ?? []) this.waiting.get(b)?.delete(key);
+    const keys = ((status?.observedWorkloads ?? []) as ObservedWorkload[])
+      .filter((o) => o.result !== 'Successful')
+      .map((o) => objectKey(bindingRefOf(o.workload)));
+    for (const b of keys) {
+      let set = this.waiting.get(b);
+      if (!set) this.waiting.set(b, (set = new Set()));
+      set.add(key);
+    }
+    if (keys.length) this.waitingOf.set(key, keys);
+    else this.waitingOf.delete(key);
+  }
+
+  private forget(key: string): void {
+    this.projections.delete(key);
+    this.watchBindings(key, undefined);
+  }
+
+  /** Deletes at the resourceVersion read: an edit since (Karmada's corner case 3) makes this a no-op, and requeues. */
+  private async deleteFinished(key: string, rb: WorkloadRebalancer, uid: string, now: Date): Promise<void> {
+    const ref = { kind: REBALANCER_KIND, name: rb.metadata.name };
+    try {
+      await this.store.delete(ref, rb.metadata.resourceVersion);
+    } catch (err) {
+      if (err instanceof StaleResourceVersionError) {
+        this.o.logger.info({ key }, 'rebalancer edited since it was read; its TTL is decided again');
+        return;
+      }
+      if (err instanceof NotFoundError) return;
+      throw err;
+    }
+    this.forget(key);
+    this.o.logger.info(
+      { key, ttlSecondsAfterFinished: rb.spec?.ttlSecondsAfterFinished },
+      'finished rebalancer deleted after its TTL',
+    );
+    await this.o.publish(
+      cloudEvent({
+        id: `${uid}/ObjectDeleted`,
+        source: CONTROLLER_NAME,
+        type: EventTypes.ObjectDeleted,
+        kind: REBALANCER_KIND,
+        name: rb.metadata.name,
+        time: now,
+        data: {},
+      }),
+    );
+  }
+
+  private async armTtl(key: string, uid: string, at: Date, now: Date): Promise<void> {
+    if (!this.queue) return;
+    await scheduleAt(this.queue, encodeJobId('ttl', uid, at.toISOString()), at, { key }, now);
+  }
+}
+
+/** Bindings the decision found missing: worth a direct read before the informer's word is taken for it. */
+function missingBindings(d: RebalanceDecision): BindingRef[] {
+  return d.events.flatMap((e) => (e.type === 'RebalanceBindingNotFound' ? e.data.workloads.map((w) => w.binding) : []));
+}
+
+/** A decision made again after its own writes sees them as already there: it is told which it wrote. */
+function markWritten(d: RebalanceDecision, wrote: ReadonlySet<string>): void {
+  for (const e of d.events)
+    if (e.type === 'RebalanceTriggered')
+      for (const t of e.data.workloads) if (wrote.has(objectKey(t.binding))) t.written = true;
+}

@@ -1,0 +1,42 @@
+import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
+import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
+import { CONTROLLER_NAME } from './cloud-events.js';
+import { configSchema } from './config.js';
+import { RebalancerController } from './controller.js';
+
+await runLeaderService({
+  name: CONTROLLER_NAME,
+  configSchema,
+  async open({ config, gates, logger }) {
+    const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME, connectionGate(gates, logger, 'nats')));
+    // The TTL timers' connection; the lease has its own.
+    const redis = await connectRedis(config.REDIS_URL, {
+      password: config.REDIS_PASSWORD,
+      connectionName: CONTROLLER_NAME,
+      onConnection: connectionGate(gates, logger, 'redis-timers'),
+    });
+    return {
+      resources: { bus, redis },
+      close: async () => {
+        await bus.close();
+        await closeRedis(redis);
+      },
+    };
+  },
+  repair: ({ bus }) => bus.repair(),
+  async lead({ config, logger }, { bus, redis }) {
+    const controller = new RebalancerController({
+      bus,
+      redis,
+      queuePrefix: config.FLOTILLA_PREFIX,
+      publish: (e) => publishEvent(bus, e),
+      logger,
+      concurrency: config.REBALANCER_CONCURRENCY,
+      writeConcurrency: config.REBALANCER_WRITE_CONCURRENCY,
+      resyncMs: config.REBALANCER_RESYNC_MS,
+    });
+    await controller.start();
+    logger.info({}, 'rebalancing as leader');
+    return () => controller.stop();
+  },
+});
