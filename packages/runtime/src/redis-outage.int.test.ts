@@ -27,7 +27,11 @@ describe('a Redis outage (a real redis-server killed and restarted)', () => {
       await new Promise((r) => setTimeout(r, 1000));
       await redis.start();
       // Reconnected (the retry strategy tries every 100 ms); the `up` report comes with the connection's `ready`.
-      await eventually(() => (conn.status === 'ready' && events.length === 2 ? true : undefined), 10_000, 'reconnected');
+      await eventually(
+        () => (conn.status === 'ready' && events.length === 2 ? true : undefined),
+        10_000,
+        'reconnected',
+      );
       expect(await conn.ping()).toBe('PONG');
       expect(events).toEqual([`down ${redis.url}`, `up ${redis.url}`]);
       expect(stderr.mock.calls.flat().join(' ')).not.toMatch(/Unhandled error event/);

@@ -349,7 +349,10 @@ export class RebalancerController {
       .map((o) => objectKey(bindingRefOf(o.workload)));
     for (const b of keys) {
       let set = this.waiting.get(b);
-      if (!set) this.waiting.set(b, (set = new Set()));
+      if (!set) {
+        set = new Set();
+        this.waiting.set(b, set);
+      }
       set.add(key);
     }
     if (keys.length) this.waitingOf.set(key, keys);

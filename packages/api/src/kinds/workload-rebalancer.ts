@@ -95,9 +95,9 @@ export const workloadRebalancerAdmission: KindAdmission = {
           message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty`,
         });
     });
-    (spec.workloadSelectors ?? []).forEach((sel, i) =>
-      errs.push(...workloadSelectorErrors(sel, `spec.workloadSelectors[${i}]`, ctx)),
-    );
+    for (const [i, sel] of (spec.workloadSelectors ?? []).entries()) {
+      errs.push(...workloadSelectorErrors(sel, `spec.workloadSelectors[${i}]`, ctx));
+    }
     return errs;
   },
 };
