@@ -27,6 +27,7 @@ const SERVICES = [
   { name: 'member-agent', replicas: 1, elected: true },
   { name: 'affinity-scheduler', replicas: 2, elected: true },
   { name: 'cron-scheduler', replicas: 2, elected: true },
+  { name: 'rebalancer', replicas: 2, elected: true },
 ] as const;
 
 const CRDS = [
