@@ -1,0 +1,20 @@
+export { EHPA_SOURCES, hasReplicas, type EhpaSource, type SourceProposal } from './sources.js';
+export { observedProposals, type ObservedInput } from './observed-proposals.js';
+export {
+  predictedMetric,
+  predictionEnabled,
+  predictionProposal,
+  type Forecast,
+  type PredictionProposalInput,
+} from './prediction-proposal.js';
+export { cronProposal, type CronProposal } from './cron-proposal.js';
+export {
+  decideEffectiveHpa,
+  type EhpaDecision,
+  type EhpaDecisionInput,
+  type EhpaScaledEvent,
+  type EhpaStatusPatch,
+  type ProposalStatus,
+  type TemplateReplicas,
+} from './decide-effective-hpa.js';
+export { memberWorkload, type MemberUsage } from './member-usage.js';
