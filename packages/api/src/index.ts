@@ -93,6 +93,7 @@ export {
 } from './kinds/workload-rebalancer.js';
 export {
   DEFAULT_PREDICTION_WINDOW_SECONDS,
+  ehpaCronMetricName,
   ehpaSpecSchema,
   ehpaTimeZoneError,
   normalizeEhpaSchedule,
@@ -101,3 +102,20 @@ export {
   type EffectiveHorizontalPodAutoscalerStatus,
   type EhpaCron,
 } from './kinds/effective-hpa.js';
+export { parseCraneDuration } from './kinds/crane-duration.js';
+export {
+  DEFAULT_DSP_CONFIG,
+  DEFAULT_ESTIMATORS,
+  DEFAULT_HIGH_FREQUENCY_THRESHOLD,
+  DEFAULT_LOW_AMPLITUDE_THRESHOLD,
+  DEFAULT_MAX_SPECTRUM_ITEMS,
+  DEFAULT_MIN_SPECTRUM_ITEMS,
+  DSP_SPEC_PATH,
+  estimatorName,
+  resolveDspConfig,
+  type DspConfig,
+  type DspSpec,
+  type Estimator,
+  type FftEstimator,
+  type MaxValueEstimator,
+} from './kinds/dsp-config.js';
