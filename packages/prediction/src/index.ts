@@ -1,5 +1,5 @@
 export { CronWindowError, InvalidTimeSeriesError, PercentileRangeError } from './errors.js';
-export { parseCraneDuration } from './config.js';
+export * from './config.js';
 export {
   DEFAULT_DSP_CONFIG,
   DEFAULT_ESTIMATORS,
