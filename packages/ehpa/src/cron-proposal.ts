@@ -1,6 +1,6 @@
 import type { EffectiveHorizontalPodAutoscalerSpec, MetricSpec } from '@flotilla/api';
 import { CRON_METRIC_NAME, proposeForMetric } from '@flotilla/hpa-math';
-import { CronWindowError, cronMetric, type ActiveCron } from '@flotilla/prediction';
+import { CronWindowError, cronMetric, nextCronBoundary, type ActiveCron } from '@flotilla/prediction';
 import type { SourceProposal } from './sources.js';
 
 const CRON_METRIC: MetricSpec = {
@@ -8,7 +8,11 @@ const CRON_METRIC: MetricSpec = {
   external: { metric: { name: CRON_METRIC_NAME }, target: { type: 'AverageValue', averageValue: '1' } },
 };
 
-export type CronProposal = SourceProposal & { activeCrons: ActiveCron[] };
+export type CronProposal = SourceProposal & {
+  activeCrons: ActiveCron[];
+  /** When a window next starts or ends: the controller re-evaluates then. */
+  nextBoundary?: Date;
+};
 
 /**
  * The cron source as Crane feeds it to the HPA: one External metric with target AverageValue 1 whose value is
@@ -36,8 +40,15 @@ export function cronProposal(
     { specReplicas: statusReplicas, statusReplicas, ...(tolerance === undefined ? {} : { tolerance }) },
   );
   const activeCrons = metric.activeCrons;
+  const nextBoundary = nextCronBoundary(spec.crons, now, controllerZone);
   if (!('replicas' in p)) {
-    return { source: 'cron', reason: p.reason ?? 'FailedGetExternalMetric', message: p.error.message, activeCrons };
+    return {
+      source: 'cron',
+      reason: p.reason ?? 'FailedGetExternalMetric',
+      message: p.error.message,
+      activeCrons,
+      ...(nextBoundary ? { nextBoundary } : {}),
+    };
   }
   const names = activeCrons.map((c) => c.name).join(', ');
   return {
@@ -46,5 +57,6 @@ export function cronProposal(
     metricValue: metric.metricValue,
     detail: activeCrons.length ? `active: ${names}` : 'no active window: minReplicas',
     activeCrons,
+    ...(nextBoundary ? { nextBoundary } : {}),
   };
 }

@@ -45,6 +45,8 @@ export interface EhpaStatusPatch {
   proposals: Partial<Record<EhpaSource, ProposalStatus>>;
   winningSource: EhpaSource | null;
   activeCrons?: ActiveCron[];
+  /** When a cron window next starts or ends (RFC 3339); null when none will. */
+  nextCronBoundary?: string | null;
   /** The forecast's maximum over the prediction window (before the adapter truncates it). */
   predictionWindowMax?: number | null;
 }
@@ -234,7 +236,9 @@ export function decideEffectiveHpa(input: EhpaDecisionInput): EhpaDecision {
     conditions,
     proposals: Object.fromEntries(sources.map((p) => [p.source, toStatus(p)])),
     winningSource,
-    ...(cron ? { activeCrons: cron.activeCrons } : {}),
+    ...(cron
+      ? { activeCrons: cron.activeCrons, nextCronBoundary: cron.nextBoundary ? formatTime(cron.nextBoundary) : null }
+      : {}),
     ...(prediction ? { predictionWindowMax: prediction.windowMax ?? null } : {}),
   };
   return {

@@ -18,3 +18,11 @@ export {
   type TemplateReplicas,
 } from './decide-effective-hpa.js';
 export { memberWorkload, type MemberUsage } from './member-usage.js';
+export { WhatIfInputError } from './errors.js';
+export {
+  podCpuRequestMilli,
+  whatIfEhpa,
+  type HistorySample,
+  type WhatIfEhpaOptions,
+  type WhatIfEhpaResult,
+} from './what-if-ehpa.js';
