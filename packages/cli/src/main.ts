@@ -9,6 +9,7 @@ import { getCommand } from './commands/get.js';
 import { waitCommand } from './commands/wait.js';
 import { whatIfCronCommand, whatIfScheduleCommand } from './commands/what-if.js';
 import { whatIfEhpaCommand } from './commands/what-if-ehpa.js';
+import { reportEhpaCommand } from './commands/report-ehpa.js';
 import { processIo, withLazySession, withSession, type CliIo, type Session } from './context.js';
 import { errorText } from './errors.js';
 
@@ -169,6 +170,17 @@ function program(io: CliIo, result: { code: number }): Command {
     .action((o: { filename: string[]; output?: string; now: string; history?: string; horizon?: string; timeZone: string }) =>
       run(() => whatIfEhpaCommand(io, o.filename, o))(),
     );
+
+  cli
+    .command('report')
+    .description('offline reports')
+    .command('ehpa')
+    .description('replay a load trace with the EffectiveHPA and with a reactive HPA; write an HTML report and SVG chart')
+    .option('--trace <file.json>', 'demand in cores as a Prometheus range-query response (the last --days are replayed)')
+    .option('--synthetic <shape>', 'a generated trace: daily')
+    .option('--days <n>', 'days to replay', '3')
+    .option('--out <dir>', 'where to write ehpa-report.html and ehpa-report.svg', '.')
+    .action((o: { trace?: string; synthetic?: string; days: string; out: string }) => run(() => reportEhpaCommand(io, o))());
 
   return cli;
 }

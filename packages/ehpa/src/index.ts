@@ -26,3 +26,16 @@ export {
   type WhatIfEhpaOptions,
   type WhatIfEhpaResult,
 } from './what-if-ehpa.js';
+export { forecastWindow } from './forecast-window.js';
+export { dailyDemandCores, syntheticDailyTrace } from './synthetic-trace.js';
+export {
+  reactiveCounterpart,
+  replayEhpa,
+  type ReplayOptions,
+  type ReplayPoint,
+  type ReplayRun,
+  type ReplaySummary,
+} from './replay.js';
+export { defaultReportEhpa, runEhpaReport, type EhpaReport } from './report-ehpa.js';
+export { renderReportSvg } from './report-svg.js';
+export { compareRuns, renderReportHtml, type ReportComparison } from './report-html.js';

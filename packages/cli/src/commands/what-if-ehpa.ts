@@ -1,28 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { admit, toYaml } from '@flotilla/api';
-import { whatIfEhpa, WhatIfInputError, type HistorySample } from '@flotilla/ehpa';
-import { parseRangeResponse, RangeResponseError } from '@flotilla/metric-history';
+import { whatIfEhpa, WhatIfInputError } from '@flotilla/ehpa';
 import { CliError, readManifests, type CliIo } from '../context.js';
 import { parseDuration } from '../duration.js';
 import { formatTable } from '../output/table.js';
-
-/** A Prometheus range-query answer; several series (one per cluster, say) are summed per timestamp. */
-async function readHistory(file: string): Promise<HistorySample[]> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    throw new CliError(`error: --history ${file}: ${(err as Error).message}`);
-  }
-  try {
-    const sums = new Map<number, number>();
-    for (const s of parseRangeResponse(body)) for (const [t, v] of s.samples) sums.set(t, (sums.get(t) ?? 0) + v);
-    return [...sums.entries()].sort((a, b) => a[0] - b[0]);
-  } catch (err) {
-    if (err instanceof RangeResponseError) throw new CliError(`error: --history ${file}: ${err.message}`);
-    throw err;
-  }
-}
+import { readRangeFile } from '../range-file.js';
 
 interface WhatIfEhpaFlags {
   output?: string;
@@ -39,7 +20,7 @@ export async function whatIfEhpaCommand(io: CliIo, files: string[], o: WhatIfEhp
     throw new CliError(`error: --now "${o.now}" is not an RFC 3339 time such as 2026-03-08T09:04:00Z`);
   }
   const docs = (await readManifests(io, files)).map(({ doc }) => admit(doc));
-  const history = o.history === undefined ? undefined : await readHistory(o.history);
+  const history = o.history === undefined ? undefined : await readRangeFile(o.history, '--history');
   const horizonMs = o.horizon === undefined ? undefined : parseDuration(o.horizon, '--horizon');
   if (horizonMs !== undefined && horizonMs <= 0) throw new CliError('error: --horizon must be longer than zero');
   let result;
