@@ -2,6 +2,8 @@ import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
+import type { WorkloadUsageGauge } from './sim/usage-metrics.js';
+import type { UsageRecorder } from './sim/usage-recorder.js';
 
 /** The part of a pino logger the agent uses, so tests can pass a plain object. */
 export interface AgentLogger {
@@ -17,6 +19,10 @@ export interface SimAgentOptions {
   /** How often the simulated clusters advance and report (SIM_TICK_MS, default 1000). */
   tickMs?: number;
   sim?: SimulatedClustersOptions;
+  /** Exposes each workload's usage per cluster (the Prometheus source's data). */
+  usageGauge?: WorkloadUsageGauge;
+  /** Records each workload's usage into the metric history once per sample interval (the embedded source). */
+  usageRecorder?: UsageRecorder;
 }
 
 /** Every kind the agent watches in the objects bucket. */
@@ -64,6 +70,8 @@ export class SimAgent {
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
     for (const i of [...this.objects.values(), ...this.statuses.values()]) i.stop();
+    // an agent that is no longer the leader stops speaking for the clusters on /metrics
+    this.opts.usageGauge?.update([]);
   }
 
   /**
@@ -88,6 +96,9 @@ export class SimAgent {
       r.commit();
       published++;
     }
+    const usage = this.sim.usage();
+    this.opts.usageGauge?.update(usage);
+    if (!this.stopped) await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
     return published;
   }
 

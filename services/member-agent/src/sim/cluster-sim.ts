@@ -79,6 +79,15 @@ export interface SimulatedClustersOptions {
 
 export const DEFAULT_HPA_SYNC_PERIOD_MS = 15_000;
 
+/** The CPU one workload uses in one simulated cluster: its load model's demand while it has running pods. */
+export interface WorkloadUsage {
+  cluster: string;
+  namespace: string;
+  kind: string;
+  workload: string;
+  cores: number;
+}
+
 const READY: ClusterCondition = { type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' };
 const NOT_REACHABLE: ClusterCondition = { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' };
 
@@ -125,6 +134,13 @@ export class SimulatedClusters {
     this.source = opts.source ?? 'flotilla/member-agent';
     this.hpaSyncPeriodMs = opts.hpaSyncPeriodMs ?? DEFAULT_HPA_SYNC_PERIOD_MS;
     this.hpaOptions = opts.hpa ?? {};
+  }
+
+  private lastUsage: WorkloadUsage[] = [];
+
+  /** Each workload's usage per healthy simulated cluster, as of the last `reconcile`. */
+  usage(): readonly WorkloadUsage[] {
+    return this.lastUsage;
   }
 
   /** The replicas the HPA `namespace/name` holds in `cluster`, if it acts there. */
@@ -187,6 +203,7 @@ export class SimulatedClusters {
     }
 
     const reports: Report[] = [];
+    const usage: WorkloadUsage[] = [];
     const workloadReports = new Map<string, Map<string, WorkloadReport>>(); // binding key → cluster → report
     const activeHpas = new Set<string>();
     for (const [cluster, sim] of [...simulated].sort(([a], [b]) => a.localeCompare(b))) {
@@ -229,6 +246,7 @@ export class SimulatedClusters {
         if (this.runHpas(cluster, spec, wanted, hpaFor, fit, nowMs)) fit = place();
         patch = { kubernetesVersion: spec.kubernetesVersion, conditions: [READY], resourceSummary: resourceSummary(spec.allocatable, fit) };
         const fitByKey = new Map(fit.workloads.map((w) => [bindingKey(w.binding), w]));
+        usage.push(...this.usageIn(cluster, spec, wanted, fitByKey, nowMs));
         for (const d of wanted.values()) {
           if (d.error) put(d, { applied: false, health: 'Unknown', appliedMessage: d.error });
           else if (d.replicas === undefined) put(d, { applied: true, health: 'Healthy' });
@@ -239,6 +257,7 @@ export class SimulatedClusters {
       if (r) reports.push(r);
     }
     for (const key of [...this.hpaStates.keys()]) if (!activeHpas.has(key)) this.hpaStates.delete(key);
+    this.lastUsage = usage;
 
     for (const b of [...input.bindings].sort((x, y) => bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))))) {
       reports.push(...this.workloadReports(refOfObject(b), workloadReports.get(bindingKey(refOfObject(b))) ?? new Map(), simulated, input.now, statusOf));
@@ -274,6 +293,26 @@ export class SimulatedClusters {
       if (next.replicas !== state.replicas) changed = true;
     }
     return changed;
+  }
+
+  private usageIn(
+    cluster: string,
+    spec: SimulationSpec,
+    wanted: Map<string, Desired>,
+    fitByKey: Map<string, ClusterFit['workloads'][number]>,
+    nowMs: number,
+  ): WorkloadUsage[] {
+    const out: WorkloadUsage[] = [];
+    for (const d of wanted.values()) {
+      const tpl = d.template;
+      if (!tpl || d.error) continue;
+      const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+      const w = fitByKey.get(bindingKey(d.ref));
+      if (!load || !w) continue;
+      const cores = w.running > 0 ? this.demand(cluster, tpl, load.model, nowMs) : 0;
+      out.push({ cluster, namespace: tpl.namespace, kind: tpl.kind, workload: tpl.name, cores });
+    }
+    return out;
   }
 
   private demand(cluster: string, tpl: { kind: string; namespace: string; name: string }, model: LoadModel, nowMs: number): number {
