@@ -135,12 +135,39 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
         { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
       ],
     };
-    const d = decideFederatedHpa({ ...s, previous, members: [member('member1', 3), member('member2', 1)] }, 1000);
+    const settled = { ...s, previous, members: [member('member1', 3), member('member2', 1)] };
+    // a period after the last move, not before: the receiving cluster may not have scaled yet
+    expect(decideFederatedHpa(settled, 1000).changed).toBe(false);
+    const d = decideFederatedHpa(settled, 300_000);
     expect(d).toMatchObject({ reason: 'ScaledDownByPriority', changed: true });
     expect(d.assignments).toEqual([
       { cluster: 'member1', minReplicas: 2, maxReplicas: 9 },
       { cluster: 'member2', minReplicas: 1, maxReplicas: 1 },
     ]);
+  });
+
+  it('Prioritized: no scale-down hand-back right after a move, while the receiving cluster is still at 0', () => {
+    const s = afterInitial(state(prioritized), []);
+    const previous = {
+      ...s.previous!,
+      assignments: [
+        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
+        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+      ],
+    };
+    const d = decideFederatedHpa({ ...s, previous, members: [member('member1', 10, 4, 6)] }, 1000);
+    expect(d).toMatchObject({ reason: 'Unchanged', changed: false });
+  });
+
+  it('the max optimisation waits while pods pend, so it does not undo a move across clusters', () => {
+    const s = afterInitial(state(staticWeighted), [member('member1', 2), member('member2', 1, 0, 1), member('member3', 1)]);
+    expect(decideFederatedHpa(s, 300_000)).toMatchObject({ reason: 'Unchanged', changed: false });
+  });
+
+  it('a first split and a move across clusters start the optimise period', () => {
+    expect(decideFederatedHpa(state(staticWeighted), 7).optimisedAtMs).toBe(7);
+    const s = afterInitial(state(prioritized), [member('member1', 10, 4, 6)]);
+    expect(decideFederatedHpa({ ...s, starved: new Set(['member1']) }, 31_000).optimisedAtMs).toBe(31_000);
   });
 
   it('the max optimisation runs once a period and records when it ran', () => {

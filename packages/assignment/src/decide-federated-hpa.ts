@@ -86,8 +86,10 @@ function candidateReadiness(
  * 1. when the basis moved (a FederatedHPA change, a candidate change, a cluster failing or coming back), split
  *    min/max again by the policy (`decideAssignment`);
  * 2. otherwise scale across clusters: a starved cluster's unusable max goes to the next preferred cluster;
- * 3. otherwise, under Prioritized, scale down lowest priority first (max handed back to the most preferred);
- * 4. otherwise, once per optimise period, re-split the headroom (`optimiseMax`).
+ * 3. otherwise, under Prioritized, with no pod pending nor member below its min, and a period after the last split
+ *    or move, scale down lowest priority first (max handed back to the most preferred);
+ * 4. otherwise, once per optimise period and while no pods pend, re-split the headroom (`optimiseMax`); a fresh
+ *    split or a move across clusters starts the period afresh.
  */
 export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): FederatedHpaDecision {
   const basis = assignmentBasis(state);
@@ -111,7 +113,8 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
       changed: d.changed || previous?.basis !== basis,
       moves: [],
       basis,
-      ...(previous?.optimisedAtMs !== undefined ? { optimisedAtMs: previous.optimisedAtMs } : {}),
+      // A fresh split is where the policy wants the headroom: the next optimisation is a period away.
+      optimisedAtMs: d.changed || previous === undefined ? nowMs : (previous.optimisedAtMs ?? nowMs),
       failedOver: d.failedOver,
       message: assignmentMessage(reason, d.assignments, d.failedOver),
     };
@@ -168,11 +171,21 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
     const plan = scaleUpAcross(members, state.starved);
     if (plan.changed) {
       const text = plan.moves.map((m) => `${m.replicas} max from ${m.from} to ${m.to}`).join(', ');
-      return result('ScaledUpAcross', plan.assignments, plan.moves, plan.scaled, `pods pending past the delay: ${text}`);
+      const message = `pods pending past the delay: ${text}`;
+      // The optimisation would hand the freed max back by the policy's order: it waits a period after a move.
+      return result('ScaledUpAcross', plan.assignments, plan.moves, plan.scaled, message, nowMs);
     }
   }
-  if (policy === 'Prioritized') {
-    const plan = scaleDownOrder(members.filter((m) => assigned.has(m.name)));
+  // While pods pend somewhere the cross-cluster scale-up owns the headroom. A member below its min has not caught
+  // up with its assignment yet (a cluster raised from 0 a moment ago): scaling down is for settled load only.
+  const pending = state.members.some((m) => m.pendingReplicas > 0);
+  const running = members.filter((m) => assigned.has(m.name));
+  const settled = !pending && running.every((m) => m.currentReplicas >= m.minReplicas);
+  // A period since the last split or move: a cluster that just received max sits at its min until its member HPA
+  // acts, and handing that max straight back to the cluster that could not use it would undo the move.
+  const due = previous.optimisedAtMs === undefined || nowMs - previous.optimisedAtMs >= state.optimisePeriodMs;
+  if (policy === 'Prioritized' && settled && due) {
+    const plan = scaleDownOrder(running);
     if (plan.changed && !assignmentsEqual(plan.assignments, previous.assignments)) {
       return result(
         'ScaledDownByPriority',
@@ -180,14 +193,12 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
         [],
         [],
         `the less preferred clusters reached their min; their max went back to the most preferred cluster`,
+        nowMs,
       );
     }
   }
-  if (previous.optimisedAtMs === undefined || nowMs - previous.optimisedAtMs >= state.optimisePeriodMs) {
-    const opt = optimiseMax(
-      policy,
-      members.filter((m) => assigned.has(m.name)),
-    );
+  if (due && !pending) {
+    const opt = optimiseMax(policy, running);
     const moved = opt.changed && !assignmentsEqual(opt.assignments, previous.assignments);
     if (moved) {
       return result('MaxOptimised', opt.assignments, [], [], `the headroom of ${opt.pool} was re-split by ${policy}`, nowMs);
