@@ -2,7 +2,7 @@ import { FederatedHpaAnnotations, parseMemberLimits } from '@flotilla/api';
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FederatedHpaController, MoveReport } from './federated-hpa-controller.js';
-import { deployment, federatedHpa, harness, memberEntry, targetBinding, type Harness } from './testing/harness.js';
+import { deployment, federatedHpa, harness, staticWeighted123, memberEntry, targetBinding, type Harness } from './testing/harness.js';
 
 let h: Harness;
 let controller: FederatedHpaController;
@@ -40,14 +40,7 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       federatedHpa('shop', {
         minReplicas: 3,
         maxReplicas: 12,
-        federatedHPAAssignment: {
-          federatedHPAAssignmentType: 'StaticWeighted',
-          clusterAutoscalingPreference: [
-            { targetCluster: { clusterNames: ['member1'] }, staticWeight: 1 },
-            { targetCluster: { clusterNames: ['member2'] }, staticWeight: 2 },
-            { targetCluster: { clusterNames: ['member3'] }, staticWeight: 3 },
-          ],
-        },
+        federatedHPAAssignment: staticWeighted123,
       }),
     );
     expect(await eventually(() => limitsOf('shop'), 10_000, 'member limits')).toEqual({

@@ -3,7 +3,7 @@ import { FederatedHpaAnnotations, parseMemberLimits } from '@flotilla/api';
 import { publishEvent } from '@flotilla/bus';
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployment, federatedHpa, harness, silent, type Harness } from './testing/harness.js';
+import { deployment, federatedHpa, harness, staticWeighted123, silent, type Harness } from './testing/harness.js';
 
 let h: Harness;
 let scheduler: AffinitySchedulerController;
@@ -53,14 +53,7 @@ describe('the affinity scheduler hands an owned binding to the hpa-assigner', ()
       federatedHpa('cart', {
         minReplicas: 3,
         maxReplicas: 12,
-        federatedHPAAssignment: {
-          federatedHPAAssignmentType: 'StaticWeighted',
-          clusterAutoscalingPreference: [
-            { targetCluster: { clusterNames: ['member1'] }, staticWeight: 1 },
-            { targetCluster: { clusterNames: ['member2'] }, staticWeight: 2 },
-            { targetCluster: { clusterNames: ['member3'] }, staticWeight: 3 },
-          ],
-        },
+        federatedHPAAssignment: staticWeighted123,
       }),
     );
     const owned = await eventually(async () => {

@@ -159,3 +159,13 @@ export const memberEntry = (
   health: pendingReplicas ? 'Unhealthy' : 'Healthy',
   status: { replicas, readyReplicas, availableReplicas: readyReplicas, pendingReplicas, ...extra },
 });
+
+/** A StaticWeighted 1:2:3 assignment over member1..member3 (Karmada's FederatedHPA proposal's example weights). */
+export const staticWeighted123 = {
+  federatedHPAAssignmentType: 'StaticWeighted',
+  clusterAutoscalingPreference: [
+    { targetCluster: { clusterNames: ['member1'] }, staticWeight: 1 },
+    { targetCluster: { clusterNames: ['member2'] }, staticWeight: 2 },
+    { targetCluster: { clusterNames: ['member3'] }, staticWeight: 3 },
+  ],
+};
