@@ -5,9 +5,11 @@ export const AUTOSCALER_KINDS = ['FederatedHPA', 'EffectiveHorizontalPodAutoscal
 
 interface Autoscaler {
   kind: string;
-  metadata: { name?: string; namespace?: string };
-  spec?: { scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string } };
+  metadata: { name?: string | undefined; namespace?: string | undefined };
+  spec?: unknown;
 }
+type Ref = { apiVersion?: string; kind?: string; name?: string } | undefined;
+const targetOf = (o: Autoscaler): Ref => (o.spec as { scaleTargetRef?: Ref } | undefined)?.scaleTargetRef;
 
 const group = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? apiVersion.split('/')[0] : '');
 
@@ -18,12 +20,12 @@ const group = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? a
  * not a conflict.
  */
 export function scaleTargetConflict(object: Autoscaler, others: readonly Autoscaler[]): FieldError | undefined {
-  const ref = object.spec?.scaleTargetRef;
+  const ref = targetOf(object);
   if (!ref?.kind || !ref.name) return undefined;
   const other = others.find((o) => {
     if (o.kind === object.kind && o.metadata.name === object.metadata.name) return false;
-    const r = o.spec?.scaleTargetRef;
-    return r?.kind === ref.kind && r.name === ref.name && group(r.apiVersion) === group(ref.apiVersion);
+    const r = targetOf(o);
+    return r !== undefined && r.kind === ref.kind && r.name === ref.name && group(r.apiVersion) === group(ref.apiVersion);
   });
   if (!other) return undefined;
   return {
