@@ -29,3 +29,4 @@ export {
   type MemberStatus,
   type RecordedAssignment,
 } from './decide-federated-hpa.js';
+export { whatIfFederatedHpa, type FederatedHpaWhatIf } from './what-if.js';

@@ -1,5 +1,5 @@
 import { FederatedHpaAnnotations } from '@flotilla/api';
-import { evictionRecheckMs, filterClusters, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
+import { evictionRecheckMs, feasibleClusterNames, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 
 /**
  * Who divides a binding's replicas. A FederatedHPA with an assignment (Karmada's FederatedHPA proposal: "Karmada
@@ -19,13 +19,7 @@ export function federatedHpaHandOff(binding: ResourceBinding, clusters: readonly
   const owner = binding.metadata.annotations?.[FederatedHpaAnnotations.owner];
   if (owner === undefined) return { kind: 'Schedule' };
   if (binding.spec.resource.kind === 'HorizontalPodAutoscaler') return { kind: 'LeaveAlone', owner };
-  const placement = binding.spec.placement ?? {};
-  // Ordered affinity groups: the first one is the preferred; falling through groups is replica scheduling, which
-  // the FederatedHPA's assignment replaces.
-  const affinity = placement.clusterAffinity ?? placement.clusterAffinities?.[0];
-  const { feasible } = filterClusters({ clusters, spec: binding.spec, affinity, now });
-  const names = feasible.map((c) => c.metadata.name ?? '').sort();
-  const text = names.join(',');
+  const text = feasibleClusterNames(binding, clusters, now).join(',');
   const recheckAfterMs = evictionRecheckMs(binding, clusters, now);
   return {
     kind: 'FilterOnly',
