@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
+import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const deployDir = join(root, 'deploy');
@@ -584,6 +585,13 @@ describe('docker-compose.yml', () => {
     const given = [...Object.keys(configOf('cron-scheduler')), ...Object.keys(get(services, 'cron-scheduler.environment') as Obj)];
     expect(given.filter((k) => !known.has(k))).toEqual([]);
     expect(given).toContain('CRON_CATCHUP_WINDOW_MS');
+  });
+
+  it('sets only settings the hpa-assigner reads, in deploy/ and here', () => {
+    const known = new Set(Object.keys(hpaAssignerConfig.shape));
+    const given = [...Object.keys(configOf('hpa-assigner')), ...Object.keys(get(services, 'hpa-assigner.environment') as Obj)];
+    expect(given.filter((k) => !known.has(k))).toEqual([]);
+    expect(configOf('hpa-assigner')).toMatchObject({ FHPA_SYNC_PERIOD_MS: '15000', FHPA_OPTIMISE_PERIOD_MS: '300000' });
   });
 
   it('has nats with JetStream, redis, every service and the examples job', () => {

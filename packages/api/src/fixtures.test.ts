@@ -34,8 +34,9 @@ describe('seed and sample manifests', () => {
 
   it('seed 001: assignment policies survive, with default metrics', () => {
     const out = docs('seed-001-federated-hpa.yaml').map((d) => admit(d) as Record<string, any>);
-    expect(out.map((o) => o.spec.federatedHPAAssignment.federatedHPAAssignmentType)).toEqual([
-      'Duplicated', 'StaticWeighted', 'DynamicWeighted', 'Aggregated', 'Prioritized', 'Duplicated',
+    // The last one is Karmada's shipped FederatedHPA: it stays without an assignment.
+    expect(out.map((o) => o.spec.federatedHPAAssignment?.federatedHPAAssignmentType)).toEqual([
+      'Duplicated', 'StaticWeighted', 'DynamicWeighted', 'Aggregated', 'Prioritized', undefined,
     ]);
     expect(out[1]!.spec.federatedHPAAssignment.clusterAutoscalingPreference.map((p: { staticWeight: number }) => p.staticWeight)).toEqual([1, 2, 3]);
     expect(out[0]!.spec.metrics[0].resource.target.averageUtilization).toBe(80);

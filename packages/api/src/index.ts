@@ -4,6 +4,13 @@ export { joinPath, issuesToFieldErrors } from './field-path.js';
 export { objectMetaSchema, ownerReferenceSchema, timeSchema, validateObjectMeta, type ObjectMeta, type OwnerReference } from './meta.js';
 export { isPlainObject, type KubeObject, type ObjectReference } from './object.js';
 export { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.js';
+export {
+  FederatedHpaAnnotations,
+  formatMemberLimits,
+  MemberLimitsError,
+  parseMemberLimits,
+  type MemberLimits,
+} from './federated-hpa-annotations.js';
 export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
 export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';
 export { parseManifests, toYaml } from './manifests.js';

@@ -7,7 +7,7 @@ import { describeCommand } from './commands/describe.js';
 import { eventsCommand } from './commands/events.js';
 import { getCommand } from './commands/get.js';
 import { waitCommand } from './commands/wait.js';
-import { whatIfCronCommand, whatIfScheduleCommand } from './commands/what-if.js';
+import { whatIfCronCommand, whatIfFhpaCommand, whatIfScheduleCommand } from './commands/what-if.js';
 import { whatIfEhpaCommand } from './commands/what-if-ehpa.js';
 import { reportEhpaCommand } from './commands/report-ehpa.js';
 import { processIo, withLazySession, withSession, type CliIo, type Session } from './context.js';
@@ -148,6 +148,13 @@ function program(io: CliIo, result: { code: number }): Command {
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .option('--now <rfc3339>', 'the scheduling time (default: now)')
     .action((o: { filename: string[]; output?: string; now?: string }) => run(() => whatIfScheduleCommand(io, o.filename, o))());
+  whatIf
+    .command('fhpa')
+    .description("print the target's binding after the FederatedHPA assignment and each cluster's member HPA min/max")
+    .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
+    .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
+    .option('--now <rfc3339>', 'the assignment time (default: now)')
+    .action((o: { filename: string[]; output?: string; now?: string }) => run(() => whatIfFhpaCommand(io, o.filename, o))());
   whatIf
     .command('cron')
     .description('print each rule\'s next execution and the executions in (now, until]')

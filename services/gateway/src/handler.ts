@@ -1,8 +1,9 @@
-import { admit, MAX_OBJECT_BYTES, resolveKind, type KubeObject } from '@flotilla/api';
+import { admit, AdmissionError, MAX_OBJECT_BYTES, resolveKind, type KubeObject } from '@flotilla/api';
 import type { ApplyReply, ApplyRequest, DeleteReply, DeleteRequest, EventsReply, EventsRequest, GetRequest, ListReply, ListRequest, StoredLike } from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import { KubeEventStore, ObjectStore, refOf, type ObjectRef, type StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
+import { AUTOSCALER_KINDS, scaleTargetConflict } from './scale-target-conflict.js';
 
 /**
  * The gateway's operations over the object store. Admission runs here and only here: what reaches the store has
@@ -21,6 +22,7 @@ export class GatewayHandler {
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
     const existing = await this.existingFor(req.object);
     const admitted = admit(req.object, existing ? { existing: existing as KubeObject } : {}) as StoredObject;
+    await this.refuseSecondAutoscaler(admitted);
     if (req.dryRun) return { object: admitted as StoredLike, outcome: existing ? 'configured' : 'created' };
     const { object, outcome } = await this.store.apply(admitted);
     return { object: object as StoredLike, outcome };
@@ -50,6 +52,15 @@ export class GatewayHandler {
   async events(req: EventsRequest): Promise<EventsReply> {
     const kind = req.kind === undefined ? undefined : resolveKind(req.kind).kind;
     return { items: await this.kubeEvents.list({ kind, namespace: req.namespace, name: req.name }) };
+  }
+
+  /** Admission that needs the store: a workload takes one FederatedHPA or EffectiveHPA. */
+  private async refuseSecondAutoscaler(object: StoredObject): Promise<void> {
+    if (!(AUTOSCALER_KINDS as readonly string[]).includes(object.kind)) return;
+    const ns = object.metadata.namespace;
+    const others = (await Promise.all(AUTOSCALER_KINDS.map((k) => this.store.list(k, ns)))).flat();
+    const conflict = scaleTargetConflict(object, others);
+    if (conflict) throw new AdmissionError(object.kind, object.metadata.name, [conflict]);
   }
 
   private ref(q: { kind: string; namespace?: string | undefined; name: string }): ObjectRef {

@@ -84,7 +84,7 @@ export function validateScaleTargetRef(ref: CrossVersionObjectReference, at: str
 export const federatedHpaAdmission: KindAdmission = {
   schema: federatedHpaSchema,
   defaults(obj) {
-    // Karmada's mutating webhook (lifted HPA defaults) plus seed 001's Duplicated default.
+    // Karmada's mutating webhook (lifted HPA defaults) plus the proposal's Duplicated default.
     const spec = objAt(obj, 'spec');
     if (!spec) return;
     spec.minReplicas ??= 1;
@@ -92,7 +92,8 @@ export const federatedHpaAdmission: KindAdmission = {
       spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
     }
     defaultHpaBehavior(spec.behavior);
-    spec.federatedHPAAssignment ??= {};
+    // Without federatedHPAAssignment the object is Karmada's shipped FederatedHPA (one replica count for the
+    // template), so a Karmada user's YAML keeps its meaning: only a given assignment gets its Duplicated default.
     const a = objAt(spec, 'federatedHPAAssignment');
     if (a) a.federatedHPAAssignmentType ??= 'Duplicated';
   },

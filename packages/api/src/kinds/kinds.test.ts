@@ -327,14 +327,17 @@ describe('FederatedHPA: scalingToZero', () => {
 });
 
 describe('FederatedHPA: defaulting', () => {
-  it('defaults minReplicas, the 80% CPU metric and the Duplicated assignment', () => {
+  it('defaults minReplicas and the 80% CPU metric, and leaves a shipped FederatedHPA without an assignment', () => {
     const o = fhpa();
     delete o.spec.minReplicas;
     delete o.spec.federatedHPAAssignment;
     const out = admit(o) as Obj;
     expect(out.spec.minReplicas).toBe(1);
     expect(out.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }]);
-    expect(out.spec.federatedHPAAssignment).toEqual({ federatedHPAAssignmentType: 'Duplicated' });
+    expect(out.spec.federatedHPAAssignment).toBeUndefined();
+    const withEmpty = fhpa();
+    withEmpty.spec.federatedHPAAssignment = {};
+    expect((admit(withEmpty) as Obj).spec.federatedHPAAssignment).toEqual({ federatedHPAAssignmentType: 'Duplicated' });
     expect(out.spec.behavior).toBeUndefined();
   });
 

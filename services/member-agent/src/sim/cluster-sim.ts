@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
+import { MemberLimitsError, parseMemberLimits } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
 import {
   fitWorkloads,
@@ -11,6 +12,7 @@ import {
   type ClusterFit,
   type PlacedWorkload,
   type ResourceSummary,
+  type WorkloadFit,
   type WorkloadReport,
 } from './capacity.js';
 import { SimulationSpecError } from './errors.js';
@@ -127,6 +129,8 @@ export class SimulatedClusters {
   private readonly workloadMemo = new Map<string, Map<string, Memo>>();
   /** `${cluster}|${namespace}/${hpa}` → state. */
   private readonly hpaStates = new Map<string, HpaState>();
+  /** `${cluster}|${binding}` → the cpu sample last reported for a workload. */
+  private readonly usageSamples = new Map<string, { atMs: number; usageMilli: number; ready: number }>();
   /** `${cluster}|${workload}|${model}` → when the model was first seen (the origin of step models). */
   private readonly firstSeen = new Map<string, number>();
 
@@ -191,11 +195,14 @@ export class SimulatedClusters {
         if (hpa) {
           try {
             const parsed = parseHpaSpec(hpa.spec);
+            // A FederatedHPA's member HPA: this cluster's min/max come from the binding's per-cluster override.
+            const limits = parseMemberLimits(b.metadata.annotations)?.get(t.name);
+            if (limits) parsed.spec = { ...parsed.spec, ...limits };
             const list = hpaPlacements.get(t.name) ?? [];
             list.push({ key: `${t.name}|${template!.namespace}/${template!.name}`, namespace: template!.namespace, ...parsed });
             hpaPlacements.set(t.name, list);
           } catch (err) {
-            if (!(err instanceof SimulationSpecError)) throw err;
+            if (!(err instanceof SimulationSpecError || err instanceof MemberLimitsError)) throw err;
             // An HPA the simulator cannot run acts like one whose metric is unavailable: it scales nothing.
           }
         }
@@ -250,7 +257,10 @@ export class SimulatedClusters {
         for (const d of wanted.values()) {
           if (d.error) put(d, { applied: false, health: 'Unknown', appliedMessage: d.error });
           else if (d.replicas === undefined) put(d, { applied: true, health: 'Healthy' });
-          else put(d, workloadReport(fitByKey.get(bindingKey(d.ref))!));
+          else {
+            const w = fitByKey.get(bindingKey(d.ref))!;
+            put(d, this.withMetrics(workloadReport(w), cluster, spec, d, w, hpaFor(d), nowMs));
+          }
         }
       }
       const r = this.clusterReport(cluster, patch, input.now, statusOf);
@@ -313,6 +323,48 @@ export class SimulatedClusters {
       out.push({ cluster, namespace: tpl.namespace, kind: tpl.kind, workload: tpl.name, cores });
     }
     return out;
+  }
+
+  /**
+   * What the control plane needs to autoscale across clusters: the ready pods' cpu usage and one pod's request
+   * (sampled once per HPA sync period, as metrics-server is scraped, so a ramp does not report every tick), and the
+   * member HPA's own status when one acts on the workload.
+   */
+  private withMetrics(
+    report: WorkloadReport,
+    cluster: string,
+    spec: SimulationSpec,
+    d: Desired,
+    w: WorkloadFit,
+    hpa: { key: string; spec: HpaSpec } | undefined,
+    nowMs: number,
+  ): WorkloadReport {
+    if (!report.status || !d.template) return report;
+    const tpl = d.template;
+    const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+    const status = { ...report.status };
+    if (load) {
+      const key = `${cluster}|${bindingKey(d.ref)}`;
+      let sample = this.usageSamples.get(key);
+      if (!sample || nowMs - sample.atMs >= this.hpaSyncPeriodMs || (sample.ready === 0) !== (w.running === 0)) {
+        const usage = w.running > 0 ? Math.round(this.demand(cluster, tpl, load.model, nowMs) * 1000) : 0;
+        sample = { atMs: nowMs, usageMilli: usage, ready: w.running };
+        this.usageSamples.set(key, sample);
+      }
+      status.cpuUsageMilli = sample.usageMilli;
+      status.cpuRequestMilli = d.request!.cpuMilli;
+    }
+    const state = hpa ? this.hpaStates.get(hpa.key) : undefined;
+    if (hpa && state) {
+      status.hpa = {
+        minReplicas: hpa.spec.minReplicas,
+        maxReplicas: hpa.spec.maxReplicas,
+        currentReplicas: w.replicas,
+        desiredReplicas: state.replicas,
+        ...(state.utilization !== undefined ? { currentCPUUtilizationPercentage: state.utilization } : {}),
+      };
+    }
+    return { ...report, status };
   }
 
   private demand(cluster: string, tpl: { kind: string; namespace: string; name: string }, model: LoadModel, nowMs: number): number {
@@ -424,6 +476,10 @@ export class SimulatedClusters {
       else for (const c of memos.keys()) if (!simulated.has(c)) memos.delete(c);
     }
     for (const key of this.firstSeen.keys()) if (!simulated.has(key.slice(0, key.indexOf('|')))) this.firstSeen.delete(key);
+    for (const key of this.usageSamples.keys()) {
+      const [cluster, binding] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
+      if (!simulated.has(cluster) || !present.has(binding)) this.usageSamples.delete(key);
+    }
   }
 }
 
