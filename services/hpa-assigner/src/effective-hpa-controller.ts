@@ -4,7 +4,6 @@ import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
 import { WorkQueue } from '@flotilla/controller';
 import {
   decideEffectiveHpa,
-  forecastWindow,
   predictionEnabled,
   type EhpaDecision,
   type Forecast,
@@ -160,6 +159,14 @@ export class EffectiveHpaController {
     await this.queue?.close();
   }
 
+  /** Evaluates every EffectiveHPA now, as if each sync period had run out (a benchmark's round). */
+  refreshAll(): void {
+    for (const k of this.ehpas.cache.keys()) {
+      this.woken.add(k);
+      this.workQueue.add(k);
+    }
+  }
+
   /** Resolves when no reconcile is queued or running: for tests and benchmarks. */
   async idle(): Promise<void> {
     await this.workQueue.idle();
@@ -215,8 +222,7 @@ export class EffectiveHpaController {
     if (!predictionEnabled(spec)) return undefined;
     const window = spec.prediction?.predictionWindowSeconds ?? DEFAULT_PREDICTION_WINDOW_SECONDS;
     try {
-      const fit = await this.forecasts.forecastFor(key, ehpa, now);
-      return forecastWindow(fit, Math.floor(now.getTime() / 1000), window);
+      return await this.forecasts.windowFor(key, ehpa, now);
     } catch (err) {
       // The history source failing is what Crane's TimeSeriesPrediction reports as not ready; the other sources go on.
       this.o.logger.warn({ err, key }, 'could not read the usage history for prediction');
