@@ -44,7 +44,11 @@ await withBenchBus('ehpa', async (bus) => {
           apiVersion: 'apps/v1',
           kind: 'Deployment',
           metadata: { name, namespace: 'default' },
-          spec: { replicas: 4, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+          spec: {
+            replicas: 4,
+            selector: { matchLabels: { app: name } },
+            template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+          },
         }) as StoredObject,
       );
       const hour = i % 24;
@@ -57,13 +61,25 @@ await withBenchBus('ehpa', async (bus) => {
             scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
             minReplicas: 2,
             maxReplicas: 40,
-            metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+            metrics: [
+              { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
+            ],
             prediction: {
               predictionWindowSeconds: 3600,
               predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } },
             },
             ...(i % 2 === 0
-              ? { crons: [{ name: 'peak', timezone: 'UTC', start: `0 ${hour} * * *`, end: `30 ${hour} * * *`, targetReplicas: 8 }] }
+              ? {
+                  crons: [
+                    {
+                      name: 'peak',
+                      timezone: 'UTC',
+                      start: `0 ${hour} * * *`,
+                      end: `30 ${hour} * * *`,
+                      targetReplicas: 8,
+                    },
+                  ],
+                }
               : {}),
           },
         }) as StoredObject,
@@ -105,11 +121,20 @@ await withBenchBus('ehpa', async (bus) => {
     await controller.stop();
     const warm = rounds.reduce((a, b) => (a.wall < b.wall ? a : b));
     report(`EffectiveHPA controller, ${COUNT} EffectiveHPAs (3 d of 1-minute history each, ${COUNT / 2} with a cron)`, [
-      ['cold round (every DSP fit)', `${fmt(cold.wall / 1000, 2)} s wall, ${fmt(cold.cpu / 1000, 2)} s CPU (${fmt(cold.cpu / COUNT, 2)} ms per EffectiveHPA)`],
-      ['warm round (fits reused)', `${fmt(warm.wall / 1000, 2)} s wall, ${fmt(warm.cpu / 1000, 2)} s CPU (${fmt(warm.cpu / COUNT, 2)} ms per EffectiveHPA)`],
+      [
+        'cold round (every DSP fit)',
+        `${fmt(cold.wall / 1000, 2)} s wall, ${fmt(cold.cpu / 1000, 2)} s CPU (${fmt(cold.cpu / COUNT, 2)} ms per EffectiveHPA)`,
+      ],
+      [
+        'warm round (fits reused)',
+        `${fmt(warm.wall / 1000, 2)} s wall, ${fmt(warm.cpu / 1000, 2)} s CPU (${fmt(warm.cpu / COUNT, 2)} ms per EffectiveHPA)`,
+      ],
       ['share of a 60 s interval (cold, CPU)', `${fmt((100 * cold.cpu) / 60_000, 1)} %`],
       ['resident memory', `${fmt(rss)} MB (${fmt(rssBefore)} MB before the controller started)`],
-      ['V8 heap in use after GC', `${fmt(heap)} MB (${fmt(heapBefore)} MB before: the controller holds ${fmt(heap - heapBefore)} MB)`],
+      [
+        'V8 heap in use after GC',
+        `${fmt(heap)} MB (${fmt(heapBefore)} MB before: the controller holds ${fmt(heap - heapBefore)} MB)`,
+      ],
     ]);
     const queue = createDelayedQueue({ name: 'effective-hpa-bench', prefix, connection: redis });
     await queue.obliterate({ force: true }).catch(() => undefined);

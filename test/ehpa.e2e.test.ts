@@ -91,10 +91,23 @@ describe('EffectiveHPA end to end', () => {
     setUp();
     const history = new JetStreamHistory(bus);
     // the member-agent created the metrics stream at start; three days of minutes up to the previous one
-    await eventually(() => bus.jsm.streams.info(bus.names.metricsStream).then(() => true, () => undefined), 20_000, 'the metrics stream');
+    await eventually(
+      () =>
+        bus.jsm.streams.info(bus.names.metricsStream).then(
+          () => true,
+          () => undefined,
+        ),
+      20_000,
+      'the metrics stream',
+    );
     const seeded: Array<Promise<void>> = [];
     for (let t = nowS - 3 * 86_400; t < nowS; t += 60) {
-      seeded.push(history.record({ namespace: 'default', kind: 'Deployment', name: 'web' }, [t, Math.round(usage(t) * 1000) / 1000]));
+      seeded.push(
+        history.record({ namespace: 'default', kind: 'Deployment', name: 'web' }, [
+          t,
+          Math.round(usage(t) * 1000) / 1000,
+        ]),
+      );
     }
     await Promise.all(seeded);
     const applied = await flotilla(s.env, ['apply', '-f', '-'], manifests);
@@ -103,7 +116,9 @@ describe('EffectiveHPA end to end', () => {
     await eventually(
       async () => {
         const r = await flotilla(s.env, ['get', 'rb', 'web-deployment', '-n', 'default', '-o', 'json']);
-        const b = JSON.parse(r.out || '{}') as { status?: { aggregatedStatus?: Array<{ status?: { cpuUsageMilli?: number; readyReplicas?: number } }> } };
+        const b = JSON.parse(r.out || '{}') as {
+          status?: { aggregatedStatus?: Array<{ status?: { cpuUsageMilli?: number; readyReplicas?: number } }> };
+        };
         const e = b.status?.aggregatedStatus?.[0]?.status;
         return e?.readyReplicas === 10 && (e.cpuUsageMilli ?? 0) > 0 ? true : undefined;
       },
@@ -116,7 +131,8 @@ describe('EffectiveHPA end to end', () => {
     const scaled = await eventually(
       async () => {
         for await (const d of readEvents(bus, { filter: { kind: 'EffectiveHorizontalPodAutoscaler', name: 'web' } })) {
-          if (eventTypeOf(d.event) === 'EffectiveHPAScaled') return d.event.data as { source: string; toReplicas: number; statusPatch: Record<string, any> };
+          if (eventTypeOf(d.event) === 'EffectiveHPAScaled')
+            return d.event.data as { source: string; toReplicas: number; statusPatch: Record<string, any> };
         }
         return undefined;
       },
@@ -130,7 +146,9 @@ describe('EffectiveHPA end to end', () => {
 
     const got = await eventually(
       async () => {
-        const o = JSON.parse((await flotilla(s.env, ['get', 'ehpa', 'web', '-n', 'default', '-o', 'json'])).out) as { status?: Record<string, any> };
+        const o = JSON.parse((await flotilla(s.env, ['get', 'ehpa', 'web', '-n', 'default', '-o', 'json'])).out) as {
+          status?: Record<string, any>;
+        };
         return o.status?.expectReplicas !== undefined ? o.status : undefined;
       },
       20_000,
@@ -140,7 +158,9 @@ describe('EffectiveHPA end to end', () => {
     expect(got.proposals.prediction.replicas).toBeGreaterThanOrEqual(14);
     const described = await flotilla(s.env, ['describe', 'ehpa', 'web', '-n', 'default']);
     expect(described.out).toMatch(/Prediction window max: {2}\d+\.\d{3} over the next 10800s/);
-    const template = JSON.parse((await flotilla(s.env, ['get', 'deploy', 'web', '-n', 'default', '-o', 'json'])).out) as { spec: { replicas: number } };
+    const template = JSON.parse(
+      (await flotilla(s.env, ['get', 'deploy', 'web', '-n', 'default', '-o', 'json'])).out,
+    ) as { spec: { replicas: number } };
     expect(template.spec.replicas).toBeGreaterThanOrEqual(14);
   }, 150_000);
 });

@@ -11,7 +11,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function run(args: string[]) {
   let out = '';
   let err = '';
-  const io: CliIo = { out: (t) => void (out += `${t}\n`), err: (t) => void (err += `${t}\n`), readStdin: async () => '', now: () => new Date(), env: {} };
+  const io: CliIo = {
+    out: (t) => void (out += `${t}\n`),
+    err: (t) => void (err += `${t}\n`),
+    readStdin: async () => '',
+    now: () => new Date(),
+    env: {},
+  };
   return { code: await main(args, io), out, err };
 }
 

@@ -47,7 +47,7 @@ interface Result {
 describe('flotilla what-if ehpa (offline)', () => {
   const history = historyFile();
 
-  it('prints a List with the EffectiveHPA as the controller would write it, the cron metric and the forecast', async () => {
+  it('prints a List: the EffectiveHPA as the controller would write it, the cron metric, the forecast', async () => {
     const r = await run(['what-if', 'ehpa', '-f', FILE, '--now', NOW, '--history', history, '-o', 'json']);
     expect(r.err).toBe('');
     const out = JSON.parse(r.out) as Result & Record<string, unknown>;
@@ -70,15 +70,38 @@ describe('flotilla what-if ehpa (offline)', () => {
     // observed: 6.12 cores over 10 pods requesting 1 core, 61 % against 50 % -> 13
     expect(status.proposals.observed).toMatchObject({ replicas: 13 });
     expect(status.proposals.cron).toMatchObject({ replicas: 12 });
-    expect(status).toMatchObject({ expectReplicas: 14, currentReplicas: 10, winningSource: 'prediction', lastScaleTime: NOW });
+    expect(status).toMatchObject({
+      expectReplicas: 14,
+      currentReplicas: 10,
+      winningSource: 'prediction',
+      lastScaleTime: NOW,
+    });
     expect(status.nextCronBoundary).toBe('2026-03-04T04:00:00Z');
     expect(status.conditions).toContainEqual(
-      expect.objectContaining({ type: 'PredictionReady', status: 'True', reason: 'PredictSucceed', lastTransitionTime: NOW }),
+      expect.objectContaining({
+        type: 'PredictionReady',
+        status: 'True',
+        reason: 'PredictSucceed',
+        lastTransitionTime: NOW,
+      }),
     );
   });
 
   it('--horizon sets how far the forecast reaches', async () => {
-    const r = await run(['what-if', 'ehpa', '-f', FILE, '--now', NOW, '--history', history, '--horizon', '2h', '-o', 'json']);
+    const r = await run([
+      'what-if',
+      'ehpa',
+      '-f',
+      FILE,
+      '--now',
+      NOW,
+      '--history',
+      history,
+      '--horizon',
+      '2h',
+      '-o',
+      'json',
+    ]);
     const out = JSON.parse(r.out) as Result;
     expect(out.prediction.samples).toHaveLength(120);
     expect(out.prediction.samples[119]![0] - out.prediction.samples[0]![0]).toBe(119 * 60);
@@ -89,14 +112,18 @@ describe('flotilla what-if ehpa (offline)', () => {
     const out = JSON.parse(r.out) as Result;
     expect(out.prediction).toEqual({ periodic: false, periodSeconds: null, samples: [] });
     const status = out.items[0]!.status;
-    expect(status.conditions).toContainEqual(expect.objectContaining({ type: 'PredictionReady', status: 'False', reason: 'NoHistory' }));
+    expect(status.conditions).toContainEqual(
+      expect.objectContaining({ type: 'PredictionReady', status: 'False', reason: 'NoHistory' }),
+    );
     expect(status.proposals.observed).toMatchObject({ reason: 'FailedGetResourceMetric' });
     expect(status).toMatchObject({ expectReplicas: 12, winningSource: 'cron' });
   });
 
   it('prints a summary table without -o', async () => {
     const r = await run(['what-if', 'ehpa', '-f', FILE, '--now', NOW, '--history', history]);
-    expect(r.out).toMatch(/NAME\s+EXPECT\s+CURRENT\s+WINNER\s+OBSERVED\s+PREDICTION\s+CRON\nweb\s+14\s+10\s+prediction\s+13\s+14\s+12/);
+    expect(r.out).toMatch(
+      /NAME\s+EXPECT\s+CURRENT\s+WINNER\s+OBSERVED\s+PREDICTION\s+CRON\nweb\s+14\s+10\s+prediction\s+13\s+14\s+12/,
+    );
     expect(r.out).toContain('Active crons: night-batch(12); cron metric 12');
   });
 

@@ -34,7 +34,8 @@ export interface EhpaDecisionInput {
 }
 
 /** A source's proposal as the status shows it. */
-export type ProposalStatus = { replicas: number; metricValue?: number; detail?: string } | { reason: string; message: string };
+export type ProposalStatus =
+  { replicas: number; metricValue?: number; detail?: string } | { reason: string; message: string };
 
 export interface EhpaStatusPatch {
   expectReplicas: number;
@@ -100,7 +101,9 @@ function observedSummary(proposals: readonly MetricProposal[]): SourceProposal |
 }
 
 const asMetricProposal = (p: SourceProposal): MetricProposal =>
-  hasReplicas(p) ? { metric: p.source, replicas: p.replicas } : { metric: p.source, error: new Error(p.message), reason: p.reason };
+  hasReplicas(p)
+    ? { metric: p.source, replicas: p.replicas }
+    : { metric: p.source, error: new Error(p.message), reason: p.reason };
 
 /**
  * One reconcile of an EffectiveHPA, pure (Crane's `effective_hpa_controller.go` with its managed HPA folded in).
@@ -130,7 +133,12 @@ export function decideEffectiveHpa(input: EhpaDecisionInput): EhpaDecision {
         expectReplicas: 0,
         currentReplicas: 0,
         conditions: [
-          { type: 'Ready', status: 'False', reason: 'ScalingDisabled', message: 'Scaling is disabled because the target has 0 replicas' },
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ScalingDisabled',
+            message: 'Scaling is disabled because the target has 0 replicas',
+          },
         ],
         proposals: {},
         winningSource: null,
@@ -227,7 +235,9 @@ export function decideEffectiveHpa(input: EhpaDecisionInput): EhpaDecision {
           },
     );
   }
-  conditions.push(...result.conditions.map((c: HpaCondition) => ({ ...c, reason: c.reason ?? '', message: c.message ?? '' })));
+  conditions.push(
+    ...result.conditions.map((c: HpaCondition) => ({ ...c, reason: c.reason ?? '', message: c.message ?? '' })),
+  );
 
   const statusPatch: EhpaStatusPatch = {
     expectReplicas: result.desiredReplicas,

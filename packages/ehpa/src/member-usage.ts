@@ -17,5 +17,11 @@ export interface MemberUsage {
 export function memberWorkload(u: MemberUsage): MemberWorkload {
   const ready = Math.max(0, u.readyReplicas);
   const pods = equalSharePods(ready, Math.max(0, u.specReplicas - ready), u.usageMilli, u.requestMilli);
-  return { cluster: u.cluster, clusterReady: u.clusterReady, specReplicas: u.specReplicas, statusReplicas: ready, pods };
+  return {
+    cluster: u.cluster,
+    clusterReady: u.clusterReady,
+    specReplicas: u.specReplicas,
+    statusReplicas: ready,
+    pods,
+  };
 }

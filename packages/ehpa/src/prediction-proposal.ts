@@ -107,17 +107,22 @@ export function predictionProposal(
         ...(input.tolerance === undefined ? {} : { tolerance: input.tolerance }),
       },
     );
-    if (!('replicas' in p)) return { source: 'prediction', reason: p.reason ?? 'FailedGetExternalMetric', message: p.error.message };
+    if (!('replicas' in p))
+      return { source: 'prediction', reason: p.reason ?? 'FailedGetExternalMetric', message: p.error.message };
     return {
       source: 'prediction',
       replicas: p.replicas,
       metricValue: value.externalValue,
       windowMax: value.maxInWindow,
-      detail: `forecast maximum ${value.maxInWindow.toFixed(3)} over the next ${window}s against ${averageValueMilli}m per pod`,
+      detail:
+        `forecast maximum ${value.maxInWindow.toFixed(3)} over the next ${window}s ` +
+        `against ${averageValueMilli}m per pod`,
     };
   } catch (err) {
-    if (err instanceof OutdatedTimeSeriesError) return { source: 'prediction', reason: 'OutdatedTimeSeries', message: err.message };
-    if (err instanceof MetricComputationError) return { source: 'prediction', reason: 'FailedGetExternalMetric', message: err.message };
+    if (err instanceof OutdatedTimeSeriesError)
+      return { source: 'prediction', reason: 'OutdatedTimeSeries', message: err.message };
+    if (err instanceof MetricComputationError)
+      return { source: 'prediction', reason: 'FailedGetExternalMetric', message: err.message };
     throw err;
   }
 }

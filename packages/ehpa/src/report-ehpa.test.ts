@@ -39,7 +39,8 @@ describe('EffectiveHPA report: predictive vs reactive on the synthetic daily tra
     expect(c.extraReplicaHours).toBeLessThanOrEqual(0.1);
     expect(report.effective.wins.prediction).toBeGreaterThan(0);
     // ahead of the 08:00 surge the EffectiveHPA already runs more replicas than the reactive HPA
-    const at = (run: ReplayRun, hhmm: string) => run.points.find((p) => p.t === MONDAY + Date.parse(`1970-01-01T${hhmm}:00Z`) / 1000)!;
+    const at = (run: ReplayRun, hhmm: string) =>
+      run.points.find((p) => p.t === MONDAY + Date.parse(`1970-01-01T${hhmm}:00Z`) / 1000)!;
     expect(at(report.effective, '07:58').replicas).toBeGreaterThan(at(report.reactive, '07:58').replicas);
   });
 

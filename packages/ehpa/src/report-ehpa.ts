@@ -17,12 +17,16 @@ export function defaultReportEhpa(): EffectiveHorizontalPodAutoscaler {
       minReplicas: 2,
       maxReplicas: 80,
       scaleStrategy: 'Auto',
-      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
+      ],
       prediction: {
         predictionWindowSeconds: 1800,
         predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } },
       },
-      crons: [{ name: 'workday-start', timezone: 'UTC', start: '50 7 * * 1-5', end: '30 8 * * 1-5', targetReplicas: 30 }],
+      crons: [
+        { name: 'workday-start', timezone: 'UTC', start: '50 7 * * 1-5', end: '30 8 * * 1-5', targetReplicas: 30 },
+      ],
     },
   };
 }

@@ -12,7 +12,9 @@ export interface ReportComparison {
 export function compareRuns(effective: ReplaySummary, reactive: ReplaySummary): ReportComparison {
   return {
     underProvisionedReduction:
-      reactive.underProvisionedMinutes === 0 ? 1 : 1 - effective.underProvisionedMinutes / reactive.underProvisionedMinutes,
+      reactive.underProvisionedMinutes === 0
+        ? 1
+        : 1 - effective.underProvisionedMinutes / reactive.underProvisionedMinutes,
     extraReplicaHours: effective.replicaHours / reactive.replicaHours - 1,
   };
 }
@@ -26,24 +28,31 @@ export function renderReportHtml(report: EhpaReport, title = 'EffectiveHPA: pred
   const r = report.reactive.summary;
   const c = compareRuns(e, r);
   const row = (name: string, s: ReplaySummary) =>
-    `<tr><td>${name}</td><td>${s.underProvisionedMinutes}</td><td>${s.replicaHours.toFixed(1)}</td><td>${s.replicaChanges}</td></tr>`;
+    `<tr><td>${name}</td><td>${s.underProvisionedMinutes}</td>` +
+    `<td>${s.replicaHours.toFixed(1)}</td><td>${s.replicaChanges}</td></tr>`;
   const from = new Date(report.startSeconds * 1000).toISOString();
   const to = new Date(report.endSeconds * 1000).toISOString();
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
-<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}td:first-child,th:first-child{text-align:left}</style>
+<style>
+body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}td:first-child,th:first-child{text-align:left}
+</style>
 </head><body>
 <h1>${escape(title)}</h1>
 <p>Replay from ${from} to ${to}, in virtual time, through the EffectiveHPA controller's decision; the same trace once
 with prediction and crons and once as a plain reactive HPA of the same target and metric.</p>
 ${renderReportSvg(report)}
 <table>
-<thead><tr><th>autoscaler</th><th>under-provisioned minutes</th><th>replica-hours</th><th>replica changes</th></tr></thead>
+<thead><tr>
+<th>autoscaler</th><th>under-provisioned minutes</th><th>replica-hours</th><th>replica changes</th>
+</tr></thead>
 <tbody>
 ${row('EffectiveHPA (prediction + cron)', e)}
 ${row('reactive HPA', r)}
 </tbody></table>
-<p>Under-provisioned minutes: ${pct(c.underProvisionedReduction)} fewer. Replica-hours: ${c.extraReplicaHours >= 0 ? '+' : ''}${pct(c.extraReplicaHours)}.
+<p>Under-provisioned minutes: ${pct(c.underProvisionedReduction)} fewer.
+Replica-hours: ${c.extraReplicaHours >= 0 ? '+' : ''}${pct(c.extraReplicaHours)}.
 Scaling decisions won by source: ${escape(JSON.stringify(report.effective.wins))}.</p>
 </body></html>
 `;

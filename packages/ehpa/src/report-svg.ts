@@ -39,12 +39,19 @@ export function renderReportSvg(report: EhpaReport): string {
   const rea = thin(report.reactive.points);
   const cores: Panel = {
     y0: TOP,
-    max: niceMax(Math.max(...report.effective.points.map((p) => Math.max(p.load, p.capacity)), ...report.reactive.points.map((p) => p.capacity))),
+    max: niceMax(
+      Math.max(
+        ...report.effective.points.map((p) => Math.max(p.load, p.capacity)),
+        ...report.reactive.points.map((p) => p.capacity),
+      ),
+    ),
     label: 'cores',
   };
   const replicas: Panel = {
     y0: TOP + PANEL + GAP,
-    max: niceMax(Math.max(...report.effective.points.map((p) => p.replicas), ...report.reactive.points.map((p) => p.replicas))),
+    max: niceMax(
+      Math.max(...report.effective.points.map((p) => p.replicas), ...report.reactive.points.map((p) => p.replicas)),
+    ),
     label: 'replicas',
   };
   const y = (p: Panel, v: number) => p.y0 + PANEL - (v / p.max) * PANEL;
@@ -55,14 +62,17 @@ export function renderReportSvg(report: EhpaReport): string {
   const axes = (p: Panel) => {
     const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
       const v = p.max * f;
-      return `<line x1="${LEFT}" x2="${LEFT + width}" y1="${fmt(y(p, v))}" y2="${fmt(y(p, v))}" stroke="#e6e6e6"/>` +
-        `<text x="${LEFT - 6}" y="${fmt(y(p, v) + 4)}" text-anchor="end">${fmt(v)}</text>`;
+      return (
+        `<line x1="${LEFT}" x2="${LEFT + width}" y1="${fmt(y(p, v))}" y2="${fmt(y(p, v))}" stroke="#e6e6e6"/>` +
+        `<text x="${LEFT - 6}" y="${fmt(y(p, v) + 4)}" text-anchor="end">${fmt(v)}</text>`
+      );
     });
     const days: string[] = [];
     for (let t = startSeconds; t <= endSeconds; t += 21_600) {
       const label = new Date(t * 1000).toISOString().slice(5, 16).replace('T', ' ');
       days.push(`<line x1="${fmt(x(t))}" x2="${fmt(x(t))}" y1="${p.y0}" y2="${p.y0 + PANEL}" stroke="#f0f0f0"/>`);
-      if (p === replicas) days.push(`<text x="${fmt(x(t))}" y="${p.y0 + PANEL + 16}" text-anchor="middle">${label}</text>`);
+      if (p === replicas)
+        days.push(`<text x="${fmt(x(t))}" y="${p.y0 + PANEL + 16}" text-anchor="middle">${label}</text>`);
     }
     return [...days, ...ticks, `<text x="8" y="${p.y0 - 10}" font-weight="bold">${p.label}</text>`].join('');
   };
@@ -71,12 +81,16 @@ export function renderReportSvg(report: EhpaReport): string {
     ['EffectiveHPA (prediction + cron)', COLORS.effective],
     ['reactive HPA', COLORS.reactive],
   ]
-    .map(([name, color], i) => `<rect x="${LEFT + 120 + i * 250}" y="8" width="14" height="4" fill="${color}"/>` +
-      `<text x="${LEFT + 140 + i * 250}" y="14">${name}</text>`)
+    .map(
+      ([name, color], i) =>
+        `<rect x="${LEFT + 120 + i * 250}" y="8" width="14" height="4" fill="${color}"/>` +
+        `<text x="${LEFT + 140 + i * 250}" y="14">${name}</text>`,
+    )
     .join('');
   const h = TOP + 2 * PANEL + GAP + 30;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" font-family="sans-serif" font-size="11">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}"` +
+      ' font-family="sans-serif" font-size="11">',
     `<rect width="${W}" height="${h}" fill="#ffffff"/>`,
     legend,
     axes(cores),

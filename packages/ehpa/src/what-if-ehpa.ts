@@ -31,10 +31,13 @@ export interface WhatIfEhpaResult {
   prediction: { periodic: boolean; periodSeconds: number | null; samples: Array<[number, number]> };
 }
 
-type Template = KubeObject<{
-  replicas?: number;
-  template?: { spec?: { containers?: Array<{ resources?: { requests?: Record<string, string | number> } }> } };
-}, { replicas?: number }>;
+type Template = KubeObject<
+  {
+    replicas?: number;
+    template?: { spec?: { containers?: Array<{ resources?: { requests?: Record<string, string | number> } }> } };
+  },
+  { replicas?: number }
+>;
 
 /** One pod's CPU request in milli-cores: the sum over the pod template's containers. */
 export function podCpuRequestMilli(template: Template): number | undefined {
@@ -64,9 +67,14 @@ function usageAt(history: readonly HistorySample[], nowSeconds: number): number 
  */
 export function whatIfEhpa(docs: readonly unknown[], opts: WhatIfEhpaOptions): WhatIfEhpaResult {
   const objects = docs as KubeObject[];
-  const ehpas = objects.filter((d) => d.kind === 'EffectiveHorizontalPodAutoscaler') as EffectiveHorizontalPodAutoscaler[];
+  const ehpas = objects.filter(
+    (d) => d.kind === 'EffectiveHorizontalPodAutoscaler',
+  ) as EffectiveHorizontalPodAutoscaler[];
   if (ehpas.length !== 1) {
-    throw new WhatIfInputError('(files)', `expected exactly one EffectiveHorizontalPodAutoscaler, found ${ehpas.length}`);
+    throw new WhatIfInputError(
+      '(files)',
+      `expected exactly one EffectiveHorizontalPodAutoscaler, found ${ehpas.length}`,
+    );
   }
   const ehpa = ehpas[0]!;
   const spec = ehpa.spec!;

@@ -65,7 +65,8 @@ describe('EffectiveHPA controller (real NATS and Redis)', () => {
     await ensureMetricsStream(h.bus.jsm, h.bus, 4 * 86_400_000);
     const web = { namespace: 'default', kind: 'Deployment', name: 'web' };
     const seeded: Array<Promise<void>> = [];
-    for (let t = nowS - 3 * 86_400; t <= nowS; t += 60) seeded.push(history.record(web, [t, Math.round(usage(t) * 1000) / 1000]));
+    for (let t = nowS - 3 * 86_400; t <= nowS; t += 60)
+      seeded.push(history.record(web, [t, Math.round(usage(t) * 1000) / 1000]));
     await Promise.all(seeded);
     await h.apply({ ...deployment('web', 10), spec: { ...deployment('web', 10).spec, replicas: 10 } });
     await h.apply(targetBinding('web', [{ name: 'member1', replicas: 10 }]));
@@ -77,7 +78,9 @@ describe('EffectiveHPA controller (real NATS and Redis)', () => {
       ehpa('web', {
         minReplicas: 2,
         maxReplicas: 20,
-        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
+        ],
         prediction: {
           predictionWindowSeconds: 10_800,
           predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } },
@@ -95,7 +98,9 @@ describe('EffectiveHPA controller (real NATS and Redis)', () => {
     expect(scaled.data.source).toBe('prediction');
     expect(scaled.data.statusPatch.proposals.observed.replicas).toBe(13);
     expect(scaled.data.statusPatch.proposals.prediction.replicas).toBe(14);
-    expect(scaled.data.statusPatch.conditions).toContainEqual(expect.objectContaining({ type: 'PredictionReady', status: 'True' }));
+    expect(scaled.data.statusPatch.conditions).toContainEqual(
+      expect.objectContaining({ type: 'PredictionReady', status: 'True' }),
+    );
     expect(scaled.data.toReplicas).toBe(14);
     await c.stop();
   }, 60_000);

@@ -2,12 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EffectiveHorizontalPodAutoscaler } from '@flotilla/api';
 import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
 import { WorkQueue } from '@flotilla/controller';
-import {
-  decideEffectiveHpa,
-  predictionEnabled,
-  type EhpaDecision,
-  type Forecast,
-} from '@flotilla/ehpa';
+import { decideEffectiveHpa, predictionEnabled, type EhpaDecision, type Forecast } from '@flotilla/ehpa';
 import type { AutoscalerHistory, MemberWorkload } from '@flotilla/hpa-math';
 import type { MetricHistorySource } from '@flotilla/metric-history';
 import {
@@ -28,7 +23,14 @@ import {
   type DelayedWorker,
 } from '@flotilla/runtime';
 import { isReady, type Cluster } from '@flotilla/scheduling';
-import { Informer, ObjectStore, objectKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import {
+  Informer,
+  ObjectStore,
+  objectKey,
+  type ObjectRef,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import { memberPods } from './centralized.js';
 import { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
@@ -122,7 +124,9 @@ export class EffectiveHpaController {
   }
 
   private informers(): Array<Informer<unknown>> {
-    return [this.clusters, this.clusterStatus, this.bindings, this.bindingStatus, this.ehpas] as Array<Informer<unknown>>;
+    return [this.clusters, this.clusterStatus, this.bindings, this.bindingStatus, this.ehpas] as Array<
+      Informer<unknown>
+    >;
   }
 
   async start(): Promise<void> {
@@ -176,7 +180,11 @@ export class EffectiveHpaController {
     for (const set of this.byTarget.values()) set.delete(key);
     if (!ehpa?.spec) return;
     const ref = ehpa.spec.scaleTargetRef;
-    const k = objectKey({ kind: 'ResourceBinding', namespace: ehpa.metadata.namespace, name: bindingNameOf(ref.name, ref.kind) });
+    const k = objectKey({
+      kind: 'ResourceBinding',
+      namespace: ehpa.metadata.namespace,
+      name: bindingNameOf(ref.name, ref.kind),
+    });
     const set = this.byTarget.get(k) ?? new Set<string>();
     set.add(key);
     this.byTarget.set(k, set);
@@ -185,7 +193,9 @@ export class EffectiveHpaController {
   /** The member clusters' copies of the target, pooled as the centralized FederatedHPA mode reads them. */
   private members(namespace: string | undefined, bindingName: string): MemberWorkload[] {
     const ref = { kind: 'ResourceBinding', namespace, name: bindingName };
-    const bound = ((this.bindings.get(ref)?.spec as { clusters?: Array<{ name: string }> } | undefined)?.clusters ?? []).map((c) => c.name);
+    const bound = (
+      (this.bindings.get(ref)?.spec as { clusters?: Array<{ name: string }> } | undefined)?.clusters ?? []
+    ).map((c) => c.name);
     const ready = new Map(
       [...this.clusters.cache.entries()].map(([key, { value }]) => {
         const cluster = { ...value, status: this.clusterStatus.cache.get(key)?.value.status } as unknown as Cluster;
@@ -217,7 +227,11 @@ export class EffectiveHpaController {
     }
   }
 
-  private async forecast(key: string, ehpa: EffectiveHorizontalPodAutoscaler, now: Date): Promise<Forecast | undefined> {
+  private async forecast(
+    key: string,
+    ehpa: EffectiveHorizontalPodAutoscaler,
+    now: Date,
+  ): Promise<Forecast | undefined> {
     const spec = ehpa.spec!;
     if (!predictionEnabled(spec)) return undefined;
     const window = spec.prediction?.predictionWindowSeconds ?? DEFAULT_PREDICTION_WINDOW_SECONDS;
@@ -262,7 +276,9 @@ export class EffectiveHpaController {
     const template = await this.store.get(ref);
     if (!template) {
       await this.observe(ehpa, EffectiveHpaEventTypes.EffectiveHPAObserved, {
-        conditions: [{ type: 'Ready', status: 'False', reason: 'FailedGetScale', message: `${ref.kind} ${ref.name} not found` }],
+        conditions: [
+          { type: 'Ready', status: 'False', reason: 'FailedGetScale', message: `${ref.kind} ${ref.name} not found` },
+        ],
       });
       return { requeueAfterMs: period };
     }
@@ -307,7 +323,12 @@ export class EffectiveHpaController {
     return { requeueAfterMs: period };
   }
 
-  private async armBoundary(key: string, ehpa: EffectiveHorizontalPodAutoscaler, d: EhpaDecision, now: Date): Promise<void> {
+  private async armBoundary(
+    key: string,
+    ehpa: EffectiveHorizontalPodAutoscaler,
+    d: EhpaDecision,
+    now: Date,
+  ): Promise<void> {
     const next = d.statusPatch.nextCronBoundary;
     if (!next || !this.queue) return;
     const atMs = Date.parse(next);

@@ -59,7 +59,11 @@ export class EhpaForecasts {
     const spec = ehpa.spec!;
     const config = resolveDspConfig(spec.prediction?.predictionAlgorithm?.dsp).config;
     const samples = await this.source.range(
-      { namespace: ehpa.metadata.namespace ?? 'default', kind: spec.scaleTargetRef.kind, name: spec.scaleTargetRef.name },
+      {
+        namespace: ehpa.metadata.namespace ?? 'default',
+        kind: spec.scaleTargetRef.kind,
+        name: spec.scaleTargetRef.name,
+      },
       {
         start: new Date((nowS - config.historyLengthSeconds - 3600) * 1000),
         end: new Date(nowS * 1000),

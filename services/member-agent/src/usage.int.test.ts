@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bus } from '@flotilla/bus';
-import { ensureMetricsStream, JetStreamHistory, PrometheusSource, SIM_WORKLOAD_CPU_QUERY } from '@flotilla/metric-history';
+import {
+  ensureMetricsStream,
+  JetStreamHistory,
+  PrometheusSource,
+  SIM_WORKLOAD_CPU_QUERY,
+} from '@flotilla/metric-history';
 import { systemClock } from '@flotilla/runtime';
 import { ObjectStore } from '@flotilla/store';
 import { eventually, PrivatePrometheus, testBus } from '@flotilla/testkit';
@@ -27,7 +32,9 @@ const simulatedCluster = (name: string, cores: number) => ({
     syncMode: 'Push',
     simulation: {
       allocatable: { cpu: '8', memory: '32Gi', pods: '110' },
-      loads: [{ workload: { kind: 'Deployment', namespace: 'default', name: 'web' }, model: { type: 'constant', cores } }],
+      loads: [
+        { workload: { kind: 'Deployment', namespace: 'default', name: 'web' }, model: { type: 'constant', cores } },
+      ],
     },
   },
 });
@@ -56,7 +63,10 @@ beforeAll(async () => {
       resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web', uid: 'u-1' },
       replicas: 4,
       replicaRequirements: { resourceRequest: { cpu: '500m', memory: '512Mi' } },
-      clusters: [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }],
+      clusters: [
+        { name: 'm1', replicas: 2 },
+        { name: 'm2', replicas: 2 },
+      ],
     },
   });
   server = createServer((_req, res) => {
@@ -82,8 +92,12 @@ describe('the sim member-agent as a source of EffectiveHPA history', () => {
     await a.start();
     try {
       const text = await registry.metrics();
-      expect(text).toContain('flotilla_sim_workload_cpu_usage_cores{cluster="m1",namespace="default",kind="Deployment",workload="web"} 2.5');
-      expect(text).toContain('flotilla_sim_workload_cpu_usage_cores{cluster="m2",namespace="default",kind="Deployment",workload="web"} 1');
+      expect(text).toContain(
+        'flotilla_sim_workload_cpu_usage_cores{cluster="m1",namespace="default",kind="Deployment",workload="web"} 2.5',
+      );
+      expect(text).toContain(
+        'flotilla_sim_workload_cpu_usage_cores{cluster="m2",namespace="default",kind="Deployment",workload="web"} 1',
+      );
       const source = new PrometheusSource({ url: prometheus.url, queryTemplate: SIM_WORKLOAD_CPU_QUERY });
       const start = new Date();
       const samples = await eventually(
@@ -112,7 +126,11 @@ describe('the sim member-agent as a source of EffectiveHPA history', () => {
     await second.start();
     await new Promise((r) => setTimeout(r, 1500));
     await second.stop();
-    const samples = await history.range(WEB, { start: new Date(start.getTime() - 1000), end: new Date(), stepSeconds: 1 });
+    const samples = await history.range(WEB, {
+      start: new Date(start.getTime() - 1000),
+      end: new Date(),
+      stepSeconds: 1,
+    });
     expect(samples.length).toBeGreaterThanOrEqual(3);
     const times = samples.map(([t]) => t);
     expect(new Set(times).size).toBe(times.length);

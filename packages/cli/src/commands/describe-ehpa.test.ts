@@ -41,11 +41,17 @@ describe('describe ehpa: the sources section', () => {
   it('says why a source has no proposal, and when nothing has been decided yet', () => {
     const lines = effectiveHpaLines(
       spec,
-      { proposals: { prediction: { reason: 'NotEnoughHistory', message: '20h of contiguous history' } }, predictionWindowMax: null },
+      {
+        proposals: { prediction: { reason: 'NotEnoughHistory', message: '20h of contiguous history' } },
+        predictionWindowMax: null,
+      },
       new Date('2026-03-02T08:30:00Z'),
     );
     expect(lines).toContain('Prediction window max:  <no forecast>');
     expect(lines.some((l) => l.includes('NotEnoughHistory: 20h of contiguous history'))).toBe(true);
-    expect(effectiveHpaLines(undefined, undefined, new Date())).toEqual(['Sources:      <none yet>', 'Winning source:         <none>']);
+    expect(effectiveHpaLines(undefined, undefined, new Date())).toEqual([
+      'Sources:      <none yet>',
+      'Winning source:         <none>',
+    ]);
   });
 });

@@ -29,7 +29,12 @@ export function effectiveHpaLines(
         : [source, '-', `${p.reason ?? 'Unknown'}: ${p.message ?? ''}`];
     });
   const lines = rows.length
-    ? ['Sources:', ...formatTable(['Source', 'Proposal', 'Detail'], rows).split('\n').map((l) => `  ${l}`)]
+    ? [
+        'Sources:',
+        ...formatTable(['Source', 'Proposal', 'Detail'], rows)
+          .split('\n')
+          .map((l) => `  ${l}`),
+      ]
     : ['Sources:      <none yet>'];
   lines.push(`Winning source:         ${s.winningSource ?? '<none>'}`);
   const crons = (spec?.crons as unknown[] | undefined)?.length ?? 0;
@@ -43,7 +48,8 @@ export function effectiveHpaLines(
   const window = (spec?.prediction as { predictionWindowSeconds?: number } | undefined)?.predictionWindowSeconds;
   if (window !== undefined) {
     const max = s.predictionWindowMax;
-    lines.push(`Prediction window max:  ${typeof max === 'number' ? `${max.toFixed(3)} over the next ${window}s` : '<no forecast>'}`);
+    const shown = typeof max === 'number' ? `${max.toFixed(3)} over the next ${window}s` : '<no forecast>';
+    lines.push(`Prediction window max:  ${shown}`);
   }
   return lines;
 }

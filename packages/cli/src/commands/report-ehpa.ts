@@ -7,7 +7,7 @@ import { readRangeFile } from '../range-file.js';
 
 /** The synthetic trace starts on a Monday, so the weekday cron of the default EffectiveHPA takes part. */
 const SYNTHETIC_START = Date.parse('2026-03-02T00:00:00Z') / 1000;
-/** Days of history the synthetic replay is pre-seeded with (Crane's DSP needs two whole periods; 3 days is its example). */
+/** Days of history the synthetic replay starts with (Crane's DSP needs two whole periods; 3 days is its example). */
 const SYNTHETIC_HISTORY_DAYS = 3;
 
 interface ReportFlags {
@@ -23,8 +23,10 @@ interface ReportFlags {
  */
 export async function reportEhpaCommand(io: CliIo, o: ReportFlags): Promise<number> {
   const days = Number(o.days);
-  if (!Number.isInteger(days) || days < 1) throw new CliError(`error: --days must be a whole number of days ≥ 1, not "${o.days}"`);
-  if ((o.trace === undefined) === (o.synthetic === undefined)) throw new CliError('error: give exactly one of --trace FILE or --synthetic daily');
+  if (!Number.isInteger(days) || days < 1)
+    throw new CliError(`error: --days must be a whole number of days ≥ 1, not "${o.days}"`);
+  if ((o.trace === undefined) === (o.synthetic === undefined))
+    throw new CliError('error: give exactly one of --trace FILE or --synthetic daily');
   let trace;
   let start;
   if (o.synthetic !== undefined) {
@@ -36,7 +38,8 @@ export async function reportEhpaCommand(io: CliIo, o: ReportFlags): Promise<numb
     if (trace.length === 0) throw new CliError(`error: --trace ${o.trace}: no samples`);
     // the last --days days are replayed; everything before them is the history the prediction starts from
     start = trace[trace.length - 1]![0] - days * 86_400;
-    if (trace[0]![0] >= start) throw new CliError(`error: --trace ${o.trace}: needs history before the last ${days} day(s)`);
+    if (trace[0]![0] >= start)
+      throw new CliError(`error: --trace ${o.trace}: needs history before the last ${days} day(s)`);
   }
   const report = runEhpaReport({ trace, startSeconds: start });
   await mkdir(o.out, { recursive: true });

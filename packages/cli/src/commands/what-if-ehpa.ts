@@ -44,7 +44,9 @@ export async function whatIfEhpaCommand(io: CliIo, files: string[], o: WhatIfEhp
     return 0;
   }
   const item = result.items[0];
-  const status = item.status as Record<string, unknown> & { proposals?: Record<string, { replicas?: number; reason?: string }> };
+  const status = item.status as Record<string, unknown> & {
+    proposals?: Record<string, { replicas?: number; reason?: string }>;
+  };
   const proposal = (s: string) => {
     const p = status.proposals?.[s];
     return p === undefined ? '-' : p.replicas !== undefined ? String(p.replicas) : `<${p.reason}>`;

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Sample, WorkloadRef } from '@flotilla/metric-history';
 import { UsageRecorder } from './usage-recorder.js';
 
-const usage = (cluster: string, workload: string, cores: number) => ({ cluster, namespace: 'default', kind: 'Deployment', workload, cores });
+const usage = (cluster: string, workload: string, cores: number) => ({
+  cluster,
+  namespace: 'default',
+  kind: 'Deployment',
+  workload,
+  cores,
+});
 
 function sink(failFirst = false) {
   const written: Array<[WorkloadRef, Sample]> = [];
@@ -24,7 +30,9 @@ describe('UsageRecorder', () => {
     const s = sink();
     const r = new UsageRecorder(s, 60_000);
     const now = new Date('2026-03-02T10:00:42Z');
-    expect(await r.maybeRecord([usage('m1', 'web', 2.5), usage('m2', 'web', 1), usage('m1', 'api', 0.25)], now)).toBe(2);
+    expect(await r.maybeRecord([usage('m1', 'web', 2.5), usage('m2', 'web', 1), usage('m1', 'api', 0.25)], now)).toBe(
+      2,
+    );
     expect(await r.maybeRecord([usage('m1', 'web', 9)], new Date('2026-03-02T10:00:59Z'))).toBe(0);
     expect(await r.maybeRecord([usage('m1', 'web', 4)], new Date('2026-03-02T10:01:00Z'))).toBe(1);
     const t0 = Date.parse('2026-03-02T10:00:00Z') / 1000;
