@@ -14,9 +14,11 @@ export {
 export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
 export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';
 export { parseManifests, toYaml } from './manifests.js';
-export { formatTime, getCondition, isConditionTrue, type Condition } from './conditions.js';
+export { getCondition, isConditionTrue, type Condition } from './conditions.js';
+export { formatTime } from './kube-time.js';
 export { applyStatusPatch } from './status-patch.js';
-export type { AdmissionContext, KindAdmission } from './kinds/kind-admission.js';
+export type { KubeEventData } from './kube-event.js';
+export type { AdmissionContext, KindAdmission, ScheduleChecks } from './kinds/kind-admission.js';
 export {
   conditionSchema,
   defaultHpaBehavior,

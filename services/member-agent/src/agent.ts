@@ -1,6 +1,8 @@
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
-import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Registry } from 'prom-client';
+import { ClusterMetrics } from './cluster-metrics.js';
 import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
 import type { WorkloadUsageGauge } from './sim/usage-metrics.js';
 import type { UsageRecorder } from './sim/usage-recorder.js';
@@ -23,6 +25,8 @@ export interface SimAgentOptions {
   usageGauge?: WorkloadUsageGauge;
   /** Records each workload's usage into the metric history once per sample interval (the embedded source). */
   usageRecorder?: UsageRecorder;
+  /** The service's registry: each simulated cluster's readiness and capacity are reported there. */
+  registry?: Registry;
 }
 
 /** Every kind the agent watches in the objects bucket. */
@@ -49,8 +53,10 @@ export class SimAgent {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private readonly metrics: ClusterMetrics;
 
   constructor(private readonly opts: SimAgentOptions) {
+    this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
     this.tickMs = opts.tickMs ?? 1000;
     if (!Number.isInteger(this.tickMs) || this.tickMs <= 0) throw new RangeError(`tickMs: expected a positive integer, got ${opts.tickMs}`);
     this.sim = new SimulatedClusters({ source: 'flotilla/member-agent/sim', ...opts.sim });
@@ -61,12 +67,18 @@ export class SimAgent {
     for (const kind of WATCHED_KINDS) this.objects.set(kind, new Informer<StoredObject>(this.opts.bus, 'objects', kind, undefined, kind.endsWith('ResourceBinding') ? withoutPlacement : undefined));
     for (const kind of STATUS_KINDS) this.statuses.set(kind, new Informer<StatusRecord<Record<string, unknown>>>(this.opts.bus, 'status', kind));
     await Promise.all([...this.objects.values(), ...this.statuses.values()].map((i) => i.start()));
+    // The stored status, which is what this agent reported once folded: after a hand-over it is known at once.
+    const clusterStatus = this.statuses.get('Cluster')!;
+    this.metrics.report(function* () {
+      for (const [key, { value }] of clusterStatus.cache) yield [refFromKey(key).name, value.status];
+    });
     await this.tick();
     this.schedule();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.metrics.forget();
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
     for (const i of [...this.objects.values(), ...this.statuses.values()]) i.stop();

@@ -9,7 +9,8 @@ import {
 } from '@flotilla/metric-history';
 import { systemClock } from '@flotilla/runtime';
 import { ObjectStore } from '@flotilla/store';
-import { eventually, PrivatePrometheus, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually, PrivatePrometheus } from '@flotilla/testkit';
 import { Registry } from 'prom-client';
 import { SimAgent, type AgentLogger } from './agent.js';
 import { WorkloadUsageGauge } from './sim/usage-metrics.js';

@@ -1,4 +1,3 @@
-import { scheduleError, timeZoneError } from '@flotilla/cron';
 import { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import { timeSchema } from '../meta.js';
@@ -11,7 +10,7 @@ import {
   metricSpecSchema,
   validateMetrics,
 } from './common.js';
-import type { KindAdmission } from './kind-admission.js';
+import type { AdmissionContext, KindAdmission, ScheduleChecks } from './kind-admission.js';
 import { objAt } from './kind-admission.js';
 import { validateScaleTargetRef } from './federated-hpa.js';
 import { validateBehavior, validateMetricTargets } from './hpa-validation.js';
@@ -103,8 +102,8 @@ export function normalizeEhpaSchedule(expr: string): string {
 }
 
 /** Crane's "Local" means the process zone; any other value must be an IANA zone. */
-export function ehpaTimeZoneError(tz: string): string | undefined {
-  return tz === 'Local' ? undefined : timeZoneError(tz);
+export function ehpaTimeZoneError(tz: string, checks: ScheduleChecks): string | undefined {
+  return tz === 'Local' ? undefined : checks.timeZoneError(tz);
 }
 
 /**
@@ -132,7 +131,7 @@ export const ehpaAdmission: KindAdmission = {
     const prediction = objAt(spec, 'prediction');
     if (prediction) prediction.predictionWindowSeconds ??= DEFAULT_PREDICTION_WINDOW_SECONDS;
   },
-  validate(obj: EffectiveHorizontalPodAutoscaler): FieldError[] {
+  validate(obj: EffectiveHorizontalPodAutoscaler, ctx: AdmissionContext): FieldError[] {
     const spec = obj.spec!;
     const errs = validateScaleTargetRef(spec.scaleTargetRef, 'spec.scaleTargetRef');
     const min = spec.minReplicas ?? 1;
@@ -161,11 +160,11 @@ export const ehpaAdmission: KindAdmission = {
           errs.push({ field: `${at}.${f}`, message: 'Required value' });
           continue;
         }
-        const e = scheduleError(normalizeEhpaSchedule(c[f]));
+        const e = ctx.schedules?.scheduleError(normalizeEhpaSchedule(c[f]));
         if (e) errs.push({ field: `${at}.${f}`, message: e });
       }
-      if (c.timezone !== undefined) {
-        const e = ehpaTimeZoneError(c.timezone);
+      if (c.timezone !== undefined && ctx.schedules) {
+        const e = ehpaTimeZoneError(c.timezone, ctx.schedules);
         if (e) errs.push({ field: `${at}.timezone`, message: e });
       }
       const metricName = ehpaCronMetricName(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '', c);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import type { ClusterStatus, Condition, KubeEventData, ResourceBindingSpec } from '@flotilla/api';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import { MemberLimitsError, parseMemberLimits } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
@@ -21,24 +22,11 @@ import { demandAt, loadOrigin, type LoadModel } from './load.js';
 import { resourcesFrom, type Resources } from './resources.js';
 import { parseSimulation, type SimulationSpec } from './simulation-spec.js';
 
-export interface ClusterCondition {
-  type: string;
-  status: 'True' | 'False';
-  reason: string;
-  message: string;
-}
+/** The Ready condition the simulation reports: always with a reason and message. */
+export type ClusterCondition = Pick<Condition, 'type'> & Required<Pick<Condition, 'reason' | 'message'>> & { status: 'True' | 'False' };
 
-export interface ClusterStatusPatch {
-  kubernetesVersion?: string;
-  conditions: ClusterCondition[];
-  resourceSummary?: ResourceSummary;
-}
-
-export interface KubeEventData {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
+/** The part of a Cluster's status the simulation reports. */
+export type ClusterStatusPatch = Pick<ClusterStatus, 'kubernetesVersion'> & { conditions: ClusterCondition[]; resourceSummary?: ResourceSummary };
 
 export interface ClusterStatusReportedData {
   statusPatch: ClusterStatusPatch;
@@ -483,12 +471,8 @@ export class SimulatedClusters {
   }
 }
 
-interface BindingSpec {
-  clusters?: Array<{ name?: string; replicas?: number }>;
-  replicas?: number;
-  replicaRequirements?: { resourceRequest?: Record<string, unknown> };
-  resource?: { apiVersion?: string; kind?: string; namespace?: string; name?: string; uid?: string };
-}
+/** What the simulation reads of a stored binding's spec, which it does not trust to be complete. */
+type BindingSpec = Partial<ResourceBindingSpec>;
 
 /** True when folding `patch` into `stored` would change nothing the patch speaks about. */
 export function clusterPatchIsNoop(stored: Record<string, unknown>, patch: ClusterStatusPatch): boolean {

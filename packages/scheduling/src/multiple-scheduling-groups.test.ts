@@ -1,5 +1,5 @@
-// Seed 003 (Karmada's "multiple scheduling group" proposal) facts not covered in schedule.test.ts / what-if.test.ts:
-// a cluster that belongs to several groups, the seed's `foo` policy with its ResourceBinding status example, and the
+// Karmada's multiple scheduling groups proposal: facts not covered in schedule.test.ts / what-if.test.ts:
+// a cluster that belongs to several groups, the proposal's `foo` policy with its ResourceBinding status example, and the
 // cluster-scoped kinds (ClusterPropagationPolicy → ClusterResourceBinding) with clusterAffinities.
 import { describe, expect, it } from 'vitest';
 import { decideBinding, statusAfter, type ScheduledDecision } from './decide-binding.js';
@@ -52,7 +52,7 @@ const outcome = (r: ScheduleResult) =>
     ? { group: r.affinityName, clusters: r.clusters, tried: r.attempts.map((a) => [a.affinityName, a.ok ? 'ok' : a.message]) }
     : { failed: r.reason, kept: r.keptClusters, tried: r.attempts.map((a) => [a.affinityName, a.message]) };
 
-describe('seed 003: a cluster may belong to several groups', () => {
+describe('the multiple scheduling groups proposal: a cluster may belong to several groups', () => {
   // member2 is in both groups: chosen by name in g1, by label in g2.
   const groups = (replicaScheduling: Placement['replicaScheduling']): Placement => ({
     clusterAffinities: [
@@ -129,7 +129,7 @@ describe('seed 003: a cluster may belong to several groups', () => {
   });
 });
 
-describe("seed 003: the `foo` policy (a single clusterAffinity) and the seed's ResourceBinding status", () => {
+describe("the multiple scheduling groups proposal: the `foo` policy (a single clusterAffinity) and the proposal's ResourceBinding status", () => {
   const foo: ResourceTemplate = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'foo', namespace: 'default', uid: 'f00' }, spec: { replicas: 2 } };
   const fooPolicy: PropagationPolicy = {
     apiVersion: 'policy.karmada.io/v1alpha1',
@@ -181,7 +181,7 @@ describe("seed 003: the `foo` policy (a single clusterAffinity) and the seed's R
     expect(next).toMatchObject({ aggregatedStatus: (seedStatus as Record<string, unknown>)['aggregatedStatus'], schedulerObservedGeneration: 3 });
   });
 
-  it('the seed\'s observed name under the three-group sample: "ds-hongkong" is no group there, so the loop starts at the first', () => {
+  it('the proposal\'s observed name under the three-group sample: "ds-hongkong" is no group there, so the loop starts at the first', () => {
     const nginx: Placement = {
       clusterAffinities: [
         { affinityName: 'dc-shanghai', clusterNames: ['unavailable'] },
@@ -198,7 +198,7 @@ describe("seed 003: the `foo` policy (a single clusterAffinity) and the seed's R
   });
 });
 
-describe('seed 003: ClusterPropagationPolicy / ClusterResourceBinding with clusterAffinities', () => {
+describe('the multiple scheduling groups proposal: ClusterPropagationPolicy / ClusterResourceBinding with clusterAffinities', () => {
   const groups: Placement['clusterAffinities'] = [
     { affinityName: 'primary', clusterNames: ['member1'] },
     { affinityName: 'backup', clusterNames: ['member2', 'member3'] },
