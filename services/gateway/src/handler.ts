@@ -1,8 +1,19 @@
 import { admit, AdmissionError, MAX_OBJECT_BYTES, resolveKind, type KubeObject } from '@flotilla/api';
 import { scheduleChecks } from '@flotilla/cron';
-import type { ApplyReply, ApplyRequest, DeleteReply, DeleteRequest, EventsReply, EventsRequest, GetRequest, ListReply, ListRequest, StoredLike } from '@flotilla/client';
+import type {
+  ApplyReply,
+  ApplyRequest,
+  DeleteReply,
+  DeleteRequest,
+  EventsReply,
+  EventsRequest,
+  GetRequest,
+  ListReply,
+  ListRequest,
+  StoredLike,
+} from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import { KubeEventStore, ObjectStore, refOf, type ObjectRef, type StoredObject } from '@flotilla/store';
+import { type KubeEventStore, type ObjectStore, refOf, type ObjectRef, type StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
 import { AUTOSCALER_KINDS, scaleTargetConflict } from './scale-target-conflict.js';
 
@@ -45,7 +56,16 @@ export class GatewayHandler {
     await this.store.delete(ref, req.resourceVersion);
     // The uid makes the id unique per object incarnation, so a retried delete publishes once.
     await this.publish(
-      cloudEvent({ id: `${object.metadata.uid}/ObjectDeleted`, source: 'gateway', type: EventTypes.ObjectDeleted, kind: ref.kind, namespace: ref.namespace, name: ref.name, time: this.now(), data: {} }),
+      cloudEvent({
+        id: `${object.metadata.uid}/ObjectDeleted`,
+        source: 'gateway',
+        type: EventTypes.ObjectDeleted,
+        kind: ref.kind,
+        namespace: ref.namespace,
+        name: ref.name,
+        time: this.now(),
+        data: {},
+      }),
     );
     return { object: object as StoredLike };
   }
@@ -72,14 +92,23 @@ export class GatewayHandler {
   /** The stored object an input would replace, if its identity can be read; admission reports it otherwise. */
   private async existingFor(input: unknown): Promise<StoredObject | undefined> {
     const o = input as Partial<StoredObject> | null;
-    if (!o || typeof o !== 'object' || typeof o.kind !== 'string' || typeof o.metadata?.name !== 'string') return undefined;
+    if (!o || typeof o !== 'object' || typeof o.kind !== 'string' || typeof o.metadata?.name !== 'string')
+      return undefined;
     let info;
     try {
       info = resolveKind(o.kind);
     } catch {
       return undefined;
     }
-    const ns = info.namespaced ? (typeof o.metadata.namespace === 'string' && o.metadata.namespace) || 'default' : undefined;
-    return this.store.get(refOf({ ...(o as StoredObject), kind: info.kind, metadata: { ...o.metadata, name: o.metadata.name, ...(ns ? { namespace: ns } : {}) } }));
+    const ns = info.namespaced
+      ? (typeof o.metadata.namespace === 'string' && o.metadata.namespace) || 'default'
+      : undefined;
+    return this.store.get(
+      refOf({
+        ...(o as StoredObject),
+        kind: info.kind,
+        metadata: { ...o.metadata, name: o.metadata.name, ...(ns ? { namespace: ns } : {}) },
+      }),
+    );
   }
 }
