@@ -946,7 +946,10 @@ describe('docker-compose.yml', () => {
 
   it('sets only settings the hpa-assigner reads, in deploy/ and here', () => {
     const known = new Set(Object.keys(hpaAssignerConfig.shape));
-    const given = [...Object.keys(configOf('hpa-assigner')), ...Object.keys(get(services, 'hpa-assigner.environment') as Obj)];
+    const given = [
+      ...Object.keys(configOf('hpa-assigner')),
+      ...Object.keys(get(services, 'hpa-assigner.environment') as Obj),
+    ];
     expect(given.filter((k) => !known.has(k))).toEqual([]);
     expect(configOf('hpa-assigner')).toMatchObject({ FHPA_SYNC_PERIOD_MS: '15000', FHPA_OPTIMISE_PERIOD_MS: '300000' });
   });

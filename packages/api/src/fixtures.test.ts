@@ -63,7 +63,12 @@ describe('upstream sample manifests', () => {
     const out = docs('federated-hpa-proposal.yaml').map((d) => admit(d) as Record<string, any>);
     // The last one is Karmada's shipped FederatedHPA: it stays without an assignment.
     expect(out.map((o) => o.spec.federatedHPAAssignment?.federatedHPAAssignmentType)).toEqual([
-      'Duplicated', 'StaticWeighted', 'DynamicWeighted', 'Aggregated', 'Prioritized', undefined,
+      'Duplicated',
+      'StaticWeighted',
+      'DynamicWeighted',
+      'Aggregated',
+      'Prioritized',
+      undefined,
     ]);
     expect(
       out[1]!.spec.federatedHPAAssignment.clusterAutoscalingPreference.map(

@@ -166,7 +166,9 @@ function program(io: CliIo, result: { code: number }): Command {
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .option('--now <rfc3339>', 'the assignment time (default: now)')
-    .action((o: { filename: string[]; output?: string; now?: string }) => run(() => whatIfFhpaCommand(io, o.filename, o))());
+    .action((o: { filename: string[]; output?: string; now?: string }) =>
+      run(() => whatIfFhpaCommand(io, o.filename, o))(),
+    );
   whatIf
     .command('cron')
     .description("print each rule's next execution and the executions in (now, until]")
@@ -188,20 +190,28 @@ function program(io: CliIo, result: { code: number }): Command {
     .option('--horizon <duration>', 'how far to forecast (default: one detected period, at least the window)')
     .option('--time-zone <zone>', 'the controller zone for crons with timezone Local', 'UTC')
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
-    .action((o: { filename: string[]; output?: string; now: string; history?: string; horizon?: string; timeZone: string }) =>
-      run(() => whatIfEhpaCommand(io, o.filename, o))(),
+    .action(
+      (o: { filename: string[]; output?: string; now: string; history?: string; horizon?: string; timeZone: string }) =>
+        run(() => whatIfEhpaCommand(io, o.filename, o))(),
     );
 
   cli
     .command('report')
     .description('offline reports')
     .command('ehpa')
-    .description('replay a load trace with the EffectiveHPA and with a reactive HPA; write an HTML report and SVG chart')
-    .option('--trace <file.json>', 'demand in cores as a Prometheus range-query response (the last --days are replayed)')
+    .description(
+      'replay a load trace with the EffectiveHPA and with a reactive HPA; write an HTML report and SVG chart',
+    )
+    .option(
+      '--trace <file.json>',
+      'demand in cores as a Prometheus range-query response (the last --days are replayed)',
+    )
     .option('--synthetic <shape>', 'a generated trace: daily')
     .option('--days <n>', 'days to replay', '3')
     .option('--out <dir>', 'where to write ehpa-report.html and ehpa-report.svg', '.')
-    .action((o: { trace?: string; synthetic?: string; days: string; out: string }) => run(() => reportEhpaCommand(io, o))());
+    .action((o: { trace?: string; synthetic?: string; days: string; out: string }) =>
+      run(() => reportEhpaCommand(io, o))(),
+    );
 
   return cli;
 }

@@ -193,7 +193,11 @@ describe('flotilla what-if fhpa (offline)', () => {
     const out = JSON.parse(r.out) as {
       apiVersion: string;
       kind: string;
-      items: Array<{ kind: string; metadata: { name: string; annotations: Record<string, string> }; spec: { clusters: unknown } }>;
+      items: Array<{
+        kind: string;
+        metadata: { name: string; annotations: Record<string, string> };
+        spec: { clusters: unknown };
+      }>;
       assignments: unknown;
     };
     expect(Object.keys(out)).toEqual(['apiVersion', 'kind', 'items', 'assignments']);

@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { freePort } from './free-port.js';
 
 /** The deployables `startSuite` knows, in start order. */
-export const SERVICES = ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'cron-scheduler', 'hpa-assigner'] as const;
+export const SERVICES = [
+  'gateway',
+  'status-writer',
+  'member-agent',
+  'affinity-scheduler',
+  'cron-scheduler',
+  'hpa-assigner',
+] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export interface SuiteOptions {

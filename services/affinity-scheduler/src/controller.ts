@@ -305,7 +305,8 @@ export class AffinitySchedulerController {
       ...this.clusterPolicies.values(),
     ] as unknown as PropagationPolicy[];
     // The policy that claimed the template keeps it (unless preempted); the claim is the binding's.
-    const policyFor = (b: StoredObject | undefined) => claimingPolicy(template, candidates, policyClaim(b?.metadata.annotations));
+    const policyFor = (b: StoredObject | undefined) =>
+      claimingPolicy(template, candidates, policyClaim(b?.metadata.annotations));
     // A FederatedHPA's member HPA: the hpa-assigner makes and places its binding.
     if (template.metadata.annotations?.[FederatedHpaAnnotations.owner] !== undefined) return;
     const policy = policyFor(existing);
@@ -425,7 +426,11 @@ export class AffinitySchedulerController {
   }
 
   /** A FederatedHPA owns the binding: only the feasible clusters are written (see federated-hpa-handoff.ts). */
-  private async handOver(ref: ObjectRef, handOff: Exclude<HandOff, { kind: 'Schedule' }>, cached: { value: Obj; revision: number }): Promise<void | { requeueAfterMs: number }> {
+  private async handOver(
+    ref: ObjectRef,
+    handOff: Exclude<HandOff, { kind: 'Schedule' }>,
+    cached: { value: Obj; revision: number },
+  ): Promise<void | { requeueAfterMs: number }> {
     if (handOff.kind === 'LeaveAlone') return;
     if (handOff.changed) {
       await this.o.store.update(
@@ -433,7 +438,16 @@ export class AffinitySchedulerController {
         (cur) =>
           cur.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined
             ? undefined
-            : { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, [FederatedHpaAnnotations.feasibleClusters]: handOff.feasible } } },
+            : {
+                ...cur,
+                metadata: {
+                  ...cur.metadata,
+                  annotations: {
+                    ...cur.metadata.annotations,
+                    [FederatedHpaAnnotations.feasibleClusters]: handOff.feasible,
+                  },
+                },
+              },
         { cached },
       );
     }

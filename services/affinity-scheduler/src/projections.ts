@@ -24,7 +24,10 @@ export function templateProjection(o: StoredObject): StoredObject {
       ...(labels ? { labels } : {}),
       ...(owner !== undefined ? { annotations: { [FederatedHpaAnnotations.owner]: owner } } : {}),
     },
-    spec: { ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}), ...podTemplateProjection(spec.template) },
+    spec: {
+      ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}),
+      ...podTemplateProjection(spec.template),
+    },
   };
 }
 

@@ -103,7 +103,10 @@ describe('gateway', () => {
     expect(err.message).toContain('spec.scaleTargetRef');
     expect(err.message).toContain('already scaled by FederatedHPA default/first');
     // the first one may still be updated, and another workload takes its own
-    expect((await client.apply({ ...fhpa('first', 'web'), spec: { ...fhpa('first', 'web').spec, maxReplicas: 12 } })).outcome).toBe('configured');
+    expect(
+      (await client.apply({ ...fhpa('first', 'web'), spec: { ...fhpa('first', 'web').spec, maxReplicas: 12 } }))
+        .outcome,
+    ).toBe('configured');
     expect((await client.apply(fhpa('second', 'keep'))).outcome).toBe('created');
   });
 

@@ -33,7 +33,10 @@ export class GatewayHandler {
     const size = Buffer.byteLength(JSON.stringify(req.object ?? null));
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
     const existing = await this.existingFor(req.object);
-    const admitted = admit(req.object, { schedules: scheduleChecks, ...(existing ? { existing: existing as KubeObject } : {}) }) as StoredObject;
+    const admitted = admit(req.object, {
+      schedules: scheduleChecks,
+      ...(existing ? { existing: existing as KubeObject } : {}),
+    }) as StoredObject;
     await this.refuseSecondAutoscaler(admitted);
     if (req.dryRun) return { object: admitted as StoredLike, outcome: existing ? 'configured' : 'created' };
     const { object, outcome } = await this.store.apply(admitted);

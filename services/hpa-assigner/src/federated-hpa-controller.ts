@@ -17,15 +17,18 @@ import {
   type DelayedWorker,
 } from '@flotilla/runtime';
 import { isReady, type Cluster, type ResourceList } from '@flotilla/scheduling';
-import { Informer, NotFoundError, ObjectStore, objectKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import {
+  Informer,
+  NotFoundError,
+  ObjectStore,
+  objectKey,
+  type ObjectRef,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import { decideCentralized, type MemberReport } from './centralized.js';
-import {
-  assignmentRows,
-  assignmentStatusPatch,
-  FederatedHpaEventTypes,
-  type MemberHpaStatus,
-} from './fhpa-status.js';
+import { assignmentRows, assignmentStatusPatch, FederatedHpaEventTypes, type MemberHpaStatus } from './fhpa-status.js';
 import { bindingNameOf, memberHpaAnnotations, memberHpaBinding, memberHpaTemplate } from './member-objects.js';
 
 export const CONTROLLER_NAME = 'hpa-assigner';
@@ -137,7 +140,12 @@ export class FederatedHpaController {
       for (const k of this.byTarget.get(e.key) ?? []) enqueue(k);
     };
     this.bindings = new Informer<Obj>(o.bus, 'objects', 'ResourceBinding', onBinding);
-    this.bindingStatus = new Informer<StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }>>(o.bus, 'status', 'ResourceBinding', onBinding);
+    this.bindingStatus = new Informer<StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }>>(
+      o.bus,
+      'status',
+      'ResourceBinding',
+      onBinding,
+    );
     const onCluster = () => {
       if (this.started) for (const k of this.fhpas.cache.keys()) this.workQueue.addBackground(k);
     };
@@ -150,7 +158,9 @@ export class FederatedHpaController {
   }
 
   private informers(): Array<Informer<unknown>> {
-    return [this.clusters, this.clusterStatus, this.bindings, this.bindingStatus, this.fhpas] as Array<Informer<unknown>>;
+    return [this.clusters, this.clusterStatus, this.bindings, this.bindingStatus, this.fhpas] as Array<
+      Informer<unknown>
+    >;
   }
 
   async start(): Promise<void> {
@@ -207,7 +217,8 @@ export class FederatedHpaController {
 
   private clusterList(): Cluster[] {
     return [...this.clusters.cache.entries()].map(
-      ([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster,
+      ([key, { value }]) =>
+        ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster,
     );
   }
 
@@ -238,7 +249,14 @@ export class FederatedHpaController {
     const template = await this.store.get(ref);
     if (!template) {
       await this.observe(fhpa, FederatedHpaEventTypes.FederatedHPAObserved, {
-        conditions: [{ type: 'AbleToScale', status: 'False', reason: 'FailedGetScale', message: `${ref.kind} ${ref.name} not found` }],
+        conditions: [
+          {
+            type: 'AbleToScale',
+            status: 'False',
+            reason: 'FailedGetScale',
+            message: `${ref.kind} ${ref.name} not found`,
+          },
+        ],
       });
       return;
     }
@@ -255,7 +273,10 @@ export class FederatedHpaController {
         : {}),
     });
     if (d.rescale) {
-      await this.store.update(ref, (cur) => ({ ...cur, spec: { ...(cur.spec as object), replicas: d.desiredReplicas } }));
+      await this.store.update(ref, (cur) => ({
+        ...cur,
+        spec: { ...(cur.spec as object), replicas: d.desiredReplicas },
+      }));
     }
     this.histories.set(key, { history: d.history, lastSyncMs: nowMs });
     const patch = {
@@ -270,7 +291,14 @@ export class FederatedHpaController {
           }
         : {}),
       conditions: d.conditions,
-      ...(d.rescale ? { lastScaleTime: this.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
+      ...(d.rescale
+        ? {
+            lastScaleTime: this.clock
+              .now()
+              .toISOString()
+              .replace(/\.\d{3}Z$/, 'Z'),
+          }
+        : {}),
     };
     const type = d.rescale ? FederatedHpaEventTypes.FederatedHPARescaled : FederatedHpaEventTypes.FederatedHPAObserved;
     const message = d.rescale
@@ -313,8 +341,8 @@ export class FederatedHpaController {
     const ref = { kind: 'ResourceBinding', namespace, name: bindingName };
     const binding = this.bindings.get(ref);
     const spec = (binding?.spec ?? {}) as BindingSpecView;
-    const entries = (this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? []).filter(
-      (e) => spec.clusters?.some((c) => c.name === e.clusterName),
+    const entries = (this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? []).filter((e) =>
+      spec.clusters?.some((c) => c.name === e.clusterName),
     );
     const ready = new Map(this.clusterList().map((c) => [c.metadata.name ?? '', isReady(c)]));
     const members: MemberReport[] = entries.map((e) => ({
@@ -361,12 +389,16 @@ export class FederatedHpaController {
       // replicas to the member HPAs (its informer brings the feasible clusters back as an annotation).
       await this.store.update(targetRef, (cur) => ({
         ...cur,
-        metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, [FederatedHpaAnnotations.owner]: name } },
+        metadata: {
+          ...cur.metadata,
+          annotations: { ...cur.metadata.annotations, [FederatedHpaAnnotations.owner]: name },
+        },
       }));
       return;
     }
     const feasible = binding.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters];
-    const candidates = feasible !== undefined ? feasible.split(',').filter(Boolean) : (bindingSpec.clusters ?? []).map((c) => c.name);
+    const candidates =
+      feasible !== undefined ? feasible.split(',').filter(Boolean) : (bindingSpec.clusters ?? []).map((c) => c.name);
     const hpaBindingRef: ObjectRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };
     const hpaBinding = this.bindings.get(hpaBindingRef);
     const previous = recordedAssignment(hpaBinding);
@@ -384,7 +416,9 @@ export class FederatedHpaController {
         generation: fhpa.metadata.generation ?? 0,
         clusters: this.clusterList(),
         candidates,
-        ...(bindingSpec.replicaRequirements?.resourceRequest ? { podRequests: bindingSpec.replicaRequirements.resourceRequest } : {}),
+        ...(bindingSpec.replicaRequirements?.resourceRequest
+          ? { podRequests: bindingSpec.replicaRequirements.resourceRequest }
+          : {}),
         members,
         ...(previous ? { previous } : {}),
         starved: new Set(starved.keys()),
@@ -394,7 +428,11 @@ export class FederatedHpaController {
     );
     if (decision.changed) {
       await this.ensureMemberHpa(fhpa);
-      const record = { assignments: decision.assignments, basis: decision.basis, ...(decision.optimisedAtMs !== undefined ? { optimisedAtMs: decision.optimisedAtMs } : {}) };
+      const record = {
+        assignments: decision.assignments,
+        basis: decision.basis,
+        ...(decision.optimisedAtMs !== undefined ? { optimisedAtMs: decision.optimisedAtMs } : {}),
+      };
       const desired = memberHpaBinding(fhpa, record);
       if (!hpaBinding) {
         await this.store.create(desired).catch(async (err: unknown) => {
@@ -438,7 +476,10 @@ export class FederatedHpaController {
   private async writeHpaBinding(ref: ObjectRef, owner: string, record: RecordedAssignment): Promise<void> {
     await this.store.update(ref, (cur) => ({
       ...cur,
-      metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...memberHpaAnnotations(owner, record) } },
+      metadata: {
+        ...cur.metadata,
+        annotations: { ...cur.metadata.annotations, ...memberHpaAnnotations(owner, record) },
+      },
       spec: { ...(cur.spec as object), clusters: record.assignments.map((a) => ({ name: a.cluster })) },
     }));
   }
@@ -448,7 +489,11 @@ export class FederatedHpaController {
     const desired = memberHpaTemplate(fhpa);
     const ref: ObjectRef = { kind: HPA_KIND, namespace: fhpa.metadata.namespace, name: fhpa.metadata.name! };
     try {
-      await this.store.update(ref, (cur) => ({ ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...desired.metadata.annotations } }, spec: desired.spec }));
+      await this.store.update(ref, (cur) => ({
+        ...cur,
+        metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...desired.metadata.annotations } },
+        spec: desired.spec,
+      }));
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       await this.store.create(desired).catch((e: unknown) => {
@@ -470,7 +515,11 @@ export class FederatedHpaController {
     await this.store
       .update({ kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(ref.name, ref.kind) }, (cur) => {
         if (cur.metadata.annotations?.[FederatedHpaAnnotations.owner] !== name) return undefined;
-        const { [FederatedHpaAnnotations.owner]: _o, [FederatedHpaAnnotations.feasibleClusters]: _f, ...annotations } = cur.metadata.annotations;
+        const {
+          [FederatedHpaAnnotations.owner]: _o,
+          [FederatedHpaAnnotations.feasibleClusters]: _f,
+          ...annotations
+        } = cur.metadata.annotations;
         return { ...cur, metadata: { ...cur.metadata, annotations } };
       })
       .catch(ignoreNotFound);
@@ -482,7 +531,12 @@ export class FederatedHpaController {
    * that ran (active or completed) while the pods still pend makes the cluster starved; the job lives in Redis,
    * so a new leader finds it.
    */
-  private async starvedClusters(key: string, fhpa: FederatedHPA, members: readonly MemberStatus[], now: Date): Promise<Map<string, number>> {
+  private async starvedClusters(
+    key: string,
+    fhpa: FederatedHPA,
+    members: readonly MemberStatus[],
+    now: Date,
+  ): Promise<Map<string, number>> {
     const starved = new Map<string, number>();
     const queue = this.queue;
     const policy = fhpa.spec!.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
@@ -505,7 +559,9 @@ export class FederatedHpaController {
       } else if (this.armed.has(jobId) || firstLook) {
         // The pods scheduled (or the move was made): the delay starts afresh next time they pend.
         this.armed.delete(jobId);
-        await removeJob(queue, jobId).catch((err: unknown) => this.o.logger.warn({ err, jobId }, 'could not remove a delay job'));
+        await removeJob(queue, jobId).catch((err: unknown) =>
+          this.o.logger.warn({ err, jobId }, 'could not remove a delay job'),
+        );
       }
     }
     return starved;

@@ -184,7 +184,10 @@ export const ehpaAdmission: KindAdmission = {
       const metricName = ehpaCronMetricName(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '', c);
       const clash = metricNames.get(metricName);
       if (clash !== undefined && clash !== c.name) {
-        errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(c.name)}: same cron metric as ${JSON.stringify(clash)}` });
+        errs.push({
+          field: `${at}.name`,
+          message: `Duplicate value: ${JSON.stringify(c.name)}: same cron metric as ${JSON.stringify(clash)}`,
+        });
       }
       metricNames.set(metricName, c.name);
     });

@@ -36,12 +36,36 @@ export async function describeCommand(
   ];
   if (o.spec !== undefined) lines.push('Spec:', indent(toYaml(o.spec)));
   if (o.status !== undefined) lines.push('Status:', indent(toYaml(o.status)));
-  if (info.kind === 'FederatedHPA') lines.push(...federatedHpaLines(o.spec as Record<string, unknown> | undefined, o.status as Record<string, unknown> | undefined));
+  if (info.kind === 'FederatedHPA')
+    lines.push(
+      ...federatedHpaLines(
+        o.spec as Record<string, unknown> | undefined,
+        o.status as Record<string, unknown> | undefined,
+      ),
+    );
   if (info.kind === 'EffectiveHorizontalPodAutoscaler') {
-    lines.push(...effectiveHpaLines(o.spec as Record<string, unknown> | undefined, o.status as Record<string, unknown> | undefined, io.now()));
+    lines.push(
+      ...effectiveHpaLines(
+        o.spec as Record<string, unknown> | undefined,
+        o.status as Record<string, unknown> | undefined,
+        io.now(),
+      ),
+    );
   }
-  if (BINDING_KINDS.has(info.kind)) lines.push(...replicaDivisionLines(o.spec as Record<string, unknown> | undefined, m.annotations as Record<string, string> | undefined));
-  if (BINDING_KINDS.has(info.kind)) lines.push(...schedulingDecisionLines(await lastDecision(s.bus, info.kind, ns, name, typeof m.uid === 'string' ? m.uid : undefined), io.now()));
+  if (BINDING_KINDS.has(info.kind))
+    lines.push(
+      ...replicaDivisionLines(
+        o.spec as Record<string, unknown> | undefined,
+        m.annotations as Record<string, string> | undefined,
+      ),
+    );
+  if (BINDING_KINDS.has(info.kind))
+    lines.push(
+      ...schedulingDecisionLines(
+        await lastDecision(s.bus, info.kind, ns, name, typeof m.uid === 'string' ? m.uid : undefined),
+        io.now(),
+      ),
+    );
   lines.push(
     events.length === 0
       ? 'Events:       <none>'

@@ -43,12 +43,22 @@ export async function whatIfScheduleCommand(
  * `what-if fhpa`: the target's ResourceBinding after the hpa-assigner's update and the member HPAs' limits, by the
  * scheduler's and the hpa-assigner's own functions, offline.
  */
-export async function whatIfFhpaCommand(io: CliIo, files: string[], o: { output?: string; now?: string }): Promise<number> {
-  if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml') throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
+export async function whatIfFhpaCommand(
+  io: CliIo,
+  files: string[],
+  o: { output?: string; now?: string },
+): Promise<number> {
+  if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml')
+    throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
   const now = parseInstant(o.now, '--now', io.now());
   const result = whatIfFederatedHpa(await admittedDocs(io, files), now);
   // Exactly this shape (a public interface): the List and the assignments, nothing else.
-  print(io, o.output ?? 'yaml', { apiVersion: 'v1', kind: 'List', items: [result.binding], assignments: result.assignments });
+  print(io, o.output ?? 'yaml', {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [result.binding],
+    assignments: result.assignments,
+  });
   return 0;
 }
 

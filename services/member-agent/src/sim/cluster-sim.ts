@@ -94,8 +94,18 @@ export interface WorkloadUsage {
   cores: number;
 }
 
-const READY: ClusterCondition = { type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' };
-const NOT_REACHABLE: ClusterCondition = { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' };
+const READY: ClusterCondition = {
+  type: 'Ready',
+  status: 'True',
+  reason: 'ClusterReady',
+  message: 'cluster is healthy and ready to accept workloads',
+};
+const NOT_REACHABLE: ClusterCondition = {
+  type: 'Ready',
+  status: 'False',
+  reason: 'ClusterNotReachable',
+  message: 'cluster is not reachable',
+};
 
 interface Memo {
   /** Canonical JSON of the last reported data (without the derived kubeEvent). */
@@ -380,7 +390,9 @@ export class SimulatedClusters {
     for (const d of wanted.values()) {
       const tpl = d.template;
       if (!tpl || d.error) continue;
-      const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+      const load = spec.loads.find(
+        (l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name,
+      );
       const w = fitByKey.get(bindingKey(d.ref));
       if (!load || !w) continue;
       const cores = w.running > 0 ? this.demand(cluster, tpl, load.model, nowMs) : 0;
@@ -405,7 +417,9 @@ export class SimulatedClusters {
   ): WorkloadReport {
     if (!report.status || !d.template) return report;
     const tpl = d.template;
-    const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+    const load = spec.loads.find(
+      (l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name,
+    );
     const status = { ...report.status };
     if (load) {
       const key = `${cluster}|${bindingKey(d.ref)}`;
@@ -431,7 +445,12 @@ export class SimulatedClusters {
     return { ...report, status };
   }
 
-  private demand(cluster: string, tpl: { kind: string; namespace: string; name: string }, model: LoadModel, nowMs: number): number {
+  private demand(
+    cluster: string,
+    tpl: { kind: string; namespace: string; name: string },
+    model: LoadModel,
+    nowMs: number,
+  ): number {
     const key = `${cluster}|${tpl.kind}/${tpl.namespace}/${tpl.name}|${JSON.stringify(model)}`;
     let seen = this.firstSeen.get(key);
     if (seen === undefined) {
@@ -558,7 +577,8 @@ export class SimulatedClusters {
       if (!present.has(b)) this.workloadMemo.delete(b);
       else for (const c of memos.keys()) if (!simulated.has(c)) memos.delete(c);
     }
-    for (const key of this.firstSeen.keys()) if (!simulated.has(key.slice(0, key.indexOf('|')))) this.firstSeen.delete(key);
+    for (const key of this.firstSeen.keys())
+      if (!simulated.has(key.slice(0, key.indexOf('|')))) this.firstSeen.delete(key);
     for (const key of this.usageSamples.keys()) {
       const [cluster, binding] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
       if (!simulated.has(cluster) || !present.has(binding)) this.usageSamples.delete(key);
