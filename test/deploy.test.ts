@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
+import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const deployDir = join(root, 'deploy');
@@ -28,6 +29,7 @@ const SERVICES = [
   { name: 'affinity-scheduler', replicas: 2, elected: true },
   { name: 'cron-scheduler', replicas: 2, elected: true },
   { name: 'rebalancer', replicas: 2, elected: true },
+  { name: 'hpa-assigner', replicas: 2, elected: true },
 ] as const;
 
 const CRDS = [
@@ -954,6 +956,16 @@ describe('docker-compose.yml', () => {
     ];
     expect(given.filter((k) => !known.has(k))).toEqual([]);
     expect(given).toContain('REBALANCER_WRITE_CONCURRENCY');
+  });
+
+  it('sets only settings the hpa-assigner reads, in deploy/ and here', () => {
+    const known = new Set(Object.keys(hpaAssignerConfig.shape));
+    const given = [
+      ...Object.keys(configOf('hpa-assigner')),
+      ...Object.keys(get(services, 'hpa-assigner.environment') as Obj),
+    ];
+    expect(given.filter((k) => !known.has(k))).toEqual([]);
+    expect(configOf('hpa-assigner')).toMatchObject({ FHPA_SYNC_PERIOD_MS: '15000', FHPA_OPTIMISE_PERIOD_MS: '300000' });
   });
 
   it('has nats with JetStream, redis, every service and the examples job', () => {

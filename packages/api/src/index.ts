@@ -23,6 +23,13 @@ export {
 export { isPlainObject, type KubeObject, type ObjectReference } from './object.js';
 export { matchesLabelSelector, matchesRequirement } from './label-selector.js';
 export { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.js';
+export {
+  FederatedHpaAnnotations,
+  formatMemberLimits,
+  MemberLimitsError,
+  parseMemberLimits,
+  type MemberLimits,
+} from './federated-hpa-annotations.js';
 export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
 export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';
 export { parseManifests, toYaml } from './manifests.js';
@@ -116,6 +123,7 @@ export {
 } from './kinds/workload-rebalancer.js';
 export {
   DEFAULT_PREDICTION_WINDOW_SECONDS,
+  ehpaCronMetricName,
   ehpaSpecSchema,
   ehpaTimeZoneError,
   normalizeEhpaSchedule,
@@ -124,3 +132,20 @@ export {
   type EffectiveHorizontalPodAutoscalerStatus,
   type EhpaCron,
 } from './kinds/effective-hpa.js';
+export { parseCraneDuration } from './kinds/crane-duration.js';
+export {
+  DEFAULT_DSP_CONFIG,
+  DEFAULT_ESTIMATORS,
+  DEFAULT_HIGH_FREQUENCY_THRESHOLD,
+  DEFAULT_LOW_AMPLITUDE_THRESHOLD,
+  DEFAULT_MAX_SPECTRUM_ITEMS,
+  DEFAULT_MIN_SPECTRUM_ITEMS,
+  DSP_SPEC_PATH,
+  estimatorName,
+  resolveDspConfig,
+  type DspConfig,
+  type DspSpec,
+  type Estimator,
+  type FftEstimator,
+  type MaxValueEstimator,
+} from './kinds/dsp-config.js';

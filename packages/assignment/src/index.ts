@@ -20,3 +20,13 @@ export { scaleUpAcross, type PrioritizedMember, type ScaleUpPlan, type MaxMove }
 export { scaleDownOrder, type ScaleDownMember, type ScaleDownPlan } from './scale-down-order.js';
 export { optimiseMax, type RunningMember, type MaxOptimisation } from './optimise-max.js';
 export { scaleToZero, type ScaleToZeroInput, type ScaleToZeroDecision } from './scale-to-zero.js';
+export {
+  assignmentBasis,
+  decideFederatedHpa,
+  type FederatedHpaDecision,
+  type FederatedHpaReason,
+  type FederatedHpaState,
+  type MemberStatus,
+  type RecordedAssignment,
+} from './decide-federated-hpa.js';
+export { whatIfFederatedHpa, type FederatedHpaWhatIf } from './what-if.js';

@@ -264,3 +264,67 @@ describe('flotilla what-if rebalance (offline)', () => {
     expect((await run(['what-if', 'rebalance', '-f', path('./testdata/rebalance.yaml')])).code).toBe(1);
   });
 });
+
+describe('flotilla what-if fhpa (offline)', () => {
+  const example = path('../../assignment/src/testdata/what-if-fhpa.yaml');
+
+  it('prints the binding after the assignment as a List, and one assignment per member HPA', async () => {
+    const r = await run(['what-if', 'fhpa', '-f', example, '-o', 'json', '--now', '2026-01-01T00:00:00Z']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out) as {
+      apiVersion: string;
+      kind: string;
+      items: Array<{
+        kind: string;
+        metadata: { name: string; annotations: Record<string, string> };
+        spec: { clusters: unknown };
+      }>;
+      assignments: unknown;
+    };
+    expect(Object.keys(out)).toEqual(['apiVersion', 'kind', 'items', 'assignments']);
+    expect([out.apiVersion, out.kind, out.items.length]).toEqual(['v1', 'List', 1]);
+    // StaticWeighted 1:2:3 of min 3 / max 12
+    expect(out.assignments).toEqual([
+      { cluster: 'member1', minReplicas: 1, maxReplicas: 2 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 4 },
+      { cluster: 'member3', minReplicas: 1, maxReplicas: 6 },
+    ]);
+    const binding = out.items[0]!;
+    expect(binding.kind).toBe('ResourceBinding');
+    expect(binding.metadata.name).toBe('shop-deployment');
+    expect(binding.metadata.annotations['autoscaling.flotilla.io/federated-hpa']).toBe('shop');
+    // the scheduler's Aggregated division put the 6 replicas on one cluster; each is now clamped into its member HPA
+    const clusters = binding.spec.clusters as Array<{ name: string; replicas: number }>;
+    expect(clusters.map((c) => c.name)).toEqual(['member1', 'member2', 'member3']);
+    expect(clusters.every((c, i) => c.replicas >= 1 && c.replicas <= [2, 4, 6][i]!)).toBe(true);
+  });
+
+  it('takes a given binding as it stands and prints YAML by default', async () => {
+    const binding = `
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: { name: shop-deployment, namespace: default }
+spec:
+  resource: { apiVersion: apps/v1, kind: Deployment, namespace: default, name: shop }
+  clusters: [{ name: member1, replicas: 2 }, { name: member2, replicas: 5 }]
+`;
+    const { readFile } = await import('node:fs/promises');
+    const text = (await readFile(example, 'utf8')) + binding;
+    const r = await run(['what-if', 'fhpa', '-f', '-', '--now', '2026-01-01T00:00:00Z'], text);
+    expect(r.err).toBe('');
+    expect(r.out).toContain('kind: List');
+    expect(r.out).toMatch(/assignments:\n {2}- cluster: member1\n {4}minReplicas: 1\n {4}maxReplicas: 2/);
+    // member2 runs 5 and its member HPA allows up to 4
+    expect(r.out).toMatch(/- name: member2\n\s+replicas: 4/);
+  });
+
+  it('refuses a FederatedHPA without an assignment, naming the field', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const text = (await readFile(example, 'utf8')).replace(/ {2}federatedHPAAssignment:[\s\S]*$/, '');
+    const r = await run(['what-if', 'fhpa', '-f', '-', '-o', 'json'], text);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toContain('spec.federatedHPAAssignment');
+  });
+});

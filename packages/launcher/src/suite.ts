@@ -12,6 +12,7 @@ export const SERVICES = [
   'affinity-scheduler',
   'cron-scheduler',
   'rebalancer',
+  'hpa-assigner',
 ] as const;
 export type ServiceName = (typeof SERVICES)[number];
 

@@ -1,21 +1,5 @@
 export { CronWindowError, InvalidTimeSeriesError, PercentileRangeError } from './errors.js';
-export { parseCraneDuration } from './duration.js';
-export {
-  DEFAULT_DSP_CONFIG,
-  DEFAULT_ESTIMATORS,
-  DEFAULT_HIGH_FREQUENCY_THRESHOLD,
-  DEFAULT_LOW_AMPLITUDE_THRESHOLD,
-  DEFAULT_MAX_SPECTRUM_ITEMS,
-  DEFAULT_MIN_SPECTRUM_ITEMS,
-  DSP_SPEC_PATH,
-  estimatorName,
-  resolveDspConfig,
-  type DspConfig,
-  type DspSpec,
-  type Estimator,
-  type FftEstimator,
-  type MaxValueEstimator,
-} from './config.js';
+export * from './config.js';
 export {
   fillGaps,
   MAX_GAP_SECONDS,

@@ -12,6 +12,7 @@ export {
   evictionTime,
   taintToString,
 } from './taints.js';
+export { feasibleClusterNames } from './feasible-clusters.js';
 export {
   filterClusters,
   isReady,

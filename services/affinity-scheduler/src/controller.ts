@@ -1,4 +1,4 @@
-import { listKinds } from '@flotilla/api';
+import { FederatedHpaAnnotations, listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
   ControllerMetrics,
@@ -40,6 +40,7 @@ import {
   type StoredObject,
 } from '@flotilla/store';
 import { decisionEvent } from './decision-event.js';
+import { federatedHpaHandOff, type HandOff } from './federated-hpa-handoff.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
 import { decideTaints } from './taints.js';
 import {
@@ -313,6 +314,8 @@ export class AffinitySchedulerController {
     // The policy that claimed the template keeps it (unless preempted); the claim is the binding's.
     const policyFor = (b: StoredObject | undefined) =>
       claimingPolicy(template, candidates, policyClaim(b?.metadata.annotations));
+    // A FederatedHPA's member HPA: the hpa-assigner makes and places its binding.
+    if (template.metadata.annotations?.[FederatedHpaAnnotations.owner] !== undefined) return;
     const policy = policyFor(existing);
     if (!policy) return;
     if (!existing) {
@@ -364,6 +367,8 @@ export class AffinitySchedulerController {
       status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status,
     } as unknown as ResourceBinding;
     const now = this.now();
+    const handOff = federatedHpaHandOff(binding, this.clusterViews(), now);
+    if (handOff.kind !== 'Schedule') return this.handOver(ref, handOff, cached);
     const algorithmStart = performance.now();
     const decision = decideBinding(binding, this.clusterViews(), now, this.observed.get(key));
     if (decision.kind !== 'Scheduled') return this.applyDecision(ref, cached, binding, decision, now);
@@ -425,6 +430,35 @@ export class AffinitySchedulerController {
     }
     const revisit = revisitAfterMs(decision);
     if (revisit !== undefined) return { requeueAfterMs: revisit };
+  }
+
+  /** A FederatedHPA owns the binding: only the feasible clusters are written (see federated-hpa-handoff.ts). */
+  private async handOver(
+    ref: ObjectRef,
+    handOff: Exclude<HandOff, { kind: 'Schedule' }>,
+    cached: { value: Obj; revision: number },
+  ): Promise<ReconcileResult> {
+    if (handOff.kind === 'LeaveAlone') return;
+    if (handOff.changed) {
+      await this.o.store.update(
+        ref,
+        (cur) =>
+          cur.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined
+            ? undefined
+            : {
+                ...cur,
+                metadata: {
+                  ...cur.metadata,
+                  annotations: {
+                    ...cur.metadata.annotations,
+                    [FederatedHpaAnnotations.feasibleClusters]: handOff.feasible,
+                  },
+                },
+              },
+        { cached },
+      );
+    }
+    if (handOff.recheckAfterMs !== undefined) return { requeueAfterMs: handOff.recheckAfterMs + 50 };
   }
 
   // 3. failover taints

@@ -1,3 +1,4 @@
+import { FederatedHpaAnnotations } from '@flotilla/api';
 import { podNodeClaim, podSpecRequests } from '@flotilla/scheduling';
 import type { StatusRecord, StoredObject } from '@flotilla/store';
 
@@ -10,6 +11,8 @@ type Json = Record<string, unknown>;
 export function templateProjection(o: StoredObject): StoredObject {
   const { name, namespace, uid, resourceVersion, labels } = o.metadata;
   const spec = (o.spec ?? {}) as Json;
+  // A FederatedHPA's member HPA is propagated by the hpa-assigner, not by detection: the mark is kept to tell.
+  const owner = o.metadata.annotations?.[FederatedHpaAnnotations.owner];
   return {
     apiVersion: o.apiVersion,
     kind: o.kind,
@@ -19,6 +22,7 @@ export function templateProjection(o: StoredObject): StoredObject {
       ...(uid ? { uid } : {}),
       ...(resourceVersion ? { resourceVersion } : {}),
       ...(labels ? { labels } : {}),
+      ...(owner !== undefined ? { annotations: { [FederatedHpaAnnotations.owner]: owner } } : {}),
     },
     spec: {
       ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}),

@@ -93,6 +93,26 @@ describe('gateway', () => {
     expect(await client.get('Deployment', 'keep')).toEqual(before);
   });
 
+  it('refuses a second autoscaler on one workload at spec.scaleTargetRef, naming the first', async () => {
+    const fhpa = (name: string, target: string) => ({
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'FederatedHPA',
+      metadata: { name, namespace: 'default' },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target }, maxReplicas: 10 },
+    });
+    expect((await client.apply(fhpa('first', 'web'))).outcome).toBe('created');
+    const err = await rejected(client.apply(fhpa('second', 'web')));
+    expect(err.reason).toBe('Invalid');
+    expect(err.message).toContain('spec.scaleTargetRef');
+    expect(err.message).toContain('already scaled by FederatedHPA default/first');
+    // the first one may still be updated, and another workload takes its own
+    expect(
+      (await client.apply({ ...fhpa('first', 'web'), spec: { ...fhpa('first', 'web').spec, maxReplicas: 12 } }))
+        .outcome,
+    ).toBe('configured');
+    expect((await client.apply(fhpa('second', 'keep'))).outcome).toBe('created');
+  });
+
   it('rejects an object over the size limit', async () => {
     const big = deployment('big', 1, {
       metadata: { name: 'big', namespace: 'default', annotations: { blob: 'x'.repeat(2 * 1024 * 1024) } },

@@ -1,4 +1,5 @@
 import {
+  AdmissionError,
   admit,
   type FieldError,
   InvalidRequestError,
@@ -22,6 +23,7 @@ import type {
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import type { KubeEventStore, ObjectRef, ObjectStore, StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
+import { AUTOSCALER_KINDS, scaleTargetConflict } from './scale-target-conflict.js';
 
 /** Request fields of the wrong type: a `dryRun: "yes"` is not taken for true, it is refused with the field named. */
 function checkFields(req: object, rules: Record<string, 'present' | 'boolean' | 'string'>): void {
@@ -58,6 +60,7 @@ export class GatewayHandler {
       schedules: scheduleChecks,
       ...(existing ? { existing: existing as KubeObject } : {}),
     }) as StoredObject;
+    await this.refuseSecondAutoscaler(admitted);
     if (req.dryRun) return { object: admitted as StoredLike, outcome: existing ? 'configured' : 'created' };
     const { object, outcome } = await this.store.apply(admitted);
     return { object: object as StoredLike, outcome };
@@ -101,6 +104,15 @@ export class GatewayHandler {
     const kind = req.kind === undefined ? undefined : q.info.kind;
     const namespace = req.namespace || undefined;
     return { items: await this.kubeEvents.list({ kind, namespace, name: q.name }) };
+  }
+
+  /** Admission that needs the store: a workload takes one FederatedHPA or EffectiveHPA. */
+  private async refuseSecondAutoscaler(object: StoredObject): Promise<void> {
+    if (!(AUTOSCALER_KINDS as readonly string[]).includes(object.kind)) return;
+    const ns = object.metadata.namespace;
+    const others = (await Promise.all(AUTOSCALER_KINDS.map((k) => this.store.list(k, ns)))).flat();
+    const conflict = scaleTargetConflict(object, others);
+    if (conflict) throw new AdmissionError(object.kind, object.metadata.name, [conflict]);
   }
 
   private ref(q: { kind: string; namespace?: string | undefined; name: string }): ObjectRef {

@@ -4,6 +4,8 @@ import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flo
 import { Registry } from 'prom-client';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
+import type { WorkloadUsageGauge } from './sim/usage-metrics.js';
+import type { UsageRecorder } from './sim/usage-recorder.js';
 
 /** The part of a pino logger the agent uses, so tests can pass a plain object. */
 export interface AgentLogger {
@@ -19,6 +21,10 @@ export interface SimAgentOptions {
   /** How often the simulated clusters advance and report (SIM_TICK_MS, default 1000). */
   tickMs?: number;
   sim?: SimulatedClustersOptions;
+  /** Exposes each workload's usage per cluster (the Prometheus source's data). */
+  usageGauge?: WorkloadUsageGauge;
+  /** Records each workload's usage into the metric history once per sample interval (the embedded source). */
+  usageRecorder?: UsageRecorder;
   /** The service's registry: each simulated cluster's readiness and capacity are reported there. */
   registry?: Registry;
 }
@@ -93,6 +99,8 @@ export class SimAgent {
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
     for (const i of [...this.objects.values(), ...this.statuses.values()]) i.stop();
+    // an agent that is no longer the leader stops speaking for the clusters on /metrics
+    this.opts.usageGauge?.update([]);
   }
 
   /**
@@ -118,6 +126,9 @@ export class SimAgent {
       r.commit();
       published++;
     }
+    const usage = this.sim.usage();
+    this.opts.usageGauge?.update(usage);
+    if (!this.stopped) await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
     return published;
   }
 

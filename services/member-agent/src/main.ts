@@ -1,24 +1,37 @@
 import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
+import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
 import { connectionGate, runLeaderService, systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { clientNodeApi } from './kube/client-node-api.js';
 import { KubeDriver } from './kube/kube-driver.js';
+import { WorkloadUsageGauge } from './sim/usage-metrics.js';
+import { UsageRecorder } from './sim/usage-recorder.js';
 
 await runLeaderService({
   name: 'member-agent',
   configSchema: memberAgentConfigSchema,
   // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
   leaseScope: (config) => (config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim'),
-  async open({ config, logger, gates }) {
+  async open({ config, logger, registry, gates }) {
     // Fail before connecting anywhere when the kube driver cannot load its client.
     const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
     const bus = await connectBus(busOptionsFromEnv(config, 'member-agent', connectionGate(gates, logger, 'nats')));
+    // Per replica: a metric is registered once per process.
+    const usageGauge = config.MEMBER_DRIVER === 'sim' ? new WorkloadUsageGauge(registry) : undefined;
+    if (config.MEMBER_DRIVER === 'sim') {
+      // The hpa-assigner sizes the stream to the longest historyLength in use; the agent only makes sure it exists.
+      const exists = await bus.jsm.streams.info(bus.names.metricsStream).then(
+        () => true,
+        () => false,
+      );
+      if (!exists) await ensureMetricsStream(bus.jsm, bus, config.METRICS_MAX_AGE_MS);
+    }
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
-    return { resources: { bus, kubeApi }, close: () => bus.close() };
+    return { resources: { bus, kubeApi, usageGauge }, close: () => bus.close() };
   },
   repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger, registry }, { bus, kubeApi }) {
+  async lead({ config, logger, registry }, { bus, kubeApi, usageGauge }) {
     const driver = kubeApi
       ? new KubeDriver({
           clusterName: config.KUBE_CLUSTER_NAME!,
@@ -39,6 +52,8 @@ await runLeaderService({
             hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
             hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
           },
+          ...(usageGauge ? { usageGauge } : {}),
+          usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
         });
     await driver.start();
     return () => driver.stop();

@@ -13,6 +13,8 @@ import {
 import type { AdmissionContext, KindAdmission, ScheduleChecks } from './kind-admission.js';
 import { objAt } from './kind-admission.js';
 import { validateScaleTargetRef } from './federated-hpa.js';
+import { validateBehavior, validateMetricTargets } from './hpa-validation.js';
+import { resolveDspConfig } from './dsp-config.js';
 
 export const DEFAULT_PREDICTION_WINDOW_SECONDS = 3600;
 
@@ -111,6 +113,21 @@ export function ehpaTimeZoneError(tz: string, checks: ScheduleChecks): string | 
   return tz === 'Local' ? undefined : checks.timeZoneError(tz);
 }
 
+/**
+ * Crane's `EHPACronMetricName`: the name its cron metric carries, lower-cased, so two crons that differ only in
+ * letter case would be one metric; Crane's webhook rejects that.
+ */
+export function ehpaCronMetricName(namespace: string, ehpaName: string, c: EhpaCron): string {
+  const raw = `cron-${namespace}-${ehpaName}-${c.name}-${c.timezone ?? ''}-${c.start}-${c.end}`;
+  return raw
+    .toLowerCase()
+    .replaceAll(' ', '')
+    .replaceAll('*', 'x')
+    .replaceAll('/', 'sl')
+    .replaceAll('?', 'qm')
+    .replace(/[/.:%]/g, '-');
+}
+
 export const ehpaAdmission: KindAdmission = {
   schema: ehpaSchema,
   defaults(obj) {
@@ -140,7 +157,14 @@ export const ehpaAdmission: KindAdmission = {
       errs.push({ field: 'spec.specificReplicas', message: 'Forbidden: only used with scaleStrategy Preview' });
     }
     errs.push(...validateMetrics(spec.metrics, 'spec.metrics'));
+    errs.push(...validateMetricTargets(spec.metrics, 'spec.metrics'));
+    errs.push(...validateBehavior(spec.behavior, 'spec.behavior'));
+    const algorithm = spec.prediction?.predictionAlgorithm;
+    if (algorithm?.algorithmType === 'dsp') {
+      errs.push(...resolveDspConfig(algorithm.dsp, 'spec.prediction.predictionAlgorithm.dsp').errors);
+    }
     const names = new Set<string>();
+    const metricNames = new Map<string, string>();
     spec.crons?.forEach((c, i) => {
       const at = `spec.crons[${i}]`;
       if (names.has(c.name)) errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(c.name)}` });
@@ -157,6 +181,15 @@ export const ehpaAdmission: KindAdmission = {
         const e = ehpaTimeZoneError(c.timezone, ctx.schedules);
         if (e) errs.push({ field: `${at}.timezone`, message: e });
       }
+      const metricName = ehpaCronMetricName(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '', c);
+      const clash = metricNames.get(metricName);
+      if (clash !== undefined && clash !== c.name) {
+        errs.push({
+          field: `${at}.name`,
+          message: `Duplicate value: ${JSON.stringify(c.name)}: same cron metric as ${JSON.stringify(clash)}`,
+        });
+      }
+      metricNames.set(metricName, c.name);
     });
     return errs;
   },

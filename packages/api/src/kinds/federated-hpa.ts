@@ -102,7 +102,8 @@ export const federatedHpaAdmission: KindAdmission = {
       ];
     }
     defaultHpaBehavior(spec.behavior);
-    spec.federatedHPAAssignment ??= {};
+    // Without federatedHPAAssignment the object is Karmada's shipped FederatedHPA (one replica count for the
+    // template), so a Karmada user's YAML keeps its meaning: only a given assignment gets its Duplicated default.
     const a = objAt(spec, 'federatedHPAAssignment');
     if (a) a.federatedHPAAssignmentType ??= 'Duplicated';
   },

@@ -815,7 +815,7 @@ describe('FederatedHPA: scalingToZero', () => {
 });
 
 describe('FederatedHPA: defaulting', () => {
-  it('defaults minReplicas, the 80% CPU metric and the Duplicated assignment', () => {
+  it('defaults minReplicas and the 80% CPU metric, and leaves a shipped FederatedHPA without an assignment', () => {
     const o = fhpa();
     delete o.spec.minReplicas;
     delete o.spec.federatedHPAAssignment;
@@ -824,7 +824,10 @@ describe('FederatedHPA: defaulting', () => {
     expect(out.spec.metrics).toEqual([
       { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
     ]);
-    expect(out.spec.federatedHPAAssignment).toEqual({ federatedHPAAssignmentType: 'Duplicated' });
+    expect(out.spec.federatedHPAAssignment).toBeUndefined();
+    const withEmpty = fhpa();
+    withEmpty.spec.federatedHPAAssignment = {};
+    expect((admit(withEmpty) as Obj).spec.federatedHPAAssignment).toEqual({ federatedHPAAssignmentType: 'Duplicated' });
     expect(out.spec.behavior).toBeUndefined();
   });
 
@@ -909,6 +912,72 @@ faultTable('EffectiveHorizontalPodAutoscaler', ehpa, [
     (o) => (o.spec.prediction.predictionAlgorithm.dsp.window = '1h'),
     'spec.prediction.predictionAlgorithm.dsp.window',
     'unknown field "window"',
+  ],
+  ['cron without start', (o) => delete o.spec.crons[0].start, 'spec.crons[0].start', 'Required value'],
+  ['empty cron start', (o) => (o.spec.crons[0].start = ''), 'spec.crons[0].start', 'Required value'],
+  ['cron that never fires', (o) => (o.spec.crons[0].end = '0 0 30 2 *'), 'spec.crons[0].end', ''],
+  [
+    'cron names that differ only in case',
+    (o) => o.spec.crons.push({ ...o.spec.crons[0], name: 'CRON1' }),
+    'spec.crons[1].name',
+    'same cron metric as "cron1"',
+  ],
+  [
+    'sample interval over an hour',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.sampleInterval = '2h'),
+    'spec.prediction.predictionAlgorithm.dsp.sampleInterval',
+    'must be at most 1h',
+  ],
+  [
+    'history shorter than 48h',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.historyLength = '1d'),
+    'spec.prediction.predictionAlgorithm.dsp.historyLength',
+    'must be at least 48h',
+  ],
+  [
+    'history that is not a duration',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.historyLength = 'three days'),
+    'spec.prediction.predictionAlgorithm.dsp.historyLength',
+    'must be a duration',
+  ],
+  [
+    'estimator margin that is not a number',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.estimators = { fft: [{ marginFraction: 'ten' }] }),
+    'spec.prediction.predictionAlgorithm.dsp.estimators.fft[0].marginFraction',
+    'must be a decimal number',
+  ],
+  [
+    'predictionWindowSeconds 0',
+    (o) => (o.spec.prediction.predictionWindowSeconds = 0),
+    'spec.prediction.predictionWindowSeconds',
+    '',
+  ],
+  [
+    'Resource averageValue 0',
+    (o) =>
+      (o.spec.metrics = [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'AverageValue', averageValue: '0' } } },
+      ]),
+    'spec.metrics[0].resource.target.averageValue',
+    'must be positive',
+  ],
+  [
+    'Resource target with both utilization and averageValue',
+    (o) =>
+      (o.spec.metrics = [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50, averageValue: '500m' } },
+        },
+      ]),
+    'spec.metrics[0].resource.target.averageValue',
+    'may not set both',
+  ],
+  [
+    'behavior with an empty policy list',
+    (o) => (o.spec.behavior = { scaleUp: { policies: [] } }),
+    'spec.behavior.scaleUp.policies',
+    'Required value: must specify at least one Policy',
   ],
 ]);
 

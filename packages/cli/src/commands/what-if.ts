@@ -1,4 +1,5 @@
 import { admit, toYaml } from '@flotilla/api';
+import { whatIfFederatedHpa } from '@flotilla/assignment';
 import { scheduleChecks, whatIfCron } from '@flotilla/cron';
 import { whatIfSchedule } from '@flotilla/scheduling';
 import { CliError, readManifests, type CliIo } from '../context.js';
@@ -35,6 +36,29 @@ export async function whatIfScheduleCommand(
   const now = parseInstant(o.now, '--now', io.now());
   const bindings = whatIfSchedule(await admittedDocs(io, files), now) as Array<{ metadata: unknown }>;
   print(io, o.output ?? 'yaml', asList(bindings as never));
+  return 0;
+}
+
+/**
+ * `what-if fhpa`: the target's ResourceBinding after the hpa-assigner's update and the member HPAs' limits, by the
+ * scheduler's and the hpa-assigner's own functions, offline.
+ */
+export async function whatIfFhpaCommand(
+  io: CliIo,
+  files: string[],
+  o: { output?: string; now?: string },
+): Promise<number> {
+  if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml')
+    throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
+  const now = parseInstant(o.now, '--now', io.now());
+  const result = whatIfFederatedHpa(await admittedDocs(io, files), now);
+  // Exactly this shape (a public interface): the List and the assignments, nothing else.
+  print(io, o.output ?? 'yaml', {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [result.binding],
+    assignments: result.assignments,
+  });
   return 0;
 }
 

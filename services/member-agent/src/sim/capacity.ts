@@ -99,6 +99,20 @@ export interface WorkloadReplicaStatus {
   readyReplicas: number;
   availableReplicas: number;
   pendingReplicas: number;
+  /** CPU used by the ready pods together, in millicores (workloads with a load model). */
+  cpuUsageMilli?: number;
+  /** CPU request of one pod, in millicores (workloads with a load model). */
+  cpuRequestMilli?: number;
+  /** The member HPA acting on the workload in this cluster, as its status says. */
+  hpa?: MemberHpaStatus;
+}
+
+export interface MemberHpaStatus {
+  minReplicas: number;
+  maxReplicas: number;
+  currentReplicas: number;
+  desiredReplicas: number;
+  currentCPUUtilizationPercentage?: number;
 }
 
 /** What a member cluster says about one binding's workload: one entry of the binding's `aggregatedStatus`. */

@@ -1,3 +1,4 @@
+import { FederatedHpaAnnotations } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { StoredObject } from '@flotilla/store';
 import {
@@ -359,9 +360,68 @@ describe('SimulatedClusters: the HPA loop', () => {
       bindings: [web, hpaBinding],
       hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
     };
-    const seen = [0, 15_000, 30_000, 45_000].map((t) => replicasOf(step(s, { ...input, now: at(t) })));
-    expect(seen).toEqual([4, 8, 10, undefined /* unchanged: nothing new reported */]);
+    const seen = [0, 15_000, 30_000, 45_000, 60_000].map((t) => replicasOf(step(s, { ...input, now: at(t) })));
+    // At 45 s the member HPA's status changes (its utilisation is now measured over 10 pods); then nothing new.
+    expect(seen).toEqual([4, 8, 10, 10, undefined /* unchanged: nothing new reported */]);
     expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(10);
+  });
+
+  it("runs a FederatedHPA's member HPA within this cluster's limits from the binding's member-limits override", () => {
+    const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
+    const limited = {
+      ...hpaBinding,
+      metadata: {
+        ...hpaBinding.metadata,
+        annotations: { [FederatedHpaAnnotations.memberLimits]: '{"m1":{"minReplicas":2,"maxReplicas":6}}' },
+      },
+    };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, limited],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
+    const seen = [0, 15_000, 30_000, 45_000].map((t) => replicasOf(step(s, { ...input, now: at(t) })));
+    // capped at this cluster's max of 6 (the template says 10); at 30 s only the HPA's utilisation changes
+    expect(seen).toEqual([4, 6, 6, undefined]);
+    expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(6);
+  });
+
+  it('an unreadable member-limits override makes the member HPA scale nothing', () => {
+    const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
+    const broken = {
+      ...hpaBinding,
+      metadata: { ...hpaBinding.metadata, annotations: { [FederatedHpaAnnotations.memberLimits]: '{' } },
+    };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, broken],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
+    expect(replicasOf(step(s, { ...input, now: at(0) }))).toBe(2);
+    expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBeUndefined();
+  });
+
+  it("reports the ready pods' cpu usage, one pod's request and the member HPA's status", () => {
+    const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
+    const status = workloadData(step(s, { ...input, now: at(0) }), 'web-deployment', 'm1')?.status;
+    expect(status).toMatchObject({
+      replicas: 4,
+      readyReplicas: 4,
+      cpuUsageMilli: 4000,
+      cpuRequestMilli: 500,
+      hpa: {
+        minReplicas: 1,
+        maxReplicas: 10,
+        currentReplicas: 4,
+        desiredReplicas: 4,
+        currentCPUUtilizationPercentage: 400,
+      },
+    });
   });
 
   it('evaluates only once per sync period', () => {

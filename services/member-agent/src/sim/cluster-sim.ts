@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { ClusterStatus, Condition, KubeEventData, ResourceBindingSpec } from '@flotilla/api';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
+import { MemberLimitsError, parseMemberLimits } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
 import {
   fitWorkloads,
@@ -12,6 +13,7 @@ import {
   type ClusterFit,
   type PlacedWorkload,
   type ResourceSummary,
+  type WorkloadFit,
   type WorkloadReport,
 } from './capacity.js';
 import { SimulationSpecError } from './errors.js';
@@ -83,6 +85,15 @@ export interface SimulatedClustersOptions {
 
 export const DEFAULT_HPA_SYNC_PERIOD_MS = 15_000;
 
+/** The CPU one workload uses in one simulated cluster: its load model's demand while it has running pods. */
+export interface WorkloadUsage {
+  cluster: string;
+  namespace: string;
+  kind: string;
+  workload: string;
+  cores: number;
+}
+
 const READY: ClusterCondition = {
   type: 'Ready',
   status: 'True',
@@ -136,6 +147,8 @@ export class SimulatedClusters {
   private readonly workloadMemo = new Map<string, Map<string, Memo>>();
   /** `${cluster}|${namespace}/${hpa}` → state. */
   private readonly hpaStates = new Map<string, HpaState>();
+  /** `${cluster}|${binding}` → the cpu sample last reported for a workload. */
+  private readonly usageSamples = new Map<string, { atMs: number; usageMilli: number; ready: number }>();
   /** `${cluster}|${workload}|${model}` → when the model was first seen (the origin of step models). */
   private readonly firstSeen = new Map<string, number>();
 
@@ -143,6 +156,13 @@ export class SimulatedClusters {
     this.source = opts.source ?? 'flotilla/member-agent';
     this.hpaSyncPeriodMs = opts.hpaSyncPeriodMs ?? DEFAULT_HPA_SYNC_PERIOD_MS;
     this.hpaOptions = opts.hpa ?? {};
+  }
+
+  private lastUsage: WorkloadUsage[] = [];
+
+  /** Each workload's usage per healthy simulated cluster, as of the last `reconcile`. */
+  usage(): readonly WorkloadUsage[] {
+    return this.lastUsage;
   }
 
   /** The replicas the HPA `namespace/name` holds in `cluster`, if it acts there. */
@@ -210,6 +230,9 @@ export class SimulatedClusters {
         if (hpa) {
           try {
             const parsed = parseHpaSpec(hpa.spec);
+            // A FederatedHPA's member HPA: this cluster's min/max come from the binding's per-cluster override.
+            const limits = parseMemberLimits(b.metadata.annotations)?.get(t.name);
+            if (limits) parsed.spec = { ...parsed.spec, ...limits };
             const list = hpaPlacements.get(t.name) ?? [];
             list.push({
               key: `${t.name}|${template!.namespace}/${template!.name}`,
@@ -218,7 +241,7 @@ export class SimulatedClusters {
             });
             hpaPlacements.set(t.name, list);
           } catch (err) {
-            if (!(err instanceof SimulationSpecError)) throw err;
+            if (!(err instanceof SimulationSpecError || err instanceof MemberLimitsError)) throw err;
             // An HPA the simulator cannot run acts like one whose metric is unavailable: it scales nothing.
           }
         }
@@ -226,6 +249,7 @@ export class SimulatedClusters {
     }
 
     const reports: Report[] = [];
+    const usage: WorkloadUsage[] = [];
     const workloadReports = new Map<string, Map<string, WorkloadReport>>(); // binding key → cluster → report
     const activeHpas = new Set<string>();
     for (const [cluster, sim] of [...simulated].sort(([a], [b]) => a.localeCompare(b))) {
@@ -286,16 +310,21 @@ export class SimulatedClusters {
           resourceSummary: resourceSummary(spec.allocatable, fit),
         };
         const fitByKey = new Map(fit.workloads.map((w) => [bindingKey(w.binding), w]));
+        usage.push(...this.usageIn(cluster, spec, wanted, fitByKey, nowMs));
         for (const d of wanted.values()) {
           if (d.error) put(d, { applied: false, health: 'Unknown', appliedMessage: d.error });
           else if (d.replicas === undefined) put(d, { applied: true, health: 'Healthy' });
-          else put(d, workloadReport(fitByKey.get(bindingKey(d.ref))!));
+          else {
+            const w = fitByKey.get(bindingKey(d.ref))!;
+            put(d, this.withMetrics(workloadReport(w), cluster, spec, d, w, hpaFor(d), nowMs));
+          }
         }
       }
       const r = this.clusterReport(cluster, patch, input.now, statusOf);
       if (r) reports.push(r);
     }
     for (const key of [...this.hpaStates.keys()]) if (!activeHpas.has(key)) this.hpaStates.delete(key);
+    this.lastUsage = usage;
 
     for (const b of [...input.bindings].sort((x, y) =>
       bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))),
@@ -348,6 +377,72 @@ export class SimulatedClusters {
       if (next.replicas !== state.replicas) changed = true;
     }
     return changed;
+  }
+
+  private usageIn(
+    cluster: string,
+    spec: SimulationSpec,
+    wanted: Map<string, Desired>,
+    fitByKey: Map<string, ClusterFit['workloads'][number]>,
+    nowMs: number,
+  ): WorkloadUsage[] {
+    const out: WorkloadUsage[] = [];
+    for (const d of wanted.values()) {
+      const tpl = d.template;
+      if (!tpl || d.error) continue;
+      const load = spec.loads.find(
+        (l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name,
+      );
+      const w = fitByKey.get(bindingKey(d.ref));
+      if (!load || !w) continue;
+      const cores = w.running > 0 ? this.demand(cluster, tpl, load.model, nowMs) : 0;
+      out.push({ cluster, namespace: tpl.namespace, kind: tpl.kind, workload: tpl.name, cores });
+    }
+    return out;
+  }
+
+  /**
+   * What the control plane needs to autoscale across clusters: the ready pods' cpu usage and one pod's request
+   * (sampled once per HPA sync period, as metrics-server is scraped, so a ramp does not report every tick), and the
+   * member HPA's own status when one acts on the workload.
+   */
+  private withMetrics(
+    report: WorkloadReport,
+    cluster: string,
+    spec: SimulationSpec,
+    d: Desired,
+    w: WorkloadFit,
+    hpa: { key: string; spec: HpaSpec } | undefined,
+    nowMs: number,
+  ): WorkloadReport {
+    if (!report.status || !d.template) return report;
+    const tpl = d.template;
+    const load = spec.loads.find(
+      (l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name,
+    );
+    const status = { ...report.status };
+    if (load) {
+      const key = `${cluster}|${bindingKey(d.ref)}`;
+      let sample = this.usageSamples.get(key);
+      if (!sample || nowMs - sample.atMs >= this.hpaSyncPeriodMs || (sample.ready === 0) !== (w.running === 0)) {
+        const usage = w.running > 0 ? Math.round(this.demand(cluster, tpl, load.model, nowMs) * 1000) : 0;
+        sample = { atMs: nowMs, usageMilli: usage, ready: w.running };
+        this.usageSamples.set(key, sample);
+      }
+      status.cpuUsageMilli = sample.usageMilli;
+      status.cpuRequestMilli = d.request!.cpuMilli;
+    }
+    const state = hpa ? this.hpaStates.get(hpa.key) : undefined;
+    if (hpa && state) {
+      status.hpa = {
+        minReplicas: hpa.spec.minReplicas,
+        maxReplicas: hpa.spec.maxReplicas,
+        currentReplicas: w.replicas,
+        desiredReplicas: state.replicas,
+        ...(state.utilization !== undefined ? { currentCPUUtilizationPercentage: state.utilization } : {}),
+      };
+    }
+    return { ...report, status };
   }
 
   private demand(
@@ -484,6 +579,10 @@ export class SimulatedClusters {
     }
     for (const key of this.firstSeen.keys())
       if (!simulated.has(key.slice(0, key.indexOf('|')))) this.firstSeen.delete(key);
+    for (const key of this.usageSamples.keys()) {
+      const [cluster, binding] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
+      if (!simulated.has(cluster) || !present.has(binding)) this.usageSamples.delete(key);
+    }
   }
 }
 

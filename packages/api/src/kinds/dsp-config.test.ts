@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DSP_CONFIG, DEFAULT_ESTIMATORS, estimatorName, resolveDspConfig } from './config.js';
-import { parseCraneDuration } from './duration.js';
+import { DEFAULT_DSP_CONFIG, DEFAULT_ESTIMATORS, estimatorName, resolveDspConfig } from './dsp-config.js';
+import { parseCraneDuration } from './crane-duration.js';
 
 describe("resolveDspConfig (Crane's makeInternalConfig)", () => {
   it.each([

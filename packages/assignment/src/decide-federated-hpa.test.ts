@@ -1,0 +1,206 @@
+import type { FederatedHPASpec } from '@flotilla/api';
+import { describe, expect, it } from 'vitest';
+import {
+  assignmentBasis,
+  decideFederatedHpa,
+  type FederatedHpaState,
+  type MemberStatus,
+} from './decide-federated-hpa.js';
+import { memberWithRoom } from './testdata/fleet.js';
+
+const names = (...clusterNames: string[]) => ({ clusterNames });
+const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' };
+
+const staticWeighted: FederatedHPASpec = {
+  scaleTargetRef: target,
+  minReplicas: 3,
+  maxReplicas: 12,
+  federatedHPAAssignment: {
+    federatedHPAAssignmentType: 'StaticWeighted',
+    clusterAutoscalingPreference: [
+      { targetCluster: names('member1'), staticWeight: 1 },
+      { targetCluster: names('member2'), staticWeight: 2 },
+      { targetCluster: names('member3'), staticWeight: 3 },
+    ],
+  },
+};
+
+const prioritized: FederatedHPASpec = {
+  scaleTargetRef: target,
+  minReplicas: 2,
+  maxReplicas: 10,
+  autoscaleMultiClusterDelay: 30,
+  federatedHPAAssignment: {
+    federatedHPAAssignmentType: 'Prioritized',
+    clusterAutoscalingPreference: [
+      { targetCluster: names('member1'), priority: 3 },
+      { targetCluster: names('member2'), priority: 2 },
+      { targetCluster: names('member3'), priority: 1 },
+    ],
+  },
+};
+
+const member = (
+  cluster: string,
+  specReplicas: number,
+  readyReplicas = specReplicas,
+  pendingReplicas = 0,
+): MemberStatus => ({
+  cluster,
+  specReplicas,
+  readyReplicas,
+  pendingReplicas,
+});
+
+function state(spec: FederatedHPASpec, extra: Partial<FederatedHpaState> = {}): FederatedHpaState {
+  return {
+    spec,
+    generation: 1,
+    clusters: [memberWithRoom('member1', 100), memberWithRoom('member2', 100), memberWithRoom('member3', 100)],
+    candidates: ['member1', 'member2', 'member3'],
+    members: [],
+    starved: new Set(),
+    optimisePeriodMs: 300_000,
+    ...extra,
+  };
+}
+
+/** Runs the first assignment and returns the state of the next pass, as the service would record it. */
+function afterInitial(s: FederatedHpaState, members: MemberStatus[]): FederatedHpaState {
+  const first = decideFederatedHpa(s, 0);
+  return { ...s, members, previous: { assignments: first.assignments, basis: first.basis, optimisedAtMs: 0 } };
+}
+
+describe("Karmada's FederatedHPA proposal: the assignment controller's pass", () => {
+  it('StaticWeighted 1:2:3 splits min 3 / max 12 on the first pass', () => {
+    const d = decideFederatedHpa(state(staticWeighted), 0);
+    expect(d).toMatchObject({ reason: 'Initial', changed: true });
+    expect(d.assignments).toEqual([
+      { cluster: 'member1', minReplicas: 1, maxReplicas: 2 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 4 },
+      { cluster: 'member3', minReplicas: 1, maxReplicas: 6 },
+    ]);
+    expect(d.bindingClusters).toEqual([
+      { name: 'member1', replicas: 1 },
+      { name: 'member2', replicas: 1 },
+      { name: 'member3', replicas: 1 },
+    ]);
+  });
+
+  it('a second pass over the same inputs writes nothing', () => {
+    const s = afterInitial(state(staticWeighted), [member('member1', 1), member('member2', 1), member('member3', 1)]);
+    expect(decideFederatedHpa(s, 1000)).toMatchObject({ reason: 'Unchanged', changed: false });
+  });
+
+  it('a FederatedHPA change (a CronFederatedHPA raising min) re-splits', () => {
+    const s = afterInitial(state(staticWeighted), [member('member1', 1), member('member2', 1), member('member3', 1)]);
+    const d = decideFederatedHpa({ ...s, generation: 2, spec: { ...staticWeighted, minReplicas: 6 } }, 1000);
+    expect(d).toMatchObject({ reason: 'Reassigned', changed: true });
+    expect(d.assignments.map((a) => a.minReplicas)).toEqual([1, 2, 3]);
+    expect(d.bindingClusters.map((b) => b.replicas)).toEqual([1, 2, 3]);
+  });
+
+  it('failover: a NotReady cluster’s share goes to the others by the same policy', () => {
+    const s = afterInitial(state(staticWeighted), [member('member1', 1), member('member2', 3), member('member3', 5)]);
+    const clusters = [
+      memberWithRoom('member1', 100),
+      memberWithRoom('member2', 100),
+      memberWithRoom('member3', 100, { ready: false }),
+    ];
+    const d = decideFederatedHpa({ ...s, clusters }, 1000);
+    expect(d).toMatchObject({ reason: 'Failover', changed: true, failedOver: ['member3'] });
+    expect(d.assignments).toEqual([
+      { cluster: 'member1', minReplicas: 1, maxReplicas: 4 },
+      { cluster: 'member2', minReplicas: 2, maxReplicas: 8 },
+    ]);
+    expect(d.message).toContain('member3');
+  });
+
+  it('Prioritized: a starved cluster keeps max(ready, min) and the next preferred cluster gets the rest', () => {
+    const s = afterInitial(state(prioritized), [member('member1', 10, 4, 6)]);
+    expect(s.previous!.assignments).toEqual([{ cluster: 'member1', minReplicas: 2, maxReplicas: 10 }]);
+    const d = decideFederatedHpa({ ...s, starved: new Set(['member1']) }, 31_000);
+    expect(d).toMatchObject({ reason: 'ScaledUpAcross', changed: true });
+    expect(d.moves).toEqual([{ from: 'member1', to: 'member2', replicas: 6 }]);
+    expect(d.assignments).toEqual([
+      { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+    ]);
+    // the receiving cluster is scaled from 0 to 1 so its member HPA can act; the starved one is clamped to its max
+    expect(d.bindingClusters).toEqual([
+      { name: 'member1', replicas: 4 },
+      { name: 'member2', replicas: 1 },
+    ]);
+    const total = d.assignments.reduce((n, a) => n + a.maxReplicas, 0);
+    expect(total).toBe(10);
+  });
+
+  it('Prioritized: without a starved cluster and before the optimise period nothing moves', () => {
+    const s = afterInitial(state(prioritized), [member('member1', 10, 4, 6)]);
+    expect(decideFederatedHpa(s, 31_000)).toMatchObject({ reason: 'Unchanged', changed: false });
+  });
+
+  it('Prioritized: the least preferred cluster at its min hands its max back to the most preferred', () => {
+    const s = afterInitial(state(prioritized), []);
+    const previous = {
+      ...s.previous!,
+      assignments: [
+        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
+        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+      ],
+    };
+    const settled = { ...s, previous, members: [member('member1', 3), member('member2', 1)] };
+    // a period after the last move, not before: the receiving cluster may not have scaled yet
+    expect(decideFederatedHpa(settled, 1000).changed).toBe(false);
+    const d = decideFederatedHpa(settled, 300_000);
+    expect(d).toMatchObject({ reason: 'ScaledDownByPriority', changed: true });
+    expect(d.assignments).toEqual([
+      { cluster: 'member1', minReplicas: 2, maxReplicas: 9 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 1 },
+    ]);
+  });
+
+  it('Prioritized: no scale-down hand-back right after a move, while the receiving cluster is still at 0', () => {
+    const s = afterInitial(state(prioritized), []);
+    const previous = {
+      ...s.previous!,
+      assignments: [
+        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
+        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+      ],
+    };
+    const d = decideFederatedHpa({ ...s, previous, members: [member('member1', 10, 4, 6)] }, 1000);
+    expect(d).toMatchObject({ reason: 'Unchanged', changed: false });
+  });
+
+  it('the max optimisation waits while pods pend, so it does not undo a move across clusters', () => {
+    const s = afterInitial(state(staticWeighted), [
+      member('member1', 2),
+      member('member2', 1, 0, 1),
+      member('member3', 1),
+    ]);
+    expect(decideFederatedHpa(s, 300_000)).toMatchObject({ reason: 'Unchanged', changed: false });
+  });
+
+  it('a first split and a move across clusters start the optimise period', () => {
+    expect(decideFederatedHpa(state(staticWeighted), 7).optimisedAtMs).toBe(7);
+    const s = afterInitial(state(prioritized), [member('member1', 10, 4, 6)]);
+    expect(decideFederatedHpa({ ...s, starved: new Set(['member1']) }, 31_000).optimisedAtMs).toBe(31_000);
+  });
+
+  it('the max optimisation runs once a period and records when it ran', () => {
+    const s = afterInitial(state(staticWeighted), [member('member1', 2), member('member2', 1), member('member3', 1)]);
+    const early = decideFederatedHpa(s, 299_999);
+    expect(early.changed).toBe(false);
+    const due = decideFederatedHpa(s, 300_000);
+    expect(due).toMatchObject({ reason: 'MaxOptimised', changed: true, optimisedAtMs: 300_000 });
+    expect(due.assignments.reduce((n, a) => n + a.maxReplicas, 0)).toBe(12);
+  });
+
+  it('the basis names the generation and each candidate’s readiness', () => {
+    expect(assignmentBasis(state(staticWeighted))).toBe('1|member1:ready,member2:ready,member3:ready');
+    expect(assignmentBasis(state(staticWeighted, { candidates: ['member2', 'gone'] }))).toBe(
+      '1|gone:unknown,member2:ready',
+    );
+  });
+});

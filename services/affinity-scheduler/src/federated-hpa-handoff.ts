@@ -1,0 +1,31 @@
+import { FederatedHpaAnnotations } from '@flotilla/api';
+import { evictionRecheckMs, feasibleClusterNames, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
+
+/**
+ * Who divides a binding's replicas. A FederatedHPA with an assignment (Karmada's FederatedHPA proposal: "Karmada
+ * scheduler should not work for this workload anymore") owns its target's binding and its member HPA's binding:
+ * - `Schedule`: not owned; the scheduler schedules it as usual;
+ * - `LeaveAlone`: the member HPA's binding; the hpa-assigner places it wholly;
+ * - `FilterOnly`: the target's binding; the scheduler still runs its filters (affinity, taints, API enablement,
+ *   readiness for new clusters, NoExecute eviction for failover) and publishes the clusters that pass as the
+ *   feasible-clusters annotation, and the hpa-assigner divides the replicas over them.
+ */
+export type HandOff =
+  | { kind: 'Schedule' }
+  | { kind: 'LeaveAlone'; owner: string }
+  | { kind: 'FilterOnly'; owner: string; feasible: string; changed: boolean; recheckAfterMs?: number };
+
+export function federatedHpaHandOff(binding: ResourceBinding, clusters: readonly Cluster[], now: Date): HandOff {
+  const owner = binding.metadata.annotations?.[FederatedHpaAnnotations.owner];
+  if (owner === undefined) return { kind: 'Schedule' };
+  if (binding.spec.resource.kind === 'HorizontalPodAutoscaler') return { kind: 'LeaveAlone', owner };
+  const text = feasibleClusterNames(binding, clusters, now).join(',');
+  const recheckAfterMs = evictionRecheckMs(binding, clusters, now);
+  return {
+    kind: 'FilterOnly',
+    owner,
+    feasible: text,
+    changed: binding.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters] !== text,
+    ...(recheckAfterMs !== undefined ? { recheckAfterMs } : {}),
+  };
+}
