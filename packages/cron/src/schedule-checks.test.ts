@@ -70,6 +70,13 @@ describe('admission with the cron checks: schedules and time zones', () => {
       'invalid cron expression',
     ],
     [
+      'EHPA: a cron window end that never fires',
+      ehpa,
+      (o) => (o.spec.crons[0].end = '0 0 30 2 *'),
+      'spec.crons[0].end',
+      '',
+    ],
+    [
       'EHPA: unknown cron time zone',
       ehpa,
       (o) => (o.spec.crons[0].timezone = 'Nowhere/Town'),
