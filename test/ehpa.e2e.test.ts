@@ -3,9 +3,9 @@
 // recording every minute), and the hpa-assigner's EffectiveHPA scales the template ahead of the coming peak.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { connectBus, eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
-import { JetStreamHistory } from '@flotilla/metric-history';
 import { eventually } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
+import { seedHistory, sineWorkloadManifests, waitForWorkloadReported } from './support/sim-workload.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
@@ -40,36 +40,6 @@ function setUp(): void {
   onTestFailed(() => console.log(`the services' last output:\n${s?.logs.slice(-40).join('\n')}`));
 }
 
-const manifests = `
-apiVersion: cluster.karmada.io/v1alpha1
-kind: Cluster
-metadata: { name: sim1 }
-spec:
-  syncMode: Push
-  simulation:
-    allocatable: { cpu: "64", memory: 256Gi, pods: "500" }
-    loads:
-      - workload: { kind: Deployment, namespace: default, name: web }
-        model: { type: sine, cores: 4, amplitude: 3, period: 24h, startTime: "${new Date(originS * 1000).toISOString()}" }
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web, namespace: default }
-spec:
-  replicas: 10
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec: { containers: [{ name: web, image: nginx, resources: { requests: { cpu: "1", memory: 256Mi } } }] }
----
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: { name: web, namespace: default }
-spec:
-  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: web }]
-  placement: { clusterAffinity: { clusterNames: [sim1] } }
-`;
-
 const ehpa = `
 apiVersion: autoscaling.crane.io/v1alpha1
 kind: EffectiveHorizontalPodAutoscaler
@@ -89,42 +59,16 @@ spec:
 describe('EffectiveHPA end to end', () => {
   it('scales the template ahead of the predicted peak, with the winning source in its event and status', async () => {
     setUp();
-    const history = new JetStreamHistory(bus);
-    // the member-agent created the metrics stream at start; three days of minutes up to the previous one
-    await eventually(
-      () =>
-        bus.jsm.streams.info(bus.names.metricsStream).then(
-          () => true,
-          () => undefined,
-        ),
-      20_000,
-      'the metrics stream',
+    // three days of minutes up to the previous one
+    await seedHistory(bus, nowS - 3 * 86_400, nowS, usage);
+    const applied = await flotilla(
+      s.env,
+      ['apply', '-f', '-'],
+      sineWorkloadManifests({ cores: 4, amplitude: 3, originS, replicas: 10 }),
     );
-    const seeded: Array<Promise<void>> = [];
-    for (let t = nowS - 3 * 86_400; t < nowS; t += 60) {
-      seeded.push(
-        history.record({ namespace: 'default', kind: 'Deployment', name: 'web' }, [
-          t,
-          Math.round(usage(t) * 1000) / 1000,
-        ]),
-      );
-    }
-    await Promise.all(seeded);
-    const applied = await flotilla(s.env, ['apply', '-f', '-'], manifests);
     expect(applied.code, applied.err).toBe(0);
     // the member cluster runs the 10 pods and reports their usage before the EffectiveHPA arrives
-    await eventually(
-      async () => {
-        const r = await flotilla(s.env, ['get', 'rb', 'web-deployment', '-n', 'default', '-o', 'json']);
-        const b = JSON.parse(r.out || '{}') as {
-          status?: { aggregatedStatus?: Array<{ status?: { cpuUsageMilli?: number; readyReplicas?: number } }> };
-        };
-        const e = b.status?.aggregatedStatus?.[0]?.status;
-        return e?.readyReplicas === 10 && (e.cpuUsageMilli ?? 0) > 0 ? true : undefined;
-      },
-      30_000,
-      'the workload running with its usage reported',
-    );
+    await waitForWorkloadReported(s.env, 10);
     const r = await flotilla(s.env, ['apply', '-f', '-'], ehpa);
     expect(r.code, r.err).toBe(0);
 
