@@ -102,6 +102,22 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
     expect(d.message).toContain('member3');
   });
 
+  it('a candidate leaving after its failover (the scheduler evicting it) re-records the basis but changes nothing', () => {
+    const s = afterInitial(state(staticWeighted), [member('member1', 1), member('member2', 3), member('member3', 5)]);
+    const clusters = [memberWithRoom('member1', 100), memberWithRoom('member2', 100), memberWithRoom('member3', 100, { ready: false })];
+    const failover = decideFederatedHpa({ ...s, clusters }, 1000);
+    const after = {
+      ...s,
+      clusters,
+      candidates: ['member1', 'member2'],
+      bindingClusters: failover.bindingClusters,
+      previous: { assignments: failover.assignments, basis: failover.basis },
+    };
+    const evicted = decideFederatedHpa(after, 2000);
+    expect(evicted).toMatchObject({ reason: 'Unchanged', changed: true, assignments: failover.assignments });
+    expect(evicted.basis).not.toBe(failover.basis);
+  });
+
   it('Prioritized: a starved cluster keeps max(ready, min) and the next preferred cluster gets the rest', () => {
     const s = afterInitial(state(prioritized), [member('member1', 10, 4, 6)]);
     expect(s.previous!.assignments).toEqual([{ cluster: 'member1', minReplicas: 2, maxReplicas: 10 }]);

@@ -1,6 +1,6 @@
 import type { FederatedHPASpec } from '@flotilla/api';
 import { isReady, type Cluster, type ResourceList } from '@flotilla/scheduling';
-import { assignmentsEqual } from './assignment-diff.js';
+import { assignmentsEqual, bindingClustersEqual } from './assignment-diff.js';
 import { clusterFacts } from './cluster-facts.js';
 import { decideAssignment, type AssignmentReason } from './decide-assignment.js';
 import { memberReplicas } from './member-replicas.js';
@@ -38,6 +38,8 @@ export interface FederatedHpaState {
   candidates: readonly string[];
   podRequests?: ResourceList;
   members: readonly MemberStatus[];
+  /** The target binding's spec.clusters as stored, to tell whether a re-split changes it. */
+  bindingClusters?: ReadonlyArray<{ name: string; replicas?: number }>;
   previous?: RecordedAssignment;
   /** Clusters whose pods have been pending for autoscaleMultiClusterDelay (the caller keeps that timer). */
   starved: ReadonlySet<string>;
@@ -104,13 +106,18 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
       ...(state.podRequests ? { podRequests: state.podRequests } : {}),
       ...(previous ? { previous: previous.assignments } : {}),
     });
-    const reason: FederatedHpaReason = d.reason === 'Unchanged' && previous ? 'Unchanged' : d.reason;
+    // decideAssignment compares with the candidates it was given; what counts is the binding as stored.
+    const moved =
+      !previous ||
+      !assignmentsEqual(previous.assignments, d.assignments) ||
+      (state.bindingClusters !== undefined && !bindingClustersEqual(state.bindingClusters, d.bindingClusters));
+    const reason: FederatedHpaReason = moved ? d.reason : 'Unchanged';
     return {
       assignments: d.assignments,
       bindingClusters: d.bindingClusters,
       reason,
       // The basis is recorded even when the split is the same, so the next pass can scale across.
-      changed: d.changed || previous?.basis !== basis,
+      changed: moved || previous?.basis !== basis,
       moves: [],
       basis,
       // A fresh split is where the policy wants the headroom: the next optimisation is a period away.

@@ -386,6 +386,7 @@ export class FederatedHpaController {
         candidates,
         ...(bindingSpec.replicaRequirements?.resourceRequest ? { podRequests: bindingSpec.replicaRequirements.resourceRequest } : {}),
         members,
+        bindingClusters: bindingSpec.clusters ?? [],
         ...(previous ? { previous } : {}),
         starved: new Set(starved.keys()),
         optimisePeriodMs: this.o.optimisePeriodMs ?? 300_000,
