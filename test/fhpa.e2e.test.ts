@@ -1,77 +1,19 @@
 // End to end: FederatedHPA on the running suite — three simulated clusters whose member HPAs run what the
 // hpa-assigner assigns, `flotilla cluster load` driving their utilisation. Short sync periods keep it quick.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { eventually } from '@flotilla/testkit';
-import { flotilla } from './support/cli.js';
+import { deployment, filler, fhpaCli, policy, prioritizedBurst, simCluster, totalMax } from './support/fhpa.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
 let dir: string;
-const cli = (...args: string[]) => flotilla(s.env, args);
-
-type Limits = Record<string, { minReplicas: number; maxReplicas: number }>;
-interface Entry {
-  clusterName: string;
-  status?: { replicas?: number; readyReplicas?: number; pendingReplicas?: number; hpa?: { maxReplicas: number } };
-}
-
-async function apply(name: string, yaml: string): Promise<void> {
-  writeFileSync(join(dir, `${name}.yaml`), yaml);
-  const r = await cli('apply', '-f', join(dir, `${name}.yaml`));
-  if (r.code !== 0) throw new Error(r.err);
-}
-
-async function getJson(kind: string, name: string): Promise<Record<string, any> | undefined> {
-  const r = await cli('get', kind, name, '-o', 'json');
-  return r.code === 0 ? (JSON.parse(r.out) as Record<string, any>) : undefined;
-}
-
-async function limitsOf(fhpa: string): Promise<Limits | undefined> {
-  const b = await getJson('rb', `${fhpa}-horizontalpodautoscaler`);
-  const text = b?.metadata?.annotations?.['autoscaling.flotilla.io/member-limits'] as string | undefined;
-  return text ? (JSON.parse(text) as Limits) : undefined;
-}
-
-/** Replicas each member cluster runs for a Deployment, as reported. */
-async function replicasOf(deployment: string): Promise<Record<string, Entry['status']>> {
-  const b = await getJson('rb', `${deployment}-deployment`);
-  const entries = (b?.status?.aggregatedStatus as Entry[] | undefined) ?? [];
-  return Object.fromEntries(entries.map((e) => [e.clusterName, e.status]));
-}
-
-const totalMax = (l: Limits) => Object.values(l).reduce((n, x) => n + x.maxReplicas, 0);
-
-const cluster = (name: string, pool: string, cpu: string) => `apiVersion: cluster.karmada.io/v1alpha1
-kind: Cluster
-metadata: { name: ${name}, labels: { pool: ${pool} } }
-spec:
-  simulation:
-    allocatable: { cpu: "${cpu}", memory: 64Gi, pods: "110" }
-`;
-
-const deployment = (name: string, replicas: number) => `apiVersion: apps/v1
-kind: Deployment
-metadata: { name: ${name}, namespace: default }
-spec:
-  replicas: ${replicas}
-  selector: { matchLabels: { app: ${name} } }
-  template:
-    metadata: { labels: { app: ${name} } }
-    spec: { containers: [{ name: c, image: nginx, resources: { requests: { cpu: 500m, memory: 128Mi } } }] }
-`;
-
-const policy = (name: string, pool: string, scheduling = 'replicaScheduling: { replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated }') => `apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: { name: ${name}, namespace: default }
-spec:
-  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: ${name} }]
-  placement:
-    clusterAffinity: { labelSelector: { matchLabels: { pool: ${pool} } } }
-    ${scheduling}
-`;
+const { cli, apply, getJson, limitsOf, replicasOf } = fhpaCli(
+  () => s.env,
+  () => dir,
+);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flotilla-fhpa-'));
@@ -86,7 +28,14 @@ beforeAll(async () => {
   });
   await apply(
     'clusters',
-    [cluster('member1', 'weighted', '16'), cluster('member2', 'weighted', '16'), cluster('member3', 'weighted', '16'), cluster('small1', 'prio', '8'), cluster('big2', 'prio', '16'), cluster('big3', 'prio', '16')].join('---\n'),
+    [
+      simCluster('member1', 'weighted', '16'),
+      simCluster('member2', 'weighted', '16'),
+      simCluster('member3', 'weighted', '16'),
+      simCluster('small1', 'prio', '8'),
+      simCluster('big2', 'prio', '16'),
+      simCluster('big3', 'prio', '16'),
+    ].join('---\n'),
   );
   for (const c of ['member1', 'member2', 'member3', 'small1', 'big2', 'big3']) {
     expect((await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s')).code).toBe(0);
@@ -181,22 +130,7 @@ spec:
 
   it('Prioritized with a small preferred cluster: pods pend there, and after the delay the next cluster gets the freed max and scales; when load drops the max goes back', async () => {
     logOnFailure();
-    await apply('burst', [deployment('burst', 2), policy('burst', 'prio'), `apiVersion: autoscaling.karmada.io/v1alpha1
-kind: FederatedHPA
-metadata: { name: burst, namespace: default }
-spec:
-  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: burst }
-  minReplicas: 2
-  maxReplicas: 12
-  autoscaleMultiClusterDelay: 2
-  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
-  federatedHPAAssignment:
-    federatedHPAAssignmentType: Prioritized
-    clusterAutoscalingPreference:
-      - { targetCluster: { clusterNames: [small1] }, priority: 3 }
-      - { targetCluster: { clusterNames: [big2] }, priority: 2 }
-      - { targetCluster: { clusterNames: [big3] }, priority: 1 }
-`].join('---\n'));
+    await apply('burst', prioritizedBurst(2));
     // small1 has room for all 12 when the assignment is made, so it gets the whole max.
     const first = await eventually(async () => {
       const l = await limitsOf('burst');
@@ -204,15 +138,7 @@ spec:
     }, 20_000, 'member limits');
     expect(first).toEqual({ small1: { minReplicas: 2, maxReplicas: 12 } });
     // Then another workload fills most of small1 (its binding sorts first, so its pods are placed first).
-    await apply('filler', [deployment('aaa-filler', 12), `apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: { name: aaa-filler, namespace: default }
-spec:
-  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: aaa-filler }]
-  placement:
-    clusterAffinity: { clusterNames: [small1] }
-    replicaScheduling: { replicaSchedulingType: Duplicated }
-`].join('---\n'));
+    await apply('filler', filler);
     await eventually(async () => ((await replicasOf('aaa-filler')).small1?.readyReplicas === 12 ? true : undefined), 20_000, 'filler running');
     // Load in small1: its member HPA wants more pods than fit; they pend; after the delay big2 gets the freed max.
     expect((await cli('cluster', 'load', 'small1', '--workload', 'deploy/burst', '--constant', '4')).code).toBe(0);
