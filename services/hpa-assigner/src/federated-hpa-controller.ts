@@ -9,6 +9,7 @@ import {
   createDelayedQueue,
   createWorker,
   encodeJobId,
+  jobDueAt,
   removeJob,
   scheduleAt,
   systemClock,
@@ -123,6 +124,7 @@ export class FederatedHpaController {
   private queue?: DelayedQueue<PendingJob>;
   private worker?: DelayedWorker<PendingJob, void>;
   private syncTimer?: NodeJS.Timeout;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
   private started = false;
 
   constructor(private readonly o: FederatedHpaControllerOptions) {
@@ -178,6 +180,8 @@ export class FederatedHpaController {
   async stop(): Promise<void> {
     this.started = false;
     clearInterval(this.syncTimer);
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
     for (const i of this.informers()) i.stop();
     await this.worker?.close();
     await this.workQueue.stop();
@@ -480,9 +484,20 @@ export class FederatedHpaController {
   /**
    * The clusters whose pods have pended for autoscaleMultiClusterDelay, with when the delay ran out: one BullMQ
    * delayed job per (FederatedHPA, cluster), armed when pods start pending and removed once they schedule. A job
-   * that ran (active or completed) while the pods still pend makes the cluster starved; the job lives in Redis,
-   * so a new leader finds it.
+   * due (still delayed past its time, active or completed) while the pods still pend makes the cluster starved;
+   * the job lives in Redis, so a new leader finds it.
    */
+  /** Wakes `key` at `at` (one timer per instant and object; the reconcile then finds the delay run out). */
+  private wakeAt(key: string, at: number): void {
+    const id = `${key}@${at}`;
+    if (this.timers.has(id)) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      if (this.started) this.workQueue.add(key);
+    }, Math.max(0, at - this.clock.now().getTime()));
+    this.timers.set(id, timer);
+  }
+
   private async starvedClusters(key: string, fhpa: FederatedHPA, members: readonly MemberStatus[], now: Date): Promise<Map<string, number>> {
     const starved = new Map<string, number>();
     const queue = this.queue;
@@ -499,9 +514,17 @@ export class FederatedHpaController {
           const at = new Date(now.getTime() + delayMs);
           await scheduleAt(queue, jobId, at, { key, cluster: m.cluster }, now);
           this.armed.set(jobId, at.getTime());
+          this.wakeAt(key, at.getTime());
         } else if (state === 'active' || state === 'completed') {
           const job = await queue.getJob(jobId);
-          starved.set(m.cluster, job ? job.timestamp + (job.opts.delay ?? 0) : now.getTime());
+          starved.set(m.cluster, job ? jobDueAt(job) : now.getTime());
+        } else {
+          // Still delayed in Redis: its due time is what counts. A local timer wakes the object then, sooner than
+          // BullMQ's promotion; the job stays the durable record that survives this leader.
+          const job = await queue.getJob(jobId);
+          const due = job ? jobDueAt(job) : undefined;
+          if (due !== undefined && due <= now.getTime()) starved.set(m.cluster, due);
+          else if (due !== undefined) this.wakeAt(key, due);
         }
       } else if (this.armed.has(jobId) || firstLook) {
         // The pods scheduled (or the move was made): the delay starts afresh next time they pend.
