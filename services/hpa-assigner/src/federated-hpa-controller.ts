@@ -115,7 +115,7 @@ export class FederatedHpaController {
   private readonly byTarget = new Map<string, Set<string>>();
   /** The Kubernetes HPA's in-memory state per FederatedHPA, for the shipped mode (as the HPA controller keeps it). */
   private readonly histories = new Map<string, { history: AutoscalerHistory; lastSyncMs?: number }>();
-  /** Last status patch published per FederatedHPA, so an unchanged pass publishes nothing. */
+  /** A digest of the last status patch published per FederatedHPA, so an unchanged pass publishes nothing. */
   private readonly published = new Map<string, string>();
   /** Pending-pods jobs this leader armed (job id → due time). */
   private readonly armed = new Map<string, number>();
@@ -138,8 +138,15 @@ export class FederatedHpaController {
     const onBinding = (e: { key: string }) => {
       for (const k of this.byTarget.get(e.key) ?? []) enqueue(k);
     };
-    this.bindings = new Informer<Obj>(o.bus, 'objects', 'ResourceBinding', onBinding);
-    this.bindingStatus = new Informer<StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }>>(o.bus, 'status', 'ResourceBinding', onBinding);
+    // The caches keep only what a pass reads: with 10,000 FederatedHPAs they hold 20,000 bindings.
+    this.bindings = new Informer<Obj>(o.bus, 'objects', 'ResourceBinding', onBinding, bindingProjection);
+    this.bindingStatus = new Informer<StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }>>(
+      o.bus,
+      'status',
+      'ResourceBinding',
+      onBinding,
+      bindingStatusProjection,
+    );
     const onCluster = () => {
       if (this.started) for (const k of this.fhpas.cache.keys()) this.workQueue.addBackground(k);
     };
@@ -294,7 +301,7 @@ export class FederatedHpaController {
   ): Promise<void> {
     const key = objectKey({ kind: FEDERATED_HPA_KIND, namespace: fhpa.metadata.namespace, name: fhpa.metadata.name! });
     const { lastScaleTime: _t, lastAssignment: _a, ...comparable } = statusPatch;
-    const json = JSON.stringify(comparable);
+    const json = createHash('sha256').update(JSON.stringify(comparable)).digest('base64url').slice(0, 22);
     if (!kubeEvent && this.published.get(key) === json) return;
     const digest = createHash('sha256').update(JSON.stringify({ statusPatch, extra })).digest('hex').slice(0, 16);
     await this.o.publish(
@@ -538,6 +545,53 @@ export class FederatedHpaController {
 
 function ignoreNotFound(err: unknown): void {
   if (!(err instanceof NotFoundError) && (err as Error).name !== 'NotFoundError') throw err;
+}
+
+const KEPT_ANNOTATIONS = Object.values(FederatedHpaAnnotations) as string[];
+
+/** What a pass reads of a binding: identity, the FederatedHPA annotations, resource, clusters and requests. */
+export function bindingProjection(o: Obj): Obj {
+  const { name, namespace, uid, resourceVersion, generation, annotations } = o.metadata;
+  const spec = (o.spec ?? {}) as BindingSpecView & Record<string, unknown>;
+  const kept = Object.entries(annotations ?? {}).filter(([k]) => KEPT_ANNOTATIONS.includes(k));
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: {
+      name,
+      ...(namespace ? { namespace } : {}),
+      ...(uid ? { uid } : {}),
+      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(generation !== undefined ? { generation } : {}),
+      ...(kept.length ? { annotations: Object.fromEntries(kept) } : {}),
+    },
+    spec: {
+      ...(spec.resource ? { resource: spec.resource } : {}),
+      ...(spec.clusters ? { clusters: spec.clusters } : {}),
+      ...(spec.replicaRequirements?.resourceRequest
+        ? { replicaRequirements: { resourceRequest: spec.replicaRequirements.resourceRequest } }
+        : {}),
+    },
+  } as Obj;
+}
+
+/** What a pass reads of a binding's status: per cluster the replica counts, cpu and the member HPA's status. */
+export function bindingStatusProjection(
+  r: StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }>,
+): StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }> {
+  const entries = r.status?.aggregatedStatus;
+  if (!entries) return { seq: r.seq, status: {} };
+  return {
+    seq: r.seq,
+    status: {
+      aggregatedStatus: entries.map((e) => {
+        const st = e.status;
+        if (!st) return { clusterName: e.clusterName };
+        const { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa } = st;
+        return { clusterName: e.clusterName, status: { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa } };
+      }),
+    },
+  };
 }
 
 /** What the hpa-assigner recorded on the member HPA's binding with the last assignment. */
