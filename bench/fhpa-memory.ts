@@ -9,7 +9,7 @@ import { connectBus } from '@flotilla/bus';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
 import { NATS_URL } from '@flotilla/testkit';
 import { startSuite } from '../test/support/suite.js';
-import { boundedRun, fmt, report, rssOfPidMb, waitFor } from './support.js';
+import { boundedRun, fmt, heapOfServiceMb, report, rssOfPidMb, waitFor } from './support.js';
 
 const FHPAS = Number(process.env.BENCH_FHPAS ?? 10_000);
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10);
@@ -24,10 +24,14 @@ const bus = await connectBus({ url: NATS_URL, prefix: s.env.FLOTILLA_PREFIX, nam
 try {
   const store = new ObjectStore(bus);
   const statuses = new StatusStore(bus);
-  const pid = () => s.suite.processes.filter((p) => p.name === 'hpa-assigner').at(-1)?.child.pid;
-  const sample = () => ({ rss: rssOfPidMb(pid()), peak: rssOfPidMb(pid(), 'VmHWM') });
+  const current = () => s.suite.processes.filter((p) => p.name === 'hpa-assigner').at(-1);
+  const sample = async () => ({
+    rss: rssOfPidMb(current()?.child.pid),
+    peak: rssOfPidMb(current()?.child.pid, 'VmHWM'),
+    heap: (await heapOfServiceMb(current()?.httpPort)).heapUsed,
+  });
   await sleep(SETTLE_MS);
-  const idle = sample();
+  const idle = await sample();
 
   const clusters = Array.from({ length: CLUSTERS }, (_, i) => `member-${String(i).padStart(2, '0')}`);
   let seq = 1;
@@ -78,16 +82,16 @@ try {
   await waitFor(async () => (await hpaBindings()) >= FHPAS, `${FHPAS} member HPAs`, TIMEOUT_MS, 2000);
   const assignedInS = (performance.now() - started) / 1000;
   await sleep(SETTLE_MS);
-  const holding = sample();
+  const holding = await sample();
 
   const old = s.suite.processes.filter((p) => p.name === 'hpa-assigner').at(-1)!;
   old.child.kill('SIGTERM');
   await old.exited;
   await s.suite.startService('hpa-assigner');
   await sleep(SETTLE_MS * 3);
-  const restarted = sample();
+  const restarted = await sample();
 
-  const cell = (m: { rss: number; peak: number }) => `${fmt(m.rss)} (peak ${fmt(m.peak)})`;
+  const cell = (m: { rss: number; peak: number; heap: number }) => `${fmt(m.rss)} (peak ${fmt(m.peak)}, V8 heap in use ${fmt(m.heap)})`;
   // procfs counts KiB, the target is in MB (10^6 bytes)
   const verdict = Math.max(holding.peak, restarted.peak) * 1.048576 <= TARGET_MB ? 'met' : 'missed';
   report(`hpa-assigner memory, MiB (VmRSS, and VmHWM peak): ${FHPAS} FederatedHPAs over ${CLUSTERS} clusters (target <= ${TARGET_MB} MB)`, [
