@@ -165,6 +165,31 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
   });
 });
 
+describe('hpa-assigner, a FederatedHPA deleted or switched to the shipped mode', () => {
+  it('removes its member HPA and hands the target binding back to the scheduler', async () => {
+    await h.store.delete({ kind: 'FederatedHPA', namespace: 'default', name: 'shop' });
+    await eventually(async () => ((await binding('shop-horizontalpodautoscaler')) ? undefined : true), 10_000, 'member HPA binding gone');
+    const hpaGone = async () => ((await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' })) ? undefined : true);
+    expect(await eventually(hpaGone, 10_000, 'member HPA template gone')).toBe(true);
+    const target = await eventually(async () => {
+      const b = await binding('shop-deployment');
+      return b && b.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined ? b : undefined;
+    }, 10_000, 'target released');
+    expect(target.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters]).toBeUndefined();
+  });
+
+  it('dropping federatedHPAAssignment from a FederatedHPA makes it the shipped one: no member HPA', async () => {
+    expect(await limitsOf('burst')).toBeDefined();
+    await h.store.update({ kind: 'FederatedHPA', namespace: 'default', name: 'burst' }, (cur) => {
+      const { federatedHPAAssignment: _a, ...spec } = cur.spec as Record<string, unknown>;
+      return { ...cur, spec };
+    });
+    await eventually(async () => ((await binding('burst-horizontalpodautoscaler')) ? undefined : true), 10_000, 'member HPA binding gone');
+    const target = await binding('burst-deployment');
+    expect(target?.metadata.annotations?.[FederatedHpaAnnotations.owner]).toBeUndefined();
+  });
+});
+
 describe("hpa-assigner, Karmada's shipped FederatedHPA (no assignment)", () => {
   it('computes one replica count from the member clusters and writes the template', async () => {
     await h.apply(deployment('web', 2));

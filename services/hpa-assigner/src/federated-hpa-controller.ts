@@ -18,7 +18,7 @@ import {
   type DelayedWorker,
 } from '@flotilla/runtime';
 import { isReady, type Cluster, type ResourceList } from '@flotilla/scheduling';
-import { Informer, NotFoundError, ObjectStore, objectKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, NotFoundError, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import { decideCentralized, type MemberReport } from './centralized.js';
 import {
@@ -227,10 +227,14 @@ export class FederatedHpaController {
     if (!fhpa?.spec) {
       this.histories.delete(key);
       this.published.delete(key);
+      this.swept.delete(key);
+      // Deleted: its member HPAs go, and the scheduler divides the target's replicas again.
+      const ref = refFromKey(key);
+      await this.releaseMemberHpas(ref.namespace, ref.name);
       return;
     }
     if (fhpa.spec.federatedHPAAssignment) return this.assign(key, fhpa);
-    await this.releaseMemberHpas(fhpa);
+    await this.releaseMemberHpas(fhpa.metadata.namespace, fhpa.metadata.name!);
     return this.scaleTemplate(key, fhpa);
   }
 
@@ -469,31 +473,33 @@ export class FederatedHpaController {
     }
   }
 
-  /** A FederatedHPA without an assignment (now) owns no member HPA: removes what an earlier version created. */
-  private async releaseMemberHpas(fhpa: FederatedHPA): Promise<void> {
-    const ns = fhpa.metadata.namespace;
-    const name = fhpa.metadata.name!;
+  /**
+   * A FederatedHPA without an assignment (now, or deleted) owns no member HPA: removes what it created and hands the
+   * target binding back to the affinity scheduler (the bindings it marked, found by the owner annotation).
+   */
+  private async releaseMemberHpas(namespace: string | undefined, name: string): Promise<void> {
+    const ns = namespace || undefined;
+    const owned = (b: StoredObject | undefined) => b?.metadata.annotations?.[FederatedHpaAnnotations.owner] === name;
     const hpaBindingRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };
-    const hpaBinding = this.bindings.get(hpaBindingRef);
-    if (hpaBinding?.metadata.annotations?.[FederatedHpaAnnotations.owner] !== name) return;
+    const targets = this.bindings
+      .values()
+      .filter((b) => (b.metadata.namespace || undefined) === ns && owned(b) && b.metadata.name !== hpaBindingRef.name);
+    if (!owned(this.bindings.get(hpaBindingRef)) && targets.length === 0) return;
     await this.store.delete(hpaBindingRef).catch(ignoreNotFound);
-    await this.store.delete({ kind: HPA_KIND, namespace: ns, name }).catch(ignoreNotFound);
-    const ref = fhpa.spec!.scaleTargetRef;
-    await this.store
-      .update({ kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(ref.name, ref.kind) }, (cur) => {
-        if (cur.metadata.annotations?.[FederatedHpaAnnotations.owner] !== name) return undefined;
-        const { [FederatedHpaAnnotations.owner]: _o, [FederatedHpaAnnotations.feasibleClusters]: _f, ...annotations } = cur.metadata.annotations;
-        return { ...cur, metadata: { ...cur.metadata, annotations } };
-      })
-      .catch(ignoreNotFound);
+    const hpa = await this.store.get({ kind: HPA_KIND, namespace: ns, name });
+    if (owned(hpa)) await this.store.delete({ kind: HPA_KIND, namespace: ns, name }).catch(ignoreNotFound);
+    for (const t of targets) {
+      await this.store
+        .update({ kind: 'ResourceBinding', namespace: ns, name: t.metadata.name }, (cur) => {
+          if (!owned(cur)) return undefined;
+          const { [FederatedHpaAnnotations.owner]: _o, [FederatedHpaAnnotations.feasibleClusters]: _f, ...annotations } =
+            cur.metadata.annotations ?? {};
+          return { ...cur, metadata: { ...cur.metadata, annotations } };
+        })
+        .catch(ignoreNotFound);
+    }
   }
 
-  /**
-   * The clusters whose pods have pended for autoscaleMultiClusterDelay, with when the delay ran out: one BullMQ
-   * delayed job per (FederatedHPA, cluster), armed when pods start pending and removed once they schedule. A job
-   * due (still delayed past its time, active or completed) while the pods still pend makes the cluster starved;
-   * the job lives in Redis, so a new leader finds it.
-   */
   /** Wakes `key` at `at` (one timer per instant and object; the reconcile then finds the delay run out). */
   private wakeAt(key: string, at: number): void {
     const id = `${key}@${at}`;
