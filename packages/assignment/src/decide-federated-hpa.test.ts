@@ -195,6 +195,33 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
     expect(due.assignments.reduce((n, a) => n + a.maxReplicas, 0)).toBe(12);
   });
 
+  it('scalingToZero: every cluster at its min and utilisation below target sends the least weighted one to 0', () => {
+    const spec = { ...staticWeighted, minReplicas: 2, scalingToZero: true };
+    const s = afterInitial(state(spec), []);
+    expect(s.previous!.assignments.map((a) => a.minReplicas)).toEqual([1, 1, 1]);
+    const atMin = { ...s, members: [member('member1', 1), member('member2', 1), member('member3', 1)] };
+    const d = decideFederatedHpa({ ...atMin, utilisation: { current: 20, target: 50 } }, 1000);
+    expect(d).toMatchObject({ reason: 'ScaledToZero', changed: true });
+    expect(d.assignments).toEqual(s.previous!.assignments);
+    expect(d.bindingClusters).toEqual([
+      { name: 'member1', replicas: 0 },
+      { name: 'member2', replicas: 1 },
+      { name: 'member3', replicas: 1 },
+    ]);
+    // without the utilisation, or above the target with nothing at zero, nothing happens
+    expect(decideFederatedHpa(atMin, 1000).changed).toBe(false);
+    expect(decideFederatedHpa({ ...atMin, utilisation: { current: 90, target: 50 } }, 1000).changed).toBe(false);
+  });
+
+  it('scalingToZero: utilisation above target brings a cluster at 0 back to its min', () => {
+    const spec = { ...staticWeighted, minReplicas: 2, scalingToZero: true };
+    const s = afterInitial(state(spec), []);
+    const members = [member('member1', 0), member('member2', 3), member('member3', 4)];
+    const d = decideFederatedHpa({ ...s, members, utilisation: { current: 90, target: 50 } }, 1000);
+    expect(d).toMatchObject({ reason: 'ScaledFromZero', changed: true });
+    expect(d.bindingClusters.find((b) => b.name === 'member1')).toEqual({ name: 'member1', replicas: 1 });
+  });
+
   it('the basis names the generation and each candidate’s readiness', () => {
     expect(assignmentBasis(state(staticWeighted))).toBe('1|member1:ready,member2:ready,member3:ready');
     expect(assignmentBasis(state(staticWeighted, { candidates: ['member2', 'gone'] }))).toBe('1|gone:unknown,member2:ready');

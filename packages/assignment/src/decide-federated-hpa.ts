@@ -7,6 +7,7 @@ import { memberReplicas } from './member-replicas.js';
 import { optimiseMax } from './optimise-max.js';
 import { byClusterName } from './preference-order.js';
 import { scaleDownOrder } from './scale-down-order.js';
+import { scaleToZero } from './scale-to-zero.js';
 import { scaleUpAcross, type MaxMove } from './scale-up-across.js';
 import type { BindingCluster, MemberAssignment } from './types.js';
 
@@ -43,11 +44,22 @@ export interface FederatedHpaState {
   previous?: RecordedAssignment;
   /** Clusters whose pods have been pending for autoscaleMultiClusterDelay (the caller keeps that timer). */
   starved: ReadonlySet<string>;
+  /**
+   * The federation's utilisation (the member HPAs' own, weighted by their replicas) and the FederatedHPA's target, in
+   * percent; scaling to and from zero (`scalingToZero`) needs it and is skipped without it.
+   */
+  utilisation?: { current: number; target: number };
   /** How often the max is re-split (Karmada's FederatedHPA proposal: "every period"). */
   optimisePeriodMs: number;
 }
 
-export type FederatedHpaReason = AssignmentReason | 'ScaledUpAcross' | 'ScaledDownByPriority' | 'MaxOptimised';
+export type FederatedHpaReason =
+  | AssignmentReason
+  | 'ScaledUpAcross'
+  | 'ScaledDownByPriority'
+  | 'ScaledToZero'
+  | 'ScaledFromZero'
+  | 'MaxOptimised';
 
 export interface FederatedHpaDecision {
   assignments: MemberAssignment[];
@@ -90,7 +102,8 @@ function candidateReadiness(
  * 2. otherwise scale across clusters: a starved cluster's unusable max goes to the next preferred cluster;
  * 3. otherwise, under Prioritized, with no pod pending nor member below its min, and a period after the last split
  *    or move, scale down lowest priority first (max handed back to the most preferred);
- * 4. otherwise, once per optimise period and while no pods pend, re-split the headroom (`optimiseMax`); a fresh
+ * 4. otherwise, with `scalingToZero` and the federation's utilisation known, scale one cluster to zero (or back);
+ * 5. otherwise, once per optimise period and while no pods pend, re-split the headroom (`optimiseMax`); a fresh
  *    split or a move across clusters starts the period afresh.
  */
 export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): FederatedHpaDecision {
@@ -202,6 +215,24 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
         `the less preferred clusters reached their min; their max went back to the most preferred cluster`,
         nowMs,
       );
+    }
+  }
+  if (state.utilisation && !pending) {
+    const z = scaleToZero({
+      policy,
+      scalingToZero,
+      federationMin: state.spec.minReplicas ?? 1,
+      utilisation: state.utilisation.current,
+      targetUtilisation: state.utilisation.target,
+      members: running,
+    });
+    if (z.action !== 'None') {
+      const names = z.scaled.map((c) => c.name).join(', ');
+      const message =
+        z.action === 'ScaleToZero'
+          ? `utilisation ${state.utilisation.current}% below ${state.utilisation.target}% with every cluster at its min: ${names} to 0`
+          : `utilisation ${state.utilisation.current}% above ${state.utilisation.target}%: ${names} back from 0`;
+      return result(z.action === 'ScaleToZero' ? 'ScaledToZero' : 'ScaledFromZero', previous.assignments, [], z.scaled, message);
     }
   }
   if (due && !pending) {

@@ -402,6 +402,7 @@ export class FederatedHpaController {
         ...(bindingSpec.replicaRequirements?.resourceRequest ? { podRequests: bindingSpec.replicaRequirements.resourceRequest } : {}),
         members,
         bindingClusters: bindingSpec.clusters ?? [],
+        ...(spec.scalingToZero ? federationUtilisation(spec, hpas) : {}),
         ...(previous ? { previous } : {}),
         starved: new Set(starved.keys()),
         optimisePeriodMs: this.o.optimisePeriodMs ?? 300_000,
@@ -551,6 +552,27 @@ export class FederatedHpaController {
 
 function ignoreNotFound(err: unknown): void {
   if (!(err instanceof NotFoundError) && (err as Error).name !== 'NotFoundError') throw err;
+}
+
+/**
+ * The federation's cpu utilisation for scaling to and from zero: the member HPAs' own, weighted by their replicas,
+ * against the FederatedHPA's cpu Utilization target. Nothing when either is unknown.
+ */
+export function federationUtilisation(
+  spec: NonNullable<FederatedHPA['spec']>,
+  hpas: readonly MemberHpaStatus[],
+): { utilisation?: { current: number; target: number } } {
+  const metric = spec.metrics?.find((m) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target.type === 'Utilization');
+  const target = metric?.resource?.target.averageUtilization;
+  let replicas = 0;
+  let weighted = 0;
+  for (const h of hpas) {
+    if (h.currentCPUUtilizationPercentage === undefined || !h.currentReplicas) continue;
+    replicas += h.currentReplicas;
+    weighted += h.currentCPUUtilizationPercentage * h.currentReplicas;
+  }
+  if (target === undefined || replicas === 0) return {};
+  return { utilisation: { current: Math.round(weighted / replicas), target } };
 }
 
 const KEPT_ANNOTATIONS = Object.values(FederatedHpaAnnotations) as string[];
