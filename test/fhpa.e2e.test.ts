@@ -166,6 +166,52 @@ spec:
   }, 180_000);
 });
 
+describe('FederatedHPA scaling to and from zero, end to end', () => {
+  it('idle: the least weighted cluster goes to 0 while the federation keeps its min; busy again: it comes back', async () => {
+    logOnFailure();
+    // Divided evenly first: one replica per cluster.
+    await apply('idle', [deployment('idle', 3), policy('idle', 'weighted', 'replicaScheduling: { replicaSchedulingType: Divided, replicaDivisionPreference: Weighted }'), `apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: { name: idle, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: idle }
+  minReplicas: 2
+  maxReplicas: 12
+  scalingToZero: true
+  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
+  federatedHPAAssignment:
+    federatedHPAAssignmentType: StaticWeighted
+    clusterAutoscalingPreference:
+      - { targetCluster: { clusterNames: [member1] }, staticWeight: 1 }
+      - { targetCluster: { clusterNames: [member2] }, staticWeight: 2 }
+      - { targetCluster: { clusterNames: [member3] }, staticWeight: 3 }
+`].join('---\n'));
+    for (const c of ['member1', 'member2', 'member3']) {
+      expect((await cli('cluster', 'load', c, '--workload', 'deploy/idle', '--constant', '0.05')).code).toBe(0);
+    }
+    // every member HPA at its min of 1 and 10 % against 50 %: member1 (weight 1) goes to 0; 2 replicas stay
+    const fhpa = await eventually(async () => {
+      const f = await getJson('fhpa', 'idle');
+      return f?.status?.lastAssignment?.reason === 'ScaledToZero' ? f : undefined;
+    }, 40_000, 'the ScaledToZero status');
+    expect(fhpa.status.lastAssignment.message).toContain('member1 to 0');
+    await eventually(async () => ((await replicasOf('idle')).member1?.replicas === 0 ? true : undefined), 20_000, 'member1 at 0');
+    const running = await replicasOf('idle');
+    expect((running.member2?.replicas ?? 0) + (running.member3?.replicas ?? 0)).toBeGreaterThanOrEqual(2);
+
+    // busy again: utilisation above target brings member1 back from 0
+    for (const c of ['member2', 'member3']) {
+      expect((await cli('cluster', 'load', c, '--workload', 'deploy/idle', '--constant', '2')).code).toBe(0);
+    }
+    const back = await eventually(async () => {
+      const f = await getJson('fhpa', 'idle');
+      return f?.status?.lastAssignment?.reason === 'ScaledFromZero' ? f : undefined;
+    }, 40_000, 'the ScaledFromZero status');
+    expect(back.status.lastAssignment.message).toContain('member1 back from 0');
+    await eventually(async () => (((await replicasOf('idle')).member1?.replicas ?? 0) >= 1 ? true : undefined), 20_000, 'member1 back');
+  }, 120_000);
+});
+
 describe("Karmada's shipped FederatedHPA, end to end", () => {
   it('computes one replica count from the member clusters and scales the template, which the scheduler divides', async () => {
     logOnFailure();

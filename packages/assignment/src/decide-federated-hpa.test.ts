@@ -222,6 +222,15 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
     expect(d.bindingClusters.find((b) => b.name === 'member1')).toEqual({ name: 'member1', replicas: 1 });
   });
 
+  it('a member not reported yet counts with the replicas its binding asks for (scalingToZero keeps only a real 0)', () => {
+    const spec = { ...staticWeighted, scalingToZero: true };
+    const bindingClusters = [{ name: 'member1', replicas: 1 }, { name: 'member2', replicas: 1 }, { name: 'member3', replicas: 1 }];
+    const d = decideFederatedHpa(state(spec, { bindingClusters }), 0);
+    expect(d.bindingClusters.map((b) => b.replicas)).toEqual([1, 1, 1]);
+    const unbound = decideFederatedHpa(state(spec, { bindingClusters: [{ name: 'member3', replicas: 3 }] }), 0);
+    expect(unbound.bindingClusters.map((b) => b.replicas)).toEqual([0, 0, 3]);
+  });
+
   it('the basis names the generation and each candidate’s readiness', () => {
     expect(assignmentBasis(state(staticWeighted))).toBe('1|member1:ready,member2:ready,member3:ready');
     expect(assignmentBasis(state(staticWeighted, { candidates: ['member2', 'gone'] }))).toBe('1|gone:unknown,member2:ready');

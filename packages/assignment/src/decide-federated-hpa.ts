@@ -109,13 +109,16 @@ function candidateReadiness(
 export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): FederatedHpaDecision {
   const basis = assignmentBasis(state);
   const current = new Map(state.members.map((m) => [m.cluster, m]));
+  const bound = new Map((state.bindingClusters ?? []).map((c) => [c.name, c.replicas ?? 0]));
+  // A member not reported yet (just bound) runs what its binding asks for.
+  const replicasOf = (name: string) => current.get(name)?.specReplicas ?? bound.get(name) ?? 0;
   const scalingToZero = state.spec.scalingToZero === true;
   const previous = state.previous;
   if (!previous || previous.basis !== basis) {
     const d = decideAssignment({
       spec: state.spec,
       clusters: state.clusters,
-      bindingClusters: state.candidates.map((name) => ({ name, replicas: current.get(name)?.specReplicas ?? 0 })),
+      bindingClusters: state.candidates.map((name) => ({ name, replicas: replicasOf(name) })),
       ...(state.podRequests ? { podRequests: state.podRequests } : {}),
       ...(previous ? { previous: previous.assignments } : {}),
     });
@@ -153,12 +156,12 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
       minReplicas: a?.minReplicas ?? 0,
       maxReplicas: a?.maxReplicas ?? 0,
       readyReplicas: m?.readyReplicas ?? 0,
-      currentReplicas: a ? (m?.specReplicas ?? 0) : 0,
+      currentReplicas: a ? replicasOf(f.name) : 0,
     };
   });
   const unchanged = (): FederatedHpaDecision => ({
     assignments: previous.assignments,
-    bindingClusters: bindingOf(previous.assignments, current, scalingToZero, new Map()),
+    bindingClusters: bindingOf(previous.assignments, replicasOf, scalingToZero, new Map()),
     reason: 'Unchanged',
     changed: false,
     moves: [],
@@ -176,7 +179,7 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
     optimisedAtMs = previous.optimisedAtMs,
   ): FederatedHpaDecision => ({
     assignments,
-    bindingClusters: bindingOf(assignments, current, scalingToZero, new Map(scaled.map((s) => [s.name, s.replicas]))),
+    bindingClusters: bindingOf(assignments, replicasOf, scalingToZero, new Map(scaled.map((s) => [s.name, s.replicas]))),
     reason,
     changed: true,
     moves,
@@ -249,7 +252,7 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
 
 function bindingOf(
   assignments: readonly MemberAssignment[],
-  current: Map<string, MemberStatus>,
+  replicasOf: (cluster: string) => number,
   scalingToZero: boolean,
   scaled: Map<string, number>,
 ): BindingCluster[] {
@@ -258,7 +261,7 @@ function bindingOf(
       name: a.cluster,
       replicas:
         scaled.get(a.cluster) ??
-        memberReplicas(current.get(a.cluster)?.specReplicas ?? 0, a.minReplicas, a.maxReplicas, scalingToZero),
+        memberReplicas(replicasOf(a.cluster), a.minReplicas, a.maxReplicas, scalingToZero),
     }))
     .sort((x, y) => byClusterName({ cluster: x.name }, { cluster: y.name }));
 }
