@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { eventually } from '@flotilla/testkit';
-import { deployment, filler, fhpaCli, policy, prioritizedBurst, simCluster, totalMax } from './support/fhpa.js';
+import { deployment, filler, fhpaCli, policy, prioritizedBurst, simCluster, staticWeightedFhpa, totalMax } from './support/fhpa.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
@@ -54,21 +54,7 @@ function logOnFailure(): void {
 describe('FederatedHPA with member HPAs, end to end', () => {
   it('StaticWeighted 1:2:3: member HPAs get their shares and scale within them; a failed cluster’s share moves; a CronFederatedHPA raises the min', async () => {
     logOnFailure();
-    await apply('shop', [deployment('shop', 3), policy('shop', 'weighted'), `apiVersion: autoscaling.karmada.io/v1alpha1
-kind: FederatedHPA
-metadata: { name: shop, namespace: default }
-spec:
-  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: shop }
-  minReplicas: 3
-  maxReplicas: 12
-  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
-  federatedHPAAssignment:
-    federatedHPAAssignmentType: StaticWeighted
-    clusterAutoscalingPreference:
-      - { targetCluster: { clusterNames: [member1] }, staticWeight: 1 }
-      - { targetCluster: { clusterNames: [member2] }, staticWeight: 2 }
-      - { targetCluster: { clusterNames: [member3] }, staticWeight: 3 }
-`].join('---\n'));
+    await apply('shop', [deployment('shop', 3), policy('shop', 'weighted'), staticWeightedFhpa('shop', 3, 12)].join('---\n'));
     const limits = await eventually(async () => {
       const l = await limitsOf('shop');
       return l && Object.keys(l).length === 3 ? l : undefined;
@@ -170,22 +156,7 @@ describe('FederatedHPA scaling to and from zero, end to end', () => {
   it('idle: the least weighted cluster goes to 0 while the federation keeps its min; busy again: it comes back', async () => {
     logOnFailure();
     // Divided evenly first: one replica per cluster.
-    await apply('idle', [deployment('idle', 3), policy('idle', 'weighted', 'replicaScheduling: { replicaSchedulingType: Divided, replicaDivisionPreference: Weighted }'), `apiVersion: autoscaling.karmada.io/v1alpha1
-kind: FederatedHPA
-metadata: { name: idle, namespace: default }
-spec:
-  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: idle }
-  minReplicas: 2
-  maxReplicas: 12
-  scalingToZero: true
-  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
-  federatedHPAAssignment:
-    federatedHPAAssignmentType: StaticWeighted
-    clusterAutoscalingPreference:
-      - { targetCluster: { clusterNames: [member1] }, staticWeight: 1 }
-      - { targetCluster: { clusterNames: [member2] }, staticWeight: 2 }
-      - { targetCluster: { clusterNames: [member3] }, staticWeight: 3 }
-`].join('---\n'));
+    await apply('idle', [deployment('idle', 3), policy('idle', 'weighted', 'replicaScheduling: { replicaSchedulingType: Divided, replicaDivisionPreference: Weighted }'), staticWeightedFhpa('idle', 2, 12, 'scalingToZero: true')].join('---\n'));
     for (const c of ['member1', 'member2', 'member3']) {
       expect((await cli('cluster', 'load', c, '--workload', 'deploy/idle', '--constant', '0.05')).code).toBe(0);
     }

@@ -111,3 +111,20 @@ spec:
     replicaScheduling: { replicaSchedulingType: Duplicated }
 `,
 ].join('---\n');
+
+/** A FederatedHPA on Deployment `name` with a StaticWeighted 1:2:3 assignment over member1..member3, 50 % cpu. */
+export const staticWeightedFhpa = (name: string, minReplicas: number, maxReplicas: number, extra = '') => `apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: { name: ${name}, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: ${name} }
+  minReplicas: ${minReplicas}
+  maxReplicas: ${maxReplicas}${extra ? `\n  ${extra}` : ''}
+  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
+  federatedHPAAssignment:
+    federatedHPAAssignmentType: StaticWeighted
+    clusterAutoscalingPreference:
+      - { targetCluster: { clusterNames: [member1] }, staticWeight: 1 }
+      - { targetCluster: { clusterNames: [member2] }, staticWeight: 2 }
+      - { targetCluster: { clusterNames: [member3] }, staticWeight: 3 }
+`;
