@@ -162,6 +162,33 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
     ]);
   });
 
+  it('Prioritized: while a less preferred cluster is above its min, the more preferred ones are held at their replicas', () => {
+    const s = afterInitial(state(prioritized), []);
+    const previous = {
+      ...s.previous!,
+      assignments: [
+        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
+        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+      ],
+    };
+    const busy = decideFederatedHpa({ ...s, previous, members: [member('member1', 4), member('member2', 5)] }, 1000);
+    expect(busy).toMatchObject({ reason: 'ScaledDownByPriority', changed: true, pinned: { member1: 2 } });
+    expect(busy.assignments).toEqual([
+      { cluster: 'member1', minReplicas: 4, maxReplicas: 4 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+    ]);
+    expect(busy.message).toBe('holding member1 at 4 while member2 scales down');
+    // member2 has reached its min: member1 is released back to its assigned min (the hand-back waits a period)
+    const recorded = { ...previous, assignments: busy.assignments, pinned: busy.pinned! };
+    const down = decideFederatedHpa({ ...s, previous: recorded, members: [member('member1', 4), member('member2', 1)] }, 2000);
+    expect(down).toMatchObject({ reason: 'ScaledDownByPriority', changed: true });
+    expect(down.pinned).toBeUndefined();
+    expect(down.assignments).toEqual(previous.assignments);
+    // and a pass over the same holds writes nothing
+    const again = decideFederatedHpa({ ...s, previous: recorded, members: [member('member1', 4), member('member2', 5)] }, 3000);
+    expect(again).toMatchObject({ reason: 'Unchanged', changed: false, pinned: { member1: 2 } });
+  });
+
   it('Prioritized: no scale-down hand-back right after a move, while the receiving cluster is still at 0', () => {
     const s = afterInitial(state(prioritized), []);
     const previous = {

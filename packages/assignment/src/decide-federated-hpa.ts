@@ -27,6 +27,8 @@ export interface RecordedAssignment {
   basis: string;
   /** When the max was last optimised (ms since the epoch). */
   optimisedAtMs?: number;
+  /** Clusters held at their current replicas while a less preferred one scales down: their assigned min. */
+  pinned?: Record<string, number>;
 }
 
 export interface FederatedHpaState {
@@ -75,6 +77,8 @@ export interface FederatedHpaDecision {
   failedOver: string[];
   /** One line for the event and `describe`: why the assignment is what it is. */
   message: string;
+  /** To record with the assignment: the assigned min of each cluster whose min holds it at its replicas. */
+  pinned?: Record<string, number>;
 }
 
 /**
@@ -100,8 +104,10 @@ function candidateReadiness(
  * 1. when the basis moved (a FederatedHPA change, a candidate change, a cluster failing or coming back), split
  *    min/max again by the policy (`decideAssignment`);
  * 2. otherwise scale across clusters: a starved cluster's unusable max goes to the next preferred cluster;
- * 3. otherwise, under Prioritized, with no pod pending nor member below its min, and a period after the last split
- *    or move, scale down lowest priority first (max handed back to the most preferred);
+ * 3. otherwise, under Prioritized with no pod pending, scale down lowest priority first: the clusters more preferred
+ *    than the one scaling down are held at their replicas (their min raised, the assigned min recorded in `pinned`),
+ *    and — with every member at or above its min and a period after the last split or move — a less preferred
+ *    cluster at its min hands its max back to the most preferred;
  * 4. otherwise, with `scalingToZero` and the federation's utilisation known, scale one cluster to zero (or back);
  * 5. otherwise, once per optimise period and while no pods pend, re-split the headroom (`optimiseMax`); a fresh
  *    split or a move across clusters starts the period afresh.
@@ -144,7 +150,11 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
   }
 
   const policy = state.spec.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
-  const assigned = new Map(previous.assignments.map((a) => [a.cluster, a]));
+  // The assignment without holds: every plan below starts from it, so any other change releases them.
+  const held = previous.pinned ?? {};
+  const assigned = new Map(
+    previous.assignments.map((a) => [a.cluster, held[a.cluster] === undefined ? a : { ...a, minReplicas: held[a.cluster]! }]),
+  );
   const readiness = candidateReadiness(state);
   const readyCandidates = state.clusters.filter((c) => readiness.get(c.metadata.name ?? '') === 'ready');
   const facts = clusterFacts(state.spec, readyCandidates, state.podRequests);
@@ -167,6 +177,7 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
     moves: [],
     basis,
     ...(previous.optimisedAtMs !== undefined ? { optimisedAtMs: previous.optimisedAtMs } : {}),
+    ...(previous.pinned ? { pinned: previous.pinned } : {}),
     failedOver: [],
     message: 'the assignment holds',
   });
@@ -177,7 +188,9 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
     scaled: BindingCluster[],
     message: string,
     optimisedAtMs = previous.optimisedAtMs,
+    pinned?: Record<string, number>,
   ): FederatedHpaDecision => ({
+    ...(pinned && Object.keys(pinned).length ? { pinned } : {}),
     assignments,
     bindingClusters: bindingOf(assignments, replicasOf, scalingToZero, new Map(scaled.map((s) => [s.name, s.replicas]))),
     reason,
@@ -207,17 +220,31 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
   // A period since the last split or move: a cluster that just received max sits at its min until its member HPA
   // acts, and handing that max straight back to the cluster that could not use it would undo the move.
   const due = previous.optimisedAtMs === undefined || nowMs - previous.optimisedAtMs >= state.optimisePeriodMs;
-  if (policy === 'Prioritized' && settled && due) {
+  if (policy === 'Prioritized' && !pending) {
+    // Scale down lowest priority first: the clusters more preferred than the one scaling down are held at their
+    // replicas (their member HPA's min raised to them); a less preferred cluster at its min hands its max back.
     const plan = scaleDownOrder(running);
-    if (plan.changed && !assignmentsEqual(plan.assignments, previous.assignments)) {
-      return result(
-        'ScaledDownByPriority',
-        plan.assignments,
-        [],
-        [],
-        `the less preferred clusters reached their min; their max went back to the most preferred cluster`,
-        nowMs,
-      );
+    const handBack = plan.changed && settled && due;
+    const base = handBack ? plan.assignments : running.map((m) => ({ cluster: m.name, minReplicas: m.minReplicas, maxReplicas: m.maxReplicas }));
+    const holds = new Map(plan.pinned.map((p) => [p.name, p.replicas]));
+    const pinned: Record<string, number> = {};
+    const next = base
+      .map((a) => {
+        const at = holds.get(a.cluster);
+        const min = at === undefined ? a.minReplicas : Math.min(Math.max(at, a.minReplicas), a.maxReplicas);
+        if (min === a.minReplicas) return a;
+        pinned[a.cluster] = a.minReplicas;
+        return { ...a, minReplicas: min };
+      })
+      .sort(byClusterName);
+    if (!assignmentsEqual(next, previous.assignments)) {
+      const holding = Object.keys(pinned);
+      const message = handBack
+        ? 'the less preferred clusters reached their min; their max went back to the most preferred cluster'
+        : holding.length
+          ? `holding ${holding.map((c) => `${c} at ${holds.get(c)}`).join(', ')} while ${plan.scalingDown} scales down`
+          : `${plan.scalingDown ?? 'no cluster'} scales down now; the holds are released`;
+      return result('ScaledDownByPriority', next, [], [], message, handBack ? nowMs : previous.optimisedAtMs, pinned);
     }
   }
   if (state.utilisation && !pending) {

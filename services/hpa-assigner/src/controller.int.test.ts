@@ -148,6 +148,22 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     expect(await assigned('burst')).toHaveLength(events.length);
   });
 
+  it('Prioritized scale-down order: the preferred cluster is held while the less preferred one scales down', async () => {
+    await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
+      aggregatedStatus: [memberEntry('member1', 4, 4), memberEntry('member2', 5, 5)],
+    });
+    const held = await eventually(async () => ((await limitsOf('burst'))?.member1?.minReplicas === 4 ? binding('burst-horizontalpodautoscaler') : undefined), 10_000, 'member1 held');
+    expect(JSON.parse(held!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]!)).toEqual({ member1: 2 });
+    expect((await assigned('burst')).at(-1)!.data.reason).toBe('ScaledDownByPriority');
+    // member2 is down to its min: member1 is released to its assigned min
+    await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
+      aggregatedStatus: [memberEntry('member1', 4, 4), memberEntry('member2', 1, 1)],
+    });
+    const released = await eventually(async () => ((await limitsOf('burst'))?.member1?.minReplicas === 2 ? binding('burst-horizontalpodautoscaler') : undefined), 10_000, 'member1 released');
+    expect(released!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]).toBeUndefined();
+    expect(await limitsOf('burst')).toEqual({ member1: { minReplicas: 2, maxReplicas: 4 }, member2: { minReplicas: 1, maxReplicas: 6 } });
+  });
+
   it('a CronFederatedHPA raising the FederatedHPA’s min (a spec change) is followed', async () => {
     const fhpa = await h.store.get({ kind: 'FederatedHPA', namespace: 'default', name: 'shop' });
     await h.store.update({ kind: 'FederatedHPA', namespace: 'default', name: 'shop' }, (cur) => ({

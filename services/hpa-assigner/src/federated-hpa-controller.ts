@@ -411,7 +411,12 @@ export class FederatedHpaController {
     );
     if (decision.changed) {
       await this.ensureMemberHpa(fhpa);
-      const record = { assignments: decision.assignments, basis: decision.basis, ...(decision.optimisedAtMs !== undefined ? { optimisedAtMs: decision.optimisedAtMs } : {}) };
+      const record = {
+        assignments: decision.assignments,
+        basis: decision.basis,
+        ...(decision.optimisedAtMs !== undefined ? { optimisedAtMs: decision.optimisedAtMs } : {}),
+        ...(decision.pinned ? { pinned: decision.pinned } : {}),
+      };
       const desired = memberHpaBinding(fhpa, record);
       if (!hpaBinding) {
         await this.store.create(desired).catch(async (err: unknown) => {
@@ -455,7 +460,7 @@ export class FederatedHpaController {
   private async writeHpaBinding(ref: ObjectRef, owner: string, record: RecordedAssignment): Promise<void> {
     await this.store.update(ref, (cur) => ({
       ...cur,
-      metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...memberHpaAnnotations(owner, record) } },
+      metadata: { ...cur.metadata, annotations: { ...withoutRecord(cur.metadata.annotations), ...memberHpaAnnotations(owner, record) } },
       spec: { ...(cur.spec as object), clusters: record.assignments.map((a) => ({ name: a.cluster })) },
     }));
   }
@@ -629,9 +634,28 @@ export function recordedAssignment(hpaBinding: StoredObject | undefined): Record
   const basis = annotations?.[FederatedHpaAnnotations.assignmentBasis];
   if (!limits || basis === undefined) return undefined;
   const optimisedAt = annotations?.[FederatedHpaAnnotations.optimisedAt];
+  const pinned = annotations?.[FederatedHpaAnnotations.pinnedMins];
   return {
     assignments: [...limits].map(([cluster, l]) => ({ cluster, ...l })),
     basis,
     ...(optimisedAt ? { optimisedAtMs: Date.parse(optimisedAt) } : {}),
+    ...(pinned ? { pinned: parsePinned(pinned) } : {}),
   };
+}
+
+/** The pinned-mins annotation; an unreadable one holds nothing (the next pass writes it afresh). */
+function parsePinned(text: string): Record<string, number> {
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (typeof v !== 'object' || v === null) return {};
+    return Object.fromEntries(Object.entries(v).filter((e): e is [string, number] => Number.isInteger(e[1]) && e[1] >= 0));
+  } catch {
+    return {};
+  }
+}
+
+/** The annotations of the last record that a new record may leave out (so a released hold does not linger). */
+function withoutRecord(annotations: Record<string, string> | undefined): Record<string, string> {
+  const { [FederatedHpaAnnotations.pinnedMins]: _p, [FederatedHpaAnnotations.optimisedAt]: _o, ...rest } = annotations ?? {};
+  return rest;
 }
