@@ -61,6 +61,19 @@ function afterInitial(s: FederatedHpaState, members: MemberStatus[]): FederatedH
   return { ...s, members, previous: { assignments: first.assignments, basis: first.basis, optimisedAtMs: 0 } };
 }
 
+/** The Prioritized state after 6 max moved from member1 to member2 (as recorded on the member HPA binding). */
+function afterMove() {
+  const s = afterInitial(state(prioritized), []);
+  const previous = {
+    ...s.previous!,
+    assignments: [
+      { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+    ],
+  };
+  return { s, previous };
+}
+
 describe("Karmada's FederatedHPA proposal: the assignment controller's pass", () => {
   it('StaticWeighted 1:2:3 splits min 3 / max 12 on the first pass', () => {
     const d = decideFederatedHpa(state(staticWeighted), 0);
@@ -143,14 +156,7 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
   });
 
   it('Prioritized: the least preferred cluster at its min hands its max back to the most preferred', () => {
-    const s = afterInitial(state(prioritized), []);
-    const previous = {
-      ...s.previous!,
-      assignments: [
-        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
-        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
-      ],
-    };
+    const { s, previous } = afterMove();
     const settled = { ...s, previous, members: [member('member1', 3), member('member2', 1)] };
     // a period after the last move, not before: the receiving cluster may not have scaled yet
     expect(decideFederatedHpa(settled, 1000).changed).toBe(false);
@@ -163,14 +169,7 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
   });
 
   it('Prioritized: while a less preferred cluster is above its min, the more preferred ones are held at their replicas', () => {
-    const s = afterInitial(state(prioritized), []);
-    const previous = {
-      ...s.previous!,
-      assignments: [
-        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
-        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
-      ],
-    };
+    const { s, previous } = afterMove();
     const busy = decideFederatedHpa({ ...s, previous, members: [member('member1', 4), member('member2', 5)] }, 1000);
     expect(busy).toMatchObject({ reason: 'ScaledDownByPriority', changed: true, pinned: { member1: 2 } });
     expect(busy.assignments).toEqual([
@@ -190,14 +189,7 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
   });
 
   it('Prioritized: no scale-down hand-back right after a move, while the receiving cluster is still at 0', () => {
-    const s = afterInitial(state(prioritized), []);
-    const previous = {
-      ...s.previous!,
-      assignments: [
-        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
-        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
-      ],
-    };
+    const { s, previous } = afterMove();
     const d = decideFederatedHpa({ ...s, previous, members: [member('member1', 10, 4, 6)] }, 1000);
     expect(d).toMatchObject({ reason: 'Unchanged', changed: false });
   });
