@@ -6,8 +6,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Integration and e2e suites share two real servers; running files in parallel on 2 cores
-    // makes timing-sensitive tests (leases, timers) flaky without buying much.
+    // Two files at a time keeps the suite well inside CI's time budget. Sharing the NATS and Redis servers is safe
+    // because every test file works under its own random prefix (streams, buckets, keys), so no file sees another's
+    // state; at most two workers on a 2-core runner keeps timer-driven tests (leases, schedules) from starving.
     fileParallelism: true,
     maxWorkers: 2,
   },

@@ -1,4 +1,4 @@
-// Apply throughput through the gateway (issue 2), with the real services as processes on a fresh prefix:
+// Apply throughput through the gateway, with the real services as processes on a fresh prefix:
 // - objects/s: BENCH_OBJECTS applies through GatewayClient over NATS request-reply, BENCH_IN_FLIGHT at a time;
 // - apply-to-status latency: every BENCH_CLUSTER_EVERY-th object is a simulated Cluster, whose status the member-agent
 //   reports (ClusterStatusReported) and the status writer folds into the status bucket. Measured from sending the

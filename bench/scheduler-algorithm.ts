@@ -1,4 +1,4 @@
-// Throughput of the pure scheduling algorithm (issue 3): scheduleBinding in-process on one thread, 10,000 Divided
+// Throughput of the pure scheduling algorithm: scheduleBinding in-process on one thread, 10,000 Divided
 // bindings over 100 and over 1,000 clusters, one strategy at a time. The bindings come from buildBinding (the
 // service's own detection) and the clusters carry a resourceSummary shaped like a real member's, so estimation does
 // the work it does in production. Timing covers scheduleBinding only: building the inputs is outside it.

@@ -1,4 +1,4 @@
-// Scheduling end to end through the bus (issue 3): gateway, status-writer, member-agent (BENCH_CLUSTERS simulated
+// Scheduling end to end through the bus: gateway, status-writer, member-agent (BENCH_CLUSTERS simulated
 // clusters) and affinity-scheduler as processes on a fresh prefix; one Divided PropagationPolicy selects every
 // Deployment. Latency of one Deployment = from the gateway acknowledging its apply until a core NATS subscription on
 // `<prefix>.events.ResourceBinding.*.*.BindingScheduled` sees the first decision for its binding. That path is

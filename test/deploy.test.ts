@@ -2,11 +2,12 @@
 // Kubernetes cluster is needed (nor available in CI): these are the invariants `kubectl apply -k deploy/` and
 // `docker compose up` depend on that can be checked statically.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
 
@@ -26,8 +27,6 @@ const SERVICES = [
   { name: 'member-agent', replicas: 1, elected: true },
   { name: 'affinity-scheduler', replicas: 2, elected: true },
   { name: 'cron-scheduler', replicas: 2, elected: true },
-  { name: 'hpa-assigner', replicas: 2, elected: true },
-  { name: 'rebalancer', replicas: 2, elected: true },
 ] as const;
 
 const CRDS = [
@@ -170,7 +169,11 @@ function deploymentProblems(d: Obj): string[] {
 
 const allFiles = yamlFilesUnder(deployDir).map(loadYaml);
 const byRel = new Map(allFiles.map((f) => [rel(f.file), f]));
-const controlPlaneFiles = allFiles.filter((f) => !rel(f.file).startsWith('member/') && rel(f.file) !== 'secret.example.yaml' && rel(f.file) !== 'kustomization.yaml');
+/** Applied apart from deploy/: member/ in each member cluster, monitoring/ where the Prometheus Operator runs. */
+const SEPARATE_DIRS = ['member/', 'monitoring/'];
+const controlPlaneFiles = allFiles.filter(
+  (f) => !SEPARATE_DIRS.some((d) => rel(f.file).startsWith(d)) && rel(f.file) !== 'secret.example.yaml' && rel(f.file) !== 'kustomization.yaml',
+);
 const controlPlaneDocs = controlPlaneFiles.flatMap((f) => f.docs);
 const ofKind = (kind: string, docs = controlPlaneDocs): Obj[] => docs.filter((d) => d['kind'] === kind);
 const named = (kind: string, name: string, docs = controlPlaneDocs): Obj | undefined => ofKind(kind, docs).find((d) => get(d, 'metadata.name') === name);
@@ -245,10 +248,10 @@ describe('deploy/kustomization.yaml', () => {
     expect(new Set(resources).size).toBe(resources.length);
   });
 
-  it('lists every manifest of deploy/ except member/ and secret.example.yaml', () => {
+  it('lists every manifest of deploy/ except member/, monitoring/ and secret.example.yaml', () => {
     expect([...resources].sort()).toEqual(controlPlaneFiles.map((f) => rel(f.file)).sort());
     expect(resources).not.toContain('secret.example.yaml');
-    expect(resources.some((r) => r.startsWith('member/'))).toBe(false);
+    expect(resources.some((r) => SEPARATE_DIRS.some((d) => r.startsWith(d)))).toBe(false);
   });
 
   it('creates the Namespace before anything that lives in it', () => {
@@ -461,6 +464,133 @@ describe.skipIf(!kubectlAvailable)('kubectl kustomize deploy/ (needs kubectl, no
     expect(render(join(deployDir, 'member')).map((d) => d['kind']).sort()).toEqual(
       ['ClusterRole', 'ClusterRoleBinding', 'Namespace', 'Secret', 'ServiceAccount'],
     );
+  });
+
+  it('renders deploy/monitoring/: the rules and the dashboard ConfigMap Grafana\'s sidecar picks up', () => {
+    const rendered = render(join(deployDir, 'monitoring'));
+    expect(rendered.map((d) => `${String(d['kind'])}/${String(get(d, 'metadata.name'))}`).sort()).toEqual([
+      'ConfigMap/flotilla-grafana-dashboard',
+      'PrometheusRule/flotilla',
+    ]);
+    const dashboard = rendered.find((d) => d['kind'] === 'ConfigMap')!;
+    expect(get(dashboard, 'metadata.labels')).toEqual({ grafana_dashboard: '1' });
+    expect(JSON.parse(String((get(dashboard, 'data') as Obj)['grafana-dashboard.json']))).toEqual(grafanaDashboard);
+  });
+});
+
+const promtoolAvailable = ((): boolean => {
+  try {
+    execFileSync('promtool', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+// ---------- deploy/monitoring: what the alerts and the dashboard read must be what the services export ----------
+
+const monitoringDir = join(deployDir, 'monitoring');
+const grafanaDashboard = JSON.parse(readFileSync(join(monitoringDir, 'grafana-dashboard.json'), 'utf8')) as Obj;
+const prometheusRule = byRel.get('monitoring/prometheus-rules.yaml')?.docs[0] ?? {};
+const alerts = arr(get(prometheusRule, 'spec.groups')).flatMap((g) => arr(get(g, 'rules')));
+const dashboardExprs = arr(grafanaDashboard['panels']).flatMap((p) => arr(get(p, 'targets')).map((t) => String(get(t, 'expr'))));
+
+/** Every `flotilla_…` / `karmada_…` string literal in the services' and packages' sources (tests left out). */
+function registeredMetricNames(): Set<string> {
+  const names = new Set<string>();
+  for (const top of ['packages', 'services']) {
+    for (const pkg of readdirSync(join(root, top))) {
+      const src = join(root, top, pkg, 'src');
+      if (!existsSync(src)) continue;
+      const files = (function walk(dir: string): string[] {
+        return readdirSync(dir).flatMap((e) => (statSync(join(dir, e)).isDirectory() ? walk(join(dir, e)) : [join(dir, e)]));
+      })(src).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+      for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(/['"`]((?:flotilla|karmada)_[a-z0-9_]+)['"`]/g)) names.add(m[1]!);
+    }
+  }
+  return names;
+}
+
+/** The metric names an expression reads; a histogram's _bucket, _sum and _count series count as the histogram. */
+function metricsIn(expr: string, registered: Set<string>): string[] {
+  return [...expr.matchAll(/\b(?:flotilla|karmada)_[a-z0-9_]+/g)].map(([name]) => {
+    const base = name.replace(/_(bucket|sum|count)$/, '');
+    return registered.has(name) || !registered.has(base) ? name : base;
+  });
+}
+
+describe('deploy/monitoring', () => {
+  const registered = registeredMetricNames();
+
+  it('deploy/monitoring/kustomization.yaml lists the rules and generates the dashboard ConfigMap from the JSON', () => {
+    const k = parse(readFileSync(join(monitoringDir, 'kustomization.yaml'), 'utf8')) as unknown;
+    expect(get(k, 'namespace')).toBe(NAMESPACE);
+    expect(arr(get(k, 'resources'))).toEqual(['prometheus-rules.yaml']);
+    expect(arr(get(k, 'configMapGenerator.0.files'))).toEqual(['grafana-dashboard.json']);
+    expect(get(k, 'configMapGenerator.0.options.labels')).toEqual({ grafana_dashboard: '1' });
+  });
+
+  it('the PrometheusRule alerts on the obvious failures', () => {
+    expect(prometheusRule['apiVersion']).toBe('monitoring.coreos.com/v1');
+    expect(prometheusRule['kind']).toBe('PrometheusRule');
+    const byName = new Map(alerts.map((a) => [String(get(a, 'alert')), a]));
+    const wanted: Array<[string, string]> = [
+      ['FlotillaNoLeader', 'flotilla_leader'],
+      ['FlotillaStatusFoldLagGrowing', 'flotilla_status_fold_lag_events'],
+      ['FlotillaCronExecutionsFailing', 'flotilla_cron_executions_total'],
+      ['FlotillaSchedulerErrors', 'karmada_scheduler_schedule_attempts_total'],
+      ['FlotillaClusterNotReady', 'flotilla_cluster_ready'],
+    ];
+    for (const [alert, metric] of wanted) expect(String(get(byName.get(alert), 'expr')), alert).toContain(metric);
+  });
+
+  it('every alert has an expression, a severity and a summary, and a unique name', () => {
+    const names = alerts.map((a) => String(get(a, 'alert')));
+    expect(new Set(names).size).toBe(names.length);
+    for (const a of alerts) {
+      const name = String(get(a, 'alert'));
+      expect(get(a, 'expr'), name).toEqual(expect.stringMatching(/\S/));
+      expect(['critical', 'warning', 'info'], name).toContain(get(a, 'labels.severity'));
+      expect(get(a, 'annotations.summary'), name).toEqual(expect.stringMatching(/\S/));
+    }
+  });
+
+  it('the dashboard is a Grafana dashboard whose panels all have queries, on a data source variable', () => {
+    expect(grafanaDashboard).toMatchObject({ title: 'Flotilla', uid: 'flotilla-overview' });
+    const panels = arr(grafanaDashboard['panels']).filter((p) => get(p, 'type') !== 'row');
+    expect(panels.length).toBeGreaterThan(10);
+    for (const p of panels) {
+      expect(arr(get(p, 'targets')).length, String(get(p, 'title'))).toBeGreaterThan(0);
+      expect(get(p, 'datasource.uid')).toBe('${datasource}');
+    }
+    expect(arr(get(grafanaDashboard, 'templating.list')).map((v) => get(v, 'name'))).toContain('datasource');
+  });
+
+  it('every metric the alerts and the dashboard read is one a service registers', () => {
+    const read = [...alerts.map((a) => String(get(a, 'expr'))), ...dashboardExprs].flatMap((e) => metricsIn(e, registered));
+    expect(read.length).toBeGreaterThan(20);
+    expect([...new Set(read)].filter((m) => !registered.has(m))).toEqual([]);
+  });
+
+  it.skipIf(!promtoolAvailable)('promtool accepts the rules and every dashboard query (needs promtool)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flotilla-rules-'));
+    try {
+      const dashboardRules = dashboardExprs.map((expr, i) => ({ record: `flotilla:dashboard_query_${i}`, expr: expr.replaceAll('$__rate_interval', '5m') }));
+      const groups = [...arr(get(prometheusRule, 'spec.groups')), { name: 'dashboard', rules: dashboardRules }];
+      writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
+      const out = execFileSync('promtool', ['check', 'rules', join(dir, 'rules.yaml')], { encoding: 'utf8' });
+      expect(out).toContain(`SUCCESS: ${alerts.length + dashboardRules.length} rules found`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the metric name check catches a misspelt metric', () => {
+    expect(metricsIn('rate(flotilla_reconcile_totl[5m]) + flotilla_reconcile_duration_seconds_bucket', registered)).toEqual([
+      'flotilla_reconcile_totl',
+      'flotilla_reconcile_duration_seconds',
+    ]);
+    expect(registered.has('flotilla_reconcile_totl')).toBe(false);
   });
 });
 

@@ -1,4 +1,4 @@
-// Issue 3 reliability: kill -9 the scheduler leader in the middle of a burst of 1,000 new bindings.
+// Reliability: kill -9 the scheduler leader in the middle of a burst of 1,000 new bindings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { connectBus, readEvents, type Bus } from '@flotilla/bus';

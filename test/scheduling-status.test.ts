@@ -12,7 +12,7 @@ const member = (name: string, ready = true): Cluster => ({
   status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }], resourceSummary: { allocatable: { cpu: '8', memory: '32Gi', pods: '110' } } },
 });
 
-// Seed 003's groups; Duplicated, so that every pass schedules.
+// The multiple scheduling groups proposal's groups; Duplicated, so that every pass schedules.
 const nginx = (clusters: TargetCluster[], generation: number, status: Status | undefined): ResourceBinding => ({
   apiVersion: 'work.karmada.io/v1alpha2',
   kind: 'ResourceBinding',

@@ -62,7 +62,7 @@ describe('the suite with simulated member clusters', () => {
     expect(table.out).toMatch(/member2\s+v1\.\S+\s+Push\s+True/);
   });
 
-  it('seed 003: skips the unavailable group and places nginx in dc-beijing, with the reason visible', async () => {
+  it('the multiple scheduling groups proposal: skips the unavailable group and places nginx in dc-beijing, with the reason visible', async () => {
     const rb = await until<Binding, Binding>(['rb', 'nginx-deployment'], (b) => (b.status?.schedulerObservingAffinityName ? b : undefined), 'nginx scheduled');
     expect(rb.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
     expect(rb.status?.schedulerObservingAffinityName).toBe('dc-beijing');

@@ -171,33 +171,6 @@ describe('admit: strict kinds', () => {
     ]);
   });
 
-  it('formats the message like kubectl, all causes joined with "; "', () => {
-    const bad = {
-      apiVersion: 'autoscaling.karmada.io/v1alpha1',
-      kind: 'CronFederatedHPA',
-      metadata: { name: 'x' },
-      spec: {
-        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },
-        rules: [
-          { name: 'up', schedule: '0 8 * * *', targetReplicas: 3 },
-          { name: 'down', schedule: '61 * * * *', targetReplicas: 1 },
-          { name: 'up', schedule: '0 9 * * *', targetReplicas: 1 },
-        ],
-      },
-    };
-    let err: unknown;
-    try {
-      admit(bad);
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(AdmissionError);
-    const e = err as AdmissionError;
-    expect(e.message.startsWith('CronFederatedHPA "x" is invalid: spec.rules[1].schedule: invalid cron expression "61 * * * *"')).toBe(true);
-    expect(e.message).toContain('; spec.rules[2].name: Duplicate value: "up"');
-    expect(e.kind).toBe('CronFederatedHPA');
-    expect(e.objectName).toBe('x');
-  });
 });
 
 describe('validateUpdate', () => {

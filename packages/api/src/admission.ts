@@ -1,6 +1,6 @@
 import { AdmissionError, UnknownKindError, WrongApiVersionError, type FieldError } from './errors.js';
 import { issuesToFieldErrors } from './field-path.js';
-import type { AdmissionContext } from './kinds/kind-admission.js';
+import type { AdmissionContext, ScheduleChecks } from './kinds/kind-admission.js';
 import { objectMetaSchema, validateObjectMeta, type ObjectMeta } from './meta.js';
 import { isPlainObject, type KubeObject } from './object.js';
 import { admissionOf, kindOf } from './registry.js';
@@ -14,19 +14,19 @@ export const DEFAULT_NAMESPACE = 'default';
 export interface AdmitOptions {
   /** The stored object this one replaces; enables the update checks (immutable identity and kind-specific fields). */
   existing?: KubeObject;
+  /** Cron and time zone checks (the cron package's); every entry point that admits user input passes them. */
+  schedules?: ScheduleChecks;
 }
 
-const context: AdmissionContext = {
-  lookupKind(apiVersion, kind) {
-    try {
-      return kindOf(apiVersion, kind);
-    } catch (err) {
-      if (err instanceof UnknownKindError) return `no kind ${JSON.stringify(kind)} is registered`;
-      if (err instanceof WrongApiVersionError) return err.message;
-      throw err;
-    }
-  },
-};
+function lookupKind(apiVersion: string, kind: string): KindInfo | string {
+  try {
+    return kindOf(apiVersion, kind);
+  } catch (err) {
+    if (err instanceof UnknownKindError) return `no kind ${JSON.stringify(kind)} is registered`;
+    if (err instanceof WrongApiVersionError) return err.message;
+    throw err;
+  }
+}
 
 function typeName(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
@@ -91,7 +91,7 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
 
   // 3. Semantics, only on a well-typed object (the rules trust the types).
   if (result.success && metaResult.success) {
-    errs.push(...(admission.validate?.(obj as never, context) ?? []));
+    errs.push(...(admission.validate?.(obj as never, { lookupKind, schedules: opts.schedules }) ?? []));
     if (opts.existing) errs.push(...validateUpdate(opts.existing, obj as unknown as KubeObject));
   }
   if (errs.length) reject(errs);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatTime, getCondition, isConditionTrue, type Condition } from './conditions.js';
+import { getCondition, isConditionTrue, type Condition } from './conditions.js';
+import { formatTime } from './kube-time.js';
 
 const t0 = new Date('2024-04-17T15:00:05.123Z');
 

@@ -7,11 +7,19 @@ const dir = new URL('./testdata/', import.meta.url);
 const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
 const docs = (file: string) => parseManifests(readFileSync(new URL(file, dir), 'utf8')) as Array<Record<string, any>>;
 
-describe('seed and sample manifests', () => {
+describe('upstream sample manifests', () => {
   const all = files.flatMap((f) => docs(f).map((d, i) => [`${f}#${i + 1} ${d.kind}/${d.metadata?.name}`, d] as const));
 
-  it('cover every seed', () => {
-    for (const seed of ['000', '001', '002', '003', '004']) expect(files.some((f) => f.startsWith(`seed-${seed}`))).toBe(true);
+  const upstreamSamples = [
+    'cron-federated-hpa-proposal.yaml',
+    'federated-hpa-proposal.yaml',
+    'effective-hpa.yaml',
+    'multiple-scheduling-groups.yaml',
+    'workload-rebalancer-proposal.yaml',
+  ];
+
+  it('cover every upstream proposal and document Flotilla implements', () => {
+    for (const sample of upstreamSamples) expect(files).toContain(sample);
     expect(all.length).toBeGreaterThanOrEqual(25);
   });
 
@@ -21,8 +29,8 @@ describe('seed and sample manifests', () => {
     expect(twice).toEqual(once);
   });
 
-  it('seed 000: rules named by `ruleName` get names, defaults and the default namespace', () => {
-    const [story1, fhpa, zones] = docs('seed-000-cron-federated-hpa.yaml').map((d) => admit(d) as Record<string, any>);
+  it('the CronFederatedHPA proposal: rules named by `ruleName` get names, defaults and the default namespace', () => {
+    const [story1, fhpa, zones] = docs('cron-federated-hpa-proposal.yaml').map((d) => admit(d) as Record<string, any>);
     expect(story1!.metadata.namespace).toBe('default');
     expect(story1!.spec.rules).toEqual([
       { name: 'Scale-Up', schedule: '30 08 * * *', targetReplicas: 1000, suspend: false, successfulHistoryLimit: 3, failedHistoryLimit: 3 },
@@ -32,8 +40,8 @@ describe('seed and sample manifests', () => {
     expect(zones!.spec.rules.map((r: { timeZone: string }) => r.timeZone)).toEqual(['Asia/Shanghai', 'America/Los_Angeles']);
   });
 
-  it('seed 001: assignment policies survive, with default metrics', () => {
-    const out = docs('seed-001-federated-hpa.yaml').map((d) => admit(d) as Record<string, any>);
+  it('the FederatedHPA proposal: assignment policies survive, with default metrics', () => {
+    const out = docs('federated-hpa-proposal.yaml').map((d) => admit(d) as Record<string, any>);
     // The last one is Karmada's shipped FederatedHPA: it stays without an assignment.
     expect(out.map((o) => o.spec.federatedHPAAssignment?.federatedHPAAssignmentType)).toEqual([
       'Duplicated', 'StaticWeighted', 'DynamicWeighted', 'Aggregated', 'Prioritized', undefined,
@@ -43,15 +51,15 @@ describe('seed and sample manifests', () => {
     expect(out[5]!.spec.metrics[0].resource.target.averageUtilization).toBe(10);
   });
 
-  it('seed 003: ordered affinity groups are kept in order, with Karmada defaults', () => {
-    const nginx = admit(docs('seed-003-propagation-policy.yaml')[1]) as Record<string, any>;
+  it('the multiple scheduling groups proposal: ordered affinity groups are kept in order, with Karmada defaults', () => {
+    const nginx = admit(docs('multiple-scheduling-groups.yaml')[1]) as Record<string, any>;
     expect(nginx.spec.placement.clusterAffinities.map((t: { affinityName: string }) => t.affinityName)).toEqual(['dc-shanghai', 'dc-beijing', 'dc-hongkong']);
     expect(nginx.spec.resourceSelectors[0].namespace).toBe('default');
     expect(nginx.spec).toMatchObject({ priority: 0, preemption: 'Never', conflictResolution: 'Abort', schedulerName: 'default-scheduler' });
   });
 
-  it('seed 004: the rebalancer is cluster-scoped and its status is kept as given', () => {
-    const [, withStatus] = docs('seed-004-workload-rebalancer.yaml').map((d) => admit(d) as Record<string, any>);
+  it('the WorkloadRebalancer proposal: the rebalancer is cluster-scoped and its status is kept as given', () => {
+    const [, withStatus] = docs('workload-rebalancer-proposal.yaml').map((d) => admit(d) as Record<string, any>);
     expect(withStatus!.metadata.namespace).toBeUndefined();
     expect(withStatus!.status.observedWorkloads[1]).toEqual({
       reason: 'ReferencedBindingNotFound',

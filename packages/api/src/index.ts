@@ -14,9 +14,11 @@ export {
 export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
 export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';
 export { parseManifests, toYaml } from './manifests.js';
-export { formatTime, getCondition, isConditionTrue, type Condition } from './conditions.js';
+export { getCondition, isConditionTrue, type Condition } from './conditions.js';
+export { formatTime } from './kube-time.js';
 export { applyStatusPatch } from './status-patch.js';
-export type { AdmissionContext, KindAdmission } from './kinds/kind-admission.js';
+export type { KubeEventData } from './kube-event.js';
+export type { AdmissionContext, KindAdmission, ScheduleChecks } from './kinds/kind-admission.js';
 export {
   conditionSchema,
   defaultHpaBehavior,
@@ -100,6 +102,7 @@ export {
 } from './kinds/workload-rebalancer.js';
 export {
   DEFAULT_PREDICTION_WINDOW_SECONDS,
+  ehpaCronMetricName,
   ehpaSpecSchema,
   ehpaTimeZoneError,
   normalizeEhpaSchedule,
@@ -108,3 +111,20 @@ export {
   type EffectiveHorizontalPodAutoscalerStatus,
   type EhpaCron,
 } from './kinds/effective-hpa.js';
+export { parseCraneDuration } from './kinds/crane-duration.js';
+export {
+  DEFAULT_DSP_CONFIG,
+  DEFAULT_ESTIMATORS,
+  DEFAULT_HIGH_FREQUENCY_THRESHOLD,
+  DEFAULT_LOW_AMPLITUDE_THRESHOLD,
+  DEFAULT_MAX_SPECTRUM_ITEMS,
+  DEFAULT_MIN_SPECTRUM_ITEMS,
+  DSP_SPEC_PATH,
+  estimatorName,
+  resolveDspConfig,
+  type DspConfig,
+  type DspSpec,
+  type Estimator,
+  type FftEstimator,
+  type MaxValueEstimator,
+} from './kinds/dsp-config.js';

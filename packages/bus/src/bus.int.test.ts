@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testBus, eventually } from '@flotilla/testkit';
+import { testBus } from './testing/index.js';
+import { eventually } from '@flotilla/testkit';
 import { connectBus, type Bus } from './connect.js';
 import { BusUnavailableError } from './errors.js';
 import { cloudEvent } from './cloud-event.js';
 import { consumeEvents, publishEvent, readEvents, type DeliveredEvent } from './events.js';
 import { createJson, getJson, listJson, updateJson, deleteKey } from './kv-json.js';
-import { AlreadyExistsError, ConflictError } from './errors.js';
+import { AlreadyExistsError, ConflictError, isConsumerNotFound, isStreamNameInUse, isStreamNotFound, isWrongLastSequence } from './errors.js';
+import { ensureEventsStream } from './provision.js';
 
 let bus: Bus & { dispose(): Promise<void> };
 beforeAll(async () => {
@@ -38,6 +40,47 @@ describe('KV compare-and-set', () => {
     expect(snap.items.map((x) => x.value.i).sort((a, b) => a - b)).toEqual([...Array(50).keys()].filter((i) => i !== 7));
     expect(snap.lastRevision).toBeGreaterThanOrEqual(Math.max(...snap.items.map((x) => x.revision)));
     expect((await listJson(bus.js, bus.names.objectsBucket, 'Nothing.>')).items).toEqual([]);
+  });
+});
+
+describe('JetStream errors are told apart by their API codes', () => {
+  const caught = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (err: unknown) => err);
+
+  it('a stale compare-and-set and a create over a live key are "wrong last sequence"; the typed errors keep the cause', async () => {
+    const r1 = await bus.objects.create('Codes.cas', new Uint8Array([1]));
+    await bus.objects.update('Codes.cas', new Uint8Array([2]), r1);
+    expect(isWrongLastSequence(await caught(bus.objects.update('Codes.cas', new Uint8Array([3]), r1)))).toBe(true);
+    expect(isWrongLastSequence(await caught(bus.objects.create('Codes.cas', new Uint8Array([4]))))).toBe(true);
+    const dup = await caught(createJson(bus.objects, 'Codes.cas', {}));
+    expect(dup).toBeInstanceOf(AlreadyExistsError);
+    expect(isWrongLastSequence((dup as Error).cause)).toBe(true);
+  });
+
+  it('a missing stream or consumer is "not found", a clashing stream "name in use", and neither is a sequence loss', async () => {
+    const missing = await caught(bus.jsm.streams.info(`${bus.names.eventsStream}_missing`));
+    expect(isStreamNotFound(missing)).toBe(true);
+    expect(isWrongLastSequence(missing)).toBe(false);
+    const noConsumer = await caught(bus.jsm.consumers.info(bus.names.eventsStream, 'nobody'));
+    expect([isConsumerNotFound(noConsumer), isStreamNotFound(noConsumer)]).toEqual([true, false]);
+    const name = `${bus.names.eventsStream}_clash`;
+    await bus.jsm.streams.add({ name, subjects: [`${bus.names.eventsRoot}-clash.a`] });
+    try {
+      const clash = await caught(bus.jsm.streams.add({ name, subjects: [`${bus.names.eventsRoot}-clash.b`] }));
+      expect(isStreamNameInUse(clash)).toBe(true);
+      expect(isStreamNotFound(clash)).toBe(false);
+    } finally {
+      await bus.jsm.streams.delete(name);
+    }
+  });
+
+  it('provisioning the events stream twice updates it in place', async () => {
+    await ensureEventsStream(bus.jsm, bus.names, { maxMessages: 1000 });
+    expect((await bus.jsm.streams.info(bus.names.eventsStream)).config.max_msgs).toBe(1000);
+  });
+
+  it('an error that is not JetStream\'s is never classified, whatever its text says', () => {
+    const impostor = new Error('wrong last sequence: 3; stream not found; consumer not found; stream name already in use');
+    expect([isWrongLastSequence, isStreamNotFound, isStreamNameInUse, isConsumerNotFound].map((is) => is(impostor))).toEqual([false, false, false, false]);
   });
 });
 

@@ -1,3 +1,5 @@
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+
 /** A compare-and-set lost: someone else wrote the key since `expected` was read. */
 export class ConflictError extends Error {
   constructor(readonly key: string, readonly expected: number, options?: { cause?: unknown }) {
@@ -22,7 +24,23 @@ export class BusUnavailableError extends Error {
   }
 }
 
+/**
+ * JetStream's API error codes the bus acts on. The client library names only some of them; the rest are the
+ * server's own (nats-server's errors.json), which are stable across releases unlike the description text.
+ */
+export const JetStreamErrorCodes = {
+  ...JetStreamApiCodes,
+  /** A stream add found a stream of that name with another configuration. */
+  StreamNameInUse: 10058,
+} as const;
+
+const hasCode = (err: unknown, ...codes: number[]): boolean => err instanceof JetStreamApiError && codes.includes(err.code);
+
 /** JetStream reports a compare-and-set loss as "wrong last sequence"; a create over a live key the same way. */
 export function isWrongLastSequence(err: unknown): boolean {
-  return err instanceof Error && /wrong last sequence/i.test(err.message);
+  return hasCode(err, JetStreamErrorCodes.StreamWrongLastSequence, JetStreamErrorCodes.StreamWrongLastSequenceUnknown);
 }
+
+export const isConsumerNotFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.ConsumerNotFound);
+export const isStreamNotFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.StreamNotFound);
+export const isStreamNameInUse = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.StreamNameInUse);

@@ -1,5 +1,6 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type Consumer, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import type { Bus } from './connect.js';
+import { isConsumerNotFound } from './errors.js';
 import { eventTypeOf, type CloudEvent } from './cloud-event.js';
 import { eventFilter, eventSubject, type EventAddress } from './subjects.js';
 import { decodeJson, encodeJson, getJson } from './kv-json.js';
@@ -143,7 +144,7 @@ async function openDurable(bus: Bus, opts: ConsumeOptions): Promise<void> {
     return;
   }
   const existing = await bus.jsm.consumers.info(stream, opts.durable).catch((err: unknown) => {
-    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
+    if (isConsumerNotFound(err)) return undefined;
     throw err;
   });
   const positionKey = `${CONSUMER_POSITION_KIND}._.${opts.durable}`;

@@ -26,7 +26,7 @@ export async function createJson(kv: KV, key: string, value: unknown): Promise<n
   try {
     return await kv.create(key, encodeJson(value));
   } catch (err) {
-    if (isWrongLastSequence(err) || /exists/i.test((err as Error).message)) throw new AlreadyExistsError(key, { cause: err });
+    if (isWrongLastSequence(err)) throw new AlreadyExistsError(key, { cause: err });
     throw err;
   }
 }

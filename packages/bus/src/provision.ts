@@ -1,4 +1,5 @@
 import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { isStreamNameInUse, isStreamNotFound } from './errors.js';
 import type { BusNames } from './names.js';
 
 export interface EventsRetention {
@@ -39,10 +40,10 @@ export async function ensureEventsStream(
     await jsm.streams.info(names.eventsStream);
     await jsm.streams.update(names.eventsStream, config);
   } catch (err) {
-    if (!/stream not found/i.test((err as Error).message)) throw err;
-    await jsm.streams.add(config).catch(async (addErr: Error) => {
+    if (!isStreamNotFound(err)) throw err;
+    await jsm.streams.add(config).catch(async (addErr: unknown) => {
       // Another replica created it between our info and add.
-      if (!/already in use/i.test(addErr.message)) throw addErr;
+      if (!isStreamNameInUse(addErr)) throw addErr;
     });
   }
 }

@@ -8,6 +8,8 @@ import { eventsCommand } from './commands/events.js';
 import { getCommand } from './commands/get.js';
 import { waitCommand } from './commands/wait.js';
 import { whatIfCronCommand, whatIfFhpaCommand, whatIfScheduleCommand } from './commands/what-if.js';
+import { whatIfEhpaCommand } from './commands/what-if-ehpa.js';
+import { reportEhpaCommand } from './commands/report-ehpa.js';
 import { processIo, withLazySession, withSession, type CliIo, type Session } from './context.js';
 import { errorText } from './errors.js';
 
@@ -162,6 +164,30 @@ function program(io: CliIo, result: { code: number }): Command {
     .option('--time-zone <zone>', 'the controller zone for rules without timeZone', 'UTC')
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .action((o: { filename: string[]; output?: string; now: string; until?: string; timeZone: string }) => run(() => whatIfCronCommand(io, o.filename, o))());
+
+  whatIf
+    .command('ehpa')
+    .description('print the status the EffectiveHPA controller would write at --now, its cron metric and forecast')
+    .requiredOption('-f, --filename <path>', 'the EffectiveHPA and its target (file, directory or -)', collect, [])
+    .requiredOption('--now <rfc3339>')
+    .option('--history <file.json>', 'the workload usage as a Prometheus range-query response')
+    .option('--horizon <duration>', 'how far to forecast (default: one detected period, at least the window)')
+    .option('--time-zone <zone>', 'the controller zone for crons with timezone Local', 'UTC')
+    .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
+    .action((o: { filename: string[]; output?: string; now: string; history?: string; horizon?: string; timeZone: string }) =>
+      run(() => whatIfEhpaCommand(io, o.filename, o))(),
+    );
+
+  cli
+    .command('report')
+    .description('offline reports')
+    .command('ehpa')
+    .description('replay a load trace with the EffectiveHPA and with a reactive HPA; write an HTML report and SVG chart')
+    .option('--trace <file.json>', 'demand in cores as a Prometheus range-query response (the last --days are replayed)')
+    .option('--synthetic <shape>', 'a generated trace: daily')
+    .option('--days <n>', 'days to replay', '3')
+    .option('--out <dir>', 'where to write ehpa-report.html and ehpa-report.svg', '.')
+    .action((o: { trace?: string; synthetic?: string; days: string; out: string }) => run(() => reportEhpaCommand(io, o))());
 
   return cli;
 }

@@ -14,8 +14,8 @@ async function run(args: string[], stdin = '') {
 }
 
 describe('flotilla what-if schedule (offline)', () => {
-  it('prints the binding the scheduler would write for seed 003, as a List, with the observed group', async () => {
-    const r = await run(['what-if', 'schedule', '-f', path('../../scheduling/src/testdata/seed-003.yaml'), '-o', 'json', '--now', '2026-01-01T00:00:00Z']);
+  it('prints the binding the scheduler would write for the sample of the multiple scheduling groups proposal, as a List, with the observed group', async () => {
+    const r = await run(['what-if', 'schedule', '-f', path('../../scheduling/src/testdata/ordered-groups.yaml'), '-o', 'json', '--now', '2026-01-01T00:00:00Z']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const list = JSON.parse(r.out) as { kind: string; items: Array<{ metadata: { name: string }; spec: { clusters: unknown }; status: { schedulerObservingAffinityName: string; lastScheduledTime: string } }> };
@@ -86,7 +86,7 @@ status: { schedulerObservedGeneration: 4, lastScheduledTime: "2025-12-31T00:00:0
 });
 
 describe('flotilla what-if cron (offline)', () => {
-  it('gives the seed example: "3 * * * *" applied at 9:04 next fires at 10:03, and lists the executions in the window', async () => {
+  it('gives the CronFederatedHPA proposal\'s example: "3 * * * *" applied at 9:04 next fires at 10:03, and lists the executions in the window', async () => {
     const r = await run(['what-if', 'cron', '-f', path('./testdata/cron.yaml'), '--now', '2026-03-02T09:04:00Z', '--until', '2026-03-03T00:30:00Z', '-o', 'json']);
     expect(r.err).toBe('');
     const out = JSON.parse(r.out) as {

@@ -1,5 +1,5 @@
-import type { NatsConnection } from '@nats-io/transport-node';
-import { ApiError } from './api-error.js';
+import { errors, type NatsConnection } from '@nats-io/transport-node';
+import { apiErrorFrom, ServiceUnavailableError } from './api-error.js';
 import type { ApiReply, Operation, Operations } from './protocol.js';
 
 export interface GatewayClientOptions {
@@ -8,7 +8,7 @@ export interface GatewayClientOptions {
   timeoutMs?: number;
 }
 
-/** Typed request-reply calls to the gateway; an error reply becomes an ApiError. */
+/** Typed request-reply calls to the gateway; an error reply becomes the ApiError subclass of its reason. */
 export class GatewayClient {
   private readonly timeoutMs: number;
   constructor(private readonly nc: NatsConnection, private readonly opts: GatewayClientOptions) {
@@ -20,14 +20,15 @@ export class GatewayClient {
     try {
       msg = await this.nc.request(`${this.opts.apiRoot}.${op}`, JSON.stringify(body), { timeout: this.timeoutMs });
     } catch (err) {
-      const m = (err as Error).message;
-      if (/no responders|503/i.test(m)) {
-        throw new ApiError({ code: 'Unavailable', message: 'the gateway is not running (no responders on the bus): start the suite first' });
-      }
-      throw new ApiError({ code: 'Unavailable', message: `gateway request failed: ${m}` });
+      throw new ServiceUnavailableError({
+        reason: 'ServiceUnavailable',
+        message: isNoResponders(err)
+          ? 'the gateway is not running (no responders on the bus): start the suite first'
+          : `gateway request failed: ${(err as Error).message}`,
+      });
     }
     const reply = msg.json<ApiReply<Operations[O][1]>>();
-    if (!reply.ok) throw new ApiError(reply.error);
+    if (!reply.ok) throw apiErrorFrom(reply.error);
     return reply.result;
   }
 
@@ -47,3 +48,6 @@ export class GatewayClient {
     return this.call('events', q);
   }
 }
+
+const isNoResponders = (err: unknown): boolean =>
+  err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders());

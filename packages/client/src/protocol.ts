@@ -47,13 +47,33 @@ export interface EventsReply {
   items: KubeEvent[];
 }
 
-export type ApiErrorCode = 'Invalid' | 'Conflict' | 'NotFound' | 'BadRequest' | 'TooLarge' | 'Unavailable' | 'Internal';
+/**
+ * Kubernetes' StatusReason values the gateway answers with, and the HTTP status Kubernetes pairs with each. The reason
+ * is the stable part of an error reply: clients branch on it (or on the error class it maps to), never on the message.
+ */
+export const STATUS_CODES = {
+  BadRequest: 400,
+  NotFound: 404,
+  AlreadyExists: 409,
+  Conflict: 409,
+  RequestEntityTooLarge: 413,
+  Invalid: 422,
+  InternalError: 500,
+  ServiceUnavailable: 503,
+} as const;
+export type StatusReason = keyof typeof STATUS_CODES;
+
+/** One bad field of an Invalid request, as in Kubernetes' StatusCause. */
+export interface StatusCause {
+  field: string;
+  message: string;
+}
 
 export interface ApiErrorBody {
-  code: ApiErrorCode;
+  reason: StatusReason;
   message: string;
   /** For Invalid: one entry per bad field. */
-  causes?: Array<{ field: string; message: string }>;
+  causes?: StatusCause[];
 }
 
 export type ApiReply<T> = { ok: true; result: T } | { ok: false; error: ApiErrorBody };

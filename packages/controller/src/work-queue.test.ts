@@ -180,3 +180,54 @@ describe('WorkQueue', () => {
     expect(seen).toEqual(keys);
   });
 });
+
+describe('WorkQueue depth, age and outcomes (as client-go\'s workqueue metrics report them)', () => {
+  it('counts waiting keys, not the running one, and ages the one waiting longest', async () => {
+    let clock = 1_000;
+    let release!: () => void;
+    const q = new WorkQueue(
+      async (k) => {
+        if (k === 'blocker') await new Promise<void>((r) => (release = r));
+      },
+      { now: () => clock },
+    );
+    expect([q.depth, q.oldestWaitMs()]).toEqual([0, 0]);
+    q.add('blocker');
+    await started();
+    expect(q.depth).toBe(0);
+    q.addBackground('a');
+    clock += 500;
+    q.add('b');
+    q.add('a'); // moved to the urgent lane: it keeps the time it was first queued
+    clock += 250;
+    expect([q.depth, q.oldestWaitMs()]).toEqual([2, 750]);
+    release();
+    await q.idle();
+    expect([q.depth, q.oldestWaitMs()]).toEqual([0, 0]);
+  });
+
+  it('reports each reconcile as success, requeue or error with its run time and wait', async () => {
+    let clock = 0;
+    const seen: Array<[string, number, number]> = [];
+    const q = new WorkQueue(
+      async (k) => {
+        await tick();
+        clock += 40;
+        if (k === 'bad') throw new Error('no');
+        return k === 'later' ? { requeueAfterMs: 60_000 } : undefined;
+      },
+      { now: () => clock, baseBackoffMs: 60_000, observer: { reconciled: (o, ms, waited) => seen.push([o, ms, waited]) } },
+    );
+    q.add('ok'); // runs at once; the next two wait for it
+    clock += 10;
+    q.add('later');
+    q.add('bad');
+    await q.idle();
+    await q.stop();
+    expect(seen).toEqual([
+      ['success', 50, 0],
+      ['requeue', 40, 40],
+      ['error', 40, 80],
+    ]);
+  });
+});

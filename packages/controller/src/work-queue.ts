@@ -1,8 +1,7 @@
+import { MAX_TIMER_MS } from './max-timer.js';
+
 /** What a reconcile asks for next: nothing, or another run after a delay (time-based work). */
 export type ReconcileResult = void | { requeueAfterMs: number };
-
-/** The longest delay setTimeout keeps (2^31 - 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface WorkQueueOptions {
   /** Keys reconciled at once; one key is never reconciled twice at the same time. */
@@ -11,6 +10,17 @@ export interface WorkQueueOptions {
   baseBackoffMs?: number;
   maxBackoffMs?: number;
   onError?: (key: string, err: unknown, attempt: number) => void;
+  /** Told of every finished reconcile: what became of it, how long it ran and how long the key had waited. */
+  observer?: WorkQueueObserver;
+  /** Milliseconds since the epoch; Date.now by default. */
+  now?: () => number;
+}
+
+/** How a reconcile ended: done, done but asking to run again later, or failed (and retried with backoff). */
+export type ReconcileOutcome = 'success' | 'requeue' | 'error';
+
+export interface WorkQueueObserver {
+  reconciled(outcome: ReconcileOutcome, durationMs: number, waitedMs: number): void;
 }
 
 /** A first-in first-out queue of keys with O(1) removal from the front (Array.shift is O(n)). */
@@ -53,6 +63,8 @@ export class WorkQueue {
   private readonly background = new KeyFifo();
   /** Queued keys and their lane; a key in a lane's FIFO but not here (or in the other lane) is a stale entry. */
   private readonly queued = new Map<string, 'urgent' | 'background'>();
+  /** When each queued key was queued; insertion order, so the first entry is the one waiting longest. */
+  private readonly queuedAt = new Map<string, number>();
   private queuedUrgent = 0;
   private readonly active = new Set<string>();
   private readonly dirty = new Set<string>();
@@ -63,9 +75,12 @@ export class WorkQueue {
   private picks = 0;
   private stopped = false;
   private readonly concurrency: number;
+  private readonly now: () => number;
 
-  constructor(private readonly reconcile: (key: string) => Promise<ReconcileResult>, private readonly opts: WorkQueueOptions = {}) {
+  /** `reconcile` gets the key and when it was queued (ms since the epoch), for end-to-end latency. */
+  constructor(private readonly reconcile: (key: string, queuedAtMs: number) => Promise<ReconcileResult>, private readonly opts: WorkQueueOptions = {}) {
     this.concurrency = opts.concurrency ?? 1;
+    this.now = opts.now ?? Date.now;
   }
 
   /** Queues the key in the urgent lane (moving it there if it waits in the background lane). */
@@ -77,6 +92,7 @@ export class WorkQueue {
     }
     const lane = this.queued.get(key);
     if (lane === 'urgent') return;
+    if (lane === undefined) this.queuedAt.set(key, this.now());
     this.queued.set(key, 'urgent');
     this.queuedUrgent++;
     this.urgent.push(key);
@@ -92,6 +108,7 @@ export class WorkQueue {
       return;
     }
     this.queued.set(key, 'background');
+    this.queuedAt.set(key, this.now());
     this.background.push(key);
     this.pump();
   }
@@ -116,6 +133,17 @@ export class WorkQueue {
     return this.queued.size + this.running;
   }
 
+  /** Keys waiting for a reconcile (client-go's workqueue depth): running and delayed keys do not count. */
+  get depth(): number {
+    return this.queued.size;
+  }
+
+  /** How long the key that has waited longest has been waiting, in milliseconds; 0 when none waits. */
+  oldestWaitMs(): number {
+    for (const at of this.queuedAt.values()) return Math.max(0, this.now() - at);
+    return 0;
+  }
+
   /** Resolves when nothing is queued or running (delayed keys do not count). */
   idle(): Promise<void> {
     if (this.length === 0) return Promise.resolve();
@@ -130,6 +158,7 @@ export class WorkQueue {
     this.urgent.clear();
     this.background.clear();
     this.queued.clear();
+    this.queuedAt.clear();
     this.queuedUrgent = 0;
     await this.idle();
   }
@@ -138,10 +167,12 @@ export class WorkQueue {
     while (!this.stopped && this.running < this.concurrency && this.queued.size) {
       const key = this.next();
       const lane = this.queued.get(key)!;
+      const queuedAt = this.queuedAt.get(key) ?? this.now();
       this.queued.delete(key);
+      this.queuedAt.delete(key);
       this.active.add(key);
       this.running++;
-      void this.run(key, lane);
+      void this.run(key, lane, queuedAt);
     }
     if (this.length === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
@@ -164,17 +195,22 @@ export class WorkQueue {
     throw new Error('work queue bookkeeping: a key is counted as queued but is in neither lane');
   }
 
-  private async run(key: string, lane: 'urgent' | 'background'): Promise<void> {
+  private async run(key: string, lane: 'urgent' | 'background', queuedAt: number): Promise<void> {
+    let started = queuedAt;
     try {
       // A sweep's reconciles mostly find nothing to write, so they resolve in microtasks, one after another: without
       // a turn of the event loop each, a sweep over thousands of keys would hold off every socket read (the
       // informers' news) until it ended. Changes skip it: they were just read off a socket and usually write.
       if (lane === 'background') await new Promise((r) => setImmediate(r));
       if (this.stopped) return;
-      const r = await this.reconcile(key);
+      started = this.now();
+      const r = await this.reconcile(key, queuedAt);
       this.failures.delete(key);
-      if (r && 'requeueAfterMs' in r) this.addAfter(key, r.requeueAfterMs);
+      const requeue = r && 'requeueAfterMs' in r;
+      if (requeue) this.addAfter(key, r.requeueAfterMs);
+      this.opts.observer?.reconciled(requeue ? 'requeue' : 'success', this.now() - started, started - queuedAt);
     } catch (err) {
+      this.opts.observer?.reconciled('error', this.now() - started, started - queuedAt);
       const attempt = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, attempt);
       this.opts.onError?.(key, err, attempt);

@@ -19,7 +19,7 @@ describe('scaleEffect', () => {
 
   it.each([
     [
-      'a min raised above the current max (the seed story with only targetMinReplicas)',
+      'a min raised above the current max (the proposal story with only targetMinReplicas)',
       { minReplicas: 1, maxReplicas: 10 },
       { minReplicas: 1000 },
       'cannot set FederatedHPA default/shop-fhpa spec.minReplicas to 1000: above its spec.maxReplicas 10 (a FederatedHPA needs maxReplicas >= minReplicas; set targetMaxReplicas in the same rule)',

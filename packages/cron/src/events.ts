@@ -1,3 +1,4 @@
+import type { KubeEventData } from '@flotilla/api';
 import type { AppliedValues, ScaleFailureReason } from './effects.js';
 
 /** The cron-scheduler's domain event types (subjects `<prefix>.events.CronFederatedHPA.<ns>.<name>.<type>`). */
@@ -6,12 +7,6 @@ export const CronEventTypes = {
   CronRuleFailed: 'CronRuleFailed',
   CronNextScheduled: 'CronNextScheduled',
 } as const;
-
-export interface KubeEventData {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
 
 /**
  * A rule's execution succeeded. Carries the limit and the rule's next time so that folding it needs nothing

@@ -3,7 +3,7 @@ import { scaleEffect } from './effects.js';
 import { executionEvent, missedEvent, nextScheduledData } from './execution-events.js';
 import { evolveHistory } from './history.js';
 import { planCronExecutions, ruleClock } from './plan.js';
-import type { CronFederatedHPARule } from './types.js';
+import type { CronFederatedHPARule } from '@flotilla/api';
 
 const fhpa = { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop-fhpa' };
 const up: CronFederatedHPARule = { name: 'up', schedule: '30 08 * * *', targetMinReplicas: 1000, failedHistoryLimit: 0 };

@@ -1,8 +1,8 @@
 import { SCALE_FAILED_REASON, type ScaleEffect } from './effects.js';
 import type { CronEvent, CronNextScheduledData } from './events.js';
 import type { CronPlan, DueExecution, MissedExecution } from './plan.js';
-import { formatTime } from './time-format.js';
-import { DEFAULT_HISTORY_LIMIT, type CronFederatedHPARule } from './types.js';
+import { formatTime } from '@flotilla/api';
+import { DEFAULT_HISTORY_LIMIT, type CronFederatedHPARule } from '@flotilla/api';
 
 function nextDueOf(plan: CronPlan, ruleName: string): string | null {
   return plan.state.find((s) => s.ruleName === ruleName)?.nextDue ?? null;

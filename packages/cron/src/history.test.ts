@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CronRuleExecutedData, CronRuleFailedData } from './events.js';
 import { evolveHistory } from './history.js';
-import type { CronFederatedHPAStatus } from './types.js';
+import type { CronFederatedHPAStatus } from '@flotilla/api';
 
 const ok = (n: number, limit = 3, extra: Partial<CronRuleExecutedData> = {}): CronRuleExecutedData => ({
   ruleName: 'r',

@@ -1,6 +1,7 @@
 import type { CronEvent, CronNextScheduledData, CronRuleExecutedData, CronRuleFailedData } from './events.js';
-import { formatTime } from './time-format.js';
-import type { CronFederatedHPAStatus, ExecutionHistory } from './types.js';
+import { formatTime } from '@flotilla/api';
+import type { CronFederatedHPAStatus } from '@flotilla/api';
+import type { ExecutionHistory } from './types.js';
 
 /** Newest first, at most `limit` (0 keeps none; Karmada's slice cut crashes there). */
 function prependCapped<T>(list: readonly T[] | undefined, item: T, limit: number): T[] | undefined {

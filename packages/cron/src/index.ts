@@ -1,8 +1,8 @@
 export { CronSyntaxError, NoFireTimeError, UnknownTimeZoneError } from './errors.js';
 export { parseSchedule, scheduleError, type CronSchedule } from './schedule.js';
 export { DEFAULT_CONTROLLER_TIME_ZONE, resolveTimeZone, timeZoneError } from './time-zone.js';
+export { scheduleChecks } from './schedule-checks.js';
 export { fireTimesBetween, nextFireTime } from './next-fire-time.js';
-export { formatTime } from './time-format.js';
 export {
   DEFAULT_CATCH_UP_WINDOW_MS,
   planCronExecutions,
@@ -13,7 +13,7 @@ export {
   type MissedExecution,
   type RuleState,
 } from './plan.js';
-export { FEDERATED_HPA_API_VERSION, ruleValues, targetKindOf, type TargetKind } from './target.js';
+export { ruleValues, targetKindOf, type TargetKind } from './target.js';
 export {
   SCALE_FAILED_REASON,
   scaleEffect,
@@ -28,11 +28,9 @@ export {
   type CronNextScheduledData,
   type CronRuleExecutedData,
   type CronRuleFailedData,
-  type KubeEventData,
 } from './events.js';
 export { evolveHistory } from './history.js';
 export { MAX_WHAT_IF_EXECUTIONS, whatIfCron, type WhatIfCronResult, type WhatIfExecution } from './what-if.js';
 export { executionId } from './execution-id.js';
 export type * from './types.js';
-export { DEFAULT_HISTORY_LIMIT } from './types.js';
 export { executionEvent, missedEvent, nextScheduledData } from './execution-events.js';

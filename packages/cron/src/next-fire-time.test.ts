@@ -9,7 +9,7 @@ const next = (expr: string, tz: string | undefined, after: string, def?: string)
 const series = (expr: string, tz: string, after: string, n: number): string[] =>
   fireTimesBetween(expr, tz, new Date(after), new Date('2200-01-01T00:00:00Z'), n).map(iso);
 
-describe('nextFireTime: seed 000 examples', () => {
+describe('nextFireTime: the CronFederatedHPA proposal\'s examples', () => {
   it.each([
     // `3 * * * *` applied at 9:04 -> 10:03, at 9:01 -> 9:03; after running at 10:03 the next is 11:03
     ['2026-05-04T09:04:00Z', '2026-05-04T10:03:00Z'],

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { planCronExecutions, ruleClock, type RuleState } from './plan.js';
-import type { CronFederatedHPA, CronFederatedHPARule } from './types.js';
+import type { CronFederatedHPARule } from '@flotilla/api';
+import type { CronObjectSpec } from './types.js';
 
 const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' };
 const fhpa = { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop-fhpa' };
 
-function obj(rules: CronFederatedHPARule[], target = deployment): Pick<CronFederatedHPA, 'spec'> {
+function obj(rules: CronFederatedHPARule[], target = deployment): CronObjectSpec {
   return { spec: { scaleTargetRef: target, rules } };
 }
 const up: CronFederatedHPARule = { name: 'scale-up', schedule: '30 08 * * *', targetReplicas: 1000 };
@@ -17,7 +18,7 @@ const stored = (rule: CronFederatedHPARule, nextDue: string | null): RuleState =
   nextDue,
 });
 
-describe('planCronExecutions: first sight and the seed examples', () => {
+describe('planCronExecutions: first sight and the examples of the CronFederatedHPA proposal', () => {
   it.each([
     ['2026-05-04T09:04:00Z', '2026-05-04T10:03:00.000Z'],
     ['2026-05-04T09:01:00Z', '2026-05-04T09:03:00.000Z'],

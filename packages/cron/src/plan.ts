@@ -1,9 +1,10 @@
 import { nextFireTime } from './next-fire-time.js';
 import { parseSchedule } from './schedule.js';
 import { ruleValues, targetKindOf } from './target.js';
-import { formatTime } from './time-format.js';
+import { formatTime } from '@flotilla/api';
 import { DEFAULT_CONTROLLER_TIME_ZONE, resolveTimeZone } from './time-zone.js';
-import type { CronFederatedHPA, CronFederatedHPARule, TargetValues } from './types.js';
+import type { CronFederatedHPARule } from '@flotilla/api';
+import type { CronObjectSpec, TargetValues } from './types.js';
 
 export const DEFAULT_CATCH_UP_WINDOW_MS = 15 * 60_000;
 
@@ -25,7 +26,7 @@ export interface RuleState {
 }
 
 export interface CronPlanInput {
-  object: Pick<CronFederatedHPA, 'spec'>;
+  object: CronObjectSpec;
   /** The stored per-rule state; empty for an object never planned before. */
   state: readonly RuleState[];
   now: Date;

@@ -46,7 +46,7 @@ const MINUTE: FieldDef = { name: 'minute', min: 0, max: 59 };
 const HOUR: FieldDef = { name: 'hour', min: 0, max: 23 };
 const DAY_OF_MONTH: FieldDef = { name: 'day-of-month', min: 1, max: 31, questionMark: true };
 const MONTH: FieldDef = { name: 'month', min: 1, max: 12, names: MONTH_NAMES };
-// 7 is accepted as Sunday (the seed's syntax note allows it) and folded into 0 after parsing.
+// 7 is accepted as Sunday (the CronFederatedHPA proposal's syntax note allows it) and folded into 0 after parsing.
 const DAY_OF_WEEK: FieldDef = { name: 'day-of-week', min: 0, max: 7, names: DAY_NAMES, questionMark: true };
 
 const DESCRIPTORS: Readonly<Record<string, string>> = {

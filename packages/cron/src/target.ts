@@ -1,6 +1,5 @@
-import type { CronFederatedHPARule, ScaleTargetRef, TargetValues } from './types.js';
-
-export const FEDERATED_HPA_API_VERSION = 'autoscaling.karmada.io/v1alpha1';
+import { FEDERATED_HPA_API_VERSION, type CronFederatedHPARule } from '@flotilla/api';
+import type { ScaleTargetRef, TargetValues } from './types.js';
 
 /**
  * How a CronFederatedHPA's target is scaled, dispatched on apiVersion exactly as Karmada does: that API group

@@ -1,74 +1,23 @@
 /**
- * Minimal structural types for autoscaling.karmada.io/v1alpha1 CronFederatedHPA, with seed 000's JSON field
- * names. Times are RFC 3339 strings in UTC (metav1.Time), e.g. `2026-03-08T09:03:00Z`.
+ * Views of the API's CronFederatedHPA that the cron logic works on. Times are RFC 3339 strings in UTC
+ * (metav1.Time), e.g. `2026-03-08T09:03:00Z`.
  */
+import type { CronFederatedHPA, CronFederatedHPASpec, CronFederatedHPAStatus, CrossVersionObjectReference } from '@flotilla/api';
 
-export interface ScaleTargetRef {
-  apiVersion?: string;
-  kind: string;
-  name: string;
-}
+export type ScaleTargetRef = CrossVersionObjectReference;
 
-export interface CronFederatedHPARule {
-  name: string;
-  schedule: string;
-  targetReplicas?: number;
-  targetMinReplicas?: number;
-  targetMaxReplicas?: number;
-  suspend?: boolean;
-  timeZone?: string;
-  successfulHistoryLimit?: number;
-  failedHistoryLimit?: number;
-}
+/** One rule's entry of `status.executionHistories`. */
+export type ExecutionHistory = NonNullable<CronFederatedHPAStatus['executionHistories']>[number];
+export type SuccessfulExecution = NonNullable<ExecutionHistory['successfulExecutions']>[number];
+export type FailedExecution = NonNullable<ExecutionHistory['failedExecutions']>[number];
 
-export interface CronFederatedHPASpec {
-  scaleTargetRef: ScaleTargetRef;
-  rules: CronFederatedHPARule[];
-}
-
-export interface SuccessfulExecution {
-  scheduleTime: string;
-  executionTime: string;
-  appliedReplicas?: number;
-  appliedMinReplicas?: number;
-  appliedMaxReplicas?: number;
-}
-
-export interface FailedExecution {
-  scheduleTime: string;
-  executionTime: string;
-  message: string;
-}
-
-export interface ExecutionHistory {
-  ruleName: string;
-  /** Absent when the rule is suspended. */
-  nextExecutionTime?: string;
-  successfulExecutions?: SuccessfulExecution[];
-  failedExecutions?: FailedExecution[];
-}
-
-export interface CronFederatedHPAStatus {
-  executionHistories?: ExecutionHistory[];
-}
-
-export interface CronFederatedHPAMetadata {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  [key: string]: unknown;
-}
-
-export interface CronFederatedHPA {
-  apiVersion: string;
-  kind: string;
-  metadata: CronFederatedHPAMetadata;
+/** What planning reads of an object: its spec, which admission guarantees. */
+export interface CronObjectSpec {
   spec: CronFederatedHPASpec;
-  status?: CronFederatedHPAStatus;
 }
 
-/** Seed 000: both history limits default to 3 (also when the field is nil at run time). */
-export const DEFAULT_HISTORY_LIMIT = 3;
+/** A CronFederatedHPA as admission leaves it: the spec is always there. */
+export type AdmittedCronFederatedHPA = CronFederatedHPA & CronObjectSpec;
 
 /** The values an execution sets on its target; which ones depends on the target kind. */
 export interface TargetValues {

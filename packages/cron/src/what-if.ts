@@ -2,9 +2,10 @@ import { evolveHistory } from './history.js';
 import { nextFireTime } from './next-fire-time.js';
 import { parseSchedule } from './schedule.js';
 import { ruleValues, targetKindOf } from './target.js';
-import { formatTime } from './time-format.js';
+import { formatTime } from '@flotilla/api';
 import { DEFAULT_CONTROLLER_TIME_ZONE } from './time-zone.js';
-import type { CronFederatedHPA } from './types.js';
+import type { CronFederatedHPA } from '@flotilla/api';
+import type { AdmittedCronFederatedHPA } from './types.js';
 
 /** One execution that would happen, with the values it would apply. */
 export interface WhatIfExecution {
@@ -38,7 +39,7 @@ export function whatIfCron(
   until?: Date,
   defaultTimeZone: string = DEFAULT_CONTROLLER_TIME_ZONE,
 ): WhatIfCronResult {
-  const objects = cronFhpas as CronFederatedHPA[];
+  const objects = cronFhpas as AdmittedCronFederatedHPA[];
   const items: CronFederatedHPA[] = [];
   const found: Array<WhatIfExecution & { at: number; order: number }> = [];
   let truncated = false;

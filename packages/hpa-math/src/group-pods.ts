@@ -54,3 +54,20 @@ export function groupPods(pods: readonly PodSample[], checkCpuReadiness: boolean
 export function runningReadyCount(states: readonly PodState[]): number {
   return states.filter((s) => s === 'ready' || s === 'cpuInitializing').length;
 }
+
+/**
+ * Pods for the replica calculator when only a workload's totals are known (a simulated cluster, a member's usage
+ * report). Equal shares, the remainder on the first pod, keep the sum exact, and utilization depends only on the sum;
+ * pods not running yet are Pending, as the HPA sees them.
+ */
+export function equalSharePods(readyPods: number, pendingPods: number, usageMilli: number, requestMilli: number): PodSample[] {
+  const ready = Math.max(0, readyPods);
+  const share = ready > 0 ? Math.floor(usageMilli / ready) : 0;
+  const pods: PodSample[] = Array.from({ length: ready }, (_, i) => ({
+    state: 'ready',
+    requestMilli,
+    valueMilli: i === 0 ? usageMilli - share * (ready - 1) : share,
+  }));
+  for (let i = 0; i < pendingPods; i++) pods.push({ state: 'pending', requestMilli, valueMilli: null });
+  return pods;
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
 import type { Bus } from '@flotilla/bus';
 import { ensureMetricsStream, JetStreamHistory, metricSubject } from './jetstream-history.js';
 

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { leaderGauge } from './leader-metrics.js';
 import { LeaderElector, runWhileLeader } from './leader.js';
 import { closeRedis, connectRedis } from './redis.js';
 
@@ -14,6 +16,8 @@ export interface LeaderWorkOptions {
    * function runs when it is demoted (or the service stops), before a new term's work can start.
    */
   work: (token: number) => Promise<() => Promise<void>>;
+  /** Where `flotilla_leader` (1 while this replica's work runs) is reported; the service's registry. */
+  registry?: Registry | undefined;
 }
 
 /**
@@ -23,11 +27,17 @@ export interface LeaderWorkOptions {
 export async function startLeaderWork(o: LeaderWorkOptions): Promise<() => Promise<void>> {
   const redis = await connectRedis(o.redisUrl, { password: o.redisPassword, connectionName: o.key });
   const elector = new LeaderElector({ redis, key: o.key, leaseMs: o.leaseMs, logger: o.logger });
+  const leading = o.registry ? leaderGauge(o.registry) : undefined;
   const stopWork = runWhileLeader(
     elector,
     async (signal, token) => {
       const stop = await o.work(token);
-      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      leading?.set(1);
+      try {
+        if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      } finally {
+        leading?.set(0);
+      }
       await stop();
     },
     { logger: o.logger },

@@ -1,4 +1,4 @@
-import { formatTime } from './schedule.js';
+import { formatTime } from '@flotilla/api';
 import type { Condition, ResourceBindingStatus } from './types.js';
 
 /** Message of a successful Scheduled condition, as Karmada writes it. */

@@ -88,8 +88,8 @@ describe('filterClusters', () => {
   const down = { ...mk('down'), status: { conditions: [{ type: 'Ready', status: 'False' }] } };
   const noStatus: Cluster = { metadata: { name: 'nostatus' } };
   const deleting: Cluster = { ...mk('deleting'), metadata: { name: 'deleting', deletionTimestamp: '2024-01-01T00:00:00Z' } };
-  const noApi: Cluster = { ...mk('noapi'), status: { conditions: ready, apiEnablements: [{ groupVersion: 'v1', resources: [{ kind: 'ConfigMap' }] }] } };
-  const withApi: Cluster = { ...mk('withapi'), status: { conditions: ready, apiEnablements: [{ groupVersion: 'apps/v1', resources: [{ kind: 'Deployment' }] }] } };
+  const noApi: Cluster = { ...mk('noapi'), status: { conditions: ready, apiEnablements: [{ groupVersion: 'v1', resources: [{ name: 'configmaps', kind: 'ConfigMap' }] }] } };
+  const withApi: Cluster = { ...mk('withapi'), status: { conditions: ready, apiEnablements: [{ groupVersion: 'apps/v1', resources: [{ name: 'deployments', kind: 'Deployment' }] }] } };
   const evicting: Cluster = { ...mk('evicting'), spec: { taints: [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2024-01-01T00:00:00Z' }] } };
 
   it('gives every rejected cluster its reason', () => {

@@ -16,7 +16,6 @@ export { selectBySpreadConstraints, selectGroups, type Group } from './spread.js
 export {
   scheduleBinding,
   scheduleMode,
-  formatTime,
   fitErrorMessage,
   type ScheduleInput,
   type ScheduleResult,

@@ -1,3 +1,4 @@
+import { isPlainObject } from '@flotilla/api';
 import type { NodeClaim } from './types.js';
 
 /**
@@ -7,16 +8,13 @@ import type { NodeClaim } from './types.js';
  * A binding with a node claim has replica requirements, which decides how a workload at 0 replicas is divided.
  */
 export function podNodeClaim(podSpec: unknown): NodeClaim | undefined {
-  if (!isObject(podSpec)) return undefined;
-  const nodeSelector = isObject(podSpec['nodeSelector']) ? (podSpec['nodeSelector'] as Record<string, string>) : undefined;
-  const tolerations = Array.isArray(podSpec['tolerations']) && podSpec['tolerations'].length > 0 ? (podSpec['tolerations'] as unknown[]) : undefined;
-  const nodeAffinity = isObject(podSpec['affinity']) ? podSpec['affinity']['nodeAffinity'] : undefined;
-  const required = isObject(nodeAffinity) ? nodeAffinity['requiredDuringSchedulingIgnoredDuringExecution'] : undefined;
-  const hardNodeAffinity = isObject(required) ? required : undefined;
+  if (!isPlainObject(podSpec)) return undefined;
+  const nodeSelector = isPlainObject(podSpec['nodeSelector']) ? (podSpec['nodeSelector'] as Record<string, string>) : undefined;
+  const tolerations = Array.isArray(podSpec['tolerations']) && podSpec['tolerations'].length > 0 ? (podSpec['tolerations'] as NonNullable<NodeClaim['tolerations']>) : undefined;
+  const nodeAffinity = isPlainObject(podSpec['affinity']) ? podSpec['affinity']['nodeAffinity'] : undefined;
+  const required = isPlainObject(nodeAffinity) ? nodeAffinity['requiredDuringSchedulingIgnoredDuringExecution'] : undefined;
+  const hardNodeAffinity = isPlainObject(required) ? (required as NodeClaim['hardNodeAffinity']) : undefined;
   if (!nodeSelector && !tolerations && !hardNodeAffinity) return undefined;
   return { ...(nodeSelector && { nodeSelector }), ...(tolerations && { tolerations }), ...(hardNodeAffinity && { hardNodeAffinity }) };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

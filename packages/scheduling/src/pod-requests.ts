@@ -1,4 +1,4 @@
-import { parseQuantity } from '@flotilla/api';
+import { isPlainObject, parseQuantity } from '@flotilla/api';
 import { SchedulingInputError } from './errors.js';
 import type { ResourceList } from './types.js';
 
@@ -27,7 +27,7 @@ import type { ResourceList } from './types.js';
  * Throws SchedulingInputError naming the field (under `path`) of an unparsable or negative quantity.
  */
 export function podSpecRequests(podSpec: unknown, path = 'spec.template.spec'): ResourceList | undefined {
-  if (!isObject(podSpec)) return undefined;
+  if (!isPlainObject(podSpec)) return undefined;
   const total = new Map<string, number>();
   for (const [i, c] of list(podSpec['containers'])) {
     for (const [name, v] of containerRequests(c, `${path}.containers[${i}]`)) total.set(name, (total.get(name) ?? 0) + v);
@@ -48,7 +48,7 @@ export function podSpecRequests(podSpec: unknown, path = 'spec.template.spec'): 
 }
 
 function containerRequests(container: unknown, path: string): Map<string, number> {
-  const resources = isObject(container) && isObject(container['resources']) ? container['resources'] : {};
+  const resources = isPlainObject(container) && isPlainObject(container['resources']) ? container['resources'] : {};
   const requests = quantities(resources['requests'], `${path}.resources.requests`);
   for (const [name, v] of quantities(resources['limits'], `${path}.resources.limits`)) if (!requests.has(name)) requests.set(name, v);
   return requests;
@@ -57,7 +57,7 @@ function containerRequests(container: unknown, path: string): Map<string, number
 /** The counted resources of one resource list, each in the integer unit it is added in. */
 function quantities(resourceList: unknown, path: string): Map<string, number> {
   const out = new Map<string, number>();
-  if (!isObject(resourceList)) return out;
+  if (!isPlainObject(resourceList)) return out;
   for (const [name, q] of Object.entries(resourceList)) {
     const field = `${path}.${name}`;
     // A quantity that does not parse fails Karmada's conversion to a typed object, counted or not.
@@ -107,10 +107,6 @@ function isQualifiedName(value: string): boolean {
 function roundUp(x: number): number {
   const r = Math.round(x);
   return Math.abs(x - r) <= Math.abs(x) * 1e-12 ? r : Math.ceil(x);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function list(v: unknown): Array<[number, unknown]> {

@@ -37,7 +37,7 @@ const fail = (r: ReturnType<typeof scheduleBinding>): ScheduleFailure => {
   return r;
 };
 
-// Seed 003's sample: three groups, the first naming a cluster that does not exist.
+// The multiple scheduling groups proposal's sample: three groups, the first naming a cluster that does not exist.
 const seedGroups: Placement = {
   clusterAffinities: [
     { affinityName: 'dc-shanghai', clusterNames: ['unavailable'] },
@@ -51,7 +51,7 @@ const divided = (p: Placement): Placement => ({
 });
 const notReadyNoExecute = [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2024-04-17T15:00:00Z' }];
 
-describe('scheduleBinding: ordered affinity groups (seed 003)', () => {
+describe('scheduleBinding: ordered affinity groups (the multiple scheduling groups proposal of Karmada)', () => {
   it('skips the unavailable first group and lands on dc-beijing', () => {
     const r = ok(scheduleBinding({ binding: binding(seedGroups, 2), clusters: [cluster('member1'), cluster('member2')], now }));
     expect(r.clusters).toEqual([{ name: 'member1', replicas: 2 }]);

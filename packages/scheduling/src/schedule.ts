@@ -1,3 +1,4 @@
+import { formatTime } from '@flotilla/api';
 import { type Candidate, compareCandidates } from './candidate.js';
 import { assignReplicas, type ScheduleMode } from './divide.js';
 import { ScheduleAttemptError, type ScheduleErrorKind } from './errors.js';
@@ -61,11 +62,6 @@ export function scheduleMode(binding: ResourceBinding): ScheduleMode {
   const last = binding.status?.lastScheduledTime;
   if (!trigger || !last) return 'Steady';
   return Date.parse(trigger) > Date.parse(last) ? 'Fresh' : 'Steady';
-}
-
-/** Kubernetes' metav1.Time form: RFC3339 in UTC, whole seconds. */
-export function formatTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**

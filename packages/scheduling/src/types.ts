@@ -1,199 +1,57 @@
 /**
- * Minimal structural input types for the scheduler, using Karmada's JSON field names so that real
- * Cluster / PropagationPolicy / ResourceBinding objects fit them without conversion. Everything is
- * optional where Kubernetes allows it to be absent: the scheduler must cope with partial objects.
+ * The scheduler's view of the API's kinds: the same types, loosened. Enums are plain strings and identity and
+ * Cluster spec fields may be absent, because the scheduler copes with partial objects (stored objects carried along,
+ * raw manifests in what-if). Each view is derived from the API type of the same name, never restated.
  */
+import type * as api from '@flotilla/api';
 
-export type Quantity = string | number;
-export type ResourceList = Record<string, Quantity>;
+export type { Quantity, ResourceList } from '@flotilla/api';
 
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  generation?: number;
-  resourceVersion?: string;
-  deletionTimestamp?: string;
-}
+/** `T` with every string (enums included) widened to `string`, optionality as in the API. */
+export type Loose<T> = T extends string
+  ? string
+  : T extends number | boolean | null | undefined
+    ? T
+    : T extends readonly (infer U)[]
+      ? Loose<U>[]
+      : T extends object
+        ? { [K in keyof T]: Loose<T[K]> }
+        : T;
 
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | string;
-  values?: string[];
-}
+/** An object of kind `T` whose type meta may be absent and whose metadata and spec are replaced by `Parts`. */
+type View<T, Parts> = Omit<Loose<T>, 'apiVersion' | 'kind' | keyof Parts> & { apiVersion?: string; kind?: string } & Parts;
 
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
+export type ObjectMeta = Partial<Loose<api.ObjectMeta>>;
+export type LabelSelectorRequirement = Loose<api.LabelSelectorRequirement>;
+export type LabelSelector = Loose<api.LabelSelector>;
+export type FieldSelector = NonNullable<ClusterAffinity['fieldSelector']>;
+export type Taint = Loose<api.Taint>;
+export type Toleration = Loose<api.Toleration>;
+export type Condition = Loose<api.Condition>;
+export type ClusterAffinity = Loose<api.ClusterAffinity>;
+export type ClusterAffinityTerm = Loose<api.ClusterAffinityTerm>;
+export type ReplicaSchedulingStrategy = Loose<api.ReplicaSchedulingStrategy>;
+export type StaticClusterWeight = NonNullable<NonNullable<ReplicaSchedulingStrategy['weightPreference']>['staticWeightList']>[number];
+export type SpreadConstraint = Loose<api.SpreadConstraint>;
+export type Placement = Loose<api.Placement>;
+export type ResourceSelector = Loose<api.ResourceSelector>;
+export type TargetCluster = Loose<api.TargetCluster>;
+export type ResourceSummary = NonNullable<NonNullable<Cluster['status']>['resourceSummary']>;
+export type APIEnablement = NonNullable<NonNullable<Cluster['status']>['apiEnablements']>[number];
 
-export interface FieldSelector {
-  /** Keys are provider, region or zone; operators In / NotIn (Exists / DoesNotExist for zone). */
-  matchExpressions?: LabelSelectorRequirement[];
-}
+export type Cluster = View<api.Cluster, { metadata: ObjectMeta; spec?: Partial<Loose<api.ClusterSpec>> }>;
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' | string;
-  /** RFC3339; for NoExecute taints the toleration seconds count from here. */
-  timeAdded?: string;
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal' | string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown' | string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
-}
-
-export interface APIEnablement {
-  groupVersion: string;
-  resources?: { name?: string; kind: string }[];
-}
-
-export interface ResourceSummary {
-  allocatable?: ResourceList;
-  allocated?: ResourceList;
-  allocating?: ResourceList;
-}
-
-export interface Cluster {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  spec?: {
-    provider?: string;
-    region?: string;
-    /** Deprecated single zone; `zones` wins when both are set. */
-    zone?: string;
-    zones?: string[];
-    taints?: Taint[];
-  };
-  status?: {
-    conditions?: Condition[];
-    resourceSummary?: ResourceSummary;
-    apiEnablements?: APIEnablement[];
-  };
-}
-
-export interface ClusterAffinity {
-  labelSelector?: LabelSelector;
-  fieldSelector?: FieldSelector;
-  clusterNames?: string[];
-  exclude?: string[];
-}
-
-export interface ClusterAffinityTerm extends ClusterAffinity {
-  affinityName: string;
-}
-
-export interface StaticClusterWeight {
-  targetCluster: ClusterAffinity;
-  weight: number;
-}
-
-export interface ReplicaSchedulingStrategy {
-  replicaSchedulingType?: 'Duplicated' | 'Divided' | string;
-  replicaDivisionPreference?: 'Aggregated' | 'Weighted' | string;
-  weightPreference?: {
-    staticWeightList?: StaticClusterWeight[];
-    dynamicWeight?: 'AvailableReplicas' | string;
-  };
-}
-
-export interface SpreadConstraint {
-  spreadByField?: 'cluster' | 'region' | 'zone' | 'provider' | string;
-  spreadByLabel?: string;
-  maxGroups?: number;
-  minGroups?: number;
-}
-
-export interface Placement {
-  clusterAffinity?: ClusterAffinity;
-  clusterAffinities?: ClusterAffinityTerm[];
-  clusterTolerations?: Toleration[];
-  spreadConstraints?: SpreadConstraint[];
-  replicaScheduling?: ReplicaSchedulingStrategy;
-}
-
-export interface ResourceSelector {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name?: string;
-  labelSelector?: LabelSelector;
-}
-
-export interface PropagationPolicy {
-  apiVersion?: string;
-  kind?: 'PropagationPolicy' | 'ClusterPropagationPolicy' | string;
-  metadata: ObjectMeta;
-  spec: {
-    resourceSelectors?: ResourceSelector[];
-    priority?: number;
-    /** Whether this policy takes a template over from a policy that already claimed it (admission defaults Never). */
-    preemption?: 'Always' | 'Never' | string;
-    placement?: Placement;
-  };
-}
+export type PropagationPolicy = View<api.PropagationPolicy, { metadata: ObjectMeta; spec: Loose<api.PropagationSpec> }>;
 
 /** Any Kubernetes object that can be propagated (Deployment, ConfigMap, ClusterRole, …). */
-export interface ResourceTemplate {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  spec?: Record<string, unknown>;
-}
+export type ResourceTemplate = View<api.KubeObject, { apiVersion: string; kind: string; metadata: ObjectMeta; spec?: Record<string, unknown> }>;
 
-export interface ObjectReference {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-  uid?: string;
-  resourceVersion?: string;
-}
+export type ObjectReference = Loose<api.BindingObjectReference>;
+export type ResourceBindingSpec = Loose<api.ResourceBindingSpec>;
+export type ResourceBindingStatus = Loose<api.ResourceBindingStatus>;
+export type NodeClaim = NonNullable<NonNullable<ResourceBindingSpec['replicaRequirements']>['nodeClaim']>;
 
-export interface TargetCluster {
-  name: string;
-  replicas?: number;
-}
-
-/** Karmada's NodeClaim: the pod template's node constraints, carried for estimators that look at nodes. */
-export interface NodeClaim {
-  nodeSelector?: Record<string, string>;
-  tolerations?: unknown[];
-  hardNodeAffinity?: Record<string, unknown>;
-}
-
-export interface ResourceBindingSpec {
-  resource: ObjectReference;
-  replicas?: number;
-  replicaRequirements?: { nodeClaim?: NodeClaim; resourceRequest?: ResourceList };
-  clusters?: TargetCluster[];
-  placement?: Placement;
-  rescheduleTriggeredAt?: string;
-}
-
-export interface ResourceBindingStatus {
-  schedulerObservedGeneration?: number;
-  schedulerObservingAffinityName?: string;
-  lastScheduledTime?: string;
-  conditions?: Condition[];
-}
+export type ResourceBinding = View<api.ResourceBinding, { metadata: ObjectMeta; spec: ResourceBindingSpec; status?: ResourceBindingStatus }>;
 
 /**
  * A stored binding as detection and scheduling update it: they write its annotations and spec and carry the rest
@@ -202,12 +60,4 @@ export interface ResourceBindingStatus {
 export interface BindingObject {
   metadata: { annotations?: Record<string, string> };
   spec?: unknown;
-}
-
-export interface ResourceBinding {
-  apiVersion?: string;
-  kind?: 'ResourceBinding' | 'ClusterResourceBinding' | string;
-  metadata: ObjectMeta;
-  spec: ResourceBindingSpec;
-  status?: ResourceBindingStatus;
 }

@@ -8,7 +8,7 @@ import type { Placement, PropagationPolicy, ResourceBinding, ResourceBindingStat
 import { whatIfSchedule } from './what-if.js';
 
 const now = new Date('2024-04-17T15:04:05Z');
-const seed = () => parseAllDocuments(readFileSync(new URL('./testdata/seed-003.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as Record<string, unknown>);
+const orderedGroups = () => parseAllDocuments(readFileSync(new URL('./testdata/ordered-groups.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as Record<string, unknown>);
 
 const existing = (spec: Partial<ResourceBinding['spec']>, status: ResourceBinding['status']): ResourceBinding => ({
   apiVersion: 'work.karmada.io/v1alpha2',
@@ -19,8 +19,8 @@ const existing = (spec: Partial<ResourceBinding['spec']>, status: ResourceBindin
 });
 
 describe('whatIfSchedule', () => {
-  it('seed 003: the unavailable first group is skipped, dc-beijing holds the replicas', () => {
-    const out = whatIfSchedule(seed(), now);
+  it('the multiple scheduling groups proposal: the unavailable first group is skipped, dc-beijing holds the replicas', () => {
+    const out = whatIfSchedule(orderedGroups(), now);
     expect(out).toHaveLength(1);
     const b = out[0]!;
     expect(b.kind).toBe('ResourceBinding');
@@ -40,8 +40,8 @@ describe('whatIfSchedule', () => {
     });
   });
 
-  it('seed 003 failover: member1 tainted NoExecute moves the replicas to dc-hongkong', () => {
-    const docs = seed();
+  it('the multiple scheduling groups proposal, failover: member1 tainted NoExecute moves the replicas to dc-hongkong', () => {
+    const docs = orderedGroups();
     (docs[0]!['spec'] as Record<string, unknown>)['taints'] = [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute' }];
     const prev = existing({ clusters: [{ name: 'member1', replicas: 2 }] }, { schedulerObservingAffinityName: 'dc-beijing', lastScheduledTime: '2024-04-17T15:00:00Z' });
     const [b] = whatIfSchedule([...docs, prev], now);
@@ -51,7 +51,7 @@ describe('whatIfSchedule', () => {
 
   it('an existing binding resumes its observed group (Steady)', () => {
     const prev = existing({ clusters: [{ name: 'member2', replicas: 2 }] }, { schedulerObservingAffinityName: 'dc-hongkong', lastScheduledTime: '2024-04-17T15:00:00Z' });
-    const [b] = whatIfSchedule([...seed(), prev], now);
+    const [b] = whatIfSchedule([...orderedGroups(), prev], now);
     expect(b!.spec.clusters).toEqual([{ name: 'member2', replicas: 2 }]);
     expect(b!.status!.schedulerObservingAffinityName).toBe('dc-hongkong');
   });
@@ -61,7 +61,7 @@ describe('whatIfSchedule', () => {
       { clusters: [{ name: 'member2', replicas: 2 }], rescheduleTriggeredAt: '2024-04-17T15:04:00Z' },
       { schedulerObservingAffinityName: 'dc-hongkong', lastScheduledTime: '2024-04-17T15:00:00Z' },
     );
-    const [b] = whatIfSchedule([...seed(), prev], now);
+    const [b] = whatIfSchedule([...orderedGroups(), prev], now);
     expect(b!.spec.rescheduleTriggeredAt).toBe('2024-04-17T15:04:00Z');
     expect(b!.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
     expect(b!.status!.schedulerObservingAffinityName).toBe('dc-beijing');
@@ -94,7 +94,7 @@ describe('whatIfSchedule', () => {
 
   it('propagates non-workloads to every cluster with 0 replicas and skips unmatched templates', () => {
     const docs = [
-      ...seed().slice(0, 2),
+      ...orderedGroups().slice(0, 2),
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default' }, data: { a: '1' } },
       { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'nope', namespace: 'default' } },
       { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'ClusterPropagationPolicy', metadata: { name: 'cms' }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } },
@@ -107,7 +107,7 @@ describe('whatIfSchedule', () => {
   });
 
   it('reports a failed schedule with the previous assignment kept', () => {
-    const docs = seed().slice(2); // no clusters at all
+    const docs = orderedGroups().slice(2); // no clusters at all
     const prev = existing({ clusters: [{ name: 'member1', replicas: 2 }] }, { schedulerObservingAffinityName: 'dc-beijing' });
     const [b] = whatIfSchedule([...docs, prev], now);
     expect(b!.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
@@ -121,7 +121,7 @@ describe('whatIfSchedule', () => {
 
   it('schedules a given binding that no template produced as it stands', () => {
     const lone = existing({ replicas: 1, placement: { clusterAffinity: { clusterNames: ['member2'] } } }, undefined);
-    const out = whatIfSchedule([...seed().slice(0, 2), lone], now);
+    const out = whatIfSchedule([...orderedGroups().slice(0, 2), lone], now);
     expect(out.map((b) => b.spec.clusters)).toEqual([[{ name: 'member2', replicas: 1 }]]);
   });
 
@@ -146,7 +146,7 @@ describe('whatIfSchedule', () => {
   });
 
   it('names the template field of a bad replica count', () => {
-    const docs = seed();
+    const docs = orderedGroups();
     (docs[2]!['spec'] as Record<string, unknown>)['replicas'] = -2;
     expect(() => whatIfSchedule(docs, now)).toThrow('objects[2].spec.replicas: must be a non-negative integer, got -2');
   });

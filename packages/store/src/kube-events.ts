@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { AlreadyExistsError, ConflictError, createJson, encodeJson, getJson, listJson, updateJson, type Bus } from '@flotilla/bus';
-import { backoff } from './object-store.js';
+import { backoff } from './backoff.js';
 import { kindFilter, objectKey, type ObjectRef } from './object.js';
 
 /** A Kubernetes-style event (core/v1 Event's fields that tools read). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually } from '@flotilla/testkit';
 import { AlreadyExistsError, type Bus } from '@flotilla/bus';
 import { ObjectStore } from './object-store.js';
 import { StatusStore } from './status-store.js';

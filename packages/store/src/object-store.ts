@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { formatTime } from '@flotilla/api';
 import { isDeepStrictEqual } from 'node:util';
 import {
   AlreadyExistsError,
@@ -11,6 +12,7 @@ import {
   type Bus,
   type Versioned,
 } from '@flotilla/bus';
+import { backoff } from './backoff.js';
 import { NotFoundError, StaleResourceVersionError } from './errors.js';
 import { kindFilter, objectKey, refOf, type ObjectRef, type StoredObject } from './object.js';
 import type { StatusRecord } from './status-store.js';
@@ -163,7 +165,7 @@ export class ObjectStore {
     const { resourceVersion: _rv, ...meta } = input.metadata;
     return {
       ...rest,
-      metadata: { ...meta, uid: randomUUID(), generation: 1, creationTimestamp: this.now().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      metadata: { ...meta, uid: randomUUID(), generation: 1, creationTimestamp: formatTime(this.now()) },
     };
   }
 
@@ -184,11 +186,6 @@ export class ObjectStore {
     const status = await getJson<StatusRecord>(this.bus.status, key);
     return withVersion(v, status?.value.status);
   }
-}
-
-/** Jittered, so that writers that lost together do not collide again in lock-step. */
-export function backoff(attempt: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * (attempt + 1))));
 }
 
 /** An informer's copy as the bucket holds it: resourceVersion is the revision, not part of the stored value. */

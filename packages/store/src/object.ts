@@ -1,22 +1,8 @@
-/** The JSON shape every stored object has; kinds add their own spec and status. */
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  [field: string]: unknown;
-}
+import type { KubeObject, ObjectMeta } from '@flotilla/api';
 
-export interface StoredObject {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  spec?: unknown;
-  status?: unknown;
+/** The API's object as the store keeps it: any kind, and fields it does not know are carried along. */
+export interface StoredObject extends KubeObject {
+  metadata: ObjectMeta & { [field: string]: unknown };
   [field: string]: unknown;
 }
 

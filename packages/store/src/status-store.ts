@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, AlreadyExistsError, createJson, deleteKey, encodeJson, getJson, listJson, updateJson, type Bus, type Versioned } from '@flotilla/bus';
-import { backoff } from './object-store.js';
+import { backoff } from './backoff.js';
 import { kindFilter, objectKey, refFromKey, type ObjectRef } from './object.js';
 
 /**

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { connectBus, destroyBus, type Bus } from '@flotilla/bus';
 
 export { PrivateRedis, freeTcpPort } from './private-redis.js';
 
@@ -10,17 +9,6 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A prefix no other run shares, so tests pass against servers that hold other data. */
 export function uniquePrefix(label = 't'): string {
   return `${label}-${randomBytes(4).toString('hex')}`;
-}
-
-/** A bus on a fresh prefix; `dispose` removes its streams and buckets. */
-export async function testBus(label?: string): Promise<Bus & { dispose(): Promise<void> }> {
-  const bus = await connectBus({ url: NATS_URL, prefix: uniquePrefix(label), name: 'test' });
-  return Object.assign(bus, {
-    async dispose() {
-      await destroyBus(bus);
-      await bus.close();
-    },
-  });
 }
 
 /** Polls `probe` until it returns a value other than undefined, or throws after `timeoutMs`. */
@@ -39,3 +27,4 @@ export async function eventually<T>(probe: () => Promise<T | undefined> | T | un
   }
 }
 export * from './private-prometheus.js';
+export { metricSum } from './metric-sum.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { admit } from '@flotilla/api';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eventually, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually, metricSum } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
 import { admit } from '@flotilla/api';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
+import { Registry } from 'prom-client';
 import { AffinitySchedulerController } from './controller.js';
 
 let bus: Bus & { dispose(): Promise<void> };
 let store: ObjectStore;
 let controller: AffinitySchedulerController;
+const registry = new Registry();
 let seq = 1_000_000;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -34,7 +37,7 @@ beforeAll(async () => {
   await cluster('member1', true);
   await cluster('member2', true);
   await cluster('member3', true, '2');
-  controller = new AffinitySchedulerController({ bus, store, publish: (e) => publishEvent(bus, e), logger: silent, failoverGraceMs: 200, resyncMs: 60_000 });
+  controller = new AffinitySchedulerController({ bus, store, publish: (e) => publishEvent(bus, e), logger: silent, failoverGraceMs: 200, resyncMs: 60_000, registry });
   await controller.start();
 });
 afterAll(async () => {
@@ -50,7 +53,7 @@ const deployment = (name: string, replicas: number) => ({
 });
 
 describe('affinity scheduler (in-process, real NATS)', () => {
-  it('seed 003: falls through an unavailable group, then fails over to the next group when the cluster is tainted', async () => {
+  it('the multiple scheduling groups proposal: falls through an unavailable group, then fails over to the next group when the cluster is tainted', async () => {
     await apply(deployment('nginx', 2));
     await apply({
       apiVersion: 'policy.karmada.io/v1alpha1',
@@ -210,5 +213,30 @@ describe('affinity scheduler (in-process, real NATS)', () => {
   it('deletes the binding when its template goes', async () => {
     await store.delete({ kind: 'Deployment', namespace: 'default', name: 'web' });
     await eventually(async () => ((await binding('web-deployment')) ? undefined : true), 10_000, 'binding removed');
+  });
+
+  it("counts Karmada's schedule attempts by result and type, and reports reconciles, queues and objects", async () => {
+    const sample = (name: string, labels: Record<string, string> = {}) => metricSum(registry, name, labels);
+    const unschedulable = { result: 'unschedulable', schedule_type: 'PlacementChanged' };
+    const before = await sample('karmada_scheduler_schedule_attempts_total', unschedulable);
+    await apply(deployment('nowhere', 1));
+    await apply({
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name: 'nowhere', namespace: 'default' },
+      spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nowhere' }], placement: { clusterAffinity: { clusterNames: ['no-such-cluster'] } } },
+    });
+    await eventually(async () => ((await sample('karmada_scheduler_schedule_attempts_total', unschedulable)) > before ? true : undefined), 10_000, 'an unschedulable attempt');
+    expect(await sample('karmada_scheduler_schedule_attempts_total', { result: 'scheduled' })).toBeGreaterThan(0);
+    expect(await sample('karmada_scheduler_schedule_attempts_total', { result: 'error' })).toBe(0);
+    expect(await sample('karmada_scheduler_scheduling_algorithm_duration_seconds', { le: '+Inf' })).toBeGreaterThan(0);
+    for (const controllerName of ['detection', 'scheduling', 'cluster-taints']) {
+      expect(await sample('flotilla_reconcile_total', { controller: controllerName, result: 'success' }), controllerName).toBeGreaterThan(0);
+    }
+    await controller.idle();
+    for (const kind of ['Cluster', 'PropagationPolicy', 'Deployment', 'ResourceBinding']) {
+      expect(await sample('flotilla_objects', { kind }), kind).toBe((await store.list(kind)).length);
+    }
+    expect(await sample('flotilla_workqueue_depth', { controller: 'scheduling' })).toBe(0);
   });
 });

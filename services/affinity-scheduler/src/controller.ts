@@ -1,6 +1,7 @@
 import { FederatedHpaAnnotations, listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
-import { SpreadSweep, WorkQueue } from '@flotilla/controller';
+import { ControllerMetrics, SpreadSweep, WorkQueue, type ControllerLogger } from '@flotilla/controller';
+import { Registry } from 'prom-client';
 import {
   AssumedUsage,
   buildBinding,
@@ -8,6 +9,7 @@ import {
   decideBinding,
   observedAfter,
   parseResourceRequest,
+  type BindingDecision,
   policyClaim,
   resultWrite,
   revisitAfterMs,
@@ -20,17 +22,15 @@ import {
   type ResourceBinding,
   type ResourceTemplate,
 } from '@flotilla/scheduling';
-import { Informer, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, NotFoundError, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { decisionEvent } from './decision-event.js';
 import { federatedHpaHandOff, type HandOff } from './federated-hpa-handoff.js';
+import { SchedulerMetrics } from './scheduler-metrics.js';
 import { decideTaints } from './taints.js';
 import { bindingStatusProjection, clusterSchedulingSignature, templateProjection, type BindingStatusView } from './projections.js';
 
-export interface ControllerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+/** Bindings scheduled at once. */
+export const DEFAULT_SCHEDULER_CONCURRENCY = 64;
 
 export interface AffinitySchedulerOptions {
   bus: Bus;
@@ -43,6 +43,8 @@ export interface AffinitySchedulerOptions {
   /** Every binding is reconsidered this often, as an informer resync (toleration seconds running out, say). */
   resyncMs: number;
   concurrency?: number;
+  /** The service's registry: reconcile, queue, object and Karmada scheduler metrics are reported there. */
+  registry?: Registry;
 }
 
 type Obj = StoredObject & Record<string, unknown>;
@@ -80,14 +82,23 @@ export class AffinitySchedulerController {
   readonly taintQueue: WorkQueue;
   private readonly resync: SpreadSweep;
   private started = false;
+  private readonly metrics: ControllerMetrics;
+  private readonly schedulerMetrics: SchedulerMetrics;
 
   constructor(private readonly o: AffinitySchedulerOptions) {
     this.now = o.now ?? (() => new Date());
+    const registry = o.registry ?? new Registry();
+    this.metrics = ControllerMetrics.of(registry);
+    this.schedulerMetrics = SchedulerMetrics.of(registry);
     const onError = (queue: string) => (key: string, err: unknown, attempt: number) => o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
-    const concurrency = o.concurrency ?? 64;
-    this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, onError: onError('detect') });
-    this.scheduleQueue = new WorkQueue((k) => this.schedule(k), { concurrency, onError: onError('schedule') });
-    this.taintQueue = new WorkQueue((k) => this.taint(k), { onError: onError('taint') });
+    const concurrency = o.concurrency ?? DEFAULT_SCHEDULER_CONCURRENCY;
+    const queueOptions = (name: string) => ({ onError: onError(name), observer: this.metrics.observer(name) });
+    this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, ...queueOptions('detection') });
+    this.scheduleQueue = new WorkQueue((k, queuedAt) => this.schedule(k, queuedAt), { concurrency, ...queueOptions('scheduling') });
+    this.taintQueue = new WorkQueue((k) => this.taint(k), queueOptions('cluster-taints'));
+    this.metrics.track('detection', this.detectQueue);
+    this.metrics.track('scheduling', this.scheduleQueue);
+    this.metrics.track('cluster-taints', this.taintQueue);
 
     // The resync is spread over its period: all at once, 10,000 bindings hold up the one just applied.
     this.resync = new SpreadSweep({
@@ -149,10 +160,13 @@ export class AffinitySchedulerController {
     this.enqueueAllBindings();
     for (const key of this.clusters.cache.keys()) this.taintQueue.add(key);
     this.resync.start();
+    const informers: Array<[string, Informer<Obj>]> = [...this.templates, ...this.bindings, ['PropagationPolicy', this.policies], ['ClusterPropagationPolicy', this.clusterPolicies], ['Cluster', this.clusters]];
+    for (const [kind, informer] of informers) this.metrics.countObjects(kind, () => informer.cache.size);
   }
 
   async stop(): Promise<void> {
     this.started = false;
+    this.metrics.forgetObjects();
     this.resync.stop();
     for (const i of this.allInformers()) i.stop();
     await Promise.all([this.detectQueue.stop(), this.scheduleQueue.stop(), this.taintQueue.stop()]);
@@ -247,8 +261,8 @@ export class AffinitySchedulerController {
   }
 
   private async deleteBinding(ref: ObjectRef, existing: Obj): Promise<void> {
-    await this.o.store.delete(ref).catch((err: Error) => {
-      if (err.name !== 'NotFoundError') throw err;
+    await this.o.store.delete(ref).catch((err: unknown) => {
+      if (!(err instanceof NotFoundError)) throw err;
     });
     this.observed.delete(objectKey(ref));
     await this.o.publish(
@@ -257,7 +271,7 @@ export class AffinitySchedulerController {
   }
 
   // 2. scheduling
-  private async schedule(key: string): Promise<void | { requeueAfterMs: number }> {
+  private async schedule(key: string, queuedAtMs: number): Promise<void | { requeueAfterMs: number }> {
     const ref = refFromKey(key);
     const cached = this.bindings.get(ref.kind)?.cache.get(key);
     const stored = cached?.value;
@@ -269,7 +283,32 @@ export class AffinitySchedulerController {
     const now = this.now();
     const handOff = federatedHpaHandOff(binding, this.clusterViews(), now);
     if (handOff.kind !== 'Schedule') return this.handOver(ref, handOff, cached);
+    const algorithmStart = performance.now();
     const decision = decideBinding(binding, this.clusterViews(), now, this.observed.get(key));
+    if (decision.kind !== 'Scheduled') return this.applyDecision(ref, cached, binding, decision, now);
+    this.schedulerMetrics.algorithmSeconds.observe((performance.now() - algorithmStart) / 1000);
+    const labels = { schedule_type: decision.trigger, result: decision.result.ok ? 'scheduled' : 'unschedulable' };
+    try {
+      const next = await this.applyDecision(ref, cached, binding, decision, now);
+      this.schedulerMetrics.e2eSeconds.observe(labels, (Date.now() - queuedAtMs) / 1000);
+      return next;
+    } catch (err) {
+      labels.result = 'error';
+      throw err;
+    } finally {
+      this.schedulerMetrics.attempts.inc(labels);
+    }
+  }
+
+  /** Writes the decision's result (if any), announces it, and says when to decide again. */
+  private async applyDecision(
+    ref: ObjectRef,
+    cached: { value: Obj; revision: number },
+    binding: ResourceBinding,
+    decision: BindingDecision,
+    now: Date,
+  ): Promise<void | { requeueAfterMs: number }> {
+    const key = objectKey(ref);
     let generation = binding.metadata.generation ?? 0;
     const write = resultWrite(decision);
     if (write) {

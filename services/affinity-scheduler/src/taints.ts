@@ -1,3 +1,4 @@
+import { formatTime } from '@flotilla/api';
 import type { Cluster, Taint } from '@flotilla/scheduling';
 
 /** Karmada's taints for a cluster whose Ready condition is False, or Unknown. */
@@ -29,5 +30,5 @@ export function decideTaints(cluster: Cluster, now: Date, graceMs: number): Tain
   const key = ready.status === 'False' ? NOT_READY_TAINT : UNREACHABLE_TAINT;
   if (current.some((t) => t.key === key && t.effect === 'NoExecute')) return {};
   const kept = current.filter((t) => !ours(t));
-  return { taints: [...kept, { key, effect: 'NoExecute', timeAdded: now.toISOString().replace(/\.\d{3}Z$/, 'Z') }] };
+  return { taints: [...kept, { key, effect: 'NoExecute', timeAdded: formatTime(now) }] };
 }

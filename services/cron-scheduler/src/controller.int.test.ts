@@ -1,19 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ruleClock } from '@flotilla/cron';
-import { eventually } from '@flotilla/testkit';
+import { eventually, metricSum } from '@flotilla/testkit';
+import { Registry } from 'prom-client';
 import type { CronController } from './controller.js';
 import { RuleStateStore } from './rule-state-store.js';
 import { cronHpa, deployment, harness, sleep, type Harness } from './testing/harness.js';
 
 let h: Harness;
 let controller: CronController;
+const registry = new Registry();
 const deployRef = (name: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name });
 const replicasIn = async (x: Harness, name: string) => ((await x.store.get({ kind: 'Deployment', namespace: 'default', name }))?.spec as { replicas?: number } | undefined)?.replicas;
 const replicasOf = (name: string) => replicasIn(h, name);
 
 beforeAll(async () => {
   h = await harness('cron');
-  controller = h.controller();
+  controller = h.controller({ registry });
   await controller.start();
 });
 afterAll(async () => {
@@ -45,6 +47,10 @@ describe('cron scheduler (in-process, real NATS and Redis)', () => {
     expect(Date.parse(entry!.nextExecutionTime!)).toBeGreaterThan(Date.parse(entry!.successfulExecutions![0]!.scheduleTime));
     // The first event announced the rule before it ever ran.
     expect((await h.events('web-cron'))[0]?.type).toBe('CronNextScheduled');
+    expect(await metricSum(registry, 'flotilla_cron_executions_total', { result: 'succeeded' })).toBeGreaterThanOrEqual(2);
+    expect(await metricSum(registry, 'flotilla_cron_execution_lateness_seconds', { le: '+Inf' })).toBeGreaterThanOrEqual(2);
+    expect(await metricSum(registry, 'flotilla_objects', { kind: 'CronFederatedHPA' })).toBeGreaterThanOrEqual(1);
+    expect(await metricSum(registry, 'flotilla_reconcile_total', { controller: 'cron-scheduler', result: 'error' })).toBe(0);
   });
 
   it('a missing target is a failed execution with a Warning event, and the next schedule still fires', async () => {
@@ -55,6 +61,7 @@ describe('cron scheduler (in-process, real NATS and Redis)', () => {
     }, 8000, 'two failed executions');
     expect(failed[0]?.data).toMatchObject({ ruleName: 'up', missed: false, reason: 'TargetNotFound', message: 'Deployment default/ghost not found', kubeEvent: { type: 'Warning', reason: 'ScaleFailed' } });
     expect(failed[0]?.data.scheduleTime).not.toBe(failed[1]?.data.scheduleTime);
+    expect(await metricSum(registry, 'flotilla_cron_executions_total', { result: 'failed' })).toBeGreaterThanOrEqual(2);
     // failedHistoryLimit 0 keeps none, and folding does not crash.
     const status = await h.status('ghost-cron');
     expect(status.executionHistories?.[0]).toEqual({ ruleName: 'up', nextExecutionTime: expect.any(String) });
@@ -88,7 +95,7 @@ describe('cron scheduler (in-process, real NATS and Redis)', () => {
   });
 });
 
-describe('catch-up after an outage (issue 4 item 7)', () => {
+describe('catch-up after an outage', () => {
   // Its own prefix: no other controller may plan these objects before the outage state is stored.
   let o: Harness;
   beforeAll(async () => {
@@ -107,20 +114,24 @@ describe('catch-up after an outage (issue 4 item 7)', () => {
     const obj = await o.apply(cronHpa(`${name}-cron`, deployRef(name), rules));
     const state = rules.map((r) => ({ ruleName: r.name, clock: ruleClock(r), nextDue: dues[r.name]!.toISOString() }));
     await new RuleStateStore(o.bus).put(obj.metadata.uid!, { objectKey: `CronFederatedHPA.default.${name}-cron`, rules: state }, 0);
-    const c = o.controller({ catchUpWindowMs });
+    const outageRegistry = new Registry();
+    const c = o.controller({ catchUpWindowMs, registry: outageRegistry });
     await c.start();
     const events = await eventually(async () => {
       const ev = (await o.events(`${name}-cron`)).filter((e) => e.type !== 'CronNextScheduled');
       return ev.length >= 2 ? ev : undefined;
     }, 8000, 'two outcomes');
     await c.stop();
-    return events;
+    const counted = Object.fromEntries(
+      await Promise.all(['succeeded', 'failed', 'missed'].map(async (result) => [result, await metricSum(outageRegistry, 'flotilla_cron_executions_total', { result })])),
+    );
+    return { events, counted };
   }
 
   it('within the window only the latest missed execution per field applies; the older is recorded as missed', async () => {
     const now = Date.now();
     // A scale-up and a later scale-down, both missed: the target ends scaled down.
-    const events = await outage('shop', { 'scale-up': new Date(now - 10 * 60_000), 'scale-down': new Date(now - 5 * 60_000) }, 15 * 60_000);
+    const { events, counted } = await outage('shop', { 'scale-up': new Date(now - 10 * 60_000), 'scale-down': new Date(now - 5 * 60_000) }, 15 * 60_000);
     expect(events.map((e) => [e.type, e.data.ruleName])).toEqual([
       ['CronRuleFailed', 'scale-up'],
       ['CronRuleExecuted', 'scale-down'],
@@ -130,11 +141,13 @@ describe('catch-up after an outage (issue 4 item 7)', () => {
     // Applied late, with its real execution time.
     expect(Date.parse(events[1]!.data.executionTime as string) - Date.parse(events[1]!.data.scheduleTime as string)).toBeGreaterThanOrEqual(5 * 60_000 - 1000);
     expect(await replicasIn(o, 'shop')).toBe(2);
+    expect(counted).toEqual({ succeeded: 1, failed: 0, missed: 1 });
   });
 
   it('outside the window misses are recorded, not applied', async () => {
     const now = Date.now();
-    const events = await outage('shop2', { 'scale-up': new Date(now - 10 * 60_000), 'scale-down': new Date(now - 5 * 60_000) }, 60_000);
+    const { events, counted } = await outage('shop2', { 'scale-up': new Date(now - 10 * 60_000), 'scale-down': new Date(now - 5 * 60_000) }, 60_000);
+    expect(counted).toEqual({ succeeded: 0, failed: 0, missed: 2 });
     expect(events.map((e) => [e.type, e.data.ruleName, e.data.missed])).toEqual([
       ['CronRuleFailed', 'scale-up', true],
       ['CronRuleFailed', 'scale-down', true],

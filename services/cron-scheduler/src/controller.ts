@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
-import { WorkQueue } from '@flotilla/controller';
+import { ControllerMetrics, WorkQueue, type ControllerLogger } from '@flotilla/controller';
+import { Registry } from 'prom-client';
 import {
   executionId,
   DEFAULT_CATCH_UP_WINDOW_MS,
@@ -10,8 +11,8 @@ import {
   nextScheduledData,
   planCronExecutions,
   targetKindOf,
+  type AdmittedCronFederatedHPA,
   type CronEvent,
-  type CronFederatedHPA,
   type CronPlan,
 } from '@flotilla/cron';
 import { createDelayedQueue, createWorker, scheduleAt, systemClock, type Clock, type DelayedQueue, type DelayedWorker } from '@flotilla/runtime';
@@ -21,15 +22,16 @@ import { applyExecutions, type ExecutionOutcome } from './apply-executions.js';
 import { needsNextScheduled } from './next-scheduled.js';
 import { RuleStateStore, type StoredCronState } from './rule-state-store.js';
 import { WakeSchedule } from './wake-schedule.js';
+import { CronMetrics } from './cron-metrics.js';
 
 export const CONTROLLER_NAME = 'cron-scheduler';
 export const CRON_KIND = 'CronFederatedHPA';
 
-export interface ControllerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+/** How often every object is reconsidered and its timers re-armed (survives lost Redis keys). */
+export const DEFAULT_RESYNC_MS = 60_000;
+/** Objects reconciled at once. */
+export const DEFAULT_CRON_CONCURRENCY = 32;
+const DEFAULT_ARM_HORIZON_MS = 3_600_000;
 
 /** One execution's outcome, for metrics and benchmarks. */
 export interface ExecutionReport {
@@ -54,7 +56,7 @@ export interface CronControllerOptions {
   publish: (e: CloudEvent) => Promise<unknown>;
   clock?: Clock;
   logger: ControllerLogger;
-  /** How late a missed occurrence may still be applied (issue 4 item 7). Default 15 minutes. */
+  /** How late a missed occurrence may still be applied. Default 15 minutes. */
   catchUpWindowMs?: number;
   /** The zone of rules without `timeZone`. Default UTC. */
   defaultTimeZone?: string;
@@ -73,6 +75,8 @@ export interface CronControllerOptions {
   /** Attempts at a target write failing for other reasons than the target's absence before it is recorded as failed. */
   maxWriteAttempts?: number;
   onExecution?: (r: ExecutionReport) => void;
+  /** The service's registry: reconcile, queue, object and execution metrics are reported there. */
+  registry?: Registry;
 }
 
 /** A wake-up names no object: whatever is due when it fires is woken (and jobs of earlier versions, per rule, too). */
@@ -117,10 +121,15 @@ export class CronController {
   private worker?: DelayedWorker<JobData, void>;
   private resyncTimer?: NodeJS.Timeout;
   private started = false;
+  private readonly metrics: ControllerMetrics;
+  private readonly cronMetrics: CronMetrics;
 
   constructor(private readonly o: CronControllerOptions) {
     this.clock = o.clock ?? systemClock;
-    this.armHorizonMs = Math.max(o.armHorizonMs ?? 3_600_000, 2 * (o.resyncMs ?? 60_000));
+    const registry = o.registry ?? new Registry();
+    this.metrics = ControllerMetrics.of(registry);
+    this.cronMetrics = CronMetrics.of(registry);
+    this.armHorizonMs = Math.max(o.armHorizonMs ?? DEFAULT_ARM_HORIZON_MS, 2 * (o.resyncMs ?? DEFAULT_RESYNC_MS));
     this.wakes = new WakeSchedule(this.clock, (key) => {
       if (this.started) this.workQueue.add(key);
     });
@@ -130,9 +139,11 @@ export class CronController {
       if (this.started) this.workQueue.add(e.key);
     });
     this.workQueue = new WorkQueue((k) => this.reconcile(k), {
-      concurrency: o.concurrency ?? 32,
+      concurrency: o.concurrency ?? DEFAULT_CRON_CONCURRENCY,
       onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'reconcile failed; retrying'),
+      observer: this.metrics.observer(CONTROLLER_NAME),
     });
+    this.metrics.track(CONTROLLER_NAME, this.workQueue);
   }
 
   /** Lists the objects and their stored state, rebuilds every timer, and catches up on what came due meanwhile. */
@@ -154,9 +165,10 @@ export class CronController {
       },
     });
     this.started = true;
+    this.metrics.countObjects(CRON_KIND, () => this.informer.cache.size);
     this.sweep();
     await this.collectOrphans(stored);
-    this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? 60_000);
+    this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? DEFAULT_RESYNC_MS);
   }
 
   /**
@@ -176,6 +188,7 @@ export class CronController {
 
   async stop(): Promise<void> {
     this.started = false;
+    this.metrics.forgetObjects();
     clearInterval(this.resyncTimer);
     this.informer.stop();
     this.wakes.clear();
@@ -220,7 +233,7 @@ export class CronController {
   }
 
   private async reconcile(key: string): Promise<void> {
-    const obj = this.informer.cache.get(key)?.value as (StoredObject & CronFederatedHPA) | undefined;
+    const obj = this.informer.cache.get(key)?.value as (StoredObject & AdmittedCronFederatedHPA) | undefined;
     const knownUid = this.uids.get(key);
     if (!obj) {
       if (knownUid) await this.forget(key, knownUid);
@@ -254,7 +267,9 @@ export class CronController {
       const outcomes = await this.applyToTarget(key, obj, uid, plan);
       // 3. the events, in the order the status writer should fold them
       await this.publishAll(this.eventsOf(obj, uid, stored, plan, outcomes, now));
+      this.cronMetrics.missed(plan.missed.length);
       for (const o of outcomes) {
+        this.cronMetrics.executed(o.effect.ok, o.execution.scheduleTime, now);
         this.o.onExecution?.({ key, ruleName: o.execution.ruleName, scheduleTime: o.execution.scheduleTime, executionTime: now, ok: o.effect.ok });
       }
       // 4. the state
@@ -276,7 +291,7 @@ export class CronController {
     if (wakeAt !== undefined) this.armDurable(wakeAt, now.getTime());
   }
 
-  private async applyToTarget(key: string, obj: CronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
+  private async applyToTarget(key: string, obj: AdmittedCronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
     if (!plan.execute.length) return [];
     const ref = obj.spec.scaleTargetRef;
     const namespace = obj.metadata.namespace;
@@ -304,7 +319,7 @@ export class CronController {
     }
   }
 
-  private eventsOf(obj: CronFederatedHPA, uid: string, stored: StoredCronState, plan: CronPlan, outcomes: ExecutionOutcome[], now: Date): CloudEvent[] {
+  private eventsOf(obj: AdmittedCronFederatedHPA, uid: string, stored: StoredCronState, plan: CronPlan, outcomes: ExecutionOutcome[], now: Date): CloudEvent[] {
     const ruleOf = (name: string) => obj.spec.rules.find((r) => r.name === name)!;
     const wrap = (id: string, e: CronEvent): CloudEvent =>
       cloudEvent({ id, source: CONTROLLER_NAME, type: e.type, kind: CRON_KIND, namespace: obj.metadata.namespace, name: obj.metadata.name, time: now, data: e.data });

@@ -1,3 +1,4 @@
+import { isPlainObject } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
 
 /**
@@ -11,20 +12,16 @@ export const EXECUTIONS_ANNOTATION = 'cron.flotilla.io/executions';
 /** cron object uid -> rule name -> latest applied schedule time (RFC 3339). */
 export type ExecutionMarkers = Record<string, Record<string, string>>;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The markers on a target; a missing or mangled annotation (a user edited it) reads as none. */
 export function readMarkers(target: Pick<StoredObject, 'metadata'> | undefined): ExecutionMarkers {
   const raw = target?.metadata.annotations?.[EXECUTIONS_ANNOTATION];
   if (raw === undefined) return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (!isRecord(parsed)) return {};
+    if (!isPlainObject(parsed)) return {};
     const out: ExecutionMarkers = {};
     for (const [uid, rules] of Object.entries(parsed)) {
-      if (!isRecord(rules)) continue;
+      if (!isPlainObject(rules)) continue;
       const kept: Record<string, string> = {};
       for (const [rule, at] of Object.entries(rules)) if (typeof at === 'string' && !Number.isNaN(Date.parse(at))) kept[rule] = at;
       out[uid] = kept;

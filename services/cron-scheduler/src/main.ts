@@ -1,44 +1,38 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { closeRedis, connectRedis, runService, startLeaderWork } from '@flotilla/runtime';
+import { closeRedis, connectRedis, runLeaderService } from '@flotilla/runtime';
 import { configSchema } from './config.js';
 import { CONTROLLER_NAME, CronController } from './controller.js';
 
-await runService({
+await runLeaderService({
   name: CONTROLLER_NAME,
   configSchema,
-  async start({ config, logger, setReady }) {
+  async open({ config }) {
     const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME));
-    // The timers' connection; the lease has its own (startLeaderWork).
+    // The timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD, connectionName: CONTROLLER_NAME });
-    const stopLeaderWork = await startLeaderWork({
-      redisUrl: config.REDIS_URL,
-      redisPassword: config.REDIS_PASSWORD,
-      key: `${config.FLOTILLA_PREFIX}:leader:${CONTROLLER_NAME}`,
-      leaseMs: config.LEADER_LEASE_MS,
-      logger,
-      work: async () => {
-        const controller = new CronController({
-          bus,
-          redis,
-          queuePrefix: config.FLOTILLA_PREFIX,
-          publish: (e) => publishEvent(bus, e),
-          logger,
-          catchUpWindowMs: config.CRON_CATCHUP_WINDOW_MS,
-          defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE,
-          resyncMs: config.CRON_RESYNC_MS,
-          concurrency: config.CRON_CONCURRENCY,
-        });
-        await controller.start();
-        logger.info({ defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE, catchUpWindowMs: config.CRON_CATCHUP_WINDOW_MS }, 'scheduling cron rules as leader');
-        return () => controller.stop();
+    return {
+      resources: { bus, redis },
+      close: async () => {
+        await bus.close();
+        await closeRedis(redis);
       },
-    });
-    setReady(true);
-    return async () => {
-      setReady(false);
-      await stopLeaderWork();
-      await bus.close();
-      await closeRedis(redis);
     };
+  },
+  async lead({ config, logger, registry }, { bus, redis }) {
+    const controller = new CronController({
+      bus,
+      redis,
+      queuePrefix: config.FLOTILLA_PREFIX,
+      publish: (e) => publishEvent(bus, e),
+      logger,
+      catchUpWindowMs: config.CRON_CATCHUP_WINDOW_MS,
+      defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE,
+      resyncMs: config.CRON_RESYNC_MS,
+      concurrency: config.CRON_CONCURRENCY,
+      registry,
+    });
+    await controller.start();
+    logger.info({ defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE, catchUpWindowMs: config.CRON_CATCHUP_WINDOW_MS }, 'scheduling cron rules as leader');
+    return () => controller.stop();
   },
 });

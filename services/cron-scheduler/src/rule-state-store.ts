@@ -5,7 +5,7 @@ import type { RuleState } from '@flotilla/cron';
 export interface CronObjectState {
   /** The object's store key, to find it again (and to clean up after it is deleted). */
   objectKey: string;
-  /** Each rule's clock and next due instant: stored so a restart never recomputes it from "now" (issue 4 item 6). */
+  /** Each rule's clock and next due instant: stored so a restart never recomputes it from "now". */
   rules: RuleState[];
 }
 

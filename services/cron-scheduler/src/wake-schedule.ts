@@ -1,7 +1,5 @@
+import { MAX_TIMER_MS } from '@flotilla/controller';
 import type { Clock } from '@flotilla/runtime';
-
-/** Node keeps timer delays in a signed 32-bit integer; a longer wait is re-armed when the timer fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * When to wake which object: each key waits for one instant, and each instant has one local timer however many

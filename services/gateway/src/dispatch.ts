@@ -1,21 +1,32 @@
 import { OPERATIONS, type ApiReply, type Operation } from '@flotilla/client';
 import { BadRequestError, toApiError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
+import type { RequestMetrics } from './request-metrics.js';
 
 export interface DispatchLogger {
   error(obj: object, msg: string): void;
 }
 
 /** Runs one API operation and wraps its outcome; never throws. */
-export async function dispatch(handler: GatewayHandler, op: string, body: unknown, log: DispatchLogger): Promise<ApiReply<unknown>> {
+export async function dispatch(
+  handler: GatewayHandler,
+  op: string,
+  body: unknown,
+  log: DispatchLogger,
+  metrics?: RequestMetrics,
+): Promise<ApiReply<unknown>> {
+  const started = performance.now();
+  const operation = OPERATIONS.includes(op as Operation) ? op : 'unknown';
   try {
-    if (!OPERATIONS.includes(op as Operation)) throw new BadRequestError(`unknown operation "${op}"; one of ${OPERATIONS.join(', ')}`);
+    if (operation === 'unknown') throw new BadRequestError(`unknown operation "${op}"; one of ${OPERATIONS.join(', ')}`);
     if (body === null || typeof body !== 'object') throw new BadRequestError('request body must be a JSON object');
     const result = await (handler[op as Operation] as (b: unknown) => Promise<unknown>).call(handler, body);
+    metrics?.answered(operation, 'Success', (performance.now() - started) / 1000);
     return { ok: true, result };
   } catch (err) {
     const error = toApiError(err);
-    if (error.code === 'Internal') log.error({ err, op }, 'request failed');
+    if (error.reason === 'InternalError') log.error({ err, op }, 'request failed');
+    metrics?.answered(operation, error.reason, (performance.now() - started) / 1000);
     return { ok: false, error };
   }
 }

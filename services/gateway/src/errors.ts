@@ -1,5 +1,6 @@
 import { AdmissionError, ManifestError, UnknownKindError } from '@flotilla/api';
 import type { ApiErrorBody } from '@flotilla/client';
+import { AlreadyExistsError, ConflictError } from '@flotilla/bus';
 import { NotFoundError, StaleResourceVersionError } from '@flotilla/store';
 
 export class TooLargeError extends Error {
@@ -18,12 +19,13 @@ export class BadRequestError extends Error {
 
 /** Maps a typed error to the reply a client sees; anything unexpected is Internal and logged by the caller. */
 export function toApiError(err: unknown): ApiErrorBody {
-  if (err instanceof AdmissionError) return { code: 'Invalid', message: err.message, causes: err.causes };
-  if (err instanceof StaleResourceVersionError) return { code: 'Conflict', message: err.message };
-  if (err instanceof NotFoundError) return { code: 'NotFound', message: err.message };
-  if (err instanceof TooLargeError) return { code: 'TooLarge', message: err.message };
+  if (err instanceof AdmissionError) return { reason: 'Invalid', message: err.message, causes: err.causes };
+  if (err instanceof StaleResourceVersionError || err instanceof ConflictError) return { reason: 'Conflict', message: err.message };
+  if (err instanceof AlreadyExistsError) return { reason: 'AlreadyExists', message: err.message };
+  if (err instanceof NotFoundError) return { reason: 'NotFound', message: err.message };
+  if (err instanceof TooLargeError) return { reason: 'RequestEntityTooLarge', message: err.message };
   if (err instanceof UnknownKindError || err instanceof ManifestError || err instanceof BadRequestError) {
-    return { code: 'BadRequest', message: err.message };
+    return { reason: 'BadRequest', message: err.message };
   }
-  return { code: 'Internal', message: `internal error: ${(err as Error)?.message ?? String(err)}` };
+  return { reason: 'InternalError', message: `internal error: ${(err as Error)?.message ?? String(err)}` };
 }

@@ -1,22 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { metricSum } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
-import { ApiError, GatewayClient } from '@flotilla/client';
+import { ApiError, BadRequestError, ConflictError, GatewayClient, InvalidError, NotFoundError, ServiceUnavailableError } from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 import { serveHttpApi } from './http-api.js';
+import { Registry } from 'prom-client';
 
 let bus: Bus & { dispose(): Promise<void> };
 let client: GatewayClient;
 let stopNats: () => Promise<void>;
 let http: { port: number; close(): Promise<void> };
 const log = { error: () => undefined };
+const registry = new Registry();
 
 beforeAll(async () => {
   bus = await testBus('gw');
   const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
-  stopNats = serveNatsApi(bus, handler, log).stop;
+  stopNats = serveNatsApi(bus, handler, log, registry).stop;
   http = await serveHttpApi(handler, { host: '127.0.0.1', port: 0 }, log);
   client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot });
 });
@@ -68,7 +71,8 @@ describe('gateway', () => {
     ];
     for (const [obj, message] of cases) {
       const err = await rejected(client.apply(obj));
-      expect(err.code).toMatch(/Invalid|BadRequest/);
+      expect(err).toSatisfy((e) => e instanceof InvalidError || e instanceof BadRequestError);
+      if (err instanceof InvalidError) expect(err.causes.length).toBeGreaterThan(0);
       expect(err.message).toMatch(message);
     }
     expect(await client.get('Deployment', 'keep')).toEqual(before);
@@ -83,7 +87,7 @@ describe('gateway', () => {
     });
     expect((await client.apply(fhpa('first', 'web'))).outcome).toBe('created');
     const err = await rejected(client.apply(fhpa('second', 'web')));
-    expect(err.code).toBe('Invalid');
+    expect(err.reason).toBe('Invalid');
     expect(err.message).toContain('spec.scaleTargetRef');
     expect(err.message).toContain('already scaled by FederatedHPA default/first');
     // the first one may still be updated, and another workload takes its own
@@ -96,8 +100,9 @@ describe('gateway', () => {
     // Over NATS' 1 MiB payload the request cannot even be sent: the HTTP API shows the gateway's own answer.
     const res = await fetch(`http://127.0.0.1:${http.port}/api/apply`, { method: 'POST', body: JSON.stringify({ object: big }) });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/too large/);
-    await expect(client.get('Deployment', 'big')).rejects.toMatchObject({ code: 'NotFound' });
+    const { error } = (await res.json()) as { error: { reason: string; message: string } };
+    expect(error).toMatchObject({ reason: 'RequestEntityTooLarge', message: expect.stringMatching(/too large/) });
+    await expect(client.get('Deployment', 'big')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('answers a stale resourceVersion with a conflict', async () => {
@@ -105,17 +110,37 @@ describe('gateway', () => {
     const rv = a.object.metadata.resourceVersion as string;
     await client.apply({ ...deployment('occ', 2), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } });
     const err = await rejected(client.apply({ ...deployment('occ', 9), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } }));
-    expect(err.code).toBe('Conflict');
+    expect(err).toBeInstanceOf(ConflictError);
+    expect([err.reason, err.status]).toEqual(['Conflict', 409]);
     expect((await client.get('Deployment', 'occ')).spec).toMatchObject({ replicas: 2 });
   });
 
   it('deletes, publishes ObjectDeleted, and reports NotFound afterwards', async () => {
     await client.apply(deployment('gone'));
     await client.delete('deploy', 'gone');
-    expect((await rejected(client.get('deploy', 'gone'))).code).toBe('NotFound');
+    const notFound = await rejected(client.get('deploy', 'gone'));
+    expect(notFound).toBeInstanceOf(NotFoundError);
+    expect([notFound.reason, notFound.status]).toEqual(['NotFound', 404]);
     const types = [];
     for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'gone' } })) types.push(d.event.type);
     expect(types).toEqual(['io.flotilla.ObjectDeleted']);
+  });
+
+  it('a client with no gateway on its subject gets ServiceUnavailable, not a timeout text to parse', async () => {
+    const nobody = new GatewayClient(bus.nc, { apiRoot: `${bus.names.apiRoot}-nobody`, timeoutMs: 2000 });
+    const err = await rejected(nobody.get('deploy', 'web'));
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect(err.message).toMatch(/gateway is not running/);
+  });
+
+  it('counts requests by operation and by the reason of the answer', async () => {
+    const count = (operation: string, reason: string) => metricSum(registry, 'flotilla_api_requests_total', { operation, reason });
+    const [applied, missing] = [await count('apply', 'Success'), await count('get', 'NotFound')];
+    await client.apply(deployment('counted'));
+    await rejected(client.get('deploy', 'never-applied'));
+    expect([await count('apply', 'Success'), await count('get', 'NotFound')]).toEqual([applied + 1, missing + 1]);
+    await rejected(client.call('bogus' as 'get', { kind: 'deploy', name: 'x' }));
+    expect(await count('unknown', 'BadRequest')).toBe(1);
   });
 
   it('serves the HTTP API and a validating admission webhook', async () => {

@@ -1,4 +1,5 @@
 import { admit, AdmissionError, MAX_OBJECT_BYTES, resolveKind, type KubeObject } from '@flotilla/api';
+import { scheduleChecks } from '@flotilla/cron';
 import type { ApplyReply, ApplyRequest, DeleteReply, DeleteRequest, EventsReply, EventsRequest, GetRequest, ListReply, ListRequest, StoredLike } from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import { KubeEventStore, ObjectStore, refOf, type ObjectRef, type StoredObject } from '@flotilla/store';
@@ -21,7 +22,7 @@ export class GatewayHandler {
     const size = Buffer.byteLength(JSON.stringify(req.object ?? null));
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
     const existing = await this.existingFor(req.object);
-    const admitted = admit(req.object, existing ? { existing: existing as KubeObject } : {}) as StoredObject;
+    const admitted = admit(req.object, { schedules: scheduleChecks, ...(existing ? { existing: existing as KubeObject } : {}) }) as StoredObject;
     await this.refuseSecondAutoscaler(admitted);
     if (req.dryRun) return { object: admitted as StoredLike, outcome: existing ? 'configured' : 'created' };
     const { object, outcome } = await this.store.apply(admitted);

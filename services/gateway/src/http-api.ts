@@ -2,20 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { admit, AdmissionError } from '@flotilla/api';
-import type { ApiErrorCode } from '@flotilla/client';
+import { STATUS_CODES } from '@flotilla/client';
+import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { toApiError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
-
-const STATUS: Record<ApiErrorCode, number> = {
-  Invalid: 422,
-  Conflict: 409,
-  NotFound: 404,
-  BadRequest: 400,
-  TooLarge: 413,
-  Unavailable: 503,
-  Internal: 500,
-};
+import { RequestMetrics } from './request-metrics.js';
+import type { Registry } from 'prom-client';
 
 /** Generous for a 900 KiB object in JSON; larger bodies are refused before parsing. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -26,10 +19,11 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export async function serveHttpApi(
   handler: GatewayHandler,
-  opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer } | undefined },
+  opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer } | undefined; registry?: Registry | undefined },
   log: DispatchLogger,
 ): Promise<{ port: number; close(): Promise<void> }> {
-  const listener = (req: IncomingMessage, res: ServerResponse) => void route(handler, req, res, log);
+  const metrics = opts.registry ? RequestMetrics.of(opts.registry) : undefined;
+  const listener = (req: IncomingMessage, res: ServerResponse) => void route(handler, req, res, log, metrics);
   // Kubernetes calls admission webhooks over HTTPS only: with a certificate the same routes are served over TLS.
   const server: Server = opts.tls ? createTlsServer(opts.tls, listener) : createServer(listener);
   await new Promise<void>((resolve, reject) => {
@@ -42,19 +36,19 @@ export async function serveHttpApi(
   };
 }
 
-async function route(handler: GatewayHandler, req: IncomingMessage, res: ServerResponse, log: DispatchLogger): Promise<void> {
+async function route(handler: GatewayHandler, req: IncomingMessage, res: ServerResponse, log: DispatchLogger, metrics: RequestMetrics | undefined): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://gateway');
   try {
-    if (req.method !== 'POST') return send(res, 405, { ok: false, error: { code: 'BadRequest', message: 'use POST' } });
+    if (req.method !== 'POST') return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use POST' } });
     const body = parseBody(await readBody(req));
     if (url.pathname === '/validate') return send(res, 200, review(body));
     const m = /^\/api\/([a-z]+)$/.exec(url.pathname);
-    if (!m) return send(res, 404, { ok: false, error: { code: 'NotFound', message: `no route ${url.pathname}` } });
-    const reply = await dispatch(handler, m[1]!, body, log);
-    send(res, reply.ok ? 200 : STATUS[reply.error.code], reply);
+    if (!m) return send(res, 404, { ok: false, error: { reason: 'NotFound', message: `no route ${url.pathname}` } });
+    const reply = await dispatch(handler, m[1]!, body, log, metrics);
+    send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
   } catch (err) {
     const error = toApiError(err);
-    send(res, STATUS[error.code], { ok: false, error });
+    send(res, STATUS_CODES[error.reason], { ok: false, error });
   }
 }
 
@@ -64,7 +58,7 @@ export function review(body: unknown): object {
   let allowed = true;
   let message: string | undefined;
   try {
-    admit(request.object, request.oldObject ? { existing: request.oldObject as never } : {});
+    admit(request.object, { schedules: scheduleChecks, ...(request.oldObject ? { existing: request.oldObject as never } : {}) });
   } catch (err) {
     if (!(err instanceof AdmissionError)) throw err;
     allowed = false;

@@ -17,15 +17,15 @@ const configSchema = baseConfigSchema.extend({
 await runService({
   name: 'gateway',
   configSchema,
-  async start({ config, logger, setReady }) {
+  async start({ config, logger, setReady, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, 'gateway'));
     const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
-    const nats = serveNatsApi(bus, handler, logger);
+    const nats = serveNatsApi(bus, handler, logger, registry);
     const tls =
       config.GATEWAY_TLS_CERT_FILE && config.GATEWAY_TLS_KEY_FILE
         ? { cert: await readFile(config.GATEWAY_TLS_CERT_FILE), key: await readFile(config.GATEWAY_TLS_KEY_FILE) }
         : undefined;
-    const http = await serveHttpApi(handler, { host: config.GATEWAY_API_HOST, port: config.GATEWAY_API_PORT, tls }, logger);
+    const http = await serveHttpApi(handler, { host: config.GATEWAY_API_HOST, port: config.GATEWAY_API_PORT, tls, registry }, logger);
     logger.info({ apiPort: http.port, subjects: `${bus.names.apiRoot}.*` }, 'gateway serving');
     setReady(true);
     return async () => {

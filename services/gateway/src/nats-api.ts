@@ -2,13 +2,16 @@ import type { Bus } from '@flotilla/bus';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { toApiError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
+import { RequestMetrics } from './request-metrics.js';
+import type { Registry } from 'prom-client';
 
 /**
  * Serves `<prefix>.api.<op>` requests. Replicas share the queue group "gateway", so each request is answered
  * by exactly one of them.
  */
-export function serveNatsApi(bus: Bus, handler: GatewayHandler, log: DispatchLogger): { stop(): Promise<void> } {
+export function serveNatsApi(bus: Bus, handler: GatewayHandler, log: DispatchLogger, registry?: Registry): { stop(): Promise<void> } {
   const root = bus.names.apiRoot;
+  const metrics = registry ? RequestMetrics.of(registry) : undefined;
   const sub = bus.nc.subscribe(`${root}.*`, {
     queue: 'gateway',
     callback: (err, msg) => {
@@ -17,7 +20,7 @@ export function serveNatsApi(bus: Bus, handler: GatewayHandler, log: DispatchLog
       void (async () => {
         let reply;
         try {
-          reply = await dispatch(handler, op, parseBody(msg.string()), log);
+          reply = await dispatch(handler, op, parseBody(msg.string()), log, metrics);
         } catch (parseErr) {
           reply = { ok: false, error: toApiError(parseErr) };
         }

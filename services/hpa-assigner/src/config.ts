@@ -1,4 +1,5 @@
-import { baseConfigSchema, envInt } from '@flotilla/runtime';
+import { CRANE_WORKLOAD_CPU_QUERY } from '@flotilla/metric-history';
+import { baseConfigSchema, envInt, envString } from '@flotilla/runtime';
 
 export const configSchema = baseConfigSchema.extend({
   /** How often every FederatedHPA is evaluated (Karmada's --horizontal-pod-autoscaler-sync-period). */
@@ -10,4 +11,20 @@ export const configSchema = baseConfigSchema.extend({
   /** The shipped mode's downscale stabilization window without behavior (Kubernetes' default 300 s). */
   FHPA_DOWNSCALE_STABILIZATION_SECONDS: envInt({ default: 300, min: 0 }),
   FHPA_CONCURRENCY: envInt({ default: 32, min: 1 }),
+  /** How often every EffectiveHPA is evaluated (the sync period of the HPA Crane manages). */
+  EHPA_SYNC_PERIOD_MS: envInt({ default: 15_000, min: 100 }),
+  EHPA_CONCURRENCY: envInt({ default: 32, min: 1 }),
+  /** The zone of EffectiveHPA crons with `timezone: Local`. */
+  EHPA_CONTROLLER_ZONE: envString({ default: 'UTC' }),
+  /**
+   * A Prometheus to read EffectiveHPA usage history from (`query_range`); unset: the embedded metrics stream that the
+   * sim member-agent records into.
+   */
+  PROMETHEUS_URL: envString(),
+  /**
+   * The history query, with {{namespace}}, {{kind}}, {{name}} and {{nameRegex}}: Crane's workload CPU query by
+   * default; the sim member-agent's gauge is read with
+   * `sum(flotilla_sim_workload_cpu_usage_cores{namespace="{{namespace}}",kind="{{kind}}",workload="{{name}}"})`.
+   */
+  PROMETHEUS_QUERY_TEMPLATE: envString({ default: CRANE_WORKLOAD_CPU_QUERY }),
 });

@@ -19,3 +19,11 @@ export {
   type MemberHpaStatus,
 } from './fhpa-status.js';
 export { bindingNameOf, memberHpaAnnotations, memberHpaBinding, memberHpaTemplate, type MemberHpaRecord } from './member-objects.js';
+export {
+  EHPA_CONTROLLER_NAME,
+  EffectiveHpaController,
+  type EffectiveHpaControllerOptions,
+} from './effective-hpa-controller.js';
+export { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
+export { EhpaForecasts } from './ehpa-forecasts.js';
+export { memberReports, type AggregatedWorkloadEntry } from './member-reports.js';

@@ -1,6 +1,8 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { closeRedis, connectRedis, runService, startLeaderWork } from '@flotilla/runtime';
+import { ensureMetricsStream, JetStreamHistory, PrometheusSource } from '@flotilla/metric-history';
 import { configSchema } from './config.js';
+import { EffectiveHpaController } from './effective-hpa-controller.js';
 import { CONTROLLER_NAME, FederatedHpaController } from './federated-hpa-controller.js';
 
 await runService({
@@ -31,8 +33,30 @@ await runService({
           concurrency: config.FHPA_CONCURRENCY,
         });
         await federatedHpas.start();
-        logger.info({ syncPeriodMs: config.FHPA_SYNC_PERIOD_MS }, 'assigning FederatedHPAs as leader');
-        return () => federatedHpas.stop();
+        const history = config.PROMETHEUS_URL
+          ? new PrometheusSource({ url: config.PROMETHEUS_URL, queryTemplate: config.PROMETHEUS_QUERY_TEMPLATE })
+          : new JetStreamHistory(bus);
+        const effectiveHpas = new EffectiveHpaController({
+          bus,
+          redis,
+          queuePrefix: config.FLOTILLA_PREFIX,
+          publish: (e) => publishEvent(bus, e),
+          logger,
+          history,
+          ...(config.PROMETHEUS_URL ? {} : { ensureHistoryRetention: (ms: number) => ensureMetricsStream(bus.jsm, bus, ms) }),
+          syncPeriodMs: config.EHPA_SYNC_PERIOD_MS,
+          controllerZone: config.EHPA_CONTROLLER_ZONE,
+          concurrency: config.EHPA_CONCURRENCY,
+        });
+        await effectiveHpas.start();
+        logger.info(
+          { syncPeriodMs: config.FHPA_SYNC_PERIOD_MS, history: config.PROMETHEUS_URL ? 'prometheus' : 'metrics stream' },
+          'assigning FederatedHPAs and scaling EffectiveHPAs as leader',
+        );
+        return async () => {
+          await effectiveHpas.stop();
+          await federatedHpas.stop();
+        };
       },
     });
     setReady(true);

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJson, EventTypes, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
 import { systemClock } from '@flotilla/runtime';
 import { objectKey, ObjectStore } from '@flotilla/store';
-import { eventually, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually } from '@flotilla/testkit';
 import { SimAgent, type AgentLogger } from './agent.js';
 import type { ClusterStatusReportedData, WorkloadStatusReportedData } from './sim/cluster-sim.js';
 

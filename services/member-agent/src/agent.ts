@@ -1,7 +1,11 @@
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
-import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Registry } from 'prom-client';
+import { ClusterMetrics } from './cluster-metrics.js';
 import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
+import type { WorkloadUsageGauge } from './sim/usage-metrics.js';
+import type { UsageRecorder } from './sim/usage-recorder.js';
 
 /** The part of a pino logger the agent uses, so tests can pass a plain object. */
 export interface AgentLogger {
@@ -17,6 +21,12 @@ export interface SimAgentOptions {
   /** How often the simulated clusters advance and report (SIM_TICK_MS, default 1000). */
   tickMs?: number;
   sim?: SimulatedClustersOptions;
+  /** Exposes each workload's usage per cluster (the Prometheus source's data). */
+  usageGauge?: WorkloadUsageGauge;
+  /** Records each workload's usage into the metric history once per sample interval (the embedded source). */
+  usageRecorder?: UsageRecorder;
+  /** The service's registry: each simulated cluster's readiness and capacity are reported there. */
+  registry?: Registry;
 }
 
 /** Every kind the agent watches in the objects bucket. */
@@ -43,8 +53,10 @@ export class SimAgent {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private readonly metrics: ClusterMetrics;
 
   constructor(private readonly opts: SimAgentOptions) {
+    this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
     this.tickMs = opts.tickMs ?? 1000;
     if (!Number.isInteger(this.tickMs) || this.tickMs <= 0) throw new RangeError(`tickMs: expected a positive integer, got ${opts.tickMs}`);
     this.sim = new SimulatedClusters({ source: 'flotilla/member-agent/sim', ...opts.sim });
@@ -55,15 +67,23 @@ export class SimAgent {
     for (const kind of WATCHED_KINDS) this.objects.set(kind, new Informer<StoredObject>(this.opts.bus, 'objects', kind, undefined, kind.endsWith('ResourceBinding') ? withoutPlacement : undefined));
     for (const kind of STATUS_KINDS) this.statuses.set(kind, new Informer<StatusRecord<Record<string, unknown>>>(this.opts.bus, 'status', kind));
     await Promise.all([...this.objects.values(), ...this.statuses.values()].map((i) => i.start()));
+    // The stored status, which is what this agent reported once folded: after a hand-over it is known at once.
+    const clusterStatus = this.statuses.get('Cluster')!;
+    this.metrics.report(function* () {
+      for (const [key, { value }] of clusterStatus.cache) yield [refFromKey(key).name, value.status];
+    });
     await this.tick();
     this.schedule();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.metrics.forget();
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
     for (const i of [...this.objects.values(), ...this.statuses.values()]) i.stop();
+    // an agent that is no longer the leader stops speaking for the clusters on /metrics
+    this.opts.usageGauge?.update([]);
   }
 
   /**
@@ -88,6 +108,9 @@ export class SimAgent {
       r.commit();
       published++;
     }
+    const usage = this.sim.usage();
+    this.opts.usageGauge?.update(usage);
+    if (!this.stopped) await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
     return published;
   }
 

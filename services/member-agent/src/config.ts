@@ -15,6 +15,13 @@ export const memberAgentConfigSchema = baseConfigSchema
     SIM_HPA_SYNC_MS: envInt({ default: 15_000, min: 10 }),
     /** The simulated HPA controllers' downscale stabilization window (default 5 minutes). */
     SIM_HPA_DOWNSCALE_WINDOW_MS: envInt({ default: 300_000, min: 0 }),
+    /**
+     * How often each simulated workload's usage is recorded into the metric history (the EffectiveHPA's embedded
+     * source); match the EffectiveHPAs' `sampleInterval`. Whole seconds.
+     */
+    SIM_USAGE_SAMPLE_INTERVAL_MS: envInt({ default: 60_000, min: 1000 }),
+    /** Created with this max age when the metrics stream does not exist yet (Crane's default 15 d history + 1 h). */
+    METRICS_MAX_AGE_MS: envInt({ default: (15 * 24 + 1) * 3_600_000, min: 60_000 }),
     /** With the kube driver: the Cluster object this agent reports for. */
     KUBE_CLUSTER_NAME: envString(),
     /** With the kube driver: a kubeconfig file; unset means in-cluster or the default kubeconfig. */

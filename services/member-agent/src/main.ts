@@ -1,45 +1,60 @@
 import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
-import { runService, startLeaderWork, systemClock } from '@flotilla/runtime';
+import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
+import { runLeaderService, systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { clientNodeApi } from './kube/client-node-api.js';
 import { KubeDriver } from './kube/kube-driver.js';
+import { WorkloadUsageGauge } from './sim/usage-metrics.js';
+import { UsageRecorder } from './sim/usage-recorder.js';
 
-await runService({
+await runLeaderService({
   name: 'member-agent',
   configSchema: memberAgentConfigSchema,
-  async start({ config, logger, setReady }) {
+  // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
+  leaseScope: (config) => (config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim'),
+  async open({ config, logger, registry }) {
     // Fail before connecting anywhere when the kube driver cannot load its client.
     const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
     const bus = await connectBus(busOptionsFromEnv(config, 'member-agent'));
-    // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
-    const scope = config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim';
-    const stopLeaderWork = await startLeaderWork({
-      redisUrl: config.REDIS_URL,
-      redisPassword: config.REDIS_PASSWORD,
-      key: `${config.FLOTILLA_PREFIX}:leader:member-agent:${scope}`,
-      leaseMs: config.LEADER_LEASE_MS,
-      logger,
-      work: async () => {
-        const driver = kubeApi
-          ? new KubeDriver({ clusterName: config.KUBE_CLUSTER_NAME!, api: kubeApi, bus, clock: systemClock, logger, pollMs: config.KUBE_POLL_MS })
-          : new SimAgent({
-              bus,
-              clock: systemClock,
-              logger,
-              tickMs: config.SIM_TICK_MS,
-              sim: { hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS, hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS } },
-            });
-        await driver.start();
-        return () => driver.stop();
-      },
-    });
-    setReady(true);
+    // Per replica: a metric is registered once per process.
+    const usageGauge = config.MEMBER_DRIVER === 'sim' ? new WorkloadUsageGauge(registry) : undefined;
+    if (config.MEMBER_DRIVER === 'sim') {
+      // The hpa-assigner sizes the stream to the longest historyLength in use; the agent only makes sure it exists.
+      const exists = await bus.jsm.streams.info(bus.names.metricsStream).then(
+        () => true,
+        () => false,
+      );
+      if (!exists) await ensureMetricsStream(bus.jsm, bus, config.METRICS_MAX_AGE_MS);
+    }
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
-    return async () => {
-      setReady(false);
-      await stopLeaderWork();
-      await bus.close();
-    };
+    return { resources: { bus, kubeApi, usageGauge }, close: () => bus.close() };
+  },
+  async lead({ config, logger, registry }, { bus, kubeApi, usageGauge }) {
+    const driver = kubeApi
+      ? new KubeDriver({
+          clusterName: config.KUBE_CLUSTER_NAME!,
+          api: kubeApi,
+          bus,
+          clock: systemClock,
+          logger,
+          pollMs: config.KUBE_POLL_MS,
+          registry,
+        })
+      : new SimAgent({
+          bus,
+          clock: systemClock,
+          logger,
+          registry,
+          tickMs: config.SIM_TICK_MS,
+          sim: {
+            hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
+            hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
+          },
+          ...(usageGauge ? { usageGauge } : {}),
+          usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
+        });
+    await driver.start();
+    return () => driver.stop();
   },
 });

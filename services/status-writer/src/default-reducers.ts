@@ -1,5 +1,6 @@
+import type { CronFederatedHPAStatus } from '@flotilla/api';
 import { EventTypes, eventTypeOf } from '@flotilla/bus';
-import { CronEventTypes, evolveHistory, type CronEvent, type CronFederatedHPAStatus } from '@flotilla/cron';
+import { CronEventTypes, evolveHistory, type CronEvent } from '@flotilla/cron';
 import { ReducerRegistry, workloadStatusReducer, type Reducer, type Status } from './reducers.js';
 
 /** CronFederatedHPA execution history: the cron package owns its shape and limits. */

@@ -2,3 +2,4 @@ export * from './reducers.js';
 export * from './status-writer.js';
 export * from './replay.js';
 export * from './default-reducers.js';
+export * from './fold-lag.js';

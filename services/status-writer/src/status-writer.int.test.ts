@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
 import { cloudEvent, publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { KubeEventStore, ObjectStore, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';

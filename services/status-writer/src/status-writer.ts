@@ -1,5 +1,6 @@
 import { EventTypes, eventTypeOf, type CloudEvent, type DeliveredEvent } from '@flotilla/bus';
 import { KubeEventStore, objectKey, type ObjectRef, type StatusRecord, type StatusStore, type StoredKubeEvent } from '@flotilla/store';
+import type { FoldLag } from './fold-lag.js';
 import type { ReducerRegistry, Status, StatusData } from './reducers.js';
 
 export function refOfEvent(e: CloudEvent): ObjectRef {
@@ -20,6 +21,7 @@ export class StatusWriter {
     private readonly statuses: StatusStore,
     private readonly kubeEvents: KubeEventStore,
     private readonly reducers: ReducerRegistry,
+    private readonly lag?: FoldLag,
   ) {}
 
   async handle(d: DeliveredEvent): Promise<void> {
@@ -31,6 +33,7 @@ export class StatusWriter {
     }
     const k = kubeEventInput(d.event);
     if (k) await this.kubeEvents.record(ref, k, d.seq);
+    this.lag?.foldedEvent();
   }
 }
 

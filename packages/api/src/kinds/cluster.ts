@@ -14,12 +14,15 @@ const resourceModelSchema = z.strictObject({
   ranges: z.array(z.strictObject({ name: z.string().min(1), min: quantitySchema, max: quantitySchema })),
 });
 
+/** Where a model's time starts (RFC 3339): fixes the phase of a periodic load, as the member-agent's sim reads it. */
+const startTime = { startTime: z.string().min(1).optional() };
+
 /** A workload's load in a simulated cluster, as total CPU demand in cores (see the CLI's `cluster load`). */
 const loadModelSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('constant'), cores: z.number().min(0) }),
-  z.strictObject({ type: z.literal('step'), cores: z.number().min(0), stepCores: z.number().min(0), stepAfter: z.string().min(1) }),
-  z.strictObject({ type: z.literal('sine'), cores: z.number().min(0), amplitude: z.number().min(0), period: z.string().min(1) }),
-  z.strictObject({ type: z.literal('series'), values: z.array(z.number().min(0)).min(1), interval: z.string().min(1) }),
+  z.strictObject({ type: z.literal('constant'), cores: z.number().min(0), ...startTime }),
+  z.strictObject({ type: z.literal('step'), cores: z.number().min(0), stepCores: z.number().min(0), stepAfter: z.string().min(1), ...startTime }),
+  z.strictObject({ type: z.literal('sine'), cores: z.number().min(0), amplitude: z.number().min(0), period: z.string().min(1), ...startTime }),
+  z.strictObject({ type: z.literal('series'), values: z.array(z.number().min(0)).min(1), interval: z.string().min(1), ...startTime }),
 ]);
 
 /**

@@ -1,10 +1,9 @@
-import { scheduleError, timeZoneError } from '@flotilla/cron';
 import { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import { timeSchema } from '../meta.js';
 import type { KubeObject } from '../object.js';
 import { crossVersionObjectReferenceSchema, int32 } from './common.js';
-import type { KindAdmission } from './kind-admission.js';
+import type { AdmissionContext, KindAdmission } from './kind-admission.js';
 import { objAt, objectsAt } from './kind-admission.js';
 import { validateScaleTargetRef } from './federated-hpa.js';
 
@@ -69,7 +68,7 @@ function defaults(obj: Record<string, unknown>): void {
   const ref = objAt(objAt(obj, 'spec'), 'scaleTargetRef');
   if (ref && ref.kind === 'FederatedHPA' && (ref.apiVersion === undefined || ref.apiVersion === '')) ref.apiVersion = FEDERATED_HPA_API_VERSION;
   for (const rule of objectsAt(objAt(obj, 'spec'), 'rules')) {
-    // Seed 000's story YAML writes `ruleName`; the API (and shipped Karmada) call it `name`. Accept the seed's spelling.
+    // Karmada's CronFederatedHPA proposal writes `ruleName`; the API (and shipped Karmada) call it `name`. Accept both.
     if (rule.name === undefined && typeof rule.ruleName === 'string') {
       rule.name = rule.ruleName;
       delete rule.ruleName;
@@ -82,8 +81,8 @@ function defaults(obj: Record<string, unknown>): void {
   }
 }
 
-/** Seed 000's webhook rules, as Karmada's `validateCronFederatedHPA` words them, plus Flotilla's stricter checks. */
-function validate(obj: CronFederatedHPA): FieldError[] {
+/** The CronFederatedHPA proposal's webhook rules, as Karmada's `validateCronFederatedHPA` words them, plus Flotilla's stricter checks. */
+function validate(obj: CronFederatedHPA, ctx: AdmissionContext): FieldError[] {
   const spec = obj.spec!;
   const ref = spec.scaleTargetRef;
   if (ref.apiVersion === FEDERATED_HPA_API_VERSION && ref.kind !== 'FederatedHPA') {
@@ -101,10 +100,10 @@ function validate(obj: CronFederatedHPA): FieldError[] {
     const at = `spec.rules[${i}]`;
     if (names.has(rule.name)) errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(rule.name)}` });
     names.add(rule.name);
-    const cronErr = scheduleError(rule.schedule);
+    const cronErr = ctx.schedules?.scheduleError(rule.schedule);
     if (cronErr) errs.push({ field: `${at}.schedule`, message: cronErr });
     if (rule.timeZone !== undefined) {
-      const tzErr = timeZoneError(rule.timeZone);
+      const tzErr = ctx.schedules?.timeZoneError(rule.timeZone);
       if (tzErr) errs.push({ field: `${at}.timeZone`, message: tzErr });
     }
     if (fhpa) {

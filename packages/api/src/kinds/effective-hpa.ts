@@ -1,4 +1,3 @@
-import { scheduleError, timeZoneError } from '@flotilla/cron';
 import { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import { timeSchema } from '../meta.js';
@@ -11,9 +10,11 @@ import {
   metricSpecSchema,
   validateMetrics,
 } from './common.js';
-import type { KindAdmission } from './kind-admission.js';
+import type { AdmissionContext, KindAdmission, ScheduleChecks } from './kind-admission.js';
 import { objAt } from './kind-admission.js';
 import { validateScaleTargetRef } from './federated-hpa.js';
+import { validateBehavior, validateMetricTargets } from './hpa-validation.js';
+import { resolveDspConfig } from './dsp-config.js';
 
 export const DEFAULT_PREDICTION_WINDOW_SECONDS = 3600;
 
@@ -101,8 +102,23 @@ export function normalizeEhpaSchedule(expr: string): string {
 }
 
 /** Crane's "Local" means the process zone; any other value must be an IANA zone. */
-export function ehpaTimeZoneError(tz: string): string | undefined {
-  return tz === 'Local' ? undefined : timeZoneError(tz);
+export function ehpaTimeZoneError(tz: string, checks: ScheduleChecks): string | undefined {
+  return tz === 'Local' ? undefined : checks.timeZoneError(tz);
+}
+
+/**
+ * Crane's `EHPACronMetricName`: the name its cron metric carries, lower-cased, so two crons that differ only in
+ * letter case would be one metric; Crane's webhook rejects that.
+ */
+export function ehpaCronMetricName(namespace: string, ehpaName: string, c: EhpaCron): string {
+  const raw = `cron-${namespace}-${ehpaName}-${c.name}-${c.timezone ?? ''}-${c.start}-${c.end}`;
+  return raw
+    .toLowerCase()
+    .replaceAll(' ', '')
+    .replaceAll('*', 'x')
+    .replaceAll('/', 'sl')
+    .replaceAll('?', 'qm')
+    .replace(/[/.:%]/g, '-');
 }
 
 export const ehpaAdmission: KindAdmission = {
@@ -115,7 +131,7 @@ export const ehpaAdmission: KindAdmission = {
     const prediction = objAt(spec, 'prediction');
     if (prediction) prediction.predictionWindowSeconds ??= DEFAULT_PREDICTION_WINDOW_SECONDS;
   },
-  validate(obj: EffectiveHorizontalPodAutoscaler): FieldError[] {
+  validate(obj: EffectiveHorizontalPodAutoscaler, ctx: AdmissionContext): FieldError[] {
     const spec = obj.spec!;
     const errs = validateScaleTargetRef(spec.scaleTargetRef, 'spec.scaleTargetRef');
     const min = spec.minReplicas ?? 1;
@@ -127,7 +143,14 @@ export const ehpaAdmission: KindAdmission = {
       errs.push({ field: 'spec.specificReplicas', message: 'Forbidden: only used with scaleStrategy Preview' });
     }
     errs.push(...validateMetrics(spec.metrics, 'spec.metrics'));
+    errs.push(...validateMetricTargets(spec.metrics, 'spec.metrics'));
+    errs.push(...validateBehavior(spec.behavior, 'spec.behavior'));
+    const algorithm = spec.prediction?.predictionAlgorithm;
+    if (algorithm?.algorithmType === 'dsp') {
+      errs.push(...resolveDspConfig(algorithm.dsp, 'spec.prediction.predictionAlgorithm.dsp').errors);
+    }
     const names = new Set<string>();
+    const metricNames = new Map<string, string>();
     spec.crons?.forEach((c, i) => {
       const at = `spec.crons[${i}]`;
       if (names.has(c.name)) errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(c.name)}` });
@@ -137,13 +160,19 @@ export const ehpaAdmission: KindAdmission = {
           errs.push({ field: `${at}.${f}`, message: 'Required value' });
           continue;
         }
-        const e = scheduleError(normalizeEhpaSchedule(c[f]));
+        const e = ctx.schedules?.scheduleError(normalizeEhpaSchedule(c[f]));
         if (e) errs.push({ field: `${at}.${f}`, message: e });
       }
-      if (c.timezone !== undefined) {
-        const e = ehpaTimeZoneError(c.timezone);
+      if (c.timezone !== undefined && ctx.schedules) {
+        const e = ehpaTimeZoneError(c.timezone, ctx.schedules);
         if (e) errs.push({ field: `${at}.timezone`, message: e });
       }
+      const metricName = ehpaCronMetricName(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '', c);
+      const clash = metricNames.get(metricName);
+      if (clash !== undefined && clash !== c.name) {
+        errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(c.name)}: same cron metric as ${JSON.stringify(clash)}` });
+      }
+      metricNames.set(metricName, c.name);
     });
     return errs;
   },

@@ -19,7 +19,7 @@ import { clusterAffinitySchema } from './propagation-policy.js';
 export const FEDERATED_HPA_ASSIGNMENT_TYPES = ['Duplicated', 'Aggregated', 'StaticWeighted', 'DynamicWeighted', 'Prioritized'] as const;
 export type FederatedHPAAssignmentType = (typeof FEDERATED_HPA_ASSIGNMENT_TYPES)[number];
 
-/** Seed 001: how FederatedHPA min/max are assigned to member clusters, with per-cluster weight or priority. */
+/** Karmada's FederatedHPA proposal: how FederatedHPA min/max are assigned to member clusters, with per-cluster weight or priority. */
 export const federatedHpaAssignmentSchema = z.strictObject({
   federatedHPAAssignmentType: z.enum(FEDERATED_HPA_ASSIGNMENT_TYPES).optional(),
   clusterAutoscalingPreference: z
@@ -34,7 +34,7 @@ export const federatedHpaAssignmentSchema = z.strictObject({
 });
 export type FederatedHPAAssignment = z.infer<typeof federatedHpaAssignmentSchema>;
 
-/** Shipped Karmada (the HPA spec) plus seed 001's assignment fields. */
+/** Shipped Karmada (the HPA spec) plus the FederatedHPA proposal's assignment fields. */
 export const federatedHpaSpecSchema = z.strictObject({
   scaleTargetRef: crossVersionObjectReferenceSchema,
   minReplicas: int32.optional(),
@@ -84,7 +84,7 @@ export function validateScaleTargetRef(ref: CrossVersionObjectReference, at: str
 export const federatedHpaAdmission: KindAdmission = {
   schema: federatedHpaSchema,
   defaults(obj) {
-    // Karmada's mutating webhook (lifted HPA defaults) plus the proposal's Duplicated default.
+    // Karmada's mutating webhook (lifted HPA defaults) plus the FederatedHPA proposal's Duplicated default.
     const spec = objAt(obj, 'spec');
     if (!spec) return;
     spec.minReplicas ??= 1;

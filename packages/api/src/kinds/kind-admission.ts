@@ -2,10 +2,23 @@ import type { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import type { KindInfo } from '../registry-types.js';
 
-/** What a kind's semantic validation may ask of the rest of the API (kept as a parameter to avoid import cycles). */
+/**
+ * Checks of cron schedules and IANA time zones. They live in the cron package, above this one; its entry points
+ * (gateway, cli) pass them in, so the API depends on no domain package.
+ */
+export interface ScheduleChecks {
+  /** Why a five-field cron expression is invalid, or undefined when it is valid. */
+  scheduleError(expr: string): string | undefined;
+  /** Why a time zone name is unknown, or undefined when it is known ("" means UTC). */
+  timeZoneError(timeZone: string): string | undefined;
+}
+
+/** What a kind's semantic validation may ask of the rest of the system (kept as a parameter to avoid import cycles). */
 export interface AdmissionContext {
   /** The registered kind for an apiVersion/kind pair, or an error message when there is none. */
   lookupKind(apiVersion: string, kind: string): KindInfo | string;
+  /** Absent when the caller checks schedules elsewhere: then only their structure is validated. */
+  schedules?: ScheduleChecks;
 }
 
 /**

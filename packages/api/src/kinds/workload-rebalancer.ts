@@ -60,7 +60,7 @@ export const workloadRebalancerAdmission: KindAdmission = {
         errs.push({ field: `${at}.kind`, message: `Invalid value: ${info}` });
         return;
       }
-      // Seed 004: namespace is required for a namespaced workload and must be empty for a cluster-wide one.
+      // Karmada's WorkloadRebalancer proposal: namespace is required for a namespaced workload and must be empty for a cluster-wide one.
       if (info.namespaced && !w.namespace) errs.push({ field: `${at}.namespace`, message: `Required value: ${info.kind} is namespaced` });
       if (!info.namespaced && w.namespace) errs.push({ field: `${at}.namespace`, message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty` });
     });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudEvent, EventTypes, publishEvent, type Bus } from '@flotilla/bus';
 import type { GatewayClient, StoredLike } from '@flotilla/client';
-import { testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
 import type { CliIo, Session } from '../context.js';
 import { describeCommand } from './describe.js';
 

@@ -32,7 +32,7 @@ function decisionEventOf(r: ScheduleResult, extra: Record<string, unknown> = {},
   ) as ReturnType<typeof cloudEvent>;
 }
 
-// Seed 003's sample: three groups, the first naming a cluster that does not exist.
+// The multiple scheduling groups proposal's sample: three groups, the first naming a cluster that does not exist.
 const seedGroups: Placement = {
   clusterAffinities: [
     { affinityName: 'dc-shanghai', clusterNames: ['unavailable'] },
@@ -43,7 +43,7 @@ const seedGroups: Placement = {
 const MISMATCH = 'cluster(s) did not match the placement cluster affinity constraint';
 
 describe('describe rb: the scheduling decision section', () => {
-  it('seed 003: the group the replicas landed in, replicas per cluster, and every group tried with its filtered clusters', () => {
+  it('the multiple scheduling groups proposal: the group the replicas landed in, replicas per cluster, and every group tried with its filtered clusters', () => {
     const r = scheduleBinding({ binding: binding(seedGroups), clusters: [cluster('member1'), cluster('member2')], now: decidedAt });
     expect(schedulingDecisionLines({ decision: decisionEventOf(r) }, now).join('\n')).toBe(
       [

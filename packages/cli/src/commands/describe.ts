@@ -2,6 +2,7 @@ import { resolveKind, toYaml } from '@flotilla/api';
 import { EventTypes, eventTypeOf, lastEvent, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
 import type { FilteredCluster, TargetCluster } from '@flotilla/scheduling';
 import type { CliIo, Session } from '../context.js';
+import { effectiveHpaLines } from './describe-ehpa.js';
 import { federatedHpaLines, replicaDivisionLines } from './describe-fhpa.js';
 import { formatAge, formatTable } from '../output/table.js';
 
@@ -30,6 +31,9 @@ export async function describeCommand(io: CliIo, s: Session, kindToken: string, 
   if (o.spec !== undefined) lines.push('Spec:', indent(toYaml(o.spec)));
   if (o.status !== undefined) lines.push('Status:', indent(toYaml(o.status)));
   if (info.kind === 'FederatedHPA') lines.push(...federatedHpaLines(o.spec as Record<string, unknown> | undefined, o.status as Record<string, unknown> | undefined));
+  if (info.kind === 'EffectiveHorizontalPodAutoscaler') {
+    lines.push(...effectiveHpaLines(o.spec as Record<string, unknown> | undefined, o.status as Record<string, unknown> | undefined, io.now()));
+  }
   if (BINDING_KINDS.has(info.kind)) lines.push(...replicaDivisionLines(o.spec as Record<string, unknown> | undefined, m.annotations as Record<string, string> | undefined));
   if (BINDING_KINDS.has(info.kind)) lines.push(...schedulingDecisionLines(await lastDecision(s.bus, info.kind, ns, name, typeof m.uid === 'string' ? m.uid : undefined), io.now()));
   lines.push(

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudEvent, publishEvent, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
-import { eventually, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually } from '@flotilla/testkit';
 import type { CliIo } from '../context.js';
 import { eventsCommand } from './events.js';
 

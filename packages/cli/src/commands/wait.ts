@@ -1,12 +1,7 @@
-import { resolveKind } from '@flotilla/api';
-import { ApiError } from '@flotilla/client';
+import { resolveKind, type Condition } from '@flotilla/api';
+import { NotFoundError } from '@flotilla/client';
 import { CliError, type CliIo, type Session } from '../context.js';
 import { parseDuration } from '../duration.js';
-
-interface Condition {
-  type: string;
-  status: string;
-}
 
 /** `--for=condition=Ready`, `--for=condition=Ready=False` or `--for=delete`. */
 export function parseWaitFor(text: string): { type: 'condition'; condition: string; status: string } | { type: 'delete' } {
@@ -36,7 +31,7 @@ export async function waitCommand(io: CliIo, s: Session, target: string, forText
         }
       }
     } catch (err) {
-      if (!(err instanceof ApiError && err.code === 'NotFound')) throw err;
+      if (!(err instanceof NotFoundError)) throw err;
       if (want.type === 'delete') {
         io.out(`${info.kind.toLowerCase()}/${name} deleted`);
         return 0;

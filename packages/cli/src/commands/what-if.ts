@@ -1,6 +1,6 @@
 import { admit, toYaml } from '@flotilla/api';
 import { whatIfFederatedHpa } from '@flotilla/assignment';
-import { whatIfCron } from '@flotilla/cron';
+import { scheduleChecks, whatIfCron } from '@flotilla/cron';
 import { whatIfSchedule } from '@flotilla/scheduling';
 import { CliError, readManifests, type CliIo } from '../context.js';
 import { asList } from '../output/format.js';
@@ -16,7 +16,7 @@ function parseInstant(text: string | undefined, flag: string, fallback: Date): D
 /** Offline input goes through the same admission as the gateway, so a bad file fails with the same field path. */
 async function admittedDocs(io: CliIo, files: string[]): Promise<unknown[]> {
   const docs = await readManifests(io, files);
-  return docs.map(({ doc }) => admit(doc));
+  return docs.map(({ doc }) => admit(doc, { schedules: scheduleChecks }));
 }
 
 function print(io: CliIo, output: string | undefined, value: object): void {

@@ -1,9 +1,10 @@
-import { admit } from '@flotilla/api';
+import { admit, type CronFederatedHPAStatus } from '@flotilla/api';
 import { eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
-import { evolveHistory, type CronEvent, type CronFederatedHPAStatus } from '@flotilla/cron';
+import { evolveHistory, scheduleChecks, type CronEvent } from '@flotilla/cron';
 import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
-import { REDIS_URL, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { REDIS_URL } from '@flotilla/testkit';
 import type { Redis } from 'ioredis';
 import { CronController, type CronControllerOptions } from '../controller.js';
 
@@ -41,7 +42,7 @@ export async function harness(label: string, redisUrl = REDIS_URL): Promise<Harn
       controllers.push(c);
       return c;
     },
-    apply: async (o) => (await store.apply(admit(o) as StoredObject)).object,
+    apply: async (o) => (await store.apply(admit(o, { schedules: scheduleChecks }) as StoredObject)).object,
     async events(name) {
       const out: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
       for await (const d of readEvents(bus, { filter: { kind: 'CronFederatedHPA', name } })) {

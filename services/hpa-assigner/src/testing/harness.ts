@@ -2,7 +2,8 @@ import { admit, applyStatusPatch } from '@flotilla/api';
 import { eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
-import { REDIS_URL, testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
+import { REDIS_URL } from '@flotilla/testkit';
 import type { Redis } from 'ioredis';
 import { FederatedHpaController, type FederatedHpaControllerOptions } from '../federated-hpa-controller.js';
 

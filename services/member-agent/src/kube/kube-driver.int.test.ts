@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventTypes, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
 import { ManualClock } from '@flotilla/runtime';
-import { testBus } from '@flotilla/testkit';
+import { testBus } from '@flotilla/bus/testing';
 import type { ClusterStatusReportedData } from '../sim/cluster-sim.js';
 import type { KubeClusterApi } from './kube-api.js';
 import { KubeDriver } from './kube-driver.js';

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { cloudEvent, EventTypes, publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
+import { Registry } from 'prom-client';
 import type { AgentLogger } from '../agent.js';
+import { ClusterMetrics } from '../cluster-metrics.js';
 import type { ClusterStatusPatch, ClusterStatusReportedData } from '../sim/cluster-sim.js';
 import { kubeClusterStatus, unreachableClusterStatus } from './cluster-status.js';
 import type { KubeClusterApi } from './kube-api.js';
@@ -15,6 +17,8 @@ export interface KubeDriverOptions {
   logger: AgentLogger;
   /** How often the API server is polled (KUBE_POLL_MS). */
   pollMs: number;
+  /** The service's registry: the cluster's readiness and capacity are reported there. */
+  registry?: Registry;
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 24);
@@ -26,20 +30,26 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0,
  * of this driver; that stays with the simulated clusters.
  */
 export class KubeDriver {
-  private last: { json: string; link: string; ready: boolean } | undefined;
+  private last: { json: string; link: string; ready: boolean; patch: ClusterStatusPatch } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
 
-  constructor(private readonly opts: KubeDriverOptions) {}
+  private readonly metrics: ClusterMetrics;
+
+  constructor(private readonly opts: KubeDriverOptions) {
+    this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
+  }
 
   async start(): Promise<void> {
+    this.metrics.report(() => (this.last ? [[this.opts.clusterName, this.last.patch]] : []));
     await this.poll();
     this.schedule();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.metrics.forget();
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
   }
@@ -77,7 +87,7 @@ export class KubeDriver {
         data,
       }),
     );
-    this.last = { json, link, ready };
+    this.last = { json, link, ready, patch };
     return true;
   }
 

@@ -1,4 +1,4 @@
-import { addResources, timesPods, toResourceList, ZERO, type ResourceList, type Resources } from './resources.js';
+import { addResources, timesPods, toResourceList, ZERO, type FormattedResourceList, type Resources } from './resources.js';
 
 /** A binding (ResourceBinding or ClusterResourceBinding) by address; `namespace` is absent for cluster scope. */
 export interface BindingRef {
@@ -70,9 +70,9 @@ export function fitWorkloads(allocatable: Resources, workloads: readonly PlacedW
 }
 
 export interface ResourceSummary {
-  allocatable: ResourceList;
-  allocated: ResourceList;
-  allocating: ResourceList;
+  allocatable: FormattedResourceList;
+  allocated: FormattedResourceList;
+  allocating: FormattedResourceList;
 }
 
 export function resourceSummary(allocatable: Resources, fit: ClusterFit): ResourceSummary {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import type { ClusterStatus, Condition, KubeEventData, ResourceBindingSpec } from '@flotilla/api';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import { MemberLimitsError, parseMemberLimits } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
@@ -21,24 +22,11 @@ import { demandAt, loadOrigin, type LoadModel } from './load.js';
 import { resourcesFrom, type Resources } from './resources.js';
 import { parseSimulation, type SimulationSpec } from './simulation-spec.js';
 
-export interface ClusterCondition {
-  type: string;
-  status: 'True' | 'False';
-  reason: string;
-  message: string;
-}
+/** The Ready condition the simulation reports: always with a reason and message. */
+export type ClusterCondition = Pick<Condition, 'type'> & Required<Pick<Condition, 'reason' | 'message'>> & { status: 'True' | 'False' };
 
-export interface ClusterStatusPatch {
-  kubernetesVersion?: string;
-  conditions: ClusterCondition[];
-  resourceSummary?: ResourceSummary;
-}
-
-export interface KubeEventData {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
+/** The part of a Cluster's status the simulation reports. */
+export type ClusterStatusPatch = Pick<ClusterStatus, 'kubernetesVersion'> & { conditions: ClusterCondition[]; resourceSummary?: ResourceSummary };
 
 export interface ClusterStatusReportedData {
   statusPatch: ClusterStatusPatch;
@@ -80,6 +68,15 @@ export interface SimulatedClustersOptions {
 }
 
 export const DEFAULT_HPA_SYNC_PERIOD_MS = 15_000;
+
+/** The CPU one workload uses in one simulated cluster: its load model's demand while it has running pods. */
+export interface WorkloadUsage {
+  cluster: string;
+  namespace: string;
+  kind: string;
+  workload: string;
+  cores: number;
+}
 
 const READY: ClusterCondition = { type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' };
 const NOT_REACHABLE: ClusterCondition = { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' };
@@ -131,6 +128,13 @@ export class SimulatedClusters {
     this.source = opts.source ?? 'flotilla/member-agent';
     this.hpaSyncPeriodMs = opts.hpaSyncPeriodMs ?? DEFAULT_HPA_SYNC_PERIOD_MS;
     this.hpaOptions = opts.hpa ?? {};
+  }
+
+  private lastUsage: WorkloadUsage[] = [];
+
+  /** Each workload's usage per healthy simulated cluster, as of the last `reconcile`. */
+  usage(): readonly WorkloadUsage[] {
+    return this.lastUsage;
   }
 
   /** The replicas the HPA `namespace/name` holds in `cluster`, if it acts there. */
@@ -196,6 +200,7 @@ export class SimulatedClusters {
     }
 
     const reports: Report[] = [];
+    const usage: WorkloadUsage[] = [];
     const workloadReports = new Map<string, Map<string, WorkloadReport>>(); // binding key → cluster → report
     const activeHpas = new Set<string>();
     for (const [cluster, sim] of [...simulated].sort(([a], [b]) => a.localeCompare(b))) {
@@ -246,6 +251,7 @@ export class SimulatedClusters {
         if (this.runHpas(cluster, spec, wanted, hpaFor, fit, nowMs)) fit = place();
         patch = { kubernetesVersion: spec.kubernetesVersion, conditions: [READY], resourceSummary: resourceSummary(spec.allocatable, fit) };
         const fitByKey = new Map(fit.workloads.map((w) => [bindingKey(w.binding), w]));
+        usage.push(...this.usageIn(cluster, spec, wanted, fitByKey, nowMs));
         for (const d of wanted.values()) {
           if (d.error) put(d, { applied: false, health: 'Unknown', appliedMessage: d.error });
           else if (d.replicas === undefined) put(d, { applied: true, health: 'Healthy' });
@@ -263,6 +269,7 @@ export class SimulatedClusters {
       this.hpaStates.delete(key);
       this.scaledTo.delete(key);
     }
+    this.lastUsage = usage;
 
     for (const b of [...input.bindings].sort((x, y) => bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))))) {
       reports.push(...this.workloadReports(refOfObject(b), workloadReports.get(bindingKey(refOfObject(b))) ?? new Map(), simulated, input.now, statusOf));
@@ -298,6 +305,26 @@ export class SimulatedClusters {
       if (next.replicas !== state.replicas) changed = true;
     }
     return changed;
+  }
+
+  private usageIn(
+    cluster: string,
+    spec: SimulationSpec,
+    wanted: Map<string, Desired>,
+    fitByKey: Map<string, ClusterFit['workloads'][number]>,
+    nowMs: number,
+  ): WorkloadUsage[] {
+    const out: WorkloadUsage[] = [];
+    for (const d of wanted.values()) {
+      const tpl = d.template;
+      if (!tpl || d.error) continue;
+      const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+      const w = fitByKey.get(bindingKey(d.ref));
+      if (!load || !w) continue;
+      const cores = w.running > 0 ? this.demand(cluster, tpl, load.model, nowMs) : 0;
+      out.push({ cluster, namespace: tpl.namespace, kind: tpl.kind, workload: tpl.name, cores });
+    }
+    return out;
   }
 
   /**
@@ -458,12 +485,8 @@ export class SimulatedClusters {
   }
 }
 
-interface BindingSpec {
-  clusters?: Array<{ name?: string; replicas?: number }>;
-  replicas?: number;
-  replicaRequirements?: { resourceRequest?: Record<string, unknown> };
-  resource?: { apiVersion?: string; kind?: string; namespace?: string; name?: string; uid?: string };
-}
+/** What the simulation reads of a stored binding's spec, which it does not trust to be complete. */
+type BindingSpec = Partial<ResourceBindingSpec>;
 
 /** True when folding `patch` into `stored` would change nothing the patch speaks about. */
 export function clusterPatchIsNoop(stored: Record<string, unknown>, patch: ClusterStatusPatch): boolean {

@@ -1,6 +1,7 @@
 import {
   DEFAULT_DOWNSCALE_STABILIZATION_SECONDS,
   DEFAULT_TOLERANCE,
+  equalSharePods,
   MetricComputationError,
   reconcileAutoscaler,
   resourceUtilizationReplicas,
@@ -79,21 +80,9 @@ export interface CpuSample {
 
 export const HPA_TOLERANCE = DEFAULT_TOLERANCE;
 
-/**
- * The simulator knows only the total usage of the ready pods; the calculator wants one sample per pod. Equal shares
- * (the remainder on the first pod) keep the sum exact, and the utilization depends only on the sum.
- */
+/** The simulator knows only the total usage of the ready pods; the calculator wants one sample per pod. */
 function podsOf(sample: CpuSample): PodSample[] {
-  const ready = Math.max(0, sample.readyPods);
-  const share = ready > 0 ? Math.floor(sample.usageMilli / ready) : 0;
-  const pods: PodSample[] = Array.from({ length: ready }, (_, i) => ({
-    state: 'ready',
-    requestMilli: sample.requestMilli,
-    valueMilli: i === 0 ? sample.usageMilli - share * (ready - 1) : share,
-  }));
-  for (let i = 0; i < sample.pendingPods; i++)
-    pods.push({ state: 'pending', requestMilli: sample.requestMilli, valueMilli: null });
-  return pods;
+  return equalSharePods(sample.readyPods, sample.pendingPods, sample.usageMilli, sample.requestMilli);
 }
 
 function cpuUtilization(

@@ -1,4 +1,4 @@
-import { parseQuantity, QuantityError } from '@flotilla/api';
+import { parseQuantity, QuantityError, type ResourceList } from '@flotilla/api';
 import { SimulationSpecError } from './errors.js';
 
 /**
@@ -11,8 +11,8 @@ export interface Resources {
   pods: number;
 }
 
-/** A Kubernetes ResourceList as it appears in `status.resourceSummary`: resource name to quantity string. */
-export type ResourceList = Record<string, string>;
+/** A Kubernetes ResourceList as the simulation writes it into `status.resourceSummary`: quantities as strings. */
+export type FormattedResourceList = Record<keyof ResourceList, string>;
 
 export const ZERO: Resources = Object.freeze({ cpuMilli: 0, memoryBytes: 0, pods: 0 });
 
@@ -85,6 +85,6 @@ export function formatMemory(b: number): string {
   return String(b);
 }
 
-export function toResourceList(r: Resources): ResourceList {
+export function toResourceList(r: Resources): FormattedResourceList {
   return { cpu: formatCpu(r.cpuMilli), memory: formatMemory(r.memoryBytes), pods: String(r.pods) };
 }

@@ -1,0 +1,78 @@
+import { admit, toYaml } from '@flotilla/api';
+import { whatIfEhpa, WhatIfInputError } from '@flotilla/ehpa';
+import { CliError, readManifests, type CliIo } from '../context.js';
+import { parseDuration } from '../duration.js';
+import { formatTable } from '../output/table.js';
+import { readRangeFile } from '../range-file.js';
+
+interface WhatIfEhpaFlags {
+  output?: string;
+  now: string;
+  history?: string;
+  horizon?: string;
+  timeZone?: string;
+}
+
+/** `what-if ehpa`: the status the EffectiveHPA controller would write at --now, the cron metric and the forecast. */
+export async function whatIfEhpaCommand(io: CliIo, files: string[], o: WhatIfEhpaFlags): Promise<number> {
+  const now = new Date(Date.parse(o.now));
+  if (Number.isNaN(now.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(o.now)) {
+    throw new CliError(`error: --now "${o.now}" is not an RFC 3339 time such as 2026-03-08T09:04:00Z`);
+  }
+  const docs = (await readManifests(io, files)).map(({ doc }) => admit(doc));
+  const history = o.history === undefined ? undefined : await readRangeFile(o.history, '--history');
+  const horizonMs = o.horizon === undefined ? undefined : parseDuration(o.horizon, '--horizon');
+  if (horizonMs !== undefined && horizonMs <= 0) throw new CliError('error: --horizon must be longer than zero');
+  let result;
+  try {
+    result = whatIfEhpa(docs, {
+      now,
+      ...(history ? { history } : {}),
+      ...(horizonMs === undefined ? {} : { horizonSeconds: Math.ceil(horizonMs / 1000) }),
+      ...(o.timeZone ? { controllerZone: o.timeZone } : {}),
+    });
+  } catch (err) {
+    if (err instanceof WhatIfInputError) throw new CliError(`error: ${err.message}`);
+    throw err;
+  }
+  if (o.output === 'json') {
+    io.out(JSON.stringify(result, null, 2));
+    return 0;
+  }
+  if (o.output === 'yaml') {
+    io.out(toYaml(result).trimEnd());
+    return 0;
+  }
+  const item = result.items[0];
+  const status = item.status as Record<string, unknown> & {
+    proposals?: Record<string, { replicas?: number; reason?: string }>;
+  };
+  const proposal = (s: string) => {
+    const p = status.proposals?.[s];
+    return p === undefined ? '-' : p.replicas !== undefined ? String(p.replicas) : `<${p.reason}>`;
+  };
+  io.out(
+    formatTable(
+      ['NAME', 'EXPECT', 'CURRENT', 'WINNER', 'OBSERVED', 'PREDICTION', 'CRON'],
+      [
+        [
+          item.metadata.name,
+          String(status.expectReplicas ?? '-'),
+          String(status.currentReplicas ?? '-'),
+          String(status.winningSource ?? '-'),
+          proposal('observed'),
+          proposal('prediction'),
+          proposal('cron'),
+        ],
+      ],
+    ),
+  );
+  const active = result.cron.activeCrons.map((c) => `${c.name}(${c.targetReplicas})`).join(', ') || '<none>';
+  io.out(`Active crons: ${active}; cron metric ${result.cron.metricValue}`);
+  io.out(
+    result.prediction.periodic
+      ? `Forecast: periodic every ${result.prediction.periodSeconds}s, ${result.prediction.samples.length} samples`
+      : 'Forecast: none (not periodic or not enough history)',
+  );
+  return 0;
+}

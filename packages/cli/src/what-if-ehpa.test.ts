@@ -1,0 +1,145 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CliIo } from './context.js';
+import { main } from './main.js';
+
+const FILE = fileURLToPath(new URL('./testdata/ehpa.yaml', import.meta.url));
+const NOW = '2026-03-04T03:00:00Z';
+const nowS = Date.parse(NOW) / 1000;
+const dir = mkdtempSync(join(tmpdir(), 'what-if-ehpa-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Three days of a daily sine (4 ± 3 cores, peak at 06:00 UTC) up to one minute before --now. */
+function historyFile(): string {
+  const values: Array<[number, string]> = [];
+  for (let t = nowS - 3 * 86_400; t < nowS; t += 60) {
+    values.push([t, (4 + 3 * Math.sin((2 * Math.PI * (t % 86_400)) / 86_400)).toFixed(4)]);
+  }
+  const body = { status: 'success', data: { resultType: 'matrix', result: [{ metric: {}, values }] } };
+  const path = join(dir, 'history.json');
+  writeFileSync(path, JSON.stringify(body));
+  return path;
+}
+
+async function run(args: string[]) {
+  let out = '';
+  let err = '';
+  const io: CliIo = {
+    out: (t) => void (out += `${t}\n`),
+    err: (t) => void (err += `${t}\n`),
+    readStdin: async () => '',
+    now: () => new Date(NOW),
+    env: {},
+  };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+interface Result {
+  items: Array<{ kind: string; status: Record<string, any> }>;
+  cron: { activeCrons: unknown[]; metricValue: number };
+  prediction: { periodic: boolean; periodSeconds: number | null; samples: Array<[number, number]> };
+}
+
+describe('flotilla what-if ehpa (offline)', () => {
+  const history = historyFile();
+
+  it('prints a List: the EffectiveHPA as the controller would write it, the cron metric, the forecast', async () => {
+    const r = await run(['what-if', 'ehpa', '-f', FILE, '--now', NOW, '--history', history, '-o', 'json']);
+    expect(r.err).toBe('');
+    const out = JSON.parse(r.out) as Result & Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(['apiVersion', 'kind', 'items', 'cron', 'prediction']);
+    expect([out.apiVersion, out.kind, out.items.length]).toEqual(['v1', 'List', 1]);
+    expect(out.cron).toEqual({ activeCrons: [{ name: 'night-batch', targetReplicas: 12 }], metricValue: 12 });
+
+    expect([out.prediction.periodic, out.prediction.periodSeconds]).toEqual([true, 86_400]);
+    // from the first step after the last history sample, one period by default
+    expect(out.prediction.samples[0]![0]).toBe(nowS);
+    expect(out.prediction.samples).toHaveLength(1440);
+    const peak = Math.max(...out.prediction.samples.map(([, v]) => v));
+    expect(peak).toBeGreaterThan(7);
+    expect(peak).toBeLessThan(7 * 1.05);
+
+    const status = out.items[0]!.status;
+    // window [03:00, 06:00] reaches the 06:00 peak: trunc(≈7.07) = 7 cores against 500m per pod -> 14
+    expect(status.predictionWindowMax).toBeGreaterThan(7);
+    expect(status.proposals.prediction).toMatchObject({ replicas: 14, metricValue: 7 });
+    // observed: 6.12 cores over 10 pods requesting 1 core, 61 % against 50 % -> 13
+    expect(status.proposals.observed).toMatchObject({ replicas: 13 });
+    expect(status.proposals.cron).toMatchObject({ replicas: 12 });
+    expect(status).toMatchObject({
+      expectReplicas: 14,
+      currentReplicas: 10,
+      winningSource: 'prediction',
+      lastScaleTime: NOW,
+    });
+    expect(status.nextCronBoundary).toBe('2026-03-04T04:00:00Z');
+    expect(status.conditions).toContainEqual(
+      expect.objectContaining({
+        type: 'PredictionReady',
+        status: 'True',
+        reason: 'PredictSucceed',
+        lastTransitionTime: NOW,
+      }),
+    );
+  });
+
+  it('--horizon sets how far the forecast reaches', async () => {
+    const r = await run([
+      'what-if',
+      'ehpa',
+      '-f',
+      FILE,
+      '--now',
+      NOW,
+      '--history',
+      history,
+      '--horizon',
+      '2h',
+      '-o',
+      'json',
+    ]);
+    const out = JSON.parse(r.out) as Result;
+    expect(out.prediction.samples).toHaveLength(120);
+    expect(out.prediction.samples[119]![0] - out.prediction.samples[0]![0]).toBe(119 * 60);
+  });
+
+  it('without history the prediction is not ready, says why, and the cron decides', async () => {
+    const r = await run(['what-if', 'ehpa', '-f', FILE, '--now', NOW, '-o', 'json']);
+    const out = JSON.parse(r.out) as Result;
+    expect(out.prediction).toEqual({ periodic: false, periodSeconds: null, samples: [] });
+    const status = out.items[0]!.status;
+    expect(status.conditions).toContainEqual(
+      expect.objectContaining({ type: 'PredictionReady', status: 'False', reason: 'NoHistory' }),
+    );
+    expect(status.proposals.observed).toMatchObject({ reason: 'FailedGetResourceMetric' });
+    expect(status).toMatchObject({ expectReplicas: 12, winningSource: 'cron' });
+  });
+
+  it('prints a summary table without -o', async () => {
+    const r = await run(['what-if', 'ehpa', '-f', FILE, '--now', NOW, '--history', history]);
+    expect(r.out).toMatch(
+      /NAME\s+EXPECT\s+CURRENT\s+WINNER\s+OBSERVED\s+PREDICTION\s+CRON\nweb\s+14\s+10\s+prediction\s+13\s+14\s+12/,
+    );
+    expect(r.out).toContain('Active crons: night-batch(12); cron metric 12');
+  });
+
+  it('a history file that is not a range-query answer fails with the field at fault', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] } }));
+    const r = await run(['what-if', 'ehpa', '-f', FILE, '--now', NOW, '--history', bad, '-o', 'json']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('data.resultType');
+  });
+
+  it('a file without the target fails naming scaleTargetRef', async () => {
+    const only = join(dir, 'only-ehpa.yaml');
+    writeFileSync(only, readFileSync(FILE, 'utf8').split('---\n')[1]!);
+    const r = await run(['what-if', 'ehpa', '-f', only, '--now', NOW]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('spec.scaleTargetRef: Deployment default/web is not in the files');
+  });
+});

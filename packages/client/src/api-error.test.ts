@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AlreadyExistsError,
+  ApiError,
+  apiErrorFrom,
+  BadRequestError,
+  ConflictError,
+  InternalError,
+  InvalidError,
+  NotFoundError,
+  RequestEntityTooLargeError,
+  ServiceUnavailableError,
+} from './api-error.js';
+import type { StatusReason } from './protocol.js';
+
+describe('apiErrorFrom (a gateway reply back to a typed error)', () => {
+  const cases: Array<[StatusReason, typeof ApiError, number]> = [
+    ['BadRequest', BadRequestError, 400],
+    ['NotFound', NotFoundError, 404],
+    ['AlreadyExists', AlreadyExistsError, 409],
+    ['Conflict', ConflictError, 409],
+    ['RequestEntityTooLarge', RequestEntityTooLargeError, 413],
+    ['Invalid', InvalidError, 422],
+    ['InternalError', InternalError, 500],
+    ['ServiceUnavailable', ServiceUnavailableError, 503],
+  ];
+  it.each(cases)('%s becomes %O with Kubernetes\' HTTP status %d', (reason, Class, status) => {
+    const err = apiErrorFrom({ reason, message: `it was ${reason}` });
+    expect(err).toBeInstanceOf(Class);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ reason, status, message: `it was ${reason}`, name: Class.name, causes: [] });
+  });
+
+  it('keeps the field causes of an Invalid reply', () => {
+    const causes = [{ field: 'spec.replicas', message: 'Invalid value: "three": must be an integer' }];
+    expect(apiErrorFrom({ reason: 'Invalid', message: 'Deployment "web" is invalid', causes }).causes).toEqual(causes);
+  });
+
+  it('a reason this client does not know (a newer gateway) stays a plain ApiError, never a subclass', () => {
+    const err = apiErrorFrom({ reason: 'TooManyRequests' as StatusReason, message: 'slow down' });
+    expect(err.constructor).toBe(ApiError);
+    expect(err.reason).toBe('TooManyRequests');
+  });
+});

@@ -1,0 +1,141 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bus } from '@flotilla/bus';
+import {
+  ensureMetricsStream,
+  JetStreamHistory,
+  PrometheusSource,
+  SIM_WORKLOAD_CPU_QUERY,
+} from '@flotilla/metric-history';
+import { systemClock } from '@flotilla/runtime';
+import { ObjectStore } from '@flotilla/store';
+import { testBus } from '@flotilla/bus/testing';
+import { eventually, PrivatePrometheus } from '@flotilla/testkit';
+import { Registry } from 'prom-client';
+import { SimAgent, type AgentLogger } from './agent.js';
+import { WorkloadUsageGauge } from './sim/usage-metrics.js';
+import { UsageRecorder } from './sim/usage-recorder.js';
+
+const quiet: AgentLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const WEB = { namespace: 'default', kind: 'Deployment', name: 'web' };
+
+let bus: Bus & { dispose(): Promise<void> };
+let server: Server;
+let prometheus: PrivatePrometheus;
+const registry = new Registry();
+const gauge = new WorkloadUsageGauge(registry);
+
+const simulatedCluster = (name: string, cores: number) => ({
+  apiVersion: 'cluster.karmada.io/v1alpha1',
+  kind: 'Cluster',
+  metadata: { name },
+  spec: {
+    syncMode: 'Push',
+    simulation: {
+      allocatable: { cpu: '8', memory: '32Gi', pods: '110' },
+      loads: [
+        { workload: { kind: 'Deployment', namespace: 'default', name: 'web' }, model: { type: 'constant', cores } },
+      ],
+    },
+  },
+});
+
+const agent = (intervalMs: number) =>
+  new SimAgent({
+    bus,
+    clock: systemClock,
+    logger: quiet,
+    tickMs: 100,
+    usageGauge: gauge,
+    usageRecorder: new UsageRecorder(new JetStreamHistory(bus), intervalMs),
+  });
+
+beforeAll(async () => {
+  bus = await testBus('member-agent-usage');
+  await ensureMetricsStream(bus.jsm, bus, 3_600_000);
+  const store = new ObjectStore(bus);
+  await store.apply(simulatedCluster('m1', 2.5));
+  await store.apply(simulatedCluster('m2', 1));
+  await store.apply({
+    apiVersion: 'work.karmada.io/v1alpha2',
+    kind: 'ResourceBinding',
+    metadata: { name: 'web-deployment', namespace: 'default' },
+    spec: {
+      resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web', uid: 'u-1' },
+      replicas: 4,
+      replicaRequirements: { resourceRequest: { cpu: '500m', memory: '512Mi' } },
+      clusters: [
+        { name: 'm1', replicas: 2 },
+        { name: 'm2', replicas: 2 },
+      ],
+    },
+  });
+  server = createServer((_req, res) => {
+    void registry.metrics().then((body) => {
+      res.setHeader('content-type', registry.contentType);
+      res.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  prometheus = new PrivatePrometheus([`127.0.0.1:${(server.address() as { port: number }).port}`], 1);
+  await prometheus.start();
+}, 30_000);
+
+afterAll(async () => {
+  await prometheus?.stop();
+  await new Promise((r) => server?.close(r));
+  await bus?.dispose();
+});
+
+describe('the sim member-agent as a source of EffectiveHPA history', () => {
+  it("exposes each workload's usage per cluster on /metrics; a real Prometheus answers the sim query summed", async () => {
+    const a = agent(1000);
+    await a.start();
+    try {
+      const text = await registry.metrics();
+      expect(text).toContain(
+        'flotilla_sim_workload_cpu_usage_cores{cluster="m1",namespace="default",kind="Deployment",workload="web"} 2.5',
+      );
+      expect(text).toContain(
+        'flotilla_sim_workload_cpu_usage_cores{cluster="m2",namespace="default",kind="Deployment",workload="web"} 1',
+      );
+      const source = new PrometheusSource({ url: prometheus.url, queryTemplate: SIM_WORKLOAD_CPU_QUERY });
+      const start = new Date();
+      const samples = await eventually(
+        async () => {
+          const s = await source.range(WEB, { start, end: new Date(), stepSeconds: 1 });
+          return s.length >= 3 ? s : undefined;
+        },
+        20_000,
+        'three samples scraped from the agent',
+      );
+      expect(samples.every(([, v]) => v === 3.5)).toBe(true);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it('records the summed usage into the stream once per interval, and a restarted agent repeats no interval', async () => {
+    const history = new JetStreamHistory(bus);
+    const start = new Date();
+    const first = agent(1000);
+    await first.start();
+    await new Promise((r) => setTimeout(r, 2500));
+    await first.stop();
+    // a new leader in the same interval writes the same timestamp; the stream drops the repeat
+    const second = agent(1000);
+    await second.start();
+    await new Promise((r) => setTimeout(r, 1500));
+    await second.stop();
+    const samples = await history.range(WEB, {
+      start: new Date(start.getTime() - 1000),
+      end: new Date(),
+      stepSeconds: 1,
+    });
+    expect(samples.length).toBeGreaterThanOrEqual(3);
+    const times = samples.map(([t]) => t);
+    expect(new Set(times).size).toBe(times.length);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(1);
+    expect(samples.every(([t, v]) => Number.isInteger(t) && v === 3.5)).toBe(true);
+  });
+});
