@@ -27,7 +27,11 @@ function objectFor(i: number): unknown {
       apiVersion: 'cluster.karmada.io/v1alpha1',
       kind: 'Cluster',
       metadata: { name: nameOf(i), labels: { bench: 'apply', region: REGIONS[i % REGIONS.length]! } },
-      spec: { syncMode: 'Push', region: REGIONS[i % REGIONS.length]!, simulation: { allocatable: { cpu: '16', memory: '64Gi', pods: '110' } } },
+      spec: {
+        syncMode: 'Push',
+        region: REGIONS[i % REGIONS.length]!,
+        simulation: { allocatable: { cpu: '16', memory: '64Gi', pods: '110' } },
+      },
     };
   }
   return {
@@ -69,23 +73,40 @@ try {
     outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
   });
   const applyMs = performance.now() - t0;
-  await waitFor(() => latencies.length >= clusters, `${clusters} cluster statuses (have ${latencies.length})`, STATUS_TIMEOUT_MS);
+  await waitFor(
+    () => latencies.length >= clusters,
+    `${clusters} cluster statuses (have ${latencies.length})`,
+    STATUS_TIMEOUT_MS,
+  );
   const allStatusMs = performance.now() - t0;
   watch.stop();
 
   // The figure is memory while holding the objects, after the burst's garbage had a moment to be collected.
   await new Promise((r) => setTimeout(r, 3000));
-  const rss = { gateway: rssOfPidMb(pidOf('gateway')), statusWriter: rssOfPidMb(pidOf('status-writer')), memberAgent: rssOfPidMb(pidOf('member-agent')) };
+  const rss = {
+    gateway: rssOfPidMb(pidOf('gateway')),
+    statusWriter: rssOfPidMb(pidOf('status-writer')),
+    memberAgent: rssOfPidMb(pidOf('member-agent')),
+  };
 
-  report(`apply through the gateway: ${OBJECTS} objects (${clusters} simulated Clusters, ${OBJECTS - clusters} ConfigMaps), ${IN_FLIGHT} in flight`, [
-    ['outcomes', [...outcomes].map(([k, v]) => `${v} ${k}`).join(', ')],
-    ['apply throughput', `${fmt(OBJECTS / (applyMs / 1000))} objects/s (${fmt(applyMs)} ms)`],
-    ['apply-to-status latency', `${latencySummary(latencies)}  (request sent -> first Cluster status in the status bucket; member-agent tick ${SIM_TICK_MS} ms)`],
-    ['every status written', `${fmt(allStatusMs)} ms after the first apply`],
-    ['gateway VmRSS', `${fmt(rss.gateway)} MiB (idle ${fmt(idleRss.gateway)} MiB)  (target <= 150 MB)`],
-    ['status-writer VmRSS', `${fmt(rss.statusWriter)} MiB (idle ${fmt(idleRss.statusWriter)} MiB)  (target <= 150 MB)`],
-    ['member-agent VmRSS', `${fmt(rss.memberAgent)} MiB (simulating ${clusters} clusters; no target)`],
-  ]);
+  report(
+    `apply through the gateway: ${OBJECTS} objects (${clusters} simulated Clusters, ${OBJECTS - clusters} ConfigMaps), ${IN_FLIGHT} in flight`,
+    [
+      ['outcomes', [...outcomes].map(([k, v]) => `${v} ${k}`).join(', ')],
+      ['apply throughput', `${fmt(OBJECTS / (applyMs / 1000))} objects/s (${fmt(applyMs)} ms)`],
+      [
+        'apply-to-status latency',
+        `${latencySummary(latencies)}  (request sent -> first Cluster status in the status bucket; member-agent tick ${SIM_TICK_MS} ms)`,
+      ],
+      ['every status written', `${fmt(allStatusMs)} ms after the first apply`],
+      ['gateway VmRSS', `${fmt(rss.gateway)} MiB (idle ${fmt(idleRss.gateway)} MiB)  (target <= 150 MB)`],
+      [
+        'status-writer VmRSS',
+        `${fmt(rss.statusWriter)} MiB (idle ${fmt(idleRss.statusWriter)} MiB)  (target <= 150 MB)`,
+      ],
+      ['member-agent VmRSS', `${fmt(rss.memberAgent)} MiB (simulating ${clusters} clusters; no target)`],
+    ],
+  );
 } finally {
   await bus.close();
   await s.stop();

@@ -38,7 +38,10 @@ const deployment = (name: string): StoredObject => ({
   metadata: { name, namespace: 'bench' },
   spec: { replicas: 1, selector: { matchLabels: { app: name } } },
 });
-const cron = (name: string, rules: Array<{ name: string; schedule: string; targetReplicas: number }>): StoredObject => ({
+const cron = (
+  name: string,
+  rules: Array<{ name: string; schedule: string; targetReplicas: number }>,
+): StoredObject => ({
   apiVersion: 'autoscaling.karmada.io/v1alpha1',
   kind: 'CronFederatedHPA',
   metadata: { name: `${name}-cron`, namespace: 'bench' },
@@ -88,7 +91,14 @@ async function writesOnlyMs(bus: Bus, names: string[], minimal: boolean, round: 
     if (!minimal) stateRevisions.set(n, await bus.objects.put(stateKey(n), encodeJson({ objectKey: n, rules: [] })));
   });
   const event = (n: string, rule: string) =>
-    encodeJson({ specversion: '1.0', id: `floor.${round}.${n}.${rule}`, source: 'bench', type: 'BenchFloor', time: new Date().toISOString(), data: { ruleName: rule, scheduleTime: new Date().toISOString(), appliedReplicas: 3 } });
+    encodeJson({
+      specversion: '1.0',
+      id: `floor.${round}.${n}.${rule}`,
+      source: 'bench',
+      type: 'BenchFloor',
+      time: new Date().toISOString(),
+      data: { ruleName: rule, scheduleTime: new Date().toISOString(), appliedReplicas: 3 },
+    });
   const subject = (n: string) => `${bus.names.eventsRoot}.CronFederatedHPA.bench.${n}-cron.BenchFloor`;
   const t = performance.now();
   let next = 0;
@@ -98,8 +108,13 @@ async function writesOnlyMs(bus: Bus, names: string[], minimal: boolean, round: 
         const n = names[next++]!;
         const revision = minimal ? revisions.get(n)! : (await bus.objects.get(key(n)))!.revision;
         await bus.objects.update(key(n), encodeJson({ ...deployment(n), spec: { replicas: 4 + round } }), revision);
-        await Promise.all(['a', 'b'].map((rule) => bus.js.publish(subject(n), event(n, rule), { msgID: `floor.${round}.${n}.${rule}` })));
-        if (!minimal) await bus.objects.update(stateKey(n), encodeJson({ objectKey: n, rules: [round] }), stateRevisions.get(n)!);
+        await Promise.all(
+          ['a', 'b'].map((rule) =>
+            bus.js.publish(subject(n), event(n, rule), { msgID: `floor.${round}.${n}.${rule}` }),
+          ),
+        );
+        if (!minimal)
+          await bus.objects.update(stateKey(n), encodeJson({ objectKey: n, rules: [round] }), stateRevisions.get(n)!);
       }
     }),
   );
@@ -123,7 +138,11 @@ class Reports {
   }
 }
 
-async function withController<T>(bus: Bus, redis: Redis, fn: (c: CronController, reports: Reports) => Promise<T>): Promise<T> {
+async function withController<T>(
+  bus: Bus,
+  redis: Redis,
+  fn: (c: CronController, reports: Reports) => Promise<T>,
+): Promise<T> {
   const reports = new Reports();
   const c = new CronController({
     bus,
@@ -180,7 +199,12 @@ await withBenchBus('cron', async (bus) => {
     // Far enough ahead for creating the objects and planning them (about 1.5 ms per object here).
     const fireAt = new Date(Math.ceil((setupStart + 10_000 + OBJECTS * 2.5) / 1000) * 1000);
     await inWindows(names, (n) =>
-      store.apply(cron(n, [{ name: 'a', schedule: dailyAt(fireAt), targetReplicas: 3 }, { name: 'b', schedule: dailyAt(fireAt), targetReplicas: 4 }])),
+      store.apply(
+        cron(n, [
+          { name: 'a', schedule: dailyAt(fireAt), targetReplicas: 3 },
+          { name: 'b', schedule: dailyAt(fireAt), targetReplicas: 4 },
+        ]),
+      ),
     );
     const createMs = performance.now() - t;
     await withController(bus, redis, async (c, reports) => {
@@ -199,19 +223,37 @@ await withBenchBus('cron', async (bus) => {
       const stored = await storedLateness(bus, 2 * OBJECTS);
       const floorMs = await writesOnlyMs(bus, names, false, 0);
       const minimalMs = await writesOnlyMs(bus, names, true, 1);
-      report(`cron burst: ${OBJECTS} CronFederatedHPAs x 2 rules due at the same second (controller in-process, concurrency ${CONCURRENCY})`, [
-        ['set-up', `objects ${fmt(createMs / 1000, 2)} s, first plan and timers ${fmt(armMs / 1000, 2)} s`],
-        ['lateness, executionTime - scheduleTime', stats(exec)],
-        ['lateness, event stored in the stream', stats(stored)],
-        ['burst, until every state is written', `${2 * OBJECTS} executions in ${fmt(burstMs)} ms = ${fmt((2 * OBJECTS) / (burstMs / 1000))} executions/s`],
-        ['in-process reports', `${reports.all.length} executions, ${reports.all.filter((r) => !r.ok).length} failed`],
-        [`bare KV CAS x ${2 * OBJECTS} (${CONCURRENCY} in flight)`, `${fmt(bareMs)} ms = ${fmt((2 * OBJECTS) / (bareMs / 1000))} ops/s`],
-        ['bare KV CAS one by one', `${fmt((Math.min(2 * OBJECTS, 5000) / bareSeqMs) * 1000)} ops/s (would take ${fmt((bareSeqMs * 2 * OBJECTS) / Math.min(2 * OBJECTS, 5000))} ms for ${2 * OBJECTS})`],
-        ['ratio burst / bare (same concurrency)', `${(burstMs / bareMs).toFixed(2)}x  (target <= 1.5x)`],
-        ['the controller\'s writes alone', `${fmt(floorMs)} ms = ${(floorMs / bareMs).toFixed(2)}x bare (per object: read and compare-and-set the target, 2 events, state compare-and-set; no controller)`],
-        ['the least the product allows', `${fmt(minimalMs)} ms = ${(minimalMs / bareMs).toFixed(2)}x bare (per object: one target compare-and-set, one event per execution; no read, no state)`],
-        ['resident memory', `before ${fmt(rssBefore)} MB, armed ${fmt(rssArmed)} MB, peak ${fmt(rssPeak)} MB`],
-      ]);
+      report(
+        `cron burst: ${OBJECTS} CronFederatedHPAs x 2 rules due at the same second (controller in-process, concurrency ${CONCURRENCY})`,
+        [
+          ['set-up', `objects ${fmt(createMs / 1000, 2)} s, first plan and timers ${fmt(armMs / 1000, 2)} s`],
+          ['lateness, executionTime - scheduleTime', stats(exec)],
+          ['lateness, event stored in the stream', stats(stored)],
+          [
+            'burst, until every state is written',
+            `${2 * OBJECTS} executions in ${fmt(burstMs)} ms = ${fmt((2 * OBJECTS) / (burstMs / 1000))} executions/s`,
+          ],
+          ['in-process reports', `${reports.all.length} executions, ${reports.all.filter((r) => !r.ok).length} failed`],
+          [
+            `bare KV CAS x ${2 * OBJECTS} (${CONCURRENCY} in flight)`,
+            `${fmt(bareMs)} ms = ${fmt((2 * OBJECTS) / (bareMs / 1000))} ops/s`,
+          ],
+          [
+            'bare KV CAS one by one',
+            `${fmt((Math.min(2 * OBJECTS, 5000) / bareSeqMs) * 1000)} ops/s (would take ${fmt((bareSeqMs * 2 * OBJECTS) / Math.min(2 * OBJECTS, 5000))} ms for ${2 * OBJECTS})`,
+          ],
+          ['ratio burst / bare (same concurrency)', `${(burstMs / bareMs).toFixed(2)}x  (target <= 1.5x)`],
+          [
+            "the controller's writes alone",
+            `${fmt(floorMs)} ms = ${(floorMs / bareMs).toFixed(2)}x bare (per object: read and compare-and-set the target, 2 events, state compare-and-set; no controller)`,
+          ],
+          [
+            'the least the product allows',
+            `${fmt(minimalMs)} ms = ${(minimalMs / bareMs).toFixed(2)}x bare (per object: one target compare-and-set, one event per execution; no read, no state)`,
+          ],
+          ['resident memory', `before ${fmt(rssBefore)} MB, armed ${fmt(rssArmed)} MB, peak ${fmt(rssPeak)} MB`],
+        ],
+      );
     });
 
     // 3. spread: SPREAD_RULES rules over SPREAD_S seconds
@@ -228,7 +270,9 @@ await withBenchBus('cron', async (bus) => {
       const before = reports.all.length;
       await sleepUntil(spreadStart + SPREAD_S * 1000 + 1000);
       const mine = reports.all.slice(before).map((r) => r.executionTime.getTime() - r.scheduleTime.getTime());
-      report(`cron spread: ${SPREAD_RULES} rules over ${SPREAD_S} s`, [['lateness, executionTime - scheduleTime', `${stats(mine)}  (target p99 <= 10 ms)`]]);
+      report(`cron spread: ${SPREAD_RULES} rules over ${SPREAD_S} s`, [
+        ['lateness, executionTime - scheduleTime', `${stats(mine)}  (target p99 <= 10 ms)`],
+      ]);
     });
   } finally {
     await redis.quit();

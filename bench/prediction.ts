@@ -16,7 +16,8 @@ function workload(days: number, seed: number): Sample[] {
   return Array.from({ length: days * 1440 }, (_, i) => {
     const minute = i % 1440;
     const weekend = Math.floor(i / 1440) % 7 >= 5 ? 0.6 : 1;
-    const peaks = 15 * Math.exp(-((minute - 840) ** 2) / (2 * 120 ** 2)) + 8 * Math.exp(-((minute - 1200) ** 2) / (2 * 60 ** 2));
+    const peaks =
+      15 * Math.exp(-((minute - 840) ** 2) / (2 * 120 ** 2)) + 8 * Math.exp(-((minute - 1200) ** 2) / (2 * 60 ** 2));
     const spike = rand() < 0.0005 ? 30 : 0;
     return { timestamp: T0 + 60 * i, value: 10 + weekend * peaks + 0.5 * gaussian(rand) + spike };
   });
@@ -41,9 +42,18 @@ for (let i = 0; i < RUNS; i++) {
 }
 times.sort((a, b) => a - b);
 cpuTimes.sort((a, b) => a - b);
-report(`DSP fit + forecast: ${DAYS} days of one-minute history (${(DAYS * 1440).toLocaleString('en-US')} samples) per workload, one thread`, [
-  ['per workload (wall)', `median ${fmt(percentile(times, 50))} ms, p99 ${fmt(percentile(times, 99))} ms, min ${fmt(times[0]!)} ms (n=${RUNS})  (target <= 50 ms)`],
-  // CPU time of this process: what one core spends, also when other processes share the machine
-  ['per workload (CPU)', `median ${fmt(percentile(cpuTimes, 50))} ms, p99 ${fmt(percentile(cpuTimes, 99))} ms (n=${RUNS})`],
-  ['result', `${periodic}/${RUNS} periodic (daily), e.g. ${estimator}`],
-]);
+report(
+  `DSP fit + forecast: ${DAYS} days of one-minute history (${(DAYS * 1440).toLocaleString('en-US')} samples) per workload, one thread`,
+  [
+    [
+      'per workload (wall)',
+      `median ${fmt(percentile(times, 50))} ms, p99 ${fmt(percentile(times, 99))} ms, min ${fmt(times[0]!)} ms (n=${RUNS})  (target <= 50 ms)`,
+    ],
+    // CPU time of this process: what one core spends, also when other processes share the machine
+    [
+      'per workload (CPU)',
+      `median ${fmt(percentile(cpuTimes, 50))} ms, p99 ${fmt(percentile(cpuTimes, 99))} ms (n=${RUNS})`,
+    ],
+    ['result', `${periodic}/${RUNS} periodic (daily), e.g. ${estimator}`],
+  ],
+);

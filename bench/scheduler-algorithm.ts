@@ -31,13 +31,31 @@ export function makeClusters(n: number, seed = 1): Cluster[] {
     return {
       apiVersion: 'cluster.karmada.io/v1alpha1',
       kind: 'Cluster',
-      metadata: { name: `member-${String(i).padStart(4, '0')}`, labels: { env: 'prod', tier: i % 4 === 0 ? 'gold' : 'standard' } },
-      spec: { provider: 'sim', region: REGIONS[i % REGIONS.length]!, zone: `${REGIONS[i % REGIONS.length]!}-${1 + (i % 3)}a` },
+      metadata: {
+        name: `member-${String(i).padStart(4, '0')}`,
+        labels: { env: 'prod', tier: i % 4 === 0 ? 'gold' : 'standard' },
+      },
+      spec: {
+        provider: 'sim',
+        region: REGIONS[i % REGIONS.length]!,
+        zone: `${REGIONS[i % REGIONS.length]!}-${1 + (i % 3)}a`,
+      },
       status: {
-        conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'ClusterReady', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        ],
         resourceSummary: {
-          allocatable: { cpu: String(cpu), memory: `${memGi}Gi`, pods: String(pods), 'ephemeral-storage': `${nodes * 100}Gi` },
-          allocated: { cpu: `${Math.floor(cpu * used * 1000)}m`, memory: `${Math.floor(memGi * used * 1024)}Mi`, pods: String(Math.floor(pods * used * 0.5)) },
+          allocatable: {
+            cpu: String(cpu),
+            memory: `${memGi}Gi`,
+            pods: String(pods),
+            'ephemeral-storage': `${nodes * 100}Gi`,
+          },
+          allocated: {
+            cpu: `${Math.floor(cpu * used * 1000)}m`,
+            memory: `${Math.floor(memGi * used * 1024)}Mi`,
+            pods: String(Math.floor(pods * used * 0.5)),
+          },
           allocating: { cpu: '500m', memory: '1Gi', pods: '2' },
         },
       },
@@ -49,7 +67,11 @@ export function makeClusters(n: number, seed = 1): Cluster[] {
 const PLACEMENTS: Record<string, Placement> = {
   'dynamic weight': {
     clusterAffinity: { labelSelector: { matchLabels: { env: 'prod' } } },
-    replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { dynamicWeight: 'AvailableReplicas' } },
+    replicaScheduling: {
+      replicaSchedulingType: 'Divided',
+      replicaDivisionPreference: 'Weighted',
+      weightPreference: { dynamicWeight: 'AvailableReplicas' },
+    },
   },
   'static weight': {
     clusterAffinity: { labelSelector: { matchLabels: { env: 'prod' } } },
@@ -83,10 +105,29 @@ export function makeBindings(count: number, placement: Placement, seed = 2): Res
     const template: ResourceTemplate = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: { name: `app-${i}`, namespace: 'default', uid: `0b7c${i.toString(16).padStart(4, '0')}-5f1e-4a6b-9c1d-${(i * 7919).toString(16).padStart(12, '0')}` },
+      metadata: {
+        name: `app-${i}`,
+        namespace: 'default',
+        uid: `0b7c${i.toString(16).padStart(4, '0')}-5f1e-4a6b-9c1d-${(i * 7919).toString(16).padStart(12, '0')}`,
+      },
       spec: {
         replicas: 1 + Math.floor(rand() * 60),
-        template: { spec: { containers: [{ name: 'app', image: 'app:1', resources: { requests: { cpu: `${100 * (1 + Math.floor(rand() * 20))}m`, memory: `${128 * (1 + Math.floor(rand() * 16))}Mi` } } }] } },
+        template: {
+          spec: {
+            containers: [
+              {
+                name: 'app',
+                image: 'app:1',
+                resources: {
+                  requests: {
+                    cpu: `${100 * (1 + Math.floor(rand() * 20))}m`,
+                    memory: `${128 * (1 + Math.floor(rand() * 16))}Mi`,
+                  },
+                },
+              },
+            ],
+          },
+        },
       },
     };
     return buildBinding(template, policy);
@@ -120,7 +161,12 @@ function measure(bindings: readonly ResourceBinding[], clusters: readonly Cluste
     best = Math.min(best, performance.now() - t);
   }
   const ok = bindings.length - failed;
-  return { perSecond: bindings.length / (best / 1000), microsEach: (best * 1000) / bindings.length, failed, spread: ok ? placed / ok : 0 };
+  return {
+    perSecond: bindings.length / (best / 1000),
+    microsEach: (best * 1000) / bindings.length,
+    failed,
+    spread: ok ? placed / ok : 0,
+  };
 }
 
 const now = new Date(Date.UTC(2026, 0, 1));
@@ -130,7 +176,13 @@ for (const n of CLUSTER_COUNTS) {
   for (const [label, placement] of Object.entries(PLACEMENTS)) {
     const m = measure(makeBindings(BINDINGS, placement), clusters, now);
     const target = n === 100 ? '  (target >= 20,000/s over 100 clusters)' : '';
-    rows.push([label, `${fmt(m.perSecond)} bindings/s, ${fmt(m.microsEach)} µs each, ${m.spread.toFixed(1)} clusters a binding${m.failed ? `, ${m.failed} unschedulable` : ''}${target}`]);
+    rows.push([
+      label,
+      `${fmt(m.perSecond)} bindings/s, ${fmt(m.microsEach)} µs each, ${m.spread.toFixed(1)} clusters a binding${m.failed ? `, ${m.failed} unschedulable` : ''}${target}`,
+    ]);
   }
-  report(`pure scheduling algorithm: ${BINDINGS} Divided bindings over ${n} clusters (one thread, best of ${ROUNDS})`, rows);
+  report(
+    `pure scheduling algorithm: ${BINDINGS} Divided bindings over ${n} clusters (one thread, best of ${ROUNDS})`,
+    rows,
+  );
 }

@@ -13,7 +13,19 @@ import { connectBus, encodeJson, listJson, parseEventSubject, type Bus } from '@
 import { GatewayClient } from '@flotilla/client';
 import { NATS_URL } from '@flotilla/testkit';
 import { startSuite } from '../test/support/suite.js';
-import { benchCluster, benchDeployment, benchPolicy, boundedRun, fmt, heapOfServiceMb, latencySummary, percentile, report, rssOfPidMb, waitFor } from './support.js';
+import {
+  benchCluster,
+  benchDeployment,
+  benchPolicy,
+  boundedRun,
+  fmt,
+  heapOfServiceMb,
+  latencySummary,
+  percentile,
+  report,
+  rssOfPidMb,
+  waitFor,
+} from './support.js';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 100);
 const BINDINGS = Number(process.env.BENCH_BINDINGS ?? 10_000);
@@ -92,7 +104,9 @@ async function productFloorRate(bus: Bus, n: number, payload: Uint8Array): Promi
     await bus.objects.create(`BenchFloorTemplate.default.f${i}`, payload);
     const revision = await bus.objects.create(`BenchFloorBinding.default.f${i}`, payload);
     await bus.objects.update(`BenchFloorBinding.default.f${i}`, payload, revision);
-    await bus.js.publish(`${root}.BenchFloorBinding.default.f${i}.BindingScheduled`, payload, { msgID: `bench-floor-${i}` });
+    await bus.js.publish(`${root}.BenchFloorBinding.default.f${i}.BindingScheduled`, payload, {
+      msgID: `bench-floor-${i}`,
+    });
   });
   return n / ((performance.now() - t) / 1000);
 }
@@ -114,13 +128,19 @@ try {
     callback: (err, msg) => {
       if (err) return;
       const binding = parseEventSubject(root, msg.subject).name;
-      if (binding.endsWith('-deployment')) tracker.scheduled(binding.slice(0, -'-deployment'.length), performance.now());
+      if (binding.endsWith('-deployment'))
+        tracker.scheduled(binding.slice(0, -'-deployment'.length), performance.now());
     },
   });
 
   // The fleet, Ready before the first workload.
   await boundedRun(CLUSTERS, IN_FLIGHT, async (i) => void (await client.apply(benchCluster(i))));
-  await waitFor(async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= CLUSTERS, `${CLUSTERS} cluster statuses`, 120_000, 250);
+  await waitFor(
+    async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= CLUSTERS,
+    `${CLUSTERS} cluster statuses`,
+    120_000,
+    250,
+  );
   await client.apply(benchPolicy);
   progress(`${CLUSTERS} clusters ready`);
 
@@ -138,7 +158,11 @@ try {
     }
     await Promise.all(pending);
     const achieved = PACED / ((performance.now() - t0) / 1000);
-    await waitFor(() => tracker.count(phase) >= PACED, `${PACED} ${phase} bindings scheduled (have ${tracker.count(phase)})`, TIMEOUT_MS);
+    await waitFor(
+      () => tracker.count(phase) >= PACED,
+      `${PACED} ${phase} bindings scheduled (have ${tracker.count(phase)})`,
+      TIMEOUT_MS,
+    );
     return achieved;
   };
 
@@ -153,7 +177,11 @@ try {
   await boundedRun(BINDINGS, IN_FLIGHT, (i) => apply(`burst-${i}`, i));
   const applyMs = performance.now() - t0;
   progress(`burst applied in ${fmt(applyMs)} ms; waiting for its bindings`);
-  await waitFor(() => tracker.count('burst') >= BINDINGS, `${BINDINGS} burst bindings scheduled (have ${tracker.count('burst')})`, TIMEOUT_MS);
+  await waitFor(
+    () => tracker.count('burst') >= BINDINGS,
+    `${BINDINGS} burst bindings scheduled (have ${tracker.count('burst')})`,
+    TIMEOUT_MS,
+  );
   const e2eRate = BINDINGS / ((tracker.lastEventAt - t0) / 1000);
   await new Promise((r) => setTimeout(r, 3000));
   const rssBurst = rssOfPidMb(pidOf('affinity-scheduler'));
@@ -170,20 +198,48 @@ try {
   await sub.drain();
   const demotions = s.logs.filter((l) => l.startsWith('[affinity-scheduler]') && l.includes('no longer leader')).length;
 
-  const p99 = (phase: string) => percentile([...(tracker.samples.get(phase) ?? [])].sort((a, b) => a - b), 99);
-  report(`scheduling end to end: Divided (dynamic weight) over ${CLUSTERS} simulated clusters, member-agent tick ${SIM_TICK_MS} ms`, [
-    ['burst', `${BINDINGS} Deployments, ${IN_FLIGHT} in flight: applies took ${fmt(applyMs)} ms (${fmt(BINDINGS / (applyMs / 1000))}/s)`],
-    ['burst end-to-end rate', `${fmt(e2eRate)} bindings/s (first apply -> last BindingScheduled)`],
-    ['bare KV CAS rate', `${fmt(casRate)} updates/s (before ${fmt(casBefore)}, after ${fmt(casAfter)}; ${IN_FLIGHT} in flight, ${payload.length} B values)`],
-    ['end to end / bare CAS', `${((100 * e2eRate) / casRate).toFixed(1)} %  (target >= 50 %)`],
-    ['the least the product allows', `${fmt(floorRate)} bindings/s = ${((100 * floorRate) / casRate).toFixed(1)} % of bare CAS (per binding: template create, binding create, binding CAS, event; one process, no services)`],
-    ['burst apply-to-BindingScheduled', latencySummary(tracker.samples.get('burst') ?? [])],
-    [`paced ${RATE}/s, empty system`, `${latencySummary(tracker.samples.get('pacedempty') ?? [])}, achieved ${fmt(pacedEmptyRate)}/s  (target p99 <= 50 ms: ${p99('pacedempty') <= 50 ? 'met' : 'missed'})`],
-    [`paced ${RATE}/s, holding ${BINDINGS} more`, `${latencySummary(tracker.samples.get('pacedloaded') ?? [])}, achieved ${fmt(pacedLoadedRate)}/s  (target p99 <= 50 ms: ${p99('pacedloaded') <= 50 ? 'met' : 'missed'})`],
-    ['affinity-scheduler VmRSS', `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED}; V8 heap in use ${fmt(heap.heapUsed)} MiB, external ${fmt(heap.external)} MiB)  (target <= 150 MB at 10,000)`],
-    ['scheduler leadership lost', `${demotions} times (lease ${LEASE_MS} ms)`],
-    ['other services VmRSS', `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB`],
-  ]);
+  const p99 = (phase: string) =>
+    percentile(
+      [...(tracker.samples.get(phase) ?? [])].sort((a, b) => a - b),
+      99,
+    );
+  report(
+    `scheduling end to end: Divided (dynamic weight) over ${CLUSTERS} simulated clusters, member-agent tick ${SIM_TICK_MS} ms`,
+    [
+      [
+        'burst',
+        `${BINDINGS} Deployments, ${IN_FLIGHT} in flight: applies took ${fmt(applyMs)} ms (${fmt(BINDINGS / (applyMs / 1000))}/s)`,
+      ],
+      ['burst end-to-end rate', `${fmt(e2eRate)} bindings/s (first apply -> last BindingScheduled)`],
+      [
+        'bare KV CAS rate',
+        `${fmt(casRate)} updates/s (before ${fmt(casBefore)}, after ${fmt(casAfter)}; ${IN_FLIGHT} in flight, ${payload.length} B values)`,
+      ],
+      ['end to end / bare CAS', `${((100 * e2eRate) / casRate).toFixed(1)} %  (target >= 50 %)`],
+      [
+        'the least the product allows',
+        `${fmt(floorRate)} bindings/s = ${((100 * floorRate) / casRate).toFixed(1)} % of bare CAS (per binding: template create, binding create, binding CAS, event; one process, no services)`,
+      ],
+      ['burst apply-to-BindingScheduled', latencySummary(tracker.samples.get('burst') ?? [])],
+      [
+        `paced ${RATE}/s, empty system`,
+        `${latencySummary(tracker.samples.get('pacedempty') ?? [])}, achieved ${fmt(pacedEmptyRate)}/s  (target p99 <= 50 ms: ${p99('pacedempty') <= 50 ? 'met' : 'missed'})`,
+      ],
+      [
+        `paced ${RATE}/s, holding ${BINDINGS} more`,
+        `${latencySummary(tracker.samples.get('pacedloaded') ?? [])}, achieved ${fmt(pacedLoadedRate)}/s  (target p99 <= 50 ms: ${p99('pacedloaded') <= 50 ? 'met' : 'missed'})`,
+      ],
+      [
+        'affinity-scheduler VmRSS',
+        `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED}; V8 heap in use ${fmt(heap.heapUsed)} MiB, external ${fmt(heap.external)} MiB)  (target <= 150 MB at 10,000)`,
+      ],
+      ['scheduler leadership lost', `${demotions} times (lease ${LEASE_MS} ms)`],
+      [
+        'other services VmRSS',
+        `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB`,
+      ],
+    ],
+  );
 } finally {
   await bus.close();
   await s.stop();

@@ -5,7 +5,17 @@ import { admit } from '@flotilla/api';
 import { publishEvent } from '@flotilla/bus';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
 import { AffinitySchedulerController } from '@flotilla/affinity-scheduler';
-import { benchCluster, benchDeployment, benchPolicy, boundedRun, fmt, report, rssMb, waitFor, withBenchBus } from './support.js';
+import {
+  benchCluster,
+  benchDeployment,
+  benchPolicy,
+  boundedRun,
+  fmt,
+  report,
+  rssMb,
+  waitFor,
+  withBenchBus,
+} from './support.js';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 100);
 const BINDINGS = Number(process.env.BENCH_BINDINGS ?? 10_000);
@@ -25,24 +35,50 @@ await withBenchBus('sched-mem', async (bus) => {
     const c = admit(benchCluster(i)) as StoredObject;
     await store.apply(c);
     await statuses.fold({ kind: 'Cluster', name: c.metadata.name }, i + 1, () => ({
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', lastTransitionTime: '2026-01-01T00:00:00Z' }],
-      resourceSummary: { allocatable: { cpu: '64', memory: '512Gi', pods: '2000' }, allocated: { cpu: '0', memory: '0', pods: '0' } },
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'ClusterReady', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      ],
+      resourceSummary: {
+        allocatable: { cpu: '64', memory: '512Gi', pods: '2000' },
+        allocated: { cpu: '0', memory: '0', pods: '0' },
+      },
     }));
   });
   await store.apply(admit(benchPolicy) as StoredObject);
-  const controller = new AffinitySchedulerController({ bus, store, publish: (e) => publishEvent(bus, e), logger: silent, failoverGraceMs: 30_000, resyncMs: 3_600_000, concurrency: 64 });
+  const controller = new AffinitySchedulerController({
+    bus,
+    store,
+    publish: (e) => publishEvent(bus, e),
+    logger: silent,
+    failoverGraceMs: 30_000,
+    resyncMs: 3_600_000,
+    concurrency: 64,
+  });
   await controller.start();
   await controller.idle();
   const before = heapMb();
   await boundedRun(BINDINGS, 64, async (i) => {
     await store.apply(admit(benchDeployment(`d-${i}`, i)) as StoredObject);
   });
-  await waitFor(async () => (await bus.objects.keys('ResourceBinding.>').then(async (it) => { let n = 0; for await (const _ of it) n++; return n; })) >= BINDINGS, 'bindings', 120_000, 1000);
+  await waitFor(
+    async () =>
+      (await bus.objects.keys('ResourceBinding.>').then(async (it) => {
+        let n = 0;
+        for await (const _ of it) n++;
+        return n;
+      })) >= BINDINGS,
+    'bindings',
+    120_000,
+    1000,
+  );
   await new Promise((r) => setTimeout(r, 2000));
   await controller.idle();
   const after = heapMb();
   report(`affinity scheduler memory, in-process: ${BINDINGS} bindings over ${CLUSTERS} clusters`, [
-    ['V8 heap in use', `${fmt(before)} MiB before, ${fmt(after)} MiB after: ${fmt(((after - before) * 1048576) / BINDINGS)} B per binding`],
+    [
+      'V8 heap in use',
+      `${fmt(before)} MiB before, ${fmt(after)} MiB after: ${fmt(((after - before) * 1048576) / BINDINGS)} B per binding`,
+    ],
     ['process RSS', `${fmt(rssMb())} MiB (this process also holds the benchmark's own client)`],
   ]);
   await controller.stop();

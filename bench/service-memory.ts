@@ -27,7 +27,8 @@ try {
   const client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, timeoutMs: 60_000 });
   // The newest process of a service: a restarted one replaces its predecessor.
   const pidOf = (name: string) => s.suite.processes.filter((p) => p.name === name).at(-1)?.child.pid;
-  const sample = () => Object.fromEntries(SERVICES.map((n) => [n, { rss: rssOfPidMb(pidOf(n)), peak: rssOfPidMb(pidOf(n), 'VmHWM') }]));
+  const sample = () =>
+    Object.fromEntries(SERVICES.map((n) => [n, { rss: rssOfPidMb(pidOf(n)), peak: rssOfPidMb(pidOf(n), 'VmHWM') }]));
 
   await sleep(SETTLE_MS);
   const idle = sample();
@@ -42,7 +43,12 @@ try {
   await boundedRun(CLUSTERS, IN_FLIGHT, async (i) => void (await client.apply(benchCluster(i))));
   await client.apply(benchPolicy);
   await boundedRun(OBJECTS, IN_FLIGHT, async (i) => void (await client.apply(benchDeployment(`app-${i}`, i))));
-  await waitFor(() => scheduled.size >= OBJECTS, `${OBJECTS} bindings scheduled (have ${scheduled.size})`, TIMEOUT_MS, 250);
+  await waitFor(
+    () => scheduled.size >= OBJECTS,
+    `${OBJECTS} bindings scheduled (have ${scheduled.size})`,
+    TIMEOUT_MS,
+    250,
+  );
   await sub.drain();
   // Several simulation ticks: the member-agent places the pods and reports every workload.
   await sleep(SETTLE_MS);
@@ -61,12 +67,16 @@ try {
 
   const cell = (m: { rss: number; peak: number } | undefined) => (m ? `${fmt(m.rss)} (peak ${fmt(m.peak)})` : '-');
   // procfs counts KiB, the target is in MB (10^6 bytes)
-  const verdict = (n: string) => (Math.max(holding[n]!.peak, restarted[n]!.peak) * 1.048576 <= TARGET_MB ? 'met' : 'missed');
+  const verdict = (n: string) =>
+    Math.max(holding[n]!.peak, restarted[n]!.peak) * 1.048576 <= TARGET_MB ? 'met' : 'missed';
   report(
     `service memory, MiB (VmRSS, and VmHWM peak): ${CLUSTERS} simulated clusters, ${OBJECTS} Deployments and their bindings  (target <= ${TARGET_MB} MB each)`,
     [
       ['service', 'idle                  holding               after restart         target'],
-      ...SERVICES.map((n): [string, string] => [n, `${cell(idle[n]).padEnd(22)}${cell(holding[n]).padEnd(22)}${cell(restarted[n]).padEnd(22)}${verdict(n)}`]),
+      ...SERVICES.map((n): [string, string] => [
+        n,
+        `${cell(idle[n]).padEnd(22)}${cell(holding[n]).padEnd(22)}${cell(restarted[n]).padEnd(22)}${verdict(n)}`,
+      ]),
     ],
   );
 } finally {

@@ -19,10 +19,25 @@ async function fill(bus: Bus): Promise<void> {
       time: new Date(Date.UTC(2026, 0, 1) + i),
       data:
         i % 3 === 0
-          ? { clusterName: `member${i % 7}`, applied: true, health: 'Healthy', status: { replicas: 3, readyReplicas: 3 } }
-          : { statusPatch: { lastScheduledTime: new Date(Date.UTC(2026, 0, 1) + i).toISOString(), conditions: [{ type: 'Scheduled', status: 'True', reason: 'Success' }] } },
+          ? {
+              clusterName: `member${i % 7}`,
+              applied: true,
+              health: 'Healthy',
+              status: { replicas: 3, readyReplicas: 3 },
+            }
+          : {
+              statusPatch: {
+                lastScheduledTime: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
+                conditions: [{ type: 'Scheduled', status: 'True', reason: 'Success' }],
+              },
+            },
     });
-    window.push(bus.js.publish(`${bus.names.eventsRoot}.ResourceBinding.default.app-${n}-deployment.${i % 3 === 0 ? 'WorkloadStatusReported' : 'BindingScheduled'}`, JSON.stringify(e)));
+    window.push(
+      bus.js.publish(
+        `${bus.names.eventsRoot}.ResourceBinding.default.app-${n}-deployment.${i % 3 === 0 ? 'WorkloadStatusReported' : 'BindingScheduled'}`,
+        JSON.stringify(e),
+      ),
+    );
     if (window.length >= 1000) await Promise.all(window.splice(0));
   }
   await Promise.all(window);

@@ -51,7 +51,8 @@ export function rssOfPidMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = '
 export async function heapOfServiceMb(httpPort: number | undefined): Promise<{ heapUsed: number; external: number }> {
   if (httpPort === undefined) return { heapUsed: NaN, external: NaN };
   const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
-  const gauge = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
+  const gauge = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
   return { heapUsed: gauge('nodejs_heap_size_used_bytes'), external: gauge('nodejs_external_memory_bytes') };
 }
 
@@ -83,7 +84,12 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** Resolves when `probe` returns true, polling every `everyMs`; throws after `timeoutMs` naming `what`. */
-export async function waitFor(probe: () => boolean | Promise<boolean>, what: string, timeoutMs: number, everyMs = 50): Promise<void> {
+export async function waitFor(
+  probe: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await probe())) {
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -102,7 +108,11 @@ export function benchCluster(i: number) {
     apiVersion: 'cluster.karmada.io/v1alpha1',
     kind: 'Cluster',
     metadata: { name: `member-${String(i).padStart(3, '0')}`, labels: { bench: 'e2e' } },
-    spec: { syncMode: 'Push', region: REGIONS[i % REGIONS.length]!, simulation: { allocatable: { cpu: String(64 + (i % 8) * 16), memory: '512Gi', pods: '2000' } } },
+    spec: {
+      syncMode: 'Push',
+      region: REGIONS[i % REGIONS.length]!,
+      simulation: { allocatable: { cpu: String(64 + (i % 8) * 16), memory: '512Gi', pods: '2000' } },
+    },
   };
 }
 
@@ -112,10 +122,16 @@ export const benchPolicy = {
   kind: 'PropagationPolicy',
   metadata: { name: 'bench', namespace: 'default' },
   spec: {
-    resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { bench: 'e2e' } } }],
+    resourceSelectors: [
+      { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { bench: 'e2e' } } },
+    ],
     placement: {
       clusterAffinity: { labelSelector: { matchLabels: { bench: 'e2e' } } },
-      replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { dynamicWeight: 'AvailableReplicas' } },
+      replicaScheduling: {
+        replicaSchedulingType: 'Divided',
+        replicaDivisionPreference: 'Weighted',
+        weightPreference: { dynamicWeight: 'AvailableReplicas' },
+      },
     },
   },
 };
@@ -131,7 +147,15 @@ export function benchDeployment(name: string, i: number) {
       selector: { matchLabels: { app: name } },
       template: {
         metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'app', image: 'ghcr.io/example/app:1.0', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] },
+        spec: {
+          containers: [
+            {
+              name: 'app',
+              image: 'ghcr.io/example/app:1.0',
+              resources: { requests: { cpu: '100m', memory: '128Mi' } },
+            },
+          ],
+        },
       },
     },
   };

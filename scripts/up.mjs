@@ -35,7 +35,8 @@ function lifecycle(e) {
     const how = e.signal ? `signal ${e.signal}` : `code ${e.code}`;
     console.log(`[up] ${e.service} exited (${how}); restarting in ${(e.restartInMs / 1000).toFixed(1)} s`);
   } else if (e.type === 'restarted') console.log(`[up] ${e.service} restarted (metrics on :${e.httpPort})`);
-  else console.log(`[up] ${e.service} failed to restart: ${e.error}; next try in ${(e.restartInMs / 1000).toFixed(1)} s`);
+  else
+    console.log(`[up] ${e.service} failed to restart: ${e.error}; next try in ${(e.restartInMs / 1000).toFixed(1)} s`);
 }
 
 const suite = new Suite({
@@ -65,11 +66,16 @@ try {
   // Clusters first, and Ready before any workload: a first placement sees every cluster (Steady mode keeps it).
   const examples = join(root, 'examples');
   let code = await cli(['apply', '-f', join(examples, '00-clusters.yaml')]);
-  for (const name of ['member1', 'member2', 'member3']) code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '30s']);
-  const rest = readdirSync(examples).filter((f) => /\.ya?ml$/.test(f) && f !== '00-clusters.yaml').sort();
+  for (const name of ['member1', 'member2', 'member3'])
+    code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '30s']);
+  const rest = readdirSync(examples)
+    .filter((f) => /\.ya?ml$/.test(f) && f !== '00-clusters.yaml')
+    .sort();
   code ||= await cli(['apply', ...rest.flatMap((f) => ['-f', join(examples, f)])]);
   if (code !== 0) console.log('[up] some examples were not applied (see above)');
-  console.log('[up] Flotilla is up. In another shell: pnpm exec flotilla get clusters   (Ctrl-C here stops everything)');
+  console.log(
+    '[up] Flotilla is up. In another shell: pnpm exec flotilla get clusters   (Ctrl-C here stops everything)',
+  );
 } catch (err) {
   console.error(`[up] ${err.message}`);
   await stop(1);

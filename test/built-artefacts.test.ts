@@ -10,7 +10,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 describe('built artefacts', () => {
   it('the root build references every package and service that has a tsconfig', () => {
-    const referenced = new Set((JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { references: Array<{ path: string }> }).references.map((r) => r.path));
+    const referenced = new Set(
+      (
+        JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { references: Array<{ path: string }> }
+      ).references.map((r) => r.path),
+    );
     const projects = ['packages', 'services'].flatMap((dir) =>
       readdirSync(join(root, dir))
         .filter((name) => existsSync(join(root, dir, name, 'tsconfig.json')))
@@ -22,10 +26,23 @@ describe('built artefacts', () => {
   it('the built CLI runs offline: what-if cron on an example', () => {
     const out = execFileSync(
       process.execPath,
-      [join(root, 'packages/cli/bin/flotilla.mjs'), 'what-if', 'cron', '-f', join(root, 'examples/30-web-cron.yaml'), '--now', '2026-03-06T09:04:00Z', '-o', 'json'],
+      [
+        join(root, 'packages/cli/bin/flotilla.mjs'),
+        'what-if',
+        'cron',
+        '-f',
+        join(root, 'examples/30-web-cron.yaml'),
+        '--now',
+        '2026-03-06T09:04:00Z',
+        '-o',
+        'json',
+      ],
       { encoding: 'utf8' },
     );
-    const list = JSON.parse(out) as { kind: string; items: Array<{ status: { executionHistories: Array<{ ruleName: string; nextExecutionTime: string }> } }> };
+    const list = JSON.parse(out) as {
+      kind: string;
+      items: Array<{ status: { executionHistories: Array<{ ruleName: string; nextExecutionTime: string }> } }>;
+    };
     expect(list.kind).toBe('List');
     // 09:04 UTC on a Friday is 17:04 in Shanghai: scale-down at 20:00 local today, scale-up at 08:00 local on Monday.
     expect(list.items[0]!.status.executionHistories).toEqual([

@@ -44,9 +44,44 @@ async function listening(port: number): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'flotilla-creds-'));
   [natsPort, natsTokenPort, redisPort] = [await freePort(), await freePort(), await freePort()];
-  start('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dir, 'nats'), '--user', 'flotilla', '--pass', NATS_PASSWORD]);
-  start('nats-server', ['-a', '127.0.0.1', '-p', String(natsTokenPort), '-js', '-sd', join(dir, 'nats-token'), '--auth', NATS_TOKEN]);
-  start('redis-server', ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD, '--dir', dir]);
+  start('nats-server', [
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(natsPort),
+    '-js',
+    '-sd',
+    join(dir, 'nats'),
+    '--user',
+    'flotilla',
+    '--pass',
+    NATS_PASSWORD,
+  ]);
+  start('nats-server', [
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(natsTokenPort),
+    '-js',
+    '-sd',
+    join(dir, 'nats-token'),
+    '--auth',
+    NATS_TOKEN,
+  ]);
+  start('redis-server', [
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(redisPort),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--requirepass',
+    REDIS_PASSWORD,
+    '--dir',
+    dir,
+  ]);
   await Promise.all([listening(natsPort), listening(natsTokenPort), listening(redisPort)]);
 }, 30_000);
 
@@ -58,14 +93,24 @@ afterAll(async () => {
 
 async function runSuite(env: Record<string, string>) {
   const logs: string[] = [];
-  const suite = new Suite({ root: ROOT, services: ['gateway', 'status-writer'], env, onOutput: (_s, l) => logs.push(l) });
+  const suite = new Suite({
+    root: ROOT,
+    services: ['gateway', 'status-writer'],
+    env,
+    onOutput: (_s, l) => logs.push(l),
+  });
   await suite.start();
   return { suite, logs };
 }
 
 describe('credentials', () => {
   it('user/password in the URLs: the services work and no secret reaches the logs', async () => {
-    const env = { FLOTILLA_PREFIX: 'creds', NATS_URL: `nats://flotilla:${NATS_PASSWORD}@127.0.0.1:${natsPort}`, REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`, LOG_LEVEL: 'debug' };
+    const env = {
+      FLOTILLA_PREFIX: 'creds',
+      NATS_URL: `nats://flotilla:${NATS_PASSWORD}@127.0.0.1:${natsPort}`,
+      REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`,
+      LOG_LEVEL: 'debug',
+    };
     const { suite, logs } = await runSuite(env);
     try {
       const r = await flotilla(env, ['apply', '-f', join(ROOT, 'examples', '00-clusters.yaml')]);
@@ -102,7 +147,11 @@ describe('credentials', () => {
   });
 
   it('a wrong password stops start-up with a clear error', async () => {
-    const env = { FLOTILLA_PREFIX: 'creds', NATS_URL: `nats://flotilla:wrong@127.0.0.1:${natsPort}`, REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}` };
+    const env = {
+      FLOTILLA_PREFIX: 'creds',
+      NATS_URL: `nats://flotilla:wrong@127.0.0.1:${natsPort}`,
+      REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}`,
+    };
     await expect(runSuite(env)).rejects.toThrow(/exited with code 1/);
   });
 });

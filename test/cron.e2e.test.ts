@@ -78,7 +78,12 @@ async function apply(yaml: string): Promise<void> {
 interface History {
   ruleName: string;
   nextExecutionTime?: string;
-  successfulExecutions?: Array<{ scheduleTime: string; executionTime: string; appliedReplicas?: number; appliedMinReplicas?: number }>;
+  successfulExecutions?: Array<{
+    scheduleTime: string;
+    executionTime: string;
+    appliedReplicas?: number;
+    appliedMinReplicas?: number;
+  }>;
   failedExecutions?: Array<{ scheduleTime: string; executionTime: string; message: string }>;
 }
 
@@ -173,16 +178,28 @@ spec:
   - { name: floor, schedule: "*/2 * * * * *", targetMinReplicas: 3 }
 `);
     // Both rules ran at least twice, so the up rule's history was cut to its limit of 1.
-    const h = await eventually(async () => {
-      const hs = await histories('web-cron');
-      const up = hs.find((x) => x.ruleName === 'up');
-      const down = hs.find((x) => x.ruleName === 'down');
-      return (down?.successfulExecutions?.length ?? 0) >= 2 && (await outcomes('web-cron')).filter((o) => o.ruleName === 'up').length >= 2 && up ? hs : undefined;
-    }, 20_000, 'up and down executed twice');
+    const h = await eventually(
+      async () => {
+        const hs = await histories('web-cron');
+        const up = hs.find((x) => x.ruleName === 'up');
+        const down = hs.find((x) => x.ruleName === 'down');
+        return (down?.successfulExecutions?.length ?? 0) >= 2 &&
+          (await outcomes('web-cron')).filter((o) => o.ruleName === 'up').length >= 2 &&
+          up
+          ? hs
+          : undefined;
+      },
+      20_000,
+      'up and down executed twice',
+    );
     expect(h.map((x) => x.ruleName)).toEqual(['up', 'down', 'paused']);
     const [up, down, paused] = h as [History, History, History];
     expect(up.successfulExecutions).toHaveLength(1);
-    expect(up.successfulExecutions![0]).toEqual({ scheduleTime: expect.any(String), executionTime: expect.any(String), appliedReplicas: 5 });
+    expect(up.successfulExecutions![0]).toEqual({
+      scheduleTime: expect.any(String),
+      executionTime: expect.any(String),
+      appliedReplicas: 5,
+    });
     expect(new Date(up.successfulExecutions![0]!.scheduleTime).getUTCSeconds() % 4).toBe(0);
     expect(down.successfulExecutions![0]!.appliedReplicas).toBe(2);
     expect(new Date(down.successfulExecutions![0]!.scheduleTime).getUTCSeconds() % 4).toBe(2);
@@ -193,20 +210,33 @@ spec:
     expect([2, 5]).toContain((await spec('deployment', 'web')).replicas);
 
     // The FederatedHPA's min was set, and only the min was recorded.
-    const floor = await eventually(async () => (await histories('hpa-cron')).find((x) => x.successfulExecutions?.length), 10_000, 'the floor rule ran');
-    expect(floor.successfulExecutions![0]).toEqual({ scheduleTime: expect.any(String), executionTime: expect.any(String), appliedMinReplicas: 3 });
+    const floor = await eventually(
+      async () => (await histories('hpa-cron')).find((x) => x.successfulExecutions?.length),
+      10_000,
+      'the floor rule ran',
+    );
+    expect(floor.successfulExecutions![0]).toEqual({
+      scheduleTime: expect.any(String),
+      executionTime: expect.any(String),
+      appliedMinReplicas: 3,
+    });
     expect(await spec('fhpa', 'web-hpa')).toMatchObject({ minReplicas: 3, maxReplicas: 10 });
 
     // Renaming a rule discards its history; the new name starts its own.
     await apply(webCron('scale-down'));
-    const renamed = await eventually(async () => {
-      const hs = await histories('web-cron');
-      return hs.some((x) => x.ruleName === 'scale-down' && x.successfulExecutions?.length) ? hs : undefined;
-    }, 10_000, 'the renamed rule ran');
+    const renamed = await eventually(
+      async () => {
+        const hs = await histories('web-cron');
+        return hs.some((x) => x.ruleName === 'scale-down' && x.successfulExecutions?.length) ? hs : undefined;
+      },
+      10_000,
+      'the renamed rule ran',
+    );
     expect(renamed.map((x) => x.ruleName)).toEqual(['up', 'paused', 'scale-down']);
 
     // Done with these: the tests below have the (2-core) machine to themselves.
-    for (const name of ['web-cron', 'hpa-cron']) expect((await flotilla(s.env, ['delete', 'cronfhpa', name, '-n', 'default'])).code).toBe(0);
+    for (const name of ['web-cron', 'hpa-cron'])
+      expect((await flotilla(s.env, ['delete', 'cronfhpa', name, '-n', 'default'])).code).toBe(0);
   }, 45_000);
 
   it('a cron-scaled Deployment: the affinity scheduler applies each value to its binding in Steady mode', async () => {
@@ -230,14 +260,21 @@ spec:
     replicaScheduling: { replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: { dynamicWeight: AvailableReplicas } }
 `);
     const rb = () => getJson<Binding>('rb', 'shop-deployment');
-    const scheduled = await eventually(async () => {
-      const b = await rb();
-      return b.spec.replicas === 1 && assigned(b) === 1 ? b : undefined;
-    }, 20_000, 'shop scheduled with its 1 replica');
+    const scheduled = await eventually(
+      async () => {
+        const b = await rb();
+        return b.spec.replicas === 1 && assigned(b) === 1 ? b : undefined;
+      },
+      20_000,
+      'shop scheduled with its 1 replica',
+    );
 
     // Every version of the binding from here on, to check how it got from one value to the next.
     const versions: Binding[] = [scheduled];
-    const watch = await bus.objects.watch({ key: 'ResourceBinding.default.shop-deployment', include: KvWatchInclude.UpdatesOnly });
+    const watch = await bus.objects.watch({
+      key: 'ResourceBinding.default.shop-deployment',
+      include: KvWatchInclude.UpdatesOnly,
+    });
     void (async () => {
       for await (const e of watch) if (e.operation === 'PUT') versions.push(e.json<Binding>());
     })();
@@ -255,25 +292,37 @@ spec:
     // Each value the rules set reaches the binding's replicas, and the clusters' replicas add up to it. A value
     // holds for 3 s; one missed by the polling comes round again 6 s later.
     for (const want of [4, 2]) {
-      const b = await eventually(async () => {
-        const b = await rb();
-        return b.spec.replicas === want && assigned(b) === want ? b : undefined;
-      }, 25_000, `the binding at ${want} replicas, all of them assigned`);
+      const b = await eventually(
+        async () => {
+          const b = await rb();
+          return b.spec.replicas === want && assigned(b) === want ? b : undefined;
+        },
+        25_000,
+        `the binding at ${want} replicas, all of them assigned`,
+      );
       for (const c of b.spec.clusters!) expect(members).toContain(c.name);
     }
 
     // Suspended, the rules stop; the binding settles on the Deployment's last value.
     await apply(shopCron(true));
-    await eventually(async () => {
-      const hs = await histories('shop-cron');
-      return hs.length === 2 && hs.every((x) => x.nextExecutionTime === undefined) ? hs : undefined;
-    }, 15_000, 'both rules suspended');
+    await eventually(
+      async () => {
+        const hs = await histories('shop-cron');
+        return hs.length === 2 && hs.every((x) => x.nextExecutionTime === undefined) ? hs : undefined;
+      },
+      15_000,
+      'both rules suspended',
+    );
     const replicas = (await spec('deployment', 'shop')).replicas as number;
     expect([2, 4]).toContain(replicas);
-    const last = await eventually(async () => {
-      const b = await rb();
-      return b.spec.replicas === replicas && assigned(b) === replicas ? b : undefined;
-    }, 20_000, `the binding settled at the Deployment's ${replicas}`);
+    const last = await eventually(
+      async () => {
+        const b = await rb();
+        return b.spec.replicas === replicas && assigned(b) === replicas ? b : undefined;
+      },
+      20_000,
+      `the binding settled at the Deployment's ${replicas}`,
+    );
     expect(last.status?.conditions?.find((c) => c.type === 'Scheduled')).toMatchObject({ status: 'True' });
     watch.stop();
 
@@ -289,8 +338,16 @@ spec:
       const names = new Set([...a.keys(), ...b.keys()]);
       const up = steps[i]!.spec.replicas! > steps[i - 1]!.spec.replicas!;
       for (const n of names) {
-        if (up) expect(b.get(n) ?? 0, `${n} on scale-up ${JSON.stringify([...a])} -> ${JSON.stringify([...b])}`).toBeGreaterThanOrEqual(a.get(n) ?? 0);
-        else expect(b.get(n) ?? 0, `${n} on scale-down ${JSON.stringify([...a])} -> ${JSON.stringify([...b])}`).toBeLessThanOrEqual(a.get(n) ?? 0);
+        if (up)
+          expect(
+            b.get(n) ?? 0,
+            `${n} on scale-up ${JSON.stringify([...a])} -> ${JSON.stringify([...b])}`,
+          ).toBeGreaterThanOrEqual(a.get(n) ?? 0);
+        else
+          expect(
+            b.get(n) ?? 0,
+            `${n} on scale-down ${JSON.stringify([...a])} -> ${JSON.stringify([...b])}`,
+          ).toBeLessThanOrEqual(a.get(n) ?? 0);
       }
     }
     // And status recorded what each rule applied.
@@ -311,7 +368,13 @@ spec:
       for await (const e of watch) {
         if (e.operation !== 'PUT') continue;
         const o = e.json<{ metadata: { annotations?: Record<string, string> }; spec: { replicas: number } }>();
-        writes.push({ replicas: o.spec.replicas, markers: JSON.parse(o.metadata.annotations?.['cron.flotilla.io/executions'] ?? '{}') as Record<string, Record<string, string>> });
+        writes.push({
+          replicas: o.spec.replicas,
+          markers: JSON.parse(o.metadata.annotations?.['cron.flotilla.io/executions'] ?? '{}') as Record<
+            string,
+            Record<string, string>
+          >,
+        });
       }
     })();
     // History limits at their maximum (32), above the executions this test sees, so status keeps every one.
@@ -327,11 +390,17 @@ spec:
 `;
     await apply(haCron(false));
     const second = await s.suite.startService('cron-scheduler');
-    await eventually(async () => ((await outcomes('ha-cron')).length >= 1 ? true : undefined), 10_000, 'a first execution');
+    await eventually(
+      async () => ((await outcomes('ha-cron')).length >= 1 ? true : undefined),
+      10_000,
+      'a first execution',
+    );
 
     // Kill -9 the leader one second before a fire time (every even second).
     const holder = await redis.get(`${prefix}:leader:cron-scheduler`);
-    const leader = s.suite.processes.find((p) => p.name === 'cron-scheduler' && p.child.exitCode === null && holder?.includes(`-${p.child.pid}-`));
+    const leader = s.suite.processes.find(
+      (p) => p.name === 'cron-scheduler' && p.child.exitCode === null && holder?.includes(`-${p.child.pid}-`),
+    );
     expect(leader, `lease holder ${holder}`).toBeDefined();
     const untilFire = 2000 - (Date.now() % 2000);
     await sleep((untilFire + 1000) % 2000);
@@ -342,7 +411,11 @@ spec:
 
     // A real Redis restart between two fire times: the queue with its delayed jobs, the leases and the fencing
     // counters are lost, and every connection drops.
-    await eventually(async () => ((await redis.zcard(`${prefix}:cron-scheduler:delayed`)) > 0 ? true : undefined), 5000, 'a delayed wake-up before the restart');
+    await eventually(
+      async () => ((await redis.zcard(`${prefix}:cron-scheduler:delayed`)) > 0 ? true : undefined),
+      5000,
+      'a delayed wake-up before the restart',
+    );
     const runId = /run_id:(\w+)/.exec(await redis.info('server'))?.[1];
     expect(runId).toBeDefined();
     // Down from 300 ms after a fire time for about a second: long enough for every client to notice (failed
@@ -353,17 +426,23 @@ spec:
     await sleep(1000 - (Date.now() - downAt));
     await privateRedis!.start();
     const upAt = Date.now();
-    console.log(`private Redis killed at ${new Date(downAt).toISOString()} and answering again ${upAt - downAt} ms later`);
+    console.log(
+      `private Redis killed at ${new Date(downAt).toISOString()} and answering again ${upAt - downAt} ms later`,
+    );
     expect(/run_id:(\w+)/.exec(await redis.info('server'))?.[1]).not.toBe(runId);
     // On a timeout, say who holds the lease and what each replica did.
     const explain = async (err: Error): Promise<never> => {
-      throw new Error(`${err.message}\nlease holder: ${await redis.get(`${prefix}:leader:cron-scheduler`)}\ncron-scheduler leadership:\n${cronLeadership()}`);
+      throw new Error(
+        `${err.message}\nlease holder: ${await redis.get(`${prefix}:leader:cron-scheduler`)}\ncron-scheduler leadership:\n${cronLeadership()}`,
+      );
     };
     // A live replica takes the lease again and rebuilds the timers in the new Redis (BullMQ's delayed set of the queue).
     await eventually(
       async () => {
         const holder = await redis.get(`${prefix}:leader:cron-scheduler`);
-        const live = s.suite.processes.some((p) => p.name === 'cron-scheduler' && p.child.exitCode === null && holder?.includes(`-${p.child.pid}-`));
+        const live = s.suite.processes.some(
+          (p) => p.name === 'cron-scheduler' && p.child.exitCode === null && holder?.includes(`-${p.child.pid}-`),
+        );
         return live && (await redis.zcard(`${prefix}:cron-scheduler:delayed`)) > 0 ? true : undefined;
       },
       15_000,
@@ -373,8 +452,8 @@ spec:
     // processed wake-ups again (completed jobs are kept a day, so the set only holds the new server's).
     await eventually(
       async () =>
-        (await outcomes('ha-cron')).filter((o) => o.type === 'CronRuleExecuted' && ms(o.scheduleTime) > upAt).length >= 3 &&
-        (await redis.zcard(`${prefix}:cron-scheduler:completed`)) >= 2
+        (await outcomes('ha-cron')).filter((o) => o.type === 'CronRuleExecuted' && ms(o.scheduleTime) > upAt).length >=
+          3 && (await redis.zcard(`${prefix}:cron-scheduler:completed`)) >= 2
           ? true
           : undefined,
       20_000,
@@ -383,19 +462,28 @@ spec:
 
     // Suspend both rules, so what follows compares a finished record.
     await apply(haCron(true));
-    await eventually(async () => {
-      const hs = await histories('ha-cron');
-      return hs.length === 2 && hs.every((x) => x.nextExecutionTime === undefined) ? hs : undefined;
-    }, 15_000, 'both rules suspended');
+    await eventually(
+      async () => {
+        const hs = await histories('ha-cron');
+        return hs.length === 2 && hs.every((x) => x.nextExecutionTime === undefined) ? hs : undefined;
+      },
+      15_000,
+      'both rules suspended',
+    );
     const all = await outcomes('ha-cron');
     const executed = all.filter((o) => o.type === 'CronRuleExecuted');
     const failed = all.filter((o) => o.type === 'CronRuleFailed');
     // The watch has seen every target write of those executions.
-    await eventually(async () => (writes.length >= executed.length ? true : undefined), 10_000, 'the target writes').catch(() => undefined);
+    await eventually(
+      async () => (writes.length >= executed.length ? true : undefined),
+      10_000,
+      'the target writes',
+    ).catch(() => undefined);
     watch.stop();
 
     // No service fell over with its Redis: every process but the killed leader still runs.
-    for (const p of s.suite.processes.filter((x) => x !== leader)) expect([p.child.exitCode, p.child.signalCode], `${p.name}#${p.replica}`).toEqual([null, null]);
+    for (const p of s.suite.processes.filter((x) => x !== leader))
+      expect([p.child.exitCode, p.child.signalCode], `${p.name}#${p.replica}`).toEqual([null, null]);
     expect(second.child.exitCode).toBeNull();
 
     // The event stream: each schedule time once, not one even second lost between the first and the last.
@@ -424,31 +512,53 @@ spec:
       written.push({ ruleName, scheduleTime: ms(now[ruleName]!) });
       before = now;
     }
-    const key = (x: { ruleName: string; scheduleTime: number | string }) => `${x.ruleName}@${new Date(x.scheduleTime).toISOString()}`;
+    const key = (x: { ruleName: string; scheduleTime: number | string }) =>
+      `${x.ruleName}@${new Date(x.scheduleTime).toISOString()}`;
     expect(written.map(key).sort()).toEqual(executed.map(key).sort());
 
     // Status (folded by the status writer): per rule, newest first, exactly the outcomes of the event stream (the
     // limits of 32 keep them all), each schedule time once across the rules, with the value applied.
-    expect(Math.max(...['up', 'down'].map((r) => executed.filter((o) => o.ruleName === r).length))).toBeLessThanOrEqual(32);
-    const expected = (list: Outcome[], rule: string) => list.filter((o) => o.ruleName === rule).map((o) => o.scheduleTime).sort(byTimeDesc).map(ms);
+    expect(Math.max(...['up', 'down'].map((r) => executed.filter((o) => o.ruleName === r).length))).toBeLessThanOrEqual(
+      32,
+    );
+    const expected = (list: Outcome[], rule: string) =>
+      list
+        .filter((o) => o.ruleName === rule)
+        .map((o) => o.scheduleTime)
+        .sort(byTimeDesc)
+        .map(ms);
     const statusMatches = (hs: History[]) =>
       ['up', 'down'].every((rule) => {
         const h = hs.find((x) => x.ruleName === rule);
         const ok = (h?.successfulExecutions ?? []).map((e) => ms(e.scheduleTime));
         const ko = (h?.failedExecutions ?? []).map((e) => ms(e.scheduleTime));
-        return JSON.stringify(ok) === JSON.stringify(expected(executed, rule)) && JSON.stringify(ko) === JSON.stringify(expected(failed, rule));
+        return (
+          JSON.stringify(ok) === JSON.stringify(expected(executed, rule)) &&
+          JSON.stringify(ko) === JSON.stringify(expected(failed, rule))
+        );
       });
-    const hs = (await eventually(async () => {
-      const hs = await histories('ha-cron');
-      return statusMatches(hs) ? hs : undefined;
-    }, 15_000, 'status to show every outcome').catch(() => undefined)) ?? (await histories('ha-cron'));
+    const hs =
+      (await eventually(
+        async () => {
+          const hs = await histories('ha-cron');
+          return statusMatches(hs) ? hs : undefined;
+        },
+        15_000,
+        'status to show every outcome',
+      ).catch(() => undefined)) ?? (await histories('ha-cron'));
     expect(hs.map((x) => x.ruleName)).toEqual(['up', 'down']);
     const inStatus: number[] = [];
     for (const h of hs) {
       const ok = h.successfulExecutions ?? [];
       const ko = h.failedExecutions ?? [];
-      expect(ok.map((e) => ms(e.scheduleTime)), `${h.ruleName} successes`).toEqual(expected(executed, h.ruleName));
-      expect(ko.map((e) => ms(e.scheduleTime)), `${h.ruleName} failures`).toEqual(expected(failed, h.ruleName));
+      expect(
+        ok.map((e) => ms(e.scheduleTime)),
+        `${h.ruleName} successes`,
+      ).toEqual(expected(executed, h.ruleName));
+      expect(
+        ko.map((e) => ms(e.scheduleTime)),
+        `${h.ruleName} failures`,
+      ).toEqual(expected(failed, h.ruleName));
       for (const e of ok) expect(e.appliedReplicas).toBe(values[h.ruleName]);
       for (const e of ko) expect(e.message).toMatch(/miss/i);
       inStatus.push(...ok.map((e) => ms(e.scheduleTime)), ...ko.map((e) => ms(e.scheduleTime)));

@@ -30,19 +30,88 @@ const SERVICES = [
 ] as const;
 
 const CRDS = [
-  { kind: 'Cluster', group: 'cluster.karmada.io', version: 'v1alpha1', plural: 'clusters', scope: 'Cluster', shortNames: [] },
-  { kind: 'PropagationPolicy', group: 'policy.karmada.io', version: 'v1alpha1', plural: 'propagationpolicies', scope: 'Namespaced', shortNames: ['pp'] },
-  { kind: 'ClusterPropagationPolicy', group: 'policy.karmada.io', version: 'v1alpha1', plural: 'clusterpropagationpolicies', scope: 'Cluster', shortNames: ['cpp'] },
-  { kind: 'ResourceBinding', group: 'work.karmada.io', version: 'v1alpha2', plural: 'resourcebindings', scope: 'Namespaced', shortNames: ['rb'] },
-  { kind: 'ClusterResourceBinding', group: 'work.karmada.io', version: 'v1alpha2', plural: 'clusterresourcebindings', scope: 'Cluster', shortNames: ['crb'] },
-  { kind: 'FederatedHPA', group: 'autoscaling.karmada.io', version: 'v1alpha1', plural: 'federatedhpas', scope: 'Namespaced', shortNames: ['fhpa'] },
-  { kind: 'CronFederatedHPA', group: 'autoscaling.karmada.io', version: 'v1alpha1', plural: 'cronfederatedhpas', scope: 'Namespaced', shortNames: ['cronfhpa'] },
-  { kind: 'WorkloadRebalancer', group: 'apps.karmada.io', version: 'v1alpha1', plural: 'workloadrebalancers', scope: 'Cluster', shortNames: [] },
-  { kind: 'EffectiveHorizontalPodAutoscaler', group: 'autoscaling.crane.io', version: 'v1alpha1', plural: 'effectivehorizontalpodautoscalers', scope: 'Namespaced', shortNames: ['ehpa'] },
+  {
+    kind: 'Cluster',
+    group: 'cluster.karmada.io',
+    version: 'v1alpha1',
+    plural: 'clusters',
+    scope: 'Cluster',
+    shortNames: [],
+  },
+  {
+    kind: 'PropagationPolicy',
+    group: 'policy.karmada.io',
+    version: 'v1alpha1',
+    plural: 'propagationpolicies',
+    scope: 'Namespaced',
+    shortNames: ['pp'],
+  },
+  {
+    kind: 'ClusterPropagationPolicy',
+    group: 'policy.karmada.io',
+    version: 'v1alpha1',
+    plural: 'clusterpropagationpolicies',
+    scope: 'Cluster',
+    shortNames: ['cpp'],
+  },
+  {
+    kind: 'ResourceBinding',
+    group: 'work.karmada.io',
+    version: 'v1alpha2',
+    plural: 'resourcebindings',
+    scope: 'Namespaced',
+    shortNames: ['rb'],
+  },
+  {
+    kind: 'ClusterResourceBinding',
+    group: 'work.karmada.io',
+    version: 'v1alpha2',
+    plural: 'clusterresourcebindings',
+    scope: 'Cluster',
+    shortNames: ['crb'],
+  },
+  {
+    kind: 'FederatedHPA',
+    group: 'autoscaling.karmada.io',
+    version: 'v1alpha1',
+    plural: 'federatedhpas',
+    scope: 'Namespaced',
+    shortNames: ['fhpa'],
+  },
+  {
+    kind: 'CronFederatedHPA',
+    group: 'autoscaling.karmada.io',
+    version: 'v1alpha1',
+    plural: 'cronfederatedhpas',
+    scope: 'Namespaced',
+    shortNames: ['cronfhpa'],
+  },
+  {
+    kind: 'WorkloadRebalancer',
+    group: 'apps.karmada.io',
+    version: 'v1alpha1',
+    plural: 'workloadrebalancers',
+    scope: 'Cluster',
+    shortNames: [],
+  },
+  {
+    kind: 'EffectiveHorizontalPodAutoscaler',
+    group: 'autoscaling.crane.io',
+    version: 'v1alpha1',
+    plural: 'effectivehorizontalpodautoscalers',
+    scope: 'Namespaced',
+    shortNames: ['ehpa'],
+  },
 ] as const;
 
 /** Kinds that have no namespace; everything else in deploy/ must live in flotilla-system. */
-const CLUSTER_SCOPED_KINDS = new Set(['Namespace', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration', 'ClusterRole', 'ClusterRoleBinding']);
+const CLUSTER_SCOPED_KINDS = new Set([
+  'Namespace',
+  'CustomResourceDefinition',
+  'ValidatingWebhookConfiguration',
+  'ClusterRole',
+  'ClusterRoleBinding',
+]);
 
 // ---------- small helpers ----------
 
@@ -101,16 +170,17 @@ function loadYaml(file: string): LoadedFile {
 
 function manifestProblems(doc: Obj): string[] {
   const p: string[] = [];
-  if (typeof doc['apiVersion'] !== 'string' || doc['apiVersion'] === '') p.push('apiVersion: required');
-  if (typeof doc['kind'] !== 'string' || doc['kind'] === '') p.push('kind: required');
+  if (typeof doc.apiVersion !== 'string' || doc.apiVersion === '') p.push('apiVersion: required');
+  if (typeof doc.kind !== 'string' || doc.kind === '') p.push('kind: required');
   const name = get(doc, 'metadata.name');
   if (typeof name !== 'string' || name === '') p.push('metadata.name: required');
-  else if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name)) p.push(`metadata.name: "${name}" is not a DNS-1123 subdomain`);
+  else if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name))
+    p.push(`metadata.name: "${name}" is not a DNS-1123 subdomain`);
   return p;
 }
 
 function envVar(container: unknown, name: string): Obj | undefined {
-  return arr(get(container, 'env')).find((e): e is Obj => isObj(e) && e['name'] === name);
+  return arr(get(container, 'env')).find((e): e is Obj => isObj(e) && e.name === name);
 }
 
 /** The invariants every Flotilla Deployment keeps, as messages naming the field path (empty when it is fine). */
@@ -121,15 +191,20 @@ function deploymentProblems(d: Obj): string[] {
   if (!isObj(selector) || Object.keys(selector).length === 0) p.push('spec.selector.matchLabels: required');
   else
     for (const [k, v] of Object.entries(selector))
-      if (!isObj(labels) || labels[k] !== v) p.push(`spec.template.metadata.labels.${k}: must equal the selector's "${String(v)}"`);
+      if (!isObj(labels) || labels[k] !== v)
+        p.push(`spec.template.metadata.labels.${k}: must equal the selector's "${String(v)}"`);
 
   const annotations = get(d, 'spec.template.metadata.annotations');
   const annotation = (k: string): unknown => (isObj(annotations) ? annotations[k] : undefined);
-  if (annotation('prometheus.io/scrape') !== 'true') p.push('spec.template.metadata.annotations["prometheus.io/scrape"]: must be "true"');
-  if (annotation('prometheus.io/port') !== String(HEALTH_PORT)) p.push(`spec.template.metadata.annotations["prometheus.io/port"]: must be "${HEALTH_PORT}"`);
-  if (annotation('prometheus.io/path') !== '/metrics') p.push('spec.template.metadata.annotations["prometheus.io/path"]: must be "/metrics"');
+  if (annotation('prometheus.io/scrape') !== 'true')
+    p.push('spec.template.metadata.annotations["prometheus.io/scrape"]: must be "true"');
+  if (annotation('prometheus.io/port') !== String(HEALTH_PORT))
+    p.push(`spec.template.metadata.annotations["prometheus.io/port"]: must be "${HEALTH_PORT}"`);
+  if (annotation('prometheus.io/path') !== '/metrics')
+    p.push('spec.template.metadata.annotations["prometheus.io/path"]: must be "/metrics"');
 
-  if (get(d, 'spec.template.spec.securityContext.runAsNonRoot') !== true) p.push('spec.template.spec.securityContext.runAsNonRoot: must be true');
+  if (get(d, 'spec.template.spec.securityContext.runAsNonRoot') !== true)
+    p.push('spec.template.spec.securityContext.runAsNonRoot: must be true');
 
   const containers = arr(get(d, 'spec.template.spec.containers'));
   if (containers.length === 0) p.push('spec.template.spec.containers: at least one container required');
@@ -139,10 +214,19 @@ function deploymentProblems(d: Obj): string[] {
 
     const ports = arr(get(c, 'ports'));
     const portNumber = (ref: unknown): unknown =>
-      typeof ref === 'string' ? get(ports.find((x) => get(x, 'name') === ref), 'containerPort') : ref;
-    for (const [probe, path] of [['livenessProbe', '/healthz'], ['readinessProbe', '/readyz']] as const) {
+      typeof ref === 'string'
+        ? get(
+            ports.find((x) => get(x, 'name') === ref),
+            'containerPort',
+          )
+        : ref;
+    for (const [probe, path] of [
+      ['livenessProbe', '/healthz'],
+      ['readinessProbe', '/readyz'],
+    ] as const) {
       if (get(c, `${probe}.httpGet.path`) !== path) p.push(`${at}.${probe}.httpGet.path: must be "${path}"`);
-      if (portNumber(get(c, `${probe}.httpGet.port`)) !== HEALTH_PORT) p.push(`${at}.${probe}.httpGet.port: must reach container port ${HEALTH_PORT}`);
+      if (portNumber(get(c, `${probe}.httpGet.port`)) !== HEALTH_PORT)
+        p.push(`${at}.${probe}.httpGet.port: must reach container port ${HEALTH_PORT}`);
     }
 
     for (const name of ['NATS_URL', 'REDIS_URL']) {
@@ -159,8 +243,10 @@ function deploymentProblems(d: Obj): string[] {
     for (const kind of ['requests', 'limits'])
       for (const res of ['cpu', 'memory'])
         if (get(c, `resources.${kind}.${res}`) === undefined) p.push(`${at}.resources.${kind}.${res}: required`);
-    if (get(c, 'securityContext.readOnlyRootFilesystem') !== true) p.push(`${at}.securityContext.readOnlyRootFilesystem: must be true`);
-    if (get(c, 'securityContext.allowPrivilegeEscalation') !== false) p.push(`${at}.securityContext.allowPrivilegeEscalation: must be false`);
+    if (get(c, 'securityContext.readOnlyRootFilesystem') !== true)
+      p.push(`${at}.securityContext.readOnlyRootFilesystem: must be true`);
+    if (get(c, 'securityContext.allowPrivilegeEscalation') !== false)
+      p.push(`${at}.securityContext.allowPrivilegeEscalation: must be false`);
   });
   return p;
 }
@@ -172,11 +258,15 @@ const byRel = new Map(allFiles.map((f) => [rel(f.file), f]));
 /** Applied apart from deploy/: member/ in each member cluster, monitoring/ where the Prometheus Operator runs. */
 const SEPARATE_DIRS = ['member/', 'monitoring/'];
 const controlPlaneFiles = allFiles.filter(
-  (f) => !SEPARATE_DIRS.some((d) => rel(f.file).startsWith(d)) && rel(f.file) !== 'secret.example.yaml' && rel(f.file) !== 'kustomization.yaml',
+  (f) =>
+    !SEPARATE_DIRS.some((d) => rel(f.file).startsWith(d)) &&
+    rel(f.file) !== 'secret.example.yaml' &&
+    rel(f.file) !== 'kustomization.yaml',
 );
 const controlPlaneDocs = controlPlaneFiles.flatMap((f) => f.docs);
-const ofKind = (kind: string, docs = controlPlaneDocs): Obj[] => docs.filter((d) => d['kind'] === kind);
-const named = (kind: string, name: string, docs = controlPlaneDocs): Obj | undefined => ofKind(kind, docs).find((d) => get(d, 'metadata.name') === name);
+const ofKind = (kind: string, docs = controlPlaneDocs): Obj[] => docs.filter((d) => d.kind === kind);
+const named = (kind: string, name: string, docs = controlPlaneDocs): Obj | undefined =>
+  ofKind(kind, docs).find((d) => get(d, 'metadata.name') === name);
 const kustomization = parse(readFileSync(join(deployDir, 'kustomization.yaml'), 'utf8')) as unknown;
 
 function deploymentOf(service: string): Obj {
@@ -206,27 +296,29 @@ describe('deploy/: every file parses into well-formed manifests', () => {
     expect(f.problems).toEqual([]);
     expect(f.docs.length).toBeGreaterThan(0);
     for (const doc of f.docs) {
-      if (doc['kind'] === 'Kustomization') continue;
-      expect(manifestProblems(doc), `${String(doc['kind'])}/${String(get(doc, 'metadata.name'))}`).toEqual([]);
+      if (doc.kind === 'Kustomization') continue;
+      expect(manifestProblems(doc), `${String(doc.kind)}/${String(get(doc, 'metadata.name'))}`).toEqual([]);
     }
   });
 
   it('has no two manifests of the same kind, namespace and name', () => {
-    const ids = controlPlaneDocs.map((d) => `${String(d['kind'])}/${String(get(d, 'metadata.namespace') ?? '')}/${String(get(d, 'metadata.name'))}`);
+    const ids = controlPlaneDocs.map(
+      (d) => `${String(d.kind)}/${String(get(d, 'metadata.namespace') ?? '')}/${String(get(d, 'metadata.name'))}`,
+    );
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
   });
 
   it('puts every namespaced manifest in flotilla-system and creates that Namespace', () => {
     expect(named('Namespace', NAMESPACE)).toBeDefined();
     const misplaced = controlPlaneDocs
-      .filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d['kind'])) && get(d, 'metadata.namespace') !== NAMESPACE)
-      .map((d) => `${String(d['kind'])}/${String(get(d, 'metadata.name'))}`);
+      .filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d.kind)) && get(d, 'metadata.namespace') !== NAMESPACE)
+      .map((d) => `${String(d.kind)}/${String(get(d, 'metadata.name'))}`);
     expect(misplaced).toEqual([]);
   });
 
   it('keeps secrets out of ConfigMaps', () => {
     const leaks = ofKind('ConfigMap').flatMap((cm) =>
-      Object.keys(isObj(cm['data']) ? cm['data'] : {})
+      Object.keys(isObj(cm.data) ? cm.data : {})
         .filter((k) => /PASSWORD|TOKEN|USER|^NATS_URL$|^REDIS_URL$/.test(k))
         .map((k) => `${String(get(cm, 'metadata.name'))}.${k}`),
     );
@@ -272,7 +364,9 @@ describe('deploy/kustomization.yaml', () => {
   it('deploy/member/kustomization.yaml lists exactly the files of member/', () => {
     const memberKustomization = parse(readFileSync(join(deployDir, 'member', 'kustomization.yaml'), 'utf8')) as unknown;
     const listed = arr(get(memberKustomization, 'resources')).map(String).sort();
-    const present = allFiles.map((f) => rel(f.file, join(deployDir, 'member'))).filter((r) => !r.startsWith('..') && r !== 'kustomization.yaml');
+    const present = allFiles
+      .map((f) => rel(f.file, join(deployDir, 'member')))
+      .filter((r) => !r.startsWith('..') && r !== 'kustomization.yaml');
     expect(listed).toEqual(present.sort());
   });
 });
@@ -284,7 +378,9 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
   });
 
   it('has a Deployment for every service folder with a main', () => {
-    const withMain = readdirSync(join(root, 'services')).filter((s) => existsSync(join(root, 'services', s, 'src', 'main.ts')));
+    const withMain = readdirSync(join(root, 'services')).filter((s) =>
+      existsSync(join(root, 'services', s, 'src', 'main.ts')),
+    );
     expect(withMain.filter((s) => !SERVICES.some((x) => x.name === s))).toEqual([]);
   });
 
@@ -309,8 +405,13 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
 
     it('reads its non-secret config from its ConfigMap', () => {
       const config = configOf(name);
-      expect(config).toMatchObject({ FLOTILLA_PREFIX: 'flotilla', LOG_LEVEL: 'info', HTTP_HOST: '0.0.0.0', HTTP_PORT: String(HEALTH_PORT) });
-      if (elected) expect(Number(config['LEADER_LEASE_MS'])).toBeGreaterThan(0);
+      expect(config).toMatchObject({
+        FLOTILLA_PREFIX: 'flotilla',
+        LOG_LEVEL: 'info',
+        HTTP_HOST: '0.0.0.0',
+        HTTP_PORT: String(HEALTH_PORT),
+      });
+      if (elected) expect(Number(config.LEADER_LEASE_MS)).toBeGreaterThan(0);
       // ConfigMap data must be strings, or the API server rejects the object.
       expect(Object.values(config).filter((v) => typeof v !== 'string')).toEqual([]);
     });
@@ -318,7 +419,11 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
     it('reads every connection credential from the Secret', () => {
       const c = containerOf(name);
       for (const key of ['NATS_USER', 'NATS_PASSWORD', 'NATS_TOKEN', 'REDIS_PASSWORD'])
-        expect(get(envVar(c, key), 'valueFrom.secretKeyRef'), key).toEqual({ name: CONNECTIONS_SECRET, key, optional: true });
+        expect(get(envVar(c, key), 'valueFrom.secretKeyRef'), key).toEqual({
+          name: CONNECTIONS_SECRET,
+          key,
+          optional: true,
+        });
     });
 
     it('mounts every volume it declares, and /tmp writable', () => {
@@ -338,7 +443,10 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
         expect(get(deploymentOf(other.name), 'spec.template.metadata.labels')).not.toMatchObject(selector as Obj);
       const containerPorts = arr(get(containerOf(name), 'ports')).map((p) => get(p, 'name'));
       for (const port of arr(get(svc, 'spec.ports'))) expect(containerPorts).toContain(get(port, 'targetPort'));
-      expect(get(svc, 'metadata.annotations')).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080' });
+      expect(get(svc, 'metadata.annotations')).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': '8080',
+      });
     });
 
     it(replicas > 1 ? 'keeps one replica through node drains' : 'has no disruption budget (one replica)', () => {
@@ -351,7 +459,11 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
   });
 
   it('gateway: serves api, webhook and metrics, listening on all interfaces', () => {
-    const ports = arr(get(named('Service', 'flotilla-gateway'), 'spec.ports')).map((p) => [get(p, 'name'), get(p, 'port'), get(p, 'targetPort')]);
+    const ports = arr(get(named('Service', 'flotilla-gateway'), 'spec.ports')).map((p) => [
+      get(p, 'name'),
+      get(p, 'port'),
+      get(p, 'targetPort'),
+    ]);
     expect(ports).toEqual([
       ['api', 8081, 'api'],
       ['webhook', 443, 'api'],
@@ -362,29 +474,41 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
       ['api', 8081],
     ]);
     expect(configOf('gateway')).toMatchObject({ GATEWAY_API_HOST: '0.0.0.0', GATEWAY_API_PORT: '8081' });
-    expect(configOf('gateway')['LEADER_LEASE_MS']).toBeUndefined();
+    expect(configOf('gateway').LEADER_LEASE_MS).toBeUndefined();
   });
 
   it('gateway: its TLS files are in the mounted certificate Secret', () => {
     const mount = arr(get(containerOf('gateway'), 'volumeMounts')).find((m) => get(m, 'name') === 'tls');
-    const volume = arr(get(deploymentOf('gateway'), 'spec.template.spec.volumes')).find((v) => get(v, 'name') === 'tls');
+    const volume = arr(get(deploymentOf('gateway'), 'spec.template.spec.volumes')).find(
+      (v) => get(v, 'name') === 'tls',
+    );
     expect(get(volume, 'secret.secretName')).toBe('flotilla-gateway-tls');
     const dir = String(get(mount, 'mountPath'));
-    expect(configOf('gateway')).toMatchObject({ GATEWAY_TLS_CERT_FILE: `${dir}/tls.crt`, GATEWAY_TLS_KEY_FILE: `${dir}/tls.key` });
+    expect(configOf('gateway')).toMatchObject({
+      GATEWAY_TLS_CERT_FILE: `${dir}/tls.crt`,
+      GATEWAY_TLS_KEY_FILE: `${dir}/tls.key`,
+    });
   });
 
   it('member-agent: kube driver with its kubeconfig mounted from a Secret, one at a time', () => {
     const config = configOf('member-agent');
-    expect(config['MEMBER_DRIVER']).toBe('kube');
-    const mount = arr(get(containerOf('member-agent'), 'volumeMounts')).find((m) => get(m, 'name') === 'member-kubeconfig');
-    const volume = arr(get(deploymentOf('member-agent'), 'spec.template.spec.volumes')).find((v) => get(v, 'name') === 'member-kubeconfig');
-    expect(config['KUBECONFIG']).toBe(`${String(get(mount, 'mountPath'))}/${String(get(volume, 'secret.items.0.path'))}`);
+    expect(config.MEMBER_DRIVER).toBe('kube');
+    const mount = arr(get(containerOf('member-agent'), 'volumeMounts')).find(
+      (m) => get(m, 'name') === 'member-kubeconfig',
+    );
+    const volume = arr(get(deploymentOf('member-agent'), 'spec.template.spec.volumes')).find(
+      (v) => get(v, 'name') === 'member-kubeconfig',
+    );
+    expect(config.KUBECONFIG).toBe(`${String(get(mount, 'mountPath'))}/${String(get(volume, 'secret.items.0.path'))}`);
     expect(get(volume, 'secret.secretName')).toBe('flotilla-member-kubeconfig');
     expect(get(deploymentOf('member-agent'), 'spec.strategy.type')).toBe('Recreate');
   });
 
   it('cron-scheduler: default time zone UTC and a 15m catch-up window', () => {
-    expect(configOf('cron-scheduler')).toMatchObject({ CRON_DEFAULT_TIME_ZONE: 'UTC', CRON_CATCHUP_WINDOW_MS: '900000' });
+    expect(configOf('cron-scheduler')).toMatchObject({
+      CRON_DEFAULT_TIME_ZONE: 'UTC',
+      CRON_CATCHUP_WINDOW_MS: '900000',
+    });
   });
 });
 
@@ -399,21 +523,81 @@ describe('deploymentProblems: each broken invariant is reported', () => {
   const env = (d: Obj, name: string): Obj => envVar(c0(d), name) as Obj;
 
   const cases: ReadonlyArray<readonly [string, (d: Obj) => void, string]> = [
-    ['a selector the pods do not carry', (d: Obj) => ((get(d, 'spec.selector.matchLabels') as Obj)['app.kubernetes.io/component'] = 'other'), 'spec.template.metadata.labels.app.kubernetes.io/component: must equal the selector\'s "other"'],
-    ['no selector', (d: Obj) => delete (d['spec'] as Obj)['selector'], 'spec.selector.matchLabels: required'],
-    ['no containers', (d: Obj) => ((get(d, 'spec.template.spec') as Obj)['containers'] = []), 'spec.template.spec.containers: at least one container required'],
-    ['no image', (d: Obj) => delete c0(d)['image'], 'spec.template.spec.containers[0].image: required'],
-    ['liveness on the wrong path', (d: Obj) => ((get(d, 'spec.template.spec.containers.0.livenessProbe.httpGet') as Obj)['path'] = '/readyz'), 'spec.template.spec.containers[0].livenessProbe.httpGet.path: must be "/healthz"'],
-    ['no readiness probe', (d: Obj) => delete c0(d)['readinessProbe'], 'spec.template.spec.containers[0].readinessProbe.httpGet.path: must be "/readyz"'],
-    ['probe on a port that is not 8080', (d: Obj) => ((get(d, 'spec.template.spec.containers.0.readinessProbe.httpGet') as Obj)['port'] = 9090), 'spec.template.spec.containers[0].readinessProbe.httpGet.port: must reach container port 8080'],
-    ['NATS_URL as a literal', (d: Obj) => { const e = env(d, 'NATS_URL'); delete e['valueFrom']; e['value'] = 'nats://nats:4222'; }, 'spec.template.spec.containers[0].env[NATS_URL]: must come from required key NATS_URL of Secret flotilla-connections'],
-    ['REDIS_URL from another Secret', (d: Obj) => ((get(env(d, 'REDIS_URL'), 'valueFrom.secretKeyRef') as Obj)['name'] = 'other'), 'spec.template.spec.containers[0].env[REDIS_URL]: must come from required key REDIS_URL of Secret flotilla-connections'],
-    ['REDIS_URL optional', (d: Obj) => ((get(env(d, 'REDIS_URL'), 'valueFrom.secretKeyRef') as Obj)['optional'] = true), 'spec.template.spec.containers[0].env[REDIS_URL]: must come from required key REDIS_URL of Secret flotilla-connections'],
-    ['a password as a literal', (d: Obj) => { const e = env(d, 'NATS_PASSWORD'); delete e['valueFrom']; e['value'] = 'hunter2'; }, 'spec.template.spec.containers[0].env[NATS_PASSWORD]: credentials must come from Secret flotilla-connections'],
-    ['no memory limit', (d: Obj) => delete (get(d, 'spec.template.spec.containers.0.resources.limits') as Obj)['memory'], 'spec.template.spec.containers[0].resources.limits.memory: required'],
-    ['a writable root filesystem', (d: Obj) => ((get(d, 'spec.template.spec.containers.0.securityContext') as Obj)['readOnlyRootFilesystem'] = false), 'spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem: must be true'],
-    ['root allowed', (d: Obj) => delete (get(d, 'spec.template.spec.securityContext') as Obj)['runAsNonRoot'], 'spec.template.spec.securityContext.runAsNonRoot: must be true'],
-    ['no scrape annotation', (d: Obj) => delete (get(d, 'spec.template.metadata.annotations') as Obj)['prometheus.io/scrape'], 'spec.template.metadata.annotations["prometheus.io/scrape"]: must be "true"'],
+    [
+      'a selector the pods do not carry',
+      (d: Obj) => ((get(d, 'spec.selector.matchLabels') as Obj)['app.kubernetes.io/component'] = 'other'),
+      'spec.template.metadata.labels.app.kubernetes.io/component: must equal the selector\'s "other"',
+    ],
+    ['no selector', (d: Obj) => delete (d.spec as Obj).selector, 'spec.selector.matchLabels: required'],
+    [
+      'no containers',
+      (d: Obj) => ((get(d, 'spec.template.spec') as Obj).containers = []),
+      'spec.template.spec.containers: at least one container required',
+    ],
+    ['no image', (d: Obj) => delete c0(d).image, 'spec.template.spec.containers[0].image: required'],
+    [
+      'liveness on the wrong path',
+      (d: Obj) => ((get(d, 'spec.template.spec.containers.0.livenessProbe.httpGet') as Obj).path = '/readyz'),
+      'spec.template.spec.containers[0].livenessProbe.httpGet.path: must be "/healthz"',
+    ],
+    [
+      'no readiness probe',
+      (d: Obj) => delete c0(d).readinessProbe,
+      'spec.template.spec.containers[0].readinessProbe.httpGet.path: must be "/readyz"',
+    ],
+    [
+      'probe on a port that is not 8080',
+      (d: Obj) => ((get(d, 'spec.template.spec.containers.0.readinessProbe.httpGet') as Obj).port = 9090),
+      'spec.template.spec.containers[0].readinessProbe.httpGet.port: must reach container port 8080',
+    ],
+    [
+      'NATS_URL as a literal',
+      (d: Obj) => {
+        const e = env(d, 'NATS_URL');
+        delete e.valueFrom;
+        e.value = 'nats://nats:4222';
+      },
+      'spec.template.spec.containers[0].env[NATS_URL]: must come from required key NATS_URL of Secret flotilla-connections',
+    ],
+    [
+      'REDIS_URL from another Secret',
+      (d: Obj) => ((get(env(d, 'REDIS_URL'), 'valueFrom.secretKeyRef') as Obj).name = 'other'),
+      'spec.template.spec.containers[0].env[REDIS_URL]: must come from required key REDIS_URL of Secret flotilla-connections',
+    ],
+    [
+      'REDIS_URL optional',
+      (d: Obj) => ((get(env(d, 'REDIS_URL'), 'valueFrom.secretKeyRef') as Obj).optional = true),
+      'spec.template.spec.containers[0].env[REDIS_URL]: must come from required key REDIS_URL of Secret flotilla-connections',
+    ],
+    [
+      'a password as a literal',
+      (d: Obj) => {
+        const e = env(d, 'NATS_PASSWORD');
+        delete e.valueFrom;
+        e.value = 'hunter2';
+      },
+      'spec.template.spec.containers[0].env[NATS_PASSWORD]: credentials must come from Secret flotilla-connections',
+    ],
+    [
+      'no memory limit',
+      (d: Obj) => delete (get(d, 'spec.template.spec.containers.0.resources.limits') as Obj).memory,
+      'spec.template.spec.containers[0].resources.limits.memory: required',
+    ],
+    [
+      'a writable root filesystem',
+      (d: Obj) => ((get(d, 'spec.template.spec.containers.0.securityContext') as Obj).readOnlyRootFilesystem = false),
+      'spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem: must be true',
+    ],
+    [
+      'root allowed',
+      (d: Obj) => delete (get(d, 'spec.template.spec.securityContext') as Obj).runAsNonRoot,
+      'spec.template.spec.securityContext.runAsNonRoot: must be true',
+    ],
+    [
+      'no scrape annotation',
+      (d: Obj) => delete (get(d, 'spec.template.metadata.annotations') as Obj)['prometheus.io/scrape'],
+      'spec.template.metadata.annotations["prometheus.io/scrape"]: must be "true"',
+    ],
   ];
   it.each(cases)('%s', (_case, mutate, problem) => {
     expect(deploymentProblems(good)).toEqual([]);
@@ -453,26 +637,28 @@ describe.skipIf(!kubectlAvailable)('kubectl kustomize deploy/ (needs kubectl, no
   it('renders every manifest, in flotilla-system, with the mapped image', () => {
     const rendered = render(deployDir);
     expect(rendered).toHaveLength(controlPlaneDocs.length);
-    expect(rendered.filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d['kind']))).map((d) => get(d, 'metadata.namespace'))).toEqual(
-      Array(rendered.filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d['kind']))).length).fill(NAMESPACE),
-    );
+    expect(
+      rendered.filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d.kind))).map((d) => get(d, 'metadata.namespace')),
+    ).toEqual(Array(rendered.filter((d) => !CLUSTER_SCOPED_KINDS.has(String(d.kind))).length).fill(NAMESPACE));
     const images = new Set(ofKind('Deployment', rendered).map((d) => get(d, 'spec.template.spec.containers.0.image')));
     expect([...images]).toEqual(['flotilla:0.1.0']);
   });
 
   it('renders deploy/member/', () => {
-    expect(render(join(deployDir, 'member')).map((d) => d['kind']).sort()).toEqual(
-      ['ClusterRole', 'ClusterRoleBinding', 'Namespace', 'Secret', 'ServiceAccount'],
-    );
+    expect(
+      render(join(deployDir, 'member'))
+        .map((d) => d.kind)
+        .sort(),
+    ).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Namespace', 'Secret', 'ServiceAccount']);
   });
 
-  it('renders deploy/monitoring/: the rules and the dashboard ConfigMap Grafana\'s sidecar picks up', () => {
+  it("renders deploy/monitoring/: the rules and the dashboard ConfigMap Grafana's sidecar picks up", () => {
     const rendered = render(join(deployDir, 'monitoring'));
-    expect(rendered.map((d) => `${String(d['kind'])}/${String(get(d, 'metadata.name'))}`).sort()).toEqual([
+    expect(rendered.map((d) => `${String(d.kind)}/${String(get(d, 'metadata.name'))}`).sort()).toEqual([
       'ConfigMap/flotilla-grafana-dashboard',
       'PrometheusRule/flotilla',
     ]);
-    const dashboard = rendered.find((d) => d['kind'] === 'ConfigMap')!;
+    const dashboard = rendered.find((d) => d.kind === 'ConfigMap')!;
     expect(get(dashboard, 'metadata.labels')).toEqual({ grafana_dashboard: '1' });
     expect(JSON.parse(String((get(dashboard, 'data') as Obj)['grafana-dashboard.json']))).toEqual(grafanaDashboard);
   });
@@ -493,7 +679,9 @@ const monitoringDir = join(deployDir, 'monitoring');
 const grafanaDashboard = JSON.parse(readFileSync(join(monitoringDir, 'grafana-dashboard.json'), 'utf8')) as Obj;
 const prometheusRule = byRel.get('monitoring/prometheus-rules.yaml')?.docs[0] ?? {};
 const alerts = arr(get(prometheusRule, 'spec.groups')).flatMap((g) => arr(get(g, 'rules')));
-const dashboardExprs = arr(grafanaDashboard['panels']).flatMap((p) => arr(get(p, 'targets')).map((t) => String(get(t, 'expr'))));
+const dashboardExprs = arr(grafanaDashboard.panels).flatMap((p) =>
+  arr(get(p, 'targets')).map((t) => String(get(t, 'expr'))),
+);
 
 /** Every `flotilla_…` / `karmada_…` string literal in the services' and packages' sources (tests left out). */
 function registeredMetricNames(): Set<string> {
@@ -503,9 +691,13 @@ function registeredMetricNames(): Set<string> {
       const src = join(root, top, pkg, 'src');
       if (!existsSync(src)) continue;
       const files = (function walk(dir: string): string[] {
-        return readdirSync(dir).flatMap((e) => (statSync(join(dir, e)).isDirectory() ? walk(join(dir, e)) : [join(dir, e)]));
+        return readdirSync(dir).flatMap((e) =>
+          statSync(join(dir, e)).isDirectory() ? walk(join(dir, e)) : [join(dir, e)],
+        );
       })(src).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
-      for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(/['"`]((?:flotilla|karmada)_[a-z0-9_]+)['"`]/g)) names.add(m[1]!);
+      for (const f of files)
+        for (const m of readFileSync(f, 'utf8').matchAll(/['"`]((?:flotilla|karmada)_[a-z0-9_]+)['"`]/g))
+          names.add(m[1]!);
     }
   }
   return names;
@@ -531,8 +723,8 @@ describe('deploy/monitoring', () => {
   });
 
   it('the PrometheusRule alerts on the obvious failures', () => {
-    expect(prometheusRule['apiVersion']).toBe('monitoring.coreos.com/v1');
-    expect(prometheusRule['kind']).toBe('PrometheusRule');
+    expect(prometheusRule.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(prometheusRule.kind).toBe('PrometheusRule');
     const byName = new Map(alerts.map((a) => [String(get(a, 'alert')), a]));
     const wanted: Array<[string, string]> = [
       ['FlotillaNoLeader', 'flotilla_leader'],
@@ -557,7 +749,7 @@ describe('deploy/monitoring', () => {
 
   it('the dashboard is a Grafana dashboard whose panels all have queries, on a data source variable', () => {
     expect(grafanaDashboard).toMatchObject({ title: 'Flotilla', uid: 'flotilla-overview' });
-    const panels = arr(grafanaDashboard['panels']).filter((p) => get(p, 'type') !== 'row');
+    const panels = arr(grafanaDashboard.panels).filter((p) => get(p, 'type') !== 'row');
     expect(panels.length).toBeGreaterThan(10);
     for (const p of panels) {
       expect(arr(get(p, 'targets')).length, String(get(p, 'title'))).toBeGreaterThan(0);
@@ -567,7 +759,9 @@ describe('deploy/monitoring', () => {
   });
 
   it('every metric the alerts and the dashboard read is one a service registers', () => {
-    const read = [...alerts.map((a) => String(get(a, 'expr'))), ...dashboardExprs].flatMap((e) => metricsIn(e, registered));
+    const read = [...alerts.map((a) => String(get(a, 'expr'))), ...dashboardExprs].flatMap((e) =>
+      metricsIn(e, registered),
+    );
     expect(read.length).toBeGreaterThan(20);
     expect([...new Set(read)].filter((m) => !registered.has(m))).toEqual([]);
   });
@@ -575,7 +769,10 @@ describe('deploy/monitoring', () => {
   it.skipIf(!promtoolAvailable)('promtool accepts the rules and every dashboard query (needs promtool)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flotilla-rules-'));
     try {
-      const dashboardRules = dashboardExprs.map((expr, i) => ({ record: `flotilla:dashboard_query_${i}`, expr: expr.replaceAll('$__rate_interval', '5m') }));
+      const dashboardRules = dashboardExprs.map((expr, i) => ({
+        record: `flotilla:dashboard_query_${i}`,
+        expr: expr.replaceAll('$__rate_interval', '5m'),
+      }));
       const groups = [...arr(get(prometheusRule, 'spec.groups')), { name: 'dashboard', rules: dashboardRules }];
       writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
       const out = execFileSync('promtool', ['check', 'rules', join(dir, 'rules.yaml')], { encoding: 'utf8' });
@@ -586,17 +783,20 @@ describe('deploy/monitoring', () => {
   });
 
   it('the metric name check catches a misspelt metric', () => {
-    expect(metricsIn('rate(flotilla_reconcile_totl[5m]) + flotilla_reconcile_duration_seconds_bucket', registered)).toEqual([
-      'flotilla_reconcile_totl',
-      'flotilla_reconcile_duration_seconds',
-    ]);
+    expect(
+      metricsIn('rate(flotilla_reconcile_totl[5m]) + flotilla_reconcile_duration_seconds_bucket', registered),
+    ).toEqual(['flotilla_reconcile_totl', 'flotilla_reconcile_duration_seconds']);
     expect(registered.has('flotilla_reconcile_totl')).toBe(false);
   });
 });
 
 describe('deploy/crds: one CustomResourceDefinition per kind', () => {
   it('defines exactly the kinds of Flotilla', () => {
-    expect(ofKind('CustomResourceDefinition').map((d) => get(d, 'spec.names.kind')).sort()).toEqual(CRDS.map((c) => c.kind).sort());
+    expect(
+      ofKind('CustomResourceDefinition')
+        .map((d) => get(d, 'spec.names.kind'))
+        .sort(),
+    ).toEqual(CRDS.map((c) => c.kind).sort());
   });
 
   it.each(CRDS)('$kind: $group/$version, $scope', ({ kind, group, version, plural, scope, shortNames }) => {
@@ -605,7 +805,12 @@ describe('deploy/crds: one CustomResourceDefinition per kind', () => {
     expect(get(crd, 'apiVersion')).toBe('apiextensions.k8s.io/v1');
     expect(get(crd, 'spec.group')).toBe(group);
     expect(get(crd, 'spec.scope')).toBe(scope);
-    expect(get(crd, 'spec.names')).toMatchObject({ kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` });
+    expect(get(crd, 'spec.names')).toMatchObject({
+      kind,
+      plural,
+      singular: kind.toLowerCase(),
+      listKind: `${kind}List`,
+    });
     expect(get(crd, 'spec.names.shortNames') ?? []).toEqual(shortNames);
     const versions = arr(get(crd, 'spec.versions'));
     expect(versions.map((v) => [get(v, 'name'), get(v, 'served'), get(v, 'storage')])).toEqual([[version, true, true]]);
@@ -620,7 +825,7 @@ describe('deploy/crds: one CustomResourceDefinition per kind', () => {
 
 describe('deploy/validating-webhook.yaml', () => {
   const configs = ofKind('ValidatingWebhookConfiguration');
-  const webhooks = configs.flatMap((c) => arr(c['webhooks']));
+  const webhooks = configs.flatMap((c) => arr(c.webhooks));
 
   it('points at the gateway Service /validate on a port it exposes', () => {
     expect(webhooks).toHaveLength(1);
@@ -649,7 +854,11 @@ describe('deploy/secret.example.yaml', () => {
   const example = byRel.get('secret.example.yaml')?.docs[0];
 
   it('is the Secret the Deployments read, with both URLs', () => {
-    expect(example).toMatchObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: CONNECTIONS_SECRET, namespace: NAMESPACE } });
+    expect(example).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: CONNECTIONS_SECRET, namespace: NAMESPACE },
+    });
     const keys = Object.keys(get(example, 'stringData') as Obj);
     expect(keys).toEqual(expect.arrayContaining(['NATS_URL', 'REDIS_URL']));
   });
@@ -672,8 +881,14 @@ describe('deploy/member: RBAC for the kube driver in a member cluster', () => {
 
   it('binds the ClusterRole to the ServiceAccount', () => {
     expect(sa).toBeDefined();
-    expect(get(binding, 'roleRef')).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: get(role, 'metadata.name') });
-    expect(get(binding, 'subjects')).toEqual([{ kind: 'ServiceAccount', name: get(sa, 'metadata.name'), namespace: get(sa, 'metadata.namespace') }]);
+    expect(get(binding, 'roleRef')).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: get(role, 'metadata.name'),
+    });
+    expect(get(binding, 'subjects')).toEqual([
+      { kind: 'ServiceAccount', name: get(sa, 'metadata.name'), namespace: get(sa, 'metadata.namespace') },
+    ]);
   });
 
   it.each([
@@ -687,21 +902,30 @@ describe('deploy/member: RBAC for the kube driver in a member cluster', () => {
     ['', 'pods', 'watch'],
   ])('allows %s %s %s', (group, resource, verb) => {
     const allowed = arr(get(role, 'rules')).some(
-      (r) => arr(get(r, 'apiGroups')).includes(group) && arr(get(r, 'resources')).includes(resource) && arr(get(r, 'verbs')).includes(verb),
+      (r) =>
+        arr(get(r, 'apiGroups')).includes(group) &&
+        arr(get(r, 'resources')).includes(resource) &&
+        arr(get(r, 'verbs')).includes(verb),
     );
     expect(allowed).toBe(true);
   });
 
   it('grants no wildcards and no Secrets', () => {
     const rules = arr(get(role, 'rules'));
-    const flat = rules.flatMap((r) => [...arr(get(r, 'apiGroups')), ...arr(get(r, 'resources')), ...arr(get(r, 'verbs'))]);
+    const flat = rules.flatMap((r) => [
+      ...arr(get(r, 'apiGroups')),
+      ...arr(get(r, 'resources')),
+      ...arr(get(r, 'verbs')),
+    ]);
     expect(flat).not.toContain('*');
     expect(rules.flatMap((r) => arr(get(r, 'resources')))).not.toContain('secrets');
   });
 
   it('issues a token for that ServiceAccount', () => {
-    const token = ofKind('Secret', memberDocs).find((s) => s['type'] === 'kubernetes.io/service-account-token');
-    expect(get(token, 'metadata.annotations')).toMatchObject({ 'kubernetes.io/service-account.name': get(sa, 'metadata.name') });
+    const token = ofKind('Secret', memberDocs).find((s) => s.type === 'kubernetes.io/service-account-token');
+    expect(get(token, 'metadata.annotations')).toMatchObject({
+      'kubernetes.io/service-account.name': get(sa, 'metadata.name'),
+    });
   });
 });
 
@@ -712,14 +936,20 @@ describe('docker-compose.yml', () => {
   it('sets only settings the cron-scheduler reads, in deploy/ and here', () => {
     // A misspelt key is silently ignored by the service, which then runs on its default.
     const known = new Set(Object.keys(cronSchedulerConfig.shape));
-    const given = [...Object.keys(configOf('cron-scheduler')), ...Object.keys(get(services, 'cron-scheduler.environment') as Obj)];
+    const given = [
+      ...Object.keys(configOf('cron-scheduler')),
+      ...Object.keys(get(services, 'cron-scheduler.environment') as Obj),
+    ];
     expect(given.filter((k) => !known.has(k))).toEqual([]);
     expect(given).toContain('CRON_CATCHUP_WINDOW_MS');
   });
 
   it('sets only settings the hpa-assigner reads, in deploy/ and here', () => {
     const known = new Set(Object.keys(hpaAssignerConfig.shape));
-    const given = [...Object.keys(configOf('hpa-assigner')), ...Object.keys(get(services, 'hpa-assigner.environment') as Obj)];
+    const given = [
+      ...Object.keys(configOf('hpa-assigner')),
+      ...Object.keys(get(services, 'hpa-assigner.environment') as Obj),
+    ];
     expect(given.filter((k) => !known.has(k))).toEqual([]);
     expect(configOf('hpa-assigner')).toMatchObject({ FHPA_SYNC_PERIOD_MS: '15000', FHPA_OPTIMISE_PERIOD_MS: '300000' });
   });
@@ -749,8 +979,14 @@ describe('docker-compose.yml', () => {
 
   it('member-agent runs the sim driver; cron-scheduler gets its defaults; gateway listens on all interfaces', () => {
     expect(get(services, 'member-agent.environment.MEMBER_DRIVER')).toBe('sim');
-    expect(get(services, 'cron-scheduler.environment')).toMatchObject({ CRON_DEFAULT_TIME_ZONE: 'UTC', CRON_CATCHUP_WINDOW_MS: '900000' });
-    expect(get(services, 'gateway.environment')).toMatchObject({ GATEWAY_API_HOST: '0.0.0.0', GATEWAY_API_PORT: '8081' });
+    expect(get(services, 'cron-scheduler.environment')).toMatchObject({
+      CRON_DEFAULT_TIME_ZONE: 'UTC',
+      CRON_CATCHUP_WINDOW_MS: '900000',
+    });
+    expect(get(services, 'gateway.environment')).toMatchObject({
+      GATEWAY_API_HOST: '0.0.0.0',
+      GATEWAY_API_PORT: '8081',
+    });
     expect(get(services, 'gateway.ports')).toEqual(['${FLOTILLA_GATEWAY_PORT:-8081}:8081']);
   });
 
@@ -790,13 +1026,29 @@ describe('Dockerfile and .dockerignore', () => {
     const user = instructions.filter((l) => l.startsWith('USER ')).at(-1);
     expect(user).toMatch(/^USER [1-9]\d*(:\d+)?$/);
     // The Deployments pin the same uid, so runAsNonRoot can be verified.
-    for (const s of SERVICES) expect(get(deploymentOf(s.name), 'spec.template.spec.securityContext.runAsUser')).toBe(Number(user?.slice(5).split(':')[0]));
+    for (const s of SERVICES)
+      expect(get(deploymentOf(s.name), 'spec.template.spec.securityContext.runAsUser')).toBe(
+        Number(user?.slice(5).split(':')[0]),
+      );
   });
 
   it('.dockerignore leaves out host builds and secrets, keeps what the build needs', () => {
-    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     expect(ignore).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '.git', '.data']));
-    for (const needed of ['packages', 'services', 'examples', 'pnpm-lock.yaml', 'package.json', 'tsconfig.json', 'tsconfig.base.json'])
-      expect(ignore.filter((l) => l === needed || l === `${needed}/` || l === `/${needed}`), needed).toEqual([]);
+    for (const needed of [
+      'packages',
+      'services',
+      'examples',
+      'pnpm-lock.yaml',
+      'package.json',
+      'tsconfig.json',
+      'tsconfig.base.json',
+    ])
+      expect(
+        ignore.filter((l) => l === needed || l === `${needed}/` || l === `/${needed}`),
+        needed,
+      ).toEqual([]);
   });
 });

@@ -36,7 +36,8 @@ function readLayers(markdown: string): Map<string, number> {
 
 /** The package an import specifier names (`@flotilla/bus/testing` → `@flotilla/bus`), or undefined for relative and node: ones. */
 function packageOf(specifier: string): string | undefined {
-  if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier)) return undefined;
+  if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier))
+    return undefined;
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
@@ -59,7 +60,15 @@ function walk(dir: string): string[] {
 function globToRegExp(dir: string, glob: string): RegExp {
   const body = `${dir}/${glob}`
     .split(/(\*\*\/?|\*)/)
-    .map((part) => (part === '**/' ? '(?:.*/)?' : part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .map((part) =>
+      part === '**/'
+        ? '(?:.*/)?'
+        : part === '**'
+          ? '.*'
+          : part === '*'
+            ? '[^/]*'
+            : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'),
+    )
     .join('');
   return new RegExp(`^${body}$`);
 }
@@ -106,7 +115,9 @@ const isWorkspace = (name: string) => byName.has(name);
 
 describe('package layers', () => {
   it('the packages are found', () => {
-    expect(workspaces.map((w) => w.dir)).toEqual(expect.arrayContaining(['packages/api', 'packages/bus', 'services/gateway']));
+    expect(workspaces.map((w) => w.dir)).toEqual(
+      expect.arrayContaining(['packages/api', 'packages/bus', 'services/gateway']),
+    );
   });
 
   it.each(workspaces.map((w) => [w.dir, w] as const))('%s has a layer in docs/design/layers.md', (dir) => {
@@ -145,20 +156,42 @@ describe('package manifests say what the code imports', () => {
   it.each(workspaces.map((w) => [w.dir, w] as const))('%s: every import is declared', (_dir, w) => {
     const declared = new Set(deps(w));
     const declaredForTests = new Set([...declared, ...devDeps(w), ...rootTools]);
-    expect([...w.imports].filter((p) => !declared.has(p)), 'imported by sources, missing from dependencies').toEqual([]);
-    expect([...w.testImports].filter((p) => !declaredForTests.has(p)), 'imported by tests, missing from devDependencies').toEqual([]);
+    expect(
+      [...w.imports].filter((p) => !declared.has(p)),
+      'imported by sources, missing from dependencies',
+    ).toEqual([]);
+    expect(
+      [...w.testImports].filter((p) => !declaredForTests.has(p)),
+      'imported by tests, missing from devDependencies',
+    ).toEqual([]);
   });
 
   it.each(workspaces.map((w) => [w.dir, w] as const))('%s: every declared package is imported', (_dir, w) => {
-    expect(deps(w).filter((d) => !w.imports.has(d)), 'dependencies no source imports').toEqual([]);
-    expect(devDeps(w).filter((d) => !w.testImports.has(d) && !w.imports.has(d)), 'devDependencies no test imports').toEqual([]);
+    expect(
+      deps(w).filter((d) => !w.imports.has(d)),
+      'dependencies no source imports',
+    ).toEqual([]);
+    expect(
+      devDeps(w).filter((d) => !w.testImports.has(d) && !w.imports.has(d)),
+      'devDependencies no test imports',
+    ).toEqual([]);
   });
 
-  it.each(workspaces.map((w) => [w.dir, w] as const))('%s: tsconfig references are its workspace dependencies', (dir, w) => {
-    const tsconfig = JSON.parse(readFileSync(join(root, dir, 'tsconfig.json'), 'utf8')) as { references?: Array<{ path: string }> };
-    const referenced = (tsconfig.references ?? []).map((r) => relative(root, resolve(root, dir, r.path))).sort();
-    expect(referenced).toEqual(deps(w).filter(isWorkspace).map((name) => byName.get(name)!.dir).sort());
-  });
+  it.each(workspaces.map((w) => [w.dir, w] as const))(
+    '%s: tsconfig references are its workspace dependencies',
+    (dir, w) => {
+      const tsconfig = JSON.parse(readFileSync(join(root, dir, 'tsconfig.json'), 'utf8')) as {
+        references?: Array<{ path: string }>;
+      };
+      const referenced = (tsconfig.references ?? []).map((r) => relative(root, resolve(root, dir, r.path))).sort();
+      expect(referenced).toEqual(
+        deps(w)
+          .filter(isWorkspace)
+          .map((name) => byName.get(name)!.dir)
+          .sort(),
+      );
+    },
+  );
 });
 
 describe('one model', () => {
@@ -171,7 +204,16 @@ describe('one model', () => {
   );
 
   it('the API declares the kinds', () => {
-    expect([...modelTypes]).toEqual(expect.arrayContaining(['Cluster', 'ResourceBinding', 'PropagationPolicy', 'FederatedHPA', 'ObjectMeta', 'Taint']));
+    expect([...modelTypes]).toEqual(
+      expect.arrayContaining([
+        'Cluster',
+        'ResourceBinding',
+        'PropagationPolicy',
+        'FederatedHPA',
+        'ObjectMeta',
+        'Taint',
+      ]),
+    );
   });
 
   /**
@@ -180,7 +222,9 @@ describe('one model', () => {
    * the API's namespace import, writes the shape again.
    */
   function restatements(text: string): string[] {
-    const declarations = [...text.matchAll(/^\s*(?:export\s+)?(interface|type)\s+([A-Z]\w*)\s*(?:<[^>]*>\s*)?(?:=|\{|extends\b)/gm)];
+    const declarations = [
+      ...text.matchAll(/^\s*(?:export\s+)?(interface|type)\s+([A-Z]\w*)\s*(?:<[^>]*>\s*)?(?:=|\{|extends\b)/gm),
+    ];
     return declarations
       .filter((m, i) => {
         if (!modelTypes.has(m[2]!)) return false;
@@ -192,12 +236,19 @@ describe('one model', () => {
   }
 
   it('a derived alias is not a restatement, a copied shape is', () => {
-    expect(restatements('export type Taint = Loose<api.Taint>;\nexport type Cluster = View<api.Cluster, {}>;')).toEqual([]);
-    expect(restatements('export interface Taint {\n  key: string;\n}\nexport type Cluster = { metadata: unknown };')).toEqual(['Taint', 'Cluster']);
+    expect(restatements('export type Taint = Loose<api.Taint>;\nexport type Cluster = View<api.Cluster, {}>;')).toEqual(
+      [],
+    );
+    expect(
+      restatements('export interface Taint {\n  key: string;\n}\nexport type Cluster = { metadata: unknown };'),
+    ).toEqual(['Taint', 'Cluster']);
   });
 
-  it.each(workspaces.filter((w) => w !== api).map((w) => [w.dir, w] as const))('%s restates no type of the API', (_dir, w) => {
-    const restated = w.sources.flatMap(({ file, text }) => restatements(text).map((name) => `${file}: ${name}`));
-    expect(restated).toEqual([]);
-  });
+  it.each(workspaces.filter((w) => w !== api).map((w) => [w.dir, w] as const))(
+    '%s restates no type of the API',
+    (_dir, w) => {
+      const restated = w.sources.flatMap(({ file, text }) => restatements(text).map((name) => `${file}: ${name}`));
+      expect(restated).toEqual([]);
+    },
+  );
 });

@@ -38,7 +38,9 @@ function parseExposition(text: string): { types: Map<string, string>; samples: S
     if (type) types.set(type[1]!, type[2]!);
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) continue;
-    const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const labels = Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]),
+    );
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return { types, samples };
@@ -60,7 +62,13 @@ async function value(service: Service, name: string, labels: Record<string, stri
 }
 
 /** Waits until the metric satisfies `ok`; the error names the metric and its last value. */
-async function until(service: Service, name: string, labels: Record<string, string>, ok: (v: number) => boolean, timeoutMs = 30_000): Promise<number> {
+async function until(
+  service: Service,
+  name: string,
+  labels: Record<string, string>,
+  ok: (v: number) => boolean,
+  timeoutMs = 30_000,
+): Promise<number> {
   let last = NaN;
   return eventually(
     async () => {
@@ -74,8 +82,18 @@ async function until(service: Service, name: string, labels: Record<string, stri
 
 const EXPECTED: Record<Service, string[]> = {
   gateway: ['flotilla_api_requests_total', 'flotilla_api_request_duration_seconds', 'flotilla_service_ready'],
-  'status-writer': ['flotilla_leader', 'flotilla_status_fold_lag_events', 'flotilla_status_fold_lag_seconds', 'flotilla_status_events_folded_total'],
-  'member-agent': ['flotilla_leader', 'flotilla_cluster_ready', 'flotilla_cluster_allocatable', 'flotilla_cluster_allocated'],
+  'status-writer': [
+    'flotilla_leader',
+    'flotilla_status_fold_lag_events',
+    'flotilla_status_fold_lag_seconds',
+    'flotilla_status_events_folded_total',
+  ],
+  'member-agent': [
+    'flotilla_leader',
+    'flotilla_cluster_ready',
+    'flotilla_cluster_allocatable',
+    'flotilla_cluster_allocated',
+  ],
   'affinity-scheduler': [
     'flotilla_leader',
     'flotilla_reconcile_total',
@@ -88,7 +106,14 @@ const EXPECTED: Record<Service, string[]> = {
     'karmada_scheduler_scheduling_algorithm_duration_seconds',
     'karmada_scheduler_e2e_scheduling_duration_seconds',
   ],
-  'cron-scheduler': ['flotilla_leader', 'flotilla_reconcile_total', 'flotilla_workqueue_depth', 'flotilla_objects', 'flotilla_cron_executions_total', 'flotilla_cron_execution_lateness_seconds'],
+  'cron-scheduler': [
+    'flotilla_leader',
+    'flotilla_reconcile_total',
+    'flotilla_workqueue_depth',
+    'flotilla_objects',
+    'flotilla_cron_executions_total',
+    'flotilla_cron_execution_lateness_seconds',
+  ],
 };
 
 describe('/metrics of the running suite', () => {
@@ -99,7 +124,8 @@ describe('/metrics of the running suite', () => {
       for (const name of EXPECTED[service]) expect(types.has(name), `${service} exports ${name}`).toBe(true);
       expect(samples.every((x) => x.labels.service === service)).toBe(true);
     }
-    for (const service of SERVICES.filter((x) => x !== 'gateway')) await until(service, 'flotilla_leader', {}, (v) => v === 1);
+    for (const service of SERVICES.filter((x) => x !== 'gateway'))
+      await until(service, 'flotilla_leader', {}, (v) => v === 1);
   });
 
   it('counters and gauges move as the examples are applied and run', async () => {
@@ -108,20 +134,44 @@ describe('/metrics of the running suite', () => {
     expect((await cli(['apply', '-f', join(ROOT, 'examples', '00-clusters.yaml')])).code).toBe(0);
     // member1 reports 8 cpu and 110 pods (examples/00-clusters.yaml), in base units
     await until('member-agent', 'flotilla_cluster_ready', { cluster: 'member1' }, (v) => v === 1);
-    expect(await value('member-agent', 'flotilla_cluster_allocatable', { cluster: 'member1', resource: 'cpu' })).toBe(8);
-    expect(await value('member-agent', 'flotilla_cluster_allocatable', { cluster: 'member1', resource: 'pods' })).toBe(110);
+    expect(await value('member-agent', 'flotilla_cluster_allocatable', { cluster: 'member1', resource: 'cpu' })).toBe(
+      8,
+    );
+    expect(await value('member-agent', 'flotilla_cluster_allocatable', { cluster: 'member1', resource: 'pods' })).toBe(
+      110,
+    );
     await until('affinity-scheduler', 'flotilla_objects', { kind: 'Cluster' }, (v) => v === 3);
 
-    const scheduled = await value('affinity-scheduler', 'karmada_scheduler_schedule_attempts_total', { result: 'scheduled' });
-    const reconciles = await value('affinity-scheduler', 'flotilla_reconcile_total', { controller: 'scheduling', result: 'success' });
+    const scheduled = await value('affinity-scheduler', 'karmada_scheduler_schedule_attempts_total', {
+      result: 'scheduled',
+    });
+    const reconciles = await value('affinity-scheduler', 'flotilla_reconcile_total', {
+      controller: 'scheduling',
+      result: 'success',
+    });
     expect((await cli(['apply', '-f', join(ROOT, 'examples', '20-web-divided.yaml')])).code).toBe(0);
-    await until('affinity-scheduler', 'karmada_scheduler_schedule_attempts_total', { result: 'scheduled' }, (v) => v > scheduled);
-    expect(await value('affinity-scheduler', 'flotilla_reconcile_total', { controller: 'scheduling', result: 'success' })).toBeGreaterThan(reconciles);
-    expect(await value('affinity-scheduler', 'karmada_scheduler_e2e_scheduling_duration_seconds_count', { result: 'scheduled' })).toBeGreaterThan(0);
-    expect(await value('affinity-scheduler', 'karmada_scheduler_scheduling_algorithm_duration_seconds_count')).toBeGreaterThan(0);
+    await until(
+      'affinity-scheduler',
+      'karmada_scheduler_schedule_attempts_total',
+      { result: 'scheduled' },
+      (v) => v > scheduled,
+    );
+    expect(
+      await value('affinity-scheduler', 'flotilla_reconcile_total', { controller: 'scheduling', result: 'success' }),
+    ).toBeGreaterThan(reconciles);
+    expect(
+      await value('affinity-scheduler', 'karmada_scheduler_e2e_scheduling_duration_seconds_count', {
+        result: 'scheduled',
+      }),
+    ).toBeGreaterThan(0);
+    expect(
+      await value('affinity-scheduler', 'karmada_scheduler_scheduling_algorithm_duration_seconds_count'),
+    ).toBeGreaterThan(0);
     expect(await value('affinity-scheduler', 'flotilla_objects', { kind: 'Deployment' })).toBe(1);
     await until('affinity-scheduler', 'flotilla_objects', { kind: 'ResourceBinding' }, (v) => v === 1);
-    expect(await value('gateway', 'flotilla_api_requests_total', { operation: 'apply', reason: 'Success' })).toBe(applies + 5);
+    expect(await value('gateway', 'flotilla_api_requests_total', { operation: 'apply', reason: 'Success' })).toBe(
+      applies + 5,
+    );
 
     // a rule every two seconds: executions succeed, a little after their instant
     const cron = `apiVersion: autoscaling.karmada.io/v1alpha1
@@ -135,9 +185,13 @@ spec:
     expect((await cli(['apply', '-f', '-'], cron)).code).toBe(0);
     await until('cron-scheduler', 'flotilla_cron_executions_total', { result: 'succeeded' }, (v) => v >= 2);
     expect(await value('cron-scheduler', 'flotilla_cron_execution_lateness_seconds_count')).toBeGreaterThanOrEqual(2);
-    expect(await value('cron-scheduler', 'flotilla_cron_execution_lateness_seconds_bucket', { le: '+Inf' })).toBeGreaterThanOrEqual(2);
+    expect(
+      await value('cron-scheduler', 'flotilla_cron_execution_lateness_seconds_bucket', { le: '+Inf' }),
+    ).toBeGreaterThanOrEqual(2);
     expect(await value('cron-scheduler', 'flotilla_objects', { kind: 'CronFederatedHPA' })).toBe(1);
-    expect(await value('cron-scheduler', 'flotilla_reconcile_total', { controller: 'cron-scheduler' })).toBeGreaterThan(0);
+    expect(await value('cron-scheduler', 'flotilla_reconcile_total', { controller: 'cron-scheduler' })).toBeGreaterThan(
+      0,
+    );
 
     // the status writer folds all of it and catches up
     await until('status-writer', 'flotilla_status_events_folded_total', {}, (v) => v > 10);
@@ -147,14 +201,22 @@ spec:
     const notFound = await value('gateway', 'flotilla_api_requests_total', { operation: 'get', reason: 'NotFound' });
     const missing = await cli(['get', 'deploy', 'nope']);
     expect(missing.err).toMatch(/^Error from server \(NotFound\): /);
-    expect(await value('gateway', 'flotilla_api_requests_total', { operation: 'get', reason: 'NotFound' })).toBe(notFound + 1);
+    expect(await value('gateway', 'flotilla_api_requests_total', { operation: 'get', reason: 'NotFound' })).toBe(
+      notFound + 1,
+    );
   }, 120_000);
 
   it('every metric deploy/monitoring reads is exported by some service', async () => {
     const exported = new Set<string>();
     for (const service of SERVICES) for (const name of (await scrape(service)).types.keys()) exported.add(name);
-    const monitoring = ['prometheus-rules.yaml', 'grafana-dashboard.json'].map((f) => readFileSync(join(ROOT, 'deploy', 'monitoring', f), 'utf8')).join('\n');
-    const read = new Set([...monitoring.matchAll(/\b(?:flotilla|karmada)_[a-z0-9_]+/g)].map(([n]) => (exported.has(n) ? n : n.replace(/_(bucket|sum|count)$/, ''))));
+    const monitoring = ['prometheus-rules.yaml', 'grafana-dashboard.json']
+      .map((f) => readFileSync(join(ROOT, 'deploy', 'monitoring', f), 'utf8'))
+      .join('\n');
+    const read = new Set(
+      [...monitoring.matchAll(/\b(?:flotilla|karmada)_[a-z0-9_]+/g)].map(([n]) =>
+        exported.has(n) ? n : n.replace(/_(bucket|sum|count)$/, ''),
+      ),
+    );
     expect([...read].filter((n) => !exported.has(n))).toEqual([]);
   });
 });

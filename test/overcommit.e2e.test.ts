@@ -77,7 +77,10 @@ function assignedPerCluster(list: Binding[]): Record<string, number> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flotilla-burst-'));
-  s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'], { SIM_TICK_MS: '500', RESYNC_MS: '5000' });
+  s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'], {
+    SIM_TICK_MS: '500',
+    RESYNC_MS: '5000',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -89,7 +92,8 @@ describe('a burst of workloads', () => {
   it('never assigns a cluster more pods than it holds; the overflow is Unschedulable and placed once room appears', async () => {
     writeFileSync(join(dir, 'clusters.yaml'), `${cluster('burst1')}---\n${cluster('burst2')}`);
     expect((await cli('apply', '-f', join(dir, 'clusters.yaml'))).code).toBe(0);
-    for (const c of ['burst1', 'burst2']) expect((await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s')).code).toBe(0);
+    for (const c of ['burst1', 'burst2'])
+      expect((await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s')).code).toBe(0);
 
     writeFileSync(join(dir, 'burst.yaml'), burstFile());
     const applied = await cli('apply', '-f', join(dir, 'burst.yaml'));
@@ -105,7 +109,10 @@ describe('a burst of workloads', () => {
       'every burst binding has a Scheduled condition',
     );
     const perCluster = assignedPerCluster(settled);
-    console.log(`burst of ${WORKLOADS}×${REPLICAS} replicas over two clusters of ${POD_CAPACITY} pods: assigned`, perCluster);
+    console.log(
+      `burst of ${WORKLOADS}×${REPLICAS} replicas over two clusters of ${POD_CAPACITY} pods: assigned`,
+      perCluster,
+    );
     for (const c of ['burst1', 'burst2']) expect(perCluster[c] ?? 0).toBeLessThanOrEqual(POD_CAPACITY);
     const failed = settled.filter((b) => scheduled(b)!.status === 'False');
     expect(failed.length).toBeGreaterThan(0);

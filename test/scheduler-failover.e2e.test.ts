@@ -13,7 +13,10 @@ let s: RunningSuite;
 let bus: Bus;
 
 beforeAll(async () => {
-  s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'], { LEADER_LEASE_MS: '2000', SIM_TICK_MS: '500' });
+  s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'], {
+    LEADER_LEASE_MS: '2000',
+    SIM_TICK_MS: '500',
+  });
   await s.suite.startService('affinity-scheduler'); // the standby
   bus = await connectBus({ url: NATS_URL, prefix: s.env.FLOTILLA_PREFIX });
 }, 60_000);
@@ -26,20 +29,28 @@ afterAll(async () => {
 describe('scheduler leader killed during a burst', () => {
   it('the standby takes over and every binding ends scheduled once and correctly', async () => {
     expect((await flotilla(s.env, ['apply', '-f', join(ROOT, 'examples', '00-clusters.yaml')])).code).toBe(0);
-    for (const c of ['member1', 'member2', 'member3']) await flotilla(s.env, ['wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s']);
+    for (const c of ['member1', 'member2', 'member3'])
+      await flotilla(s.env, ['wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s']);
     const client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, timeoutMs: 30_000 });
     await client.apply({
       apiVersion: 'policy.karmada.io/v1alpha1',
       kind: 'PropagationPolicy',
       metadata: { name: 'burst', namespace: 'default' },
       spec: {
-        resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { burst: 'yes' } } }],
+        resourceSelectors: [
+          { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { burst: 'yes' } } },
+        ],
         placement: {
           clusterAffinity: { clusterNames: ['member1', 'member2', 'member3'] },
           replicaScheduling: {
             replicaSchedulingType: 'Divided',
             replicaDivisionPreference: 'Weighted',
-            weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 2 }, { targetCluster: { clusterNames: ['member2', 'member3'] }, weight: 1 }] },
+            weightPreference: {
+              staticWeightList: [
+                { targetCluster: { clusterNames: ['member1'] }, weight: 2 },
+                { targetCluster: { clusterNames: ['member2', 'member3'] }, weight: 1 },
+              ],
+            },
           },
         },
       },
@@ -61,7 +72,11 @@ describe('scheduler leader killed during a burst', () => {
           apiVersion: 'apps/v1',
           kind: 'Deployment',
           metadata: { name: `burst-${i}`, namespace: 'default', labels: { burst: 'yes' } },
-          spec: { replicas: 4, selector: { matchLabels: { app: `b${i}` } }, template: { metadata: { labels: { app: `b${i}` } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+          spec: {
+            replicas: 4,
+            selector: { matchLabels: { app: `b${i}` } },
+            template: { metadata: { labels: { app: `b${i}` } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+          },
         }),
       );
       if (window.length >= 50) await Promise.all(window.splice(0));
@@ -76,10 +91,21 @@ describe('scheduler leader killed during a burst', () => {
         const bindings = await store.list('ResourceBinding', 'default');
         const burst = bindings.filter((b) => b.metadata.name.startsWith('burst-'));
         if (burst.length < BURST) return undefined;
-        const records = new Map((await statuses.list<{ schedulerObservedGeneration?: number; conditions?: Array<{ type: string; status: string }> }>('ResourceBinding')).map((r) => [r.ref.name, r.record.status]));
+        const records = new Map(
+          (
+            await statuses.list<{
+              schedulerObservedGeneration?: number;
+              conditions?: Array<{ type: string; status: string }>;
+            }>('ResourceBinding')
+          ).map((r) => [r.ref.name, r.record.status]),
+        );
         const complete = burst.every((b) => {
           const st = records.get(b.metadata.name);
-          return (b.spec as { clusters?: unknown[] }).clusters?.length && st?.schedulerObservedGeneration === b.metadata.generation && st?.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'True');
+          return (
+            (b.spec as { clusters?: unknown[] }).clusters?.length &&
+            st?.schedulerObservedGeneration === b.metadata.generation &&
+            st?.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'True')
+          );
         });
         return complete ? burst : undefined;
       },
@@ -99,7 +125,10 @@ describe('scheduler leader killed during a burst', () => {
     let firstAfterKill = Infinity;
     for await (const d of readEvents(bus, { filter: { kind: 'ResourceBinding', type: 'BindingScheduled' } })) {
       const name = d.event.flotillaname;
-      const gen = String((d.event.data as { statusPatch: { schedulerObservedGeneration: number } }).statusPatch.schedulerObservedGeneration);
+      const gen = String(
+        (d.event.data as { statusPatch: { schedulerObservedGeneration: number } }).statusPatch
+          .schedulerObservedGeneration,
+      );
       const seen = perBinding.get(name) ?? new Set<string>();
       expect(seen.has(gen), `${name} generation ${gen} announced twice`).toBe(false);
       seen.add(gen);
@@ -109,7 +138,9 @@ describe('scheduler leader killed during a burst', () => {
     }
     expect([...perBinding.keys()].filter((n) => n.startsWith('burst-'))).toHaveLength(BURST);
     const takeoverMs = firstAfterKill - killedAt;
-    console.log(`scheduler takeover after kill -9 of the leader: first decision by the standby ${takeoverMs} ms after the kill (LEADER_LEASE_MS=2000)`);
+    console.log(
+      `scheduler takeover after kill -9 of the leader: first decision by the standby ${takeoverMs} ms after the kill (LEADER_LEASE_MS=2000)`,
+    );
     expect(Number.isFinite(takeoverMs)).toBe(true);
   }, 150_000);
 });

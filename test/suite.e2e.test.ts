@@ -11,7 +11,11 @@ const example = (f: string) => join(ROOT, 'examples', f);
 
 interface Binding {
   spec: { clusters?: Array<{ name: string; replicas?: number }> };
-  status?: { schedulerObservingAffinityName?: string; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>; aggregatedStatus?: unknown[] };
+  status?: {
+    schedulerObservingAffinityName?: string;
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+    aggregatedStatus?: unknown[];
+  };
 }
 
 async function getJson<T>(...args: string[]): Promise<T> {
@@ -45,7 +49,11 @@ describe('the suite with simulated member clusters', () => {
   it('applies the examples and reports the clusters Ready with their capacity', async () => {
     const clusters = await cli('apply', '-f', example('00-clusters.yaml'));
     expect(clusters.err).toBe('');
-    expect(clusters.out.trim().split('\n')).toEqual(['cluster/member1 created', 'cluster/member2 created', 'cluster/member3 created']);
+    expect(clusters.out.trim().split('\n')).toEqual([
+      'cluster/member1 created',
+      'cluster/member2 created',
+      'cluster/member3 created',
+    ]);
     for (const c of ['member1', 'member2', 'member3']) {
       const w = await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s');
       expect(w.out.trim()).toBe(`cluster/${c} condition met`);
@@ -53,8 +61,15 @@ describe('the suite with simulated member clusters', () => {
     // workloads after the clusters are Ready, so the first placement sees all three (Steady mode keeps it after)
     const r = await cli('apply', '-f', example('10-nginx-ordered-groups.yaml'), '-f', example('20-web-divided.yaml'));
     expect(r.err).toBe('');
-    expect(r.out.trim().split('\n')).toEqual(['deployment/nginx created', 'propagationpolicy/nginx created', 'deployment/web created', 'propagationpolicy/web created']);
-    const m1 = await getJson<{ status: { kubernetesVersion: string; resourceSummary: { allocatable: Record<string, string> } } }>('cluster', 'member1');
+    expect(r.out.trim().split('\n')).toEqual([
+      'deployment/nginx created',
+      'propagationpolicy/nginx created',
+      'deployment/web created',
+      'propagationpolicy/web created',
+    ]);
+    const m1 = await getJson<{
+      status: { kubernetesVersion: string; resourceSummary: { allocatable: Record<string, string> } };
+    }>('cluster', 'member1');
     expect(m1.status.kubernetesVersion).toMatch(/^v1\./);
     expect(m1.status.resourceSummary.allocatable).toMatchObject({ pods: '110' });
     const table = await cli('get', 'clusters');
@@ -63,17 +78,28 @@ describe('the suite with simulated member clusters', () => {
   });
 
   it('the multiple scheduling groups proposal: skips the unavailable group and places nginx in dc-beijing, with the reason visible', async () => {
-    const rb = await until<Binding, Binding>(['rb', 'nginx-deployment'], (b) => (b.status?.schedulerObservingAffinityName ? b : undefined), 'nginx scheduled');
+    const rb = await until<Binding, Binding>(
+      ['rb', 'nginx-deployment'],
+      (b) => (b.status?.schedulerObservingAffinityName ? b : undefined),
+      'nginx scheduled',
+    );
     expect(rb.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
     expect(rb.status?.schedulerObservingAffinityName).toBe('dc-beijing');
-    expect(rb.status?.conditions?.find((c) => c.type === 'Scheduled')).toMatchObject({ status: 'True', reason: 'Success' });
+    expect(rb.status?.conditions?.find((c) => c.type === 'Scheduled')).toMatchObject({
+      status: 'True',
+      reason: 'Success',
+    });
     const d = await cli('describe', 'rb', 'nginx-deployment');
     expect(d.out).toMatch(/ScheduleBindingSucceed/);
     expect(d.out).toMatch(/dc-beijing/);
   });
 
   it('divides web over three clusters of different capacity by available replicas', async () => {
-    const rb = await until<Binding, Binding>(['rb', 'web-deployment'], (b) => ((b.spec.clusters?.length ?? 0) > 0 ? b : undefined), 'web scheduled');
+    const rb = await until<Binding, Binding>(
+      ['rb', 'web-deployment'],
+      (b) => ((b.spec.clusters?.length ?? 0) > 0 ? b : undefined),
+      'web scheduled',
+    );
     // member1 has 8 cpu, member2 4, member3 2, at 0.5 cpu a replica: available replicas 16 (15 once nginx runs
     // there), 8 and 4, so 7 replicas divide 4 / 2 / 1 by dynamic weight.
     expect(rb.spec.clusters).toEqual([
@@ -81,25 +107,47 @@ describe('the suite with simulated member clusters', () => {
       { name: 'member2', replicas: 2 },
       { name: 'member3', replicas: 1 },
     ]);
-    const reported = await until<Binding, unknown[]>(['rb', 'web-deployment'], (b) => ((b.status?.aggregatedStatus?.length ?? 0) === (rb.spec.clusters?.length ?? -1) ? b.status!.aggregatedStatus : undefined), 'workload status from every cluster');
+    const reported = await until<Binding, unknown[]>(
+      ['rb', 'web-deployment'],
+      (b) =>
+        (b.status?.aggregatedStatus?.length ?? 0) === (rb.spec.clusters?.length ?? -1)
+          ? b.status!.aggregatedStatus
+          : undefined,
+      'workload status from every cluster',
+    );
     expect(reported.length).toBe(rb.spec.clusters!.length);
   });
 
   it('fails member1: nginx moves to the next group; recovering member1 does not pull it back', async () => {
     expect((await cli('cluster', 'fail', 'member1')).code).toBe(0);
     await cli('wait', '--for=condition=Ready=False', 'cluster/member1', '--timeout', '20s');
-    const moved = await until<Binding, Binding>(['rb', 'nginx-deployment'], (b) => (b.spec.clusters?.[0]?.name === 'member2' && b.status?.schedulerObservingAffinityName === 'dc-hongkong' ? b : undefined), 'failover to dc-hongkong');
+    const moved = await until<Binding, Binding>(
+      ['rb', 'nginx-deployment'],
+      (b) =>
+        b.spec.clusters?.[0]?.name === 'member2' && b.status?.schedulerObservingAffinityName === 'dc-hongkong'
+          ? b
+          : undefined,
+      'failover to dc-hongkong',
+    );
     expect(moved.spec.clusters).toEqual([{ name: 'member2', replicas: 2 }]);
 
     expect((await cli('cluster', 'recover', 'member1')).code).toBe(0);
     await cli('wait', '--for=condition=Ready', 'cluster/member1', '--timeout', '20s');
-    await until<{ spec: { taints?: unknown[] } }, true>(['cluster', 'member1'], (c) => (c.spec.taints === undefined ? true : undefined), 'not-ready taint removed');
+    await until<{ spec: { taints?: unknown[] } }, true>(
+      ['cluster', 'member1'],
+      (c) => (c.spec.taints === undefined ? true : undefined),
+      'not-ready taint removed',
+    );
     await new Promise((r) => setTimeout(r, 2500)); // a resync passes
-    expect((await getJson<Binding>('rb', 'nginx-deployment')).spec.clusters).toEqual([{ name: 'member2', replicas: 2 }]);
+    expect((await getJson<Binding>('rb', 'nginx-deployment')).spec.clusters).toEqual([
+      { name: 'member2', replicas: 2 },
+    ]);
   });
 
   it('honours taints and tolerations', async () => {
-    expect((await cli('cluster', 'add', 'gpu1', '--sim', '--cpu', '4', '--taint', 'dedicated=ml:NoSchedule')).out.trim()).toBe('cluster/gpu1 created');
+    expect(
+      (await cli('cluster', 'add', 'gpu1', '--sim', '--cpu', '4', '--taint', 'dedicated=ml:NoSchedule')).out.trim(),
+    ).toBe('cluster/gpu1 created');
     await cli('wait', '--for=condition=Ready', 'cluster/gpu1', '--timeout', '20s');
     const manifest = (tolerate: boolean) => `
 apiVersion: v1
@@ -117,18 +165,31 @@ spec:
 ${tolerate ? '    clusterTolerations: [{ key: dedicated, operator: Equal, value: ml, effect: NoSchedule }]' : ''}
 `;
     await flotilla(s.env, ['apply', '-f', '-'], manifest(false));
-    const failed = await until<Binding, Binding>(['rb', 'trainer-configmap'], (b) => (b.status?.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'False') ? b : undefined), 'unschedulable without toleration');
+    const failed = await until<Binding, Binding>(
+      ['rb', 'trainer-configmap'],
+      (b) => (b.status?.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'False') ? b : undefined),
+      'unschedulable without toleration',
+    );
     expect(failed.status?.conditions?.find((c) => c.type === 'Scheduled')?.message).toMatch(/taint/i);
     await flotilla(s.env, ['apply', '-f', '-'], manifest(true));
-    const placed = await until<Binding, Binding>(['rb', 'trainer-configmap'], (b) => ((b.spec.clusters?.length ?? 0) > 0 ? b : undefined), 'scheduled with toleration');
+    const placed = await until<Binding, Binding>(
+      ['rb', 'trainer-configmap'],
+      (b) => ((b.spec.clusters?.length ?? 0) > 0 ? b : undefined),
+      'scheduled with toleration',
+    );
     expect(placed.spec.clusters?.map((c) => c.name)).toEqual(['gpu1']);
   });
 
   it('streams every decision as CloudEvents', async () => {
     const r = await cli('events', '--for', 'rb/nginx-deployment', '-o', 'json');
-    const envelopes = r.out.trim().split('\n').map((l) => JSON.parse(l) as { specversion: string; type: string; subject: string });
+    const envelopes = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { specversion: string; type: string; subject: string });
     expect(envelopes.length).toBeGreaterThan(1);
-    expect(envelopes.every((e) => e.specversion === '1.0' && e.subject === 'ResourceBinding/default/nginx-deployment')).toBe(true);
+    expect(
+      envelopes.every((e) => e.specversion === '1.0' && e.subject === 'ResourceBinding/default/nginx-deployment'),
+    ).toBe(true);
     expect(envelopes.map((e) => e.type)).toContain('io.flotilla.BindingScheduled');
   });
 
@@ -136,7 +197,11 @@ ${tolerate ? '    clusterTolerations: [{ key: dedicated, operator: Equal, value:
     const before = await getJson<{ apiVersion: string; kind: string; items: unknown[] }>('deploy');
     expect(before).toMatchObject({ apiVersion: 'v1', kind: 'List' });
     expect(before.items).toHaveLength(2);
-    const malformed = await flotilla(s.env, ['apply', '-f', '-'], 'apiVersion: apps/v1\nkind: Deployment\nmetadata: [oops\n');
+    const malformed = await flotilla(
+      s.env,
+      ['apply', '-f', '-'],
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: [oops\n',
+    );
     expect(malformed.code).toBe(1);
     expect(malformed.err).toMatch(/document 1/i);
     const noKind = await flotilla(s.env, ['apply', '-f', '-'], 'apiVersion: apps/v1\nmetadata: { name: x }\n');
@@ -152,10 +217,18 @@ ${tolerate ? '    clusterTolerations: [{ key: dedicated, operator: Equal, value:
     );
     expect(bothAffinities.code).toBe(1);
     expect(bothAffinities.err).toMatch(/spec\.placement/);
-    const huge = await flotilla(s.env, ['apply', '-f', '-'], `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: huge, namespace: default }\ndata: { blob: "${'x'.repeat(2 * 1024 * 1024)}" }\n`);
+    const huge = await flotilla(
+      s.env,
+      ['apply', '-f', '-'],
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: huge, namespace: default }\ndata: { blob: "${'x'.repeat(2 * 1024 * 1024)}" }\n`,
+    );
     expect(huge.code).toBe(1);
     expect(huge.err).toMatch(/configmap\/huge: object is too large/);
-    const wrongType = await flotilla(s.env, ['apply', '-f', '-'], 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web, namespace: default }\nspec: { replicas: many }\n');
+    const wrongType = await flotilla(
+      s.env,
+      ['apply', '-f', '-'],
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web, namespace: default }\nspec: { replicas: many }\n',
+    );
     expect(wrongType.code).toBe(1);
     expect(wrongType.err).toMatch(/spec\.replicas/);
     expect(await getJson<{ items: unknown[] }>('deploy')).toEqual(before);

@@ -53,23 +53,40 @@ describe('admit: envelope', () => {
   });
 
   it('rejects an unknown kind, pointing at how to find valid kinds', () => {
-    const causes = causesOf({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'x' }, spec: { replicas: 2 } });
+    const causes = causesOf({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'x' },
+      spec: { replicas: 2 },
+    });
     expect(causes).toHaveLength(1);
     expect(causes[0]!.field).toBe('kind');
     expect(causes[0]!.message).toMatch(/unknown kind "ReplicaSet" in version "apps\/v1": valid kinds are Cluster, /);
-    expect(() => admit({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'x' } })).toThrow(/^ReplicaSet "x" is invalid: kind: /);
+    expect(() => admit({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'x' } })).toThrow(
+      /^ReplicaSet "x" is invalid: kind: /,
+    );
   });
 
   it('rejects a wrong apiVersion for a known kind', () => {
     expect(causesOf(deployment({ apiVersion: 'apps/v2' }))).toEqual([
-      { field: 'apiVersion', message: 'Invalid value: apiVersion "apps/v2" is not served for kind Deployment; use apps/v1' },
+      {
+        field: 'apiVersion',
+        message: 'Invalid value: apiVersion "apps/v2" is not served for kind Deployment; use apps/v1',
+      },
     ]);
   });
 
   it('rejects an object larger than MAX_OBJECT_BYTES', () => {
-    const big = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { blob: 'x'.repeat(MAX_OBJECT_BYTES) } };
+    const big = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'big' },
+      data: { blob: 'x'.repeat(MAX_OBJECT_BYTES) },
+    };
     const causes = causesOf(big);
-    expect(causes).toEqual([{ field: '', message: expect.stringMatching(/^Too long: the object is \d+ bytes of JSON, the limit is 921600$/) }]);
+    expect(causes).toEqual([
+      { field: '', message: expect.stringMatching(/^Too long: the object is \d+ bytes of JSON, the limit is 921600$/) },
+    ]);
     expect(MAX_OBJECT_BYTES).toBe(900 * 1024);
   });
 });
@@ -88,8 +105,15 @@ describe('admit: metadata', () => {
   });
 
   it('rejects a namespace on a cluster-scoped kind', () => {
-    const c = { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'm1', namespace: 'default' }, spec: { syncMode: 'Push' } };
-    expect(causesOf(c)).toEqual([{ field: 'metadata.namespace', message: 'Forbidden: Cluster is cluster-scoped, it must not have a namespace' }]);
+    const c = {
+      apiVersion: 'cluster.karmada.io/v1alpha1',
+      kind: 'Cluster',
+      metadata: { name: 'm1', namespace: 'default' },
+      spec: { syncMode: 'Push' },
+    };
+    expect(causesOf(c)).toEqual([
+      { field: 'metadata.namespace', message: 'Forbidden: Cluster is cluster-scoped, it must not have a namespace' },
+    ]);
   });
 
   it.each([
@@ -145,10 +169,19 @@ describe('admit: generic templates', () => {
   });
 
   it('accepts any other spec and top-level fields as given, and keeps status', () => {
-    const input = deployment({ spec: { replicas: 0, strategy: { type: 'Recreate' }, whatever: [1] }, status: { readyReplicas: 2 } });
+    const input = deployment({
+      spec: { replicas: 0, strategy: { type: 'Recreate' }, whatever: [1] },
+      status: { readyReplicas: 2 },
+    });
     const out = admit(input);
     expect(out).toEqual({ ...input, metadata: { name: 'shop', namespace: 'default' } });
-    const cm = admit({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' }, immutable: true });
+    const cm = admit({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c' },
+      data: { a: 'b' },
+      immutable: true,
+    });
     expect((cm as unknown as { data: unknown }).data).toEqual({ a: 'b' });
   });
 });
@@ -170,7 +203,6 @@ describe('admit: strict kinds', () => {
       { field: 'spec.priority', message: 'Invalid value: expected number, got string "high"' },
     ]);
   });
-
 });
 
 describe('validateUpdate', () => {
@@ -192,13 +224,18 @@ describe('validateUpdate', () => {
       { field: 'metadata.uid', message: 'Invalid value: "b": field is immutable' },
     ]);
     expect(validateUpdate(old, { ...old, metadata: { ...old.metadata, name: 'web' } })[0]!.field).toBe('metadata.name');
-    expect(validateUpdate(old, { ...old, metadata: { ...old.metadata, namespace: 'x' } })[0]!.field).toBe('metadata.namespace');
+    expect(validateUpdate(old, { ...old, metadata: { ...old.metadata, namespace: 'x' } })[0]!.field).toBe(
+      'metadata.namespace',
+    );
     expect(validateUpdate(old, { ...old, kind: 'StatefulSet' })[0]!.field).toBe('kind');
   });
 
   it('keeps a binding pointing at the same resource', () => {
     expect(causesOf(rb('web'), rb('shop'))).toEqual([
-      { field: 'spec.resource', message: 'Invalid value: field is immutable: a binding always refers to the same resource' },
+      {
+        field: 'spec.resource',
+        message: 'Invalid value: field is immutable: a binding always refers to the same resource',
+      },
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import { AdmissionError, UnknownKindError, WrongApiVersionError, type FieldError } from './errors.js';
 import { issuesToFieldErrors } from './field-path.js';
-import type { AdmissionContext, ScheduleChecks } from './kinds/kind-admission.js';
+import type { ScheduleChecks } from './kinds/kind-admission.js';
 import { objectMetaSchema, validateObjectMeta, type ObjectMeta } from './meta.js';
 import { isPlainObject, type KubeObject } from './object.js';
 import { admissionOf, kindOf } from './registry.js';
@@ -38,7 +38,9 @@ function typeName(v: unknown): string {
  */
 export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
   if (!isPlainObject(input)) {
-    throw new AdmissionError(undefined, undefined, [{ field: '', message: `Invalid value: an object must be a mapping, got ${typeName(input)}` }]);
+    throw new AdmissionError(undefined, undefined, [
+      { field: '', message: `Invalid value: an object must be a mapping, got ${typeName(input)}` },
+    ]);
   }
   const kindName = typeof input.kind === 'string' ? input.kind : undefined;
   const meta = isPlainObject(input.metadata) ? input.metadata : undefined;
@@ -48,12 +50,14 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
   };
 
   const size = Buffer.byteLength(JSON.stringify(input));
-  if (size > MAX_OBJECT_BYTES) reject([{ field: '', message: `Too long: the object is ${size} bytes of JSON, the limit is ${MAX_OBJECT_BYTES}` }]);
+  if (size > MAX_OBJECT_BYTES)
+    reject([{ field: '', message: `Too long: the object is ${size} bytes of JSON, the limit is ${MAX_OBJECT_BYTES}` }]);
 
   const typeErrs: FieldError[] = [];
   for (const f of ['apiVersion', 'kind'] as const) {
     if (input[f] === undefined || input[f] === '') typeErrs.push({ field: f, message: 'Required value' });
-    else if (typeof input[f] !== 'string') typeErrs.push({ field: f, message: `Invalid value: expected string, got ${typeName(input[f])}` });
+    else if (typeof input[f] !== 'string')
+      typeErrs.push({ field: f, message: `Invalid value: expected string, got ${typeName(input[f])}` });
   }
   if (typeErrs.length) reject(typeErrs);
 
@@ -61,8 +65,17 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
   try {
     info = kindOf(input.apiVersion as string, input.kind as string);
   } catch (err) {
-    if (err instanceof UnknownKindError) throw new AdmissionError(kindName, objectName, [{ field: 'kind', message: `Invalid value: ${err.message}` }], { cause: err });
-    if (err instanceof WrongApiVersionError) throw new AdmissionError(kindName, objectName, [{ field: 'apiVersion', message: `Invalid value: ${err.message}` }], { cause: err });
+    if (err instanceof UnknownKindError)
+      throw new AdmissionError(kindName, objectName, [{ field: 'kind', message: `Invalid value: ${err.message}` }], {
+        cause: err,
+      });
+    if (err instanceof WrongApiVersionError)
+      throw new AdmissionError(
+        kindName,
+        objectName,
+        [{ field: 'apiVersion', message: `Invalid value: ${err.message}` }],
+        { cause: err },
+      );
     throw err;
   }
   const admission = admissionOf(info.kind)!;
@@ -77,7 +90,10 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
     if (m.namespace === '') delete m.namespace;
     if (info.namespaced && m.namespace === undefined) m.namespace = DEFAULT_NAMESPACE;
     if (!info.namespaced && m.namespace !== undefined) {
-      errs.push({ field: 'metadata.namespace', message: `Forbidden: ${info.kind} is cluster-scoped, it must not have a namespace` });
+      errs.push({
+        field: 'metadata.namespace',
+        message: `Forbidden: ${info.kind} is cluster-scoped, it must not have a namespace`,
+      });
     }
   }
   admission.defaults?.(obj);
@@ -85,7 +101,13 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
   // 2. Structure: metadata, then the kind's schema.
   const metaResult = objectMetaSchema.safeParse(obj.metadata, { reportInput: true });
   if (!metaResult.success) errs.push(...issuesToFieldErrors(metaResult.error.issues, 'metadata'));
-  else errs.push(...validateObjectMeta(metaResult.data as ObjectMeta, admission.nameRule ? { nameIsLabel: true, nameMaxLength: admission.nameRule.maxLength } : {}));
+  else
+    errs.push(
+      ...validateObjectMeta(
+        metaResult.data as ObjectMeta,
+        admission.nameRule ? { nameIsLabel: true, nameMaxLength: admission.nameRule.maxLength } : {},
+      ),
+    );
   const result = admission.schema.safeParse(obj, { reportInput: true });
   if (!result.success) errs.push(...issuesToFieldErrors(result.error.issues));
 
@@ -101,12 +123,22 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
 /** Update rules: identity (kind, name, namespace, uid) never changes, plus the kind's own immutable fields. */
 export function validateUpdate(oldObj: KubeObject, newObj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
-  if (oldObj.kind !== newObj.kind) errs.push({ field: 'kind', message: `Invalid value: ${JSON.stringify(newObj.kind)}: field is immutable (was ${JSON.stringify(oldObj.kind)})` });
+  if (oldObj.kind !== newObj.kind)
+    errs.push({
+      field: 'kind',
+      message: `Invalid value: ${JSON.stringify(newObj.kind)}: field is immutable (was ${JSON.stringify(oldObj.kind)})`,
+    });
   const om = oldObj.metadata ?? ({} as ObjectMeta);
   const nm = newObj.metadata ?? ({} as ObjectMeta);
-  if (om.name !== nm.name) errs.push({ field: 'metadata.name', message: `Invalid value: ${JSON.stringify(nm.name)}: field is immutable` });
-  if ((om.namespace ?? '') !== (nm.namespace ?? '')) errs.push({ field: 'metadata.namespace', message: `Invalid value: ${JSON.stringify(nm.namespace ?? '')}: field is immutable` });
-  if (om.uid && nm.uid && om.uid !== nm.uid) errs.push({ field: 'metadata.uid', message: `Invalid value: ${JSON.stringify(nm.uid)}: field is immutable` });
+  if (om.name !== nm.name)
+    errs.push({ field: 'metadata.name', message: `Invalid value: ${JSON.stringify(nm.name)}: field is immutable` });
+  if ((om.namespace ?? '') !== (nm.namespace ?? ''))
+    errs.push({
+      field: 'metadata.namespace',
+      message: `Invalid value: ${JSON.stringify(nm.namespace ?? '')}: field is immutable`,
+    });
+  if (om.uid && nm.uid && om.uid !== nm.uid)
+    errs.push({ field: 'metadata.uid', message: `Invalid value: ${JSON.stringify(nm.uid)}: field is immutable` });
   if (oldObj.kind === newObj.kind) {
     const admission = admissionOf(newObj.kind);
     errs.push(...(admission?.validateUpdate?.(oldObj as never, newObj as never) ?? []));

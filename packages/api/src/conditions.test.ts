@@ -10,7 +10,10 @@ describe('conditions', () => {
   });
 
   it('gets and tests by type', () => {
-    const list: Condition[] = [{ type: 'Ready', status: 'True' }, { type: 'Scheduled', status: 'False' }];
+    const list: Condition[] = [
+      { type: 'Ready', status: 'True' },
+      { type: 'Scheduled', status: 'False' },
+    ];
     expect(getCondition(list, 'Scheduled')?.status).toBe('False');
     expect(getCondition(list, 'Nope')).toBeUndefined();
     expect(isConditionTrue(list, 'Ready')).toBe(true);

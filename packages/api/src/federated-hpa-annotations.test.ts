@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { FederatedHpaAnnotations, formatMemberLimits, MemberLimitsError, parseMemberLimits } from './federated-hpa-annotations.js';
+import {
+  FederatedHpaAnnotations,
+  formatMemberLimits,
+  MemberLimitsError,
+  parseMemberLimits,
+} from './federated-hpa-annotations.js';
 
 const at = (v: string) => ({ [FederatedHpaAnnotations.memberLimits]: v });
 
@@ -26,7 +31,11 @@ describe('member-limits annotation (per-cluster member HPA min/max)', () => {
   it.each([
     ['not JSON', '{', 'expected JSON'],
     ['an array', '[]', 'expected an object'],
-    ['a fractional max', '{"m":{"minReplicas":1,"maxReplicas":1.5}}', '.m.maxReplicas: expected an integer >= 0, got 1.5'],
+    [
+      'a fractional max',
+      '{"m":{"minReplicas":1,"maxReplicas":1.5}}',
+      '.m.maxReplicas: expected an integer >= 0, got 1.5',
+    ],
     ['a missing min', '{"m":{"maxReplicas":2}}', '.m.minReplicas: expected an integer >= 0, got undefined'],
   ])('rejects %s naming the field', (_name, text, message) => {
     expect(() => parseMemberLimits(at(text))).toThrow(MemberLimitsError);

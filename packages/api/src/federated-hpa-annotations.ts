@@ -34,7 +34,9 @@ export class MemberLimitsError extends Error {
 }
 
 /** Reads the member-limits annotation; undefined when the annotation is absent. */
-export function parseMemberLimits(annotations: Record<string, string> | undefined): Map<string, MemberLimits> | undefined {
+export function parseMemberLimits(
+  annotations: Record<string, string> | undefined,
+): Map<string, MemberLimits> | undefined {
   const raw = annotations?.[FederatedHpaAnnotations.memberLimits];
   if (raw === undefined) return undefined;
   let parsed: unknown;
@@ -43,11 +45,15 @@ export function parseMemberLimits(annotations: Record<string, string> | undefine
   } catch {
     throw new MemberLimitsError('', 'expected JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new MemberLimitsError('', 'expected an object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new MemberLimitsError('', 'expected an object');
   const out = new Map<string, MemberLimits>();
   for (const [cluster, v] of Object.entries(parsed)) {
     const { minReplicas, maxReplicas } = (v ?? {}) as Record<string, unknown>;
-    for (const [f, n] of [['minReplicas', minReplicas], ['maxReplicas', maxReplicas]] as const) {
+    for (const [f, n] of [
+      ['minReplicas', minReplicas],
+      ['maxReplicas', maxReplicas],
+    ] as const) {
       if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
         throw new MemberLimitsError(`.${cluster}.${f}`, `expected an integer >= 0, got ${JSON.stringify(n)}`);
       }
@@ -60,5 +66,7 @@ export function parseMemberLimits(annotations: Record<string, string> | undefine
 /** The annotation value for `limits`, clusters in name order so equal limits give equal text. */
 export function formatMemberLimits(limits: ReadonlyArray<{ cluster: string } & MemberLimits>): string {
   const sorted = [...limits].sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
-  return JSON.stringify(Object.fromEntries(sorted.map((l) => [l.cluster, { minReplicas: l.minReplicas, maxReplicas: l.maxReplicas }])));
+  return JSON.stringify(
+    Object.fromEntries(sorted.map((l) => [l.cluster, { minReplicas: l.minReplicas, maxReplicas: l.maxReplicas }])),
+  );
 }

@@ -18,7 +18,8 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'object') return 'object';
-  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   if (typeof value === 'number') return `number ${value}`;
   return typeof value;
 }
@@ -46,7 +47,8 @@ function issueMessage(issue: z.core.$ZodIssue): string {
     case 'too_small': {
       const min = Number(issue.minimum);
       if (issue.origin === 'array') return `Invalid value: must have at least ${min} item${min === 1 ? '' : 's'}`;
-      if (issue.origin === 'string') return min === 1 ? 'Required value: must not be empty' : `Invalid value: must be at least ${min} characters`;
+      if (issue.origin === 'string')
+        return min === 1 ? 'Required value: must not be empty' : `Invalid value: must be at least ${min} characters`;
       return `Invalid value: ${describe(input)}: must be greater than ${issue.inclusive ? 'or equal to ' : ''}${min}`;
     }
     case 'too_big': {

@@ -1,7 +1,22 @@
 export { isQuantity, parseQuantity, QuantityError } from './quantity.js';
-export { AdmissionError, formatCauses, isAdmissionError, ManifestError, UnknownKindError, WrongApiVersionError, type FieldError } from './errors.js';
+export {
+  AdmissionError,
+  formatCauses,
+  isAdmissionError,
+  ManifestError,
+  UnknownKindError,
+  WrongApiVersionError,
+  type FieldError,
+} from './errors.js';
 export { joinPath, issuesToFieldErrors } from './field-path.js';
-export { objectMetaSchema, ownerReferenceSchema, timeSchema, validateObjectMeta, type ObjectMeta, type OwnerReference } from './meta.js';
+export {
+  objectMetaSchema,
+  ownerReferenceSchema,
+  timeSchema,
+  validateObjectMeta,
+  type ObjectMeta,
+  type OwnerReference,
+} from './meta.js';
 export { isPlainObject, type KubeObject, type ObjectReference } from './object.js';
 export { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.js';
 export {

@@ -14,8 +14,12 @@ function manifestError(text: string): ManifestError {
 
 describe('parseManifests', () => {
   it('splits documents and skips empty ones', () => {
-    const text = '---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n---\nkind: B\n...\n';
-    expect(parseManifests(text)).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }, { kind: 'B' }]);
+    const text =
+      '---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n---\nkind: B\n...\n';
+    expect(parseManifests(text)).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } },
+      { kind: 'B' },
+    ]);
   });
 
   it.each(['', '   \n', '---\n', '# nothing\n', '~\n'])('returns nothing for %j', (text) => {
@@ -32,7 +36,9 @@ describe('parseManifests', () => {
   });
 
   it('keeps YAML 1.2 scalars: quoted cron schedules stay strings, yes/no stay strings', () => {
-    expect(parseManifests('schedule: "30 08 * * *"\nflag: yes\ntz: "0"\nn: 010\n')).toEqual([{ schedule: '30 08 * * *', flag: 'yes', tz: '0', n: 10 }]);
+    expect(parseManifests('schedule: "30 08 * * *"\nflag: yes\ntz: "0"\nn: 010\n')).toEqual([
+      { schedule: '30 08 * * *', flag: 'yes', tz: '0', n: 10 },
+    ]);
   });
 
   it.each([
@@ -50,7 +56,10 @@ describe('parseManifests', () => {
 
   it('reports an unresolved alias and an alias bomb by document', () => {
     expect(manifestError('kind: A\n---\na: *x\n').message).toMatch(/^yaml: document 2: Unresolved alias/);
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...'bcdefgh'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
+    ].join('\n');
     expect(manifestError(bomb).document).toBe(1);
   });
 });
@@ -58,7 +67,15 @@ describe('parseManifests', () => {
 describe('toYaml', () => {
   it('prints block YAML without folding or anchors, and round-trips', () => {
     const shared = { clusterNames: ['m1'] };
-    const obj = { kind: 'X', a: shared, b: shared, long: 'x '.repeat(100).trim(), schedule: '30 08 * * *', n: '010', on: 'yes' };
+    const obj = {
+      kind: 'X',
+      a: shared,
+      b: shared,
+      long: 'x '.repeat(100).trim(),
+      schedule: '30 08 * * *',
+      n: '010',
+      on: 'yes',
+    };
     const text = toYaml(obj);
     expect(text).not.toContain('&');
     expect(text).not.toContain('*a');

@@ -34,7 +34,9 @@ export interface ObjectMeta {
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** An RFC3339 timestamp string, as metav1.Time serialises. */
-export const timeSchema = z.string().regex(RFC3339, { message: 'must be an RFC3339 timestamp such as 2024-04-17T15:04:05Z' });
+export const timeSchema = z
+  .string()
+  .regex(RFC3339, { message: 'must be an RFC3339 timestamp such as 2024-04-17T15:04:05Z' });
 
 export const ownerReferenceSchema = z.strictObject({
   apiVersion: z.string().min(1),
@@ -71,10 +73,16 @@ export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
  * `nameIsLabel`, a label of at most `nameMaxLength`), the namespace a DNS-1123 label, label keys and values
  * and annotation keys as Kubernetes requires.
  */
-export function validateObjectMeta(meta: ObjectMeta, opts: { nameIsLabel?: boolean; nameMaxLength?: number } = {}): FieldError[] {
+export function validateObjectMeta(
+  meta: ObjectMeta,
+  opts: { nameIsLabel?: boolean; nameMaxLength?: number } = {},
+): FieldError[] {
   const errs: FieldError[] = [];
-  const nameErrs = opts.nameIsLabel ? dns1123LabelErrors(meta.name, opts.nameMaxLength) : dns1123SubdomainErrors(meta.name);
-  for (const e of nameErrs) errs.push({ field: 'metadata.name', message: `Invalid value: ${JSON.stringify(meta.name)}: ${e}` });
+  const nameErrs = opts.nameIsLabel
+    ? dns1123LabelErrors(meta.name, opts.nameMaxLength)
+    : dns1123SubdomainErrors(meta.name);
+  for (const e of nameErrs)
+    errs.push({ field: 'metadata.name', message: `Invalid value: ${JSON.stringify(meta.name)}: ${e}` });
   if (meta.namespace !== undefined) {
     for (const e of dns1123LabelErrors(meta.namespace)) {
       errs.push({ field: 'metadata.namespace', message: `Invalid value: ${JSON.stringify(meta.namespace)}: ${e}` });
@@ -82,7 +90,8 @@ export function validateObjectMeta(meta: ObjectMeta, opts: { nameIsLabel?: boole
   }
   for (const [k, v] of Object.entries(meta.labels ?? {})) {
     const at = joinPath('metadata.labels', k);
-    for (const e of qualifiedNameErrors(k)) errs.push({ field: at, message: `Invalid value: ${JSON.stringify(k)}: ${e}` });
+    for (const e of qualifiedNameErrors(k))
+      errs.push({ field: at, message: `Invalid value: ${JSON.stringify(k)}: ${e}` });
     for (const e of labelValueErrors(v)) errs.push({ field: at, message: `Invalid value: ${JSON.stringify(v)}: ${e}` });
   }
   let annotationBytes = 0;

@@ -64,23 +64,56 @@ const KARMADA_WORK = { group: 'work.karmada.io', version: 'v1alpha2' };
 const KARMADA_AUTOSCALING = { group: 'autoscaling.karmada.io', version: 'v1alpha1' };
 
 registerKind({ ...KARMADA_CLUSTER, kind: 'Cluster', plural: 'clusters', namespaced: false }, clusterAdmission);
-registerKind({ ...KARMADA_POLICY, kind: 'PropagationPolicy', plural: 'propagationpolicies', shortNames: ['pp'], namespaced: true }, propagationPolicyAdmission);
 registerKind(
-  { ...KARMADA_POLICY, kind: 'ClusterPropagationPolicy', plural: 'clusterpropagationpolicies', shortNames: ['cpp'], namespaced: false },
+  { ...KARMADA_POLICY, kind: 'PropagationPolicy', plural: 'propagationpolicies', shortNames: ['pp'], namespaced: true },
   propagationPolicyAdmission,
 );
-registerKind({ ...KARMADA_WORK, kind: 'ResourceBinding', plural: 'resourcebindings', shortNames: ['rb'], namespaced: true }, resourceBindingAdmission);
 registerKind(
-  { ...KARMADA_WORK, kind: 'ClusterResourceBinding', plural: 'clusterresourcebindings', shortNames: ['crb'], namespaced: false },
+  {
+    ...KARMADA_POLICY,
+    kind: 'ClusterPropagationPolicy',
+    plural: 'clusterpropagationpolicies',
+    shortNames: ['cpp'],
+    namespaced: false,
+  },
+  propagationPolicyAdmission,
+);
+registerKind(
+  { ...KARMADA_WORK, kind: 'ResourceBinding', plural: 'resourcebindings', shortNames: ['rb'], namespaced: true },
   resourceBindingAdmission,
 );
-registerKind({ ...KARMADA_AUTOSCALING, kind: 'FederatedHPA', plural: 'federatedhpas', shortNames: ['fhpa'], namespaced: true }, federatedHpaAdmission);
 registerKind(
-  { ...KARMADA_AUTOSCALING, kind: 'CronFederatedHPA', plural: 'cronfederatedhpas', shortNames: ['cronfhpa'], namespaced: true },
+  {
+    ...KARMADA_WORK,
+    kind: 'ClusterResourceBinding',
+    plural: 'clusterresourcebindings',
+    shortNames: ['crb'],
+    namespaced: false,
+  },
+  resourceBindingAdmission,
+);
+registerKind(
+  { ...KARMADA_AUTOSCALING, kind: 'FederatedHPA', plural: 'federatedhpas', shortNames: ['fhpa'], namespaced: true },
+  federatedHpaAdmission,
+);
+registerKind(
+  {
+    ...KARMADA_AUTOSCALING,
+    kind: 'CronFederatedHPA',
+    plural: 'cronfederatedhpas',
+    shortNames: ['cronfhpa'],
+    namespaced: true,
+  },
   cronFederatedHpaAdmission,
 );
 registerKind(
-  { group: 'apps.karmada.io', version: 'v1alpha1', kind: 'WorkloadRebalancer', plural: 'workloadrebalancers', namespaced: false },
+  {
+    group: 'apps.karmada.io',
+    version: 'v1alpha1',
+    kind: 'WorkloadRebalancer',
+    plural: 'workloadrebalancers',
+    namespaced: false,
+  },
   workloadRebalancerAdmission,
 );
 registerKind(
@@ -94,13 +127,47 @@ registerKind(
   },
   ehpaAdmission,
 );
-registerKind({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', shortNames: ['deploy'], namespaced: true });
-registerKind({ group: 'apps', version: 'v1', kind: 'StatefulSet', plural: 'statefulsets', shortNames: ['sts'], namespaced: true });
-registerKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', shortNames: ['cm'], namespaced: true });
+registerKind({
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  plural: 'deployments',
+  shortNames: ['deploy'],
+  namespaced: true,
+});
+registerKind({
+  group: 'apps',
+  version: 'v1',
+  kind: 'StatefulSet',
+  plural: 'statefulsets',
+  shortNames: ['sts'],
+  namespaced: true,
+});
+registerKind({
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  shortNames: ['cm'],
+  namespaced: true,
+});
 registerKind({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true });
 registerKind({ group: '', version: 'v1', kind: 'Service', plural: 'services', shortNames: ['svc'], namespaced: true });
-registerKind({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false });
-registerKind({ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers', shortNames: ['hpa'], namespaced: true });
+registerKind({
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  plural: 'clusterroles',
+  namespaced: false,
+});
+registerKind({
+  group: 'autoscaling',
+  version: 'v2',
+  kind: 'HorizontalPodAutoscaler',
+  plural: 'horizontalpodautoscalers',
+  shortNames: ['hpa'],
+  namespaced: true,
+});
 
 /** Every registered kind, in registration order. */
 export function listKinds(): KindInfo[] {

@@ -17,8 +17,18 @@ describe('mergeConditions', () => {
 describe('applyStatusPatch', () => {
   it('replaces fields, removes those patched to null, merges conditions by type and leaves its input alone', () => {
     const before = { a: 1, b: 2, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: 't0' }] };
-    const after = applyStatusPatch(before, { a: 3, b: null, conditions: [{ type: 'Scheduled', status: 'True', lastTransitionTime: 't1' }] }, 't2');
-    expect(after).toEqual({ a: 3, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: 't0' }, { type: 'Scheduled', status: 'True', lastTransitionTime: 't1' }] });
+    const after = applyStatusPatch(
+      before,
+      { a: 3, b: null, conditions: [{ type: 'Scheduled', status: 'True', lastTransitionTime: 't1' }] },
+      't2',
+    );
+    expect(after).toEqual({
+      a: 3,
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: 't0' },
+        { type: 'Scheduled', status: 'True', lastTransitionTime: 't1' },
+      ],
+    });
     expect(before).toEqual({ a: 1, b: 2, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: 't0' }] });
   });
 });

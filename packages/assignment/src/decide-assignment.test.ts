@@ -1,5 +1,5 @@
 import type { FederatedHPASpec } from '@flotilla/api';
-import type { Cluster, TargetCluster } from '@flotilla/scheduling';
+import type { Cluster } from '@flotilla/scheduling';
 import { describe, expect, it } from 'vitest';
 import { assignMinMax } from './assign.js';
 import { decideAssignment, type AssignmentInput } from './decide-assignment.js';

@@ -1,6 +1,11 @@
 import type { FederatedHPASpec } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
-import { assignmentBasis, decideFederatedHpa, type FederatedHpaState, type MemberStatus } from './decide-federated-hpa.js';
+import {
+  assignmentBasis,
+  decideFederatedHpa,
+  type FederatedHpaState,
+  type MemberStatus,
+} from './decide-federated-hpa.js';
 import { memberWithRoom } from './testdata/fleet.js';
 
 const names = (...clusterNames: string[]) => ({ clusterNames });
@@ -35,7 +40,12 @@ const prioritized: FederatedHPASpec = {
   },
 };
 
-const member = (cluster: string, specReplicas: number, readyReplicas = specReplicas, pendingReplicas = 0): MemberStatus => ({
+const member = (
+  cluster: string,
+  specReplicas: number,
+  readyReplicas = specReplicas,
+  pendingReplicas = 0,
+): MemberStatus => ({
   cluster,
   specReplicas,
   readyReplicas,
@@ -105,7 +115,11 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
 
   it('failover: a NotReady cluster’s share goes to the others by the same policy', () => {
     const s = afterInitial(state(staticWeighted), [member('member1', 1), member('member2', 3), member('member3', 5)]);
-    const clusters = [memberWithRoom('member1', 100), memberWithRoom('member2', 100), memberWithRoom('member3', 100, { ready: false })];
+    const clusters = [
+      memberWithRoom('member1', 100),
+      memberWithRoom('member2', 100),
+      memberWithRoom('member3', 100, { ready: false }),
+    ];
     const d = decideFederatedHpa({ ...s, clusters }, 1000);
     expect(d).toMatchObject({ reason: 'Failover', changed: true, failedOver: ['member3'] });
     expect(d.assignments).toEqual([
@@ -195,7 +209,11 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
   });
 
   it('the max optimisation waits while pods pend, so it does not undo a move across clusters', () => {
-    const s = afterInitial(state(staticWeighted), [member('member1', 2), member('member2', 1, 0, 1), member('member3', 1)]);
+    const s = afterInitial(state(staticWeighted), [
+      member('member1', 2),
+      member('member2', 1, 0, 1),
+      member('member3', 1),
+    ]);
     expect(decideFederatedHpa(s, 300_000)).toMatchObject({ reason: 'Unchanged', changed: false });
   });
 
@@ -252,6 +270,8 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
 
   it('the basis names the generation and each candidate’s readiness', () => {
     expect(assignmentBasis(state(staticWeighted))).toBe('1|member1:ready,member2:ready,member3:ready');
-    expect(assignmentBasis(state(staticWeighted, { candidates: ['member2', 'gone'] }))).toBe('1|gone:unknown,member2:ready');
+    expect(assignmentBasis(state(staticWeighted, { candidates: ['member2', 'gone'] }))).toBe(
+      '1|gone:unknown,member2:ready',
+    );
   });
 });

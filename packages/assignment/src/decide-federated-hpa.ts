@@ -85,7 +85,9 @@ export interface FederatedHpaDecision {
  * What the policy split depends on: the FederatedHPA's spec (its generation) and the candidate clusters with their
  * readiness. While it holds, the split is not redone, so the moves made by scaling across clusters stay.
  */
-export function assignmentBasis(state: Pick<FederatedHpaState, 'generation' | 'clusters' | 'candidates' | 'spec'>): string {
+export function assignmentBasis(
+  state: Pick<FederatedHpaState, 'generation' | 'clusters' | 'candidates' | 'spec'>,
+): string {
   const readiness = [...candidateReadiness(state)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `${state.generation}|${readiness.map(([n, r]) => `${n}:${r}`).join(',')}`;
 }
@@ -269,7 +271,14 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
     const opt = optimiseMax(policy, running);
     const moved = opt.changed && !assignmentsEqual(opt.assignments, previous.assignments);
     if (moved) {
-      return result('MaxOptimised', opt.assignments, [], [], `the headroom of ${opt.pool} was re-split by ${policy}`, nowMs);
+      return result(
+        'MaxOptimised',
+        opt.assignments,
+        [],
+        [],
+        `the headroom of ${opt.pool} was re-split by ${policy}`,
+        nowMs,
+      );
     }
     // Nothing moved: the time is still recorded, so the next optimisation waits a whole period.
     return { ...unchanged(), changed: true, optimisedAtMs: nowMs, message: 'the max optimisation moved nothing' };

@@ -40,7 +40,7 @@ export function hamiltonSplit(
     const numerator = total * (equal ? 1 : parties[i]!.weight);
     const whole = Math.floor(numerator / weightSum);
     const cap = caps ? caps[i]! : Infinity;
-    let share = whole < cap ? whole : cap;
+    let share = Math.min(whole, cap);
     if (options.atLeastOne && share < 1 && cap >= 1) share = 1;
     shares[i] = share;
     handed += share;

@@ -16,12 +16,19 @@ const fhpa = (extra: Record<string, unknown> = {}) => ({
     ...extra,
   },
 });
-const cluster = (name: string, ready = true) => ({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', ...memberWithRoom(name, 50, { ready }) });
+const cluster = (name: string, ready = true) => ({
+  apiVersion: 'cluster.karmada.io/v1alpha1',
+  kind: 'Cluster',
+  ...memberWithRoom(name, 50, { ready }),
+});
 const binding = {
   apiVersion: 'work.karmada.io/v1alpha2',
   kind: 'ResourceBinding',
   metadata: { name: 'shop-deployment', namespace: 'default' },
-  spec: { resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'shop' }, clusters: [{ name: 'm1', replicas: 12 }] },
+  spec: {
+    resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'shop' },
+    clusters: [{ name: 'm1', replicas: 12 }],
+  },
 };
 
 describe('what-if fhpa: the hpa-assigner’s first pass, offline', () => {
@@ -44,8 +51,16 @@ describe('what-if fhpa: the hpa-assigner’s first pass, offline', () => {
 
   it.each([
     ['no FederatedHPA', [cluster('m1'), binding], 'objects: expected exactly one FederatedHPA, found 0'],
-    ['no binding and nothing to make one', [cluster('m1'), fhpa()], 'objects[1].spec.scaleTargetRef: no ResourceBinding default/shop-deployment'],
-    ['a shipped FederatedHPA', [binding, { ...fhpa(), spec: { ...fhpa().spec, federatedHPAAssignment: undefined } }], 'objects[1].spec.federatedHPAAssignment'],
+    [
+      'no binding and nothing to make one',
+      [cluster('m1'), fhpa()],
+      'objects[1].spec.scaleTargetRef: no ResourceBinding default/shop-deployment',
+    ],
+    [
+      'a shipped FederatedHPA',
+      [binding, { ...fhpa(), spec: { ...fhpa().spec, federatedHPAAssignment: undefined } }],
+      'objects[1].spec.federatedHPAAssignment',
+    ],
   ])('refuses %s, naming the field', (_name, objects, message) => {
     expect(() => whatIfFederatedHpa(objects, now)).toThrow(AssignmentInputError);
     expect(() => whatIfFederatedHpa(objects, now)).toThrow(message);

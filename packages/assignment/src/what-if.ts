@@ -33,7 +33,8 @@ export function whatIfFederatedHpa(objects: readonly unknown[], now: Date): Fede
   const fhpas: Array<{ fhpa: FederatedHPA; path: string }> = [];
   const rest: unknown[] = [];
   objects.forEach((o, i) => {
-    if ((o as { kind?: unknown } | null)?.kind === 'FederatedHPA') fhpas.push({ fhpa: o as FederatedHPA, path: `objects[${i}]` });
+    if ((o as { kind?: unknown } | null)?.kind === 'FederatedHPA')
+      fhpas.push({ fhpa: o as FederatedHPA, path: `objects[${i}]` });
     else rest.push(o);
   });
   if (fhpas.length !== 1) {
@@ -53,7 +54,9 @@ export function whatIfFederatedHpa(objects: readonly unknown[], now: Date): Fede
   const bindingName = `${ref.name}-${ref.kind.toLowerCase()}`;
   const isTarget = (o: unknown) => {
     const b = o as ResourceBinding;
-    return b?.kind === 'ResourceBinding' && b.metadata?.name === bindingName && (b.metadata.namespace ?? 'default') === ns;
+    return (
+      b?.kind === 'ResourceBinding' && b.metadata?.name === bindingName && (b.metadata.namespace ?? 'default') === ns
+    );
   };
   const clusters = rest.filter((o) => (o as { kind?: unknown } | null)?.kind === 'Cluster') as Cluster[];
   // A binding a FederatedHPA owns is not scheduled again: the given one stands; else the scheduler makes it.
@@ -65,7 +68,7 @@ export function whatIfFederatedHpa(objects: readonly unknown[], now: Date): Fede
       `no ResourceBinding ${ns}/${bindingName}: give one, or the ${ref.kind} and a PropagationPolicy that selects it`,
     );
   }
-  const entries = ((binding.status as { aggregatedStatus?: AggregatedEntry[] } | undefined)?.aggregatedStatus ?? []);
+  const entries = (binding.status as { aggregatedStatus?: AggregatedEntry[] } | undefined)?.aggregatedStatus ?? [];
   const members: MemberStatus[] = entries.length
     ? entries.map((e) => ({
         cluster: e.clusterName,

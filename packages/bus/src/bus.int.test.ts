@@ -6,7 +6,14 @@ import { BusUnavailableError } from './errors.js';
 import { cloudEvent } from './cloud-event.js';
 import { consumeEvents, publishEvent, readEvents, type DeliveredEvent } from './events.js';
 import { createJson, getJson, listJson, updateJson, deleteKey } from './kv-json.js';
-import { AlreadyExistsError, ConflictError, isConsumerNotFound, isStreamNameInUse, isStreamNotFound, isWrongLastSequence } from './errors.js';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  isConsumerNotFound,
+  isStreamNameInUse,
+  isStreamNotFound,
+  isWrongLastSequence,
+} from './errors.js';
 import { ensureEventsStream } from './provision.js';
 
 let bus: Bus & { dispose(): Promise<void> };
@@ -18,15 +25,30 @@ afterAll(async () => {
 });
 
 const ev = (name: string, id?: string) =>
-  cloudEvent({ id, source: 'test', type: 'Thing', kind: 'Deployment', namespace: 'default', name, time: new Date(0), data: { name } });
+  cloudEvent({
+    id,
+    source: 'test',
+    type: 'Thing',
+    kind: 'Deployment',
+    namespace: 'default',
+    name,
+    time: new Date(0),
+    data: { name },
+  });
 
 describe('KV compare-and-set', () => {
   it('creates once, updates at the right revision, and reports a stale one as a conflict', async () => {
     const r1 = await createJson(bus.objects, 'Deployment.default.web', { v: 1 });
-    await expect(createJson(bus.objects, 'Deployment.default.web', { v: 9 })).rejects.toBeInstanceOf(AlreadyExistsError);
+    await expect(createJson(bus.objects, 'Deployment.default.web', { v: 9 })).rejects.toBeInstanceOf(
+      AlreadyExistsError,
+    );
     const r2 = await updateJson(bus.objects, 'Deployment.default.web', { v: 2 }, r1);
     await expect(updateJson(bus.objects, 'Deployment.default.web', { v: 3 }, r1)).rejects.toBeInstanceOf(ConflictError);
-    expect(await getJson(bus.objects, 'Deployment.default.web')).toEqual({ key: 'Deployment.default.web', value: { v: 2 }, revision: r2 });
+    expect(await getJson(bus.objects, 'Deployment.default.web')).toEqual({
+      key: 'Deployment.default.web',
+      value: { v: 2 },
+      revision: r2,
+    });
     await expect(deleteKey(bus.objects, 'Deployment.default.web', r1)).rejects.toBeInstanceOf(ConflictError);
     await deleteKey(bus.objects, 'Deployment.default.web', r2);
     expect(await getJson(bus.objects, 'Deployment.default.web')).toBeUndefined();
@@ -37,14 +59,20 @@ describe('KV compare-and-set', () => {
     await createJson(bus.objects, 'ConfigMap.ns2.other', { i: -1 });
     await deleteKey(bus.objects, 'ConfigMap.ns1.cm-7');
     const snap = await listJson<{ i: number }>(bus.js, bus.names.objectsBucket, 'ConfigMap.ns1.>');
-    expect(snap.items.map((x) => x.value.i).sort((a, b) => a - b)).toEqual([...Array(50).keys()].filter((i) => i !== 7));
+    expect(snap.items.map((x) => x.value.i).sort((a, b) => a - b)).toEqual(
+      [...Array(50).keys()].filter((i) => i !== 7),
+    );
     expect(snap.lastRevision).toBeGreaterThanOrEqual(Math.max(...snap.items.map((x) => x.revision)));
     expect((await listJson(bus.js, bus.names.objectsBucket, 'Nothing.>')).items).toEqual([]);
   });
 });
 
 describe('JetStream errors are told apart by their API codes', () => {
-  const caught = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (err: unknown) => err);
+  const caught = async (p: Promise<unknown>): Promise<unknown> =>
+    p.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
 
   it('a stale compare-and-set and a create over a live key are "wrong last sequence"; the typed errors keep the cause', async () => {
     const r1 = await bus.objects.create('Codes.cas', new Uint8Array([1]));
@@ -78,18 +106,24 @@ describe('JetStream errors are told apart by their API codes', () => {
     expect((await bus.jsm.streams.info(bus.names.eventsStream)).config.max_msgs).toBe(1000);
   });
 
-  it('an error that is not JetStream\'s is never classified, whatever its text says', () => {
-    const impostor = new Error('wrong last sequence: 3; stream not found; consumer not found; stream name already in use');
-    expect([isWrongLastSequence, isStreamNotFound, isStreamNameInUse, isConsumerNotFound].map((is) => is(impostor))).toEqual([false, false, false, false]);
+  it("an error that is not JetStream's is never classified, whatever its text says", () => {
+    const impostor = new Error(
+      'wrong last sequence: 3; stream not found; consumer not found; stream name already in use',
+    );
+    expect(
+      [isWrongLastSequence, isStreamNotFound, isStreamNameInUse, isConsumerNotFound].map((is) => is(impostor)),
+    ).toEqual([false, false, false, false]);
   });
 });
 
 describe('listJson under load', () => {
   it('ends while writers keep writing to the listed keys', async () => {
-    for (let i = 0; i < 200; i++) await bus.objects.put(`Busy.ns.k-${i}`, new TextEncoder().encode(JSON.stringify({ i, v: 0 })));
+    for (let i = 0; i < 200; i++)
+      await bus.objects.put(`Busy.ns.k-${i}`, new TextEncoder().encode(JSON.stringify({ i, v: 0 })));
     let writing = true;
     const writer = (async () => {
-      for (let v = 1; writing; v++) await bus.objects.put(`Busy.ns.k-${v % 200}`, new TextEncoder().encode(JSON.stringify({ i: v % 200, v })));
+      for (let v = 1; writing; v++)
+        await bus.objects.put(`Busy.ns.k-${v % 200}`, new TextEncoder().encode(JSON.stringify({ i: v % 200, v })));
     })();
     try {
       for (let round = 0; round < 5; round++) {
@@ -111,7 +145,8 @@ describe('events', () => {
     expect(again.duplicate).toBe(true);
     expect(again.seq).toBe(first.seq);
     const read: DeliveredEvent[] = [];
-    for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'dedupe' } })) read.push(d);
+    for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'dedupe' } }))
+      read.push(d);
     expect(read.map((d) => d.event.id)).toEqual(['fixed-id-1']);
   });
 
@@ -226,7 +261,11 @@ describe('events', () => {
         handled.push(d.event.id);
       },
     });
-    await eventually(() => (handled.includes('stuck-3') ? true : undefined), 2000, 'stuck-y handled while stuck-x waits');
+    await eventually(
+      () => (handled.includes('stuck-3') ? true : undefined),
+      2000,
+      'stuck-y handled while stuck-x waits',
+    );
     expect(handled).toEqual(['stuck-3']);
     await eventually(() => (handled.length >= 4 ? true : undefined), 10_000, 'stuck-x handled');
     await new Promise((r) => setTimeout(r, 1500));
@@ -238,19 +277,34 @@ describe('events', () => {
     const handled = (into: string[]) => async (d: DeliveredEvent) => void into.push(d.event.id);
     for (let i = 0; i < 3; i++) await publishEvent(bus, ev('gap', `gap-${i}`));
     const first: string[] = [];
-    const a = await consumeEvents(bus, { durable: 'gap', filter: { name: 'gap' }, exclusive: true, handler: handled(first) });
+    const a = await consumeEvents(bus, {
+      durable: 'gap',
+      filter: { name: 'gap' },
+      exclusive: true,
+      handler: handled(first),
+    });
     await eventually(() => (first.length === 3 ? true : undefined), 5000, 'the first three');
     await a.stop();
     // The next holder records where it starts, recreates the consumer, handles one more event and stops.
     const second: string[] = [];
-    const b = await consumeEvents(bus, { durable: 'gap', filter: { name: 'gap' }, exclusive: true, handler: handled(second) });
+    const b = await consumeEvents(bus, {
+      durable: 'gap',
+      filter: { name: 'gap' },
+      exclusive: true,
+      handler: handled(second),
+    });
     await publishEvent(bus, ev('gap', 'gap-3'));
     await eventually(() => (second.length === 1 ? true : undefined), 5000, 'the fourth');
     await b.stop();
     // A third dies after deleting the consumer and before creating it again.
     await bus.jsm.consumers.delete(bus.names.eventsStream, 'gap');
     const third: string[] = [];
-    const c = await consumeEvents(bus, { durable: 'gap', filter: { name: 'gap' }, exclusive: true, handler: handled(third) });
+    const c = await consumeEvents(bus, {
+      durable: 'gap',
+      filter: { name: 'gap' },
+      exclusive: true,
+      handler: handled(third),
+    });
     await eventually(() => (third.length >= 1 ? true : undefined), 5000, 'a redelivery');
     await new Promise((r) => setTimeout(r, 300));
     await c.stop();
@@ -289,7 +343,11 @@ describe('events', () => {
 describe('connectBus', () => {
   it('fails with BusUnavailableError naming the server when NATS is unreachable', async () => {
     await expect(connectBus({ url: 'nats://127.0.0.1:1', connectTimeoutMs: 500 })).rejects.toThrow(BusUnavailableError);
-    await expect(connectBus({ url: 'nats://u:secret@127.0.0.1:1', connectTimeoutMs: 500 })).rejects.toThrow(/127\.0\.0\.1:1/);
-    await expect(connectBus({ url: 'nats://u:secret@127.0.0.1:1', connectTimeoutMs: 500 })).rejects.not.toThrow(/secret/);
+    await expect(connectBus({ url: 'nats://u:secret@127.0.0.1:1', connectTimeoutMs: 500 })).rejects.toThrow(
+      /127\.0\.0\.1:1/,
+    );
+    await expect(connectBus({ url: 'nats://u:secret@127.0.0.1:1', connectTimeoutMs: 500 })).rejects.not.toThrow(
+      /secret/,
+    );
   });
 });

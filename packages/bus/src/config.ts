@@ -10,5 +10,12 @@ export interface BusEnv {
 }
 
 export function busOptionsFromEnv(env: BusEnv, name: string): BusOptions {
-  return { url: env.NATS_URL, user: env.NATS_USER, password: env.NATS_PASSWORD, token: env.NATS_TOKEN, prefix: env.FLOTILLA_PREFIX, name };
+  return {
+    url: env.NATS_URL,
+    user: env.NATS_USER,
+    password: env.NATS_PASSWORD,
+    token: env.NATS_TOKEN,
+    prefix: env.FLOTILLA_PREFIX,
+    name,
+  };
 }

@@ -83,7 +83,13 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
 /** Removes every stream and bucket of a prefix: for tests and `flotilla reset`. */
 export async function destroyBus(bus: Bus): Promise<void> {
   const { jsm, names } = bus;
-  for (const stream of [names.eventsStream, names.metricsStream, `KV_${names.objectsBucket}`, `KV_${names.statusBucket}`, `KV_${names.kubeEventsBucket}`]) {
+  for (const stream of [
+    names.eventsStream,
+    names.metricsStream,
+    `KV_${names.objectsBucket}`,
+    `KV_${names.statusBucket}`,
+    `KV_${names.kubeEventsBucket}`,
+  ]) {
     await jsm.streams.delete(stream).catch(() => false);
   }
 }

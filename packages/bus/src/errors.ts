@@ -2,7 +2,11 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 
 /** A compare-and-set lost: someone else wrote the key since `expected` was read. */
 export class ConflictError extends Error {
-  constructor(readonly key: string, readonly expected: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly key: string,
+    readonly expected: number,
+    options?: { cause?: unknown },
+  ) {
     super(`conflict writing ${key}: expected revision ${expected}, the stored one is newer`, options);
     this.name = 'ConflictError';
   }
@@ -10,7 +14,10 @@ export class ConflictError extends Error {
 
 /** A create found the key already present. */
 export class AlreadyExistsError extends Error {
-  constructor(readonly key: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly key: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${key} already exists`, options);
     this.name = 'AlreadyExistsError';
   }
@@ -18,7 +25,10 @@ export class AlreadyExistsError extends Error {
 
 /** The NATS or JetStream server could not be reached or refused the bus set-up. */
 export class BusUnavailableError extends Error {
-  constructor(readonly url: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly url: string,
+    options?: { cause?: unknown },
+  ) {
     super(`cannot reach NATS at ${url}: ${(options?.cause as Error | undefined)?.message ?? 'unknown error'}`, options);
     this.name = 'BusUnavailableError';
   }
@@ -34,7 +44,8 @@ export const JetStreamErrorCodes = {
   StreamNameInUse: 10058,
 } as const;
 
-const hasCode = (err: unknown, ...codes: number[]): boolean => err instanceof JetStreamApiError && codes.includes(err.code);
+const hasCode = (err: unknown, ...codes: number[]): boolean =>
+  err instanceof JetStreamApiError && codes.includes(err.code);
 
 /** JetStream reports a compare-and-set loss as "wrong last sequence"; a create over a live key the same way. */
 export function isWrongLastSequence(err: unknown): boolean {

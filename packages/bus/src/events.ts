@@ -159,7 +159,12 @@ async function openDurable(bus: Bus, opts: ConsumeOptions): Promise<void> {
   } else {
     startSeq = (await getJson<{ startSeq: number }>(bus.objects, positionKey))?.value.startSeq;
   }
-  await bus.jsm.consumers.add(stream, startSeq === undefined ? config : { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq });
+  await bus.jsm.consumers.add(
+    stream,
+    startSeq === undefined
+      ? config
+      : { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq },
+  );
 }
 
 function toDelivered(m: JsMsg): DeliveredEvent {
@@ -170,8 +175,13 @@ function toDelivered(m: JsMsg): DeliveredEvent {
  * The newest event stored under one exact address (kind, namespace, name and type), fetched directly instead of
  * reading the object's whole history: for views such as `flotilla describe` that show the latest decision only.
  */
-export async function lastEvent<T = unknown>(bus: Bus, a: EventAddress): Promise<{ event: CloudEvent<T>; seq: number } | undefined> {
-  const m = await bus.jsm.streams.getMessage(bus.names.eventsStream, { last_by_subj: eventSubject(bus.names.eventsRoot, a) });
+export async function lastEvent<T = unknown>(
+  bus: Bus,
+  a: EventAddress,
+): Promise<{ event: CloudEvent<T>; seq: number } | undefined> {
+  const m = await bus.jsm.streams.getMessage(bus.names.eventsStream, {
+    last_by_subj: eventSubject(bus.names.eventsRoot, a),
+  });
   return m ? { event: decodeJson<CloudEvent<T>>(m.data), seq: m.seq } : undefined;
 }
 

@@ -85,7 +85,10 @@ export async function listJson<T>(js: JetStreamClient, bucket: string, filter: s
   const iterator = messages[Symbol.asyncIterator]();
   // Later rounds only wait briefly: what they look for is already stored, or was written to other keys.
   const nextWithin = (ms: number) =>
-    Promise.race([iterator.next(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), ms))]);
+    Promise.race([
+      iterator.next(),
+      new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), ms)),
+    ]);
   try {
     let target = lastRevision;
     for (let round = 0; round < 5; round++) {
@@ -97,7 +100,8 @@ export async function listJson<T>(js: JetStreamClient, bucket: string, filter: s
         const key = m.subject.slice(prefixLen);
         const op = m.headers?.get('KV-Operation');
         if (op === 'DEL' || op === 'PURGE') byKey.delete(key);
-        else if ((byKey.get(key)?.revision ?? 0) < m.seq) byKey.set(key, { key, value: decodeJson<T>(m.data), revision: m.seq });
+        else if ((byKey.get(key)?.revision ?? 0) < m.seq)
+          byKey.set(key, { key, value: decodeJson<T>(m.data), revision: m.seq });
         if (m.seq >= target || m.info.pending === 0) break;
       }
       const moved = await lastSeq();

@@ -26,7 +26,9 @@ const PREFIX = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export class InvalidPrefixError extends Error {
   constructor(readonly prefix: string) {
-    super(`FLOTILLA_PREFIX "${prefix}" is invalid: use 1-63 characters of a-z, 0-9 and "-", not starting or ending with "-"`);
+    super(
+      `FLOTILLA_PREFIX "${prefix}" is invalid: use 1-63 characters of a-z, 0-9 and "-", not starting or ending with "-"`,
+    );
     this.name = 'InvalidPrefixError';
   }
 }

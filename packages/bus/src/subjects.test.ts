@@ -17,9 +17,19 @@ describe('subject tokens', () => {
   });
 
   it('builds and parses the documented grammar', () => {
-    const s = eventSubject('flotilla.events', { kind: 'ResourceBinding', namespace: 'default', name: 'web.v2-deployment', type: 'BindingScheduled' });
+    const s = eventSubject('flotilla.events', {
+      kind: 'ResourceBinding',
+      namespace: 'default',
+      name: 'web.v2-deployment',
+      type: 'BindingScheduled',
+    });
     expect(s).toBe('flotilla.events.ResourceBinding.default.web%2Ev2-deployment.BindingScheduled');
-    expect(parseEventSubject('flotilla.events', s)).toEqual({ kind: 'ResourceBinding', namespace: 'default', name: 'web.v2-deployment', type: 'BindingScheduled' });
+    expect(parseEventSubject('flotilla.events', s)).toEqual({
+      kind: 'ResourceBinding',
+      namespace: 'default',
+      name: 'web.v2-deployment',
+      type: 'BindingScheduled',
+    });
   });
 
   it('uses _ for cluster-scoped objects', () => {
@@ -43,7 +53,12 @@ describe('subject tokens', () => {
 
 describe('busNames', () => {
   it('derives every name from the prefix', () => {
-    expect(busNames('t-1')).toMatchObject({ eventsStream: 'T_1_EVENTS', eventsRoot: 't-1.events', objectsBucket: 't-1-objects', apiRoot: 't-1.api' });
+    expect(busNames('t-1')).toMatchObject({
+      eventsStream: 'T_1_EVENTS',
+      eventsRoot: 't-1.events',
+      objectsBucket: 't-1-objects',
+      apiRoot: 't-1.api',
+    });
   });
   it.each(['', 'Upper', 'a.b', 'a b', '-x'])('rejects prefix %j', (p) => {
     expect(() => busNames(p)).toThrow(InvalidPrefixError);

@@ -46,7 +46,8 @@ export function eventSubject(root: string, a: EventAddress): string {
  * With nothing given it matches every event.
  */
 export function eventFilter(root: string, a: Partial<EventAddress> = {}): string {
-  if (a.kind === undefined && a.namespace === undefined && a.name === undefined && a.type === undefined) return `${root}.>`;
+  if (a.kind === undefined && a.namespace === undefined && a.name === undefined && a.type === undefined)
+    return `${root}.>`;
   const tok = (v: string | undefined) => (v === undefined ? '*' : escapeToken(v));
   const ns = a.namespace === '' ? CLUSTER_SCOPE_TOKEN : tok(a.namespace);
   return `${root}.${tok(a.kind)}.${ns}.${tok(a.name)}.${tok(a.type)}`;

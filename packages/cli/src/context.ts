@@ -27,7 +27,10 @@ export const processIo: CliIo = {
 
 /** A command's failure: printed to stderr, exit code 1. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
     this.name = 'CliError';
   }
@@ -79,7 +82,10 @@ export async function readManifests(io: CliIo, paths: string[]): Promise<Array<{
       throw new CliError(`error: the path "${p}" does not exist`);
     });
     const files = s.isDirectory()
-      ? (await readdir(p)).filter((f) => /\.(ya?ml|json)$/.test(f)).sort().map((f) => join(p, f))
+      ? (await readdir(p))
+          .filter((f) => /\.(ya?ml|json)$/.test(f))
+          .sort()
+          .map((f) => join(p, f))
       : [p];
     for (const f of files) {
       let docs: unknown[];

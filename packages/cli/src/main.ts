@@ -31,7 +31,9 @@ function program(io: CliIo, result: { code: number }): Command {
   const lazy = (fn: (session: () => Promise<Session>) => Promise<number>) => run(() => withLazySession(io, fn));
 
   const cli = new Command('flotilla')
-    .description('Flotilla: multi-cluster scheduling and autoscaling (kubectl-like CLI). Connects to NATS_URL with FLOTILLA_PREFIX.')
+    .description(
+      'Flotilla: multi-cluster scheduling and autoscaling (kubectl-like CLI). Connects to NATS_URL with FLOTILLA_PREFIX.',
+    )
     .configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t) })
     .version(cliVersion(), '--version', 'print the version of the flotilla command')
     .exitOverride()
@@ -42,7 +44,9 @@ function program(io: CliIo, result: { code: number }): Command {
     .description('create or update objects from multi-document YAML (files, directories or - for stdin)')
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .option('--dry-run', 'run admission only, store nothing')
-    .action((o: { filename: string[]; dryRun?: boolean }) => lazy((session) => applyCommand(io, session, o.filename, Boolean(o.dryRun)))());
+    .action((o: { filename: string[]; dryRun?: boolean }) =>
+      lazy((session) => applyCommand(io, session, o.filename, Boolean(o.dryRun)))(),
+    );
 
   cli
     .command('get')
@@ -60,7 +64,9 @@ function program(io: CliIo, result: { code: number }): Command {
     .argument('<kind>')
     .argument('<name>')
     .option('-n, --namespace <ns>')
-    .action((kind: string, name: string, o: { namespace?: string }) => online((s) => describeCommand(io, s, kind, name, o.namespace))());
+    .action((kind: string, name: string, o: { namespace?: string }) =>
+      online((s) => describeCommand(io, s, kind, name, o.namespace))(),
+    );
 
   cli
     .command('delete')
@@ -104,7 +110,9 @@ function program(io: CliIo, result: { code: number }): Command {
       })(),
     );
 
-  const cluster = cli.command('cluster').description('member clusters: add simulated ones, fail and recover them, set load');
+  const cluster = cli
+    .command('cluster')
+    .description('member clusters: add simulated ones, fail and recover them, set load');
   cluster
     .command('add')
     .argument('<name>')
@@ -143,27 +151,35 @@ function program(io: CliIo, result: { code: number }): Command {
   const whatIf = cli.command('what-if').description('offline planning: no NATS or Redis needed');
   whatIf
     .command('schedule')
-    .description('print the bindings the scheduler would write for Clusters, templates, policies (and bindings) in FILE')
+    .description(
+      'print the bindings the scheduler would write for Clusters, templates, policies (and bindings) in FILE',
+    )
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .option('--now <rfc3339>', 'the scheduling time (default: now)')
-    .action((o: { filename: string[]; output?: string; now?: string }) => run(() => whatIfScheduleCommand(io, o.filename, o))());
+    .action((o: { filename: string[]; output?: string; now?: string }) =>
+      run(() => whatIfScheduleCommand(io, o.filename, o))(),
+    );
   whatIf
     .command('fhpa')
     .description("print the target's binding after the FederatedHPA assignment and each cluster's member HPA min/max")
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .option('--now <rfc3339>', 'the assignment time (default: now)')
-    .action((o: { filename: string[]; output?: string; now?: string }) => run(() => whatIfFhpaCommand(io, o.filename, o))());
+    .action((o: { filename: string[]; output?: string; now?: string }) =>
+      run(() => whatIfFhpaCommand(io, o.filename, o))(),
+    );
   whatIf
     .command('cron')
-    .description('print each rule\'s next execution and the executions in (now, until]')
+    .description("print each rule's next execution and the executions in (now, until]")
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .requiredOption('--now <rfc3339>')
     .option('--until <rfc3339>')
     .option('--time-zone <zone>', 'the controller zone for rules without timeZone', 'UTC')
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
-    .action((o: { filename: string[]; output?: string; now: string; until?: string; timeZone: string }) => run(() => whatIfCronCommand(io, o.filename, o))());
+    .action((o: { filename: string[]; output?: string; now: string; until?: string; timeZone: string }) =>
+      run(() => whatIfCronCommand(io, o.filename, o))(),
+    );
 
   whatIf
     .command('ehpa')
@@ -174,20 +190,28 @@ function program(io: CliIo, result: { code: number }): Command {
     .option('--horizon <duration>', 'how far to forecast (default: one detected period, at least the window)')
     .option('--time-zone <zone>', 'the controller zone for crons with timezone Local', 'UTC')
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
-    .action((o: { filename: string[]; output?: string; now: string; history?: string; horizon?: string; timeZone: string }) =>
-      run(() => whatIfEhpaCommand(io, o.filename, o))(),
+    .action(
+      (o: { filename: string[]; output?: string; now: string; history?: string; horizon?: string; timeZone: string }) =>
+        run(() => whatIfEhpaCommand(io, o.filename, o))(),
     );
 
   cli
     .command('report')
     .description('offline reports')
     .command('ehpa')
-    .description('replay a load trace with the EffectiveHPA and with a reactive HPA; write an HTML report and SVG chart')
-    .option('--trace <file.json>', 'demand in cores as a Prometheus range-query response (the last --days are replayed)')
+    .description(
+      'replay a load trace with the EffectiveHPA and with a reactive HPA; write an HTML report and SVG chart',
+    )
+    .option(
+      '--trace <file.json>',
+      'demand in cores as a Prometheus range-query response (the last --days are replayed)',
+    )
     .option('--synthetic <shape>', 'a generated trace: daily')
     .option('--days <n>', 'days to replay', '3')
     .option('--out <dir>', 'where to write ehpa-report.html and ehpa-report.svg', '.')
-    .action((o: { trace?: string; synthetic?: string; days: string; out: string }) => run(() => reportEhpaCommand(io, o))());
+    .action((o: { trace?: string; synthetic?: string; days: string; out: string }) =>
+      run(() => reportEhpaCommand(io, o))(),
+    );
 
   return cli;
 }

@@ -13,7 +13,9 @@ describe('flotilla --version', () => {
       now: () => new Date(),
       env: { NATS_URL: 'nats://127.0.0.1:1' },
     };
-    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
     expect(await main(['--version'], io)).toBe(0);
     expect(out.trim()).toBe(version);

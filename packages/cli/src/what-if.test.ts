@@ -8,17 +8,39 @@ const path = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 async function run(args: string[], stdin = '') {
   let out = '';
   let err = '';
-  const io: CliIo = { out: (t) => void (out += `${t}\n`), err: (t) => void (err += `${t}\n`), readStdin: async () => stdin, now: () => new Date('2026-01-01T00:00:00Z'), env: {} };
+  const io: CliIo = {
+    out: (t) => void (out += `${t}\n`),
+    err: (t) => void (err += `${t}\n`),
+    readStdin: async () => stdin,
+    now: () => new Date('2026-01-01T00:00:00Z'),
+    env: {},
+  };
   const code = await main(args, io);
   return { code, out, err };
 }
 
 describe('flotilla what-if schedule (offline)', () => {
   it('prints the binding the scheduler would write for the sample of the multiple scheduling groups proposal, as a List, with the observed group', async () => {
-    const r = await run(['what-if', 'schedule', '-f', path('../../scheduling/src/testdata/ordered-groups.yaml'), '-o', 'json', '--now', '2026-01-01T00:00:00Z']);
+    const r = await run([
+      'what-if',
+      'schedule',
+      '-f',
+      path('../../scheduling/src/testdata/ordered-groups.yaml'),
+      '-o',
+      'json',
+      '--now',
+      '2026-01-01T00:00:00Z',
+    ]);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const list = JSON.parse(r.out) as { kind: string; items: Array<{ metadata: { name: string }; spec: { clusters: unknown }; status: { schedulerObservingAffinityName: string; lastScheduledTime: string } }> };
+    const list = JSON.parse(r.out) as {
+      kind: string;
+      items: Array<{
+        metadata: { name: string };
+        spec: { clusters: unknown };
+        status: { schedulerObservingAffinityName: string; lastScheduledTime: string };
+      }>;
+    };
     expect(list.kind).toBe('List');
     const nginx = list.items.find((i) => i.metadata.name === 'nginx-deployment')!;
     expect(nginx.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
@@ -27,7 +49,8 @@ describe('flotilla what-if schedule (offline)', () => {
   });
 
   it('keeps a stored Divided binding that nothing asks to reschedule, and schedules it once its replicas change', async () => {
-    const placement = '{"clusterAffinity":{"labelSelector":{"matchLabels":{"pool":"a"}}},"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"}}';
+    const placement =
+      '{"clusterAffinity":{"labelSelector":{"matchLabels":{"pool":"a"}}},"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"}}';
     const cluster = (name: string, pool: string) => `
 apiVersion: cluster.karmada.io/v1alpha1
 kind: Cluster
@@ -62,15 +85,29 @@ spec:
   clusters: [{ name: m1, replicas: 3 }, { name: m2, replicas: 1 }]
 status: { schedulerObservedGeneration: 4, lastScheduledTime: "2025-12-31T00:00:00Z" }
 `;
-    type Item = { metadata: { generation: number }; spec: { clusters: unknown }; status: { schedulerObservedGeneration: number; lastScheduledTime: string } };
+    type Item = {
+      metadata: { generation: number };
+      spec: { clusters: unknown };
+      status: { schedulerObservedGeneration: number; lastScheduledTime: string };
+    };
     const printed = async (replicas: number) => {
-      const r = await run(['what-if', 'schedule', '-f', '-', '-o', 'json', '--now', '2026-01-01T00:00:00Z'], file(replicas));
+      const r = await run(
+        ['what-if', 'schedule', '-f', '-', '-o', 'json', '--now', '2026-01-01T00:00:00Z'],
+        file(replicas),
+      );
       expect(r.err).toBe('');
       return (JSON.parse(r.out) as { items: Item[] }).items[0]!;
     };
     // m2 no longer matches the affinity, but that is no reason to schedule: the binding stands as stored
     const kept = await printed(4);
-    expect([kept.spec.clusters, kept.metadata.generation, kept.status]).toEqual([[{ name: 'm1', replicas: 3 }, { name: 'm2', replicas: 1 }], 4, { schedulerObservedGeneration: 4, lastScheduledTime: '2025-12-31T00:00:00Z' }]);
+    expect([kept.spec.clusters, kept.metadata.generation, kept.status]).toEqual([
+      [
+        { name: 'm1', replicas: 3 },
+        { name: 'm2', replicas: 1 },
+      ],
+      4,
+      { schedulerObservedGeneration: 4, lastScheduledTime: '2025-12-31T00:00:00Z' },
+    ]);
     // scaled to 5: a reason to schedule; m2 no longer matches the affinity, so m1 holds all the replicas
     const scaled = await printed(5);
     expect(scaled.spec.clusters).toEqual([{ name: 'm1', replicas: 5 }]);
@@ -78,7 +115,8 @@ status: { schedulerObservedGeneration: 4, lastScheduledTime: "2025-12-31T00:00:0
   });
 
   it('fails on an invalid object with the admission field path', async () => {
-    const bad = 'apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: { name: p, namespace: default }\nspec:\n  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment }]\n  placement:\n    clusterAffinities: [{ affinityName: "", clusterNames: [a] }]\n';
+    const bad =
+      'apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: { name: p, namespace: default }\nspec:\n  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment }]\n  placement:\n    clusterAffinities: [{ affinityName: "", clusterNames: [a] }]\n';
     const r = await run(['what-if', 'schedule', '-f', '-'], bad);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/spec\.placement\.clusterAffinities\[0\]\.affinityName/);
@@ -87,11 +125,25 @@ status: { schedulerObservedGeneration: 4, lastScheduledTime: "2025-12-31T00:00:0
 
 describe('flotilla what-if cron (offline)', () => {
   it('gives the CronFederatedHPA proposal\'s example: "3 * * * *" applied at 9:04 next fires at 10:03, and lists the executions in the window', async () => {
-    const r = await run(['what-if', 'cron', '-f', path('./testdata/cron.yaml'), '--now', '2026-03-02T09:04:00Z', '--until', '2026-03-03T00:30:00Z', '-o', 'json']);
+    const r = await run([
+      'what-if',
+      'cron',
+      '-f',
+      path('./testdata/cron.yaml'),
+      '--now',
+      '2026-03-02T09:04:00Z',
+      '--until',
+      '2026-03-03T00:30:00Z',
+      '-o',
+      'json',
+    ]);
     expect(r.err).toBe('');
     const out = JSON.parse(r.out) as {
       kind: string;
-      items: Array<{ metadata: { name: string }; status: { executionHistories: Array<{ ruleName: string; nextExecutionTime: string }> } }>;
+      items: Array<{
+        metadata: { name: string };
+        status: { executionHistories: Array<{ ruleName: string; nextExecutionTime: string }> };
+      }>;
       executions: Array<Record<string, unknown>>;
     };
     expect(out.kind).toBe('List');
@@ -102,8 +154,16 @@ describe('flotilla what-if cron (offline)', () => {
       { ruleName: 'shanghai-morning', nextExecutionTime: '2026-03-03T00:00:00Z' },
     ]);
     expect(out.executions.filter((e) => e.ruleName === 'hourly')).toHaveLength(15);
-    expect(out.executions).toContainEqual({ ruleName: 'shanghai-morning', scheduleTime: '2026-03-03T00:00:00Z', targetReplicas: 10 });
-    expect(out.executions).toContainEqual({ ruleName: 'raise-floor', scheduleTime: '2026-03-02T09:30:00Z', targetMinReplicas: 4 });
+    expect(out.executions).toContainEqual({
+      ruleName: 'shanghai-morning',
+      scheduleTime: '2026-03-03T00:00:00Z',
+      targetReplicas: 10,
+    });
+    expect(out.executions).toContainEqual({
+      ruleName: 'raise-floor',
+      scheduleTime: '2026-03-02T09:30:00Z',
+      targetMinReplicas: 4,
+    });
   });
 
   it('applied at 9:01 the same rule fires at 9:03', async () => {
@@ -112,7 +172,8 @@ describe('flotilla what-if cron (offline)', () => {
   });
 
   it('rejects an invalid schedule with the admission field path, and a bad --now', async () => {
-    const bad = 'apiVersion: autoscaling.karmada.io/v1alpha1\nkind: CronFederatedHPA\nmetadata: { name: c, namespace: default }\nspec:\n  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: w }\n  rules: [{ name: r, schedule: "61 * * * *", targetReplicas: 1 }]\n';
+    const bad =
+      'apiVersion: autoscaling.karmada.io/v1alpha1\nkind: CronFederatedHPA\nmetadata: { name: c, namespace: default }\nspec:\n  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: w }\n  rules: [{ name: r, schedule: "61 * * * *", targetReplicas: 1 }]\n';
     const r = await run(['what-if', 'cron', '-f', '-', '--now', '2026-03-02T09:01:00Z'], bad);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/spec\.rules\[0\]\.schedule: invalid cron expression "61 \* \* \* \*"/);
@@ -132,7 +193,11 @@ describe('flotilla what-if fhpa (offline)', () => {
     const out = JSON.parse(r.out) as {
       apiVersion: string;
       kind: string;
-      items: Array<{ kind: string; metadata: { name: string; annotations: Record<string, string> }; spec: { clusters: unknown } }>;
+      items: Array<{
+        kind: string;
+        metadata: { name: string; annotations: Record<string, string> };
+        spec: { clusters: unknown };
+      }>;
       assignments: unknown;
     };
     expect(Object.keys(out)).toEqual(['apiVersion', 'kind', 'items', 'assignments']);

@@ -24,7 +24,7 @@ describe('apiErrorFrom (a gateway reply back to a typed error)', () => {
     ['InternalError', InternalError, 500],
     ['ServiceUnavailable', ServiceUnavailableError, 503],
   ];
-  it.each(cases)('%s becomes %O with Kubernetes\' HTTP status %d', (reason, Class, status) => {
+  it.each(cases)("%s becomes %O with Kubernetes' HTTP status %d", (reason, Class, status) => {
     const err = apiErrorFrom({ reason, message: `it was ${reason}` });
     expect(err).toBeInstanceOf(Class);
     expect(err).toBeInstanceOf(ApiError);

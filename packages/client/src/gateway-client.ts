@@ -11,7 +11,10 @@ export interface GatewayClientOptions {
 /** Typed request-reply calls to the gateway; an error reply becomes the ApiError subclass of its reason. */
 export class GatewayClient {
   private readonly timeoutMs: number;
-  constructor(private readonly nc: NatsConnection, private readonly opts: GatewayClientOptions) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly opts: GatewayClientOptions,
+  ) {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
   }
 

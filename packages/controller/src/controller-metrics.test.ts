@@ -47,7 +47,10 @@ describe('ControllerMetrics', () => {
   it('reports object counts at scrape time until the controller stops', async () => {
     const registry = new Registry();
     const metrics = ControllerMetrics.of(registry);
-    const clusters = new Map([['a', 1], ['b', 2]]);
+    const clusters = new Map([
+      ['a', 1],
+      ['b', 2],
+    ]);
     metrics.countObjects('Cluster', () => clusters.size);
     expect(await sample(registry, 'flotilla_objects{kind="Cluster"}')).toBe(2);
     clusters.set('c', 3);

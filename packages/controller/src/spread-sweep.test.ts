@@ -5,7 +5,12 @@ describe('SpreadSweep', () => {
   it('visits every key once per period, an even slice per tick, and reads the keys again for the next pass', () => {
     let keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
     const visited: string[][] = [];
-    const sweep = new SpreadSweep({ keys: () => keys, periodMs: 4000, tickMs: 1000, visit: (k) => visited[visited.length - 1]!.push(k) });
+    const sweep = new SpreadSweep({
+      keys: () => keys,
+      periodMs: 4000,
+      tickMs: 1000,
+      visit: (k) => visited[visited.length - 1]!.push(k),
+    });
     const tick = () => {
       visited.push([]);
       sweep.tick();
@@ -21,14 +26,24 @@ describe('SpreadSweep', () => {
 
   it('with fewer keys than ticks in a period, visits each key once per period, not once per pass of its own', () => {
     const visited: string[] = [];
-    const sweep = new SpreadSweep({ keys: () => ['a', 'b'], periodMs: 5000, tickMs: 1000, visit: (k) => visited.push(k) });
+    const sweep = new SpreadSweep({
+      keys: () => ['a', 'b'],
+      periodMs: 5000,
+      tickMs: 1000,
+      visit: (k) => visited.push(k),
+    });
     for (let i = 0; i < 10; i++) sweep.tick();
     expect(visited).toEqual(['a', 'b', 'a', 'b']);
   });
 
   it('visits everything each tick when the period is no longer than a tick', () => {
     const visited: string[] = [];
-    const sweep = new SpreadSweep({ keys: () => ['a', 'b', 'c'], periodMs: 500, tickMs: 1000, visit: (k) => visited.push(k) });
+    const sweep = new SpreadSweep({
+      keys: () => ['a', 'b', 'c'],
+      periodMs: 500,
+      tickMs: 1000,
+      visit: (k) => visited.push(k),
+    });
     sweep.tick();
     expect(visited).toEqual(['a', 'b', 'c']);
   });

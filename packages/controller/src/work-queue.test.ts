@@ -114,7 +114,19 @@ describe('WorkQueue', () => {
     await drain();
     expect(seen).toHaveLength(31);
     // Pick 1 was the blocker; picks 2-7 are changes, pick 8 is the sweep's, then the remaining changes, then the sweep.
-    expect(seen.slice(1, 12)).toEqual(['change0', 'change1', 'change2', 'change3', 'change4', 'change5', 'bg0', 'change6', 'change7', 'change8', 'change9']);
+    expect(seen.slice(1, 12)).toEqual([
+      'change0',
+      'change1',
+      'change2',
+      'change3',
+      'change4',
+      'change5',
+      'bg0',
+      'change6',
+      'change7',
+      'change8',
+      'change9',
+    ]);
     expect(seen.slice(12)).toEqual(Array.from({ length: 19 }, (_, i) => `bg${i + 1}`));
   });
 
@@ -181,7 +193,7 @@ describe('WorkQueue', () => {
   });
 });
 
-describe('WorkQueue depth, age and outcomes (as client-go\'s workqueue metrics report them)', () => {
+describe("WorkQueue depth, age and outcomes (as client-go's workqueue metrics report them)", () => {
   it('counts waiting keys, not the running one, and ages the one waiting longest', async () => {
     let clock = 1_000;
     let release!: () => void;
@@ -216,7 +228,11 @@ describe('WorkQueue depth, age and outcomes (as client-go\'s workqueue metrics r
         if (k === 'bad') throw new Error('no');
         return k === 'later' ? { requeueAfterMs: 60_000 } : undefined;
       },
-      { now: () => clock, baseBackoffMs: 60_000, observer: { reconciled: (o, ms, waited) => seen.push([o, ms, waited]) } },
+      {
+        now: () => clock,
+        baseBackoffMs: 60_000,
+        observer: { reconciled: (o, ms, waited) => seen.push([o, ms, waited]) },
+      },
     );
     q.add('ok'); // runs at once; the next two wait for it
     clock += 10;

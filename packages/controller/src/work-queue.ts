@@ -78,7 +78,10 @@ export class WorkQueue {
   private readonly now: () => number;
 
   /** `reconcile` gets the key and when it was queued (ms since the epoch), for end-to-end latency. */
-  constructor(private readonly reconcile: (key: string, queuedAtMs: number) => Promise<ReconcileResult>, private readonly opts: WorkQueueOptions = {}) {
+  constructor(
+    private readonly reconcile: (key: string, queuedAtMs: number) => Promise<ReconcileResult>,
+    private readonly opts: WorkQueueOptions = {},
+  ) {
     this.concurrency = opts.concurrency ?? 1;
     this.now = opts.now ?? Date.now;
   }
@@ -122,10 +125,13 @@ export class WorkQueue {
     clearTimeout(this.timers.get(key));
     this.timers.set(
       key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        this.add(key);
-      }, Math.min(Math.max(0, ms), MAX_TIMER_MS)),
+      setTimeout(
+        () => {
+          this.timers.delete(key);
+          this.add(key);
+        },
+        Math.min(Math.max(0, ms), MAX_TIMER_MS),
+      ),
     );
   }
 

@@ -6,13 +6,69 @@ const fhpa = { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHP
 
 describe('scaleEffect', () => {
   it.each([
-    ['workload scale up', deployment, { replicas: 2 }, { replicas: 1000 }, { replicas: 1000 }, { appliedReplicas: 1000 }, true],
-    ['workload already there', deployment, { replicas: 1 }, { replicas: 1 }, { replicas: 1 }, { appliedReplicas: 1 }, false],
-    ['workload without spec.replicas (scale from zero)', deployment, {}, { replicas: 3 }, { replicas: 3 }, { appliedReplicas: 3 }, true],
-    ['FederatedHPA min within max', fhpa, { minReplicas: 1, maxReplicas: 10 }, { minReplicas: 5 }, { minReplicas: 5 }, { appliedMinReplicas: 5 }, true],
-    ['FederatedHPA min and max together', fhpa, { minReplicas: 1, maxReplicas: 10 }, { minReplicas: 1000, maxReplicas: 2000 }, { minReplicas: 1000, maxReplicas: 2000 }, { appliedMinReplicas: 1000, appliedMaxReplicas: 2000 }, true],
-    ['FederatedHPA max only', fhpa, { minReplicas: 2, maxReplicas: 10 }, { maxReplicas: 4 }, { maxReplicas: 4 }, { appliedMaxReplicas: 4 }, true],
-    ['FederatedHPA min equal to max', fhpa, { minReplicas: 2, maxReplicas: 10 }, { minReplicas: 10 }, { minReplicas: 10 }, { appliedMinReplicas: 10 }, true],
+    [
+      'workload scale up',
+      deployment,
+      { replicas: 2 },
+      { replicas: 1000 },
+      { replicas: 1000 },
+      { appliedReplicas: 1000 },
+      true,
+    ],
+    [
+      'workload already there',
+      deployment,
+      { replicas: 1 },
+      { replicas: 1 },
+      { replicas: 1 },
+      { appliedReplicas: 1 },
+      false,
+    ],
+    [
+      'workload without spec.replicas (scale from zero)',
+      deployment,
+      {},
+      { replicas: 3 },
+      { replicas: 3 },
+      { appliedReplicas: 3 },
+      true,
+    ],
+    [
+      'FederatedHPA min within max',
+      fhpa,
+      { minReplicas: 1, maxReplicas: 10 },
+      { minReplicas: 5 },
+      { minReplicas: 5 },
+      { appliedMinReplicas: 5 },
+      true,
+    ],
+    [
+      'FederatedHPA min and max together',
+      fhpa,
+      { minReplicas: 1, maxReplicas: 10 },
+      { minReplicas: 1000, maxReplicas: 2000 },
+      { minReplicas: 1000, maxReplicas: 2000 },
+      { appliedMinReplicas: 1000, appliedMaxReplicas: 2000 },
+      true,
+    ],
+    [
+      'FederatedHPA max only',
+      fhpa,
+      { minReplicas: 2, maxReplicas: 10 },
+      { maxReplicas: 4 },
+      { maxReplicas: 4 },
+      { appliedMaxReplicas: 4 },
+      true,
+    ],
+    [
+      'FederatedHPA min equal to max',
+      fhpa,
+      { minReplicas: 2, maxReplicas: 10 },
+      { minReplicas: 10 },
+      { minReplicas: 10 },
+      { appliedMinReplicas: 10 },
+      true,
+    ],
   ])('%s', (_name, ref, spec, values, patch, applied, changed) => {
     expect(scaleEffect(ref, 'default', { spec }, values)).toEqual({ ok: true, patch, applied, changed });
   });
@@ -60,7 +116,13 @@ describe('scaleEffect', () => {
   });
 
   it('fails when the execution carries nothing for this kind of target', () => {
-    expect(scaleEffect(deployment, 'default', { spec: { replicas: 1 } }, {})).toMatchObject({ ok: false, reason: 'NothingToApply' });
-    expect(scaleEffect(fhpa, 'default', { spec: { maxReplicas: 3 } }, { replicas: 2 })).toMatchObject({ ok: false, reason: 'NothingToApply' });
+    expect(scaleEffect(deployment, 'default', { spec: { replicas: 1 } }, {})).toMatchObject({
+      ok: false,
+      reason: 'NothingToApply',
+    });
+    expect(scaleEffect(fhpa, 'default', { spec: { maxReplicas: 3 } }, { replicas: 2 })).toMatchObject({
+      ok: false,
+      reason: 'NothingToApply',
+    });
   });
 });

@@ -14,7 +14,12 @@ export interface ScaleTargetSnapshot {
 }
 
 /** Why an execution failed; `WriteFailed`: the target was there but writing it kept failing (the controller gives up after its attempts). */
-export type ScaleFailureReason = 'TargetNotFound' | 'UnsupportedTarget' | 'MinAboveMax' | 'NothingToApply' | 'WriteFailed';
+export type ScaleFailureReason =
+  | 'TargetNotFound'
+  | 'UnsupportedTarget'
+  | 'MinAboveMax'
+  | 'NothingToApply'
+  | 'WriteFailed';
 
 export type ScaleEffect =
   | {
@@ -48,12 +53,17 @@ export function scaleEffect(
   const kind = targetKindOf(ref);
   const what = describe(ref, namespace);
   if (kind === 'Unsupported') {
-    return { ok: false, reason: 'UnsupportedTarget', message: `scale target ${ref.apiVersion ?? ''}/${ref.kind} is not supported: only FederatedHPA in that API group` };
+    return {
+      ok: false,
+      reason: 'UnsupportedTarget',
+      message: `scale target ${ref.apiVersion ?? ''}/${ref.kind} is not supported: only FederatedHPA in that API group`,
+    };
   }
   if (target === undefined) return { ok: false, reason: 'TargetNotFound', message: `${what} not found` };
   const spec = target.spec ?? {};
   if (kind === 'Workload') {
-    if (values.replicas === undefined) return { ok: false, reason: 'NothingToApply', message: `no targetReplicas to apply to ${what}` };
+    if (values.replicas === undefined)
+      return { ok: false, reason: 'NothingToApply', message: `no targetReplicas to apply to ${what}` };
     return {
       ok: true,
       patch: { replicas: values.replicas },
@@ -62,7 +72,11 @@ export function scaleEffect(
     };
   }
   if (values.minReplicas === undefined && values.maxReplicas === undefined) {
-    return { ok: false, reason: 'NothingToApply', message: `no targetMinReplicas or targetMaxReplicas to apply to ${what}` };
+    return {
+      ok: false,
+      reason: 'NothingToApply',
+      message: `no targetMinReplicas or targetMaxReplicas to apply to ${what}`,
+    };
   }
   const min = values.minReplicas ?? spec.minReplicas ?? 1;
   const max = values.maxReplicas ?? spec.maxReplicas;

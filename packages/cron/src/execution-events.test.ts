@@ -6,8 +6,18 @@ import { planCronExecutions, ruleClock } from './plan.js';
 import type { CronFederatedHPARule } from '@flotilla/api';
 
 const fhpa = { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop-fhpa' };
-const up: CronFederatedHPARule = { name: 'up', schedule: '30 08 * * *', targetMinReplicas: 1000, failedHistoryLimit: 0 };
-const down: CronFederatedHPARule = { name: 'down', schedule: '0 11 * * *', targetMinReplicas: 1, successfulHistoryLimit: 1 };
+const up: CronFederatedHPARule = {
+  name: 'up',
+  schedule: '30 08 * * *',
+  targetMinReplicas: 1000,
+  failedHistoryLimit: 0,
+};
+const down: CronFederatedHPARule = {
+  name: 'down',
+  schedule: '0 11 * * *',
+  targetMinReplicas: 1,
+  successfulHistoryLimit: 1,
+};
 
 describe('execution events fold into the status Karmada would show', () => {
   it('a min above max fails with a Warning, a later run succeeds, history keeps what the limits allow', () => {
@@ -31,7 +41,13 @@ describe('execution events fold into the status Karmada would show', () => {
     const at1100 = planCronExecutions({ object, state: at0830.state, now: new Date('2026-05-04T11:00:00.030Z') });
     const exec2 = at1100.execute[0];
     if (!exec2) throw new Error('expected an execution');
-    const ok = executionEvent(at1100, exec2, down, scaleEffect(fhpa, 'default', { spec: { minReplicas: 1, maxReplicas: 10 } }, exec2.values), new Date('2026-05-04T11:00:00.030Z'));
+    const ok = executionEvent(
+      at1100,
+      exec2,
+      down,
+      scaleEffect(fhpa, 'default', { spec: { minReplicas: 1, maxReplicas: 10 } }, exec2.values),
+      new Date('2026-05-04T11:00:00.030Z'),
+    );
     expect(ok).toEqual({
       type: 'CronRuleExecuted',
       data: {
@@ -49,7 +65,9 @@ describe('execution events fold into the status Karmada would show', () => {
       {
         ruleName: 'down',
         nextExecutionTime: '2026-05-05T11:00:00Z',
-        successfulExecutions: [{ scheduleTime: '2026-05-04T11:00:00Z', executionTime: '2026-05-04T11:00:00Z', appliedMinReplicas: 1 }],
+        successfulExecutions: [
+          { scheduleTime: '2026-05-04T11:00:00Z', executionTime: '2026-05-04T11:00:00Z', appliedMinReplicas: 1 },
+        ],
       },
     ]);
   });
@@ -69,8 +87,20 @@ describe('execution events fold into the status Karmada would show', () => {
     const [exec] = plan.execute;
     if (!missed || !exec) throw new Error('expected one missed and one execution');
     const m = missedEvent(plan, missed, a, now);
-    expect(m).toMatchObject({ type: 'CronRuleFailed', data: { ruleName: 'a', missed: true, nextExecutionTime: '2026-05-05T08:00:00.000Z', failedHistoryLimit: 3 } });
-    const w = executionEvent(plan, exec, b, { ok: false, reason: 'WriteFailed', message: 'conflict writing the scale' }, now);
-    expect(w).toMatchObject({ type: 'CronRuleFailed', data: { ruleName: 'b', message: 'conflict writing the scale', missed: false, reason: 'WriteFailed' } });
+    expect(m).toMatchObject({
+      type: 'CronRuleFailed',
+      data: { ruleName: 'a', missed: true, nextExecutionTime: '2026-05-05T08:00:00.000Z', failedHistoryLimit: 3 },
+    });
+    const w = executionEvent(
+      plan,
+      exec,
+      b,
+      { ok: false, reason: 'WriteFailed', message: 'conflict writing the scale' },
+      now,
+    );
+    expect(w).toMatchObject({
+      type: 'CronRuleFailed',
+      data: { ruleName: 'b', message: 'conflict writing the scale', missed: false, reason: 'WriteFailed' },
+    });
   });
 });

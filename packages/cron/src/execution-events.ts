@@ -31,7 +31,13 @@ export function missedEvent(plan: CronPlan, missed: MissedExecution, rule: CronF
 }
 
 /** The event recording one execution's outcome: a success with the values it applied, or a failure and why. */
-export function executionEvent(plan: CronPlan, execution: DueExecution, rule: CronFederatedHPARule, effect: ScaleEffect, executionTime: Date): CronEvent {
+export function executionEvent(
+  plan: CronPlan,
+  execution: DueExecution,
+  rule: CronFederatedHPARule,
+  effect: ScaleEffect,
+  executionTime: Date,
+): CronEvent {
   const base = {
     ruleName: execution.ruleName,
     scheduleTime: formatTime(execution.scheduleTime),
@@ -47,7 +53,11 @@ export function executionEvent(plan: CronPlan, execution: DueExecution, rule: Cr
         missed: false,
         reason: effect.reason,
         failedHistoryLimit: rule.failedHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
-        kubeEvent: { type: 'Warning', reason: SCALE_FAILED_REASON, message: `rule ${execution.ruleName}: ${effect.message}` },
+        kubeEvent: {
+          type: 'Warning',
+          reason: SCALE_FAILED_REASON,
+          message: `rule ${execution.ruleName}: ${effect.message}`,
+        },
       },
     };
   }

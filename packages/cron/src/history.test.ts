@@ -43,7 +43,9 @@ describe('evolveHistory', () => {
   });
 
   it('records only the applied fields', () => {
-    const s = fold([{ type: 'CronRuleExecuted', data: ok(1, 3, { appliedReplicas: undefined, appliedMinReplicas: 7 }) }]);
+    const s = fold([
+      { type: 'CronRuleExecuted', data: ok(1, 3, { appliedReplicas: undefined, appliedMinReplicas: 7 }) },
+    ]);
     expect(s.executionHistories?.[0]?.successfulExecutions).toEqual([
       { scheduleTime: '2026-05-04T01:00:00Z', executionTime: '2026-05-04T01:00:00Z', appliedMinReplicas: 7 },
     ]);
@@ -84,8 +86,14 @@ describe('evolveHistory', () => {
     expect(h?.nextExecutionTime).toBe('2026-05-04T04:00:00Z');
 
     // A stale repeat does not move the next time back, and a repeat of a time already cut by the limit stays out.
-    const late = fold([{ type: 'CronRuleExecuted', data: ok(1) }], fold([3, 4, 5].map((n) => ({ type: 'CronRuleExecuted' as const, data: ok(n, 2) })))).executionHistories?.[0];
-    expect(late?.successfulExecutions?.map((e) => e.scheduleTime)).toEqual(['2026-05-04T05:00:00Z', '2026-05-04T04:00:00Z']);
+    const late = fold(
+      [{ type: 'CronRuleExecuted', data: ok(1) }],
+      fold([3, 4, 5].map((n) => ({ type: 'CronRuleExecuted' as const, data: ok(n, 2) }))),
+    ).executionHistories?.[0];
+    expect(late?.successfulExecutions?.map((e) => e.scheduleTime)).toEqual([
+      '2026-05-04T05:00:00Z',
+      '2026-05-04T04:00:00Z',
+    ]);
     expect(late?.nextExecutionTime).toBe('2026-05-04T06:00:00Z');
 
     const healed = fold([{ type: 'CronRuleExecuted', data: ok(3) }], s).executionHistories?.[0];
@@ -95,7 +103,10 @@ describe('evolveHistory', () => {
 
   it('keeps no failures with failedHistoryLimit 0 and does not crash', () => {
     const s = fold([
-      { type: 'CronNextScheduled', data: { rules: [{ ruleName: 'r', nextExecutionTime: '2026-05-04T02:00:00.000Z' }] } },
+      {
+        type: 'CronNextScheduled',
+        data: { rules: [{ ruleName: 'r', nextExecutionTime: '2026-05-04T02:00:00.000Z' }] },
+      },
       { type: 'CronRuleFailed', data: bad(2, 0) },
       { type: 'CronRuleFailed', data: bad(3, 0) },
     ]);
@@ -103,7 +114,11 @@ describe('evolveHistory', () => {
   });
 
   it('lowering a limit trims older records at the next record', () => {
-    const s = fold([1, 2, 3].map((n) => ({ type: 'CronRuleExecuted' as const, data: ok(n) })).concat([{ type: 'CronRuleExecuted', data: ok(4, 1) }]));
+    const s = fold(
+      [1, 2, 3]
+        .map((n) => ({ type: 'CronRuleExecuted' as const, data: ok(n) }))
+        .concat([{ type: 'CronRuleExecuted', data: ok(4, 1) }]),
+    );
     expect(s.executionHistories?.[0]?.successfulExecutions?.map((e) => e.appliedReplicas)).toEqual([4]);
   });
 
@@ -123,22 +138,30 @@ describe('evolveHistory', () => {
         ],
       },
     });
-    expect(s.executionHistories?.map((h) => [h.ruleName, h.nextExecutionTime, h.successfulExecutions?.length])).toEqual([
-      ['b', '2026-05-04T08:00:00Z', 1],
-      ['a', undefined, 1],
-      ['c', '2026-05-04T09:00:00Z', undefined],
-    ]);
+    expect(s.executionHistories?.map((h) => [h.ruleName, h.nextExecutionTime, h.successfulExecutions?.length])).toEqual(
+      [
+        ['b', '2026-05-04T08:00:00Z', 1],
+        ['a', undefined, 1],
+        ['c', '2026-05-04T09:00:00Z', undefined],
+      ],
+    );
     expect('nextExecutionTime' in (s.executionHistories?.[1] ?? {})).toBe(false);
   });
 
-  it('a rename discards the old name\'s history', () => {
+  it("a rename discards the old name's history", () => {
     const start = fold([{ type: 'CronRuleExecuted', data: ok(1) }]);
-    const s = evolveHistory(start, { type: 'CronNextScheduled', data: { rules: [{ ruleName: 'renamed', nextExecutionTime: '2026-05-04T09:00:00Z' }] } });
+    const s = evolveHistory(start, {
+      type: 'CronNextScheduled',
+      data: { rules: [{ ruleName: 'renamed', nextExecutionTime: '2026-05-04T09:00:00Z' }] },
+    });
     expect(s.executionHistories).toEqual([{ ruleName: 'renamed', nextExecutionTime: '2026-05-04T09:00:00Z' }]);
   });
 
   it('an object with no rules left has no histories', () => {
-    const s = evolveHistory(fold([{ type: 'CronRuleExecuted', data: ok(1) }]), { type: 'CronNextScheduled', data: { rules: [] } });
+    const s = evolveHistory(fold([{ type: 'CronRuleExecuted', data: ok(1) }]), {
+      type: 'CronNextScheduled',
+      data: { rules: [] },
+    });
     expect(s).toEqual({});
   });
 

@@ -73,7 +73,10 @@ function failed(status: CronFederatedHPAStatus | undefined, d: CronRuleFailedDat
     // Once per schedule time: a time not newer than every one recorded is a repeat and changes nothing.
     const t = record.scheduleTime;
     if (t <= (newest(h.successfulExecutions) ?? '') || t <= (newest(h.failedExecutions) ?? '')) return h;
-    return { ...withNext(h, d.nextExecutionTime), failedExecutions: prependCapped(h.failedExecutions, record, d.failedHistoryLimit) };
+    return {
+      ...withNext(h, d.nextExecutionTime),
+      failedExecutions: prependCapped(h.failedExecutions, record, d.failedHistoryLimit),
+    };
   });
 }
 
@@ -84,7 +87,9 @@ function nextScheduled(status: CronFederatedHPAStatus | undefined, d: CronNextSc
     .filter((h) => wanted.has(h.ruleName))
     .map((h) => withNext(h, wanted.get(h.ruleName) ?? null));
   const known = new Set(kept.map((h) => h.ruleName));
-  const added = d.rules.filter((r) => !known.has(r.ruleName)).map((r) => withNext({ ruleName: r.ruleName }, r.nextExecutionTime));
+  const added = d.rules
+    .filter((r) => !known.has(r.ruleName))
+    .map((r) => withNext({ ruleName: r.ruleName }, r.nextExecutionTime));
   const executionHistories = [...kept, ...added];
   const out: CronFederatedHPAStatus = { ...status, executionHistories };
   if (!executionHistories.length) delete out.executionHistories;

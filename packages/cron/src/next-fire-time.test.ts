@@ -9,7 +9,7 @@ const next = (expr: string, tz: string | undefined, after: string, def?: string)
 const series = (expr: string, tz: string, after: string, n: number): string[] =>
   fireTimesBetween(expr, tz, new Date(after), new Date('2200-01-01T00:00:00Z'), n).map(iso);
 
-describe('nextFireTime: the CronFederatedHPA proposal\'s examples', () => {
+describe("nextFireTime: the CronFederatedHPA proposal's examples", () => {
   it.each([
     // `3 * * * *` applied at 9:04 -> 10:03, at 9:01 -> 9:03; after running at 10:03 the next is 11:03
     ['2026-05-04T09:04:00Z', '2026-05-04T10:03:00Z'],
@@ -58,7 +58,12 @@ describe('nextFireTime across DST', () => {
     ['30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z', ['2026-03-08T07:30:00Z', '2026-03-09T06:30:00Z']],
     ['30 1 * * *', 'Europe/London', '2026-03-28T12:00:00Z', ['2026-03-29T01:30:00Z', '2026-03-30T00:30:00Z']],
     // every minute of the missing 02:xx runs an hour later (01:59 EST is 06:59Z and is not hour 2)
-    ['* 2 * * *', 'America/New_York', '2026-03-08T06:58:30Z', ['2026-03-08T07:00:00Z', '2026-03-08T07:01:00Z', '2026-03-08T07:02:00Z']],
+    [
+      '* 2 * * *',
+      'America/New_York',
+      '2026-03-08T06:58:30Z',
+      ['2026-03-08T07:00:00Z', '2026-03-08T07:01:00Z', '2026-03-08T07:02:00Z'],
+    ],
     // Lord Howe's 30-minute gap (02:00 -> 02:30): 02:15 fires at 02:45 local
     ['15 2 * * *', 'Australia/Lord_Howe', '2026-10-03T12:00:00Z', ['2026-10-03T15:45:00Z', '2026-10-04T15:15:00Z']],
     // fall back: a fixed local time in the repeated hour fires once, at the first occurrence
@@ -66,14 +71,45 @@ describe('nextFireTime across DST', () => {
     ['30 1 * * *', 'Europe/London', '2026-10-24T12:00:00Z', ['2026-10-25T00:30:00Z', '2026-10-26T01:30:00Z']],
     ['45 1 * * *', 'Australia/Lord_Howe', '2026-04-04T12:00:00Z', ['2026-04-04T14:45:00Z', '2026-04-05T15:15:00Z']],
     // wildcard or stepped hours fire at each real instant that matches
-    ['*/30 * * * *', 'America/New_York', '2026-11-01T04:45:00Z', ['2026-11-01T05:00:00Z', '2026-11-01T05:30:00Z', '2026-11-01T06:00:00Z', '2026-11-01T06:30:00Z', '2026-11-01T07:00:00Z']],
-    ['*/30 * * * *', 'America/New_York', '2026-03-08T05:45:00Z', ['2026-03-08T06:00:00Z', '2026-03-08T06:30:00Z', '2026-03-08T07:00:00Z']],
-    ['45 * * * *', 'Australia/Lord_Howe', '2026-04-04T13:00:00Z', ['2026-04-04T13:45:00Z', '2026-04-04T14:45:00Z', '2026-04-04T15:15:00Z', '2026-04-04T16:15:00Z']],
+    [
+      '*/30 * * * *',
+      'America/New_York',
+      '2026-11-01T04:45:00Z',
+      [
+        '2026-11-01T05:00:00Z',
+        '2026-11-01T05:30:00Z',
+        '2026-11-01T06:00:00Z',
+        '2026-11-01T06:30:00Z',
+        '2026-11-01T07:00:00Z',
+      ],
+    ],
+    [
+      '*/30 * * * *',
+      'America/New_York',
+      '2026-03-08T05:45:00Z',
+      ['2026-03-08T06:00:00Z', '2026-03-08T06:30:00Z', '2026-03-08T07:00:00Z'],
+    ],
+    [
+      '45 * * * *',
+      'Australia/Lord_Howe',
+      '2026-04-04T13:00:00Z',
+      ['2026-04-04T13:45:00Z', '2026-04-04T14:45:00Z', '2026-04-04T15:15:00Z', '2026-04-04T16:15:00Z'],
+    ],
     ['15 * * * *', 'Australia/Lord_Howe', '2026-10-03T14:00:00Z', ['2026-10-03T14:45:00Z', '2026-10-03T16:15:00Z']],
-    ['0 */2 * * *', 'Europe/London', '2026-03-28T23:30:00Z', ['2026-03-29T00:00:00Z', '2026-03-29T01:00:00Z', '2026-03-29T03:00:00Z']], // 00:00 GMT, 02:00 BST, 04:00 BST
+    [
+      '0 */2 * * *',
+      'Europe/London',
+      '2026-03-28T23:30:00Z',
+      ['2026-03-29T00:00:00Z', '2026-03-29T01:00:00Z', '2026-03-29T03:00:00Z'],
+    ], // 00:00 GMT, 02:00 BST, 04:00 BST
     // 6-field schedules across the fall-back: every real second of the repeated hour
     ['59 59 1 * * *', 'America/New_York', '2026-11-01T05:00:00Z', ['2026-11-01T05:59:59Z', '2026-11-02T06:59:59Z']],
-    ['0 0 * * * *', 'America/New_York', '2026-11-01T04:30:00Z', ['2026-11-01T05:00:00Z', '2026-11-01T06:00:00Z', '2026-11-01T07:00:00Z']],
+    [
+      '0 0 * * * *',
+      'America/New_York',
+      '2026-11-01T04:30:00Z',
+      ['2026-11-01T05:00:00Z', '2026-11-01T06:00:00Z', '2026-11-01T07:00:00Z'],
+    ],
   ])('%s in %s after %s', (expr, tz, after, want) => {
     expect(series(expr, tz, after, want.length)).toEqual(want);
   });
@@ -96,7 +132,11 @@ describe('nextFireTime across DST', () => {
 
   it('covers where cron-parser falls short (documented in toolchain 3.7)', () => {
     const cp = (expr: string, tz: string, after: string): string =>
-      iso(CronExpressionParser.parse(expr, { currentDate: new Date(after), tz }).next().toDate());
+      iso(
+        CronExpressionParser.parse(expr, { currentDate: new Date(after), tz })
+          .next()
+          .toDate(),
+      );
     // starting inside the gap, cron-parser skips the day's shifted run
     expect(cp('30 2 * * *', 'America/New_York', '2026-03-08T07:00:00Z')).toBe('2026-03-09T06:30:00Z');
     expect(next('30 2 * * *', 'America/New_York', '2026-03-08T07:00:00Z')).toBe('2026-03-08T07:30:00Z');
@@ -108,27 +148,59 @@ describe('nextFireTime across DST', () => {
 
 describe('nextFireTime: calendar', () => {
   it.each([
-    ['0 0 31 * *', 'UTC', '2026-01-31T00:00:00Z', ['2026-03-31T00:00:00Z', '2026-05-31T00:00:00Z', '2026-07-31T00:00:00Z', '2026-08-31T00:00:00Z']],
+    [
+      '0 0 31 * *',
+      'UTC',
+      '2026-01-31T00:00:00Z',
+      ['2026-03-31T00:00:00Z', '2026-05-31T00:00:00Z', '2026-07-31T00:00:00Z', '2026-08-31T00:00:00Z'],
+    ],
     ['0 0 30 * *', 'UTC', '2026-01-30T00:00:00Z', ['2026-03-30T00:00:00Z', '2026-04-30T00:00:00Z']],
     ['0 0 29 2 *', 'UTC', '2026-01-01T00:00:00Z', ['2028-02-29T00:00:00Z', '2032-02-29T00:00:00Z']],
     ['0 0 29 2 *', 'UTC', '2096-03-01T00:00:00Z', ['2104-02-29T00:00:00Z']], // 2100 is not a leap year
     ['0 0 29 2 *', 'Asia/Shanghai', '2026-03-07T12:00:00Z', ['2028-02-28T16:00:00Z']],
-    ['0 12 28-31 * *', 'Europe/London', '2026-02-27T00:00:00Z', ['2026-02-28T12:00:00Z', '2026-03-28T12:00:00Z', '2026-03-29T11:00:00Z']],
+    [
+      '0 12 28-31 * *',
+      'Europe/London',
+      '2026-02-27T00:00:00Z',
+      ['2026-02-28T12:00:00Z', '2026-03-28T12:00:00Z', '2026-03-29T11:00:00Z'],
+    ],
     // cron's OR rule: the 13th OR every Friday
-    ['0 0 13 * 5', 'UTC', '2026-02-01T00:00:00Z', ['2026-02-06T00:00:00Z', '2026-02-13T00:00:00Z', '2026-02-20T00:00:00Z', '2026-02-27T00:00:00Z', '2026-03-06T00:00:00Z', '2026-03-13T00:00:00Z']],
+    [
+      '0 0 13 * 5',
+      'UTC',
+      '2026-02-01T00:00:00Z',
+      [
+        '2026-02-06T00:00:00Z',
+        '2026-02-13T00:00:00Z',
+        '2026-02-20T00:00:00Z',
+        '2026-02-27T00:00:00Z',
+        '2026-03-06T00:00:00Z',
+        '2026-03-13T00:00:00Z',
+      ],
+    ],
     // a day-of-month that never exists in February still fires on February's Mondays
     ['0 0 30 2 1', 'UTC', '2026-01-01T00:00:00Z', ['2026-02-02T00:00:00Z', '2026-02-09T00:00:00Z']],
     // a star in either day field means AND
     ['0 0 * * 1', 'UTC', '2026-02-01T00:00:00Z', ['2026-02-02T00:00:00Z', '2026-02-09T00:00:00Z']],
     // robfig quirk: a stepped star is not a star, so odd days OR Mondays
-    ['0 0 */2 * 1', 'UTC', '2024-05-01T00:00:00Z', ['2024-05-03T00:00:00Z', '2024-05-05T00:00:00Z', '2024-05-06T00:00:00Z', '2024-05-07T00:00:00Z']],
+    [
+      '0 0 */2 * 1',
+      'UTC',
+      '2024-05-01T00:00:00Z',
+      ['2024-05-03T00:00:00Z', '2024-05-05T00:00:00Z', '2024-05-06T00:00:00Z', '2024-05-07T00:00:00Z'],
+    ],
     ['0 0 * * 7', 'UTC', '2026-02-01T00:00:00Z', ['2026-02-08T00:00:00Z']],
     ['@weekly', 'UTC', '2026-02-01T00:00:00Z', ['2026-02-08T00:00:00Z']],
     ['@monthly', 'Asia/Shanghai', '2026-02-01T00:00:00Z', ['2026-02-28T16:00:00Z']],
     ['@yearly', 'UTC', '2026-02-01T00:00:00Z', ['2027-01-01T00:00:00Z']],
     ['@midnight', 'America/Los_Angeles', '2026-02-01T00:00:00Z', ['2026-02-01T08:00:00Z']],
     ['@hourly', 'UTC', '2026-02-01T00:00:00Z', ['2026-02-01T01:00:00Z']],
-    ['*/20 30 8 * * *', 'UTC', '2026-02-01T08:30:00Z', ['2026-02-01T08:30:20Z', '2026-02-01T08:30:40Z', '2026-02-02T08:30:00Z']],
+    [
+      '*/20 30 8 * * *',
+      'UTC',
+      '2026-02-01T08:30:00Z',
+      ['2026-02-01T08:30:20Z', '2026-02-01T08:30:40Z', '2026-02-02T08:30:00Z'],
+    ],
     ['0 0 0 1 jan,jul *', 'UTC', '2026-02-01T00:00:00Z', ['2026-07-01T00:00:00Z', '2027-01-01T00:00:00Z']],
   ])('%s in %s after %s', (expr, tz, after, want) => {
     expect(series(expr, tz, after, want.length)).toEqual(want);
@@ -146,14 +218,22 @@ describe('nextFireTime: calendar', () => {
   ])('agrees with cron-parser in UTC for %s', (expr) => {
     const it = CronExpressionParser.parse(expr, { currentDate: new Date('2024-01-01T00:00:00Z'), tz: 'UTC' });
     const theirs = it.take(30).map((d) => d.toDate().toISOString());
-    const ours = fireTimesBetween(expr, 'UTC', new Date('2024-01-01T00:00:00Z'), new Date('2200-01-01T00:00:00Z'), 30).map((d) => d.toISOString());
+    const ours = fireTimesBetween(
+      expr,
+      'UTC',
+      new Date('2024-01-01T00:00:00Z'),
+      new Date('2200-01-01T00:00:00Z'),
+      30,
+    ).map((d) => d.toISOString());
     expect(ours).toEqual(theirs);
   });
 });
 
 describe('nextFireTime: bad input', () => {
   it('rejects an unknown zone with a typed error', () => {
-    expect(() => nextFireTime('0 9 * * *', 'Not/AZone', new Date('2026-01-01T00:00:00Z'))).toThrow(UnknownTimeZoneError);
+    expect(() => nextFireTime('0 9 * * *', 'Not/AZone', new Date('2026-01-01T00:00:00Z'))).toThrow(
+      UnknownTimeZoneError,
+    );
   });
   it('rejects a bad schedule with a typed error', () => {
     expect(() => nextFireTime('0 0 30 2 *', 'UTC', new Date('2026-01-01T00:00:00Z'))).toThrow(CronSyntaxError);

@@ -22,7 +22,11 @@ function instantsOf(s: CronSchedule, timeZone: string, naive: number): number[] 
 }
 
 function offsetSpread(timeZone: string, instant: number): { min: number; max: number } {
-  const offsets = [offsetAt(timeZone, instant - TWO_DAYS_MS), offsetAt(timeZone, instant), offsetAt(timeZone, instant + TWO_DAYS_MS)];
+  const offsets = [
+    offsetAt(timeZone, instant - TWO_DAYS_MS),
+    offsetAt(timeZone, instant),
+    offsetAt(timeZone, instant + TWO_DAYS_MS),
+  ];
   return { min: Math.min(...offsets), max: Math.max(...offsets) };
 }
 

@@ -34,8 +34,14 @@ describe('planCronExecutions: first sight and the examples of the CronFederatedH
 
   it('fires on time and advances to the next occurrence (10:03 -> 11:03)', () => {
     const rule = { name: 'r', schedule: '3 * * * *', targetReplicas: 2 };
-    const plan = planCronExecutions({ object: obj([rule]), state: [stored(rule, '2026-05-04T10:03:00.000Z')], now: at('2026-05-04T10:03:00.020Z') });
-    expect(plan.execute).toEqual([{ ruleName: 'r', scheduleTime: at('2026-05-04T10:03:00Z'), values: { replicas: 2 } }]);
+    const plan = planCronExecutions({
+      object: obj([rule]),
+      state: [stored(rule, '2026-05-04T10:03:00.000Z')],
+      now: at('2026-05-04T10:03:00.020Z'),
+    });
+    expect(plan.execute).toEqual([
+      { ruleName: 'r', scheduleTime: at('2026-05-04T10:03:00Z'), values: { replicas: 2 } },
+    ]);
     expect(plan.state[0]?.nextDue).toBe('2026-05-04T11:03:00.000Z');
   });
 
@@ -50,7 +56,11 @@ describe('planCronExecutions: first sight and the examples of the CronFederatedH
   it('keeps the stored due time after a restart instead of recomputing it from now', () => {
     // Stored before a restart on the spring-forward day: the shifted 03:30 EDT run is still due.
     const rule = { name: 'r', schedule: '30 2 * * *', timeZone: 'America/New_York', targetReplicas: 3 };
-    const plan = planCronExecutions({ object: obj([rule]), state: [stored(rule, '2026-03-08T07:30:00.000Z')], now: at('2026-03-08T07:31:00Z') });
+    const plan = planCronExecutions({
+      object: obj([rule]),
+      state: [stored(rule, '2026-03-08T07:30:00.000Z')],
+      now: at('2026-03-08T07:31:00Z'),
+    });
     expect(plan.execute.map((e) => e.scheduleTime)).toEqual([at('2026-03-08T07:30:00Z')]);
     expect(plan.state[0]?.nextDue).toBe('2026-03-09T06:30:00.000Z');
   });
@@ -64,7 +74,9 @@ describe('planCronExecutions: catch-up', () => {
       now: at('2026-05-04T11:05:00Z'),
       catchUpWindowMs: 4 * 3_600_000,
     });
-    expect(plan.execute).toEqual([{ ruleName: 'scale-down', scheduleTime: at('2026-05-04T11:00:00Z'), values: { replicas: 1 } }]);
+    expect(plan.execute).toEqual([
+      { ruleName: 'scale-down', scheduleTime: at('2026-05-04T11:00:00Z'), values: { replicas: 1 } },
+    ]);
     expect(plan.missed).toEqual([
       {
         ruleName: 'scale-up',
@@ -105,9 +117,16 @@ describe('planCronExecutions: catch-up', () => {
 
   it('a rule missed several times applies only its latest occurrence and records the older ones', () => {
     const rule = { name: 'r', schedule: '*/5 * * * *', targetReplicas: 4 };
-    const plan = planCronExecutions({ object: obj([rule]), state: [stored(rule, '2026-05-04T10:00:00.000Z')], now: at('2026-05-04T10:12:00Z') });
+    const plan = planCronExecutions({
+      object: obj([rule]),
+      state: [stored(rule, '2026-05-04T10:00:00.000Z')],
+      now: at('2026-05-04T10:12:00Z'),
+    });
     expect(plan.execute.map((e) => e.scheduleTime.toISOString())).toEqual(['2026-05-04T10:10:00.000Z']);
-    expect(plan.missed.map((m) => m.scheduleTime.toISOString())).toEqual(['2026-05-04T10:00:00.000Z', '2026-05-04T10:05:00.000Z']);
+    expect(plan.missed.map((m) => m.scheduleTime.toISOString())).toEqual([
+      '2026-05-04T10:00:00.000Z',
+      '2026-05-04T10:05:00.000Z',
+    ]);
     expect(plan.missed[0]?.message).toContain('superseded by rule "r" at 2026-05-04T10:10:00Z');
     expect(plan.state[0]?.nextDue).toBe('2026-05-04T10:15:00.000Z');
   });
@@ -118,7 +137,11 @@ describe('planCronExecutions: catch-up', () => {
     const both = { name: 'both', schedule: '1 8 * * *', targetMinReplicas: 2, targetMaxReplicas: 20 };
     const plan = planCronExecutions({
       object: obj([setMin, both, setMax], fhpa),
-      state: [stored(setMin, '2026-05-04T08:00:00.000Z'), stored(both, '2026-05-04T08:01:00.000Z'), stored(setMax, '2026-05-04T08:05:00.000Z')],
+      state: [
+        stored(setMin, '2026-05-04T08:00:00.000Z'),
+        stored(both, '2026-05-04T08:01:00.000Z'),
+        stored(setMax, '2026-05-04T08:05:00.000Z'),
+      ],
       now: at('2026-05-04T08:06:00Z'),
     });
     expect(plan.execute).toEqual([
@@ -136,21 +159,36 @@ describe('planCronExecutions: catch-up', () => {
       state: [stored(a, '2026-05-04T09:00:00.000Z'), stored(b, '2026-05-04T09:00:00.000Z')],
       now: at('2026-05-04T09:00:00.010Z'),
     });
-    expect(plan.execute.map((e) => [e.ruleName, e.values.replicas])).toEqual([['a', 5], ['b', 7]]);
+    expect(plan.execute.map((e) => [e.ruleName, e.values.replicas])).toEqual([
+      ['a', 5],
+      ['b', 7],
+    ]);
     expect(plan.missed).toEqual([]);
   });
 
   it('ignores fields meant for the other kind of target', () => {
     const rule = { name: 'r', schedule: '0 9 * * *', targetReplicas: 3, targetMinReplicas: 1, targetMaxReplicas: 9 };
-    const plan = planCronExecutions({ object: obj([rule]), state: [stored(rule, '2026-05-04T09:00:00.000Z')], now: at('2026-05-04T09:00:01Z') });
+    const plan = planCronExecutions({
+      object: obj([rule]),
+      state: [stored(rule, '2026-05-04T09:00:00.000Z')],
+      now: at('2026-05-04T09:00:01Z'),
+    });
     expect(plan.execute[0]?.values).toEqual({ replicas: 3 });
-    const planF = planCronExecutions({ object: obj([rule], fhpa), state: [stored(rule, '2026-05-04T09:00:00.000Z')], now: at('2026-05-04T09:00:01Z') });
+    const planF = planCronExecutions({
+      object: obj([rule], fhpa),
+      state: [stored(rule, '2026-05-04T09:00:00.000Z')],
+      now: at('2026-05-04T09:00:01Z'),
+    });
     expect(planF.execute[0]?.values).toEqual({ minReplicas: 1, maxReplicas: 9 });
   });
 
   it('bounds a very long outage of a per-second rule and still applies the latest occurrence', () => {
     const rule = { name: 'r', schedule: '* * * * * *', targetReplicas: 1 };
-    const plan = planCronExecutions({ object: obj([rule]), state: [stored(rule, '2026-05-01T00:00:00.000Z')], now: at('2026-05-04T00:00:00.500Z') });
+    const plan = planCronExecutions({
+      object: obj([rule]),
+      state: [stored(rule, '2026-05-01T00:00:00.000Z')],
+      now: at('2026-05-04T00:00:00.500Z'),
+    });
     expect(plan.execute.map((e) => e.scheduleTime.toISOString())).toEqual(['2026-05-04T00:00:00.000Z']);
     expect(plan.missed).toHaveLength(32);
     expect(plan.unrecorded.r).toBeGreaterThan(0);
@@ -161,7 +199,11 @@ describe('planCronExecutions: catch-up', () => {
 describe('planCronExecutions: rule changes', () => {
   it('a suspended rule has no due time and no executions, even when it was due', () => {
     const rule = { ...up, suspend: true };
-    const plan = planCronExecutions({ object: obj([rule]), state: [stored(up, '2026-05-04T08:30:00.000Z')], now: at('2026-05-04T08:31:00Z') });
+    const plan = planCronExecutions({
+      object: obj([rule]),
+      state: [stored(up, '2026-05-04T08:30:00.000Z')],
+      now: at('2026-05-04T08:31:00Z'),
+    });
     expect(plan.execute).toEqual([]);
     expect(plan.missed).toEqual([]);
     expect(plan.state).toEqual([{ ruleName: 'scale-up', clock: ruleClock(rule), nextDue: null }]);
@@ -170,7 +212,11 @@ describe('planCronExecutions: rule changes', () => {
 
   it('unsuspending restarts the clock from now without replaying the suspension', () => {
     const suspended = { ...up, suspend: true };
-    const plan = planCronExecutions({ object: obj([up]), state: [stored(suspended, null)], now: at('2026-05-04T09:00:00Z') });
+    const plan = planCronExecutions({
+      object: obj([up]),
+      state: [stored(suspended, null)],
+      now: at('2026-05-04T09:00:00Z'),
+    });
     expect(plan.execute).toEqual([]);
     expect(plan.state[0]?.nextDue).toBe('2026-05-05T08:30:00.000Z');
   });
@@ -201,16 +247,27 @@ describe('planCronExecutions: rule changes', () => {
 
   it('an empty rule list plans nothing', () => {
     const plan = planCronExecutions({ object: obj([]), state: [], now: at('2026-05-04T08:45:00Z') });
-    expect(plan).toMatchObject({ execute: [], missed: [], state: [], removed: [], stateChanged: false, nextWakeAt: undefined });
+    expect(plan).toMatchObject({
+      execute: [],
+      missed: [],
+      state: [],
+      removed: [],
+      stateChanged: false,
+      nextWakeAt: undefined,
+    });
   });
 
   it('rejects bad input', () => {
     expect(() => planCronExecutions({ object: obj([up]), state: [], now: new Date(Number.NaN) })).toThrow(RangeError);
-    expect(() => planCronExecutions({ object: obj([up]), state: [], now: at('2026-05-04T08:45:00Z'), catchUpWindowMs: -1 })).toThrow(
-      'catchUpWindowMs: must be >= 0, got -1',
-    );
-    expect(() => planCronExecutions({ object: obj([{ ...up, timeZone: 'No/Where' }]), state: [], now: at('2026-05-04T08:45:00Z') })).toThrow(
-      'unknown time zone "No/Where"',
-    );
+    expect(() =>
+      planCronExecutions({ object: obj([up]), state: [], now: at('2026-05-04T08:45:00Z'), catchUpWindowMs: -1 }),
+    ).toThrow('catchUpWindowMs: must be >= 0, got -1');
+    expect(() =>
+      planCronExecutions({
+        object: obj([{ ...up, timeZone: 'No/Where' }]),
+        state: [],
+        now: at('2026-05-04T08:45:00Z'),
+      }),
+    ).toThrow('unknown time zone "No/Where"');
   });
 });

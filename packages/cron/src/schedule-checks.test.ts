@@ -47,10 +47,34 @@ describe('admission with the cron checks: schedules and time zones', () => {
   });
 
   it.each<Case>([
-    ['CronFederatedHPA: invalid cron', cronWorkload, (o) => (o.spec.rules[1].schedule = '61 * * * *'), 'spec.rules[1].schedule', 'invalid cron expression "61 * * * *"'],
-    ['CronFederatedHPA: invalid time zone', cronWorkload, (o) => (o.spec.rules[0].timeZone = 'Mars/Olympus'), 'spec.rules[0].timeZone', 'unknown time zone "Mars/Olympus"'],
-    ['EHPA: invalid cron start', ehpa, (o) => (o.spec.crons[0].start = '0 25 * * *'), 'spec.crons[0].start', 'invalid cron expression'],
-    ['EHPA: unknown cron time zone', ehpa, (o) => (o.spec.crons[0].timezone = 'Nowhere/Town'), 'spec.crons[0].timezone', 'unknown time zone "Nowhere/Town"'],
+    [
+      'CronFederatedHPA: invalid cron',
+      cronWorkload,
+      (o) => (o.spec.rules[1].schedule = '61 * * * *'),
+      'spec.rules[1].schedule',
+      'invalid cron expression "61 * * * *"',
+    ],
+    [
+      'CronFederatedHPA: invalid time zone',
+      cronWorkload,
+      (o) => (o.spec.rules[0].timeZone = 'Mars/Olympus'),
+      'spec.rules[0].timeZone',
+      'unknown time zone "Mars/Olympus"',
+    ],
+    [
+      'EHPA: invalid cron start',
+      ehpa,
+      (o) => (o.spec.crons[0].start = '0 25 * * *'),
+      'spec.crons[0].start',
+      'invalid cron expression',
+    ],
+    [
+      'EHPA: unknown cron time zone',
+      ehpa,
+      (o) => (o.spec.crons[0].timezone = 'Nowhere/Town'),
+      'spec.crons[0].timezone',
+      'unknown time zone "Nowhere/Town"',
+    ],
   ])('%s', (_title, base, mutate, field, message) => {
     const o = base();
     mutate(o);
@@ -81,7 +105,11 @@ describe('admission with the cron checks: schedules and time zones', () => {
     }
     expect(err).toBeInstanceOf(AdmissionError);
     const e = err as AdmissionError;
-    expect(e.message.startsWith('CronFederatedHPA "x" is invalid: spec.rules[1].schedule: invalid cron expression "61 * * * *"')).toBe(true);
+    expect(
+      e.message.startsWith(
+        'CronFederatedHPA "x" is invalid: spec.rules[1].schedule: invalid cron expression "61 * * * *"',
+      ),
+    ).toBe(true);
     expect(e.message).toContain('; spec.rules[2].name: Duplicate value: "up"');
     expect(e.kind).toBe('CronFederatedHPA');
     expect(e.objectName).toBe('x');

@@ -37,7 +37,18 @@ interface FieldDef {
 }
 
 const MONTH_NAMES: Record<string, number> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
 };
 const DAY_NAMES: Record<string, number> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
 
@@ -139,7 +150,7 @@ function parseUncached(expression: string): CronSchedule {
   const trimmed = expression.trim();
   if (trimmed === '') throw new CronSyntaxError(expression, 'empty expression');
   if (/^(CRON_)?TZ=/.test(trimmed)) {
-    throw new CronSyntaxError(expression, 'a CRON_TZ=/TZ= prefix is not supported: set the rule\'s timeZone instead');
+    throw new CronSyntaxError(expression, "a CRON_TZ=/TZ= prefix is not supported: set the rule's timeZone instead");
   }
   let body = trimmed;
   if (trimmed.startsWith('@')) {

@@ -3,12 +3,18 @@ import { UnknownTimeZoneError } from './errors.js';
 import { resolveTimeZone, timeZoneError } from './time-zone.js';
 
 describe('timeZoneError', () => {
-  it.each(['', 'UTC', 'Asia/Shanghai', 'America/Los_Angeles', 'Europe/London', 'Australia/Lord_Howe', 'US/Pacific', 'Etc/GMT+8'])(
-    '%j is a zone',
-    (tz) => {
-      expect(timeZoneError(tz)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    'UTC',
+    'Asia/Shanghai',
+    'America/Los_Angeles',
+    'Europe/London',
+    'Australia/Lord_Howe',
+    'US/Pacific',
+    'Etc/GMT+8',
+  ])('%j is a zone', (tz) => {
+    expect(timeZoneError(tz)).toBeUndefined();
+  });
 
   it.each([
     ['A/B', 'unknown time zone "A/B"'],

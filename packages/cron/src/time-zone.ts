@@ -32,7 +32,10 @@ export function timeZoneError(timeZone: string): string | undefined {
  * The zone a rule runs in: unset means the controller's zone (`defaultTimeZone`), `""` means UTC as in Karmada.
  * Throws {@link UnknownTimeZoneError} for a name this runtime does not know, including a bad default.
  */
-export function resolveTimeZone(timeZone: string | undefined, defaultTimeZone: string = DEFAULT_CONTROLLER_TIME_ZONE): string {
+export function resolveTimeZone(
+  timeZone: string | undefined,
+  defaultTimeZone: string = DEFAULT_CONTROLLER_TIME_ZONE,
+): string {
   const zone = timeZone === undefined ? defaultTimeZone : timeZone === '' ? 'UTC' : timeZone;
   if (zone !== 'UTC' && timeZoneError(zone) !== undefined) throw new UnknownTimeZoneError(zone);
   return zone;

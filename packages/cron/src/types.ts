@@ -2,7 +2,12 @@
  * Views of the API's CronFederatedHPA that the cron logic works on. Times are RFC 3339 strings in UTC
  * (metav1.Time), e.g. `2026-03-08T09:03:00Z`.
  */
-import type { CronFederatedHPA, CronFederatedHPASpec, CronFederatedHPAStatus, CrossVersionObjectReference } from '@flotilla/api';
+import type {
+  CronFederatedHPA,
+  CronFederatedHPASpec,
+  CronFederatedHPAStatus,
+  CrossVersionObjectReference,
+} from '@flotilla/api';
 
 export type ScaleTargetRef = CrossVersionObjectReference;
 

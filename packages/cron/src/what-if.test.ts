@@ -22,13 +22,18 @@ const zones = {
     scaleTargetRef: { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop-fhpa' },
     rules: [
       { name: 'scale-up-asia-shanghai', schedule: '30 07 * * *', targetMinReplicas: 1000, timeZone: 'Asia/Shanghai' },
-      { name: 'scale-up-america-los-angeles', schedule: '30 07 * * *', targetMinReplicas: 1000, timeZone: 'America/Los_Angeles' },
+      {
+        name: 'scale-up-america-los-angeles',
+        schedule: '30 07 * * *',
+        targetMinReplicas: 1000,
+        timeZone: 'America/Los_Angeles',
+      },
     ],
   },
 };
 
 describe('whatIfCron', () => {
-  it('writes each rule\'s next execution time as the controller would at now', () => {
+  it("writes each rule's next execution time as the controller would at now", () => {
     const r = whatIfCron([shop, zones], new Date('2026-05-04T09:04:00Z'));
     expect(r.items.map((i) => i.status?.executionHistories)).toEqual([
       [
@@ -60,14 +65,26 @@ describe('whatIfCron', () => {
       ...shop,
       status: {
         executionHistories: [
-          { ruleName: 'Scale-Up', nextExecutionTime: '2026-05-04T08:30:00Z', successfulExecutions: [{ scheduleTime: '2026-05-03T08:30:00Z', executionTime: '2026-05-03T08:30:00Z', appliedReplicas: 1000 }] },
+          {
+            ruleName: 'Scale-Up',
+            nextExecutionTime: '2026-05-04T08:30:00Z',
+            successfulExecutions: [
+              { scheduleTime: '2026-05-03T08:30:00Z', executionTime: '2026-05-03T08:30:00Z', appliedReplicas: 1000 },
+            ],
+          },
           { ruleName: 'old', nextExecutionTime: '2026-05-04T08:30:00Z' },
         ],
       },
     };
     const before = structuredClone(withStatus);
     const r = whatIfCron([withStatus], new Date('2026-05-04T09:04:00Z'));
-    expect(r.items[0]?.status?.executionHistories?.map((h) => [h.ruleName, h.nextExecutionTime, h.successfulExecutions?.length])).toEqual([
+    expect(
+      r.items[0]?.status?.executionHistories?.map((h) => [
+        h.ruleName,
+        h.nextExecutionTime,
+        h.successfulExecutions?.length,
+      ]),
+    ).toEqual([
       ['Scale-Up', '2026-05-05T08:30:00Z', 1],
       ['Scale-Down', '2026-05-04T11:00:00Z', undefined],
       ['paused', undefined, undefined],
@@ -81,7 +98,10 @@ describe('whatIfCron', () => {
   });
 
   it('stops a runaway listing and says so', () => {
-    const fast = { ...shop, spec: { ...shop.spec, rules: [{ name: 'tick', schedule: '* * * * * *', targetReplicas: 1 }] } };
+    const fast = {
+      ...shop,
+      spec: { ...shop.spec, rules: [{ name: 'tick', schedule: '* * * * * *', targetReplicas: 1 }] },
+    };
     const r = whatIfCron([fast], new Date('2026-05-04T00:00:00Z'), new Date('2026-05-05T00:00:00Z'));
     expect(r.executions).toHaveLength(MAX_WHAT_IF_EXECUTIONS);
     expect(r.truncated).toBe(true);

@@ -47,9 +47,13 @@ export function whatIfCron(
     const rules = obj.spec?.rules ?? [];
     const nextTimes = rules.map((rule) => ({
       ruleName: rule.name,
-      nextExecutionTime: rule.suspend === true ? null : nextFireTime(rule.schedule, rule.timeZone, now, defaultTimeZone).toISOString(),
+      nextExecutionTime:
+        rule.suspend === true ? null : nextFireTime(rule.schedule, rule.timeZone, now, defaultTimeZone).toISOString(),
     }));
-    const status = evolveHistory(structuredClone(obj.status), { type: 'CronNextScheduled', data: { rules: nextTimes } });
+    const status = evolveHistory(structuredClone(obj.status), {
+      type: 'CronNextScheduled',
+      data: { rules: nextTimes },
+    });
     items.push({ ...structuredClone(obj), status });
     if (!until) return;
     const kind = targetKindOf(obj.spec.scaleTargetRef);

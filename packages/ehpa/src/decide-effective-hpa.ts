@@ -35,7 +35,8 @@ export interface EhpaDecisionInput {
 
 /** A source's proposal as the status shows it. */
 export type ProposalStatus =
-  { replicas: number; metricValue?: number; detail?: string } | { reason: string; message: string };
+  | { replicas: number; metricValue?: number; detail?: string }
+  | { reason: string; message: string };
 
 export interface EhpaStatusPatch {
   expectReplicas: number;

@@ -76,7 +76,7 @@ export function predictionProposal(
   if (!predictionEnabled(spec)) return undefined;
   const metric = predictedMetric(spec);
   if (!metric) return undefined;
-  if (!forecast || !forecast.readiness.ready) {
+  if (!forecast?.readiness.ready) {
     return {
       source: 'prediction',
       reason: forecast?.readiness.reason ?? PREDICT_PARTIAL,

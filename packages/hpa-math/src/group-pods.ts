@@ -60,7 +60,12 @@ export function runningReadyCount(states: readonly PodState[]): number {
  * report). Equal shares, the remainder on the first pod, keep the sum exact, and utilization depends only on the sum;
  * pods not running yet are Pending, as the HPA sees them.
  */
-export function equalSharePods(readyPods: number, pendingPods: number, usageMilli: number, requestMilli: number): PodSample[] {
+export function equalSharePods(
+  readyPods: number,
+  pendingPods: number,
+  usageMilli: number,
+  requestMilli: number,
+): PodSample[] {
   const ready = Math.max(0, readyPods);
   const share = ready > 0 ? Math.floor(usageMilli / ready) : 0;
   const pods: PodSample[] = Array.from({ length: ready }, (_, i) => ({

@@ -4,7 +4,14 @@ export {
   OutdatedTimeSeriesError,
   type MetricErrorReason,
 } from './errors.js';
-export { equalSharePods, groupPods, runningReadyCount, type PodGroups, type PodSample, type PodState } from './group-pods.js';
+export {
+  equalSharePods,
+  groupPods,
+  runningReadyCount,
+  type PodGroups,
+  type PodSample,
+  type PodState,
+} from './group-pods.js';
 export {
   averageOfTotalReplicas,
   averageValueReplicas,

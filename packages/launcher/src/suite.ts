@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { freePort } from './free-port.js';
 
 /** The deployables `startSuite` knows, in start order. */
-export const SERVICES = ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'cron-scheduler', 'hpa-assigner'] as const;
+export const SERVICES = [
+  'gateway',
+  'status-writer',
+  'member-agent',
+  'affinity-scheduler',
+  'cron-scheduler',
+  'hpa-assigner',
+] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export interface SuiteOptions {
@@ -40,7 +47,11 @@ export interface RestartPolicy {
   resetAfterMs: number;
 }
 
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { initialDelayMs: 1_000, maxDelayMs: 30_000, resetAfterMs: 60_000 };
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  initialDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  resetAfterMs: 60_000,
+};
 
 export type LifecycleEvent =
   | { type: 'exited'; service: string; code: number | null; signal: NodeJS.Signals | null; restartInMs?: number }
@@ -194,7 +205,8 @@ export class Suite {
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error(`${p.name} was not ready within ${this.opts.readyTimeoutMs ?? 20_000} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`${p.name} was not ready within ${this.opts.readyTimeoutMs ?? 20_000} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -213,7 +225,10 @@ export class Suite {
     const codes: Record<string, number | null> = {};
     for (const p of [...this.processes].reverse()) {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-      const code = await Promise.race([p.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000))]);
+      const code = await Promise.race([
+        p.exited,
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000)),
+      ]);
       if (code === 'timeout') {
         p.child.kill('SIGKILL');
         codes[`${p.name}#${p.replica}`] = await p.exited;

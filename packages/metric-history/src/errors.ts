@@ -28,7 +28,9 @@ export class QueryTemplateError extends Error {
     readonly template: string,
     readonly placeholder: string,
   ) {
-    super(`query template names an unknown placeholder {{${placeholder}}}; known: {{namespace}}, {{kind}}, {{name}}, {{nameRegex}}`);
+    super(
+      `query template names an unknown placeholder {{${placeholder}}}; known: {{namespace}}, {{kind}}, {{name}}, {{nameRegex}}`,
+    );
     this.name = 'QueryTemplateError';
   }
 }

@@ -26,18 +26,32 @@ describe('JetStreamHistory (real NATS)', () => {
     for (let i = 0; i < 5; i++) await h.record(web, [t0 + 60 * i, i]);
     await h.record(web, [t0 + 120, 99]); // a repeated report of an instant is dropped
     await h.record(other, [t0, 42]);
-    const all = await h.range(web, { start: new Date((t0 - 3600) * 1000), end: new Date((t0 + 3600) * 1000), stepSeconds: 60 });
+    const all = await h.range(web, {
+      start: new Date((t0 - 3600) * 1000),
+      end: new Date((t0 + 3600) * 1000),
+      stepSeconds: 60,
+    });
     expect(all).toEqual([0, 1, 2, 3, 4].map((i) => [t0 + 60 * i, i]));
-    const middle = await h.range(web, { start: new Date((t0 - 3600) * 1000), end: new Date((t0 + 120) * 1000), stepSeconds: 60 });
+    const middle = await h.range(web, {
+      start: new Date((t0 - 3600) * 1000),
+      end: new Date((t0 + 120) * 1000),
+      stepSeconds: 60,
+    });
     expect(middle.map(([, v]) => v)).toEqual([0, 1, 2]);
-    expect(await h.range({ ...web, name: 'none' }, { start: new Date(0), end: new Date(), stepSeconds: 60 })).toEqual([]);
+    expect(await h.range({ ...web, name: 'none' }, { start: new Date(0), end: new Date(), stepSeconds: 60 })).toEqual(
+      [],
+    );
   });
 
   it('keeps the history across a new connection (a restarted service reads what was recorded)', async () => {
     const { connectBus } = await import('@flotilla/bus');
     const again = await connectBus({ url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', prefix: bus.names.prefix });
     try {
-      const samples = await new JetStreamHistory(again).range(web, { start: new Date(0), end: new Date(Date.now() + 3600_000 * 10), stepSeconds: 60 });
+      const samples = await new JetStreamHistory(again).range(web, {
+        start: new Date(0),
+        end: new Date(Date.now() + 3600_000 * 10),
+        stepSeconds: 60,
+      });
       expect(samples).toHaveLength(5);
     } finally {
       await again.close();

@@ -13,7 +13,11 @@ export function metricSubject(root: string, w: WorkloadRef): string {
  * Creates the metrics stream, or updates its retention. `maxAgeMs` is the longest history in use (an EffectiveHPA's
  * `historyLength` plus Crane's extra hour), so samples outlive restarts of every service for as long as they are needed.
  */
-export async function ensureMetricsStream(jsm: JetStreamManager, bus: Pick<Bus, 'names'>, maxAgeMs: number): Promise<void> {
+export async function ensureMetricsStream(
+  jsm: JetStreamManager,
+  bus: Pick<Bus, 'names'>,
+  maxAgeMs: number,
+): Promise<void> {
   const { metricsStream, metricsRoot } = bus.names;
   const config = {
     name: metricsStream,
@@ -48,7 +52,9 @@ export class JetStreamHistory implements MetricHistorySource {
 
   async range(workload: WorkloadRef, r: HistoryRange): Promise<Sample[]> {
     const subject = metricSubject(this.bus.names.metricsRoot, workload);
-    const last = await this.bus.jsm.streams.getMessage(this.bus.names.metricsStream, { last_by_subj: subject }).catch(() => null);
+    const last = await this.bus.jsm.streams
+      .getMessage(this.bus.names.metricsStream, { last_by_subj: subject })
+      .catch(() => null);
     if (!last) return [];
     const consumer = await this.bus.js.consumers.get(this.bus.names.metricsStream, {
       filter_subjects: subject,

@@ -39,7 +39,10 @@ describe('PrometheusSource against a real Prometheus', () => {
     const start = new Date();
     const samples = await eventually(
       async () => {
-        const s = await source.range({ namespace: 'default', kind: 'Deployment', name: 'web' }, { start, end: new Date(), stepSeconds: 1 });
+        const s = await source.range(
+          { namespace: 'default', kind: 'Deployment', name: 'web' },
+          { start, end: new Date(), stepSeconds: 1 },
+        );
         return s.length >= 4 ? s : undefined;
       },
       20_000,
@@ -54,15 +57,25 @@ describe('PrometheusSource against a real Prometheus', () => {
 
   it('names the Prometheus error of a bad query', async () => {
     const source = new PrometheusSource({ url: prometheus.url, queryTemplate: 'sum(' });
-    await expect(source.range({ namespace: 'd', kind: 'Deployment', name: 'w' }, { start: new Date(Date.now() - 60_000), end: new Date(), stepSeconds: 15 })).rejects.toThrow(
-      /Prometheus query at .* failed: bad_data: .*parse error/,
-    );
+    await expect(
+      source.range(
+        { namespace: 'd', kind: 'Deployment', name: 'w' },
+        { start: new Date(Date.now() - 60_000), end: new Date(), stepSeconds: 15 },
+      ),
+    ).rejects.toThrow(/Prometheus query at .* failed: bad_data: .*parse error/);
   });
 
   it('says when Prometheus cannot be reached', async () => {
-    const source = new PrometheusSource({ url: 'http://127.0.0.1:1', queryTemplate: SIM_WORKLOAD_CPU_QUERY, timeoutMs: 2000 });
-    await expect(source.range({ namespace: 'd', kind: 'Deployment', name: 'w' }, { start: new Date(Date.now() - 60_000), end: new Date(), stepSeconds: 15 })).rejects.toThrow(
-      expect.objectContaining({ name: 'PrometheusQueryError' }),
-    );
+    const source = new PrometheusSource({
+      url: 'http://127.0.0.1:1',
+      queryTemplate: SIM_WORKLOAD_CPU_QUERY,
+      timeoutMs: 2000,
+    });
+    await expect(
+      source.range(
+        { namespace: 'd', kind: 'Deployment', name: 'w' },
+        { start: new Date(Date.now() - 60_000), end: new Date(), stepSeconds: 15 },
+      ),
+    ).rejects.toThrow(expect.objectContaining({ name: 'PrometheusQueryError' }));
   });
 });

@@ -53,7 +53,9 @@ export class PrometheusSource implements MetricHistorySource {
     } catch (err) {
       throw new PrometheusQueryError(this.o.url, query, (err as Error).message, { cause: err });
     }
-    const json = (await res.json().catch(() => undefined)) as { status?: string; error?: string; errorType?: string } | undefined;
+    const json = (await res.json().catch(() => undefined)) as
+      | { status?: string; error?: string; errorType?: string }
+      | undefined;
     if (!res.ok || json?.status !== 'success') {
       const reason = json?.error ? `${json.errorType ?? 'error'}: ${json.error}` : `HTTP ${res.status}`;
       throw new PrometheusQueryError(this.o.url, query, reason);

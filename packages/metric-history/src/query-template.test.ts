@@ -11,7 +11,9 @@ describe('renderQuery', () => {
   });
 
   it('fills the simulated clusters query', () => {
-    expect(renderQuery(SIM_WORKLOAD_CPU_QUERY, web)).toBe('sum(flotilla_sim_workload_cpu_usage_cores{namespace="default",kind="Deployment",workload="web.v2"})');
+    expect(renderQuery(SIM_WORKLOAD_CPU_QUERY, web)).toBe(
+      'sum(flotilla_sim_workload_cpu_usage_cores{namespace="default",kind="Deployment",workload="web.v2"})',
+    );
   });
 
   it('escapes quotes and backslashes so a value cannot end the string literal', () => {
@@ -19,6 +21,8 @@ describe('renderQuery', () => {
   });
 
   it('refuses a placeholder it does not know', () => {
-    expect(() => renderQuery('up{job="{{job}}"}', web)).toThrow(expect.objectContaining({ name: 'QueryTemplateError', placeholder: 'job' }));
+    expect(() => renderQuery('up{job="{{job}}"}', web)).toThrow(
+      expect.objectContaining({ name: 'QueryTemplateError', placeholder: 'job' }),
+    );
   });
 });

@@ -9,7 +9,8 @@ export const CRANE_WORKLOAD_CPU_QUERY =
   'sum(irate(container_cpu_usage_seconds_total{namespace="{{namespace}}",pod=~"^{{nameRegex}}-[a-z0-9]+-[a-z0-9]{5}$",container!="",container!="POD"}[3m]))';
 
 /** The query for the simulated clusters' usage gauge, which the sim member-agent exposes per workload. */
-export const SIM_WORKLOAD_CPU_QUERY = 'sum(flotilla_sim_workload_cpu_usage_cores{namespace="{{namespace}}",kind="{{kind}}",workload="{{name}}"})';
+export const SIM_WORKLOAD_CPU_QUERY =
+  'sum(flotilla_sim_workload_cpu_usage_cores{namespace="{{namespace}}",kind="{{kind}}",workload="{{name}}"})';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
 

@@ -16,9 +16,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function parseRangeResponse(body: unknown): RangeSeries[] {
   if (!isObject(body)) throw new RangeResponseError('(root)', 'expected an object');
-  if (body.status !== 'success') throw new RangeResponseError('status', `expected "success", got ${JSON.stringify(body.status)}`);
+  if (body.status !== 'success')
+    throw new RangeResponseError('status', `expected "success", got ${JSON.stringify(body.status)}`);
   if (!isObject(body.data)) throw new RangeResponseError('data', 'expected an object');
-  if (body.data.resultType !== 'matrix') throw new RangeResponseError('data.resultType', `expected "matrix", got ${JSON.stringify(body.data.resultType)}`);
+  if (body.data.resultType !== 'matrix')
+    throw new RangeResponseError('data.resultType', `expected "matrix", got ${JSON.stringify(body.data.resultType)}`);
   const result = body.data.result;
   if (!Array.isArray(result)) throw new RangeResponseError('data.result', 'expected an array');
   return result.map((series, i) => {
@@ -26,18 +28,22 @@ export function parseRangeResponse(body: unknown): RangeSeries[] {
     if (!isObject(series)) throw new RangeResponseError(at, 'expected an object');
     const metric = series.metric ?? {};
     if (!isObject(metric)) throw new RangeResponseError(`${at}.metric`, 'expected an object of labels');
-    if (!Array.isArray(series.values)) throw new RangeResponseError(`${at}.values`, 'expected an array of [unixSeconds, "value"]');
+    if (!Array.isArray(series.values))
+      throw new RangeResponseError(`${at}.values`, 'expected an array of [unixSeconds, "value"]');
     const samples = series.values.map((v, j): Sample => {
       const vat = `${at}.values[${j}]`;
       if (!Array.isArray(v) || v.length !== 2) throw new RangeResponseError(vat, 'expected [unixSeconds, "value"]');
       const [ts, raw] = v as [unknown, unknown];
-      if (typeof ts !== 'number' || !Number.isFinite(ts)) throw new RangeResponseError(`${vat}[0]`, `expected a unix time in seconds, got ${JSON.stringify(ts)}`);
+      if (typeof ts !== 'number' || !Number.isFinite(ts))
+        throw new RangeResponseError(`${vat}[0]`, `expected a unix time in seconds, got ${JSON.stringify(ts)}`);
       const value = typeof raw === 'string' ? Number(raw) : typeof raw === 'number' ? raw : Number.NaN;
-      if (!Number.isFinite(value)) throw new RangeResponseError(`${vat}[1]`, `expected a finite number, got ${JSON.stringify(raw)}`);
+      if (!Number.isFinite(value))
+        throw new RangeResponseError(`${vat}[1]`, `expected a finite number, got ${JSON.stringify(raw)}`);
       return [ts, value];
     });
     for (let j = 1; j < samples.length; j++) {
-      if (samples[j]![0] <= samples[j - 1]![0]) throw new RangeResponseError(`${at}.values[${j}][0]`, 'timestamps must increase');
+      if (samples[j]![0] <= samples[j - 1]![0])
+        throw new RangeResponseError(`${at}.values[${j}][0]`, 'timestamps must increase');
     }
     return { metric: Object.fromEntries(Object.entries(metric).map(([k, val]) => [k, String(val)])), samples };
   });
@@ -50,7 +56,10 @@ export function parseRangeResponse(body: unknown): RangeSeries[] {
 export function singleSeries(series: RangeSeries[]): Sample[] {
   if (series.length === 0) return [];
   if (series.length > 1) {
-    throw new RangeResponseError('data.result', `expected one series (the workload's total), got ${series.length}: aggregate the query with sum()`);
+    throw new RangeResponseError(
+      'data.result',
+      `expected one series (the workload's total), got ${series.length}: aggregate the query with sum()`,
+    );
   }
   return series[0]!.samples;
 }

@@ -3,7 +3,7 @@ import { predictionError } from './accuracy.js';
 
 const actual = Array.from({ length: 100 }, (_, k) => Math.sin(2 * Math.PI * 2 * (k / 100)) + 3);
 
-describe('predictionError (Crane\'s asymmetric MAPE with MAE fallback)', () => {
+describe("predictionError (Crane's asymmetric MAPE with MAE fallback)", () => {
   it.each([
     ['acc-01: 10 % over', actual, actual.map((a) => a * 1.1), 0.1],
     ['acc-02: 10 % under is amplified to -ln(0.9)/ln(1.25)', actual, actual.map((a) => a * 0.9), 0.4721647344828153],

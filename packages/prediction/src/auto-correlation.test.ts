@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { autoCorrelation } from './auto-correlation.js';
 
-describe('autoCorrelation (Crane\'s circular ACF of the standardised series)', () => {
+describe("autoCorrelation (Crane's circular ACF of the standardised series)", () => {
   it('acf-01: a 5 Hz square-wave approximation sampled 1000 times is ±1 at whole and half periods', () => {
     const s = Float64Array.from({ length: 1000 }, (_, k) => {
       const x = k / 1000;

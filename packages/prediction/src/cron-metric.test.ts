@@ -30,7 +30,7 @@ describe('cronMetric (Crane v0.8+: max of minReplicas and every active target)',
     ['13:59:59', '2026-06-10T13:59:59+08:00', ['cron4'], 80],
     ['14:00', '2026-06-10T14:00:00+08:00', ['cron5'], 10],
     ['23:59', '2026-06-10T23:59:00+08:00', ['cron7'], 10],
-  ])('the documented day in the controller\'s zone (Asia/Shanghai) at %s', (_at, iso, names, value) => {
+  ])("the documented day in the controller's zone (Asia/Shanghai) at %s", (_at, iso, names, value) => {
     const got = cronMetric(day, 1, new Date(iso), 'Asia/Shanghai');
     expect(got.activeCrons.map((c) => c.name)).toEqual(names);
     expect(got.metricValue).toBe(value);
@@ -45,7 +45,11 @@ describe('cronMetric (Crane v0.8+: max of minReplicas and every active target)',
   });
 
   it('takes the largest active target, and never goes below minReplicas', () => {
-    const crons = [cron('small', '0 8 * * *', '0 18 * * *', 2), cron('big', '0 9 * * *', '0 17 * * *', 12), cron('mid', '0 7 * * *', '0 19 * * *', 6)];
+    const crons = [
+      cron('small', '0 8 * * *', '0 18 * * *', 2),
+      cron('big', '0 9 * * *', '0 17 * * *', 12),
+      cron('mid', '0 7 * * *', '0 19 * * *', 6),
+    ];
     const got = cronMetric(crons, 4, new Date('2026-06-10T12:00:00Z'));
     expect(got).toEqual({
       activeCrons: [
@@ -59,10 +63,12 @@ describe('cronMetric (Crane v0.8+: max of minReplicas and every active target)',
   });
 
   it('fails the whole metric for an unparseable window, naming it', () => {
-    expect(() => cronMetric([cron('a', '0 9 * * *', '0 17 * * *', 3), cron('b', '0 25 * * *', '0 17 * * *', 3)], 1, new Date())).toThrow(
-      CronWindowError,
+    expect(() =>
+      cronMetric([cron('a', '0 9 * * *', '0 17 * * *', 3), cron('b', '0 25 * * *', '0 17 * * *', 3)], 1, new Date()),
+    ).toThrow(CronWindowError);
+    expect(() => cronMetric([cron('b', '0 25 * * *', '0 17 * * *', 3)], 1, new Date())).toThrow(
+      /spec\.crons\[0\]\.start/,
     );
-    expect(() => cronMetric([cron('b', '0 25 * * *', '0 17 * * *', 3)], 1, new Date())).toThrow(/spec\.crons\[0\]\.start/);
   });
 });
 

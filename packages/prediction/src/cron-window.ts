@@ -47,7 +47,7 @@ export function parseCronWindow(cron: CronWindow, path: string, controllerZone =
   const zone = cronZone(cron.timezone, controllerZone);
   const zoneError = zone === 'UTC' ? undefined : timeZoneError(zone);
   if (zoneError) {
-    const local = cron.timezone === 'Local' ? ' (Local is the controller\'s zone)' : '';
+    const local = cron.timezone === 'Local' ? " (Local is the controller's zone)" : '';
     throw new CronWindowError(`${path}.timezone`, `${zoneError}${local}`);
   }
   const schedule = (field: 'start' | 'end'): CronSchedule => {

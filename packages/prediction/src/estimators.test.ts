@@ -14,10 +14,12 @@ const fftWith = (p: Partial<FftEstimator>): FftEstimator => ({
 });
 const { cos, PI } = Math;
 
-describe('Crane\'s estimators (one period of output)', () => {
-  it('est-01: max value takes each phase\'s maximum over the whole periods, times 1 + margin', () => {
+describe("Crane's estimators (one period of output)", () => {
+  it("est-01: max value takes each phase's maximum over the whole periods, times 1 + margin", () => {
     const got = maxValueEstimate(Float64Array.from([1, 2, 3, 4, 2, 1, 5, 0, 3, 3, 3, 3]), 4, 0.1);
-    [3.3000000000000003, 3.3000000000000003, 5.5, 4.4].forEach((w, i) => expect(Math.abs(got[i]! - w)).toBeLessThan(1e-12));
+    [3.3000000000000003, 3.3000000000000003, 5.5, 4.4].forEach((w, i) =>
+      expect(Math.abs(got[i]! - w)).toBeLessThan(1e-12),
+    );
   });
 
   it.each([

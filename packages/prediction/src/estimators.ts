@@ -43,7 +43,10 @@ export function fftFilteredLastPeriod(
   const n = spectrum.re.length;
   const amplitude = new Float64Array(n);
   for (let k = 0; k < n; k++) amplitude[k] = Math.sqrt(spectrum.re[k]! ** 2 + spectrum.im[k]! ** 2) / n;
-  const sorted = amplitude.slice(1, Math.max(1, Math.floor(n / 2))).sort().reverse();
+  const sorted = amplitude
+    .slice(1, Math.max(1, Math.floor(n / 2)))
+    .sort()
+    .reverse();
   const { minNumOfSpectrumItems: minItems, maxNumOfSpectrumItems: maxItems } = params;
   let minAmplitude = params.lowAmplitudeThreshold;
   if (sorted.length > 0) {
@@ -75,7 +78,10 @@ export function fftEstimate(
   periodSamples: number,
   estimator: FftEstimator,
 ): Float64Array {
-  return withMargin(fftFilteredLastPeriod(fft(signal), sampleRateHz, periodSamples, estimator), estimator.marginFraction);
+  return withMargin(
+    fftFilteredLastPeriod(fft(signal), sampleRateHz, periodSamples, estimator),
+    estimator.marginFraction,
+  );
 }
 
 export function withMargin(values: Float64Array, marginFraction: number): Float64Array {

@@ -79,7 +79,15 @@ function planFor(n: number): Plan {
   let plan: Plan;
   if (factors) {
     const tw = twiddles(n, -1);
-    plan = { kind: 'mixed', n, factors, twRe: tw.re, twIm: tw.im, workRe: new Float64Array(n), workIm: new Float64Array(n) };
+    plan = {
+      kind: 'mixed',
+      n,
+      factors,
+      twRe: tw.re,
+      twIm: tw.im,
+      workRe: new Float64Array(n),
+      workIm: new Float64Array(n),
+    };
   } else {
     let m = 2;
     while (m < 2 * n - 1) m *= 2;

@@ -1,6 +1,13 @@
 export { CronWindowError, InvalidTimeSeriesError, PercentileRangeError } from './errors.js';
 export * from './config.js';
-export { fillGaps, MAX_GAP_SECONDS, preprocessSeries, removeExtremeOutliers, truncateToUnit, type Sample } from './preprocess.js';
+export {
+  fillGaps,
+  MAX_GAP_SECONDS,
+  preprocessSeries,
+  removeExtremeOutliers,
+  truncateToUnit,
+  type Sample,
+} from './preprocess.js';
 export { percentile, percentileIndex, percentileOfSorted } from './percentile.js';
 export { fft, ifft, magnitudes, type Spectrum } from './fft.js';
 export { autoCorrelation } from './auto-correlation.js';

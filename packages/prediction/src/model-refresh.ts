@@ -27,6 +27,9 @@ export function refitDue(
 }
 
 /** When the next refit falls due by the update interval alone (Unix seconds), for a timer. */
-export function nextRefitAt(model: FittedModel, updateIntervalSeconds: number = DEFAULT_MODEL_UPDATE_INTERVAL_SECONDS): number {
+export function nextRefitAt(
+  model: FittedModel,
+  updateIntervalSeconds: number = DEFAULT_MODEL_UPDATE_INTERVAL_SECONDS,
+): number {
   return model.fittedAt + updateIntervalSeconds;
 }

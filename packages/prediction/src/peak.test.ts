@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isPeak } from './peak.js';
 
-describe('isPeak (Crane\'s least-squares peak test)', () => {
+describe("isPeak (Crane's least-squares peak test)", () => {
   const tent = Float64Array.from([0, 1, 2, 3, 4, 3, 2, 1, 0]);
   it.each([
     ['the top of a tent', 4, 2, true],

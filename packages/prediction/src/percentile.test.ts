@@ -20,7 +20,12 @@ describe('percentile (montanaflynn/stats v0.6.6)', () => {
   });
 
   it('is out of range when the rank is at most 1 but not whole, or the input is empty', () => {
-    expect(() => percentile(Array.from({ length: 999 }, (_, i) => i), 0.1)).toThrow(PercentileRangeError);
+    expect(() =>
+      percentile(
+        Array.from({ length: 999 }, (_, i) => i),
+        0.1,
+      ),
+    ).toThrow(PercentileRangeError);
     expect(() => percentile([], 50)).toThrow(PercentileRangeError);
     expect(() => percentile([1, 2], 0)).toThrow(PercentileRangeError);
   });

@@ -10,10 +10,10 @@ const dailySine = (i: number) => 10 + 5 * Math.sin((2 * Math.PI * i) / PER_DAY);
 const weekdayWeekend = (i: number) => {
   const day = Math.floor(i / PER_DAY) % 7;
   const level = day >= 5 ? 3 : 12;
-  return 2 + level * (1 + Math.sin((2 * Math.PI * i) / PER_DAY)) / 2;
+  return 2 + (level * (1 + Math.sin((2 * Math.PI * i) / PER_DAY))) / 2;
 };
 
-describe('detectPeriod (Crane\'s period detection: a day or a week only)', () => {
+describe("detectPeriod (Crane's period detection: a day or a week only)", () => {
   it.each([
     ['a clean daily sine over 2 days', 2 * PER_DAY, dailySine, 86_400, 'days'],
     ['a clean daily sine over 3 days', 3 * PER_DAY, dailySine, 86_400, 'days'],
@@ -26,11 +26,18 @@ describe('detectPeriod (Crane\'s period detection: a day or a week only)', () =>
   });
 
   it('finds nothing in 36 hours: only one whole day', () => {
-    expect(detectPeriod(series(36 * 60, dailySine), RATE)).toEqual({ detectedSeconds: -1, periodSeconds: undefined, window: 'none' });
+    expect(detectPeriod(series(36 * 60, dailySine), RATE)).toEqual({
+      detectedSeconds: -1,
+      periodSeconds: undefined,
+      window: 'none',
+    });
   });
 
   it('detects a 12-hour sine as 43200 s, which Crane does not predict with', () => {
-    const got = detectPeriod(series(3 * PER_DAY, (i) => 10 + 5 * Math.sin((4 * Math.PI * i) / PER_DAY)), RATE);
+    const got = detectPeriod(
+      series(3 * PER_DAY, (i) => 10 + 5 * Math.sin((4 * Math.PI * i) / PER_DAY)),
+      RATE,
+    );
     expect(got).toEqual({ detectedSeconds: 43_200, periodSeconds: undefined, window: 'days' });
   });
 
@@ -41,10 +48,13 @@ describe('detectPeriod (Crane\'s period detection: a day or a week only)', () =>
     expect(detectPeriod(series(3 * PER_DAY, f), RATE).detectedSeconds).toBe(-1);
   });
 
-  it('finds no period in uniform noise (30 series; noise is where Crane\'s randomised test can flip)', () => {
+  it("finds no period in uniform noise (30 series; noise is where Crane's randomised test can flip)", () => {
     const found = Array.from({ length: 30 }, (_, s) => {
       const r = seededRandom(7 * (s + 1));
-      return findPeriod(series(3 * PER_DAY, () => r()), RATE);
+      return findPeriod(
+        series(3 * PER_DAY, () => r()),
+        RATE,
+      );
     });
     expect(found).toEqual(new Array(30).fill(-1));
   });

@@ -10,7 +10,7 @@ const history = (minutes: number, f: (i: number) => number, t0 = T0): Sample[] =
   Array.from({ length: minutes }, (_, i) => ({ timestamp: t0 + 60 * i, value: f(i) }));
 const sine = (i: number) => 10 + 5 * Math.sin((2 * Math.PI * i) / 1440);
 
-describe('predict (Crane\'s DSP prediction as one pure fit)', () => {
+describe("predict (Crane's DSP prediction as one pure fit)", () => {
   it('forecasts a clean daily sine as 1.01 × its continuation (the 1 % margin estimator wins)', () => {
     for (const days of [2, 3]) {
       const got = predict(history(days * 1440, sine), DEFAULT_DSP_CONFIG);
@@ -31,7 +31,10 @@ describe('predict (Crane\'s DSP prediction as one pure fit)', () => {
     const r = seededRandom(14);
     // a business-hours peak at 14:00 UTC, noise of sd 0.5
     const load = (i: number) => 20 + 15 * Math.exp(-(((i % 1440) - 840) ** 2) / (2 * 120 ** 2));
-    const got = predict(history(14 * 1440, (i) => load(i) + 0.5 * gaussian(r)), DEFAULT_DSP_CONFIG);
+    const got = predict(
+      history(14 * 1440, (i) => load(i) + 0.5 * gaussian(r)),
+      DEFAULT_DSP_CONFIG,
+    );
     expect(got.periodic).toBe(true);
     expect(got.periodSeconds).toBe(DAY);
     const peak = got.samples.reduce((a, b) => (b[1] > a[1] ? b : a));
@@ -46,7 +49,7 @@ describe('predict (Crane\'s DSP prediction as one pure fit)', () => {
   });
 
   it('keeps the plateaus of a daily square wave (5 ↔ 20) and picks {minItems 50, lowAmp 0.05, margin 0.01}', () => {
-    const square = (i: number) => ((i % 1440) < 720 ? 20 : 5);
+    const square = (i: number) => (i % 1440 < 720 ? 20 : 5);
     const got = predict(history(3 * 1440, square), DEFAULT_DSP_CONFIG);
     expect(got.estimator).toBe(
       'FFT Estimator {minNumOfSpectrumItems: 50, maxNumOfSpectrumItems: 100, highFrequencyThreshold: 0.000278, ' +
@@ -66,7 +69,8 @@ describe('predict (Crane\'s DSP prediction as one pure fit)', () => {
     expect(got.readiness).toEqual({
       ready: false,
       reason: 'NotEnoughHistory',
-      message: '36h of contiguous history, a daily pattern needs at least 48h (2 whole days) and a weekly one 336h (2 whole weeks)',
+      message:
+        '36h of contiguous history, a daily pattern needs at least 48h (2 whole days) and a weekly one 336h (2 whole weeks)',
     });
   });
 
@@ -79,7 +83,10 @@ describe('predict (Crane\'s DSP prediction as one pure fit)', () => {
   });
 
   it('says why there is no forecast: a 12-hour pattern is not a day or a week', () => {
-    const got = predict(history(3 * 1440, (i) => 10 + 5 * Math.sin((4 * Math.PI * i) / 1440)), DEFAULT_DSP_CONFIG);
+    const got = predict(
+      history(3 * 1440, (i) => 10 + 5 * Math.sin((4 * Math.PI * i) / 1440)),
+      DEFAULT_DSP_CONFIG,
+    );
     expect(got.readiness.reason).toBe('NotPeriodic');
     expect(got.readiness.message).toContain('the strongest period is 43200s');
     expect(got.detectedPeriodSeconds).toBe(43_200);
@@ -113,7 +120,7 @@ describe('predict (Crane\'s DSP prediction as one pure fit)', () => {
     expect(short.samples[59]![0]).toBe(T0 + 2 * DAY + 3540);
   });
 
-  it('reports every estimator\'s error on the last period', () => {
+  it("reports every estimator's error on the last period", () => {
     const got = predict(history(2 * 1440, sine), DEFAULT_DSP_CONFIG);
     expect(got.estimatorErrors).toHaveLength(8);
     expect(got.estimatorErrors[0]!.error).toBeCloseTo(0.01, 6);

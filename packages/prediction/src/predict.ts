@@ -120,16 +120,21 @@ export function predict(history: readonly Sample[], config: DspConfig, opts: Pre
   const { best, scores } = selectEstimator(config.estimators, whole.samples, whole.multiple, rate);
   const estimatorErrors = scores.map((s) => ({ estimator: estimatorName(s.estimator), error: s.error }));
   if (!best) {
-    return { ...notReady(PredictionReasons.NoEstimator, 'no estimator gave a usable error on the last period', period), estimatorErrors };
+    return {
+      ...notReady(PredictionReasons.NoEstimator, 'no estimator gave a usable error on the last period', period),
+      estimatorErrors,
+    };
   }
 
   const periodSamples = Math.trunc(period * rate);
   const estimateOfPeriod = estimate(best, whole.samples, rate, periodSamples);
-  const horizon = opts.horizonSeconds ?? Math.max(period, opts.predictionWindowSeconds ?? DEFAULT_PREDICTION_WINDOW_SECONDS);
+  const horizon =
+    opts.horizonSeconds ?? Math.max(period, opts.predictionWindowSeconds ?? DEFAULT_PREDICTION_WINDOW_SECONDS);
   const count = Math.ceil(horizon / interval);
   const lastTimestamp = series[series.length - 1]!.timestamp;
   const samples: Array<readonly [number, number]> = [];
-  for (let i = 0; i < count; i++) samples.push([lastTimestamp + interval * (i + 1), estimateOfPeriod[i % periodSamples]!]);
+  for (let i = 0; i < count; i++)
+    samples.push([lastTimestamp + interval * (i + 1), estimateOfPeriod[i % periodSamples]!]);
   return {
     periodic: true,
     periodSeconds: period,

@@ -6,7 +6,7 @@ import { truncateToPeriods } from './truncate.js';
 
 const pairs = (xs: Array<[number, number]>): Sample[] => xs.map(([timestamp, value]) => ({ timestamp, value }));
 
-describe('pre-processing (Crane\'s preProcessTimeSeries)', () => {
+describe("pre-processing (Crane's preProcessTimeSeries)", () => {
   const pre01Input = pairs([
     [1_699_992_840, 0.1],
     [1_699_992_900, 0.8],
@@ -30,15 +30,30 @@ describe('pre-processing (Crane\'s preProcessTimeSeries)', () => {
   });
 
   it.each([
-    ['pre-03: a 90 s step with a 60 s interval', pairs([[0, 1], [90, 2]])],
-    ['pre-04: non-increasing timestamps', pairs([[0, 1], [0, 2]])],
+    [
+      'pre-03: a 90 s step with a 60 s interval',
+      pairs([
+        [0, 1],
+        [90, 2],
+      ]),
+    ],
+    [
+      'pre-04: non-increasing timestamps',
+      pairs([
+        [0, 1],
+        [0, 2],
+      ]),
+    ],
   ])('%s is an invalid time series', (_name, input) => {
     expect(() => preprocessSeries(input, 60, 60)).toThrow(InvalidTimeSeriesError);
     expect(() => preprocessSeries(input, 60, 60)).toThrow(/invalid time series/);
   });
 
   it('pre-05: whole-hour truncation drops the first 30 of 150 one-minute samples', () => {
-    const got = preprocessSeries(Array.from({ length: 150 }, (_, i) => ({ timestamp: 60 * i, value: i })), 60);
+    const got = preprocessSeries(
+      Array.from({ length: 150 }, (_, i) => ({ timestamp: 60 * i, value: i })),
+      60,
+    );
     expect(got).toHaveLength(120);
     expect(got[0]).toEqual({ timestamp: 1800, value: 30 });
   });
@@ -47,18 +62,46 @@ describe('pre-processing (Crane\'s preProcessTimeSeries)', () => {
     const input = Array.from({ length: 4381 }, (_, i) => ({ timestamp: 1_700_006_400 + 60 * i, value: 1 + (i % 7) }));
     const got = preprocessSeries(input, 60);
     expect(got).toHaveLength(4380);
-    const days = truncateToPeriods(Float64Array.from(got, (s) => s.value), 1 / 60, 86_400);
+    const days = truncateToPeriods(
+      Float64Array.from(got, (s) => s.value),
+      1 / 60,
+      86_400,
+    );
     expect(days.multiple).toBe(3);
     expect(days.samples).toHaveLength(4320);
   });
 
   it('stops at the first bad step even when a later gap would have dropped it (Crane walks forward)', () => {
-    expect(() => fillGaps(pairs([[0, 1], [90, 2], [10_000, 3], [10_060, 4]]), 60)).toThrow(InvalidTimeSeriesError);
+    expect(() =>
+      fillGaps(
+        pairs([
+          [0, 1],
+          [90, 2],
+          [10_000, 3],
+          [10_060, 4],
+        ]),
+        60,
+      ),
+    ).toThrow(InvalidTimeSeriesError);
   });
 
   it('keeps only what follows the last gap', () => {
-    const got = fillGaps(pairs([[0, 1], [4000, 2], [4060, 3], [8000, 4], [8060, 5]]), 60);
-    expect(got).toEqual(pairs([[8000, 4], [8060, 5]]));
+    const got = fillGaps(
+      pairs([
+        [0, 1],
+        [4000, 2],
+        [4060, 3],
+        [8000, 4],
+        [8060, 5],
+      ]),
+      60,
+    );
+    expect(got).toEqual(
+      pairs([
+        [8000, 4],
+        [8060, 5],
+      ]),
+    );
   });
 
   it('truncateToUnit drops from the front', () => {
@@ -66,7 +109,7 @@ describe('pre-processing (Crane\'s preProcessTimeSeries)', () => {
   });
 });
 
-describe('outlier removal (Crane\'s removeExtremeOutliers)', () => {
+describe("outlier removal (Crane's removeExtremeOutliers)", () => {
   it('out-01: spikes in 10,080 uniform values take the previous value', () => {
     const r = seededRandom(10_080);
     const v = Array.from({ length: 10_080 }, () => r());

@@ -33,7 +33,8 @@ export function fillGaps(samples: readonly Sample[], intervalSeconds: number): S
     const cur = samples[i]!;
     const times = (cur.timestamp - prev.timestamp) / intervalSeconds;
     const slope = (cur.value - prev.value) / times;
-    for (let j = 1; j < times; j++) out.push({ timestamp: prev.timestamp + intervalSeconds * j, value: prev.value + slope * j });
+    for (let j = 1; j < times; j++)
+      out.push({ timestamp: prev.timestamp + intervalSeconds * j, value: prev.value + slope * j });
     out.push(cur);
   }
   return out;

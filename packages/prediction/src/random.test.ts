@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gaussian, seededRandom, shuffleInPlace } from './random.js';
 
-describe('seeded generator (replaces the clock-seeded one in Crane\'s period detection)', () => {
+describe("seeded generator (replaces the clock-seeded one in Crane's period detection)", () => {
   it('produces the mulberry32 reference values', () => {
     const r = seededRandom(777);
     expect([0, 1, 2].map(() => 5 + 10 * r())).toEqual([11.863787178881466, 5.344514183234423, 6.923873296473175]);

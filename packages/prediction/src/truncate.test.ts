@@ -3,7 +3,7 @@ import { truncateToPeriods } from './truncate.js';
 
 const ramp = (n: number) => Float64Array.from({ length: n }, (_, i) => i);
 
-describe('truncateToPeriods (Crane\'s Signal.Truncate)', () => {
+describe("truncateToPeriods (Crane's Signal.Truncate)", () => {
   it.each([
     // id, n, period, multiple, kept, first kept index
     ['tr-01', 21_600, 604_800, 2, 20_160, 1440],

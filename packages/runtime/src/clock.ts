@@ -21,7 +21,8 @@ export class ManualClock implements Clock {
 
   /** Moves the clock forward by `ms` (negative values are refused: time does not run backwards here). */
   advance(ms: number): Date {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`ManualClock.advance: ms must be a finite number >= 0, got ${ms}`);
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new RangeError(`ManualClock.advance: ms must be a finite number >= 0, got ${ms}`);
     this.ms += ms;
     return this.now();
   }

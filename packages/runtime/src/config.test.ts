@@ -82,17 +82,53 @@ describe('baseConfigSchema', () => {
     ['HTTP_PORT', '80x', 'HTTP_PORT: expected an integer from 0 to 65535, got "80x"'],
     ['HTTP_PORT', ' 80', 'HTTP_PORT: expected an integer from 0 to 65535, got " 80"'],
     ['HTTP_PORT', '0x50', 'HTTP_PORT: expected an integer from 0 to 65535, got "0x50"'],
-    ['LOG_LEVEL', 'verbose', 'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
+    [
+      'LOG_LEVEL',
+      'verbose',
+      'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+    ],
     ['LOG_LEVEL', 'INFO', 'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "INFO"'],
-    ['FLOTILLA_PREFIX', 'Flotilla', `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "Flotilla"`],
-    ['FLOTILLA_PREFIX', 'a:b', `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "a:b"`],
-    ['FLOTILLA_PREFIX', 'a.b', `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "a.b"`],
-    ['FLOTILLA_PREFIX', '-a', `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "-a"`],
-    ['FLOTILLA_PREFIX', 'a'.repeat(64), `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "${'a'.repeat(64)}"`],
-    ['NATS_URL', 'http://127.0.0.1:4222', 'NATS_URL: expected a URL starting with nats:// or tls:// or ws:// or wss://, got "http://127.0.0.1:4222"'],
-    ['NATS_URL', 'localhost:4222', 'NATS_URL: expected a URL starting with nats:// or tls:// or ws:// or wss://, got "localhost:4222"'],
+    [
+      'FLOTILLA_PREFIX',
+      'Flotilla',
+      `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "Flotilla"`,
+    ],
+    [
+      'FLOTILLA_PREFIX',
+      'a:b',
+      `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "a:b"`,
+    ],
+    [
+      'FLOTILLA_PREFIX',
+      'a.b',
+      `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "a.b"`,
+    ],
+    [
+      'FLOTILLA_PREFIX',
+      '-a',
+      `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "-a"`,
+    ],
+    [
+      'FLOTILLA_PREFIX',
+      'a'.repeat(64),
+      `FLOTILLA_PREFIX: expected lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-'), got "${'a'.repeat(64)}"`,
+    ],
+    [
+      'NATS_URL',
+      'http://127.0.0.1:4222',
+      'NATS_URL: expected a URL starting with nats:// or tls:// or ws:// or wss://, got "http://127.0.0.1:4222"',
+    ],
+    [
+      'NATS_URL',
+      'localhost:4222',
+      'NATS_URL: expected a URL starting with nats:// or tls:// or ws:// or wss://, got "localhost:4222"',
+    ],
     ['REDIS_URL', 'not a url', 'REDIS_URL: expected a URL starting with redis:// or rediss://, got "not a url"'],
-    ['REDIS_URL', 'nats://127.0.0.1:6379', 'REDIS_URL: expected a URL starting with redis:// or rediss://, got "nats://127.0.0.1:6379"'],
+    [
+      'REDIS_URL',
+      'nats://127.0.0.1:6379',
+      'REDIS_URL: expected a URL starting with redis:// or rediss://, got "nats://127.0.0.1:6379"',
+    ],
   ])('%s=%j is refused', (variable, value, message) => {
     const err = configError(() => loadConfig(baseConfigSchema, { [variable]: value }));
     expect(err.issues).toHaveLength(1);
@@ -101,7 +137,9 @@ describe('baseConfigSchema', () => {
   });
 
   it('names every bad variable at once', () => {
-    const err = configError(() => loadConfig(baseConfigSchema, { LEADER_LEASE_MS: 'abc', HTTP_PORT: 'x', LOG_LEVEL: 'loud' }));
+    const err = configError(() =>
+      loadConfig(baseConfigSchema, { LEADER_LEASE_MS: 'abc', HTTP_PORT: 'x', LOG_LEVEL: 'loud' }),
+    );
     expect(err.issues.map((i) => i.variable).sort()).toEqual(['HTTP_PORT', 'LEADER_LEASE_MS', 'LOG_LEVEL']);
     expect(err.message).toContain('LEADER_LEASE_MS: expected an integer >= 1000, got "abc"');
     expect(err.message).toContain('HTTP_PORT: expected an integer from 0 to 65535, got "x"');
@@ -109,15 +147,24 @@ describe('baseConfigSchema', () => {
   });
 
   it('never echoes credentials of a bad URL', () => {
-    const err = configError(() => loadConfig(baseConfigSchema, { REDIS_URL: 'http://:hunter2@redis:6379', NATS_URL: 'http://alice:pa55@nats:4222' }));
+    const err = configError(() =>
+      loadConfig(baseConfigSchema, {
+        REDIS_URL: 'http://:hunter2@redis:6379',
+        NATS_URL: 'http://alice:pa55@nats:4222',
+      }),
+    );
     expect(err.message).not.toContain('hunter2');
     expect(err.message).not.toContain('pa55');
     expect(err.message).not.toContain('alice');
-    expect(err.message).toContain('REDIS_URL: expected a URL starting with redis:// or rediss://, got "http://***@redis:6379"');
+    expect(err.message).toContain(
+      'REDIS_URL: expected a URL starting with redis:// or rediss://, got "http://***@redis:6379"',
+    );
   });
 
   it('never echoes a bad secret value', () => {
-    const schema = baseConfigSchema.extend({ API_TOKEN: envString({ pattern: /^[a-f0-9]{8}$/, patternHint: '8 hex digits' }) });
+    const schema = baseConfigSchema.extend({
+      API_TOKEN: envString({ pattern: /^[a-f0-9]{8}$/, patternHint: '8 hex digits' }),
+    });
     const err = configError(() => loadConfig(schema, { API_TOKEN: 'topsecret' }));
     expect(err.message).toBe('invalid configuration:\n  API_TOKEN: expected 8 hex digits, got "***"');
   });
@@ -130,7 +177,13 @@ describe('baseConfigSchema', () => {
       DRY_RUN: envBool(false),
     });
     const config = loadConfig(schema, { SIM_CLUSTERS: '5', DRY_RUN: 'yes' });
-    expect(config).toMatchObject({ GATEWAY_API_PORT: 8081, SIM_CLUSTERS: 5, DRIVER: 'sim', DRY_RUN: true, LEADER_LEASE_MS: 10_000 });
+    expect(config).toMatchObject({
+      GATEWAY_API_PORT: 8081,
+      SIM_CLUSTERS: 5,
+      DRIVER: 'sim',
+      DRY_RUN: true,
+      LEADER_LEASE_MS: 10_000,
+    });
     const err = configError(() => loadConfig(schema, { SIM_CLUSTERS: '0', DRIVER: 'docker', DRY_RUN: 'maybe' }));
     expect(err.message).toBe(
       [
@@ -151,7 +204,8 @@ describe('baseConfigSchema', () => {
 });
 
 describe('env field builders', () => {
-  const one = <T>(field: z.ZodType<T, string | undefined>, raw: string | undefined) => loadConfig(z.object({ X: field }), raw === undefined ? {} : { X: raw }).X;
+  const one = <T>(field: z.ZodType<T, string | undefined>, raw: string | undefined) =>
+    loadConfig(z.object({ X: field }), raw === undefined ? {} : { X: raw }).X;
 
   it.each([
     ['envInt unset, no default', envInt(), undefined, undefined],
@@ -170,11 +224,26 @@ describe('env field builders', () => {
 
   it.each([
     ['envInt above max', envInt({ max: 10 }), '11', 'X: expected an integer <= 10, got "11"'],
-    ['envInt beyond safe integers', envInt(), '99999999999999999999', 'X: expected an integer, got "99999999999999999999"'],
+    [
+      'envInt beyond safe integers',
+      envInt(),
+      '99999999999999999999',
+      'X: expected an integer, got "99999999999999999999"',
+    ],
     ['envInt min 0', envInt({ min: 0 }), '-1', 'X: expected a non-negative integer, got "-1"'],
     ['envRequired unset', envRequired(), undefined, 'X: required, not set'],
-    ['envRequired bad pattern', envRequired({ pattern: /^a/, patternHint: 'a leading a' }), 'b', 'X: expected a leading a, got "b"'],
-    ['envUrl without host', envUrl({ protocols: ['redis'], default: 'redis://h' }), 'redis://', 'X: expected a URL starting with redis://, got "redis://"'],
+    [
+      'envRequired bad pattern',
+      envRequired({ pattern: /^a/, patternHint: 'a leading a' }),
+      'b',
+      'X: expected a leading a, got "b"',
+    ],
+    [
+      'envUrl without host',
+      envUrl({ protocols: ['redis'], default: 'redis://h' }),
+      'redis://',
+      'X: expected a URL starting with redis://, got "redis://"',
+    ],
   ] as const)('%s is refused', (_label, field, raw, message) => {
     const err = configError(() => one(field as z.ZodType<unknown, string | undefined>, raw));
     expect(err.message).toBe(`invalid configuration:\n  ${message}`);

@@ -1,7 +1,15 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDelayedQueue, createWorker, encodeJobId, removeJob, scheduleAt, type DelayedQueue, type JobTiming } from './delayed-jobs.js';
+import {
+  createDelayedQueue,
+  createWorker,
+  encodeJobId,
+  removeJob,
+  scheduleAt,
+  type DelayedQueue,
+  type JobTiming,
+} from './delayed-jobs.js';
 import { InvalidJobIdError } from './errors.js';
 import { closeRedis, createRedis } from './redis.js';
 import { deleteKeys, REDIS_URL, uniquePrefix, until } from './testing/redis.js';
@@ -63,10 +71,14 @@ describe('delayed jobs (real Redis)', () => {
     const q = queue();
     const now = new Date();
     await expect(scheduleAt(q, 'a:b:c', now, { rule: 'x' }, now)).rejects.toThrow(InvalidJobIdError);
-    await expect(scheduleAt(q, '12', now, { rule: 'x' }, now)).rejects.toThrow('jobId: must not be an integer, got "12"');
+    await expect(scheduleAt(q, '12', now, { rule: 'x' }, now)).rejects.toThrow(
+      'jobId: must not be an integer, got "12"',
+    );
     await expect(scheduleAt(q, 'ok', new Date(Number.NaN), { rule: 'x' }, now)).rejects.toThrow(/invalid due time/);
     await expect(removeJob(q, 'a:b')).rejects.toThrow(InvalidJobIdError);
-    expect(() => createDelayedQueue({ name: 'a:b', prefix, connection: redis })).toThrow(`name: must not contain ':', got "a:b"`);
+    expect(() => createDelayedQueue({ name: 'a:b', prefix, connection: redis })).toThrow(
+      `name: must not contain ':', got "a:b"`,
+    );
     expect(() => createDelayedQueue({ name: 'a', prefix: '', connection: redis })).toThrow('prefix: must not be empty');
     expect(await q.count()).toBe(0);
   });
@@ -113,7 +125,12 @@ describe('delayed jobs (real Redis)', () => {
   it('a job already due when scheduled runs at once, late by how long past due it was', async () => {
     const q = queue();
     const fired: JobTiming[] = [];
-    const worker = createWorker<Fire>({ name: q.name, prefix, connection: REDIS_URL, handler: async (_job, timing) => void fired.push(timing) });
+    const worker = createWorker<Fire>({
+      name: q.name,
+      prefix,
+      connection: REDIS_URL,
+      handler: async (_job, timing) => void fired.push(timing),
+    });
     try {
       const now = new Date();
       const at = new Date(now.getTime() - 5000);
@@ -138,10 +155,15 @@ describe('delayed jobs (real Redis)', () => {
     await q.close();
     // The shared connection stays usable: it belongs to the caller.
     expect(await redis.ping()).toBe('PONG');
-    await until(async () => Number(/connected_clients:(\d+)/.exec(await redis.info('clients'))?.[1]) <= before, 'connections to close');
+    await until(
+      async () => Number(/connected_clients:(\d+)/.exec(await redis.info('clients'))?.[1]) <= before,
+      'connections to close',
+    );
   });
 
   it('refuses a bad concurrency', () => {
-    expect(() => createWorker({ name: 'w', prefix, connection: redis, concurrency: 0, handler: async () => undefined })).toThrow(/concurrency must be an integer >= 1, got 0/);
+    expect(() =>
+      createWorker({ name: 'w', prefix, connection: redis, concurrency: 0, handler: async () => undefined }),
+    ).toThrow(/concurrency must be an integer >= 1, got 0/);
   });
 });

@@ -34,7 +34,13 @@ describe('encodeJobId / decodeJobId', () => {
   });
 
   it('is injective where naive replacement would collide', () => {
-    const ids = [encodeJobId('a:b'), encodeJobId('a%3Ab'), encodeJobId('a', 'b'), encodeJobId('a/b'), encodeJobId('a_b')];
+    const ids = [
+      encodeJobId('a:b'),
+      encodeJobId('a%3Ab'),
+      encodeJobId('a', 'b'),
+      encodeJobId('a/b'),
+      encodeJobId('a_b'),
+    ];
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -48,10 +54,20 @@ describe('jobDueAt / jobLateness', () => {
   const t0 = Date.parse('2026-03-08T07:00:00.000Z');
   it.each([
     // job.delay is 0 after promotion; only opts.delay tells when it was due.
-    ['a delayed job picked up 37 ms late', { timestamp: t0 - 5000, opts: { delay: 5000 }, processedOn: t0 + 37 }, t0, 37],
+    [
+      'a delayed job picked up 37 ms late',
+      { timestamp: t0 - 5000, opts: { delay: 5000 }, processedOn: t0 + 37 },
+      t0,
+      37,
+    ],
     ['a job with no delay', { timestamp: t0, opts: {}, processedOn: t0 + 3 }, t0, 3],
     ['a job not yet started', { timestamp: t0, opts: { delay: 100 }, processedOn: undefined }, t0 + 100, undefined],
-    ['clock skew between producer and worker', { timestamp: t0, opts: { delay: 100 }, processedOn: t0 + 90 }, t0 + 100, -10],
+    [
+      'clock skew between producer and worker',
+      { timestamp: t0, opts: { delay: 100 }, processedOn: t0 + 90 },
+      t0 + 100,
+      -10,
+    ],
   ])('%s', (_label, job, dueAt, late) => {
     expect(jobDueAt(job)).toBe(dueAt);
     expect(jobLateness(job)).toBe(late);

@@ -76,7 +76,8 @@ export class DelayedQueue<T = unknown> extends Queue<T> {
 export function createDelayedQueue<T = unknown>(opts: CreateDelayedQueueOptions): DelayedQueue<T> {
   validateName('name', opts.name);
   validateName('prefix', opts.prefix);
-  const owned = typeof opts.connection === 'string' ? createRedis(opts.connection, { password: opts.redisPassword }) : undefined;
+  const owned =
+    typeof opts.connection === 'string' ? createRedis(opts.connection, { password: opts.redisPassword }) : undefined;
   const queue = new DelayedQueue<T>(
     opts.name,
     {
@@ -100,7 +101,14 @@ export function createDelayedQueue<T = unknown>(opts: CreateDelayedQueueOptions)
  * set so that its due time (timestamp + delay) is exactly `at`, also when `at` is already past,
  * which makes lateness measure from the intended time.
  */
-export async function scheduleAt<T>(queue: Queue<T>, jobId: string, at: Date, data: T, now: Date, opts: Pick<JobsOptions, 'attempts' | 'backoff' | 'priority'> = {}): Promise<string> {
+export async function scheduleAt<T>(
+  queue: Queue<T>,
+  jobId: string,
+  at: Date,
+  data: T,
+  now: Date,
+  opts: Pick<JobsOptions, 'attempts' | 'backoff' | 'priority'> = {},
+): Promise<string> {
   validateJobId(jobId);
   const atMs = at.getTime();
   const nowMs = now.getTime();

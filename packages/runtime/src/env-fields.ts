@@ -68,7 +68,8 @@ export function envString(opts: EnvStringOptions = {}): z.ZodType<string | undef
     .transform((raw, ctx) => {
       const v = raw ?? opts.default;
       if (v === undefined) return undefined;
-      if (opts.pattern && !opts.pattern.test(v)) return fail(ctx, `expected ${opts.patternHint ?? `a value matching ${opts.pattern}`}`);
+      if (opts.pattern && !opts.pattern.test(v))
+        return fail(ctx, `expected ${opts.patternHint ?? `a value matching ${opts.pattern}`}`);
       return v;
     });
 }
@@ -106,7 +107,10 @@ export function envUrl(opts: { protocols: readonly string[]; default: string }):
     });
 }
 
-export function envEnum<const T extends readonly [string, ...string[]]>(values: T, defaultValue: T[number]): z.ZodType<T[number], Raw> {
+export function envEnum<const T extends readonly [string, ...string[]]>(
+  values: T,
+  defaultValue: T[number],
+): z.ZodType<T[number], Raw> {
   return z
     .string()
     .optional()

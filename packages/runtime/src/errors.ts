@@ -42,7 +42,10 @@ export class InvalidJobIdError extends Error {
 export class NotLeaderError extends Error {
   override readonly name = 'NotLeaderError';
 
-  constructor(readonly key: string, readonly id: string) {
+  constructor(
+    readonly key: string,
+    readonly id: string,
+  ) {
     super(`${id} is not the leader for ${key}`);
   }
 }
@@ -50,7 +53,10 @@ export class NotLeaderError extends Error {
 /** Redis did not answer at start-up; the URL is shown without credentials. */
 export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';
-  constructor(readonly url: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly url: string,
+    options?: { cause?: unknown },
+  ) {
     super(`cannot reach Redis at ${url}: ${(options?.cause as Error | undefined)?.message ?? 'no answer'}`, options);
   }
 }

@@ -74,7 +74,15 @@ describe('startHttpServer', () => {
 
   it('refuses to start on a port already taken', async () => {
     await start(() => true);
-    await expect(startHttpServer({ host: '127.0.0.1', port: server?.port ?? 0, registry: new Registry(), readiness: () => true, logger })).rejects.toThrow(/EADDRINUSE/);
+    await expect(
+      startHttpServer({
+        host: '127.0.0.1',
+        port: server?.port ?? 0,
+        registry: new Registry(),
+        readiness: () => true,
+        logger,
+      }),
+    ).rejects.toThrow(/EADDRINUSE/);
   });
 
   it('close() frees the port', async () => {

@@ -17,8 +17,26 @@ export {
   type JobTiming,
   type RedisConnection,
 } from './delayed-jobs.js';
-export { envBool, envEnum, envInt, envPort, envRequired, envString, envUrl, type EnvIntOptions, type EnvStringOptions } from './env-fields.js';
-export { ConfigError, formatConfigIssue, InvalidJobIdError, isConfigError, NotLeaderError, RedisUnavailableError, type ConfigIssue } from './errors.js';
+export {
+  envBool,
+  envEnum,
+  envInt,
+  envPort,
+  envRequired,
+  envString,
+  envUrl,
+  type EnvIntOptions,
+  type EnvStringOptions,
+} from './env-fields.js';
+export {
+  ConfigError,
+  formatConfigIssue,
+  InvalidJobIdError,
+  isConfigError,
+  NotLeaderError,
+  RedisUnavailableError,
+  type ConfigIssue,
+} from './errors.js';
 export { startHttpServer, type HttpServerHandle, type StartHttpServerOptions } from './http.js';
 export {
   LeaderElector,

@@ -7,7 +7,11 @@ import { perRegistry } from './per-registry.js';
  * `max by (service) (flotilla_leader) < 1` finds a service with no leader.
  */
 export const leaderGauge = perRegistry((registry) => {
-  const gauge = new Gauge({ name: 'flotilla_leader', help: '1 while this replica holds the leader lease and runs its work', registers: [registry] });
+  const gauge = new Gauge({
+    name: 'flotilla_leader',
+    help: '1 while this replica holds the leader lease and runs its work',
+    registers: [registry],
+  });
   gauge.set(0);
   return gauge;
 });

@@ -17,7 +17,8 @@ describe('startLeaderWork (real Redis)', () => {
     const running = new Set<string>();
     const log: string[] = [];
     const registries = { a: new Registry(), b: new Registry() };
-    const leader = async (name: 'a' | 'b') => (await registries[name].getSingleMetric('flotilla_leader')!.get()).values[0]?.value;
+    const leader = async (name: 'a' | 'b') =>
+      (await registries[name].getSingleMetric('flotilla_leader')!.get()).values[0]?.value;
     const replica = (name: 'a' | 'b') =>
       startLeaderWork({
         registry: registries[name],
@@ -52,7 +53,13 @@ describe('startLeaderWork (real Redis)', () => {
 
   it('fails fast when Redis is unreachable', async () => {
     await expect(
-      startLeaderWork({ redisUrl: 'redis://127.0.0.1:1', key: `${prefix}:x`, leaseMs: 1000, logger: pino({ level: 'silent' }), work: async () => async () => undefined }),
+      startLeaderWork({
+        redisUrl: 'redis://127.0.0.1:1',
+        key: `${prefix}:x`,
+        leaseMs: 1000,
+        logger: pino({ level: 'silent' }),
+        work: async () => async () => undefined,
+      }),
     ).rejects.toThrow(/cannot reach Redis/);
   });
 });

@@ -34,7 +34,8 @@ export async function startLeaderWork(o: LeaderWorkOptions): Promise<() => Promi
       const stop = await o.work(token);
       leading?.set(1);
       try {
-        if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        if (!signal.aborted)
+          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       } finally {
         leading?.set(0);
       }

@@ -33,7 +33,11 @@ describe('LeaderElector (real Redis)', () => {
     return `${prefix}:lease-${n++}`;
   }
 
-  function elector(key: string, id: string, extra: Partial<ConstructorParameters<typeof LeaderElector>[0]> = {}): { e: LeaderElector; redis: Redis } {
+  function elector(
+    key: string,
+    id: string,
+    extra: Partial<ConstructorParameters<typeof LeaderElector>[0]> = {},
+  ): { e: LeaderElector; redis: Redis } {
     const redis = createRedis(REDIS_URL);
     connections.push(redis);
     const e = new LeaderElector({ redis, key, id, leaseMs: LEASE_MS, retryMs: 50, ...extra });
@@ -177,7 +181,9 @@ describe('LeaderElector (real Redis)', () => {
     const redis = createRedis(REDIS_URL, { extra: { lazyConnect: true } });
     connections.push(redis);
     expect(() => new LeaderElector({ redis, key: '', leaseMs: 1000 })).toThrow(/key must not be empty/);
-    expect(() => new LeaderElector({ redis, key: 'k', leaseMs: 10 })).toThrow(/leaseMs must be an integer >= 30, got 10/);
+    expect(() => new LeaderElector({ redis, key: 'k', leaseMs: 10 })).toThrow(
+      /leaseMs must be an integer >= 30, got 10/,
+    );
     expect(() => new LeaderElector({ redis, key: 'k', leaseMs: 1000.5 })).toThrow(/leaseMs/);
     expect(() => new LeaderElector({ redis, key: 'k', leaseMs: 1000, retryMs: 0 })).toThrow(/retryMs must be > 0/);
     expect(() => new LeaderElector({ redis, key: 'k', leaseMs: 1000, id: '' })).toThrow(/id must not be empty/);

@@ -205,7 +205,11 @@ export class LeaderElector {
   private async tryAcquire(): Promise<void> {
     const epoch = this.epoch;
     const sentAt = this.clock.now().getTime();
-    const reply = await withTimeout(this.redis.eval(ACQUIRE, 2, this.key, this.fencingKey, this.id, this.leaseMs), this.commandTimeoutMs(), 'acquire');
+    const reply = await withTimeout(
+      this.redis.eval(ACQUIRE, 2, this.key, this.fencingKey, this.id, this.leaseMs),
+      this.commandTimeoutMs(),
+      'acquire',
+    );
     const token = Number(reply);
     if (token === 0 || !this.running || epoch !== this.epoch) return;
     this.epoch++;
@@ -220,7 +224,11 @@ export class LeaderElector {
     // The lease on Redis runs from when the script executes, which is after this moment, so
     // measuring from the send time keeps the local deadline strictly before the remote expiry.
     const sentAt = this.clock.now().getTime();
-    const reply = await withTimeout(this.redis.eval(RENEW, 1, this.key, this.id, this.leaseMs), this.commandTimeoutMs(), 'renew');
+    const reply = await withTimeout(
+      this.redis.eval(RENEW, 1, this.key, this.id, this.leaseMs),
+      this.commandTimeoutMs(),
+      'renew',
+    );
     if (epoch !== this.epoch || !this.term) return;
     if (Number(reply) !== 1) {
       this.demote('lost');
@@ -313,7 +321,9 @@ export function runWhileLeader(
   };
 
   const offElected = elector.onElected(launch);
-  const offDemoted = elector.onDemoted((reason) => current?.controller.abort(new LeadershipLostError(`leadership ended: ${reason}`)));
+  const offDemoted = elector.onDemoted((reason) =>
+    current?.controller.abort(new LeadershipLostError(`leadership ended: ${reason}`)),
+  );
   const token = elector.fencingToken;
   if (token !== undefined) launch(token);
 

@@ -8,6 +8,8 @@ describe('perRegistry', () => {
     const [a, b] = [new Registry(), new Registry()];
     expect(counter(a)).toBe(counter(a));
     expect(counter(b)).not.toBe(counter(a));
-    expect(() => new Counter({ name: 'flotilla_test_total', help: 'test', registers: [a] })).toThrow(/already been registered/);
+    expect(() => new Counter({ name: 'flotilla_test_total', help: 'test', registers: [a] })).toThrow(
+      /already been registered/,
+    );
   });
 });

@@ -8,7 +8,10 @@ export function redactUrl(url: string): string {
   // Rewritten as text rather than re-serialised through URL, which would normalise the rest
   // (trailing slashes, case). Greedy up to the last '@': an unencoded '@' or '/' in a password
   // must not leave part of it behind; over-redacting a query string is the lesser harm.
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, (_m, scheme: string | undefined) => `${scheme ?? ''}${REDACTED}@`);
+  return url.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)?.*@/is,
+    (_m, scheme: string | undefined) => `${scheme ?? ''}${REDACTED}@`,
+  );
 }
 
 /** True for variable names whose values are secrets and must never be printed. */

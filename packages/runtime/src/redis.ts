@@ -61,7 +61,10 @@ export async function closeRedis(redis: Redis): Promise<void> {
  * Opens a connection and proves it with a PING, so that a service whose Redis is unreachable stops at start-up with
  * a clear error instead of queueing commands forever (ioredis' default).
  */
-export async function connectRedis(url: string, opts: CreateRedisOptions & { timeoutMs?: number } = {}): Promise<Redis> {
+export async function connectRedis(
+  url: string,
+  opts: CreateRedisOptions & { timeoutMs?: number } = {},
+): Promise<Redis> {
   const redis = createRedis(url, opts);
   // Connection errors during the attempt are this function's to report, as one clear error.
   const quiet = () => undefined;
@@ -71,7 +74,10 @@ export async function connectRedis(url: string, opts: CreateRedisOptions & { tim
     await Promise.race([
       redis.ping(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${opts.timeoutMs ?? 3000} ms`)), opts.timeoutMs ?? 3000);
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${opts.timeoutMs ?? 3000} ms`)),
+          opts.timeoutMs ?? 3000,
+        );
       }),
     ]);
     return redis;

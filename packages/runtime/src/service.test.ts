@@ -16,8 +16,15 @@ describe('ServiceHost', () => {
     await Promise.all(hosts.splice(0).map((h) => h.stop().catch(() => undefined)));
   });
 
-  function host(start: (ctx: ServiceContext) => Promise<(() => Promise<void>) | void>, env: Record<string, string> = quietEnv, log?: LogCapture) {
-    const h = new ServiceHost({ name: 'demo', configSchema: baseConfigSchema, start }, { env, logDestination: log, stopTimeoutMs: 500 });
+  function host(
+    start: (ctx: ServiceContext) => Promise<(() => Promise<void>) | void>,
+    env: Record<string, string> = quietEnv,
+    log?: LogCapture,
+  ) {
+    const h = new ServiceHost(
+      { name: 'demo', configSchema: baseConfigSchema, start },
+      { env, logDestination: log, stopTimeoutMs: 500 },
+    );
     hosts.push(h);
     return h;
   }
@@ -45,11 +52,20 @@ describe('ServiceHost', () => {
     const start = async () => {
       calls.push('start');
     };
-    const ok = new ServiceHost({ name: 'demo', configSchema: baseConfigSchema, start }, { env: { ...quietEnv, HEAP_GROWTH_PERCENT: '40' }, onConfig: (c) => calls.push(`config ${c.HEAP_GROWTH_PERCENT}`) });
+    const ok = new ServiceHost(
+      { name: 'demo', configSchema: baseConfigSchema, start },
+      {
+        env: { ...quietEnv, HEAP_GROWTH_PERCENT: '40' },
+        onConfig: (c) => calls.push(`config ${c.HEAP_GROWTH_PERCENT}`),
+      },
+    );
     hosts.push(ok);
     await ok.start();
     expect(calls).toEqual(['config 40', 'start']);
-    const bad = new ServiceHost({ name: 'demo', configSchema: baseConfigSchema, start }, { env: { ...quietEnv, HEAP_GROWTH_PERCENT: '-1' }, onConfig: () => calls.push('bad config') });
+    const bad = new ServiceHost(
+      { name: 'demo', configSchema: baseConfigSchema, start },
+      { env: { ...quietEnv, HEAP_GROWTH_PERCENT: '-1' }, onConfig: () => calls.push('bad config') },
+    );
     await expect(bad.start()).rejects.toThrow(/HEAP_GROWTH_PERCENT/);
     expect(calls).toEqual(['config 40', 'start']);
   });
@@ -156,7 +172,9 @@ describe('ServiceHost', () => {
   });
 
   it('refuses a bad service name', () => {
-    expect(() => new ServiceHost({ name: 'Bad Name', configSchema: baseConfigSchema, start: async () => undefined })).toThrow(/name must be/);
+    expect(
+      () => new ServiceHost({ name: 'Bad Name', configSchema: baseConfigSchema, start: async () => undefined }),
+    ).toThrow(/name must be/);
   });
 
   it('passes an extended config through, typed', async () => {
@@ -179,13 +197,28 @@ describe('ServiceHost', () => {
 
   it('logs its config at start with credentials hidden', async () => {
     const log = new LogCapture();
-    const h = host(async () => undefined, { LOG_LEVEL: 'info', NATS_URL: 'nats://alice:s3cret@127.0.0.1:4222', REDIS_URL: 'redis://:hunter2@127.0.0.1:6379', NATS_PASSWORD: 'pw-nats', NATS_TOKEN: 'tok-nats', REDIS_PASSWORD: 'pw-redis' }, log);
+    const h = host(
+      async () => undefined,
+      {
+        LOG_LEVEL: 'info',
+        NATS_URL: 'nats://alice:s3cret@127.0.0.1:4222',
+        REDIS_URL: 'redis://:hunter2@127.0.0.1:6379',
+        NATS_PASSWORD: 'pw-nats',
+        NATS_TOKEN: 'tok-nats',
+        REDIS_PASSWORD: 'pw-redis',
+      },
+      log,
+    );
     await h.start();
     await h.stop();
     const text = log.text();
     expect(text).not.toMatch(/s3cret|hunter2|pw-nats|tok-nats|pw-redis/);
     const starting = log.lines.find((l) => l.msg === 'starting') as { config: Record<string, unknown> } | undefined;
-    expect(starting?.config).toMatchObject({ NATS_URL: 'nats://***@127.0.0.1:4222', REDIS_URL: 'redis://***@127.0.0.1:6379', NATS_PASSWORD: '[redacted]' });
+    expect(starting?.config).toMatchObject({
+      NATS_URL: 'nats://***@127.0.0.1:4222',
+      REDIS_URL: 'redis://***@127.0.0.1:6379',
+      NATS_PASSWORD: '[redacted]',
+    });
     expect(log.lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['starting', 'started', 'stopping', 'stopped']));
   });
 });
@@ -258,13 +291,16 @@ describe('runService (as a process)', () => {
     expect(p.output()).not.toContain('STOPPED');
   });
 
-  it('a supervisor\'s SIGTERM after the terminal\'s SIGINT waits for the shutdown; SIGINT again does not', async () => {
+  it("a supervisor's SIGTERM after the terminal's SIGINT waits for the shutdown; SIGINT again does not", async () => {
     const p = run({ DEMO_HANG_STOP: 'true' });
     await p.waitFor('READY');
     p.kill('SIGINT');
     await p.waitFor('STOPPING');
     p.kill('SIGTERM');
-    const early = await Promise.race([p.exit.then(() => 'exited'), new Promise((r) => setTimeout(() => r('waiting'), 500))]);
+    const early = await Promise.race([
+      p.exit.then(() => 'exited'),
+      new Promise((r) => setTimeout(() => r('waiting'), 500)),
+    ]);
     expect(early).toBe('waiting');
     p.kill('SIGINT');
     expect(await p.exit).toBe(1);
@@ -275,7 +311,9 @@ describe('runService (as a process)', () => {
     expect(await p.exit).toBe(1);
     expect(p.stderr()).toContain('demo: invalid configuration:');
     expect(p.stderr()).toContain('LEADER_LEASE_MS: expected an integer >= 1000, got "abc"');
-    expect(p.stderr()).toContain('REDIS_URL: expected a URL starting with redis:// or rediss://, got "http://***@redis"');
+    expect(p.stderr()).toContain(
+      'REDIS_URL: expected a URL starting with redis:// or rediss://, got "http://***@redis"',
+    );
     expect(p.stderr()).not.toContain('hunter2');
     expect(p.output()).not.toContain('READY');
   });

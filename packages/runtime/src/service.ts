@@ -66,7 +66,9 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
     private readonly options: ServiceHostOptions = {},
   ) {
     if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(definition.name)) {
-      throw new RangeError(`ServiceHost: name must be lower-case letters, digits and '-', got ${JSON.stringify(definition.name)}`);
+      throw new RangeError(
+        `ServiceHost: name must be lower-case letters, digits and '-', got ${JSON.stringify(definition.name)}`,
+      );
     }
   }
 
@@ -101,7 +103,8 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
    * started is torn down again and the error is rethrown.
    */
   start(): Promise<void> {
-    if (this.stateValue !== 'new') throw new Error(`ServiceHost ${this.name}: start() called in state ${this.stateValue}`);
+    if (this.stateValue !== 'new')
+      throw new Error(`ServiceHost ${this.name}: start() called in state ${this.stateValue}`);
     this.stateValue = 'starting';
     this.starting = this.doStart();
     return this.starting;
@@ -117,7 +120,11 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
       throw err;
     }
     this.configValue = config;
-    const logger = createLogger({ service: this.name, level: config.LOG_LEVEL, destination: this.options.logDestination });
+    const logger = createLogger({
+      service: this.name,
+      level: config.LOG_LEVEL,
+      destination: this.options.logDestination,
+    });
     this.loggerValue = logger;
     this.registry.setDefaultLabels({ service: this.name });
     collectDefaultMetrics({ register: this.registry });
@@ -188,7 +195,10 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
         await Promise.race([
           Promise.resolve().then(this.stopFn),
           new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`stop function did not finish within ${timeoutMs} ms`)), timeoutMs);
+            timer = setTimeout(
+              () => reject(new Error(`stop function did not finish within ${timeoutMs} ms`)),
+              timeoutMs,
+            );
           }),
         ]);
       } catch (err) {
@@ -215,7 +225,10 @@ export interface RunServiceOptions extends ServiceHostOptions {
  * if configuration or start-up fails, and on SIGTERM/SIGINT stops it and exits 0 (1 if stopping
  * failed). The same signal a second time exits at once.
  */
-export async function runService<S extends z.ZodType<BaseConfig>>(definition: ServiceDefinition<S>, options: RunServiceOptions = {}): Promise<ServiceHost<S>> {
+export async function runService<S extends z.ZodType<BaseConfig>>(
+  definition: ServiceDefinition<S>,
+  options: RunServiceOptions = {},
+): Promise<ServiceHost<S>> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const host = new ServiceHost(definition, {
     ...options,
@@ -253,7 +266,9 @@ export async function runService<S extends z.ZodType<BaseConfig>>(definition: Se
     if (isConfigError(err)) {
       process.stderr.write(`${definition.name}: ${err.message}\n`);
     } else if (!host.logger) {
-      process.stderr.write(`${definition.name}: start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(
+        `${definition.name}: start-up failed: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
     }
     exit(1);
   }

@@ -9,7 +9,15 @@ const none = new Map<string, number>();
 describe('AssumedUsage', () => {
   it('counts assigned replicas not yet reported, per cluster, with their requests and one pod each', () => {
     const a = new AssumedUsage();
-    a.set('rb/a', [{ name: 'm1', replicas: 3 }, { name: 'm2', replicas: 2 }], none, request);
+    a.set(
+      'rb/a',
+      [
+        { name: 'm1', replicas: 3 },
+        { name: 'm2', replicas: 2 },
+      ],
+      none,
+      request,
+    );
     a.set('rb/b', [{ name: 'm1', replicas: 1 }], none, request);
     expect(Object.fromEntries(a.usageOf('m1'))).toEqual({ pods: 4, cpu: 2000 });
     expect(Object.fromEntries(a.usageOf('m2'))).toEqual({ pods: 2, cpu: 1000 });
@@ -43,7 +51,10 @@ describe('AssumedUsage', () => {
 
   it('makes the estimator count assumed replicas as used', () => {
     const a = new AssumedUsage();
-    const cluster: Cluster = { metadata: { name: 'm1' }, status: { resourceSummary: { allocatable: { pods: 10, cpu: '4' } } } };
+    const cluster: Cluster = {
+      metadata: { name: 'm1' },
+      status: { resourceSummary: { allocatable: { pods: 10, cpu: '4' } } },
+    };
     const view = { ...cluster, assumedUsage: a.usageOf('m1') };
     expect(estimateFreeReplicas(view, request, 10)).toBe(8);
     a.set('rb/a', [{ name: 'm1', replicas: 6 }], none, request);

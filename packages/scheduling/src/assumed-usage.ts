@@ -28,7 +28,12 @@ export class AssumedUsage {
    * Sets one binding's contribution from its assignment, what each cluster reported for it (`status.replicas` of
    * its aggregated status entry; absent = nothing reported) and its per-replica request.
    */
-  set(bindingKey: string, assigned: readonly AssignedReplicas[], reported: ReadonlyMap<string, number>, request: ParsedRequest | undefined): void {
+  set(
+    bindingKey: string,
+    assigned: readonly AssignedReplicas[],
+    reported: ReadonlyMap<string, number>,
+    request: ParsedRequest | undefined,
+  ): void {
     const next = new Map<string, Map<string, number>>();
     for (const target of assigned) {
       const pending = Math.max(0, (target.replicas ?? 0) - (reported.get(target.name) ?? 0));

@@ -8,7 +8,11 @@ export const SCHEDULED_MESSAGE = 'Binding has been scheduled successfully.';
 export type ScheduledOutcome = { ok: true } | { ok: false; reason: string; message: string };
 
 /** The Scheduled condition for an outcome; lastTransitionTime only moves when its status flips. */
-export function scheduledCondition(outcome: ScheduledOutcome, previousStatus: ResourceBindingStatus | undefined, now: Date): Condition {
+export function scheduledCondition(
+  outcome: ScheduledOutcome,
+  previousStatus: ResourceBindingStatus | undefined,
+  now: Date,
+): Condition {
   const status = outcome.ok ? 'True' : 'False';
   const old = previousStatus?.conditions?.find((c) => c.type === 'Scheduled');
   return {
@@ -16,6 +20,7 @@ export function scheduledCondition(outcome: ScheduledOutcome, previousStatus: Re
     status,
     reason: outcome.ok ? 'Success' : outcome.reason,
     message: outcome.ok ? SCHEDULED_MESSAGE : outcome.message,
-    lastTransitionTime: old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : formatTime(now),
+    lastTransitionTime:
+      old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : formatTime(now),
   };
 }

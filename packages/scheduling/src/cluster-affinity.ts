@@ -8,7 +8,7 @@ import type { Cluster, ClusterAffinity, LabelSelectorRequirement } from './types
 export function clusterMatchesAffinity(cluster: Cluster, affinity: ClusterAffinity | undefined): boolean {
   if (!affinity) return true;
   const name = cluster.metadata.name ?? '';
-  if (affinity.exclude && affinity.exclude.includes(name)) return false;
+  if (affinity.exclude?.includes(name)) return false;
   if (affinity.labelSelector && !matchesLabelSelector(affinity.labelSelector, cluster.metadata.labels)) return false;
   const fe = affinity.fieldSelector?.matchExpressions;
   if (fe && fe.length > 0) {

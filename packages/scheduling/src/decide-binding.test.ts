@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { decideBinding, observedAfter, resultWrite, revisitAfterMs, statusAfter, statusPatchFor, type BindingDecision, type ObservedSchedule, type ScheduledDecision } from './decide-binding.js';
+import {
+  decideBinding,
+  observedAfter,
+  resultWrite,
+  revisitAfterMs,
+  statusAfter,
+  statusPatchFor,
+  type BindingDecision,
+  type ObservedSchedule,
+  type ScheduledDecision,
+} from './decide-binding.js';
 import { APPLIED_PLACEMENT_ANNOTATION } from './reschedule.js';
 import type { Cluster, Placement, ResourceBinding, ResourceBindingStatus, TargetCluster } from './types.js';
 
@@ -7,7 +17,13 @@ const now = new Date('2026-01-01T00:00:00Z');
 const cluster = (name: string, ready = true): Cluster => ({
   metadata: { name },
   // A not-ready cluster past the grace period carries the taint manager's NoExecute taint.
-  ...(ready ? {} : { spec: { taints: [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2025-12-31T23:00:00Z' }] } }),
+  ...(ready
+    ? {}
+    : {
+        spec: {
+          taints: [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2025-12-31T23:00:00Z' }],
+        },
+      }),
   status: {
     conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
     resourceSummary: { allocatable: { cpu: '8', memory: '32Gi', pods: '110' } },
@@ -17,7 +33,11 @@ const groups = [
   { affinityName: 'dc-beijing', clusterNames: ['member1'] },
   { affinityName: 'dc-hongkong', clusterNames: ['member2'] },
 ];
-const binding = (clusters: Array<{ name: string; replicas: number }>, generation: number, status?: ResourceBinding['status']): ResourceBinding => ({
+const binding = (
+  clusters: Array<{ name: string; replicas: number }>,
+  generation: number,
+  status?: ResourceBinding['status'],
+): ResourceBinding => ({
   apiVersion: 'work.karmada.io/v1alpha2',
   kind: 'ResourceBinding',
   metadata: { name: 'nginx-deployment', namespace: 'default', uid: 'u-1', generation },
@@ -43,21 +63,41 @@ describe('decideBinding', () => {
   });
 
   it('does nothing when the stored placement and generation are what it would decide', () => {
-    const status = { schedulerObservingAffinityName: 'dc-beijing', lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 2 };
-    const d = scheduled(decideBinding(binding([{ name: 'member1', replicas: 2 }], 2, status), [cluster('member1'), cluster('member2')], now, { generation: 2, affinityName: 'dc-beijing', lastScheduledTime: '2026-01-01T00:00:00Z' }));
+    const status = {
+      schedulerObservingAffinityName: 'dc-beijing',
+      lastScheduledTime: '2026-01-01T00:00:00Z',
+      schedulerObservedGeneration: 2,
+    };
+    const d = scheduled(
+      decideBinding(
+        binding([{ name: 'member1', replicas: 2 }], 2, status),
+        [cluster('member1'), cluster('member2')],
+        now,
+        { generation: 2, affinityName: 'dc-beijing', lastScheduledTime: '2026-01-01T00:00:00Z' },
+      ),
+    );
     expect(d.clusters).toBeUndefined();
     expect(d.announce).toBe(false);
   });
 
   it('resumes from its own newer decision before the status writer has folded it, even within the same second', () => {
     // status still says dc-beijing (generation 2); the scheduler already failed over to dc-hongkong (generation 3)
-    const status = { schedulerObservingAffinityName: 'dc-beijing', lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 2 };
+    const status = {
+      schedulerObservingAffinityName: 'dc-beijing',
+      lastScheduledTime: '2026-01-01T00:00:00Z',
+      schedulerObservedGeneration: 2,
+    };
     const d = scheduled(
-      decideBinding(binding([{ name: 'member2', replicas: 2 }], 3, status), [cluster('member1'), cluster('member2')], now, {
-        generation: 3,
-        affinityName: 'dc-hongkong',
-        lastScheduledTime: '2026-01-01T00:00:00Z',
-      }),
+      decideBinding(
+        binding([{ name: 'member2', replicas: 2 }], 3, status),
+        [cluster('member1'), cluster('member2')],
+        now,
+        {
+          generation: 3,
+          affinityName: 'dc-hongkong',
+          lastScheduledTime: '2026-01-01T00:00:00Z',
+        },
+      ),
     );
     expect(d.clusters).toBeUndefined();
     expect(d.result.ok && d.result.affinityName).toBe('dc-hongkong');
@@ -72,7 +112,10 @@ describe('decideBinding', () => {
     expect(d.announce).toBe(true);
     expect((statusPatchFor(d, b.status, 3, now).conditions as Array<{ status: string }>)[0]!.status).toBe('False');
     // the controller remembers the failure next to the last success
-    const again = decideBinding(b, [cluster('member1', false), cluster('member2', false)], now, { ...memo, failureMessage: d.result.ok ? '' : d.result.message });
+    const again = decideBinding(b, [cluster('member1', false), cluster('member2', false)], now, {
+      ...memo,
+      failureMessage: d.result.ok ? '' : d.result.message,
+    });
     expect(again.announce).toBe(false);
   });
 });
@@ -81,10 +124,18 @@ describe('decideBinding', () => {
 // reschedule request, eviction); Duplicated ones follow every change.
 describe('decideBinding: when a binding is scheduled again', () => {
   const at = (iso: string) => new Date(iso);
-  const node = (name: string, opts: { labels?: Record<string, string>; taintedAt?: string; cpu?: string } = {}): Cluster => ({
+  const node = (
+    name: string,
+    opts: { labels?: Record<string, string>; taintedAt?: string; cpu?: string } = {},
+  ): Cluster => ({
     metadata: { name, labels: opts.labels ?? { pool: 'a' } },
-    spec: opts.taintedAt ? { taints: [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: opts.taintedAt }] } : {},
-    status: { conditions: [{ type: 'Ready', status: opts.taintedAt ? 'False' : 'True' }], resourceSummary: { allocatable: { cpu: opts.cpu ?? '8', memory: '32Gi', pods: '110' } } },
+    spec: opts.taintedAt
+      ? { taints: [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: opts.taintedAt }] }
+      : {},
+    status: {
+      conditions: [{ type: 'Ready', status: opts.taintedAt ? 'False' : 'True' }],
+      resourceSummary: { allocatable: { cpu: opts.cpu ?? '8', memory: '32Gi', pods: '110' } },
+    },
   });
   const divided = (weightPreference: object, pref = 'Weighted'): Placement => ({
     clusterAffinity: { labelSelector: { matchLabels: { pool: 'a' } } },
@@ -104,25 +155,51 @@ describe('decideBinding: when a binding is scheduled again', () => {
     },
   });
   /** What the controller does with a decision: write the result (a new generation when spec.clusters change) and remember it. */
-  function run(b: ResourceBinding, clusters: Cluster[], when: Date, memo?: ObservedSchedule): { binding: ResourceBinding; decision: BindingDecision; memo?: ObservedSchedule } {
+  function run(
+    b: ResourceBinding,
+    clusters: Cluster[],
+    when: Date,
+    memo?: ObservedSchedule,
+  ): { binding: ResourceBinding; decision: BindingDecision; memo?: ObservedSchedule } {
     const d = decideBinding(b, clusters, when, memo);
     const written = resultWrite(d)?.(b) ?? b;
-    const next = { ...written, metadata: { ...written.metadata, generation: (b.metadata.generation ?? 0) + (d.kind === 'Scheduled' && d.clusters ? 1 : 0) } };
-    return { binding: next, decision: d, memo: d.announce ? observedAfter(memo, d, next.metadata.generation ?? 0) : memo };
+    const next = {
+      ...written,
+      metadata: {
+        ...written.metadata,
+        generation: (b.metadata.generation ?? 0) + (d.kind === 'Scheduled' && d.clusters ? 1 : 0),
+      },
+    };
+    return {
+      binding: next,
+      decision: d,
+      memo: d.announce ? observedAfter(memo, d, next.metadata.generation ?? 0) : memo,
+    };
   }
   /** A binding already scheduled under `placement` at `clusters`. */
   const placed = (placement: Placement, clusters: TargetCluster[]): ResourceBinding => {
     const b = work(placement, clusters, 2);
-    return { ...b, metadata: { ...b.metadata, annotations: { [APPLIED_PLACEMENT_ANNOTATION]: JSON.stringify(placement) } } };
+    return {
+      ...b,
+      metadata: { ...b.metadata, annotations: { [APPLIED_PLACEMENT_ANNOTATION]: JSON.stringify(placement) } },
+    };
   };
 
   it('static weights: an evicted cluster gives its replicas up, and does not take them back when it recovers', () => {
     const t0 = at('2026-01-01T00:00:00Z');
     let s = run(work(equalStatic, []), [node('m1'), node('m2')], t0);
-    expect(s.binding.spec.clusters).toEqual([{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }]);
+    expect(s.binding.spec.clusters).toEqual([
+      { name: 'm1', replicas: 2 },
+      { name: 'm2', replicas: 2 },
+    ]);
 
     // m2 turns NotReady and the taint manager taints it NoExecute: evicted, all 4 on m1
-    s = run(s.binding, [node('m1'), node('m2', { taintedAt: '2026-01-01T00:01:00Z' })], at('2026-01-01T00:01:01Z'), s.memo);
+    s = run(
+      s.binding,
+      [node('m1'), node('m2', { taintedAt: '2026-01-01T00:01:00Z' })],
+      at('2026-01-01T00:01:01Z'),
+      s.memo,
+    );
     expect(scheduled(s.decision).trigger).toBe('ClusterEvicted');
     expect(s.binding.spec.clusters).toEqual([{ name: 'm1', replicas: 4 }]);
 
@@ -138,31 +215,53 @@ describe('decideBinding: when a binding is scheduled again', () => {
     { strategy: 'Aggregated', placement: divided({}, 'Aggregated') },
     { strategy: 'static weight', placement: equalStatic },
   ])('$strategy: a cluster that stops matching the affinity does not move a Divided workload', ({ placement }) => {
-    const b = placed(placement, [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }]);
+    const b = placed(placement, [
+      { name: 'm1', replicas: 2 },
+      { name: 'm2', replicas: 2 },
+    ]);
     const d = decideBinding(b, [node('m1'), node('m2', { labels: { pool: 'b' } }), node('m3', { cpu: '64' })], now);
     expect(d.kind).toBe('Kept');
   });
 
   it('Duplicated still follows a cluster that stops matching', () => {
-    const dup: Placement = { clusterAffinity: { labelSelector: { matchLabels: { pool: 'a' } } }, replicaScheduling: { replicaSchedulingType: 'Duplicated' } };
-    const b = placed(dup, [{ name: 'm1', replicas: 4 }, { name: 'm2', replicas: 4 }]);
+    const dup: Placement = {
+      clusterAffinity: { labelSelector: { matchLabels: { pool: 'a' } } },
+      replicaScheduling: { replicaSchedulingType: 'Duplicated' },
+    };
+    const b = placed(dup, [
+      { name: 'm1', replicas: 4 },
+      { name: 'm2', replicas: 4 },
+    ]);
     const d = scheduled(decideBinding(b, [node('m1'), node('m2', { labels: { pool: 'b' } })], now));
     expect(d.trigger).toBe('AlwaysScheduled');
     expect(d.clusters).toEqual([{ name: 'm1', replicas: 4 }]);
   });
 
   it('a placement change is scheduled and recorded as applied; the record alone is written when the result stays', () => {
-    const b = placed(equalStatic, [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }]);
+    const b = placed(equalStatic, [
+      { name: 'm1', replicas: 2 },
+      { name: 'm2', replicas: 2 },
+    ]);
     const tolerant = { ...equalStatic, clusterTolerations: [{ key: 'dedicated', operator: 'Exists' }] };
-    const d = scheduled(decideBinding({ ...b, spec: { ...b.spec, placement: tolerant } }, [node('m1'), node('m2')], now));
+    const d = scheduled(
+      decideBinding({ ...b, spec: { ...b.spec, placement: tolerant } }, [node('m1'), node('m2')], now),
+    );
     expect(d.trigger).toBe('PlacementChanged');
     expect(d.clusters).toBeUndefined();
     expect(JSON.parse(d.appliedPlacement!)).toEqual(tolerant);
   });
 
   it('a toleration with seconds asks to be looked at again when they run out', () => {
-    const tolerating = { ...equalStatic, clusterTolerations: [{ key: 'cluster.karmada.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }] };
-    const b = placed(tolerating, [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }]);
+    const tolerating = {
+      ...equalStatic,
+      clusterTolerations: [
+        { key: 'cluster.karmada.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      ],
+    };
+    const b = placed(tolerating, [
+      { name: 'm1', replicas: 2 },
+      { name: 'm2', replicas: 2 },
+    ]);
     const clusters = [node('m1'), node('m2', { taintedAt: '2026-01-01T00:00:00Z' })];
     const before = decideBinding(b, clusters, at('2026-01-01T00:01:00Z'));
     expect(before.kind).toBe('Kept');
@@ -180,16 +279,35 @@ describe('decideBinding: when a binding is scheduled again', () => {
     expect(first.binding.metadata.annotations?.[APPLIED_PLACEMENT_ANNOTATION]).toBe(JSON.stringify(equalStatic));
     // the standby, with no memory and no folded status, confirms what is stored
     const confirm = decideBinding(first.binding, [node('m1'), node('m2')], now);
-    expect(confirm).toMatchObject({ kind: 'Kept', announce: true, recovered: false, kept: [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }] });
-    expect(statusPatchFor(confirm, first.binding.status, 2, now)).toMatchObject({ schedulerObservedGeneration: 2, conditions: [{ type: 'Scheduled', status: 'True' }] });
+    expect(confirm).toMatchObject({
+      kind: 'Kept',
+      announce: true,
+      recovered: false,
+      kept: [
+        { name: 'm1', replicas: 2 },
+        { name: 'm2', replicas: 2 },
+      ],
+    });
+    expect(statusPatchFor(confirm, first.binding.status, 2, now)).toMatchObject({
+      schedulerObservedGeneration: 2,
+      conditions: [{ type: 'Scheduled', status: 'True' }],
+    });
     // once known (in memory or folded), nothing more
-    expect(decideBinding(first.binding, [node('m1'), node('m2')], now, observedAfter(undefined, confirm, 2)).announce).toBe(false);
-    const folded = { ...first.binding, status: { schedulerObservedGeneration: 2, conditions: [{ type: 'Scheduled', status: 'True' }] } };
+    expect(
+      decideBinding(first.binding, [node('m1'), node('m2')], now, observedAfter(undefined, confirm, 2)).announce,
+    ).toBe(false);
+    const folded = {
+      ...first.binding,
+      status: { schedulerObservedGeneration: 2, conditions: [{ type: 'Scheduled', status: 'True' }] },
+    };
     expect(decideBinding(folded, [node('m1'), node('m2')], now).announce).toBe(false);
   });
 
   it('a failure whose cause went away without a new schedule turns into a kept success', () => {
-    const b = placed(equalStatic, [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }]);
+    const b = placed(equalStatic, [
+      { name: 'm1', replicas: 2 },
+      { name: 'm2', replicas: 2 },
+    ]);
     const d = decideBinding(b, [node('m1'), node('m2')], now, { generation: 2, failureMessage: 'no room' });
     expect(d).toMatchObject({ kind: 'Kept', announce: true, recovered: true });
   });
@@ -197,9 +315,17 @@ describe('decideBinding: when a binding is scheduled again', () => {
 
 describe('decision status patches', () => {
   it('a failure carries only the Scheduled condition and the generation, not a copy of the stored status', () => {
-    const stored = { schedulerObservingAffinityName: 'dc-beijing', lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 2 };
+    const stored = {
+      schedulerObservingAffinityName: 'dc-beijing',
+      lastScheduledTime: '2026-01-01T00:00:00Z',
+      schedulerObservedGeneration: 2,
+    };
     const b = binding([{ name: 'member2', replicas: 2 }], 3, stored);
-    const d = decideBinding(b, [cluster('member1', false), cluster('member2', false)], now, { generation: 3, affinityName: 'dc-hongkong', lastScheduledTime: '2026-01-01T00:00:00Z' });
+    const d = decideBinding(b, [cluster('member1', false), cluster('member2', false)], now, {
+      generation: 3,
+      affinityName: 'dc-hongkong',
+      lastScheduledTime: '2026-01-01T00:00:00Z',
+    });
     const patch = statusPatchFor(d, b.status, 3, now);
     expect(Object.keys(patch).sort()).toEqual(['conditions', 'schedulerObservedGeneration']);
     expect(patch.schedulerObservedGeneration).toBe(3);
@@ -207,21 +333,42 @@ describe('decision status patches', () => {
 
   it('a success with a single clusterAffinity removes a stale observed group (null)', () => {
     const b = binding([], 1, { schedulerObservingAffinityName: 'dc-beijing' });
-    const single: ResourceBinding = { ...b, spec: { ...b.spec, placement: { clusterAffinity: { clusterNames: ['member1'] }, replicaScheduling: { replicaSchedulingType: 'Duplicated' } } } };
+    const single: ResourceBinding = {
+      ...b,
+      spec: {
+        ...b.spec,
+        placement: {
+          clusterAffinity: { clusterNames: ['member1'] },
+          replicaScheduling: { replicaSchedulingType: 'Duplicated' },
+        },
+      },
+    };
     const d = decideBinding(single, [cluster('member1')], now);
-    expect(statusPatchFor(d, single.status, 2, now)).toMatchObject({ schedulerObservingAffinityName: null, lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 2 });
+    expect(statusPatchFor(d, single.status, 2, now)).toMatchObject({
+      schedulerObservingAffinityName: null,
+      lastScheduledTime: '2026-01-01T00:00:00Z',
+      schedulerObservedGeneration: 2,
+    });
     expect('schedulerObservingAffinityName' in statusAfter(d, single.status, 2, now)).toBe(false);
   });
 });
 
 describe('statusAfter: the status once the status writer has folded the decision', () => {
   it('a success sets Scheduled=True/Success, the group, lastScheduledTime and the generation, keeping other conditions', () => {
-    const prev: ResourceBindingStatus = { conditions: [{ type: 'FullyApplied', status: 'True', reason: 'FullyAppliedSuccess' }] };
+    const prev: ResourceBindingStatus = {
+      conditions: [{ type: 'FullyApplied', status: 'True', reason: 'FullyAppliedSuccess' }],
+    };
     const d = decideBinding(binding([], 1, prev), [cluster('member1')], now);
     expect(statusAfter(d, prev, 2, now)).toEqual({
       conditions: [
         { type: 'FullyApplied', status: 'True', reason: 'FullyAppliedSuccess' },
-        { type: 'Scheduled', status: 'True', reason: 'Success', message: 'Binding has been scheduled successfully.', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        {
+          type: 'Scheduled',
+          status: 'True',
+          reason: 'Success',
+          message: 'Binding has been scheduled successfully.',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
       ],
       schedulerObservingAffinityName: 'dc-beijing',
       lastScheduledTime: '2026-01-01T00:00:00Z',
@@ -234,13 +381,25 @@ describe('statusAfter: the status once the status writer has folded the decision
     const prev: ResourceBindingStatus = {
       schedulerObservingAffinityName: 'dc-hongkong',
       lastScheduledTime: '2026-01-01T00:00:00Z',
-      conditions: [{ type: 'Scheduled', status: 'True', reason: 'Success', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+      conditions: [
+        { type: 'Scheduled', status: 'True', reason: 'Success', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      ],
     };
     const d = decideBinding(binding([{ name: 'member2', replicas: 2 }], 3, prev), [], later);
     const s1 = statusAfter(d, prev, 3, later);
-    expect(s1).toMatchObject({ schedulerObservingAffinityName: 'dc-hongkong', lastScheduledTime: '2026-01-01T00:00:00Z', schedulerObservedGeneration: 3 });
+    expect(s1).toMatchObject({
+      schedulerObservingAffinityName: 'dc-hongkong',
+      lastScheduledTime: '2026-01-01T00:00:00Z',
+      schedulerObservedGeneration: 3,
+    });
     expect(s1.conditions).toEqual([
-      { type: 'Scheduled', status: 'False', reason: 'NoClusterFit', message: expect.stringContaining('previous assignment kept (member2:2)'), lastTransitionTime: '2026-01-01T01:00:00Z' },
+      {
+        type: 'Scheduled',
+        status: 'False',
+        reason: 'NoClusterFit',
+        message: expect.stringContaining('previous assignment kept (member2:2)'),
+        lastTransitionTime: '2026-01-01T01:00:00Z',
+      },
     ]);
     const s2 = statusAfter(d, s1, 3, new Date('2026-01-01T02:00:00Z'));
     expect(s2.conditions![0]!.lastTransitionTime).toBe('2026-01-01T01:00:00Z');

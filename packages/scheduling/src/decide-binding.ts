@@ -1,7 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { applyStatusPatch } from '@flotilla/api';
 import { scheduledCondition } from './binding-status.js';
-import { APPLIED_PLACEMENT_ANNOTATION, appliedPlacement, evictionRecheckMs, scheduleTrigger, type ScheduleTrigger } from './reschedule.js';
+import {
+  APPLIED_PLACEMENT_ANNOTATION,
+  appliedPlacement,
+  evictionRecheckMs,
+  scheduleTrigger,
+  type ScheduleTrigger,
+} from './reschedule.js';
 import { scheduleBinding, type ScheduleResult } from './schedule.js';
 import type { BindingObject, Cluster, ResourceBinding, ResourceBindingStatus, TargetCluster } from './types.js';
 
@@ -48,7 +54,12 @@ export interface KeptDecision extends DecisionBase {
  * Level-triggered scheduling of one binding: decide from current state and compare with what is stored.
  * `observed` is what this scheduler last announced for the binding (its status may not have caught up yet).
  */
-export function decideBinding(binding: ResourceBinding, clusters: readonly Cluster[], now: Date, observed?: ObservedSchedule): BindingDecision {
+export function decideBinding(
+  binding: ResourceBinding,
+  clusters: readonly Cluster[],
+  now: Date,
+  observed?: ObservedSchedule,
+): BindingDecision {
   const view = { ...binding, status: effectiveStatus(binding.status, observed) };
   const trigger = scheduleTrigger(view, clusters, now);
   const last = lastOutcome(binding.status, observed);
@@ -66,11 +77,21 @@ const TIMER_SLACK_MS = 50;
 /** When to decide again if no news comes first: a failure is retried; a toleration running out is looked at. */
 export function revisitAfterMs(d: BindingDecision): number | undefined {
   const failed = d.kind === 'Scheduled' && !d.result.ok;
-  const next = Math.min(failed ? FAILED_RETRY_MS : Infinity, d.recheckAfterMs === undefined ? Infinity : d.recheckAfterMs + TIMER_SLACK_MS);
+  const next = Math.min(
+    failed ? FAILED_RETRY_MS : Infinity,
+    d.recheckAfterMs === undefined ? Infinity : d.recheckAfterMs + TIMER_SLACK_MS,
+  );
   return Number.isFinite(next) ? next : undefined;
 }
 
-function scheduled(binding: ResourceBinding, clusters: readonly Cluster[], now: Date, trigger: ScheduleTrigger, observed: ObservedSchedule | undefined, last: Outcome): Omit<ScheduledDecision, 'basis'> {
+function scheduled(
+  binding: ResourceBinding,
+  clusters: readonly Cluster[],
+  now: Date,
+  trigger: ScheduleTrigger,
+  observed: ObservedSchedule | undefined,
+  last: Outcome,
+): Omit<ScheduledDecision, 'basis'> {
   const result = scheduleBinding({ binding, clusters, now });
   const generation = binding.metadata.generation ?? 0;
   if (!result.ok) {
@@ -115,7 +136,10 @@ interface Outcome {
 
 /** The newest outcome known: the folded status, or this scheduler's own announcement if at least as new. */
 function lastOutcome(status: ResourceBindingStatus | undefined, observed: ObservedSchedule | undefined): Outcome {
-  const folded = { generation: status?.schedulerObservedGeneration ?? -1, failed: status?.conditions?.find((c) => c.type === 'Scheduled')?.status === 'False' };
+  const folded = {
+    generation: status?.schedulerObservedGeneration ?? -1,
+    failed: status?.conditions?.find((c) => c.type === 'Scheduled')?.status === 'False',
+  };
   if (!observed || observed.generation < folded.generation) return folded;
   return { generation: observed.generation, failed: observed.failureMessage !== undefined };
 }
@@ -123,7 +147,9 @@ function lastOutcome(status: ResourceBindingStatus | undefined, observed: Observ
 // A single clusterAffinity observes no group (as scheduleBinding reports it).
 function observedGroup(binding: ResourceBinding): string | undefined {
   const p = binding.spec.placement;
-  return !p?.clusterAffinity && p?.clusterAffinities?.length ? binding.status?.schedulerObservingAffinityName : undefined;
+  return !p?.clusterAffinity && p?.clusterAffinities?.length
+    ? binding.status?.schedulerObservingAffinityName
+    : undefined;
 }
 
 /** What the scheduler announced last, kept in memory to bridge the time until the status writer folds it. */
@@ -135,16 +161,31 @@ export interface ObservedSchedule {
 }
 
 /** The memory after announcing `d` at `generation`. A failure keeps the group and time of the last success. */
-export function observedAfter(previous: ObservedSchedule | undefined, d: BindingDecision, generation: number): ObservedSchedule {
+export function observedAfter(
+  previous: ObservedSchedule | undefined,
+  d: BindingDecision,
+  generation: number,
+): ObservedSchedule {
   if (d.kind === 'Kept') {
-    return { generation, ...(d.affinityName !== undefined ? { affinityName: d.affinityName } : {}), ...(d.lastScheduledTime ? { lastScheduledTime: d.lastScheduledTime } : {}) };
+    return {
+      generation,
+      ...(d.affinityName !== undefined ? { affinityName: d.affinityName } : {}),
+      ...(d.lastScheduledTime ? { lastScheduledTime: d.lastScheduledTime } : {}),
+    };
   }
   const r = d.result;
   if (!r.ok) return { ...previous, generation, failureMessage: r.message };
-  return { generation, ...(r.affinityName !== undefined ? { affinityName: r.affinityName } : {}), lastScheduledTime: r.lastScheduledTime };
+  return {
+    generation,
+    ...(r.affinityName !== undefined ? { affinityName: r.affinityName } : {}),
+    lastScheduledTime: r.lastScheduledTime,
+  };
 }
 
-function effectiveStatus(status: ResourceBindingStatus | undefined, observed: ObservedSchedule | undefined): ResourceBindingStatus | undefined {
+function effectiveStatus(
+  status: ResourceBindingStatus | undefined,
+  observed: ObservedSchedule | undefined,
+): ResourceBindingStatus | undefined {
   if (!observed?.lastScheduledTime) return status;
   // Generations order decisions; times have whole-second resolution and cannot tell two decisions in one second apart.
   const folded = status?.schedulerObservedGeneration;
@@ -166,9 +207,17 @@ const normalise = (c: ReadonlyArray<{ name: string; replicas?: number }>) =>
  * write back an older group than one announced meanwhile). null removes a field: a single clusterAffinity has no
  * observed group.
  */
-export function statusPatchFor(d: BindingDecision, status: ResourceBindingStatus | undefined, generation: number, now: Date): Record<string, unknown> {
+export function statusPatchFor(
+  d: BindingDecision,
+  status: ResourceBindingStatus | undefined,
+  generation: number,
+  now: Date,
+): Record<string, unknown> {
   const outcome = d.kind === 'Kept' ? ({ ok: true } as const) : d.result;
-  const patch: Record<string, unknown> = { conditions: [scheduledCondition(outcome, status, now)], schedulerObservedGeneration: generation };
+  const patch: Record<string, unknown> = {
+    conditions: [scheduledCondition(outcome, status, now)],
+    schedulerObservedGeneration: generation,
+  };
   if (d.kind === 'Scheduled' && d.result.ok) {
     patch.lastScheduledTime = d.result.lastScheduledTime;
     patch.schedulerObservingAffinityName = d.result.affinityName ?? null;
@@ -180,8 +229,17 @@ export function statusPatchFor(d: BindingDecision, status: ResourceBindingStatus
  * The status once the status writer has folded the decision's patch (applyStatusPatch, as its patchReducer does,
  * at the time of the decision's event): what the next decision reads back.
  */
-export function statusAfter(d: BindingDecision, status: ResourceBindingStatus | undefined, generation: number, now: Date): ResourceBindingStatus {
-  return applyStatusPatch(status as Record<string, unknown> | undefined, statusPatchFor(d, status, generation, now), now.toISOString()) as ResourceBindingStatus;
+export function statusAfter(
+  d: BindingDecision,
+  status: ResourceBindingStatus | undefined,
+  generation: number,
+  now: Date,
+): ResourceBindingStatus {
+  return applyStatusPatch(
+    status as Record<string, unknown> | undefined,
+    statusPatchFor(d, status, generation, now),
+    now.toISOString(),
+  ) as ResourceBindingStatus;
 }
 
 /** How a scheduled result goes into the binding: spec.clusters and the applied-placement record, where they changed. */
@@ -190,7 +248,13 @@ export function resultWrite(d: BindingDecision): (<T extends BindingObject>(cur:
   const { clusters, appliedPlacement } = d;
   return <T extends BindingObject>(cur: T): T => ({
     ...cur,
-    metadata: appliedPlacement === undefined ? cur.metadata : { ...cur.metadata, annotations: { ...cur.metadata.annotations, [APPLIED_PLACEMENT_ANNOTATION]: appliedPlacement } },
+    metadata:
+      appliedPlacement === undefined
+        ? cur.metadata
+        : {
+            ...cur.metadata,
+            annotations: { ...cur.metadata.annotations, [APPLIED_PLACEMENT_ANNOTATION]: appliedPlacement },
+          },
     spec: clusters === undefined ? cur.spec : { ...(cur.spec as object), clusters },
   });
 }

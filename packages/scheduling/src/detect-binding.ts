@@ -18,5 +18,9 @@ export function withDetected<T extends BindingObject>(current: T, detected: Reso
   Object.assign(spec, detected.spec);
   const annotations = { ...current.metadata.annotations };
   for (const key of Object.values(ClaimAnnotations)) delete annotations[key];
-  return { ...current, metadata: { ...current.metadata, annotations: { ...annotations, ...detected.metadata.annotations } }, spec };
+  return {
+    ...current,
+    metadata: { ...current.metadata, annotations: { ...annotations, ...detected.metadata.annotations } },
+    spec,
+  };
 }

@@ -18,7 +18,9 @@ export function selectorPriority(template: ResourceTemplate, rs: ResourceSelecto
   if (rs.namespace && (template.metadata.namespace ?? '') !== rs.namespace) return ImplicitPriority.MisMatch;
   if (rs.name) return rs.name === template.metadata.name ? ImplicitPriority.MatchName : ImplicitPriority.MisMatch;
   if (!rs.labelSelector) return ImplicitPriority.MatchAll;
-  return matchesLabelSelector(rs.labelSelector, template.metadata.labels) ? ImplicitPriority.MatchLabelSelector : ImplicitPriority.MisMatch;
+  return matchesLabelSelector(rs.labelSelector, template.metadata.labels)
+    ? ImplicitPriority.MatchLabelSelector
+    : ImplicitPriority.MisMatch;
 }
 
 /** The best priority over a policy's selectors. */
@@ -42,9 +44,17 @@ export function isClusterPolicy(policy: PropagationPolicy): boolean {
  * the more specific selector (name > labelSelector > all), then the alphabetically smaller name.
  * `policies` may mix both kinds (told apart by `kind`).
  */
-export function findMatchingPolicy(template: ResourceTemplate, policies: readonly PropagationPolicy[]): PropagationPolicy | undefined {
+export function findMatchingPolicy(
+  template: ResourceTemplate,
+  policies: readonly PropagationPolicy[],
+): PropagationPolicy | undefined {
   const ns = template.metadata.namespace;
-  const namespaced = ns ? best(template, policies.filter((p) => !isClusterPolicy(p) && p.metadata.namespace === ns)) : undefined;
+  const namespaced = ns
+    ? best(
+        template,
+        policies.filter((p) => !isClusterPolicy(p) && p.metadata.namespace === ns),
+      )
+    : undefined;
   return namespaced ?? best(template, policies.filter(isClusterPolicy));
 }
 
@@ -60,7 +70,8 @@ function best(template: ResourceTemplate, policies: readonly PropagationPolicy[]
       !chosen ||
       explicit > chosenExplicit ||
       (explicit === chosenExplicit &&
-        (implicit > chosenImplicit || (implicit === chosenImplicit && compareNames(p.metadata.name ?? '', chosen.metadata.name ?? '') < 0)))
+        (implicit > chosenImplicit ||
+          (implicit === chosenImplicit && compareNames(p.metadata.name ?? '', chosen.metadata.name ?? '') < 0)))
     ) {
       chosen = p;
       chosenExplicit = explicit;
@@ -92,7 +103,11 @@ export const ClaimAnnotations = {
  * the per-replica request of the pod template (as Karmada computes it), and a copy of the placement.
  * Throws SchedulingInputError naming the template field for a bad replica count or quantity.
  */
-export function buildBinding(template: ResourceTemplate, policy: PropagationPolicy, clusterScoped = !template.metadata.namespace): ResourceBinding {
+export function buildBinding(
+  template: ResourceTemplate,
+  policy: PropagationPolicy,
+  clusterScoped = !template.metadata.namespace,
+): ResourceBinding {
   const name = template.metadata.name;
   if (!name) throw new SchedulingInputError('metadata.name', 'required');
   const replicas = templateReplicas(template);
@@ -100,7 +115,10 @@ export function buildBinding(template: ResourceTemplate, policy: PropagationPoli
   const nodeClaim = replicas === undefined ? undefined : podNodeClaim(podSpecOf(template));
   const annotations: Record<string, string> = isClusterPolicy(policy)
     ? { [ClaimAnnotations.clusterPolicyName]: policy.metadata.name ?? '' }
-    : { [ClaimAnnotations.policyName]: policy.metadata.name ?? '', [ClaimAnnotations.policyNamespace]: policy.metadata.namespace ?? '' };
+    : {
+        [ClaimAnnotations.policyName]: policy.metadata.name ?? '',
+        [ClaimAnnotations.policyNamespace]: policy.metadata.namespace ?? '',
+      };
   const ns = template.metadata.namespace;
   return {
     apiVersion: 'work.karmada.io/v1alpha2',
@@ -116,7 +134,9 @@ export function buildBinding(template: ResourceTemplate, policy: PropagationPoli
         ...(template.metadata.resourceVersion && { resourceVersion: template.metadata.resourceVersion }),
       },
       ...(replicas !== undefined && { replicas }),
-      ...((request || nodeClaim) && { replicaRequirements: { ...(nodeClaim && { nodeClaim }), ...(request && { resourceRequest: request }) } }),
+      ...((request || nodeClaim) && {
+        replicaRequirements: { ...(nodeClaim && { nodeClaim }), ...(request && { resourceRequest: request }) },
+      }),
       placement: structuredClone(policy.spec.placement ?? {}),
     },
   };
@@ -124,7 +144,7 @@ export function buildBinding(template: ResourceTemplate, policy: PropagationPoli
 
 /** spec.replicas of a template; 1 for Deployment-like kinds that omit it; undefined otherwise. */
 export function templateReplicas(template: ResourceTemplate): number | undefined {
-  const r = template.spec?.['replicas'];
+  const r = template.spec?.replicas;
   if (r === undefined || r === null) return DEFAULT_ONE_REPLICA.has(template.kind) ? 1 : undefined;
   if (typeof r !== 'number' || !Number.isInteger(r) || r < 0) {
     throw new SchedulingInputError('spec.replicas', `must be a non-negative integer, got ${JSON.stringify(r)}`);
@@ -141,5 +161,5 @@ export function podRequests(template: ResourceTemplate): ResourceList | undefine
 }
 
 function podSpecOf(template: ResourceTemplate): unknown {
-  return (template.spec?.['template'] as { spec?: unknown } | undefined)?.spec;
+  return (template.spec?.template as { spec?: unknown } | undefined)?.spec;
 }

@@ -7,18 +7,34 @@ import type { Placement, TargetCluster } from './types.js';
 type Caps = Record<string, number>;
 
 /** Candidates from free capacities, with own replicas / score from `previous`, in candidate order. */
-function candidates(free: Caps, previous: TargetCluster[] = [], labels: Record<string, Record<string, string>> = {}): Candidate[] {
+function candidates(
+  free: Caps,
+  previous: TargetCluster[] = [],
+  labels: Record<string, Record<string, string>> = {},
+): Candidate[] {
   return Object.entries(free)
     .map(([name, f]) => {
       const prev = previous.find((t) => t.name === name);
-      return { name, cluster: { metadata: { name, labels: labels[name] ?? {} } }, free: f, own: prev?.replicas ?? 0, score: prev ? 100 : 0 };
+      return {
+        name,
+        cluster: { metadata: { name, labels: labels[name] ?? {} } },
+        free: f,
+        own: prev?.replicas ?? 0,
+        score: prev ? 100 : 0,
+      };
     })
     .sort(compareCandidates);
 }
 
 const asMap = (ts: TargetCluster[]) => Object.fromEntries(ts.map((t) => [t.name, t.replicas]));
 
-function assign(placement: Placement, desired: number, free: Caps, previous: TargetCluster[] = [], extra: Partial<AssignInput> = {}) {
+function assign(
+  placement: Placement,
+  desired: number,
+  free: Caps,
+  previous: TargetCluster[] = [],
+  extra: Partial<AssignInput> = {},
+) {
   return asMap(
     assignReplicas({
       candidates: candidates(free, previous),
@@ -35,13 +51,25 @@ function assign(placement: Placement, desired: number, free: Caps, previous: Tar
 }
 
 const dup: Placement = {};
-const staticW = (list?: NonNullable<NonNullable<Placement['replicaScheduling']>['weightPreference']>['staticWeightList']): Placement => ({
-  replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', ...(list && { weightPreference: { staticWeightList: list } }) },
+const staticW = (
+  list?: NonNullable<NonNullable<Placement['replicaScheduling']>['weightPreference']>['staticWeightList'],
+): Placement => ({
+  replicaScheduling: {
+    replicaSchedulingType: 'Divided',
+    replicaDivisionPreference: 'Weighted',
+    ...(list && { weightPreference: { staticWeightList: list } }),
+  },
 });
 const dynamic: Placement = {
-  replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { dynamicWeight: 'AvailableReplicas' } },
+  replicaScheduling: {
+    replicaSchedulingType: 'Divided',
+    replicaDivisionPreference: 'Weighted',
+    weightPreference: { dynamicWeight: 'AvailableReplicas' },
+  },
 };
-const aggregated: Placement = { replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' } };
+const aggregated: Placement = {
+  replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+};
 const prev = (m: Caps): TargetCluster[] => Object.entries(m).map(([name, replicas]) => ({ name, replicas }));
 
 describe('resolveStrategy', () => {
@@ -51,16 +79,26 @@ describe('resolveStrategy', () => {
     { rs: {}, want: 'StaticWeight' },
     { rs: { replicaSchedulingType: 'Divided' }, want: 'StaticWeight' },
     { rs: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' }, want: 'Aggregated' },
-    { rs: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: {} }, want: 'StaticWeight' },
     {
-      rs: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { dynamicWeight: 'AvailableReplicas', staticWeightList: [{ targetCluster: {}, weight: 1 }] } },
+      rs: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: {} },
+      want: 'StaticWeight',
+    },
+    {
+      rs: {
+        replicaSchedulingType: 'Divided',
+        replicaDivisionPreference: 'Weighted',
+        weightPreference: { dynamicWeight: 'AvailableReplicas', staticWeightList: [{ targetCluster: {}, weight: 1 }] },
+      },
       want: 'DynamicWeight',
     },
   ])('$rs → $want', ({ rs, want }) => {
     expect(resolveStrategy(rs)).toBe(want);
   });
 
-  it.each([{ replicaSchedulingType: 'Sharded' }, { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Packed' }])('rejects %o', (rs) => {
+  it.each([
+    { replicaSchedulingType: 'Sharded' },
+    { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Packed' },
+  ])('rejects %o', (rs) => {
     expect(() => resolveStrategy(rs)).toThrow('unsupported replica scheduling strategy');
   });
 });
@@ -83,16 +121,27 @@ describe('Duplicated', () => {
 describe('Divided, static weights', () => {
   const ns = (...names: string[]) => ({ clusterNames: names });
   it.each([
-    { name: 'no weightPreference: equal weights, ascending tie-break', placement: staticW(), n: 9, want: { m1: 3, m2: 2, m3: 2, m4: 2 } },
+    {
+      name: 'no weightPreference: equal weights, ascending tie-break',
+      placement: staticW(),
+      n: 9,
+      want: { m1: 3, m2: 2, m3: 2, m4: 2 },
+    },
     {
       name: '2:1:1:1 is 3:2:2:2 (Webster, not largest remainder)',
-      placement: staticW([{ targetCluster: ns('m1'), weight: 2 }, { targetCluster: ns('m2', 'm3', 'm4'), weight: 1 }]),
+      placement: staticW([
+        { targetCluster: ns('m1'), weight: 2 },
+        { targetCluster: ns('m2', 'm3', 'm4'), weight: 1 },
+      ]),
       n: 9,
       want: { m1: 3, m2: 2, m3: 2, m4: 2 },
     },
     {
       name: 'the largest matching rule wins, not the sum',
-      placement: staticW([{ targetCluster: ns('m1', 'm2'), weight: 1 }, { targetCluster: ns('m1'), weight: 3 }]),
+      placement: staticW([
+        { targetCluster: ns('m1', 'm2'), weight: 1 },
+        { targetCluster: ns('m1'), weight: 3 },
+      ]),
       n: 8,
       want: { m1: 6, m2: 2 },
     },
@@ -102,18 +151,39 @@ describe('Divided, static weights', () => {
       n: 4,
       want: { m1: 1, m2: 1, m3: 1, m4: 1 },
     },
-    { name: 'no candidate matches any rule: equal weights', placement: staticW([{ targetCluster: ns('other'), weight: 5 }]), n: 4, want: { m1: 1, m2: 1, m3: 1, m4: 1 } },
-    { name: '2 at 2:1 is 1:1', placement: staticW([{ targetCluster: ns('m1'), weight: 2 }, { targetCluster: ns('m2'), weight: 1 }]), n: 2, want: { m1: 1, m2: 1 } },
+    {
+      name: 'no candidate matches any rule: equal weights',
+      placement: staticW([{ targetCluster: ns('other'), weight: 5 }]),
+      n: 4,
+      want: { m1: 1, m2: 1, m3: 1, m4: 1 },
+    },
+    {
+      name: '2 at 2:1 is 1:1',
+      placement: staticW([
+        { targetCluster: ns('m1'), weight: 2 },
+        { targetCluster: ns('m2'), weight: 1 },
+      ]),
+      n: 2,
+      want: { m1: 1, m2: 1 },
+    },
   ])('$name', ({ placement, n, want }) => {
     expect(assign(placement, n, { m1: 0, m2: 0, m3: 0, m4: 0 })).toEqual(want);
   });
 
   it('breaks ties towards larger names when the UID parity is odd', () => {
-    expect(assign(staticW(), 9, { m1: 0, m2: 0, m3: 0, m4: 0 }, [], { descendingNames: true })).toEqual({ m1: 2, m2: 2, m3: 2, m4: 3 });
+    expect(assign(staticW(), 9, { m1: 0, m2: 0, m3: 0, m4: 0 }, [], { descendingNames: true })).toEqual({
+      m1: 2,
+      m2: 2,
+      m3: 2,
+      m4: 3,
+    });
   });
 
   it('is stateless: Steady with a previous assignment gives the same result', () => {
-    const p = staticW([{ targetCluster: ns('m1'), weight: 1 }, { targetCluster: ns('m2'), weight: 1 }]);
+    const p = staticW([
+      { targetCluster: ns('m1'), weight: 1 },
+      { targetCluster: ns('m2'), weight: 1 },
+    ]);
     expect(assign(p, 3, { m1: 0, m2: 0 }, prev({ m2: 2, m1: 1 }))).toEqual({ m1: 2, m2: 1 });
     expect(assign(p, 3, { m1: 0, m2: 0 }, prev({ m2: 2, m1: 1 }), { mode: 'Fresh' })).toEqual({ m1: 2, m2: 1 });
   });
@@ -124,7 +194,9 @@ describe('Divided, dynamic weight (AvailableReplicas)', () => {
     expect(assign(dynamic, 12, { m1: 4, m2: 6, m3: 8 })).toEqual({ m1: 3, m2: 4, m3: 5 });
   });
   it('is Unschedulable when free capacity falls short', () => {
-    expect(() => assign(dynamic, 19, { m1: 4, m2: 6, m3: 8 })).toThrow('Clusters available replicas 18 are not enough to schedule.');
+    expect(() => assign(dynamic, 19, { m1: 4, m2: 6, m3: 8 })).toThrow(
+      'Clusters available replicas 18 are not enough to schedule.',
+    );
   });
   it('breaks equal capacities by the UID parity', () => {
     expect(assign(dynamic, 1, { m1: 5, m2: 5 })).toEqual({ m1: 1 });
@@ -137,7 +209,9 @@ describe('Divided, dynamic weight (AvailableReplicas)', () => {
     expect(assign(dynamic, 10, { m1: 2, m2: 4, m3: 0 }, prev({ m1: 2, m2: 2 }))).toEqual({ m1: 4, m2: 6 });
   });
   it('Steady scale up checks only the new replicas against free capacity', () => {
-    expect(() => assign(dynamic, 10, { m1: 2, m2: 3 }, prev({ m1: 2, m2: 2 }))).toThrow('Clusters available replicas 5 are not enough');
+    expect(() => assign(dynamic, 10, { m1: 2, m2: 3 }, prev({ m1: 2, m2: 2 }))).toThrow(
+      'Clusters available replicas 5 are not enough',
+    );
   });
   it('Steady scale down: shrinks in proportion to the previous replicas, never fails', () => {
     expect(assign(dynamic, 6, { m1: 0, m2: 0 }, prev({ m1: 6, m2: 3 }))).toEqual({ m1: 4, m2: 2 });
@@ -149,7 +223,11 @@ describe('Divided, dynamic weight (AvailableReplicas)', () => {
     expect(assign(dynamic, 6, { m1: 10, m2: 10 }, prev({ gone: 4, m1: 2 }))).toEqual({ m1: 4, m2: 2 });
   });
   it('Fresh: recomputes from tier capacity (free + own), ignoring the previous split', () => {
-    expect(assign(dynamic, 12, { m1: 0, m2: 4, m3: 8 }, prev({ m1: 8, m2: 4 }), { mode: 'Fresh' })).toEqual({ m1: 4, m2: 4, m3: 4 });
+    expect(assign(dynamic, 12, { m1: 0, m2: 4, m3: 8 }, prev({ m1: 8, m2: 4 }), { mode: 'Fresh' })).toEqual({
+      m1: 4,
+      m2: 4,
+      m3: 4,
+    });
   });
 });
 
@@ -173,12 +251,16 @@ describe('Divided, Aggregated', () => {
     expect(assign(aggregated, 2, { b: 5, a: 5 })).toEqual({ a: 2 });
   });
   it('Fresh consolidates onto one cluster when it now fits', () => {
-    expect(assign(aggregated, 8, { m1: 0, m2: 0, m3: 10 }, prev({ m1: 4, m2: 4 }), { mode: 'Fresh' })).toEqual({ m3: 8 });
+    expect(assign(aggregated, 8, { m1: 0, m2: 0, m3: 10 }, prev({ m1: 4, m2: 4 }), { mode: 'Fresh' })).toEqual({
+      m3: 8,
+    });
   });
   it('Steady does not consolidate', () => {
     expect(assign(aggregated, 8, { m1: 0, m2: 0, m3: 10 }, prev({ m1: 4, m2: 4 }))).toEqual({ m1: 4, m2: 4 });
   });
   it('is Unschedulable when the total falls short', () => {
-    expect(() => assign(aggregated, 11, { m1: 4, m2: 6 })).toThrow('Clusters available replicas 10 are not enough to schedule.');
+    expect(() => assign(aggregated, 11, { m1: 4, m2: 6 })).toThrow(
+      'Clusters available replicas 10 are not enough to schedule.',
+    );
   });
 });

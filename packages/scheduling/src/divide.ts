@@ -70,7 +70,11 @@ function byStaticWeight(input: AssignInput): TargetCluster[] {
     // No candidate matched any rule: fall back to equal weights rather than placing nothing.
     if (!anyMatched) for (const p of parties) p.weight = 1;
   }
-  return websterSeats(input.desired, parties.filter((p) => p.weight > 0), input.descendingNames);
+  return websterSeats(
+    input.desired,
+    parties.filter((p) => p.weight > 0),
+    input.descendingNames,
+  );
 }
 
 interface Weighted {

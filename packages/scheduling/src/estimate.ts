@@ -35,7 +35,11 @@ export function parseResourceRequest(request: ResourceList | undefined): ParsedR
  * unbounded, as upstream. Replicas assumed but not yet reported (`assumedUsage`) count as used: beyond Karmada,
  * whose estimate from the summary alone lets a burst of decisions overcommit a cluster.
  */
-export function estimateFreeReplicas(cluster: ClusterView, request: ParsedRequest | undefined, desiredReplicas: number): number {
+export function estimateFreeReplicas(
+  cluster: ClusterView,
+  request: ParsedRequest | undefined,
+  desiredReplicas: number,
+): number {
   if (desiredReplicas === 0) return MAX_REPLICAS;
   const summary = cluster.status?.resourceSummary;
   if (!summary) return 0;

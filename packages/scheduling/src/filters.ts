@@ -70,7 +70,7 @@ function rejectReason(
 ): string | undefined {
   if (cluster.metadata.deletionTimestamp) return FilterReason.deleting;
   if (!apiEnabled(cluster, spec)) return FilterReason.apiMissing;
-  const current = targets !== undefined && targets.some((t) => t.name === name);
+  const current = targets?.some((t) => t.name === name);
   if (current) {
     const evicting = findEvictingTaint(cluster.spec?.taints, placement.clusterTolerations, now);
     if (evicting) return `cluster(s) had untolerated taint {${taintToString(evicting)}}`;

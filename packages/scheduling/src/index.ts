@@ -4,10 +4,30 @@ export { fnv1a32, prefersDescendingNames } from './tie-break.js';
 export { websterSeats, compareNames, type Party, type Seat } from './webster.js';
 export { matchesLabelSelector } from './label-selector.js';
 export { clusterMatchesAffinity, clusterZones } from './cluster-affinity.js';
-export { toleratesTaint, findUntoleratedTaint, findEvictingTaint, nextEvictionTime, evictionTime, taintToString } from './taints.js';
+export {
+  toleratesTaint,
+  findUntoleratedTaint,
+  findEvictingTaint,
+  nextEvictionTime,
+  evictionTime,
+  taintToString,
+} from './taints.js';
 export { feasibleClusterNames } from './feasible-clusters.js';
-export { filterClusters, isReady, FilterReason, type FilterInput, type FilterResult, type FilteredCluster } from './filters.js';
-export { estimateFreeReplicas, parseResourceRequest, MAX_REPLICAS, type ClusterView, type ParsedRequest } from './estimate.js';
+export {
+  filterClusters,
+  isReady,
+  FilterReason,
+  type FilterInput,
+  type FilterResult,
+  type FilteredCluster,
+} from './filters.js';
+export {
+  estimateFreeReplicas,
+  parseResourceRequest,
+  MAX_REPLICAS,
+  type ClusterView,
+  type ParsedRequest,
+} from './estimate.js';
 export { AssumedUsage, type AssignedReplicas, type Usage } from './assumed-usage.js';
 export { type Candidate, compareCandidates, tierCapacity } from './candidate.js';
 export { resolveStrategy, ignoresSpreadConstraints, type Strategy } from './strategy.js';

@@ -19,7 +19,7 @@ export function matchesLabelSelector(selector: LabelSelector, labels: Record<str
 }
 
 export function matchesRequirement(r: LabelSelectorRequirement, labels: Record<string, string>): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+  const has = Object.hasOwn(labels, r.key);
   switch (r.operator) {
     case 'In':
       return has && (r.values ?? []).includes(labels[r.key]!);

@@ -13,10 +13,26 @@ describe('podNodeClaim', () => {
     ['an empty nodeSelector (set, so non-nil in Go)', { nodeSelector: {} }, { nodeSelector: {} }],
     ['tolerations', { tolerations: [toleration] }, { tolerations: [toleration] }],
     ['an empty toleration list', { tolerations: [] }, undefined],
-    ['required node affinity', { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } }, { hardNodeAffinity: required }],
-    ['only preferred node affinity', { affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } } }, undefined],
+    [
+      'required node affinity',
+      { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } },
+      { hardNodeAffinity: required },
+    ],
+    [
+      'only preferred node affinity',
+      { affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } } },
+      undefined,
+    ],
     ['pod affinity', { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [] } } }, undefined],
-    ['all three', { nodeSelector: { a: 'b' }, tolerations: [toleration], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } }, { nodeSelector: { a: 'b' }, tolerations: [toleration], hardNodeAffinity: required }],
+    [
+      'all three',
+      {
+        nodeSelector: { a: 'b' },
+        tolerations: [toleration],
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } },
+      },
+      { nodeSelector: { a: 'b' }, tolerations: [toleration], hardNodeAffinity: required },
+    ],
     ['no pod spec', undefined, undefined],
   ])('%s', (_name, podSpec, want) => {
     expect(podNodeClaim(podSpec)).toEqual(want);

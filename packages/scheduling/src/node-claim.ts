@@ -9,12 +9,22 @@ import type { NodeClaim } from './types.js';
  */
 export function podNodeClaim(podSpec: unknown): NodeClaim | undefined {
   if (!isPlainObject(podSpec)) return undefined;
-  const nodeSelector = isPlainObject(podSpec['nodeSelector']) ? (podSpec['nodeSelector'] as Record<string, string>) : undefined;
-  const tolerations = Array.isArray(podSpec['tolerations']) && podSpec['tolerations'].length > 0 ? (podSpec['tolerations'] as NonNullable<NodeClaim['tolerations']>) : undefined;
-  const nodeAffinity = isPlainObject(podSpec['affinity']) ? podSpec['affinity']['nodeAffinity'] : undefined;
-  const required = isPlainObject(nodeAffinity) ? nodeAffinity['requiredDuringSchedulingIgnoredDuringExecution'] : undefined;
+  const nodeSelector = isPlainObject(podSpec.nodeSelector)
+    ? (podSpec.nodeSelector as Record<string, string>)
+    : undefined;
+  const tolerations =
+    Array.isArray(podSpec.tolerations) && podSpec.tolerations.length > 0
+      ? (podSpec.tolerations as NonNullable<NodeClaim['tolerations']>)
+      : undefined;
+  const nodeAffinity = isPlainObject(podSpec.affinity) ? podSpec.affinity.nodeAffinity : undefined;
+  const required = isPlainObject(nodeAffinity)
+    ? nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+    : undefined;
   const hardNodeAffinity = isPlainObject(required) ? (required as NodeClaim['hardNodeAffinity']) : undefined;
   if (!nodeSelector && !tolerations && !hardNodeAffinity) return undefined;
-  return { ...(nodeSelector && { nodeSelector }), ...(tolerations && { tolerations }), ...(hardNodeAffinity && { hardNodeAffinity }) };
+  return {
+    ...(nodeSelector && { nodeSelector }),
+    ...(tolerations && { tolerations }),
+    ...(hardNodeAffinity && { hardNodeAffinity }),
+  };
 }
-

@@ -5,7 +5,11 @@ import type { ResourceList } from './types.js';
 
 const MI = 2 ** 20;
 const GI = 2 ** 30;
-const c = (requests?: ResourceList, limits?: ResourceList, extra: Record<string, unknown> = {}) => ({ name: 'c', ...extra, resources: { ...(requests && { requests }), ...(limits && { limits }) } });
+const c = (requests?: ResourceList, limits?: ResourceList, extra: Record<string, unknown> = {}) => ({
+  name: 'c',
+  ...extra,
+  resources: { ...(requests && { requests }), ...(limits && { limits }) },
+});
 
 // Every case is a rule of Karmada's GenerateReplicaRequirements → Resource.AddPodTemplateRequest →
 // AddPodRequest → ResourceList (pkg/util/helper/binding.go, pkg/util/resource.go).
@@ -13,7 +17,13 @@ describe('podSpecRequests: Karmada replicaRequirements.resourceRequest', () => {
   it.each<{ rule: string; podSpec: unknown; want: ResourceList | undefined }>([
     {
       rule: 'AddPodRequest: app containers add up',
-      podSpec: { containers: [c({ cpu: '250m', memory: '64Mi' }), c({ cpu: '1', memory: '1Gi', 'nvidia.com/gpu': 1 }), { name: 'no-resources' }] },
+      podSpec: {
+        containers: [
+          c({ cpu: '250m', memory: '64Mi' }),
+          c({ cpu: '1', memory: '1Gi', 'nvidia.com/gpu': 1 }),
+          { name: 'no-resources' },
+        ],
+      },
       want: { cpu: '1250m', memory: String(64 * MI + GI), 'nvidia.com/gpu': '1' },
     },
     {
@@ -41,12 +51,19 @@ describe('podSpecRequests: Karmada replicaRequirements.resourceRequest', () => {
     },
     {
       rule: 'AddPodRequest: a restartable (sidecar) init container is an init container like any other: max, not sum',
-      podSpec: { containers: [c({ cpu: '1' })], initContainers: [c({ cpu: '500m', memory: '64Mi' }, undefined, { restartPolicy: 'Always' })] },
+      podSpec: {
+        containers: [c({ cpu: '1' })],
+        initContainers: [c({ cpu: '500m', memory: '64Mi' }, undefined, { restartPolicy: 'Always' })],
+      },
       want: { cpu: '1000m', memory: String(64 * MI) },
     },
     {
       rule: 'AddPodRequest: spec.overhead is added after the init-container maximum',
-      podSpec: { containers: [c({ cpu: '100m' })], initContainers: [c({ cpu: '1' })], overhead: { cpu: '250m', memory: '120Mi' } },
+      podSpec: {
+        containers: [c({ cpu: '100m' })],
+        initContainers: [c({ cpu: '1' })],
+        overhead: { cpu: '250m', memory: '120Mi' },
+      },
       want: { cpu: '1250m', memory: String(120 * MI) },
     },
     {
@@ -64,9 +81,25 @@ describe('podSpecRequests: Karmada replicaRequirements.resourceRequest', () => {
             { memory: 99999, pods: 20, 'test.karmada.io/bar': 99999, 'test.karmada.io/baz': 20 },
           ),
         ],
-        overhead: { cpu: '5m', memory: 5, 'ephemeral-storage': 5, pods: 5, 'test.karmada.io/foo': 5, 'test.karmada.io/bar': 5, 'test.karmada.io/baz': 5 },
+        overhead: {
+          cpu: '5m',
+          memory: 5,
+          'ephemeral-storage': 5,
+          pods: 5,
+          'test.karmada.io/foo': 5,
+          'test.karmada.io/bar': 5,
+          'test.karmada.io/baz': 5,
+        },
       },
-      want: { cpu: '15m', memory: '15', 'ephemeral-storage': '5', pods: '25', 'test.karmada.io/foo': '15', 'test.karmada.io/bar': '15', 'test.karmada.io/baz': '25' },
+      want: {
+        cpu: '15m',
+        memory: '15',
+        'ephemeral-storage': '5',
+        pods: '25',
+        'test.karmada.io/foo': '15',
+        'test.karmada.io/bar': '15',
+        'test.karmada.io/baz': '25',
+      },
     },
     {
       rule: 'Resource.Add: only the native four and scalar resources (extended, hugepages-, *kubernetes.io/, attachable-volumes-) count',
@@ -87,7 +120,14 @@ describe('podSpecRequests: Karmada replicaRequirements.resourceRequest', () => {
           }),
         ],
       },
-      want: { cpu: '1000m', 'ephemeral-storage': String(GI), 'hugepages-2Mi': String(4 * MI), 'example.com/dongle': '2', 'attachable-volumes-aws-ebs': '1', 'scheduling.kubernetes.io/thing': '1' },
+      want: {
+        cpu: '1000m',
+        'ephemeral-storage': String(GI),
+        'hugepages-2Mi': String(4 * MI),
+        'example.com/dongle': '2',
+        'attachable-volumes-aws-ebs': '1',
+        'scheduling.kubernetes.io/thing': '1',
+      },
     },
     {
       rule: 'Quantity.MilliValue / Value: each quantity is rounded up on its own before it is added',
@@ -99,27 +139,52 @@ describe('podSpecRequests: Karmada replicaRequirements.resourceRequest', () => {
       podSpec: { containers: [c({ cpu: '0.3' }), c({ cpu: '100m' }), c({ cpu: '0.2' })] },
       want: { cpu: '600m' },
     },
-    { rule: 'ResourceList: nothing requested → no resource request', podSpec: { containers: [{ name: 'a' }], initContainers: [c({})] }, want: undefined },
-    { rule: 'ResourceList: every total 0 → no resource request', podSpec: { containers: [c({ cpu: 0, memory: '0Mi' })] }, want: undefined },
+    {
+      rule: 'ResourceList: nothing requested → no resource request',
+      podSpec: { containers: [{ name: 'a' }], initContainers: [c({})] },
+      want: undefined,
+    },
+    {
+      rule: 'ResourceList: every total 0 → no resource request',
+      podSpec: { containers: [c({ cpu: 0, memory: '0Mi' })] },
+      want: undefined,
+    },
     { rule: 'no pod spec → no resource request', podSpec: undefined, want: undefined },
-    { rule: 'no containers → only init containers and overhead count', podSpec: { overhead: { memory: '1Ki' } }, want: { memory: '1024' } },
+    {
+      rule: 'no containers → only init containers and overhead count',
+      podSpec: { overhead: { memory: '1Ki' } },
+      want: { memory: '1024' },
+    },
   ])('$rule', ({ podSpec, want }) => {
     expect(podSpecRequests(podSpec)).toEqual(want);
   });
 
   it.each([
-    { podSpec: { containers: [{}, c({ cpu: 'fast' })] }, error: 'spec.template.spec.containers[1].resources.requests.cpu: invalid quantity "fast"' },
-    { podSpec: { initContainers: [c(undefined, { memory: 'lots' })] }, error: 'spec.template.spec.initContainers[0].resources.limits.memory: invalid quantity "lots"' },
+    {
+      podSpec: { containers: [{}, c({ cpu: 'fast' })] },
+      error: 'spec.template.spec.containers[1].resources.requests.cpu: invalid quantity "fast"',
+    },
+    {
+      podSpec: { initContainers: [c(undefined, { memory: 'lots' })] },
+      error: 'spec.template.spec.initContainers[0].resources.limits.memory: invalid quantity "lots"',
+    },
     { podSpec: { overhead: { cpu: '-1' } }, error: 'spec.template.spec.overhead.cpu: must not be negative, got "-1"' },
     // The quantity is checked even for a resource that does not count: Karmada fails to convert the template.
-    { podSpec: { containers: [c({ widgets: { n: 1 } as never })] }, error: 'spec.template.spec.containers[0].resources.requests.widgets: invalid quantity {"n":1}' },
+    {
+      podSpec: { containers: [c({ widgets: { n: 1 } as never })] },
+      error: 'spec.template.spec.containers[0].resources.requests.widgets: invalid quantity {"n":1}',
+    },
   ])('names the field of a bad quantity: $error', ({ podSpec, error }) => {
     expect(() => podSpecRequests(podSpec)).toThrow(SchedulingInputError);
     expect(() => podSpecRequests(podSpec)).toThrow(error);
   });
 
   it('is its own fixed point: one container requesting the result yields the result', () => {
-    const podSpec = { containers: [c({ cpu: '0.3', memory: '1.5Gi' }, { 'example.com/dongle': 1 })], initContainers: [c({ cpu: '2' })], overhead: { memory: '120Mi' } };
+    const podSpec = {
+      containers: [c({ cpu: '0.3', memory: '1.5Gi' }, { 'example.com/dongle': 1 })],
+      initContainers: [c({ cpu: '2' })],
+      overhead: { memory: '120Mi' },
+    };
     const once = podSpecRequests(podSpec)!;
     expect(podSpecRequests({ containers: [{ resources: { requests: once } }] })).toEqual(once);
   });

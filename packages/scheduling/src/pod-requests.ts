@@ -29,13 +29,15 @@ import type { ResourceList } from './types.js';
 export function podSpecRequests(podSpec: unknown, path = 'spec.template.spec'): ResourceList | undefined {
   if (!isPlainObject(podSpec)) return undefined;
   const total = new Map<string, number>();
-  for (const [i, c] of list(podSpec['containers'])) {
-    for (const [name, v] of containerRequests(c, `${path}.containers[${i}]`)) total.set(name, (total.get(name) ?? 0) + v);
+  for (const [i, c] of list(podSpec.containers)) {
+    for (const [name, v] of containerRequests(c, `${path}.containers[${i}]`))
+      total.set(name, (total.get(name) ?? 0) + v);
   }
-  for (const [i, c] of list(podSpec['initContainers'])) {
-    for (const [name, v] of containerRequests(c, `${path}.initContainers[${i}]`)) if (v > (total.get(name) ?? 0)) total.set(name, v);
+  for (const [i, c] of list(podSpec.initContainers)) {
+    for (const [name, v] of containerRequests(c, `${path}.initContainers[${i}]`))
+      if (v > (total.get(name) ?? 0)) total.set(name, v);
   }
-  for (const [name, v] of quantities(podSpec['overhead'], `${path}.overhead`)) total.set(name, (total.get(name) ?? 0) + v);
+  for (const [name, v] of quantities(podSpec.overhead, `${path}.overhead`)) total.set(name, (total.get(name) ?? 0) + v);
 
   const out: ResourceList = {};
   let any = false;
@@ -48,9 +50,10 @@ export function podSpecRequests(podSpec: unknown, path = 'spec.template.spec'): 
 }
 
 function containerRequests(container: unknown, path: string): Map<string, number> {
-  const resources = isPlainObject(container) && isPlainObject(container['resources']) ? container['resources'] : {};
-  const requests = quantities(resources['requests'], `${path}.resources.requests`);
-  for (const [name, v] of quantities(resources['limits'], `${path}.resources.limits`)) if (!requests.has(name)) requests.set(name, v);
+  const resources = isPlainObject(container) && isPlainObject(container.resources) ? container.resources : {};
+  const requests = quantities(resources.requests, `${path}.resources.requests`);
+  for (const [name, v] of quantities(resources.limits, `${path}.resources.limits`))
+    if (!requests.has(name)) requests.set(name, v);
   return requests;
 }
 
@@ -61,7 +64,8 @@ function quantities(resourceList: unknown, path: string): Map<string, number> {
   for (const [name, q] of Object.entries(resourceList)) {
     const field = `${path}.${name}`;
     // A quantity that does not parse fails Karmada's conversion to a typed object, counted or not.
-    if (typeof q !== 'string' && typeof q !== 'number') throw new SchedulingInputError(field, `invalid quantity ${JSON.stringify(q)}`);
+    if (typeof q !== 'string' && typeof q !== 'number')
+      throw new SchedulingInputError(field, `invalid quantity ${JSON.stringify(q)}`);
     let v: number;
     try {
       v = parseQuantity(q);
@@ -79,7 +83,12 @@ const NATIVE = new Set(['cpu', 'memory', 'ephemeral-storage', 'pods']);
 /** Karmada's `Resource.Add` switch: the four native resources, then `lifted.IsScalarResourceName`. */
 function isCountedResource(name: string): boolean {
   if (NATIVE.has(name)) return true;
-  return isExtendedResourceName(name) || name.startsWith('hugepages-') || name.includes('kubernetes.io/') || name.startsWith('attachable-volumes-');
+  return (
+    isExtendedResourceName(name) ||
+    name.startsWith('hugepages-') ||
+    name.includes('kubernetes.io/') ||
+    name.startsWith('attachable-volumes-')
+  );
 }
 
 /** Kubernetes' IsExtendedResourceName: outside the kubernetes.io namespace and a qualified name once prefixed "requests.". */

@@ -1,4 +1,10 @@
-import { ClaimAnnotations, findMatchingPolicy, ImplicitPriority, isClusterPolicy, policyMatchPriority } from './detection.js';
+import {
+  ClaimAnnotations,
+  findMatchingPolicy,
+  ImplicitPriority,
+  isClusterPolicy,
+  policyMatchPriority,
+} from './detection.js';
 import type { PropagationPolicy, ResourceTemplate } from './types.js';
 
 export interface PolicyClaim {
@@ -22,11 +28,25 @@ export function policyClaim(annotations: Readonly<Record<string, string>> | unde
  * it, unless a matching policy with `preemption: Always` preempts it. Without a live claim this is
  * findMatchingPolicy.
  */
-export function claimingPolicy(template: ResourceTemplate, policies: readonly PropagationPolicy[], claim: PolicyClaim | undefined): PropagationPolicy | undefined {
+export function claimingPolicy(
+  template: ResourceTemplate,
+  policies: readonly PropagationPolicy[],
+  claim: PolicyClaim | undefined,
+): PropagationPolicy | undefined {
   // A PropagationPolicy only ever claims templates of its own namespace, whatever the claim says (as findMatchingPolicy).
-  const held = claim && policies.find((p) => claims(p, claim) && (isClusterPolicy(p) || p.metadata.namespace === template.metadata.namespace));
-  if (!held || policyMatchPriority(template, held) === ImplicitPriority.MisMatch) return findMatchingPolicy(template, policies);
-  return findMatchingPolicy(template, policies.filter((p) => p !== held && preempts(p, held))) ?? held;
+  const held =
+    claim &&
+    policies.find(
+      (p) => claims(p, claim) && (isClusterPolicy(p) || p.metadata.namespace === template.metadata.namespace),
+    );
+  if (!held || policyMatchPriority(template, held) === ImplicitPriority.MisMatch)
+    return findMatchingPolicy(template, policies);
+  return (
+    findMatchingPolicy(
+      template,
+      policies.filter((p) => p !== held && preempts(p, held)),
+    ) ?? held
+  );
 }
 
 /**

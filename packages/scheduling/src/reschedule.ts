@@ -2,13 +2,25 @@ import { isDeepStrictEqual } from 'node:util';
 import { scheduleMode } from './schedule.js';
 import { resolveStrategy } from './strategy.js';
 import { findEvictingTaint, nextEvictionTime } from './taints.js';
-import type { Cluster, ClusterAffinityTerm, Placement, ResourceBinding, ResourceBindingSpec, TargetCluster } from './types.js';
+import type {
+  Cluster,
+  ClusterAffinityTerm,
+  Placement,
+  ResourceBinding,
+  ResourceBindingSpec,
+  TargetCluster,
+} from './types.js';
 
 /** Karmada's record, on the binding, of the placement its spec.clusters were scheduled under (JSON). */
 export const APPLIED_PLACEMENT_ANNOTATION = 'policy.karmada.io/applied-placement';
 
 /** Why a binding is scheduled again; see scheduleTrigger. */
-export type ScheduleTrigger = 'PlacementChanged' | 'ReplicasChanged' | 'ClusterEvicted' | 'RescheduleRequested' | 'AlwaysScheduled';
+export type ScheduleTrigger =
+  | 'PlacementChanged'
+  | 'ReplicasChanged'
+  | 'ClusterEvicted'
+  | 'RescheduleRequested'
+  | 'AlwaysScheduled';
 
 /**
  * Karmada's doScheduleBinding: whether a queued binding is scheduled at all, and why. Without a
@@ -21,10 +33,15 @@ export type ScheduleTrigger = 'PlacementChanged' | 'ReplicasChanged' | 'ClusterE
  * so the replicas no longer add up (upstream removes it from spec.clusters; here scheduling does,
  * since the filters reject that cluster for this binding).
  */
-export function scheduleTrigger(binding: ResourceBinding, clusters: readonly Cluster[], now: Date): ScheduleTrigger | undefined {
+export function scheduleTrigger(
+  binding: ResourceBinding,
+  clusters: readonly Cluster[],
+  now: Date,
+): ScheduleTrigger | undefined {
   const spec = binding.spec;
   const applied = binding.metadata.annotations?.[APPLIED_PLACEMENT_ANNOTATION];
-  if (placementChanged(spec.placement, applied, binding.status?.schedulerObservingAffinityName)) return 'PlacementChanged';
+  if (placementChanged(spec.placement, applied, binding.status?.schedulerObservingAffinityName))
+    return 'PlacementChanged';
   const targets = spec.clusters ?? [];
   if (replicasChanged(spec, targets)) return 'ReplicasChanged';
   if (replicasChanged(spec, remainingTargets(binding, clusters, now))) return 'ClusterEvicted';
@@ -39,7 +56,11 @@ export function scheduleTrigger(binding: ResourceBinding, clusters: readonly Clu
  * observed group counts (changed, removed, or no group observed yet): adding, editing or removing
  * another group moves nothing.
  */
-export function placementChanged(placement: Placement | undefined, applied: string | undefined, observedGroup: string | undefined): boolean {
+export function placementChanged(
+  placement: Placement | undefined,
+  applied: string | undefined,
+  observedGroup: string | undefined,
+): boolean {
   if (!applied) return true;
   // The common case, the record written from this very placement, needs no parse.
   if (applied === appliedPlacement(placement)) return false;
@@ -82,7 +103,11 @@ export function remainingTargets(binding: ResourceBinding, clusters: readonly Cl
   const tolerations = binding.spec.placement?.clusterTolerations;
   return targets.filter((t) => {
     const c = byName.get(t.name);
-    return c !== undefined && !c.metadata.deletionTimestamp && findEvictingTaint(c.spec?.taints, tolerations, now) === undefined;
+    return (
+      c !== undefined &&
+      !c.metadata.deletionTimestamp &&
+      findEvictingTaint(c.spec?.taints, tolerations, now) === undefined
+    );
   });
 }
 
@@ -90,7 +115,11 @@ export function remainingTargets(binding: ResourceBinding, clusters: readonly Cl
  * Milliseconds until a toleration's seconds run out on one of the binding's clusters (the moment its
  * replicas must move), or undefined when nothing is pending.
  */
-export function evictionRecheckMs(binding: ResourceBinding, clusters: readonly Cluster[], now: Date): number | undefined {
+export function evictionRecheckMs(
+  binding: ResourceBinding,
+  clusters: readonly Cluster[],
+  now: Date,
+): number | undefined {
   const targets = binding.spec.clusters ?? [];
   if (targets.length === 0) return undefined;
   const byName = clusterIndex(clusters);

@@ -4,21 +4,48 @@ import type { Cluster, Placement, ResourceBinding, ResourceBindingStatus, Target
 
 const now = new Date('2024-04-17T15:04:05.678Z');
 
-function cluster(name: string, pods = 100, opts: { ready?: boolean; taints?: NonNullable<Cluster['spec']>['taints']; region?: string; labels?: Record<string, string> } = {}): Cluster {
+function cluster(
+  name: string,
+  pods = 100,
+  opts: {
+    ready?: boolean;
+    taints?: NonNullable<Cluster['spec']>['taints'];
+    region?: string;
+    labels?: Record<string, string>;
+  } = {},
+): Cluster {
   return {
     metadata: { name, labels: opts.labels ?? {} },
     spec: { ...(opts.taints && { taints: opts.taints }), ...(opts.region && { region: opts.region }) },
-    status: { conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True' }], resourceSummary: { allocatable: { pods } } },
+    status: {
+      conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True' }],
+      resourceSummary: { allocatable: { pods } },
+    },
   };
 }
 
-function binding(placement: Placement, replicas: number, extra: { clusters?: TargetCluster[]; status?: ResourceBindingStatus; rescheduleTriggeredAt?: string; uid?: string } = {}): ResourceBinding {
+function binding(
+  placement: Placement,
+  replicas: number,
+  extra: {
+    clusters?: TargetCluster[];
+    status?: ResourceBindingStatus;
+    rescheduleTriggeredAt?: string;
+    uid?: string;
+  } = {},
+): ResourceBinding {
   return {
     apiVersion: 'work.karmada.io/v1alpha2',
     kind: 'ResourceBinding',
     metadata: { name: 'nginx-deployment', namespace: 'default' },
     spec: {
-      resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx', ...(extra.uid && { uid: extra.uid }) },
+      resource: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'nginx',
+        ...(extra.uid && { uid: extra.uid }),
+      },
       replicas,
       placement,
       ...(extra.clusters && { clusters: extra.clusters }),
@@ -47,27 +74,50 @@ const seedGroups: Placement = {
 };
 const divided = (p: Placement): Placement => ({
   ...p,
-  replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { dynamicWeight: 'AvailableReplicas' } },
+  replicaScheduling: {
+    replicaSchedulingType: 'Divided',
+    replicaDivisionPreference: 'Weighted',
+    weightPreference: { dynamicWeight: 'AvailableReplicas' },
+  },
 });
-const notReadyNoExecute = [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2024-04-17T15:00:00Z' }];
+const notReadyNoExecute = [
+  { key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2024-04-17T15:00:00Z' },
+];
 
 describe('scheduleBinding: ordered affinity groups (the multiple scheduling groups proposal of Karmada)', () => {
   it('skips the unavailable first group and lands on dc-beijing', () => {
-    const r = ok(scheduleBinding({ binding: binding(seedGroups, 2), clusters: [cluster('member1'), cluster('member2')], now }));
+    const r = ok(
+      scheduleBinding({ binding: binding(seedGroups, 2), clusters: [cluster('member1'), cluster('member2')], now }),
+    );
     expect(r.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
     expect(r.affinityName).toBe('dc-beijing');
     expect(r.lastScheduledTime).toBe('2024-04-17T15:04:05Z');
     expect(r.mode).toBe('Steady');
     expect(r.attempts.map((a) => [a.affinityName, a.ok, a.message])).toEqual([
-      ['dc-shanghai', false, '0/2 clusters are available: 2 cluster(s) did not match the placement cluster affinity constraint.'],
+      [
+        'dc-shanghai',
+        false,
+        '0/2 clusters are available: 2 cluster(s) did not match the placement cluster affinity constraint.',
+      ],
       ['dc-beijing', true, undefined],
     ]);
-    expect(r.filtered).toEqual([{ cluster: 'member2', reason: 'cluster(s) did not match the placement cluster affinity constraint' }]);
+    expect(r.filtered).toEqual([
+      { cluster: 'member2', reason: 'cluster(s) did not match the placement cluster affinity constraint' },
+    ]);
   });
 
   it('fails over to dc-hongkong when member1 is tainted NoExecute', () => {
-    const b = binding(seedGroups, 2, { clusters: [{ name: 'member1', replicas: 2 }], status: { schedulerObservingAffinityName: 'dc-beijing', lastScheduledTime: '2024-04-17T15:00:00Z' } });
-    const r = ok(scheduleBinding({ binding: b, clusters: [cluster('member1', 100, { taints: notReadyNoExecute }), cluster('member2')], now }));
+    const b = binding(seedGroups, 2, {
+      clusters: [{ name: 'member1', replicas: 2 }],
+      status: { schedulerObservingAffinityName: 'dc-beijing', lastScheduledTime: '2024-04-17T15:00:00Z' },
+    });
+    const r = ok(
+      scheduleBinding({
+        binding: b,
+        clusters: [cluster('member1', 100, { taints: notReadyNoExecute }), cluster('member2')],
+        now,
+      }),
+    );
     expect(r.clusters).toEqual([{ name: 'member2', replicas: 2 }]);
     expect(r.affinityName).toBe('dc-hongkong');
     // Resumed at the observed group: the earlier dc-shanghai was not retried.
@@ -75,7 +125,10 @@ describe('scheduleBinding: ordered affinity groups (the multiple scheduling grou
   });
 
   it('stays on the observed group after the preferred cluster recovers', () => {
-    const b = binding(seedGroups, 2, { clusters: [{ name: 'member2', replicas: 2 }], status: { schedulerObservingAffinityName: 'dc-hongkong', lastScheduledTime: '2024-04-17T15:00:00Z' } });
+    const b = binding(seedGroups, 2, {
+      clusters: [{ name: 'member2', replicas: 2 }],
+      status: { schedulerObservingAffinityName: 'dc-hongkong', lastScheduledTime: '2024-04-17T15:00:00Z' },
+    });
     const r = ok(scheduleBinding({ binding: b, clusters: [cluster('member1'), cluster('member2')], now }));
     expect(r.clusters).toEqual([{ name: 'member2', replicas: 2 }]);
     expect(r.affinityName).toBe('dc-hongkong');
@@ -95,12 +148,23 @@ describe('scheduleBinding: ordered affinity groups (the multiple scheduling grou
 
   it('starts at the first group when the observed name is no longer in the list', () => {
     const b = binding(seedGroups, 1, { status: { schedulerObservingAffinityName: 'removed' } });
-    expect(ok(scheduleBinding({ binding: b, clusters: [cluster('member1'), cluster('member2')], now })).affinityName).toBe('dc-beijing');
+    expect(
+      ok(scheduleBinding({ binding: b, clusters: [cluster('member1'), cluster('member2')], now })).affinityName,
+    ).toBe('dc-beijing');
   });
 
   it('never wraps around: a failing last group does not retry earlier ones, and the previous assignment is kept', () => {
-    const b = binding(seedGroups, 2, { clusters: [{ name: 'member2', replicas: 2 }], status: { schedulerObservingAffinityName: 'dc-hongkong' } });
-    const r = fail(scheduleBinding({ binding: b, clusters: [cluster('member1'), cluster('member2', 100, { taints: notReadyNoExecute })], now }));
+    const b = binding(seedGroups, 2, {
+      clusters: [{ name: 'member2', replicas: 2 }],
+      status: { schedulerObservingAffinityName: 'dc-hongkong' },
+    });
+    const r = fail(
+      scheduleBinding({
+        binding: b,
+        clusters: [cluster('member1'), cluster('member2', 100, { taints: notReadyNoExecute })],
+        now,
+      }),
+    );
     expect(r.reason).toBe('NoClusterFit');
     expect(r.keptClusters).toEqual([{ name: 'member2', replicas: 2 }]);
     expect(r.attempts.map((a) => a.affinityName)).toEqual(['dc-hongkong']);
@@ -110,7 +174,12 @@ describe('scheduleBinding: ordered affinity groups (the multiple scheduling grou
   });
 
   it('names every group when all fail and takes the reason from the first error', () => {
-    const p = divided({ clusterAffinities: [{ affinityName: 'small', clusterNames: ['member1'] }, { affinityName: 'none', clusterNames: ['ghost'] }] });
+    const p = divided({
+      clusterAffinities: [
+        { affinityName: 'small', clusterNames: ['member1'] },
+        { affinityName: 'none', clusterNames: ['ghost'] },
+      ],
+    });
     const r = fail(scheduleBinding({ binding: binding(p, 10), clusters: [cluster('member1', 3)], now }));
     expect(r.reason).toBe('Unschedulable');
     expect(r.message).toBe(
@@ -120,18 +189,31 @@ describe('scheduleBinding: ordered affinity groups (the multiple scheduling grou
   });
 
   it('moves a Divided workload wholesale to the next group when the current one runs out of room', () => {
-    const p = divided({ clusterAffinities: [{ affinityName: 'g1', clusterNames: ['a'] }, { affinityName: 'g2', clusterNames: ['b', 'c'] }] });
-    const b = binding(p, 8, { clusters: [{ name: 'a', replicas: 4 }], status: { schedulerObservingAffinityName: 'g1' } });
+    const p = divided({
+      clusterAffinities: [
+        { affinityName: 'g1', clusterNames: ['a'] },
+        { affinityName: 'g2', clusterNames: ['b', 'c'] },
+      ],
+    });
+    const b = binding(p, 8, {
+      clusters: [{ name: 'a', replicas: 4 }],
+      status: { schedulerObservingAffinityName: 'g1' },
+    });
     // a: 2 more fit, so scaling 4→8 needs 4 and g1 fails; in g2 the replicas on a are forgotten.
     const r = ok(scheduleBinding({ binding: b, clusters: [cluster('a', 2), cluster('b', 6), cluster('c', 10)], now }));
     expect(r.affinityName).toBe('g2');
-    expect(r.clusters).toEqual([{ name: 'b', replicas: 3 }, { name: 'c', replicas: 5 }]);
+    expect(r.clusters).toEqual([
+      { name: 'b', replicas: 3 },
+      { name: 'c', replicas: 5 },
+    ]);
   });
 });
 
 describe('scheduleBinding: single affinity and other paths', () => {
   it('a single clusterAffinity reports no affinityName and keeps the previous assignment on a fit error', () => {
-    const b = binding({ clusterAffinity: { clusterNames: ['gone'] } }, 2, { clusters: [{ name: 'gone', replicas: 2 }] });
+    const b = binding({ clusterAffinity: { clusterNames: ['gone'] } }, 2, {
+      clusters: [{ name: 'gone', replicas: 2 }],
+    });
     const r = fail(scheduleBinding({ binding: b, clusters: [cluster('member1')], now }));
     expect(r.reason).toBe('NoClusterFit');
     expect(r.attempts[0]!.affinityName).toBeUndefined();
@@ -140,7 +222,10 @@ describe('scheduleBinding: single affinity and other paths', () => {
   });
 
   it('clusterAffinity wins over clusterAffinities if both slipped past admission', () => {
-    const p: Placement = { clusterAffinity: { clusterNames: ['member2'] }, clusterAffinities: [{ affinityName: 'x', clusterNames: ['member1'] }] };
+    const p: Placement = {
+      clusterAffinity: { clusterNames: ['member2'] },
+      clusterAffinities: [{ affinityName: 'x', clusterNames: ['member1'] }],
+    };
     const r = ok(scheduleBinding({ binding: binding(p, 1), clusters: [cluster('member1'), cluster('member2')], now }));
     expect(r.clusters).toEqual([{ name: 'member2', replicas: 1 }]);
     expect(r.affinityName).toBeUndefined();
@@ -156,25 +241,48 @@ describe('scheduleBinding: single affinity and other paths', () => {
   it('divides across three clusters whose capacities differ, estimated from the resource summary', () => {
     const mk = (name: string, cpu: string, memory: string): Cluster => ({
       metadata: { name },
-      status: { conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocatable: { pods: 110, cpu, memory }, allocated: { pods: 10, cpu: '1', memory: '1Gi' } } },
+      status: {
+        conditions: [{ type: 'Ready', status: 'True' }],
+        resourceSummary: { allocatable: { pods: 110, cpu, memory }, allocated: { pods: 10, cpu: '1', memory: '1Gi' } },
+      },
     });
     const b = binding(divided({}), 12);
     b.spec.replicaRequirements = { resourceRequest: { cpu: '500m', memory: '512Mi' } };
     // free: a min(6000/500, 7Gi/512Mi)=12, b min(2, 6)=2, c min(14, 8)=8 → 12 over 12:8:2 → 7:4:1
-    const r = ok(scheduleBinding({ binding: b, clusters: [mk('a', '7', '8Gi'), mk('b', '2', '4Gi'), mk('c', '8', '5Gi')], now }));
-    expect(r.clusters).toEqual([{ name: 'a', replicas: 7 }, { name: 'b', replicas: 1 }, { name: 'c', replicas: 4 }]);
+    const r = ok(
+      scheduleBinding({ binding: b, clusters: [mk('a', '7', '8Gi'), mk('b', '2', '4Gi'), mk('c', '8', '5Gi')], now }),
+    );
+    expect(r.clusters).toEqual([
+      { name: 'a', replicas: 7 },
+      { name: 'b', replicas: 1 },
+      { name: 'c', replicas: 4 },
+    ]);
   });
 
   it('honours tolerations for tainted clusters', () => {
     const taints = [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }];
     const clusters = [cluster('plain'), cluster('gpu', 100, { taints })];
-    expect(ok(scheduleBinding({ binding: binding({}, 1), clusters, now })).clusters).toEqual([{ name: 'plain', replicas: 1 }]);
-    const tolerant = binding({ clusterTolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] }, 1);
-    expect(ok(scheduleBinding({ binding: tolerant, clusters, now })).clusters).toEqual([{ name: 'gpu', replicas: 1 }, { name: 'plain', replicas: 1 }]);
+    expect(ok(scheduleBinding({ binding: binding({}, 1), clusters, now })).clusters).toEqual([
+      { name: 'plain', replicas: 1 },
+    ]);
+    const tolerant = binding(
+      { clusterTolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] },
+      1,
+    );
+    expect(ok(scheduleBinding({ binding: tolerant, clusters, now })).clusters).toEqual([
+      { name: 'gpu', replicas: 1 },
+      { name: 'plain', replicas: 1 },
+    ]);
   });
 
   it('a NotReady cluster takes no new replicas', () => {
-    const r = ok(scheduleBinding({ binding: binding({}, 1), clusters: [cluster('up'), cluster('down', 100, { ready: false })], now }));
+    const r = ok(
+      scheduleBinding({
+        binding: binding({}, 1),
+        clusters: [cluster('up'), cluster('down', 100, { ready: false })],
+        now,
+      }),
+    );
     expect(r.clusters).toEqual([{ name: 'up', replicas: 1 }]);
     expect(r.filtered).toEqual([{ cluster: 'down', reason: 'cluster(s) were not ready' }]);
   });
@@ -195,14 +303,20 @@ describe('scheduleBinding: single affinity and other paths', () => {
 
   it('spread by cluster with dynamic weights picks enough capacity within maxGroups', () => {
     const p = divided({ spreadConstraints: [{ spreadByField: 'cluster', minGroups: 1, maxGroups: 1 }] });
-    const r = ok(scheduleBinding({ binding: binding(p, 5), clusters: [cluster('a', 4), cluster('b', 6), cluster('c', 9)], now }));
+    const r = ok(
+      scheduleBinding({ binding: binding(p, 5), clusters: [cluster('a', 4), cluster('b', 6), cluster('c', 9)], now }),
+    );
     // Single-cluster paths that fit are b(6) and c(9); equal scores, so the larger value wins.
     expect(r.clusters).toEqual([{ name: 'c', replicas: 5 }]);
   });
 
   it('spread by region takes the best cluster of each chosen region', () => {
     const p: Placement = { spreadConstraints: [{ spreadByField: 'region', minGroups: 2, maxGroups: 2 }] };
-    const clusters = [cluster('e1', 10, { region: 'eu' }), cluster('e2', 20, { region: 'eu' }), cluster('u1', 5, { region: 'us' })];
+    const clusters = [
+      cluster('e1', 10, { region: 'eu' }),
+      cluster('e2', 20, { region: 'eu' }),
+      cluster('u1', 5, { region: 'us' }),
+    ];
     const r = ok(scheduleBinding({ binding: binding(p, 2), clusters, now }));
     expect(r.clusters.map((t) => t.name).sort()).toEqual(['e2', 'u1']);
   });
@@ -222,7 +336,14 @@ describe('scheduleMode', () => {
     { trigger: '2024-01-01T00:00:00Z', last: '2024-01-01T00:00:01Z', want: 'Steady' },
     { trigger: '2024-01-01T00:00:02Z', last: '2024-01-01T00:00:01Z', want: 'Fresh' },
   ])('trigger $trigger, last $last → $want', ({ trigger, last, want }) => {
-    expect(scheduleMode(binding({}, 1, { ...(trigger && { rescheduleTriggeredAt: trigger }), ...(last && { status: { lastScheduledTime: last } }) }))).toBe(want);
+    expect(
+      scheduleMode(
+        binding({}, 1, {
+          ...(trigger && { rescheduleTriggeredAt: trigger }),
+          ...(last && { status: { lastScheduledTime: last } }),
+        }),
+      ),
+    ).toBe(want);
   });
 });
 

@@ -161,7 +161,12 @@ interface AttemptContext {
   descendingNames: boolean;
 }
 
-function attempt(ctx: AttemptContext, feasible: Cluster[], filtered: FilteredCluster[], total: number): TargetCluster[] {
+function attempt(
+  ctx: AttemptContext,
+  feasible: Cluster[],
+  filtered: FilteredCluster[],
+  total: number,
+): TargetCluster[] {
   const spec = ctx.binding.spec;
   const placement = spec.placement ?? {};
   if (feasible.length === 0) throw new ScheduleAttemptError('FitError', fitErrorMessage(total, filtered));
@@ -211,7 +216,9 @@ export function fitErrorMessage(total: number, filtered: readonly FilteredCluste
 }
 
 function failureMessage(attempts: readonly GroupAttempt[], previous: readonly TargetCluster[]): string {
-  const why = attempts.map((a) => (a.affinityName !== undefined ? `group ${a.affinityName}: ${a.message}` : a.message)).join('; ');
+  const why = attempts
+    .map((a) => (a.affinityName !== undefined ? `group ${a.affinityName}: ${a.message}` : a.message))
+    .join('; ');
   const kept =
     previous.length === 0
       ? 'no previous assignment to keep'

@@ -10,7 +10,11 @@ import { compareNames } from './webster.js';
  * then cluster). `needReplicas` is undefined for Duplicated (capacity is then not consulted).
  * Without constraints, or with static weights, every candidate stays.
  */
-export function selectBySpreadConstraints(candidates: readonly Candidate[], placement: Placement, needReplicas: number | undefined): Candidate[] {
+export function selectBySpreadConstraints(
+  candidates: readonly Candidate[],
+  placement: Placement,
+  needReplicas: number | undefined,
+): Candidate[] {
   const constraints = placement.spreadConstraints;
   if (!constraints || constraints.length === 0 || ignoresSpreadConstraints(placement)) return candidates.slice();
   const byField = new Map<string, SpreadConstraint>();
@@ -28,25 +32,37 @@ function maxOf(c: SpreadConstraint | undefined, fallback: number): number {
   return c?.maxGroups === undefined || c.maxGroups <= 0 ? fallback : c.maxGroups;
 }
 
-function byCluster(candidates: readonly Candidate[], c: SpreadConstraint, needReplicas: number | undefined): Candidate[] {
+function byCluster(
+  candidates: readonly Candidate[],
+  c: SpreadConstraint,
+  needReplicas: number | undefined,
+): Candidate[] {
   const total = candidates.length;
   const min = c.minGroups ?? 1;
   if (total < min) {
-    throw new ScheduleAttemptError('SchedulerError', 'the number of feasible clusters is less than spreadConstraint.MinGroups');
+    throw new ScheduleAttemptError(
+      'SchedulerError',
+      'the number of feasible clusters is less than spreadConstraint.MinGroups',
+    );
   }
   const max = maxOf(c, total);
   const needCnt = Math.min(max, total);
   if (needReplicas === undefined) return candidates.slice(0, needCnt);
   const groups = candidates.map((x) => ({ name: x.name, value: tierCapacity(x), weight: x.score }));
   const chosen = selectGroups(groups, min, max, needReplicas);
-  if (chosen.length === 0) throw new ScheduleAttemptError('Unschedulable', `no enough resource when selecting ${needCnt} clusters`);
+  if (chosen.length === 0)
+    throw new ScheduleAttemptError('Unschedulable', `no enough resource when selecting ${needCnt} clusters`);
   const byName = new Map(candidates.map((x) => [x.name, x]));
   return chosen.map((g) => byName.get(g.name)!);
 }
 
 // Region score is the sum of its clusters' scores (a simplification of upstream's grouping score);
 // each region's clusters keep candidate order, so its first is its best.
-function byRegion(candidates: readonly Candidate[], region: SpreadConstraint, cluster: SpreadConstraint | undefined): Candidate[] {
+function byRegion(
+  candidates: readonly Candidate[],
+  region: SpreadConstraint,
+  cluster: SpreadConstraint | undefined,
+): Candidate[] {
   const regions = new Map<string, { clusters: Candidate[]; score: number }>();
   for (const c of candidates) {
     const r = c.cluster.spec?.region ?? '';
@@ -57,12 +73,18 @@ function byRegion(candidates: readonly Candidate[], region: SpreadConstraint, cl
   }
   const regionMin = region.minGroups ?? 1;
   if (regions.size < regionMin) {
-    throw new ScheduleAttemptError('SchedulerError', 'the number of feasible region is less than spreadConstraint.MinGroups');
+    throw new ScheduleAttemptError(
+      'SchedulerError',
+      'the number of feasible region is less than spreadConstraint.MinGroups',
+    );
   }
   const groups = [...regions].map(([name, e]) => ({ name, value: e.clusters.length, weight: e.score }));
   const chosen = selectGroups(groups, regionMin, maxOf(region, regions.size), cluster?.minGroups ?? 0);
   if (chosen.length === 0) {
-    throw new ScheduleAttemptError('SchedulerError', 'the number of clusters is less than the cluster spreadConstraint.MinGroups');
+    throw new ScheduleAttemptError(
+      'SchedulerError',
+      'the number of clusters is less than the cluster spreadConstraint.MinGroups',
+    );
   }
   const selected: Candidate[] = [];
   const rest: Candidate[] = [];
@@ -99,7 +121,9 @@ const MAX_PATHS = 10_000;
  */
 export function selectGroups(groups: readonly Group[], min: number, max: number, target: number): Group[] {
   if (groups.length === 0) return [];
-  const sorted = groups.slice().sort((a, b) => a.value - b.value || b.weight - a.weight || compareNames(a.name, b.name));
+  const sorted = groups
+    .slice()
+    .sort((a, b) => a.value - b.value || b.weight - a.weight || compareNames(a.name, b.name));
   const paths: { id: number; groups: Group[]; weight: number; value: number }[] = [];
   const stack: Group[] = [];
   const dfs = (sum: number, begin: number): void => {

@@ -6,7 +6,8 @@ export function toleratesTaint(t: Toleration, taint: Taint): boolean {
   if (t.key && t.key !== taint.key) return false;
   if (!t.key && t.operator !== 'Exists') return false;
   if (t.operator === 'Exists') return true;
-  if (t.operator === undefined || t.operator === '' || t.operator === 'Equal') return (t.value ?? '') === (taint.value ?? '');
+  if (t.operator === undefined || t.operator === '' || t.operator === 'Equal')
+    return (t.value ?? '') === (taint.value ?? '');
   return false;
 }
 
@@ -19,11 +20,14 @@ export function taintToString(taint: Taint): string {
 }
 
 /** First NoSchedule / NoExecute taint no toleration accepts, as the TaintToleration filter uses. */
-export function findUntoleratedTaint(taints: readonly Taint[] | undefined, tolerations: readonly Toleration[] | undefined): Taint | undefined {
+export function findUntoleratedTaint(
+  taints: readonly Taint[] | undefined,
+  tolerations: readonly Toleration[] | undefined,
+): Taint | undefined {
   if (!taints) return undefined;
   for (const taint of taints) {
     if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
-    if (!tolerations || !tolerations.some((t) => toleratesTaint(t, taint))) return taint;
+    if (!tolerations?.some((t) => toleratesTaint(t, taint))) return taint;
   }
   return undefined;
 }
@@ -32,7 +36,11 @@ export function findUntoleratedTaint(taints: readonly Taint[] | undefined, toler
  * For a cluster that already runs the workload: the NoExecute taint that evicts it at `now`, if
  * any (see evictionTime).
  */
-export function findEvictingTaint(taints: readonly Taint[] | undefined, tolerations: readonly Toleration[] | undefined, now: Date): Taint | undefined {
+export function findEvictingTaint(
+  taints: readonly Taint[] | undefined,
+  tolerations: readonly Toleration[] | undefined,
+  now: Date,
+): Taint | undefined {
   if (!taints) return undefined;
   const t = now.getTime();
   return taints.find((taint) => evictionTime(taint, tolerations) <= t);
@@ -42,7 +50,11 @@ export function findEvictingTaint(taints: readonly Taint[] | undefined, tolerati
  * When the earliest NoExecute taint that has not evicted yet will evict (epoch ms), or undefined
  * when none ever will as things stand: the moment to look again at a binding on that cluster.
  */
-export function nextEvictionTime(taints: readonly Taint[] | undefined, tolerations: readonly Toleration[] | undefined, now: Date): number | undefined {
+export function nextEvictionTime(
+  taints: readonly Taint[] | undefined,
+  tolerations: readonly Toleration[] | undefined,
+  now: Date,
+): number | undefined {
   let next = Infinity;
   for (const taint of taints ?? []) {
     const at = evictionTime(taint, tolerations);
@@ -62,7 +74,8 @@ export function evictionTime(taint: Taint, tolerations: readonly Toleration[] | 
   const matching = (tolerations ?? []).filter((t) => toleratesTaint(t, taint));
   if (matching.length === 0) return -Infinity;
   let seconds = Infinity;
-  for (const t of matching) if (t.tolerationSeconds !== undefined && t.tolerationSeconds < seconds) seconds = t.tolerationSeconds;
+  for (const t of matching)
+    if (t.tolerationSeconds !== undefined && t.tolerationSeconds < seconds) seconds = t.tolerationSeconds;
   if (seconds === Infinity) return Infinity;
   if (seconds <= 0) return -Infinity;
   const added = taint.timeAdded ? Date.parse(taint.timeAdded) : NaN;

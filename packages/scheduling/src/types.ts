@@ -19,7 +19,10 @@ export type Loose<T> = T extends string
         : T;
 
 /** An object of kind `T` whose type meta may be absent and whose metadata and spec are replaced by `Parts`. */
-type View<T, Parts> = Omit<Loose<T>, 'apiVersion' | 'kind' | keyof Parts> & { apiVersion?: string; kind?: string } & Parts;
+type View<T, Parts> = Omit<Loose<T>, 'apiVersion' | 'kind' | keyof Parts> & {
+  apiVersion?: string;
+  kind?: string;
+} & Parts;
 
 export type ObjectMeta = Partial<Loose<api.ObjectMeta>>;
 export type LabelSelectorRequirement = Loose<api.LabelSelectorRequirement>;
@@ -31,7 +34,9 @@ export type Condition = Loose<api.Condition>;
 export type ClusterAffinity = Loose<api.ClusterAffinity>;
 export type ClusterAffinityTerm = Loose<api.ClusterAffinityTerm>;
 export type ReplicaSchedulingStrategy = Loose<api.ReplicaSchedulingStrategy>;
-export type StaticClusterWeight = NonNullable<NonNullable<ReplicaSchedulingStrategy['weightPreference']>['staticWeightList']>[number];
+export type StaticClusterWeight = NonNullable<
+  NonNullable<ReplicaSchedulingStrategy['weightPreference']>['staticWeightList']
+>[number];
 export type SpreadConstraint = Loose<api.SpreadConstraint>;
 export type Placement = Loose<api.Placement>;
 export type ResourceSelector = Loose<api.ResourceSelector>;
@@ -44,14 +49,20 @@ export type Cluster = View<api.Cluster, { metadata: ObjectMeta; spec?: Partial<L
 export type PropagationPolicy = View<api.PropagationPolicy, { metadata: ObjectMeta; spec: Loose<api.PropagationSpec> }>;
 
 /** Any Kubernetes object that can be propagated (Deployment, ConfigMap, ClusterRole, …). */
-export type ResourceTemplate = View<api.KubeObject, { apiVersion: string; kind: string; metadata: ObjectMeta; spec?: Record<string, unknown> }>;
+export type ResourceTemplate = View<
+  api.KubeObject,
+  { apiVersion: string; kind: string; metadata: ObjectMeta; spec?: Record<string, unknown> }
+>;
 
 export type ObjectReference = Loose<api.BindingObjectReference>;
 export type ResourceBindingSpec = Loose<api.ResourceBindingSpec>;
 export type ResourceBindingStatus = Loose<api.ResourceBindingStatus>;
 export type NodeClaim = NonNullable<NonNullable<ResourceBindingSpec['replicaRequirements']>['nodeClaim']>;
 
-export type ResourceBinding = View<api.ResourceBinding, { metadata: ObjectMeta; spec: ResourceBindingSpec; status?: ResourceBindingStatus }>;
+export type ResourceBinding = View<
+  api.ResourceBinding,
+  { metadata: ObjectMeta; spec: ResourceBindingSpec; status?: ResourceBindingStatus }
+>;
 
 /**
  * A stored binding as detection and scheduling update it: they write its annotations and spec and carry the rest

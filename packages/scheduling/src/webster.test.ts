@@ -4,7 +4,13 @@ import { fnv1a32, prefersDescendingNames } from './tie-break.js';
 import { websterSeats } from './webster.js';
 
 const seats = (n: number, weights: Record<string, number>, desc = false) =>
-  Object.fromEntries(websterSeats(n, Object.entries(weights).map(([name, weight]) => ({ name, weight })), desc).map((s) => [s.name, s.replicas]));
+  Object.fromEntries(
+    websterSeats(
+      n,
+      Object.entries(weights).map(([name, weight]) => ({ name, weight })),
+      desc,
+    ).map((s) => [s.name, s.replicas]),
+  );
 
 describe('websterSeats', () => {
   it.each<{ n: number; w: Record<string, number>; want: Record<string, number> }>([
@@ -26,7 +32,12 @@ describe('websterSeats', () => {
   });
 
   it('returns parties sorted by name, zero seats included', () => {
-    expect(websterSeats(1, [{ name: 'b', weight: 1 }, { name: 'a', weight: 0 }])).toEqual([
+    expect(
+      websterSeats(1, [
+        { name: 'b', weight: 1 },
+        { name: 'a', weight: 0 },
+      ]),
+    ).toEqual([
       { name: 'a', replicas: 0 },
       { name: 'b', replicas: 1 },
     ]);
@@ -34,7 +45,12 @@ describe('websterSeats', () => {
 
   it('counts initial seats when choosing and keeps them', () => {
     // b already holds 2, so its priority is 1/5 while a's is 1/1: both new seats go to a.
-    expect(websterSeats(2, [{ name: 'a', weight: 1 }, { name: 'b', weight: 1, initial: 2 }])).toEqual([
+    expect(
+      websterSeats(2, [
+        { name: 'a', weight: 1 },
+        { name: 'b', weight: 1, initial: 2 },
+      ]),
+    ).toEqual([
       { name: 'a', replicas: 2 },
       { name: 'b', replicas: 2 },
     ]);
@@ -54,12 +70,19 @@ describe('websterSeats', () => {
 
   it('always hands out exactly n seats when some party has votes', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 200 }), fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 20 }), (n, ws) => {
-        fc.pre(ws.some((w) => w > 0));
-        const out = websterSeats(n, ws.map((w, i) => ({ name: `c${i}`, weight: w })));
-        expect(out.reduce((s, x) => s + x.replicas, 0)).toBe(n);
-        for (const x of out) if (ws[Number(x.name.slice(1))] === 0) expect(x.replicas).toBe(0);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 200 }),
+        fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 20 }),
+        (n, ws) => {
+          fc.pre(ws.some((w) => w > 0));
+          const out = websterSeats(
+            n,
+            ws.map((w, i) => ({ name: `c${i}`, weight: w })),
+          );
+          expect(out.reduce((s, x) => s + x.replicas, 0)).toBe(n);
+          for (const x of out) if (ws[Number(x.name.slice(1))] === 0) expect(x.replicas).toBe(0);
+        },
+      ),
     );
   });
 
@@ -79,7 +102,13 @@ describe('websterSeats', () => {
             }
             const pi = ws[i]! / (2 * held[i]! + 1);
             const pb = ws[best]! / (2 * held[best]! + 1);
-            if (pi > pb || (pi === pb && (held[i]! < held[best]! || (held[i] === held[best] && (desc ? names[i]! > names[best]! : names[i]! < names[best]!))))) best = i;
+            if (
+              pi > pb ||
+              (pi === pb &&
+                (held[i]! < held[best]! ||
+                  (held[i] === held[best] && (desc ? names[i]! > names[best]! : names[i]! < names[best]!))))
+            )
+              best = i;
           }
           held[best]! += 1;
         }
@@ -89,12 +118,19 @@ describe('websterSeats', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 60 }),
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 15 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 3 })), {
+          minLength: 1,
+          maxLength: 15,
+        }),
         fc.boolean(),
         (n, parties, desc) => {
           const ws = parties.map((p) => p[0]);
           const init = parties.map((p) => p[1]);
-          const got = websterSeats(n, ws.map((w, i) => ({ name: `c${String(i).padStart(2, '0')}`, weight: w, initial: init[i]! })), desc);
+          const got = websterSeats(
+            n,
+            ws.map((w, i) => ({ name: `c${String(i).padStart(2, '0')}`, weight: w, initial: init[i]! })),
+            desc,
+          );
           expect(got).toEqual(naive(n, ws, init, desc));
         },
       ),
@@ -104,12 +140,19 @@ describe('websterSeats', () => {
 
   it('never gives a party more than its weight when n ≤ total weight (capacities)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 12 }), fc.double({ min: 0, max: 1, noNaN: true }), (ws, f) => {
-        const total = ws.reduce((a, b) => a + b, 0);
-        const n = Math.floor(total * f);
-        const out = websterSeats(n, ws.map((w, i) => ({ name: `c${i}`, weight: w })));
-        for (const x of out) expect(x.replicas).toBeLessThanOrEqual(ws[Number(x.name.slice(1))]!);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 12 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (ws, f) => {
+          const total = ws.reduce((a, b) => a + b, 0);
+          const n = Math.floor(total * f);
+          const out = websterSeats(
+            n,
+            ws.map((w, i) => ({ name: `c${i}`, weight: w })),
+          );
+          for (const x of out) expect(x.replicas).toBeLessThanOrEqual(ws[Number(x.name.slice(1))]!);
+        },
+      ),
     );
   });
 });

@@ -25,13 +25,15 @@ export interface Seat {
 export function websterSeats(seats: number, parties: readonly Party[], descendingNames = false): Seat[] {
   // Sort once by name: the output wants that order, and duplicate names (one party upstream,
   // which keys parties by name) become neighbours to merge.
-  const order = Array.from({ length: parties.length }, (_, i) => i).sort((a, b) => compareNames(parties[a]!.name, parties[b]!.name));
+  const order = Array.from({ length: parties.length }, (_, i) => i).sort((a, b) =>
+    compareNames(parties[a]!.name, parties[b]!.name),
+  );
   const names: string[] = [];
   const weight: number[] = [];
   const held: number[] = [];
   for (const i of order) {
     const p = parties[i]!;
-    const w = p.weight > 0 ? p.weight : 0;
+    const w = Math.max(p.weight, 0);
     const last = names.length - 1;
     if (last >= 0 && names[last] === p.name) {
       weight[last]! += w;

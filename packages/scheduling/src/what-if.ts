@@ -42,8 +42,10 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
       obj.items.forEach((item, i) => visit(item, `${path}.items[${i}]`));
       return;
     }
-    if (typeof obj.apiVersion !== 'string' || obj.apiVersion === '') throw new SchedulingInputError(`${path}.apiVersion`, 'required');
-    if (typeof obj.metadata?.name !== 'string' || obj.metadata.name === '') throw new SchedulingInputError(`${path}.metadata.name`, 'required');
+    if (typeof obj.apiVersion !== 'string' || obj.apiVersion === '')
+      throw new SchedulingInputError(`${path}.apiVersion`, 'required');
+    if (typeof obj.metadata?.name !== 'string' || obj.metadata.name === '')
+      throw new SchedulingInputError(`${path}.metadata.name`, 'required');
     if (obj.kind === 'Cluster' && obj.apiVersion.startsWith('cluster.karmada.io/')) clusters.push(o as Cluster);
     else if (POLICY_KINDS.has(obj.kind) && obj.apiVersion.startsWith('policy.karmada.io/')) {
       const p = o as PropagationPolicy;
@@ -51,8 +53,12 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
       policies.push(p);
     } else if (BINDING_KINDS.has(obj.kind) && obj.apiVersion.startsWith('work.karmada.io/')) {
       const b = o as ResourceBinding;
-      if (typeof b.spec?.resource !== 'object' || b.spec.resource === null) throw new SchedulingInputError(`${path}.spec.resource`, 'required');
-      existing.set(bindingKey(b.kind!, b.metadata.namespace, b.metadata.name!), atGeneration(b, b.metadata.generation ?? 1));
+      if (typeof b.spec?.resource !== 'object' || b.spec.resource === null)
+        throw new SchedulingInputError(`${path}.spec.resource`, 'required');
+      existing.set(
+        bindingKey(b.kind!, b.metadata.namespace, b.metadata.name!),
+        atGeneration(b, b.metadata.generation ?? 1),
+      );
     } else templates.push({ template: o as ResourceTemplate, path });
   };
   objects.forEach((o, i) => visit(o, `objects[${i}]`));
@@ -93,7 +99,10 @@ function schedule(binding: ResourceBinding, clusters: readonly Cluster[], now: D
   return { ...written, spec: { ...written.spec, clusters: written.spec.clusters ?? [] }, ...(status && { status }) };
 }
 
-const atGeneration = (b: ResourceBinding, generation: number): ResourceBinding => ({ ...b, metadata: { ...b.metadata, generation } });
+const atGeneration = (b: ResourceBinding, generation: number): ResourceBinding => ({
+  ...b,
+  metadata: { ...b.metadata, generation },
+});
 
 /** An update as the object store makes it: metadata.generation moves by one when spec changes. */
 function updated(before: ResourceBinding, after: ResourceBinding): ResourceBinding {

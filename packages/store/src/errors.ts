@@ -10,7 +10,11 @@ export class NotFoundError extends Error {
 
 /** The caller's resourceVersion is not the stored one: it must read again and retry. */
 export class StaleResourceVersionError extends Error {
-  constructor(readonly ref: ObjectRef, readonly given: string, readonly current: string | undefined) {
+  constructor(
+    readonly ref: ObjectRef,
+    readonly given: string,
+    readonly current: string | undefined,
+  ) {
     super(
       `Operation cannot be fulfilled on ${describeRef(ref)}: the object has been modified; ` +
         `please apply your changes to the latest version (resourceVersion ${given} given, ${current ?? 'none'} stored)`,

@@ -47,15 +47,27 @@ export class Informer<T = StoredObject> {
     const kv: KV = this.bucket === 'objects' ? this.bus.objects : this.bus.status;
     const bucketName = this.bucket === 'objects' ? this.bus.names.objectsBucket : this.bus.names.statusBucket;
     const snap = await listJson<T>(this.bus.js, bucketName, kindFilter(this.kind));
-    for (const item of snap.items) await this.apply({ type: 'upsert', key: item.key, ref: refFromKey(item.key), value: item.value, revision: item.revision });
+    for (const item of snap.items)
+      await this.apply({
+        type: 'upsert',
+        key: item.key,
+        ref: refFromKey(item.key),
+        value: item.value,
+        revision: item.revision,
+      });
     if (this.stopped) return;
-    const iter = await kv.watch({ key: kindFilter(this.kind), include: KvWatchInclude.UpdatesOnly, resumeFromRevision: snap.lastRevision + 1 });
+    const iter = await kv.watch({
+      key: kindFilter(this.kind),
+      include: KvWatchInclude.UpdatesOnly,
+      resumeFromRevision: snap.lastRevision + 1,
+    });
     this.watcher = iter;
     void (async () => {
       for await (const e of iter) {
         if (this.stopped) break;
         const ref = refFromKey(e.key);
-        if (e.operation === 'PUT') await this.apply({ type: 'upsert', key: e.key, ref, value: decodeJson<T>(e.value), revision: e.revision });
+        if (e.operation === 'PUT')
+          await this.apply({ type: 'upsert', key: e.key, ref, value: decodeJson<T>(e.value), revision: e.revision });
         else await this.apply({ type: 'delete', key: e.key, ref, revision: e.revision });
       }
     })();
@@ -71,8 +83,7 @@ export class Informer<T = StoredObject> {
       }
       e = { ...e, value: this.transform(e.value) };
       this.cache.set(e.key, { value: e.value, revision: e.revision });
-    }
-    else this.cache.delete(e.key);
+    } else this.cache.delete(e.key);
     await this.onEvent(e);
   }
 }

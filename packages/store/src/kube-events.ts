@@ -1,5 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import { AlreadyExistsError, ConflictError, createJson, encodeJson, getJson, listJson, updateJson, type Bus } from '@flotilla/bus';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  createJson,
+  encodeJson,
+  getJson,
+  listJson,
+  updateJson,
+  type Bus,
+} from '@flotilla/bus';
 import { backoff } from './backoff.js';
 import { kindFilter, objectKey, type ObjectRef } from './object.js';
 
@@ -92,7 +101,11 @@ export class KubeEventStore {
     const snap = await listJson<StoredKubeEvent>(this.bus.js, this.bus.names.kubeEventsBucket, filter);
     return snap.items
       .map(({ value: { seq: _seq, ...event } }) => event)
-      .filter((e) => (q.name === undefined || e.involvedObject.name === q.name) && (q.namespace === undefined || (e.involvedObject.namespace ?? '') === q.namespace))
+      .filter(
+        (e) =>
+          (q.name === undefined || e.involvedObject.name === q.name) &&
+          (q.namespace === undefined || (e.involvedObject.namespace ?? '') === q.namespace),
+      )
       .sort((a, b) => a.lastTimestamp.localeCompare(b.lastTimestamp));
   }
 

@@ -41,7 +41,10 @@ describe('ObjectStore', () => {
     expect(labelled.outcome).toBe('configured');
     expect(labelled.object.metadata.generation).toBe(1);
 
-    const scaled = await store.apply({ ...deploy('gen', 3, { team: 'a' }), metadata: { name: 'gen', namespace: 'default', labels: { team: 'a' }, uid: 'forged', generation: 99 } });
+    const scaled = await store.apply({
+      ...deploy('gen', 3, { team: 'a' }),
+      metadata: { name: 'gen', namespace: 'default', labels: { team: 'a' }, uid: 'forged', generation: 99 },
+    });
     expect(scaled.object.metadata).toMatchObject({ uid, generation: 2, creationTimestamp: '2026-01-02T03:04:05Z' });
   });
 
@@ -49,16 +52,22 @@ describe('ObjectStore', () => {
     const first = await store.apply(deploy('occ', 1));
     const rv = first.object.metadata.resourceVersion!;
     await store.apply({ ...deploy('occ', 2), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } });
-    await expect(store.apply({ ...deploy('occ', 5), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } })).rejects.toBeInstanceOf(StaleResourceVersionError);
+    await expect(
+      store.apply({ ...deploy('occ', 5), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } }),
+    ).rejects.toBeInstanceOf(StaleResourceVersionError);
     expect((await store.get({ kind: 'Deployment', namespace: 'default', name: 'occ' }))?.spec).toEqual({ replicas: 2 });
-    await expect(store.delete({ kind: 'Deployment', namespace: 'default', name: 'occ' }, rv)).rejects.toBeInstanceOf(StaleResourceVersionError);
+    await expect(store.delete({ kind: 'Deployment', namespace: 'default', name: 'occ' }, rv)).rejects.toBeInstanceOf(
+      StaleResourceVersionError,
+    );
   });
 
   it('creates only what does not exist yet', async () => {
     const created = await store.create(deploy('once', 1));
     expect(created.metadata).toMatchObject({ generation: 1, resourceVersion: expect.stringMatching(/^\d+$/) });
     await expect(store.create(deploy('once', 2))).rejects.toBeInstanceOf(AlreadyExistsError);
-    expect((await store.mustGet({ kind: 'Deployment', namespace: 'default', name: 'once' })).spec).toEqual({ replicas: 1 });
+    expect((await store.mustGet({ kind: 'Deployment', namespace: 'default', name: 'once' })).spec).toEqual({
+      replicas: 1,
+    });
   });
 
   it('lets concurrent controllers update without losing writes', async () => {
@@ -88,7 +97,11 @@ describe('ObjectStore', () => {
     expect((await store.mustGet(ref)).spec).toEqual({ replicas: 3 });
     // A cached copy that already is what mutate returns writes nothing.
     const current = await store.mustGet(ref);
-    expect(await store.update(ref, (o) => o, { cached: { value: current, revision: Number(current.metadata.resourceVersion) } })).toBeUndefined();
+    expect(
+      await store.update(ref, (o) => o, {
+        cached: { value: current, revision: Number(current.metadata.resourceVersion) },
+      }),
+    ).toBeUndefined();
   });
 
   it('ignores status on apply; status comes from the status store', async () => {
@@ -97,7 +110,9 @@ describe('ObjectStore', () => {
     expect((await store.get(ref))?.status).toBeUndefined();
     await new StatusStore(bus).fold(ref, 1, () => ({ readyReplicas: 1 }));
     expect((await store.get(ref))?.status).toEqual({ readyReplicas: 1 });
-    expect((await store.list('Deployment', 'default')).find((o) => o.metadata.name === 'st')?.status).toEqual({ readyReplicas: 1 });
+    expect((await store.list('Deployment', 'default')).find((o) => o.metadata.name === 'st')?.status).toEqual({
+      readyReplicas: 1,
+    });
     // a redelivered (older or equal) event is not folded again
     await new StatusStore(bus).fold(ref, 1, () => ({ readyReplicas: 7 }));
     expect((await store.get(ref))?.status).toEqual({ readyReplicas: 1 });
@@ -120,8 +135,13 @@ describe('Informer', () => {
     await store.delete({ kind: 'StatefulSet', namespace: 'default', name: 'inf-0' });
     await eventually(() => (seen.length >= 7 ? true : undefined), 5000, 'watch events');
     inf.stop();
-    expect(seen.slice(5).map((e) => [e.type, e.ref.name])).toEqual([['upsert', 'inf-9'], ['delete', 'inf-0']]);
-    expect(inf.get({ kind: 'StatefulSet', namespace: 'default', name: 'inf-9' })?.metadata.resourceVersion).toMatch(/^\d+$/);
+    expect(seen.slice(5).map((e) => [e.type, e.ref.name])).toEqual([
+      ['upsert', 'inf-9'],
+      ['delete', 'inf-0'],
+    ]);
+    expect(inf.get({ kind: 'StatefulSet', namespace: 'default', name: 'inf-9' })?.metadata.resourceVersion).toMatch(
+      /^\d+$/,
+    );
     expect(inf.cache.size).toBe(5);
   });
 });

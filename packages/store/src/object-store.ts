@@ -40,7 +40,10 @@ export class ObjectStore {
   private readonly now: () => Date;
   private readonly maxRetries: number;
 
-  constructor(private readonly bus: Bus, opts: StoreOptions = {}) {
+  constructor(
+    private readonly bus: Bus,
+    opts: StoreOptions = {},
+  ) {
     this.now = opts.now ?? (() => new Date());
     this.maxRetries = opts.maxRetries ?? 50;
   }
@@ -48,7 +51,10 @@ export class ObjectStore {
   /** The object as stored, with resourceVersion and its status merged in. */
   async get(ref: ObjectRef): Promise<StoredObject | undefined> {
     const key = objectKey(ref);
-    const [obj, status] = await Promise.all([getJson<StoredObject>(this.bus.objects, key), getJson<StatusRecord>(this.bus.status, key)]);
+    const [obj, status] = await Promise.all([
+      getJson<StoredObject>(this.bus.objects, key),
+      getJson<StatusRecord>(this.bus.status, key),
+    ]);
     return obj ? withVersion(obj, status?.value.status) : undefined;
   }
 
@@ -68,7 +74,11 @@ export class ObjectStore {
     const statusByKey = new Map(statuses.items.map((s) => [s.key, s.value.status]));
     return objs.items
       .map((o) => withVersion(o, statusByKey.get(o.key)))
-      .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+      .sort(
+        (a, b) =>
+          (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
+          a.metadata.name.localeCompare(b.metadata.name),
+      );
   }
 
   /**
@@ -127,7 +137,8 @@ export class ObjectStore {
   ): Promise<StoredObject | undefined> {
     const key = objectKey(ref);
     for (let attempt = 0; ; attempt++) {
-      const current = attempt === 0 && opts.cached ? withoutVersion(opts.cached) : await getJson<StoredObject>(this.bus.objects, key);
+      const current =
+        attempt === 0 && opts.cached ? withoutVersion(opts.cached) : await getJson<StoredObject>(this.bus.objects, key);
       if (!current) throw new NotFoundError(ref);
       const changed = mutate(structuredClone(current.value));
       if (changed === undefined) return undefined;
@@ -175,7 +186,12 @@ export class ObjectStore {
     // One JSON round trip for the input; what is stored came from JSON already and has no undefined fields.
     const next = stripUndefined({
       ...rest,
-      metadata: { ...meta, uid: current.metadata.uid, generation: 0, creationTimestamp: current.metadata.creationTimestamp },
+      metadata: {
+        ...meta,
+        uid: current.metadata.uid,
+        generation: 0,
+        creationTimestamp: current.metadata.creationTimestamp,
+      },
     }) as StoredObject;
     const specChanged = !isDeepStrictEqual(next.spec, current.spec);
     next.metadata.generation = (current.metadata.generation ?? 1) + (specChanged ? 1 : 0);

@@ -1,5 +1,15 @@
-import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, AlreadyExistsError, createJson, deleteKey, encodeJson, getJson, listJson, updateJson, type Bus, type Versioned } from '@flotilla/bus';
+import {
+  ConflictError,
+  AlreadyExistsError,
+  createJson,
+  deleteKey,
+  encodeJson,
+  getJson,
+  listJson,
+  updateJson,
+  type Bus,
+  type Versioned,
+} from '@flotilla/bus';
 import { backoff } from './backoff.js';
 import { kindFilter, objectKey, refFromKey, type ObjectRef } from './object.js';
 
@@ -17,7 +27,10 @@ export interface StatusRecord<S = unknown> {
  * replicas (or a replay racing a live writer) cannot lose each other's changes.
  */
 export class StatusStore {
-  constructor(private readonly bus: Bus, private readonly maxRetries = 50) {}
+  constructor(
+    private readonly bus: Bus,
+    private readonly maxRetries = 50,
+  ) {}
 
   async get<S>(ref: ObjectRef): Promise<Versioned<StatusRecord<S>> | undefined> {
     return getJson<StatusRecord<S>>(this.bus.status, objectKey(ref));
@@ -71,7 +84,8 @@ export class StatusStore {
   async wipe(): Promise<void> {
     const keys: string[] = [];
     for await (const k of await this.bus.status.keys()) keys.push(k);
-    for (let i = 0; i < keys.length; i += 512) await Promise.all(keys.slice(i, i + 512).map((k) => this.bus.status.purge(k)));
+    for (let i = 0; i < keys.length; i += 512)
+      await Promise.all(keys.slice(i, i + 512).map((k) => this.bus.status.purge(k)));
   }
 
   /** Writes whole records at once, replacing what is there (the last step of a rebuild). */
@@ -90,5 +104,3 @@ export class StatusStore {
     return n;
   }
 }
-
-

@@ -12,7 +12,11 @@ export function uniquePrefix(label = 't'): string {
 }
 
 /** Polls `probe` until it returns a value other than undefined, or throws after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastErr: unknown;
   for (;;) {
@@ -22,7 +26,8 @@ export async function eventually<T>(probe: () => Promise<T | undefined> | T | un
     } catch (err) {
       lastErr = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: lastErr });
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: lastErr });
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -44,20 +44,31 @@ export class PrivatePrometheus {
     );
     const child = spawn(
       this.bin,
-      [`--config.file=${config}`, `--storage.tsdb.path=${join(this.dir, 'data')}`, `--web.listen-address=127.0.0.1:${this.port}`, '--log.level=warn'],
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(this.dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${this.port}`,
+        '--log.level=warn',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
-    for (const s of [child.stdout, child.stderr]) s?.on('data', (b: Buffer) => this.output.push(...b.toString('utf8').split('\n').filter(Boolean)));
+    for (const s of [child.stdout, child.stderr])
+      s?.on('data', (b: Buffer) => this.output.push(...b.toString('utf8').split('\n').filter(Boolean)));
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (err) =>
-        reject(new Error(`cannot run ${this.bin} (${err.message}): this test needs a Prometheus server; apt-get install prometheus`)),
+        reject(
+          new Error(
+            `cannot run ${this.bin} (${err.message}): this test needs a Prometheus server; apt-get install prometheus`,
+          ),
+        ),
       );
     });
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`prometheus exited with code ${child.exitCode}: ${this.output.slice(-5).join(' | ')}`);
+      if (child.exitCode !== null)
+        throw new Error(`prometheus exited with code ${child.exitCode}: ${this.output.slice(-5).join(' | ')}`);
       const ok = await fetch(`${this.url}/-/ready`).then(
         (r) => r.ok,
         () => false,

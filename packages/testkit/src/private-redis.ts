@@ -40,9 +40,13 @@ export class PrivateRedis {
   }
 
   async start(timeoutMs = 15_000): Promise<void> {
-    const child = spawn(this.bin, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      this.bin,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     let exit: string | undefined;
     this.exited = new Promise((resolve) =>
@@ -51,7 +55,8 @@ export class PrivateRedis {
         resolve();
       }),
     );
-    for (const stream of [child.stdout, child.stderr]) stream?.on('data', (b: Buffer) => this.output.push(...b.toString('utf8').split('\n').filter(Boolean)));
+    for (const stream of [child.stdout, child.stderr])
+      stream?.on('data', (b: Buffer) => this.output.push(...b.toString('utf8').split('\n').filter(Boolean)));
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.on('error', (err) =>
@@ -65,8 +70,14 @@ export class PrivateRedis {
     });
     const deadline = Date.now() + timeoutMs;
     while (!(await ping(this.port))) {
-      if (exit) throw new Error(`${this.bin} on port ${this.port} ${exit} before answering PING:\n${this.output.slice(-20).join('\n')}`);
-      if (Date.now() > deadline) throw new Error(`${this.bin} on port ${this.port} did not answer PING within ${timeoutMs} ms:\n${this.output.slice(-20).join('\n')}`);
+      if (exit)
+        throw new Error(
+          `${this.bin} on port ${this.port} ${exit} before answering PING:\n${this.output.slice(-20).join('\n')}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(
+          `${this.bin} on port ${this.port} did not answer PING within ${timeoutMs} ms:\n${this.output.slice(-20).join('\n')}`,
+        );
       await sleep(25);
     }
   }
@@ -86,7 +97,6 @@ export class PrivateRedis {
     if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 }
-
 
 /** A TCP port nothing listens on right now, for a server a test starts itself. */
 export function freeTcpPort(): Promise<number> {

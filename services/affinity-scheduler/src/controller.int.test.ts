@@ -15,21 +15,39 @@ let seq = 1_000_000;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 async function cluster(name: string, ready: boolean, cpu = '8') {
-  await store.apply(admit({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name, labels: { name } }, spec: {} }) as StoredObject);
+  await store.apply(
+    admit({
+      apiVersion: 'cluster.karmada.io/v1alpha1',
+      kind: 'Cluster',
+      metadata: { name, labels: { name } },
+      spec: {},
+    }) as StoredObject,
+  );
   await reportCluster(name, ready, cpu);
 }
 
 /** Writes a cluster's status as the status writer would after a member-agent report. */
 async function reportCluster(name: string, ready: boolean, cpu = '8') {
   await new StatusStore(bus).fold({ kind: 'Cluster', name }, seq++, () => ({
-    conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'ClusterReady' : 'ClusterNotReachable', lastTransitionTime: '2026-01-01T00:00:00Z' }],
-    resourceSummary: { allocatable: { cpu, memory: '64Gi', pods: '110' }, allocated: { cpu: '0', memory: '0', pods: '0' } },
+    conditions: [
+      {
+        type: 'Ready',
+        status: ready ? 'True' : 'False',
+        reason: ready ? 'ClusterReady' : 'ClusterNotReachable',
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ],
+    resourceSummary: {
+      allocatable: { cpu, memory: '64Gi', pods: '110' },
+      allocated: { cpu: '0', memory: '0', pods: '0' },
+    },
   }));
 }
 
 const apply = (o: unknown) => store.apply(admit(o) as StoredObject);
 const binding = (name: string) => store.get({ kind: 'ResourceBinding', namespace: 'default', name });
-const clustersOf = async (name: string) => ((await binding(name))?.spec as { clusters?: Array<{ name: string; replicas?: number }> } | undefined)?.clusters;
+const clustersOf = async (name: string) =>
+  ((await binding(name))?.spec as { clusters?: Array<{ name: string; replicas?: number }> } | undefined)?.clusters;
 
 beforeAll(async () => {
   bus = await testBus('sched');
@@ -37,7 +55,15 @@ beforeAll(async () => {
   await cluster('member1', true);
   await cluster('member2', true);
   await cluster('member3', true, '2');
-  controller = new AffinitySchedulerController({ bus, store, publish: (e) => publishEvent(bus, e), logger: silent, failoverGraceMs: 200, resyncMs: 60_000, registry });
+  controller = new AffinitySchedulerController({
+    bus,
+    store,
+    publish: (e) => publishEvent(bus, e),
+    logger: silent,
+    failoverGraceMs: 200,
+    resyncMs: 60_000,
+    registry,
+  });
   await controller.start();
 });
 afterAll(async () => {
@@ -49,7 +75,14 @@ const deployment = (name: string, replicas: number) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace: 'default' },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '500m', memory: '256Mi' } } }] } } },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '500m', memory: '256Mi' } } }] },
+    },
+  },
 });
 
 describe('affinity scheduler (in-process, real NATS)', () => {
@@ -71,25 +104,54 @@ describe('affinity scheduler (in-process, real NATS)', () => {
         },
       },
     });
-    expect(await eventually(async () => (await clustersOf('nginx-deployment'))?.length ? clustersOf('nginx-deployment') : undefined, 10_000, 'nginx scheduled')).toEqual([{ name: 'member1', replicas: 2 }]);
+    expect(
+      await eventually(
+        async () => ((await clustersOf('nginx-deployment'))?.length ? clustersOf('nginx-deployment') : undefined),
+        10_000,
+        'nginx scheduled',
+      ),
+    ).toEqual([{ name: 'member1', replicas: 2 }]);
     const scheduled: CloudEvent[] = [];
-    for await (const d of readEvents(bus, { filter: { kind: 'ResourceBinding', name: 'nginx-deployment', type: 'BindingScheduled' } })) scheduled.push(d.event);
+    for await (const d of readEvents(bus, {
+      filter: { kind: 'ResourceBinding', name: 'nginx-deployment', type: 'BindingScheduled' },
+    }))
+      scheduled.push(d.event);
     expect((scheduled.at(-1)!.data as { affinityName: string }).affinityName).toBe('dc-beijing');
     // fold the decision into status as the status writer would, so the scheduler resumes from dc-beijing
-    await new StatusStore(bus).fold({ kind: 'ResourceBinding', namespace: 'default', name: 'nginx-deployment' }, seq++, () => (scheduled.at(-1)!.data as { statusPatch: object }).statusPatch);
+    await new StatusStore(bus).fold(
+      { kind: 'ResourceBinding', namespace: 'default', name: 'nginx-deployment' },
+      seq++,
+      () => (scheduled.at(-1)!.data as { statusPatch: object }).statusPatch,
+    );
 
     await reportCluster('member1', false);
-    const moved = await eventually(async () => {
-      const c = await clustersOf('nginx-deployment');
-      return c?.[0]?.name === 'member2' ? c : undefined;
-    }, 10_000, 'failover to dc-hongkong');
+    const moved = await eventually(
+      async () => {
+        const c = await clustersOf('nginx-deployment');
+        return c?.[0]?.name === 'member2' ? c : undefined;
+      },
+      10_000,
+      'failover to dc-hongkong',
+    );
     expect(moved).toEqual([{ name: 'member2', replicas: 2 }]);
-    const taints = ((await store.mustGet({ kind: 'Cluster', name: 'member1' })).spec as { taints?: Array<{ key: string; effect: string }> }).taints;
+    const taints = (
+      (await store.mustGet({ kind: 'Cluster', name: 'member1' })).spec as {
+        taints?: Array<{ key: string; effect: string }>;
+      }
+    ).taints;
     expect(taints?.map((t) => `${t.key}:${t.effect}`)).toEqual(['cluster.karmada.io/not-ready:NoExecute']);
 
     // recovery removes the taint but does not pull nginx back (that is the rebalancer's job)
     await reportCluster('member1', true);
-    await eventually(async () => (((await store.mustGet({ kind: 'Cluster', name: 'member1' })).spec as { taints?: unknown[] }).taints === undefined ? true : undefined), 10_000, 'taint removed');
+    await eventually(
+      async () =>
+        ((await store.mustGet({ kind: 'Cluster', name: 'member1' })).spec as { taints?: unknown[] }).taints ===
+        undefined
+          ? true
+          : undefined,
+      10_000,
+      'taint removed',
+    );
     await controller.idle();
     expect(await clustersOf('nginx-deployment')).toEqual([{ name: 'member2', replicas: 2 }]);
   });
@@ -107,19 +169,38 @@ describe('affinity scheduler (in-process, real NATS)', () => {
           replicaScheduling: {
             replicaSchedulingType: 'Divided',
             replicaDivisionPreference: 'Weighted',
-            weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member2'] }, weight: 2 }, { targetCluster: { clusterNames: ['member3'] }, weight: 1 }] },
+            weightPreference: {
+              staticWeightList: [
+                { targetCluster: { clusterNames: ['member2'] }, weight: 2 },
+                { targetCluster: { clusterNames: ['member3'] }, weight: 1 },
+              ],
+            },
           },
         },
       },
     });
-    const first = await eventually(async () => ((await clustersOf('web-deployment'))?.length ? clustersOf('web-deployment') : undefined), 10_000, 'web scheduled');
-    expect(first).toEqual([{ name: 'member2', replicas: 4 }, { name: 'member3', replicas: 2 }]);
+    const first = await eventually(
+      async () => ((await clustersOf('web-deployment'))?.length ? clustersOf('web-deployment') : undefined),
+      10_000,
+      'web scheduled',
+    );
+    expect(first).toEqual([
+      { name: 'member2', replicas: 4 },
+      { name: 'member3', replicas: 2 },
+    ]);
     await apply(deployment('web', 9));
-    const scaled = await eventually(async () => {
-      const c = await clustersOf('web-deployment');
-      return c && c.reduce((s, x) => s + (x.replicas ?? 0), 0) === 9 ? c : undefined;
-    }, 10_000, 'scale-up');
-    expect(scaled).toEqual([{ name: 'member2', replicas: 6 }, { name: 'member3', replicas: 3 }]);
+    const scaled = await eventually(
+      async () => {
+        const c = await clustersOf('web-deployment');
+        return c && c.reduce((s, x) => s + (x.replicas ?? 0), 0) === 9 ? c : undefined;
+      },
+      10_000,
+      'scale-up',
+    );
+    expect(scaled).toEqual([
+      { name: 'member2', replicas: 6 },
+      { name: 'member3', replicas: 3 },
+    ]);
   });
 
   const policy = (name: string, placement: object, extra: object = {}, selects = name) => ({
@@ -133,10 +214,15 @@ describe('affinity scheduler (in-process, real NATS)', () => {
     await new Promise((r) => setTimeout(r, 200));
     await controller.idle();
   };
-  const taintsOf = async (name: string) => ((await store.mustGet({ kind: 'Cluster', name })).spec as { taints?: Array<{ key: string }> }).taints;
+  const taintsOf = async (name: string) =>
+    ((await store.mustGet({ kind: 'Cluster', name })).spec as { taints?: Array<{ key: string }> }).taints;
   const equalWeights = (a: string, b: string) => ({
     clusterAffinity: { clusterNames: [a, b] },
-    replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: [a, b] }, weight: 1 }] } },
+    replicaScheduling: {
+      replicaSchedulingType: 'Divided',
+      replicaDivisionPreference: 'Weighted',
+      weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: [a, b] }, weight: 1 }] },
+    },
   });
 
   it('static weights: an evicted cluster gives its replicas up and does not take them back when it recovers', async () => {
@@ -144,19 +230,33 @@ describe('affinity scheduler (in-process, real NATS)', () => {
     await cluster('static2', true);
     await apply(deployment('statics', 4));
     await apply(policy('statics', equalWeights('static1', 'static2')));
-    expect(await eventually(async () => ((await clustersOf('statics-deployment'))?.length ? clustersOf('statics-deployment') : undefined), 10_000, 'statics scheduled')).toEqual([
+    expect(
+      await eventually(
+        async () => ((await clustersOf('statics-deployment'))?.length ? clustersOf('statics-deployment') : undefined),
+        10_000,
+        'statics scheduled',
+      ),
+    ).toEqual([
       { name: 'static1', replicas: 2 },
       { name: 'static2', replicas: 2 },
     ]);
     await reportCluster('static2', false);
-    const evicted = await eventually(async () => {
-      const c = await clustersOf('statics-deployment');
-      return c?.length === 1 ? c : undefined;
-    }, 10_000, 'static2 evicted');
+    const evicted = await eventually(
+      async () => {
+        const c = await clustersOf('statics-deployment');
+        return c?.length === 1 ? c : undefined;
+      },
+      10_000,
+      'static2 evicted',
+    );
     expect(evicted).toEqual([{ name: 'static1', replicas: 4 }]);
 
     await reportCluster('static2', true);
-    await eventually(async () => ((await taintsOf('static2')) === undefined ? true : undefined), 10_000, 'taint removed');
+    await eventually(
+      async () => ((await taintsOf('static2')) === undefined ? true : undefined),
+      10_000,
+      'taint removed',
+    );
     await settle();
     expect(await clustersOf('statics-deployment')).toEqual([{ name: 'static1', replicas: 4 }]);
   });
@@ -165,30 +265,43 @@ describe('affinity scheduler (in-process, real NATS)', () => {
     await cluster('tol1', true);
     await cluster('tol2', true);
     await apply(deployment('tolerant', 4));
-    const tolerations = [{ key: 'cluster.karmada.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 2 }];
+    const tolerations = [
+      { key: 'cluster.karmada.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 2 },
+    ];
     await apply(policy('tolerant', { ...equalWeights('tol1', 'tol2'), clusterTolerations: tolerations }));
-    await eventually(async () => ((await clustersOf('tolerant-deployment'))?.length === 2 ? true : undefined), 10_000, 'tolerant scheduled');
+    await eventually(
+      async () => ((await clustersOf('tolerant-deployment'))?.length === 2 ? true : undefined),
+      10_000,
+      'tolerant scheduled',
+    );
     const delayed = vi.spyOn(controller.scheduleQueue, 'addAfter');
     await reportCluster('tol2', false);
     await eventually(async () => ((await taintsOf('tol2'))?.length ? true : undefined), 10_000, 'tol2 tainted');
     await settle();
     expect((await clustersOf('tolerant-deployment'))?.length).toBe(2); // tolerated for now
     // looked at again when the seconds run out (the resync visits a few keys a second here, so it alone proves nothing)
-    const rechecks = delayed.mock.calls.filter(([key]) => key === 'ResourceBinding.default.tolerant-deployment').map(([, ms]) => ms);
+    const rechecks = delayed.mock.calls
+      .filter(([key]) => key === 'ResourceBinding.default.tolerant-deployment')
+      .map(([, ms]) => ms);
     delayed.mockRestore();
     expect(rechecks.length).toBeGreaterThan(0);
     expect(rechecks.every((ms) => ms > 0 && ms <= 2_100)).toBe(true);
-    const moved = await eventually(async () => {
-      const c = await clustersOf('tolerant-deployment');
-      return c?.length === 1 ? c : undefined;
-    }, 8_000, 'moved when the toleration ran out');
+    const moved = await eventually(
+      async () => {
+        const c = await clustersOf('tolerant-deployment');
+        return c?.length === 1 ? c : undefined;
+      },
+      8_000,
+      'moved when the toleration ran out',
+    );
     expect(moved).toEqual([{ name: 'tol1', replicas: 4 }]);
   });
 
   it('drops the requests from the binding when the template drops them', async () => {
     await apply(deployment('plain', 1));
     await apply(policy('plain', { clusterAffinity: { clusterNames: ['member2'] } }));
-    const requirements = async () => ((await binding('plain-deployment'))?.spec as { replicaRequirements?: unknown } | undefined)?.replicaRequirements;
+    const requirements = async () =>
+      ((await binding('plain-deployment'))?.spec as { replicaRequirements?: unknown } | undefined)?.replicaRequirements;
     await eventually(async () => ((await requirements()) ? true : undefined), 10_000, 'binding with requests');
     const noRequests = deployment('plain', 1);
     delete (noRequests.spec.template.spec.containers[0] as { resources?: unknown }).resources;
@@ -199,15 +312,26 @@ describe('affinity scheduler (in-process, real NATS)', () => {
   it('keeps the claiming policy against a higher-priority newcomer unless it preempts', async () => {
     await apply(deployment('claimed', 1));
     await apply(policy('claimed', { clusterAffinity: { clusterNames: ['member2'] } }, { priority: 1 }));
-    const claim = async () => (await binding('claimed-deployment'))?.metadata.annotations?.['propagationpolicy.karmada.io/name'];
+    const claim = async () =>
+      (await binding('claimed-deployment'))?.metadata.annotations?.['propagationpolicy.karmada.io/name'];
     await eventually(async () => ((await claim()) === 'claimed' ? true : undefined), 10_000, 'claimed');
-    const newcomer = (preemption: string) => policy('newcomer', { clusterAffinity: { clusterNames: ['member3'] } }, { priority: 5, preemption }, 'claimed');
+    const newcomer = (preemption: string) =>
+      policy('newcomer', { clusterAffinity: { clusterNames: ['member3'] } }, { priority: 5, preemption }, 'claimed');
     await apply(newcomer('Never'));
     await settle();
     expect(await claim()).toBe('claimed');
     await apply(newcomer('Always'));
     await eventually(async () => ((await claim()) === 'newcomer' ? true : undefined), 10_000, 'preempted');
-    expect(await eventually(async () => ((await clustersOf('claimed-deployment'))?.[0]?.name === 'member3' ? clustersOf('claimed-deployment') : undefined), 10_000, 'placed by the newcomer')).toEqual([{ name: 'member3', replicas: 1 }]);
+    expect(
+      await eventually(
+        async () =>
+          (await clustersOf('claimed-deployment'))?.[0]?.name === 'member3'
+            ? clustersOf('claimed-deployment')
+            : undefined,
+        10_000,
+        'placed by the newcomer',
+      ),
+    ).toEqual([{ name: 'member3', replicas: 1 }]);
   });
 
   it('deletes the binding when its template goes', async () => {
@@ -224,14 +348,25 @@ describe('affinity scheduler (in-process, real NATS)', () => {
       apiVersion: 'policy.karmada.io/v1alpha1',
       kind: 'PropagationPolicy',
       metadata: { name: 'nowhere', namespace: 'default' },
-      spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nowhere' }], placement: { clusterAffinity: { clusterNames: ['no-such-cluster'] } } },
+      spec: {
+        resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nowhere' }],
+        placement: { clusterAffinity: { clusterNames: ['no-such-cluster'] } },
+      },
     });
-    await eventually(async () => ((await sample('karmada_scheduler_schedule_attempts_total', unschedulable)) > before ? true : undefined), 10_000, 'an unschedulable attempt');
+    await eventually(
+      async () =>
+        (await sample('karmada_scheduler_schedule_attempts_total', unschedulable)) > before ? true : undefined,
+      10_000,
+      'an unschedulable attempt',
+    );
     expect(await sample('karmada_scheduler_schedule_attempts_total', { result: 'scheduled' })).toBeGreaterThan(0);
     expect(await sample('karmada_scheduler_schedule_attempts_total', { result: 'error' })).toBe(0);
     expect(await sample('karmada_scheduler_scheduling_algorithm_duration_seconds', { le: '+Inf' })).toBeGreaterThan(0);
     for (const controllerName of ['detection', 'scheduling', 'cluster-taints']) {
-      expect(await sample('flotilla_reconcile_total', { controller: controllerName, result: 'success' }), controllerName).toBeGreaterThan(0);
+      expect(
+        await sample('flotilla_reconcile_total', { controller: controllerName, result: 'success' }),
+        controllerName,
+      ).toBeGreaterThan(0);
     }
     await controller.idle();
     for (const kind of ['Cluster', 'PropagationPolicy', 'Deployment', 'ResourceBinding']) {

@@ -22,12 +22,26 @@ import {
   type ResourceBinding,
   type ResourceTemplate,
 } from '@flotilla/scheduling';
-import { Informer, NotFoundError, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import {
+  Informer,
+  NotFoundError,
+  type ObjectStore,
+  objectKey,
+  refFromKey,
+  type ObjectRef,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import { decisionEvent } from './decision-event.js';
 import { federatedHpaHandOff, type HandOff } from './federated-hpa-handoff.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
 import { decideTaints } from './taints.js';
-import { bindingStatusProjection, clusterSchedulingSignature, templateProjection, type BindingStatusView } from './projections.js';
+import {
+  bindingStatusProjection,
+  clusterSchedulingSignature,
+  templateProjection,
+  type BindingStatusView,
+} from './projections.js';
 
 /** Bindings scheduled at once. */
 export const DEFAULT_SCHEDULER_CONCURRENCY = 64;
@@ -90,11 +104,15 @@ export class AffinitySchedulerController {
     const registry = o.registry ?? new Registry();
     this.metrics = ControllerMetrics.of(registry);
     this.schedulerMetrics = SchedulerMetrics.of(registry);
-    const onError = (queue: string) => (key: string, err: unknown, attempt: number) => o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
+    const onError = (queue: string) => (key: string, err: unknown, attempt: number) =>
+      o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
     const concurrency = o.concurrency ?? DEFAULT_SCHEDULER_CONCURRENCY;
     const queueOptions = (name: string) => ({ onError: onError(name), observer: this.metrics.observer(name) });
     this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, ...queueOptions('detection') });
-    this.scheduleQueue = new WorkQueue((k, queuedAt) => this.schedule(k, queuedAt), { concurrency, ...queueOptions('scheduling') });
+    this.scheduleQueue = new WorkQueue((k, queuedAt) => this.schedule(k, queuedAt), {
+      concurrency,
+      ...queueOptions('scheduling'),
+    });
     this.taintQueue = new WorkQueue((k) => this.taint(k), queueOptions('cluster-taints'));
     this.metrics.track('detection', this.detectQueue);
     this.metrics.track('scheduling', this.scheduleQueue);
@@ -106,9 +124,20 @@ export class AffinitySchedulerController {
       periodMs: o.resyncMs,
       visit: (key) => this.scheduleQueue.addBackground(key),
     });
-    const templateKinds = listKinds().filter((k) => !k.strict).map((k) => k.kind);
+    const templateKinds = listKinds()
+      .filter((k) => !k.strict)
+      .map((k) => k.kind);
     for (const kind of templateKinds) {
-      this.templates.set(kind, new Informer<Obj>(o.bus, 'objects', kind, (e) => this.whenStarted(() => this.detectQueue.add(e.key)), (t) => templateProjection(t) as Obj));
+      this.templates.set(
+        kind,
+        new Informer<Obj>(
+          o.bus,
+          'objects',
+          kind,
+          (e) => this.whenStarted(() => this.detectQueue.add(e.key)),
+          (t) => templateProjection(t) as Obj,
+        ),
+      );
     }
     const onPolicy = () => this.whenStarted(() => this.enqueueAllTemplates());
     this.policies = new Informer<Obj>(o.bus, 'objects', 'PropagationPolicy', onPolicy);
@@ -138,7 +167,13 @@ export class AffinitySchedulerController {
       );
       this.bindingStatus.set(
         kind,
-        new Informer<BindingStatusView>(o.bus, 'status', kind, (e) => this.refreshAssumed(e.key), bindingStatusProjection as (r: BindingStatusView) => BindingStatusView),
+        new Informer<BindingStatusView>(
+          o.bus,
+          'status',
+          kind,
+          (e) => this.refreshAssumed(e.key),
+          bindingStatusProjection as (r: BindingStatusView) => BindingStatusView,
+        ),
       );
     }
   }
@@ -149,7 +184,15 @@ export class AffinitySchedulerController {
   }
 
   private allInformers(): Array<Informer<unknown>> {
-    return [...this.templates.values(), this.policies, this.clusterPolicies, this.clusters, this.clusterStatus, ...this.bindings.values(), ...this.bindingStatus.values()] as Array<Informer<unknown>>;
+    return [
+      ...this.templates.values(),
+      this.policies,
+      this.clusterPolicies,
+      this.clusters,
+      this.clusterStatus,
+      ...this.bindings.values(),
+      ...this.bindingStatus.values(),
+    ] as Array<Informer<unknown>>;
   }
 
   /** Lists everything, then reconciles it all once and follows changes. */
@@ -160,7 +203,13 @@ export class AffinitySchedulerController {
     this.enqueueAllBindings();
     for (const key of this.clusters.cache.keys()) this.taintQueue.add(key);
     this.resync.start();
-    const informers: Array<[string, Informer<Obj>]> = [...this.templates, ...this.bindings, ['PropagationPolicy', this.policies], ['ClusterPropagationPolicy', this.clusterPolicies], ['Cluster', this.clusters]];
+    const informers: Array<[string, Informer<Obj>]> = [
+      ...this.templates,
+      ...this.bindings,
+      ['PropagationPolicy', this.policies],
+      ['ClusterPropagationPolicy', this.clusterPolicies],
+      ['Cluster', this.clusters],
+    ];
     for (const [kind, informer] of informers) this.metrics.countObjects(kind, () => informer.cache.size);
   }
 
@@ -195,7 +244,11 @@ export class AffinitySchedulerController {
   private clusterViews(): ClusterView[] {
     this.views ??= [...this.clusters.cache.entries()].map(
       ([key, { value }]) =>
-        ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status, assumedUsage: this.assumed.usageOf(value.metadata.name) }) as ClusterView,
+        ({
+          ...value,
+          status: this.clusterStatus.cache.get(key)?.value.status,
+          assumedUsage: this.assumed.usageOf(value.metadata.name),
+        }) as ClusterView,
     );
     return this.views;
   }
@@ -214,7 +267,10 @@ export class AffinitySchedulerController {
     }
     const flight = this.inFlight.get(key);
     if (flight?.revision !== undefined && cached.revision >= flight.revision) this.inFlight.delete(key);
-    const spec = (cached.value.spec ?? {}) as { clusters?: AssignedReplicas[]; replicaRequirements?: { resourceRequest?: Record<string, string | number> } };
+    const spec = (cached.value.spec ?? {}) as {
+      clusters?: AssignedReplicas[];
+      replicaRequirements?: { resourceRequest?: Record<string, string | number> };
+    };
     const reported = this.bindingStatus.get(kind)?.cache.get(key)?.value.reported ?? {};
     let request;
     try {
@@ -222,7 +278,12 @@ export class AffinitySchedulerController {
     } catch {
       request = undefined; // a malformed request fails its own scheduling; its pods still count against the pod budget
     }
-    this.assumed.set(key, this.inFlight.get(key)?.clusters ?? spec.clusters ?? [], new Map(Object.entries(reported)), request);
+    this.assumed.set(
+      key,
+      this.inFlight.get(key)?.clusters ?? spec.clusters ?? [],
+      new Map(Object.entries(reported)),
+      request,
+    );
   }
 
   // 1. detection
@@ -239,19 +300,25 @@ export class AffinitySchedulerController {
       if (existing) await this.deleteBinding(bindingRef, existing);
       return;
     }
-    const candidates = [...(ref.namespace ? this.policies.values().filter((p) => p.metadata.namespace === ref.namespace) : []), ...this.clusterPolicies.values()] as unknown as PropagationPolicy[];
+    const candidates = [
+      ...(ref.namespace ? this.policies.values().filter((p) => p.metadata.namespace === ref.namespace) : []),
+      ...this.clusterPolicies.values(),
+    ] as unknown as PropagationPolicy[];
     // The policy that claimed the template keeps it (unless preempted); the claim is the binding's.
-    const policyFor = (b: StoredObject | undefined) => claimingPolicy(template, candidates, policyClaim(b?.metadata.annotations));
+    const policyFor = (b: StoredObject | undefined) =>
+      claimingPolicy(template, candidates, policyClaim(b?.metadata.annotations));
     // A FederatedHPA's member HPA: the hpa-assigner makes and places its binding.
     if (template.metadata.annotations?.[FederatedHpaAnnotations.owner] !== undefined) return;
     const policy = policyFor(existing);
     if (!policy) return;
     if (!existing) {
       // Create-only: if our cache lags and the binding exists, fall through to the update, which keeps its clusters.
-      const created = await this.o.store.create(buildBinding(template, policy) as unknown as Obj).catch((err: unknown) => {
-        if (err instanceof AlreadyExistsError) return undefined;
-        throw err;
-      });
+      const created = await this.o.store
+        .create(buildBinding(template, policy) as unknown as Obj)
+        .catch((err: unknown) => {
+          if (err instanceof AlreadyExistsError) return undefined;
+          throw err;
+        });
       if (created) return;
     }
     await this.o.store.update(bindingRef, (cur) => {
@@ -266,7 +333,16 @@ export class AffinitySchedulerController {
     });
     this.observed.delete(objectKey(ref));
     await this.o.publish(
-      cloudEvent({ id: `${existing.metadata.uid}/ObjectDeleted`, source: 'affinity-scheduler', type: EventTypes.ObjectDeleted, kind: ref.kind, namespace: ref.namespace, name: ref.name, time: this.now(), data: {} }),
+      cloudEvent({
+        id: `${existing.metadata.uid}/ObjectDeleted`,
+        source: 'affinity-scheduler',
+        type: EventTypes.ObjectDeleted,
+        kind: ref.kind,
+        namespace: ref.namespace,
+        name: ref.name,
+        time: this.now(),
+        data: {},
+      }),
     );
   }
 
@@ -279,7 +355,10 @@ export class AffinitySchedulerController {
       this.observed.delete(key);
       return;
     }
-    const binding = { ...stored, status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status } as unknown as ResourceBinding;
+    const binding = {
+      ...stored,
+      status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status,
+    } as unknown as ResourceBinding;
     const now = this.now();
     const handOff = federatedHpaHandOff(binding, this.clusterViews(), now);
     if (handOff.kind !== 'Schedule') return this.handOver(ref, handOff, cached);
@@ -320,9 +399,11 @@ export class AffinitySchedulerController {
       }
       let written;
       try {
-        written = await this.o.store.update(ref, (cur) =>
-          // Scheduled from an older generation: the informer brings the newer one and reschedules it.
-          cur.metadata.generation !== binding.metadata.generation ? undefined : write(cur),
+        written = await this.o.store.update(
+          ref,
+          (cur) =>
+            // Scheduled from an older generation: the informer brings the newer one and reschedules it.
+            cur.metadata.generation !== binding.metadata.generation ? undefined : write(cur),
           { cached },
         );
       } finally {
@@ -345,7 +426,11 @@ export class AffinitySchedulerController {
   }
 
   /** A FederatedHPA owns the binding: only the feasible clusters are written (see federated-hpa-handoff.ts). */
-  private async handOver(ref: ObjectRef, handOff: Exclude<HandOff, { kind: 'Schedule' }>, cached: { value: Obj; revision: number }): Promise<void | { requeueAfterMs: number }> {
+  private async handOver(
+    ref: ObjectRef,
+    handOff: Exclude<HandOff, { kind: 'Schedule' }>,
+    cached: { value: Obj; revision: number },
+  ): Promise<void | { requeueAfterMs: number }> {
     if (handOff.kind === 'LeaveAlone') return;
     if (handOff.changed) {
       await this.o.store.update(
@@ -353,7 +438,16 @@ export class AffinitySchedulerController {
         (cur) =>
           cur.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined
             ? undefined
-            : { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, [FederatedHpaAnnotations.feasibleClusters]: handOff.feasible } } },
+            : {
+                ...cur,
+                metadata: {
+                  ...cur.metadata,
+                  annotations: {
+                    ...cur.metadata.annotations,
+                    [FederatedHpaAnnotations.feasibleClusters]: handOff.feasible,
+                  },
+                },
+              },
         { cached },
       );
     }

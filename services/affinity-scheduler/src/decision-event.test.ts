@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { decideBinding, observedAfter, resultWrite, statusPatchFor, type Cluster, type ObservedSchedule, type ResourceBinding, type TargetCluster } from '@flotilla/scheduling';
+import {
+  decideBinding,
+  observedAfter,
+  resultWrite,
+  statusPatchFor,
+  type Cluster,
+  type ObservedSchedule,
+  type ResourceBinding,
+  type TargetCluster,
+} from '@flotilla/scheduling';
 import { decisionEvent } from './decision-event.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
-const members: Cluster[] = ['m1', 'm2'].map((name) => ({ metadata: { name }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }));
+const members: Cluster[] = ['m1', 'm2'].map((name) => ({
+  metadata: { name },
+  status: { conditions: [{ type: 'Ready', status: 'True' }] },
+}));
 /** Four replicas over m1 and m2 by equal static weights: a Divided binding, kept when nothing asks to schedule it. */
 const web = (clusters: TargetCluster[] = [], generation = 1): ResourceBinding => ({
   apiVersion: 'work.karmada.io/v1alpha2',
@@ -13,10 +25,17 @@ const web = (clusters: TargetCluster[] = [], generation = 1): ResourceBinding =>
     resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' },
     replicas: 4,
     clusters,
-    placement: { replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['m1', 'm2'] }, weight: 1 }] } } },
+    placement: {
+      replicaScheduling: {
+        replicaSchedulingType: 'Divided',
+        replicaDivisionPreference: 'Weighted',
+        weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['m1', 'm2'] }, weight: 1 }] },
+      },
+    },
   },
 });
-const dataOf = (e: ReturnType<typeof decisionEvent>) => e.data as { statusPatch: Record<string, unknown>; kubeEvent?: { type: string; reason: string }; kept?: boolean };
+const dataOf = (e: ReturnType<typeof decisionEvent>) =>
+  e.data as { statusPatch: Record<string, unknown>; kubeEvent?: { type: string; reason: string }; kept?: boolean };
 
 describe('decisionEvent', () => {
   it('announces a success as BindingScheduled with a Normal event and the decision status patch', () => {
@@ -48,7 +67,14 @@ describe('decisionEvent', () => {
 
   it('gives a recovery to the same clusters at one generation an id of its own (success, failure, success, failure)', () => {
     // Duplicated on m1: scheduled whenever it is re-queued, failing while m1 is gone.
-    const dup: ResourceBinding = { ...web([{ name: 'm1', replicas: 4 }], 2), spec: { ...web().spec, clusters: [{ name: 'm1', replicas: 4 }], placement: { clusterAffinity: { clusterNames: ['m1'] } } } };
+    const dup: ResourceBinding = {
+      ...web([{ name: 'm1', replicas: 4 }], 2),
+      spec: {
+        ...web().spec,
+        clusters: [{ name: 'm1', replicas: 4 }],
+        placement: { clusterAffinity: { clusterNames: ['m1'] } },
+      },
+    };
     const ids: string[] = [];
     let memory: ObservedSchedule | undefined;
     [members, [], members, []].forEach((clusters, i) => {
@@ -73,7 +99,13 @@ describe('decisionEvent', () => {
     expect(confirm).toMatchObject({ kind: 'Kept', announce: true, recovered: false });
     const e = decisionEvent(written, confirm, 2, now);
     expect(e.id).toBe(decisionEvent(web(), first, 2, now).id);
-    expect(dataOf(e)).toMatchObject({ kept: true, clusters: [{ name: 'm1', replicas: 2 }, { name: 'm2', replicas: 2 }] });
+    expect(dataOf(e)).toMatchObject({
+      kept: true,
+      clusters: [
+        { name: 'm1', replicas: 2 },
+        { name: 'm2', replicas: 2 },
+      ],
+    });
     expect(dataOf(e).kubeEvent).toBeUndefined();
   });
 

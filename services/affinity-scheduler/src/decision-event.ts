@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import { statusPatchFor, type BindingDecision, type KeptDecision, type ResourceBinding, type ScheduledDecision, type TargetCluster } from '@flotilla/scheduling';
+import {
+  statusPatchFor,
+  type BindingDecision,
+  type KeptDecision,
+  type ResourceBinding,
+  type ScheduledDecision,
+  type TargetCluster,
+} from '@flotilla/scheduling';
 
 /**
  * The domain event of a decision. Its id is derived from the binding's uid, generation, the result and what the
@@ -10,7 +17,10 @@ import { statusPatchFor, type BindingDecision, type KeptDecision, type ResourceB
 export function decisionEvent(binding: ResourceBinding, d: BindingDecision, generation: number, now: Date): CloudEvent {
   const statusPatch = statusPatchFor(d, binding.status, generation, now);
   const e = d.kind === 'Kept' ? keptEvent(d) : scheduledEvent(binding, d);
-  const digest = createHash('sha256').update(JSON.stringify([...e.digestOf, d.basis])).digest('hex').slice(0, 16);
+  const digest = createHash('sha256')
+    .update(JSON.stringify([...e.digestOf, d.basis]))
+    .digest('hex')
+    .slice(0, 16);
   return cloudEvent({
     id: `${binding.metadata.uid ?? binding.metadata.name}/${generation}/${e.type}/${digest}`,
     source: 'affinity-scheduler',
@@ -19,7 +29,12 @@ export function decisionEvent(binding: ResourceBinding, d: BindingDecision, gene
     namespace: binding.metadata.namespace,
     name: binding.metadata.name ?? '',
     time: now,
-    data: { ...e.data, ...(binding.metadata.uid ? { bindingUid: binding.metadata.uid } : {}), statusPatch, ...(e.kubeEvent ? { kubeEvent: e.kubeEvent } : {}) },
+    data: {
+      ...e.data,
+      ...(binding.metadata.uid ? { bindingUid: binding.metadata.uid } : {}),
+      statusPatch,
+      ...(e.kubeEvent ? { kubeEvent: e.kubeEvent } : {}),
+    },
   });
 }
 
@@ -32,12 +47,24 @@ interface EventParts {
 
 function scheduledEvent(binding: ResourceBinding, d: ScheduledDecision): EventParts {
   const r = d.result;
-  const groups = r.attempts.map((a) => ({ affinityName: a.affinityName, ok: a.ok, message: a.message, filtered: a.filtered }));
+  const groups = r.attempts.map((a) => ({
+    affinityName: a.affinityName,
+    ok: a.ok,
+    message: a.message,
+    filtered: a.filtered,
+  }));
   if (!r.ok) {
     return {
       type: EventTypes.BindingScheduleFailed,
       digestOf: [r.reason, r.message],
-      data: { reason: r.reason, keptClusters: r.keptClusters, mode: r.mode, trigger: d.trigger, filtered: r.filtered, groups },
+      data: {
+        reason: r.reason,
+        keptClusters: r.keptClusters,
+        mode: r.mode,
+        trigger: d.trigger,
+        filtered: r.filtered,
+        groups,
+      },
       kubeEvent: { type: 'Warning', reason: 'ScheduleBindingFailed', message: r.message },
     };
   }
@@ -45,7 +72,14 @@ function scheduledEvent(binding: ResourceBinding, d: ScheduledDecision): EventPa
   return {
     type: EventTypes.BindingScheduled,
     digestOf: [r.clusters, r.affinityName, r.mode, r.mode === 'Fresh' ? binding.spec.rescheduleTriggeredAt : ''],
-    data: { clusters: r.clusters, affinityName: r.affinityName, mode: r.mode, trigger: d.trigger, filtered: r.filtered, groups },
+    data: {
+      clusters: r.clusters,
+      affinityName: r.affinityName,
+      mode: r.mode,
+      trigger: d.trigger,
+      filtered: r.filtered,
+      groups,
+    },
     kubeEvent: { type: 'Normal', reason: 'ScheduleBindingSucceed', message: summary },
   };
 }
@@ -56,10 +90,20 @@ function keptEvent(d: KeptDecision): EventParts {
     digestOf: [d.kept, d.affinityName, 'Steady', ''],
     data: { clusters: d.kept, affinityName: d.affinityName, mode: 'Steady', kept: true, filtered: [], groups: [] },
     // Only a recovery is news: a kept assignment at a new generation (a template edit) is not a scheduling event.
-    ...(d.recovered ? { kubeEvent: { type: 'Normal' as const, reason: 'ScheduleBindingSucceed', message: `assignment kept, no rescheduling needed: ${targetsText(d.kept)}` } } : {}),
+    ...(d.recovered
+      ? {
+          kubeEvent: {
+            type: 'Normal' as const,
+            reason: 'ScheduleBindingSucceed',
+            message: `assignment kept, no rescheduling needed: ${targetsText(d.kept)}`,
+          },
+        }
+      : {}),
   };
 }
 
 function targetsText(targets: readonly TargetCluster[]): string {
-  return targets.map((c) => (c.replicas === undefined ? c.name : `${c.name}:${c.replicas}`)).join(', ') || 'no clusters';
+  return (
+    targets.map((c) => (c.replicas === undefined ? c.name : `${c.name}:${c.replicas}`)).join(', ') || 'no clusters'
+  );
 }

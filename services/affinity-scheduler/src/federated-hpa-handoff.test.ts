@@ -7,9 +7,14 @@ const now = new Date('2026-01-01T00:10:00Z');
 const cluster = (name: string, ready: boolean, taints: NonNullable<Cluster['spec']>['taints'] = []): Cluster => ({
   metadata: { name, labels: { name } },
   spec: { taints },
-  status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+  status: {
+    conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+  },
 });
-const binding = (annotations: Record<string, string>, extra: Partial<ResourceBinding['spec']> = {}): ResourceBinding => ({
+const binding = (
+  annotations: Record<string, string>,
+  extra: Partial<ResourceBinding['spec']> = {},
+): ResourceBinding => ({
   apiVersion: 'work.karmada.io/v1alpha2',
   kind: 'ResourceBinding',
   metadata: { name: 'shop-deployment', namespace: 'default', annotations },
@@ -31,15 +36,26 @@ describe('the affinity scheduler hands a FederatedHPA’s bindings to the hpa-as
 
   it('filters an owned target binding’s clusters: placement affinity, readiness for new clusters', () => {
     const b = binding(owned, { placement: { clusterAffinity: { clusterNames: ['member1', 'member3'] } } });
-    expect(federatedHpaHandOff(b, fleet, now)).toEqual({ kind: 'FilterOnly', owner: 'shop', feasible: 'member1', changed: true });
+    expect(federatedHpaHandOff(b, fleet, now)).toEqual({
+      kind: 'FilterOnly',
+      owner: 'shop',
+      feasible: 'member1',
+      changed: true,
+    });
     const all = binding(owned);
     expect(federatedHpaHandOff(all, fleet, now)).toMatchObject({ feasible: 'member1,member2' });
   });
 
   it('keeps a current cluster through a short NotReady blip but evicts it on an untolerated NoExecute taint', () => {
     const current = { clusters: [{ name: 'member3', replicas: 2 }] };
-    expect(federatedHpaHandOff(binding(owned, current), fleet, now)).toMatchObject({ feasible: 'member1,member2,member3' });
-    const tainted = [fleet[0]!, fleet[1]!, cluster('member3', false, [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute' }])];
+    expect(federatedHpaHandOff(binding(owned, current), fleet, now)).toMatchObject({
+      feasible: 'member1,member2,member3',
+    });
+    const tainted = [
+      fleet[0]!,
+      fleet[1]!,
+      cluster('member3', false, [{ key: 'cluster.karmada.io/not-ready', effect: 'NoExecute' }]),
+    ];
     expect(federatedHpaHandOff(binding(owned, current), tainted, now)).toMatchObject({ feasible: 'member1,member2' });
   });
 

@@ -5,13 +5,30 @@ import { bindingStatusProjection, clusterSchedulingSignature, templateProjection
 const deployment = {
   apiVersion: 'apps/v1',
   kind: 'Deployment',
-  metadata: { name: 'web', namespace: 'default', uid: 'u1', resourceVersion: '7', labels: { app: 'web' }, annotations: { big: 'x'.repeat(1000) } },
+  metadata: {
+    name: 'web',
+    namespace: 'default',
+    uid: 'u1',
+    resourceVersion: '7',
+    labels: { app: 'web' },
+    annotations: { big: 'x'.repeat(1000) },
+  },
   spec: {
     replicas: 3,
     selector: { matchLabels: { app: 'web' } },
     template: {
       metadata: { labels: { app: 'web' } },
-      spec: { containers: [{ name: 'c', image: 'img', env: [{ name: 'A', value: 'B' }], resources: { requests: { cpu: '250m', memory: '64Mi' } } }, { name: 'd', image: 'img' }] },
+      spec: {
+        containers: [
+          {
+            name: 'c',
+            image: 'img',
+            env: [{ name: 'A', value: 'B' }],
+            resources: { requests: { cpu: '250m', memory: '64Mi' } },
+          },
+          { name: 'd', image: 'img' },
+        ],
+      },
     },
   },
 };
@@ -19,7 +36,10 @@ const policy: PropagationPolicy = {
   apiVersion: 'policy.karmada.io/v1alpha1',
   kind: 'PropagationPolicy',
   metadata: { name: 'p', namespace: 'default' },
-  spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment' }], placement: { clusterAffinity: { clusterNames: ['m1'] } } },
+  spec: {
+    resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment' }],
+    placement: { clusterAffinity: { clusterNames: ['m1'] } },
+  },
 };
 
 describe('projections', () => {
@@ -45,12 +65,22 @@ describe('projections', () => {
     const full = { ...deployment, spec: { ...deployment.spec, template: { spec: podSpec } } };
     const binding = buildBinding(templateProjection(full) as never, policy);
     expect(binding).toEqual(buildBinding(full as never, policy));
-    expect(binding.spec.replicaRequirements).toEqual({ resourceRequest: { cpu: '2250m', memory: String((1024 + 120) * 2 ** 20), 'example.com/dongle': '1' } });
+    expect(binding.spec.replicaRequirements).toEqual({
+      resourceRequest: { cpu: '2250m', memory: String((1024 + 120) * 2 ** 20), 'example.com/dongle': '1' },
+    });
   });
 
   it('keeps a pod spec whose request cannot be computed, so detection reports the field as for the stored template', () => {
-    const bad = { ...deployment, spec: { ...deployment.spec, template: { spec: { containers: [{ name: 'c', resources: { limits: { memory: 'lots' } } }] } } } };
-    expect(() => buildBinding(templateProjection(bad) as never, policy)).toThrow('spec.template.spec.containers[0].resources.limits.memory: invalid quantity "lots"');
+    const bad = {
+      ...deployment,
+      spec: {
+        ...deployment.spec,
+        template: { spec: { containers: [{ name: 'c', resources: { limits: { memory: 'lots' } } }] } },
+      },
+    };
+    expect(() => buildBinding(templateProjection(bad) as never, policy)).toThrow(
+      'spec.template.spec.containers[0].resources.limits.memory: invalid quantity "lots"',
+    );
   });
 
   it("keeps the pod template's node constraints, so the projected template builds the same node claim", () => {
@@ -64,18 +94,28 @@ describe('projections', () => {
             containers: [{ name: 'c', image: 'img' }],
             nodeSelector: { disk: 'ssd' },
             tolerations: [{ key: 'gpu', operator: 'Exists' }],
-            affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required }, podAntiAffinity: { big: 'x'.repeat(500) } },
+            affinity: {
+              nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required },
+              podAntiAffinity: { big: 'x'.repeat(500) },
+            },
           },
         },
       },
     };
     const binding = buildBinding(templateProjection(constrained) as never, policy);
     expect(binding).toEqual(buildBinding(constrained as never, policy));
-    expect(binding.spec.replicaRequirements?.nodeClaim).toEqual({ nodeSelector: { disk: 'ssd' }, tolerations: [{ key: 'gpu', operator: 'Exists' }], hardNodeAffinity: required });
+    expect(binding.spec.replicaRequirements?.nodeClaim).toEqual({
+      nodeSelector: { disk: 'ssd' },
+      tolerations: [{ key: 'gpu', operator: 'Exists' }],
+      hardNodeAffinity: required,
+    });
   });
 
   it('a template without requests projects to no pod template at all', () => {
-    const plain = { ...deployment, spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'img' }] } } } };
+    const plain = {
+      ...deployment,
+      spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'img' }] } } },
+    };
     expect(templateProjection(plain).spec).toEqual({ replicas: 2 });
     expect(buildBinding(templateProjection(plain) as never, policy)).toEqual(buildBinding(plain as never, policy));
   });
@@ -87,11 +127,22 @@ describe('projections', () => {
         schedulerObservingAffinityName: 'g1',
         lastScheduledTime: 't',
         schedulerObservedGeneration: 3,
-        conditions: [{ type: 'Scheduled', status: 'True' }, { type: 'FullyApplied', status: 'True' }],
+        conditions: [
+          { type: 'Scheduled', status: 'True' },
+          { type: 'FullyApplied', status: 'True' },
+        ],
         aggregatedStatus: [{ clusterName: 'm1', applied: true }],
       },
     });
-    expect(r).toEqual({ seq: 9, status: { schedulerObservingAffinityName: 'g1', lastScheduledTime: 't', schedulerObservedGeneration: 3, conditions: [{ type: 'Scheduled', status: 'True' }] } });
+    expect(r).toEqual({
+      seq: 9,
+      status: {
+        schedulerObservingAffinityName: 'g1',
+        lastScheduledTime: 't',
+        schedulerObservedGeneration: 3,
+        conditions: [{ type: 'Scheduled', status: 'True' }],
+      },
+    });
   });
 
   it('keeps of the aggregated status only the replicas each cluster reported (the assume cache releases them)', () => {
@@ -108,9 +159,18 @@ describe('projections', () => {
   });
 
   it('signs readiness and API enablements, not capacity', () => {
-    const a = clusterSchedulingSignature({ conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocated: { cpu: '1' } } });
-    const b = clusterSchedulingSignature({ conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocated: { cpu: '5' } } });
-    const c = clusterSchedulingSignature({ conditions: [{ type: 'Ready', status: 'False' }], resourceSummary: { allocated: { cpu: '5' } } });
+    const a = clusterSchedulingSignature({
+      conditions: [{ type: 'Ready', status: 'True' }],
+      resourceSummary: { allocated: { cpu: '1' } },
+    });
+    const b = clusterSchedulingSignature({
+      conditions: [{ type: 'Ready', status: 'True' }],
+      resourceSummary: { allocated: { cpu: '5' } },
+    });
+    const c = clusterSchedulingSignature({
+      conditions: [{ type: 'Ready', status: 'False' }],
+      resourceSummary: { allocated: { cpu: '5' } },
+    });
     expect(a).toBe(b);
     expect(c).not.toBe(a);
   });

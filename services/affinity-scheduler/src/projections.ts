@@ -24,7 +24,10 @@ export function templateProjection(o: StoredObject): StoredObject {
       ...(labels ? { labels } : {}),
       ...(owner !== undefined ? { annotations: { [FederatedHpaAnnotations.owner]: owner } } : {}),
     },
-    spec: { ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}), ...podTemplateProjection(spec.template) },
+    spec: {
+      ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}),
+      ...podTemplateProjection(spec.template),
+    },
   };
 }
 
@@ -48,7 +51,9 @@ function podTemplateProjection(template: unknown): { template?: { spec: unknown 
     ...(request && { containers: [{ resources: { requests: request } }] }),
     ...(claim?.nodeSelector && { nodeSelector: claim.nodeSelector }),
     ...(claim?.tolerations && { tolerations: claim.tolerations }),
-    ...(claim?.hardNodeAffinity && { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: claim.hardNodeAffinity } } }),
+    ...(claim?.hardNodeAffinity && {
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: claim.hardNodeAffinity } },
+    }),
   };
   return Object.keys(spec).length ? { template: { spec } } : {};
 }
@@ -65,7 +70,9 @@ export interface BindingStatusView extends StatusRecord {
  */
 export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
   const s = (r.status ?? {}) as Json;
-  const conditions = Array.isArray(s.conditions) ? (s.conditions as Json[]).filter((c) => c.type === 'Scheduled') : undefined;
+  const conditions = Array.isArray(s.conditions)
+    ? (s.conditions as Json[]).filter((c) => c.type === 'Scheduled')
+    : undefined;
   const reported: Record<string, number> = {};
   for (const e of Array.isArray(s.aggregatedStatus) ? (s.aggregatedStatus as Json[]) : []) {
     const replicas = (e.status as Json | undefined)?.replicas;
@@ -75,9 +82,13 @@ export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
     seq: r.seq,
     ...(Object.keys(reported).length ? { reported } : {}),
     status: {
-      ...(s.schedulerObservingAffinityName != null ? { schedulerObservingAffinityName: s.schedulerObservingAffinityName } : {}),
+      ...(s.schedulerObservingAffinityName != null
+        ? { schedulerObservingAffinityName: s.schedulerObservingAffinityName }
+        : {}),
       ...(s.lastScheduledTime !== undefined ? { lastScheduledTime: s.lastScheduledTime } : {}),
-      ...(s.schedulerObservedGeneration !== undefined ? { schedulerObservedGeneration: s.schedulerObservedGeneration } : {}),
+      ...(s.schedulerObservedGeneration !== undefined
+        ? { schedulerObservedGeneration: s.schedulerObservedGeneration }
+        : {}),
       ...(conditions ? { conditions } : {}),
     },
   };
@@ -90,6 +101,8 @@ export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
  */
 export function clusterSchedulingSignature(status: unknown): string {
   const s = (status ?? {}) as Json;
-  const ready = Array.isArray(s.conditions) ? (s.conditions as Json[]).find((c) => c.type === 'Ready')?.status : undefined;
+  const ready = Array.isArray(s.conditions)
+    ? (s.conditions as Json[]).find((c) => c.type === 'Ready')?.status
+    : undefined;
   return JSON.stringify([ready ?? null, s.apiEnablements ?? null]);
 }

@@ -1,4 +1,11 @@
-import { scaleEffect, type AppliedValues, type DueExecution, type ScaleEffect, type ScaleTargetRef, type TargetValues } from '@flotilla/cron';
+import {
+  scaleEffect,
+  type AppliedValues,
+  type DueExecution,
+  type ScaleEffect,
+  type ScaleTargetRef,
+  type TargetValues,
+} from '@flotilla/cron';
 import type { StoredObject } from '@flotilla/store';
 import { alreadyApplied, EXECUTIONS_ANNOTATION, readMarkers, recordMarkers } from './execution-markers.js';
 
@@ -51,7 +58,11 @@ export function applyExecutions(input: ApplyExecutionsInput): AppliedExecutions 
   for (const execution of input.executions) {
     if (target && alreadyApplied(markers, input.cronUid, execution.ruleName, execution.scheduleTime)) {
       const applied = appliedOf(execution.values);
-      outcomes.push({ execution, repeated: true, effect: { ok: true, patch: execution.values, applied, changed: false } });
+      outcomes.push({
+        execution,
+        repeated: true,
+        effect: { ok: true, patch: execution.values, applied, changed: false },
+      });
       continue;
     }
     const effect = scaleEffect(input.ref, input.namespace, spec === undefined ? undefined : { spec }, execution.values);
@@ -66,7 +77,10 @@ export function applyExecutions(input: ApplyExecutionsInput): AppliedExecutions 
   return {
     target: {
       ...target,
-      metadata: { ...target.metadata, annotations: { ...target.metadata.annotations, [EXECUTIONS_ANNOTATION]: JSON.stringify(nextMarkers) } },
+      metadata: {
+        ...target.metadata,
+        annotations: { ...target.metadata.annotations, [EXECUTIONS_ANNOTATION]: JSON.stringify(nextMarkers) },
+      },
       spec: { ...(target.spec as object | undefined), ...spec },
     },
     outcomes,

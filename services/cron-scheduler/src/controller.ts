@@ -15,7 +15,15 @@ import {
   type CronEvent,
   type CronPlan,
 } from '@flotilla/cron';
-import { createDelayedQueue, createWorker, scheduleAt, systemClock, type Clock, type DelayedQueue, type DelayedWorker } from '@flotilla/runtime';
+import {
+  createDelayedQueue,
+  createWorker,
+  scheduleAt,
+  systemClock,
+  type Clock,
+  type DelayedQueue,
+  type DelayedWorker,
+} from '@flotilla/runtime';
 import { Informer, NotFoundError, ObjectStore, type StoredObject } from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import { applyExecutions, type ExecutionOutcome } from './apply-executions.js';
@@ -210,7 +218,9 @@ export class CronController {
       const obj = this.informer.cache.get(s.state.objectKey)?.value;
       if (obj?.metadata.uid === uid) continue;
       this.cache.delete(uid);
-      await this.states.delete(uid, s.revision).catch((err: unknown) => this.o.logger.warn({ err, uid }, 'could not remove the state of a deleted object'));
+      await this.states
+        .delete(uid, s.revision)
+        .catch((err: unknown) => this.o.logger.warn({ err, uid }, 'could not remove the state of a deleted object'));
     }
   }
 
@@ -260,7 +270,8 @@ export class CronController {
       this.o.logger.error({ err, key }, 'cannot plan this CronFederatedHPA; its rules do not run');
       return;
     }
-    if (Object.keys(plan.unrecorded).length) this.o.logger.warn({ key, unrecorded: plan.unrecorded }, 'outage longer than the history can record');
+    if (Object.keys(plan.unrecorded).length)
+      this.o.logger.warn({ key, unrecorded: plan.unrecorded }, 'outage longer than the history can record');
 
     if (plan.execute.length || plan.missed.length || plan.stateChanged) {
       // 2. the target
@@ -270,7 +281,13 @@ export class CronController {
       this.cronMetrics.missed(plan.missed.length);
       for (const o of outcomes) {
         this.cronMetrics.executed(o.effect.ok, o.execution.scheduleTime, now);
-        this.o.onExecution?.({ key, ruleName: o.execution.ruleName, scheduleTime: o.execution.scheduleTime, executionTime: now, ok: o.effect.ok });
+        this.o.onExecution?.({
+          key,
+          ruleName: o.execution.ruleName,
+          scheduleTime: o.execution.scheduleTime,
+          executionTime: now,
+          ok: o.effect.ok,
+        });
       }
       // 4. the state
       const next = { objectKey: key, rules: plan.state };
@@ -291,11 +308,22 @@ export class CronController {
     if (wakeAt !== undefined) this.armDurable(wakeAt, now.getTime());
   }
 
-  private async applyToTarget(key: string, obj: AdmittedCronFederatedHPA, uid: string, plan: CronPlan): Promise<ExecutionOutcome[]> {
+  private async applyToTarget(
+    key: string,
+    obj: AdmittedCronFederatedHPA,
+    uid: string,
+    plan: CronPlan,
+  ): Promise<ExecutionOutcome[]> {
     if (!plan.execute.length) return [];
     const ref = obj.spec.scaleTargetRef;
     const namespace = obj.metadata.namespace;
-    const input = { ref, namespace, cronUid: uid, ruleNames: obj.spec.rules.map((r) => r.name), executions: plan.execute };
+    const input = {
+      ref,
+      namespace,
+      cronUid: uid,
+      ruleNames: obj.spec.rules.map((r) => r.name),
+      executions: plan.execute,
+    };
     if (targetKindOf(ref) === 'Unsupported') return applyExecutions({ ...input, target: undefined }).outcomes;
     let outcomes: ExecutionOutcome[] = [];
     try {
@@ -315,14 +343,34 @@ export class CronController {
       }
       this.writeFailures.delete(key);
       const message = `scaling ${ref.kind} ${namespace ? `${namespace}/` : ''}${ref.name} failed: ${(err as Error).message}`;
-      return plan.execute.map((execution) => ({ execution, repeated: false, effect: { ok: false, reason: 'WriteFailed', message } as const }));
+      return plan.execute.map((execution) => ({
+        execution,
+        repeated: false,
+        effect: { ok: false, reason: 'WriteFailed', message } as const,
+      }));
     }
   }
 
-  private eventsOf(obj: AdmittedCronFederatedHPA, uid: string, stored: StoredCronState, plan: CronPlan, outcomes: ExecutionOutcome[], now: Date): CloudEvent[] {
+  private eventsOf(
+    obj: AdmittedCronFederatedHPA,
+    uid: string,
+    stored: StoredCronState,
+    plan: CronPlan,
+    outcomes: ExecutionOutcome[],
+    now: Date,
+  ): CloudEvent[] {
     const ruleOf = (name: string) => obj.spec.rules.find((r) => r.name === name)!;
     const wrap = (id: string, e: CronEvent): CloudEvent =>
-      cloudEvent({ id, source: CONTROLLER_NAME, type: e.type, kind: CRON_KIND, namespace: obj.metadata.namespace, name: obj.metadata.name, time: now, data: e.data });
+      cloudEvent({
+        id,
+        source: CONTROLLER_NAME,
+        type: e.type,
+        kind: CRON_KIND,
+        namespace: obj.metadata.namespace,
+        name: obj.metadata.name,
+        time: now,
+        data: e.data,
+      });
     const out: CloudEvent[] = [];
     if (needsNextScheduled(stored.state.rules, plan)) {
       const data = nextScheduledData(plan);
@@ -333,11 +381,19 @@ export class CronController {
     }
     const timed: Array<{ at: number; order: number; event: CloudEvent }> = [];
     plan.missed.forEach((m, i) => {
-      timed.push({ at: m.scheduleTime.getTime(), order: i, event: wrap(executionId(uid, m.ruleName, m.scheduleTime), missedEvent(plan, m, ruleOf(m.ruleName), now)) });
+      timed.push({
+        at: m.scheduleTime.getTime(),
+        order: i,
+        event: wrap(executionId(uid, m.ruleName, m.scheduleTime), missedEvent(plan, m, ruleOf(m.ruleName), now)),
+      });
     });
     outcomes.forEach((o, i) => {
       const ev = executionEvent(plan, o.execution, ruleOf(o.execution.ruleName), o.effect, now);
-      timed.push({ at: o.execution.scheduleTime.getTime(), order: plan.missed.length + i, event: wrap(executionId(uid, o.execution.ruleName, o.execution.scheduleTime), ev) });
+      timed.push({
+        at: o.execution.scheduleTime.getTime(),
+        order: plan.missed.length + i,
+        event: wrap(executionId(uid, o.execution.ruleName, o.execution.scheduleTime), ev),
+      });
     });
     timed.sort((a, b) => a.at - b.at || a.order - b.order);
     return [...out, ...timed.map((t) => t.event)];
@@ -365,7 +421,11 @@ export class CronController {
         (err: unknown) => {
           this.armed.delete(at);
           // After stop() the queue is closed under it; the next leader arms its own.
-          if (this.started) this.o.logger.warn({ err, at: new Date(at).toISOString() }, 'could not arm a durable wake-up; trying again later');
+          if (this.started)
+            this.o.logger.warn(
+              { err, at: new Date(at).toISOString() },
+              'could not arm a durable wake-up; trying again later',
+            );
         },
       )
       .finally(() => this.arming.delete(adding));

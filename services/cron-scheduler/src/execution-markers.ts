@@ -23,7 +23,8 @@ export function readMarkers(target: Pick<StoredObject, 'metadata'> | undefined):
     for (const [uid, rules] of Object.entries(parsed)) {
       if (!isPlainObject(rules)) continue;
       const kept: Record<string, string> = {};
-      for (const [rule, at] of Object.entries(rules)) if (typeof at === 'string' && !Number.isNaN(Date.parse(at))) kept[rule] = at;
+      for (const [rule, at] of Object.entries(rules))
+        if (typeof at === 'string' && !Number.isNaN(Date.parse(at))) kept[rule] = at;
       out[uid] = kept;
     }
     return out;
@@ -33,7 +34,12 @@ export function readMarkers(target: Pick<StoredObject, 'metadata'> | undefined):
 }
 
 /** True when the target already holds the execution of (rule, scheduleTime) or a later one of the same rule. */
-export function alreadyApplied(markers: ExecutionMarkers, cronUid: string, ruleName: string, scheduleTime: Date): boolean {
+export function alreadyApplied(
+  markers: ExecutionMarkers,
+  cronUid: string,
+  ruleName: string,
+  scheduleTime: Date,
+): boolean {
   const at = markers[cronUid]?.[ruleName];
   return at !== undefined && Date.parse(at) >= scheduleTime.getTime();
 }
@@ -53,7 +59,8 @@ export function recordMarkers(
   for (const [rule, at] of Object.entries(markers[cronUid] ?? {})) if (keep.has(rule)) mine[rule] = at;
   for (const a of applied) {
     const cur = mine[a.ruleName];
-    if (cur === undefined || Date.parse(cur) < a.scheduleTime.getTime()) mine[a.ruleName] = a.scheduleTime.toISOString();
+    if (cur === undefined || Date.parse(cur) < a.scheduleTime.getTime())
+      mine[a.ruleName] = a.scheduleTime.toISOString();
   }
   return { ...markers, [cronUid]: mine };
 }

@@ -18,7 +18,14 @@ function replica(id: string) {
   const leaseRedis = createRedis(REDIS_URL);
   const elector = new LeaderElector({ redis: leaseRedis, key: `${h.prefix}:leader:cron`, leaseMs: 1000, id });
   const stopWork = runWhileLeader(elector, async (signal) => {
-    const c = new CronController({ bus: h.bus, redis: h.redis, queuePrefix: h.prefix, queueName: h.queueName, publish: (e) => publishEvent(h.bus, e), logger: silent });
+    const c = new CronController({
+      bus: h.bus,
+      redis: h.redis,
+      queuePrefix: h.prefix,
+      queueName: h.queueName,
+      publish: (e) => publishEvent(h.bus, e),
+      logger: silent,
+    });
     await c.start();
     await new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     await c.stop();
@@ -63,7 +70,14 @@ describe('two replicas, a leader that dies, and a rogue second actor', () => {
     await sleep(3500);
     expect(b.elector.isLeader()).toBe(true);
     // Two actors at once (a stale leader that has not noticed yet): both plan the same schedule times.
-    const rogue = new CronController({ bus: h.bus, redis: h.redis, queuePrefix: h.prefix, queueName: h.queueName, publish: (e) => publishEvent(h.bus, e), logger: silent });
+    const rogue = new CronController({
+      bus: h.bus,
+      redis: h.redis,
+      queuePrefix: h.prefix,
+      queueName: h.queueName,
+      publish: (e) => publishEvent(h.bus, e),
+      logger: silent,
+    });
     await rogue.start();
     await sleep(3000);
     await rogue.stop();

@@ -9,7 +9,10 @@ await runLeaderService({
   async open({ config }) {
     const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME));
     // The timers' connection; the lease has its own.
-    const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD, connectionName: CONTROLLER_NAME });
+    const redis = await connectRedis(config.REDIS_URL, {
+      password: config.REDIS_PASSWORD,
+      connectionName: CONTROLLER_NAME,
+    });
     return {
       resources: { bus, redis },
       close: async () => {
@@ -32,7 +35,10 @@ await runLeaderService({
       registry,
     });
     await controller.start();
-    logger.info({ defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE, catchUpWindowMs: config.CRON_CATCHUP_WINDOW_MS }, 'scheduling cron rules as leader');
+    logger.info(
+      { defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE, catchUpWindowMs: config.CRON_CATCHUP_WINDOW_MS },
+      'scheduling cron rules as leader',
+    );
     return () => controller.stop();
   },
 });

@@ -14,8 +14,18 @@ describe('needsNextScheduled', () => {
     ['a schedule edited', [s('a', '1')], { state: [s('a', '2', 'd')] }, true],
     ['suspended', [s('a', '1')], { state: [s('a', null, 'd')] }, true],
     ['advanced by its own execution', [s('a', '1')], { state: [s('a', '2')], execute: [exec('a')] }, false],
-    ['advanced by its own miss', [s('a', '1')], { state: [s('a', '2')], missed: [{ ...exec('a'), message: 'm' }] }, false],
-    ['advanced with no event of its own', [s('a', '1'), s('b', '1')], { state: [s('a', '2'), s('b', '2')], execute: [exec('a')] }, true],
+    [
+      'advanced by its own miss',
+      [s('a', '1')],
+      { state: [s('a', '2')], missed: [{ ...exec('a'), message: 'm' }] },
+      false,
+    ],
+    [
+      'advanced with no event of its own',
+      [s('a', '1'), s('b', '1')],
+      { state: [s('a', '2'), s('b', '2')], execute: [exec('a')] },
+      true,
+    ],
   ] as const)('%s', (_name, prev, plan, expected) => {
     expect(needsNextScheduled(prev, { removed: [], execute: [], missed: [], ...plan } as never)).toBe(expected);
   });

@@ -28,11 +28,18 @@ describe('cron scheduler: Redis goes away', () => {
     const controller = h.controller();
     await controller.start();
     await h.apply(deployment('web', 1));
-    await h.apply(cronHpa('web-cron', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, [{ name: 'up', schedule: '*/2 * * * * *', targetReplicas: 2 }]));
+    await h.apply(
+      cronHpa('web-cron', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, [
+        { name: 'up', schedule: '*/2 * * * * *', targetReplicas: 2 },
+      ]),
+    );
     await controller.idle();
     await redis.stop('SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
-    const stopped = await Promise.race([controller.stop().then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still stopping after 10 s'), 10_000))]);
+    const stopped = await Promise.race([
+      controller.stop().then(() => 'stopped'),
+      new Promise((r) => setTimeout(() => r('still stopping after 10 s'), 10_000)),
+    ]);
     expect(stopped).toBe('stopped');
   }, 20_000);
 });

@@ -44,7 +44,9 @@ export class RuleStateStore {
 
   /** Compare-and-set against `revision` (0 = must not exist yet); throws ConflictError / AlreadyExistsError when lost. */
   async put(uid: string, state: CronObjectState, revision: number): Promise<number> {
-    return revision === 0 ? createJson(this.bus.objects, keyOf(uid), state) : updateJson(this.bus.objects, keyOf(uid), state, revision);
+    return revision === 0
+      ? createJson(this.bus.objects, keyOf(uid), state)
+      : updateJson(this.bus.objects, keyOf(uid), state, revision);
   }
 
   async delete(uid: string, revision?: number): Promise<void> {

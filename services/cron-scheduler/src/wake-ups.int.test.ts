@@ -23,7 +23,8 @@ const dailyAt = (at: number) => {
   return `${d.getUTCSeconds()} ${d.getUTCMinutes()} ${d.getUTCHours()} * * *`;
 };
 const replicasOf = async (name: string) =>
-  ((await h.store.get({ kind: 'Deployment', namespace: 'default', name }))?.spec as { replicas?: number } | undefined)?.replicas;
+  ((await h.store.get({ kind: 'Deployment', namespace: 'default', name }))?.spec as { replicas?: number } | undefined)
+    ?.replicas;
 
 describe('durable wake-ups (BullMQ): one per instant, armed within the horizon', () => {
   it('an instant beyond the horizon is armed by the resync that finds it within, and that wake-up alone fires its rules', async () => {
@@ -33,7 +34,11 @@ describe('durable wake-ups (BullMQ): one per instant, armed within the horizon',
     const clock = new ManualClock(due - 2 * HOUR);
     for (const name of ['wake-a', 'wake-b']) {
       await h.apply(deployment(name, 1));
-      await h.apply(cronHpa(`${name}-cron`, { apiVersion: 'apps/v1', kind: 'Deployment', name }, [{ name: 'up', schedule: dailyAt(due), targetReplicas: 3 }]));
+      await h.apply(
+        cronHpa(`${name}-cron`, { apiVersion: 'apps/v1', kind: 'Deployment', name }, [
+          { name: 'up', schedule: dailyAt(due), targetReplicas: 3 },
+        ]),
+      );
     }
     // The resync runs on real time: only the test calls it.
     const c = h.controller({ clock, armHorizonMs: HOUR, resyncMs: HOUR / 2 });
@@ -46,10 +51,16 @@ describe('durable wake-ups (BullMQ): one per instant, armed within the horizon',
     await c.idle();
     // Both objects share the instant's one wake-up.
     expect((await queue.getDelayed()).map((j) => j.id)).toEqual([wakeJobId(due)]);
-    expect(Date.now(), 'the set-up ran past the instant; the wake-up may have found nothing due yet').toBeLessThan(due - 500);
+    expect(Date.now(), 'the set-up ran past the instant; the wake-up may have found nothing due yet').toBeLessThan(
+      due - 500,
+    );
 
     clock.set(due);
-    await eventually(async () => ((await replicasOf('wake-a')) === 3 && (await replicasOf('wake-b')) === 3 ? true : undefined), 10_000, 'both targets scaled');
+    await eventually(
+      async () => ((await replicasOf('wake-a')) === 3 && (await replicasOf('wake-b')) === 3 ? true : undefined),
+      10_000,
+      'both targets scaled',
+    );
     for (const name of ['wake-a', 'wake-b']) {
       const executed = (await h.events(`${name}-cron`)).filter((e) => e.type === 'CronRuleExecuted');
       expect(executed.map((e) => Date.parse(e.data.scheduleTime as string))).toEqual([due]);

@@ -6,7 +6,10 @@ import { cronHpa, deployment, harness, type Harness } from './testing/harness.js
 /** The real store, except that every write of one object fails as a NATS outage would. */
 class StoreFailingOn extends ObjectStore {
   attempts = 0;
-  constructor(h: Harness, private readonly failing: string) {
+  constructor(
+    h: Harness,
+    private readonly failing: string,
+  ) {
     super(h.bus);
   }
   override update(...args: Parameters<ObjectStore['update']>) {
@@ -36,10 +39,14 @@ describe('cron scheduler: a target whose writes keep failing', () => {
     await h.apply(cronHpa('stuck-cron', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'stuck' }, rules));
     await h.apply(cronHpa('fine-cron', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'fine' }, rules));
 
-    const failed = await eventually(async () => {
-      const ev = (await h.events('stuck-cron')).filter((e) => e.type === 'CronRuleFailed');
-      return ev.length >= 2 ? ev : undefined;
-    }, 15_000, 'two failed executions');
+    const failed = await eventually(
+      async () => {
+        const ev = (await h.events('stuck-cron')).filter((e) => e.type === 'CronRuleFailed');
+        return ev.length >= 2 ? ev : undefined;
+      },
+      15_000,
+      'two failed executions',
+    );
     expect(failed[0]?.data).toMatchObject({
       ruleName: 'up',
       missed: false,
@@ -50,10 +57,16 @@ describe('cron scheduler: a target whose writes keep failing', () => {
     expect(failed[1]?.data.scheduleTime).not.toBe(failed[0]?.data.scheduleTime);
     expect(store.attempts).toBeGreaterThanOrEqual(4);
     expect((await h.events('stuck-cron')).filter((e) => e.type === 'CronRuleExecuted')).toEqual([]);
-    expect(((await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'stuck' }))?.spec as { replicas: number }).replicas).toBe(1);
+    expect(
+      ((await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'stuck' }))?.spec as { replicas: number })
+        .replicas,
+    ).toBe(1);
 
     // The other object's writes go through meanwhile.
-    expect(((await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'fine' }))?.spec as { replicas: number }).replicas).toBe(3);
+    expect(
+      ((await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'fine' }))?.spec as { replicas: number })
+        .replicas,
+    ).toBe(3);
     const status = await h.status('stuck-cron');
     expect(status.executionHistories?.[0]?.failedExecutions?.length).toBeGreaterThanOrEqual(2);
   }, 30_000);

@@ -18,7 +18,8 @@ export async function dispatch(
   const started = performance.now();
   const operation = OPERATIONS.includes(op as Operation) ? op : 'unknown';
   try {
-    if (operation === 'unknown') throw new BadRequestError(`unknown operation "${op}"; one of ${OPERATIONS.join(', ')}`);
+    if (operation === 'unknown')
+      throw new BadRequestError(`unknown operation "${op}"; one of ${OPERATIONS.join(', ')}`);
     if (body === null || typeof body !== 'object') throw new BadRequestError('request body must be a JSON object');
     const result = await (handler[op as Operation] as (b: unknown) => Promise<unknown>).call(handler, body);
     metrics?.answered(operation, 'Success', (performance.now() - started) / 1000);

@@ -4,7 +4,10 @@ import { AlreadyExistsError, ConflictError } from '@flotilla/bus';
 import { NotFoundError, StaleResourceVersionError } from '@flotilla/store';
 
 export class TooLargeError extends Error {
-  constructor(readonly size: number, readonly limit: number) {
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
     super(`object is too large: ${size} bytes of JSON, the limit is ${limit}`);
     this.name = 'TooLargeError';
   }
@@ -20,7 +23,8 @@ export class BadRequestError extends Error {
 /** Maps a typed error to the reply a client sees; anything unexpected is Internal and logged by the caller. */
 export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof AdmissionError) return { reason: 'Invalid', message: err.message, causes: err.causes };
-  if (err instanceof StaleResourceVersionError || err instanceof ConflictError) return { reason: 'Conflict', message: err.message };
+  if (err instanceof StaleResourceVersionError || err instanceof ConflictError)
+    return { reason: 'Conflict', message: err.message };
   if (err instanceof AlreadyExistsError) return { reason: 'AlreadyExists', message: err.message };
   if (err instanceof NotFoundError) return { reason: 'NotFound', message: err.message };
   if (err instanceof TooLargeError) return { reason: 'RequestEntityTooLarge', message: err.message };

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBus } from '@flotilla/bus/testing';
 import { metricSum } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
-import { ApiError, BadRequestError, ConflictError, GatewayClient, InvalidError, NotFoundError, ServiceUnavailableError } from '@flotilla/client';
+import {
+  ApiError,
+  BadRequestError,
+  ConflictError,
+  GatewayClient,
+  InvalidError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
@@ -33,7 +41,11 @@ const deployment = (name: string, replicas: unknown = 2, extra: Record<string, u
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace: 'default' },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+  },
   ...extra,
 });
 
@@ -91,14 +103,22 @@ describe('gateway', () => {
     expect(err.message).toContain('spec.scaleTargetRef');
     expect(err.message).toContain('already scaled by FederatedHPA default/first');
     // the first one may still be updated, and another workload takes its own
-    expect((await client.apply({ ...fhpa('first', 'web'), spec: { ...fhpa('first', 'web').spec, maxReplicas: 12 } })).outcome).toBe('configured');
+    expect(
+      (await client.apply({ ...fhpa('first', 'web'), spec: { ...fhpa('first', 'web').spec, maxReplicas: 12 } }))
+        .outcome,
+    ).toBe('configured');
     expect((await client.apply(fhpa('second', 'keep'))).outcome).toBe('created');
   });
 
   it('rejects an object over the size limit', async () => {
-    const big = deployment('big', 1, { metadata: { name: 'big', namespace: 'default', annotations: { blob: 'x'.repeat(2 * 1024 * 1024) } } });
+    const big = deployment('big', 1, {
+      metadata: { name: 'big', namespace: 'default', annotations: { blob: 'x'.repeat(2 * 1024 * 1024) } },
+    });
     // Over NATS' 1 MiB payload the request cannot even be sent: the HTTP API shows the gateway's own answer.
-    const res = await fetch(`http://127.0.0.1:${http.port}/api/apply`, { method: 'POST', body: JSON.stringify({ object: big }) });
+    const res = await fetch(`http://127.0.0.1:${http.port}/api/apply`, {
+      method: 'POST',
+      body: JSON.stringify({ object: big }),
+    });
     expect(res.status).toBe(413);
     const { error } = (await res.json()) as { error: { reason: string; message: string } };
     expect(error).toMatchObject({ reason: 'RequestEntityTooLarge', message: expect.stringMatching(/too large/) });
@@ -108,8 +128,13 @@ describe('gateway', () => {
   it('answers a stale resourceVersion with a conflict', async () => {
     const a = await client.apply(deployment('occ', 1));
     const rv = a.object.metadata.resourceVersion as string;
-    await client.apply({ ...deployment('occ', 2), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } });
-    const err = await rejected(client.apply({ ...deployment('occ', 9), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } }));
+    await client.apply({
+      ...deployment('occ', 2),
+      metadata: { name: 'occ', namespace: 'default', resourceVersion: rv },
+    });
+    const err = await rejected(
+      client.apply({ ...deployment('occ', 9), metadata: { name: 'occ', namespace: 'default', resourceVersion: rv } }),
+    );
     expect(err).toBeInstanceOf(ConflictError);
     expect([err.reason, err.status]).toEqual(['Conflict', 409]);
     expect((await client.get('Deployment', 'occ')).spec).toMatchObject({ replicas: 2 });
@@ -122,7 +147,8 @@ describe('gateway', () => {
     expect(notFound).toBeInstanceOf(NotFoundError);
     expect([notFound.reason, notFound.status]).toEqual(['NotFound', 404]);
     const types = [];
-    for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'gone' } })) types.push(d.event.type);
+    for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'gone' } }))
+      types.push(d.event.type);
     expect(types).toEqual(['io.flotilla.ObjectDeleted']);
   });
 
@@ -134,7 +160,8 @@ describe('gateway', () => {
   });
 
   it('counts requests by operation and by the reason of the answer', async () => {
-    const count = (operation: string, reason: string) => metricSum(registry, 'flotilla_api_requests_total', { operation, reason });
+    const count = (operation: string, reason: string) =>
+      metricSum(registry, 'flotilla_api_requests_total', { operation, reason });
     const [applied, missing] = [await count('apply', 'Success'), await count('get', 'NotFound')];
     await client.apply(deployment('counted'));
     await rejected(client.get('deploy', 'never-applied'));
@@ -144,13 +171,22 @@ describe('gateway', () => {
   });
 
   it('serves the HTTP API and a validating admission webhook', async () => {
-    const get = await fetch(`http://127.0.0.1:${http.port}/api/get`, { method: 'POST', body: JSON.stringify({ kind: 'deploy', name: 'web' }) });
+    const get = await fetch(`http://127.0.0.1:${http.port}/api/get`, {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'deploy', name: 'web' }),
+    });
     expect(get.status).toBe(200);
     const denied = await fetch(`http://127.0.0.1:${http.port}/validate`, {
       method: 'POST',
-      body: JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', object: deployment('web', -1) } }),
+      body: JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: { uid: 'u1', object: deployment('web', -1) },
+      }),
     });
-    const review = (await denied.json()) as { response: { uid: string; allowed: boolean; status?: { message: string } } };
+    const review = (await denied.json()) as {
+      response: { uid: string; allowed: boolean; status?: { message: string } };
+    };
     expect(review.response).toMatchObject({ uid: 'u1', allowed: false });
     expect(review.response.status?.message).toMatch(/spec\.replicas/);
   });

@@ -1,8 +1,19 @@
 import { admit, AdmissionError, MAX_OBJECT_BYTES, resolveKind, type KubeObject } from '@flotilla/api';
 import { scheduleChecks } from '@flotilla/cron';
-import type { ApplyReply, ApplyRequest, DeleteReply, DeleteRequest, EventsReply, EventsRequest, GetRequest, ListReply, ListRequest, StoredLike } from '@flotilla/client';
+import type {
+  ApplyReply,
+  ApplyRequest,
+  DeleteReply,
+  DeleteRequest,
+  EventsReply,
+  EventsRequest,
+  GetRequest,
+  ListReply,
+  ListRequest,
+  StoredLike,
+} from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import { KubeEventStore, ObjectStore, refOf, type ObjectRef, type StoredObject } from '@flotilla/store';
+import { type KubeEventStore, type ObjectStore, refOf, type ObjectRef, type StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
 import { AUTOSCALER_KINDS, scaleTargetConflict } from './scale-target-conflict.js';
 
@@ -22,7 +33,10 @@ export class GatewayHandler {
     const size = Buffer.byteLength(JSON.stringify(req.object ?? null));
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
     const existing = await this.existingFor(req.object);
-    const admitted = admit(req.object, { schedules: scheduleChecks, ...(existing ? { existing: existing as KubeObject } : {}) }) as StoredObject;
+    const admitted = admit(req.object, {
+      schedules: scheduleChecks,
+      ...(existing ? { existing: existing as KubeObject } : {}),
+    }) as StoredObject;
     await this.refuseSecondAutoscaler(admitted);
     if (req.dryRun) return { object: admitted as StoredLike, outcome: existing ? 'configured' : 'created' };
     const { object, outcome } = await this.store.apply(admitted);
@@ -45,7 +59,16 @@ export class GatewayHandler {
     await this.store.delete(ref, req.resourceVersion);
     // The uid makes the id unique per object incarnation, so a retried delete publishes once.
     await this.publish(
-      cloudEvent({ id: `${object.metadata.uid}/ObjectDeleted`, source: 'gateway', type: EventTypes.ObjectDeleted, kind: ref.kind, namespace: ref.namespace, name: ref.name, time: this.now(), data: {} }),
+      cloudEvent({
+        id: `${object.metadata.uid}/ObjectDeleted`,
+        source: 'gateway',
+        type: EventTypes.ObjectDeleted,
+        kind: ref.kind,
+        namespace: ref.namespace,
+        name: ref.name,
+        time: this.now(),
+        data: {},
+      }),
     );
     return { object: object as StoredLike };
   }
@@ -72,14 +95,23 @@ export class GatewayHandler {
   /** The stored object an input would replace, if its identity can be read; admission reports it otherwise. */
   private async existingFor(input: unknown): Promise<StoredObject | undefined> {
     const o = input as Partial<StoredObject> | null;
-    if (!o || typeof o !== 'object' || typeof o.kind !== 'string' || typeof o.metadata?.name !== 'string') return undefined;
+    if (!o || typeof o !== 'object' || typeof o.kind !== 'string' || typeof o.metadata?.name !== 'string')
+      return undefined;
     let info;
     try {
       info = resolveKind(o.kind);
     } catch {
       return undefined;
     }
-    const ns = info.namespaced ? (typeof o.metadata.namespace === 'string' && o.metadata.namespace) || 'default' : undefined;
-    return this.store.get(refOf({ ...(o as StoredObject), kind: info.kind, metadata: { ...o.metadata, name: o.metadata.name, ...(ns ? { namespace: ns } : {}) } }));
+    const ns = info.namespaced
+      ? (typeof o.metadata.namespace === 'string' && o.metadata.namespace) || 'default'
+      : undefined;
+    return this.store.get(
+      refOf({
+        ...(o as StoredObject),
+        kind: info.kind,
+        metadata: { ...o.metadata, name: o.metadata.name, ...(ns ? { namespace: ns } : {}) },
+      }),
+    );
   }
 }

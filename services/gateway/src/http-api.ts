@@ -19,7 +19,12 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export async function serveHttpApi(
   handler: GatewayHandler,
-  opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer } | undefined; registry?: Registry | undefined },
+  opts: {
+    host: string;
+    port: number;
+    tls?: { cert: Buffer; key: Buffer } | undefined;
+    registry?: Registry | undefined;
+  },
   log: DispatchLogger,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const metrics = opts.registry ? RequestMetrics.of(opts.registry) : undefined;
@@ -36,10 +41,17 @@ export async function serveHttpApi(
   };
 }
 
-async function route(handler: GatewayHandler, req: IncomingMessage, res: ServerResponse, log: DispatchLogger, metrics: RequestMetrics | undefined): Promise<void> {
+async function route(
+  handler: GatewayHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  log: DispatchLogger,
+  metrics: RequestMetrics | undefined,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://gateway');
   try {
-    if (req.method !== 'POST') return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use POST' } });
+    if (req.method !== 'POST')
+      return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use POST' } });
     const body = parseBody(await readBody(req));
     if (url.pathname === '/validate') return send(res, 200, review(body));
     const m = /^\/api\/([a-z]+)$/.exec(url.pathname);
@@ -58,7 +70,10 @@ export function review(body: unknown): object {
   let allowed = true;
   let message: string | undefined;
   try {
-    admit(request.object, { schedules: scheduleChecks, ...(request.oldObject ? { existing: request.oldObject as never } : {}) });
+    admit(request.object, {
+      schedules: scheduleChecks,
+      ...(request.oldObject ? { existing: request.oldObject as never } : {}),
+    });
   } catch (err) {
     if (!(err instanceof AdmissionError)) throw err;
     allowed = false;

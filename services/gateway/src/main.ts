@@ -25,7 +25,11 @@ await runService({
       config.GATEWAY_TLS_CERT_FILE && config.GATEWAY_TLS_KEY_FILE
         ? { cert: await readFile(config.GATEWAY_TLS_CERT_FILE), key: await readFile(config.GATEWAY_TLS_KEY_FILE) }
         : undefined;
-    const http = await serveHttpApi(handler, { host: config.GATEWAY_API_HOST, port: config.GATEWAY_API_PORT, tls, registry }, logger);
+    const http = await serveHttpApi(
+      handler,
+      { host: config.GATEWAY_API_HOST, port: config.GATEWAY_API_PORT, tls, registry },
+      logger,
+    );
     logger.info({ apiPort: http.port, subjects: `${bus.names.apiRoot}.*` }, 'gateway serving');
     setReady(true);
     return async () => {

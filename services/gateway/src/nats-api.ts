@@ -9,7 +9,12 @@ import type { Registry } from 'prom-client';
  * Serves `<prefix>.api.<op>` requests. Replicas share the queue group "gateway", so each request is answered
  * by exactly one of them.
  */
-export function serveNatsApi(bus: Bus, handler: GatewayHandler, log: DispatchLogger, registry?: Registry): { stop(): Promise<void> } {
+export function serveNatsApi(
+  bus: Bus,
+  handler: GatewayHandler,
+  log: DispatchLogger,
+  registry?: Registry,
+): { stop(): Promise<void> } {
   const root = bus.names.apiRoot;
   const metrics = registry ? RequestMetrics.of(registry) : undefined;
   const sub = bus.nc.subscribe(`${root}.*`, {

@@ -25,7 +25,9 @@ export function scaleTargetConflict(object: Autoscaler, others: readonly Autosca
   const other = others.find((o) => {
     if (o.kind === object.kind && o.metadata.name === object.metadata.name) return false;
     const r = targetOf(o);
-    return r !== undefined && r.kind === ref.kind && r.name === ref.name && group(r.apiVersion) === group(ref.apiVersion);
+    return (
+      r !== undefined && r.kind === ref.kind && r.name === ref.name && group(r.apiVersion) === group(ref.apiVersion)
+    );
   });
   if (!other) return undefined;
   return {

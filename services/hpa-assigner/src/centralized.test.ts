@@ -7,11 +7,22 @@ const spec = (targetUtilization: number, minReplicas: number, maxReplicas: numbe
   scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx' },
   minReplicas,
   maxReplicas,
-  metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: targetUtilization } } }],
+  metrics: [
+    {
+      type: 'Resource',
+      resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: targetUtilization } },
+    },
+  ],
 });
 
 /** `replicas` ready pods requesting 1000m, each using `usagePerPod`. */
-const member = (cluster: string, replicas: number, usagePerPod: number, clusterReady = true, pending = 0): MemberReport => ({
+const member = (
+  cluster: string,
+  replicas: number,
+  usagePerPod: number,
+  clusterReady = true,
+  pending = 0,
+): MemberReport => ({
   cluster,
   clusterReady,
   specReplicas: replicas + pending,
@@ -87,30 +98,67 @@ describe("Karmada's shipped FederatedHPA: one replica count for the template", (
       nowMs: 0,
     });
     expect(d).toMatchObject({ desiredReplicas: 4, rescale: false });
-    expect(d.conditions).toContainEqual(expect.objectContaining({ type: 'ScalingActive', status: 'False', reason: 'FailedGetScale' }));
+    expect(d.conditions).toContainEqual(
+      expect.objectContaining({ type: 'ScalingActive', status: 'False', reason: 'FailedGetScale' }),
+    );
   });
 
   it('a metric the member clusters do not report makes the metric invalid, not the pass', () => {
     const s = spec(50, 1, 10);
-    s.metrics!.push({ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } });
-    const d = decideCentralized({ spec: s, templateReplicas: 2, members: [member('m', 2, 1000)], history: emptyHistory(), nowMs: 0 });
+    s.metrics!.push({
+      type: 'Pods',
+      pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } },
+    });
+    const d = decideCentralized({
+      spec: s,
+      templateReplicas: 2,
+      members: [member('m', 2, 1000)],
+      history: emptyHistory(),
+      nowMs: 0,
+    });
     // the cpu metric scales up, so Kubernetes tolerates the invalid one
     expect(d.desiredReplicas).toBe(4);
   });
 
   it('the downscale stabilization window holds the highest recent recommendation', () => {
     const s = spec(50, 1, 10);
-    const first = decideCentralized({ spec: s, templateReplicas: 4, members: [member('m', 4, 500)], history: emptyHistory(), nowMs: 0 });
+    const first = decideCentralized({
+      spec: s,
+      templateReplicas: 4,
+      members: [member('m', 4, 500)],
+      history: emptyHistory(),
+      nowMs: 0,
+    });
     expect(first.desiredReplicas).toBe(4);
     const low = [member('m', 4, 100)];
-    const held = decideCentralized({ spec: s, templateReplicas: 4, members: low, history: first.history, nowMs: 60_000 });
+    const held = decideCentralized({
+      spec: s,
+      templateReplicas: 4,
+      members: low,
+      history: first.history,
+      nowMs: 60_000,
+    });
     expect(held).toMatchObject({ desiredReplicas: 4, rescale: false });
-    const after = decideCentralized({ spec: s, templateReplicas: 4, members: low, history: held.history, nowMs: 400_000 });
+    const after = decideCentralized({
+      spec: s,
+      templateReplicas: 4,
+      members: low,
+      history: held.history,
+      nowMs: 400_000,
+    });
     expect(after.desiredReplicas).toBe(1);
   });
 
   it('splits a member’s usage over its ready pods without losing any', () => {
-    const pods = memberPods({ cluster: 'm', clusterReady: true, specReplicas: 4, readyReplicas: 3, pendingReplicas: 1, cpuUsageMilli: 1000, cpuRequestMilli: 500 });
+    const pods = memberPods({
+      cluster: 'm',
+      clusterReady: true,
+      specReplicas: 4,
+      readyReplicas: 3,
+      pendingReplicas: 1,
+      cpuUsageMilli: 1000,
+      cpuRequestMilli: 500,
+    });
     expect(pods.map((p) => p.state)).toEqual(['ready', 'ready', 'ready', 'pending']);
     expect(pods.reduce((n, p) => n + (p.valueMilli ?? 0), 0)).toBe(1000);
   });

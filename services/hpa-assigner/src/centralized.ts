@@ -59,10 +59,18 @@ export function memberPods(m: MemberReport): PodSample[] {
   const pods: PodSample[] = [];
   for (let i = 0; i < ready; i++) {
     const value = usage === undefined ? null : i === 0 ? usage - share * (ready - 1) : share;
-    pods.push({ state: 'ready', ...(m.cpuRequestMilli !== undefined ? { requestMilli: m.cpuRequestMilli } : {}), valueMilli: value });
+    pods.push({
+      state: 'ready',
+      ...(m.cpuRequestMilli !== undefined ? { requestMilli: m.cpuRequestMilli } : {}),
+      valueMilli: value,
+    });
   }
   for (let i = 0; i < m.pendingReplicas; i++) {
-    pods.push({ state: 'pending', ...(m.cpuRequestMilli !== undefined ? { requestMilli: m.cpuRequestMilli } : {}), valueMilli: null });
+    pods.push({
+      state: 'pending',
+      ...(m.cpuRequestMilli !== undefined ? { requestMilli: m.cpuRequestMilli } : {}),
+      valueMilli: null,
+    });
   }
   return pods;
 }

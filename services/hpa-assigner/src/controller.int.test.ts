@@ -2,7 +2,15 @@ import { FederatedHpaAnnotations, parseMemberLimits } from '@flotilla/api';
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FederatedHpaController, MoveReport } from './federated-hpa-controller.js';
-import { deployment, federatedHpa, harness, staticWeighted123, memberEntry, targetBinding, type Harness } from './testing/harness.js';
+import {
+  deployment,
+  federatedHpa,
+  harness,
+  staticWeighted123,
+  memberEntry,
+  targetBinding,
+  type Harness,
+} from './testing/harness.js';
 
 let h: Harness;
 let controller: FederatedHpaController;
@@ -35,7 +43,17 @@ afterAll(async () => {
 describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NATS and Redis)', () => {
   it('StaticWeighted 1:2:3: member HPAs get their shares, the target binding its clusters; a repeat writes nothing', async () => {
     await h.apply(deployment('shop', 3));
-    await h.apply(targetBinding('shop', [{ name: 'member1', replicas: 1 }, { name: 'member2', replicas: 1 }, { name: 'member3', replicas: 1 }], allFeasible));
+    await h.apply(
+      targetBinding(
+        'shop',
+        [
+          { name: 'member1', replicas: 1 },
+          { name: 'member2', replicas: 1 },
+          { name: 'member3', replicas: 1 },
+        ],
+        allFeasible,
+      ),
+    );
     await h.apply(
       federatedHpa('shop', {
         minReplicas: 3,
@@ -51,7 +69,11 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     const target = await binding('shop-deployment');
     expect(target?.metadata.annotations?.[FederatedHpaAnnotations.owner]).toBe('shop');
     const hpa = await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' });
-    expect(hpa?.spec).toMatchObject({ scaleTargetRef: { kind: 'Deployment', name: 'shop' }, minReplicas: 3, maxReplicas: 12 });
+    expect(hpa?.spec).toMatchObject({
+      scaleTargetRef: { kind: 'Deployment', name: 'shop' },
+      minReplicas: 3,
+      maxReplicas: 12,
+    });
     expect(hpa?.metadata.annotations?.[FederatedHpaAnnotations.owner]).toBe('shop');
     expect((await binding('shop-horizontalpodautoscaler'))?.spec).toMatchObject({
       resource: { kind: 'HorizontalPodAutoscaler', name: 'shop' },
@@ -62,7 +84,11 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       { name: 'member2', replicas: 1 },
       { name: 'member3', replicas: 1 },
     ]);
-    const first = await eventually(async () => ((await assigned('shop')).length ? assigned('shop') : undefined), 5000, 'event');
+    const first = await eventually(
+      async () => ((await assigned('shop')).length ? assigned('shop') : undefined),
+      5000,
+      'event',
+    );
     expect(first).toHaveLength(1);
     expect(first[0]!.data.reason).toBe('Initial');
     // several sync periods later: still one assignment
@@ -85,12 +111,24 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
         memberEntry('member3', 5, 5),
       ],
     });
-    await eventually(async () => {
-      const s = await h.status('shop');
-      return (s.assignments as Array<{ currentReplicas: number }> | undefined)?.[2]?.currentReplicas === 5 ? s : undefined;
-    }, 5000, 'observed replicas');
+    await eventually(
+      async () => {
+        const s = await h.status('shop');
+        return (s.assignments as Array<{ currentReplicas: number }> | undefined)?.[2]?.currentReplicas === 5
+          ? s
+          : undefined;
+      },
+      5000,
+      'observed replicas',
+    );
     await h.cluster('member3', false);
-    expect(await eventually(async () => ((await limitsOf('shop'))?.member3 ? undefined : limitsOf('shop')), 10_000, 'failover')).toEqual({
+    expect(
+      await eventually(
+        async () => ((await limitsOf('shop'))?.member3 ? undefined : limitsOf('shop')),
+        10_000,
+        'failover',
+      ),
+    ).toEqual({
       member1: { minReplicas: 1, maxReplicas: 4 },
       member2: { minReplicas: 2, maxReplicas: 8 },
     });
@@ -107,7 +145,12 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
 
   it('Prioritized: pods pending past autoscaleMultiClusterDelay move the free max to the next cluster (BullMQ delay)', async () => {
     await h.apply(deployment('burst', 2));
-    await h.apply(targetBinding('burst', [{ name: 'member1', replicas: 2 }], { ...allFeasible, [FederatedHpaAnnotations.owner]: 'burst' }));
+    await h.apply(
+      targetBinding('burst', [{ name: 'member1', replicas: 2 }], {
+        ...allFeasible,
+        [FederatedHpaAnnotations.owner]: 'burst',
+      }),
+    );
     await h.apply(
       federatedHpa('burst', {
         minReplicas: 2,
@@ -123,11 +166,19 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
         },
       }),
     );
-    expect(await eventually(() => limitsOf('burst'), 10_000, 'member limits')).toEqual({ member1: { minReplicas: 2, maxReplicas: 10 } });
+    expect(await eventually(() => limitsOf('burst'), 10_000, 'member limits')).toEqual({
+      member1: { minReplicas: 2, maxReplicas: 10 },
+    });
     // member1's HPA scaled to its max but only 4 pods fit
     const pendingAt = Date.now();
-    await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', { aggregatedStatus: [memberEntry('member1', 10, 4, 6)] });
-    const after = await eventually(async () => ((await limitsOf('burst'))?.member2 ? limitsOf('burst') : undefined), 10_000, 'move');
+    await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
+      aggregatedStatus: [memberEntry('member1', 10, 4, 6)],
+    });
+    const after = await eventually(
+      async () => ((await limitsOf('burst'))?.member2 ? limitsOf('burst') : undefined),
+      10_000,
+      'move',
+    );
     const movedAt = Date.now();
     expect(after).toEqual({ member1: { minReplicas: 2, maxReplicas: 4 }, member2: { minReplicas: 1, maxReplicas: 6 } });
     expect(movedAt - pendingAt).toBeGreaterThanOrEqual(1000);
@@ -136,7 +187,10 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       { name: 'member2', replicas: 1 },
     ]);
     const events = await assigned('burst');
-    expect(events.at(-1)!.data).toMatchObject({ reason: 'ScaledUpAcross', moves: [{ from: 'member1', to: 'member2', replicas: 6 }] });
+    expect(events.at(-1)!.data).toMatchObject({
+      reason: 'ScaledUpAcross',
+      moves: [{ from: 'member1', to: 'member2', replicas: 6 }],
+    });
     const move = moves.find((m) => m.key.endsWith('burst'))!;
     expect(move.dueAtMs).toBeDefined();
     expect(move.appliedAtMs - move.dueAtMs!).toBeLessThan(1000);
@@ -171,10 +225,14 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       spec: { ...(cur.spec as object), minReplicas: 6 },
     }));
     expect(fhpa).toBeDefined();
-    const limits = await eventually(async () => {
-      const l = await limitsOf('shop');
-      return l && l.member3?.minReplicas === 3 ? l : undefined;
-    }, 10_000, 'min follows');
+    const limits = await eventually(
+      async () => {
+        const l = await limitsOf('shop');
+        return l && l.member3?.minReplicas === 3 ? l : undefined;
+      },
+      10_000,
+      'min follows',
+    );
     expect(Object.values(limits).map((l) => l.minReplicas)).toEqual([1, 2, 3]);
     const hpa = await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' });
     expect((hpa?.spec as { minReplicas: number }).minReplicas).toBe(6);
@@ -209,7 +267,12 @@ describe('hpa-assigner, a FederatedHPA deleted or switched to the shipped mode',
 describe("hpa-assigner, Karmada's shipped FederatedHPA (no assignment)", () => {
   it('computes one replica count from the member clusters and writes the template', async () => {
     await h.apply(deployment('web', 2));
-    await h.apply(targetBinding('web', [{ name: 'member1', replicas: 1 }, { name: 'member2', replicas: 1 }]));
+    await h.apply(
+      targetBinding('web', [
+        { name: 'member1', replicas: 1 },
+        { name: 'member2', replicas: 1 },
+      ]),
+    );
     await h.reportStatus('ResourceBinding', 'default', 'web-deployment', {
       aggregatedStatus: [
         memberEntry('member1', 1, 1, 0, { cpuUsageMilli: 1000, cpuRequestMilli: 500 }),
@@ -220,21 +283,29 @@ describe("hpa-assigner, Karmada's shipped FederatedHPA (no assignment)", () => {
       federatedHpa('web', {
         minReplicas: 1,
         maxReplicas: 10,
-        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
+        ],
       }),
     );
     // 200 % of a 50 % target over 2 pods asks for 8; the scale-up limit without behavior allows max(2 × 2, 4) = 4
-    const replicas = await eventually(async () => {
-      const d = await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'web' });
-      const r = (d?.spec as { replicas: number }).replicas;
-      return r !== 2 ? r : undefined;
-    }, 10_000, 'template scaled');
+    const replicas = await eventually(
+      async () => {
+        const d = await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'web' });
+        const r = (d?.spec as { replicas: number }).replicas;
+        return r !== 2 ? r : undefined;
+      },
+      10_000,
+      'template scaled',
+    );
     expect(replicas).toBe(4);
     const events = await h.events('web');
     const rescaled = events.find((e) => e.type === 'FederatedHPARescaled')!;
     const patch = rescaled.data.statusPatch as Record<string, unknown>;
     expect(patch).toMatchObject({ currentReplicas: 2, desiredReplicas: 4 });
-    expect(patch.conditions).toContainEqual(expect.objectContaining({ type: 'ScalingLimited', status: 'True', reason: 'ScaleUpLimit' }));
+    expect(patch.conditions).toContainEqual(
+      expect.objectContaining({ type: 'ScalingLimited', status: 'True', reason: 'ScaleUpLimit' }),
+    );
     // no member HPA for the shipped mode
     expect(await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'web' })).toBeUndefined();
   });

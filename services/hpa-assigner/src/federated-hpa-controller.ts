@@ -21,12 +21,7 @@ import { isReady, type Cluster, type ResourceList } from '@flotilla/scheduling';
 import { Informer, NotFoundError, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import { decideCentralized, type MemberReport } from './centralized.js';
-import {
-  assignmentRows,
-  assignmentStatusPatch,
-  FederatedHpaEventTypes,
-  type MemberHpaStatus,
-} from './fhpa-status.js';
+import { assignmentRows, assignmentStatusPatch, FederatedHpaEventTypes, type MemberHpaStatus } from './fhpa-status.js';
 import { bindingNameOf, memberHpaAnnotations, memberHpaBinding, memberHpaTemplate } from './member-objects.js';
 
 export const CONTROLLER_NAME = 'hpa-assigner';
@@ -159,7 +154,9 @@ export class FederatedHpaController {
   }
 
   private informers(): Array<Informer<unknown>> {
-    return [this.clusters, this.clusterStatus, this.bindings, this.bindingStatus, this.fhpas] as Array<Informer<unknown>>;
+    return [this.clusters, this.clusterStatus, this.bindings, this.bindingStatus, this.fhpas] as Array<
+      Informer<unknown>
+    >;
   }
 
   async start(): Promise<void> {
@@ -218,7 +215,8 @@ export class FederatedHpaController {
 
   private clusterList(): Cluster[] {
     return [...this.clusters.cache.entries()].map(
-      ([key, { value }]) => ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster,
+      ([key, { value }]) =>
+        ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster,
     );
   }
 
@@ -253,7 +251,14 @@ export class FederatedHpaController {
     const template = await this.store.get(ref);
     if (!template) {
       await this.observe(fhpa, FederatedHpaEventTypes.FederatedHPAObserved, {
-        conditions: [{ type: 'AbleToScale', status: 'False', reason: 'FailedGetScale', message: `${ref.kind} ${ref.name} not found` }],
+        conditions: [
+          {
+            type: 'AbleToScale',
+            status: 'False',
+            reason: 'FailedGetScale',
+            message: `${ref.kind} ${ref.name} not found`,
+          },
+        ],
       });
       return;
     }
@@ -270,7 +275,10 @@ export class FederatedHpaController {
         : {}),
     });
     if (d.rescale) {
-      await this.store.update(ref, (cur) => ({ ...cur, spec: { ...(cur.spec as object), replicas: d.desiredReplicas } }));
+      await this.store.update(ref, (cur) => ({
+        ...cur,
+        spec: { ...(cur.spec as object), replicas: d.desiredReplicas },
+      }));
     }
     this.histories.set(key, { history: d.history, lastSyncMs: nowMs });
     const patch = {
@@ -285,7 +293,14 @@ export class FederatedHpaController {
           }
         : {}),
       conditions: d.conditions,
-      ...(d.rescale ? { lastScaleTime: this.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
+      ...(d.rescale
+        ? {
+            lastScaleTime: this.clock
+              .now()
+              .toISOString()
+              .replace(/\.\d{3}Z$/, 'Z'),
+          }
+        : {}),
     };
     const type = d.rescale ? FederatedHpaEventTypes.FederatedHPARescaled : FederatedHpaEventTypes.FederatedHPAObserved;
     const message = d.rescale
@@ -328,8 +343,8 @@ export class FederatedHpaController {
     const ref = { kind: 'ResourceBinding', namespace, name: bindingName };
     const binding = this.bindings.get(ref);
     const spec = (binding?.spec ?? {}) as BindingSpecView;
-    const entries = (this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? []).filter(
-      (e) => spec.clusters?.some((c) => c.name === e.clusterName),
+    const entries = (this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? []).filter((e) =>
+      spec.clusters?.some((c) => c.name === e.clusterName),
     );
     const ready = new Map(this.clusterList().map((c) => [c.metadata.name ?? '', isReady(c)]));
     const members: MemberReport[] = entries.map((e) => ({
@@ -376,12 +391,16 @@ export class FederatedHpaController {
       // replicas to the member HPAs (its informer brings the feasible clusters back as an annotation).
       await this.store.update(targetRef, (cur) => ({
         ...cur,
-        metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, [FederatedHpaAnnotations.owner]: name } },
+        metadata: {
+          ...cur.metadata,
+          annotations: { ...cur.metadata.annotations, [FederatedHpaAnnotations.owner]: name },
+        },
       }));
       return;
     }
     const feasible = binding.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters];
-    const candidates = feasible !== undefined ? feasible.split(',').filter(Boolean) : (bindingSpec.clusters ?? []).map((c) => c.name);
+    const candidates =
+      feasible !== undefined ? feasible.split(',').filter(Boolean) : (bindingSpec.clusters ?? []).map((c) => c.name);
     const hpaBindingRef: ObjectRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };
     const hpaBinding = this.bindings.get(hpaBindingRef);
     const previous = recordedAssignment(hpaBinding);
@@ -399,7 +418,9 @@ export class FederatedHpaController {
         generation: fhpa.metadata.generation ?? 0,
         clusters: this.clusterList(),
         candidates,
-        ...(bindingSpec.replicaRequirements?.resourceRequest ? { podRequests: bindingSpec.replicaRequirements.resourceRequest } : {}),
+        ...(bindingSpec.replicaRequirements?.resourceRequest
+          ? { podRequests: bindingSpec.replicaRequirements.resourceRequest }
+          : {}),
         members,
         bindingClusters: bindingSpec.clusters ?? [],
         ...(spec.scalingToZero ? federationUtilisation(spec, hpas) : {}),
@@ -470,7 +491,11 @@ export class FederatedHpaController {
     const desired = memberHpaTemplate(fhpa);
     const ref: ObjectRef = { kind: HPA_KIND, namespace: fhpa.metadata.namespace, name: fhpa.metadata.name! };
     try {
-      await this.store.update(ref, (cur) => ({ ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...desired.metadata.annotations } }, spec: desired.spec }));
+      await this.store.update(ref, (cur) => ({
+        ...cur,
+        metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...desired.metadata.annotations } },
+        spec: desired.spec,
+      }));
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       await this.store.create(desired).catch((e: unknown) => {
@@ -548,7 +573,9 @@ export class FederatedHpaController {
       } else if (this.armed.has(jobId) || firstLook) {
         // The pods scheduled (or the move was made): the delay starts afresh next time they pend.
         this.armed.delete(jobId);
-        await removeJob(queue, jobId).catch((err: unknown) => this.o.logger.warn({ err, jobId }, 'could not remove a delay job'));
+        await removeJob(queue, jobId).catch((err: unknown) =>
+          this.o.logger.warn({ err, jobId }, 'could not remove a delay job'),
+        );
       }
     }
     return starved;

@@ -57,10 +57,20 @@ export function assignmentConditions(rows: readonly AssignmentRow[], members: re
   const atMax = rows.length > 0 && rows.every((r) => r.currentReplicas >= r.maxReplicas);
   return [
     rows.length
-      ? { type: 'AbleToScale', status: 'True', reason: 'SucceededAssign', message: `${rows.length} member HPA(s) assigned` }
+      ? {
+          type: 'AbleToScale',
+          status: 'True',
+          reason: 'SucceededAssign',
+          message: `${rows.length} member HPA(s) assigned`,
+        }
       : { type: 'AbleToScale', status: 'False', reason: 'NoCandidateCluster', message: 'no Ready candidate cluster' },
     rows.some((r) => r.maxReplicas > 0)
-      ? { type: 'ScalingActive', status: 'True', reason: 'MemberHPAsActive', message: 'member HPAs scale within their limits' }
+      ? {
+          type: 'ScalingActive',
+          status: 'True',
+          reason: 'MemberHPAsActive',
+          message: 'member HPAs scale within their limits',
+        }
       : { type: 'ScalingActive', status: 'False', reason: 'NoMemberHPA', message: 'no member HPA has room' },
     atMax
       ? {
@@ -69,7 +79,12 @@ export function assignmentConditions(rows: readonly AssignmentRow[], members: re
           reason: 'TooManyReplicas',
           message: `every member HPA is at its max${pending ? ` and ${pending} pod(s) are pending` : ''}`,
         }
-      : { type: 'ScalingLimited', status: 'False', reason: 'DesiredWithinRange', message: 'the desired count is within the acceptable range' },
+      : {
+          type: 'ScalingLimited',
+          status: 'False',
+          reason: 'DesiredWithinRange',
+          message: 'the desired count is within the acceptable range',
+        },
   ];
 }
 

@@ -48,7 +48,11 @@ describe('the affinity scheduler hands an owned binding to the hpa-assigner', ()
         },
       },
     });
-    await eventually(async () => ((await clustersOf('cart-deployment'))?.length ? true : undefined), 10_000, 'scheduled');
+    await eventually(
+      async () => ((await clustersOf('cart-deployment'))?.length ? true : undefined),
+      10_000,
+      'scheduled',
+    );
     await h.apply(
       federatedHpa('cart', {
         minReplicas: 3,
@@ -56,25 +60,37 @@ describe('the affinity scheduler hands an owned binding to the hpa-assigner', ()
         federatedHPAAssignment: staticWeighted123,
       }),
     );
-    const owned = await eventually(async () => {
-      const b = await binding('cart-deployment');
-      return b?.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters] ? b : undefined;
-    }, 10_000, 'feasible clusters');
+    const owned = await eventually(
+      async () => {
+        const b = await binding('cart-deployment');
+        return b?.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters] ? b : undefined;
+      },
+      10_000,
+      'feasible clusters',
+    );
     expect(owned.metadata.annotations?.[FederatedHpaAnnotations.owner]).toBe('cart');
     expect(owned.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters]).toBe('member1,member2,member3');
     // The Aggregated division put all 6 on one cluster; the assignment clamps each into its member HPA's limits.
-    await eventually(async () => {
-      const c = await clustersOf('cart-deployment');
-      return c?.length === 3 ? c : undefined;
-    }, 10_000, 'assigned clusters');
-    const limits = Object.fromEntries(parseMemberLimits((await binding('cart-horizontalpodautoscaler'))?.metadata.annotations)!);
+    await eventually(
+      async () => {
+        const c = await clustersOf('cart-deployment');
+        return c?.length === 3 ? c : undefined;
+      },
+      10_000,
+      'assigned clusters',
+    );
+    const limits = Object.fromEntries(
+      parseMemberLimits((await binding('cart-horizontalpodautoscaler'))?.metadata.annotations)!,
+    );
     expect(limits).toEqual({
       member1: { minReplicas: 1, maxReplicas: 2 },
       member2: { minReplicas: 1, maxReplicas: 4 },
       member3: { minReplicas: 1, maxReplicas: 6 },
     });
     const written = await clustersOf('cart-deployment');
-    expect(written!.every((c) => c.replicas! <= limits[c.name]!.maxReplicas && c.replicas! >= limits[c.name]!.minReplicas)).toBe(true);
+    expect(
+      written!.every((c) => c.replicas! <= limits[c.name]!.maxReplicas && c.replicas! >= limits[c.name]!.minReplicas),
+    ).toBe(true);
     expect(written!.map((c) => c.name)).toEqual(['member1', 'member2', 'member3']);
     // several scheduler resyncs later, the scheduler has not divided them again
     await new Promise((r) => setTimeout(r, 1500));
@@ -87,11 +103,19 @@ describe('the affinity scheduler hands an owned binding to the hpa-assigner', ()
     // member3 fails: the hpa-assigner moves its share at once; past the grace period the scheduler's NoExecute
     // taint evicts it from the feasible clusters too
     await h.cluster('member3', false);
-    await eventually(async () => {
-      const b = await binding('cart-deployment');
-      return b?.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters] === 'member1,member2' ? true : undefined;
-    }, 10_000, 'evicted');
-    const after = Object.fromEntries(parseMemberLimits((await binding('cart-horizontalpodautoscaler'))?.metadata.annotations)!);
+    await eventually(
+      async () => {
+        const b = await binding('cart-deployment');
+        return b?.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters] === 'member1,member2'
+          ? true
+          : undefined;
+      },
+      10_000,
+      'evicted',
+    );
+    const after = Object.fromEntries(
+      parseMemberLimits((await binding('cart-horizontalpodautoscaler'))?.metadata.annotations)!,
+    );
     expect(after).toEqual({ member1: { minReplicas: 1, maxReplicas: 4 }, member2: { minReplicas: 2, maxReplicas: 8 } });
     expect((await clustersOf('cart-deployment'))!.map((c) => c.name)).toEqual(['member1', 'member2']);
   });

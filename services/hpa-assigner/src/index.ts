@@ -1,4 +1,10 @@
-export { decideCentralized, memberPods, type CentralizedDecision, type CentralizedInput, type MemberReport } from './centralized.js';
+export {
+  decideCentralized,
+  memberPods,
+  type CentralizedDecision,
+  type CentralizedInput,
+  type MemberReport,
+} from './centralized.js';
 export { configSchema } from './config.js';
 export {
   CONTROLLER_NAME,
@@ -18,7 +24,13 @@ export {
   type AssignmentRow,
   type MemberHpaStatus,
 } from './fhpa-status.js';
-export { bindingNameOf, memberHpaAnnotations, memberHpaBinding, memberHpaTemplate, type MemberHpaRecord } from './member-objects.js';
+export {
+  bindingNameOf,
+  memberHpaAnnotations,
+  memberHpaBinding,
+  memberHpaTemplate,
+  type MemberHpaRecord,
+} from './member-objects.js';
 export {
   EHPA_CONTROLLER_NAME,
   EffectiveHpaController,

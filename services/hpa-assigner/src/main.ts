@@ -11,7 +11,10 @@ await runService({
   async start({ config, logger, setReady }) {
     const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME));
     // The delay jobs' connection; the lease has its own (startLeaderWork).
-    const redis = await connectRedis(config.REDIS_URL, { password: config.REDIS_PASSWORD, connectionName: CONTROLLER_NAME });
+    const redis = await connectRedis(config.REDIS_URL, {
+      password: config.REDIS_PASSWORD,
+      connectionName: CONTROLLER_NAME,
+    });
     const stopLeaderWork = await startLeaderWork({
       redisUrl: config.REDIS_URL,
       redisPassword: config.REDIS_PASSWORD,
@@ -43,14 +46,19 @@ await runService({
           publish: (e) => publishEvent(bus, e),
           logger,
           history,
-          ...(config.PROMETHEUS_URL ? {} : { ensureHistoryRetention: (ms: number) => ensureMetricsStream(bus.jsm, bus, ms) }),
+          ...(config.PROMETHEUS_URL
+            ? {}
+            : { ensureHistoryRetention: (ms: number) => ensureMetricsStream(bus.jsm, bus, ms) }),
           syncPeriodMs: config.EHPA_SYNC_PERIOD_MS,
           controllerZone: config.EHPA_CONTROLLER_ZONE,
           concurrency: config.EHPA_CONCURRENCY,
         });
         await effectiveHpas.start();
         logger.info(
-          { syncPeriodMs: config.FHPA_SYNC_PERIOD_MS, history: config.PROMETHEUS_URL ? 'prometheus' : 'metrics stream' },
+          {
+            syncPeriodMs: config.FHPA_SYNC_PERIOD_MS,
+            history: config.PROMETHEUS_URL ? 'prometheus' : 'metrics stream',
+          },
           'assigning FederatedHPAs and scaling EffectiveHPAs as leader',
         );
         return async () => {

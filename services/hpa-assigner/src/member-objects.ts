@@ -9,7 +9,11 @@ export function memberHpaTemplate(fhpa: FederatedHPA): StoredObject {
   return {
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
-    metadata: { name: name!, ...(namespace ? { namespace } : {}), annotations: { [FederatedHpaAnnotations.owner]: name! } },
+    metadata: {
+      name: name!,
+      ...(namespace ? { namespace } : {}),
+      annotations: { [FederatedHpaAnnotations.owner]: name! },
+    },
     spec: {
       scaleTargetRef: spec.scaleTargetRef,
       minReplicas: spec.minReplicas ?? 1,
@@ -45,7 +49,12 @@ export function memberHpaBinding(fhpa: FederatedHPA, record: MemberHpaRecord): S
       annotations: memberHpaAnnotations(name!, record),
     },
     spec: {
-      resource: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', ...(namespace ? { namespace } : {}), name: name! },
+      resource: {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        ...(namespace ? { namespace } : {}),
+        name: name!,
+      },
       clusters: record.assignments.map((a) => ({ name: a.cluster })),
     },
   };

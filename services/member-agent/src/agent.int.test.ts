@@ -51,12 +51,20 @@ describe('SimAgent against real NATS', () => {
     await agent.start();
 
     const clusterFilter = { kind: 'Cluster', name: 'm1', type: EventTypes.ClusterStatusReported };
-    const [ready] = await eventually(async () => {
-      const es = await collect(bus, clusterFilter);
-      return es.length ? es : undefined;
-    }, 10_000, 'ClusterStatusReported');
+    const [ready] = await eventually(
+      async () => {
+        const es = await collect(bus, clusterFilter);
+        return es.length ? es : undefined;
+      },
+      10_000,
+      'ClusterStatusReported',
+    );
     const readyData = ready!.data as ClusterStatusReportedData;
-    expect(readyData.statusPatch.conditions[0]).toMatchObject({ type: 'Ready', status: 'True', reason: 'ClusterReady' });
+    expect(readyData.statusPatch.conditions[0]).toMatchObject({
+      type: 'Ready',
+      status: 'True',
+      reason: 'ClusterReady',
+    });
     expect(readyData.statusPatch.resourceSummary).toEqual({
       allocatable: { cpu: '2', memory: '8Gi', pods: '110' },
       allocated: { cpu: '2', memory: '2Gi', pods: '4' },
@@ -64,7 +72,11 @@ describe('SimAgent against real NATS', () => {
     });
     expect(readyData.kubeEvent).toMatchObject({ type: 'Normal', reason: 'ClusterReady' });
 
-    const workload = await collect(bus, { kind: 'ResourceBinding', name: 'web-deployment', type: EventTypes.WorkloadStatusReported });
+    const workload = await collect(bus, {
+      kind: 'ResourceBinding',
+      name: 'web-deployment',
+      type: EventTypes.WorkloadStatusReported,
+    });
     expect(workload).toHaveLength(1);
     expect(workload[0]!.subject).toBe('ResourceBinding/default/web-deployment');
     expect(workload[0]!.data as WorkloadStatusReportedData).toEqual({
@@ -78,17 +90,33 @@ describe('SimAgent against real NATS', () => {
       const spec = c.spec as { simulation: Record<string, unknown> };
       return { ...c, spec: { ...spec, simulation: { ...spec.simulation, failed: true } } };
     });
-    const events = await eventually(async () => {
-      const es = await collect(bus, clusterFilter);
-      return es.length >= 2 ? es : undefined;
-    }, 10_000, 'the Ready False report');
+    const events = await eventually(
+      async () => {
+        const es = await collect(bus, clusterFilter);
+        return es.length >= 2 ? es : undefined;
+      },
+      10_000,
+      'the Ready False report',
+    );
     const failed = events[1]!.data as ClusterStatusReportedData;
-    expect(failed.statusPatch).toEqual({ conditions: [{ type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' }] });
+    expect(failed.statusPatch).toEqual({
+      conditions: [
+        { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' },
+      ],
+    });
     expect(failed.kubeEvent).toMatchObject({ type: 'Warning', reason: 'ClusterNotReady' });
-    const unknown = await eventually(async () => {
-      const es = await collect(bus, { kind: 'ResourceBinding', name: 'web-deployment', type: EventTypes.WorkloadStatusReported });
-      return es.length >= 2 ? es[1] : undefined;
-    }, 10_000, 'the Unknown workload report');
+    const unknown = await eventually(
+      async () => {
+        const es = await collect(bus, {
+          kind: 'ResourceBinding',
+          name: 'web-deployment',
+          type: EventTypes.WorkloadStatusReported,
+        });
+        return es.length >= 2 ? es[1] : undefined;
+      },
+      10_000,
+      'the Unknown workload report',
+    );
     expect((unknown.data as WorkloadStatusReportedData).health).toBe('Unknown');
 
     // Ticks that change nothing publish nothing.
@@ -110,7 +138,10 @@ describe('SimAgent against real NATS', () => {
     const [reported] = await collect(bus, { kind: 'Cluster', name: 'm2', type: EventTypes.ClusterStatusReported });
     const patch = (reported!.data as ClusterStatusReportedData).statusPatch;
     // What the status writer would have folded (it runs as its own service; here the record is written directly).
-    const status = { ...patch, conditions: patch.conditions.map((c) => ({ ...c, lastTransitionTime: reported!.time })) };
+    const status = {
+      ...patch,
+      conditions: patch.conditions.map((c) => ({ ...c, lastTransitionTime: reported!.time })),
+    };
     await createJson(bus.status, objectKey({ kind: 'Cluster', name: 'm2' }), { seq: 1, status });
 
     agent = new SimAgent({ bus, clock: systemClock, logger: quiet, tickMs: 60_000 });

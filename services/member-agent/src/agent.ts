@@ -30,7 +30,12 @@ export interface SimAgentOptions {
 }
 
 /** Every kind the agent watches in the objects bucket. */
-export const WATCHED_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding', 'HorizontalPodAutoscaler'] as const;
+export const WATCHED_KINDS = [
+  'Cluster',
+  'ResourceBinding',
+  'ClusterResourceBinding',
+  'HorizontalPodAutoscaler',
+] as const;
 /** Kinds whose stored status tells a new leader what was already reported. */
 const STATUS_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'] as const;
 
@@ -58,14 +63,26 @@ export class SimAgent {
   constructor(private readonly opts: SimAgentOptions) {
     this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
     this.tickMs = opts.tickMs ?? 1000;
-    if (!Number.isInteger(this.tickMs) || this.tickMs <= 0) throw new RangeError(`tickMs: expected a positive integer, got ${opts.tickMs}`);
+    if (!Number.isInteger(this.tickMs) || this.tickMs <= 0)
+      throw new RangeError(`tickMs: expected a positive integer, got ${opts.tickMs}`);
     this.sim = new SimulatedClusters({ source: 'flotilla/member-agent/sim', ...opts.sim });
   }
 
   /** Fills the caches, reports once, then keeps ticking until `stop`. */
   async start(): Promise<void> {
-    for (const kind of WATCHED_KINDS) this.objects.set(kind, new Informer<StoredObject>(this.opts.bus, 'objects', kind, undefined, kind.endsWith('ResourceBinding') ? withoutPlacement : undefined));
-    for (const kind of STATUS_KINDS) this.statuses.set(kind, new Informer<StatusRecord<Record<string, unknown>>>(this.opts.bus, 'status', kind));
+    for (const kind of WATCHED_KINDS)
+      this.objects.set(
+        kind,
+        new Informer<StoredObject>(
+          this.opts.bus,
+          'objects',
+          kind,
+          undefined,
+          kind.endsWith('ResourceBinding') ? withoutPlacement : undefined,
+        ),
+      );
+    for (const kind of STATUS_KINDS)
+      this.statuses.set(kind, new Informer<StatusRecord<Record<string, unknown>>>(this.opts.bus, 'status', kind));
     await Promise.all([...this.objects.values(), ...this.statuses.values()].map((i) => i.start()));
     // The stored status, which is what this agent reported once folded: after a hand-over it is known at once.
     const clusterStatus = this.statuses.get('Cluster')!;
@@ -93,7 +110,8 @@ export class SimAgent {
    */
   async tick(): Promise<number> {
     const list = (kind: string) => this.objects.get(kind)?.values() ?? [];
-    const statusOf: StatusLookup = (kind, namespace, name) => this.statuses.get(kind)?.get({ kind, namespace, name })?.status;
+    const statusOf: StatusLookup = (kind, namespace, name) =>
+      this.statuses.get(kind)?.get({ kind, namespace, name })?.status;
     const reports = this.sim.reconcile({
       clusters: list('Cluster'),
       bindings: [...list('ResourceBinding'), ...list('ClusterResourceBinding')],

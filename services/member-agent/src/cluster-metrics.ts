@@ -10,7 +10,9 @@ export interface ClusterSamples {
 }
 
 const numeric = (list: Record<string, unknown> | undefined): Record<string, number> =>
-  Object.fromEntries(Object.entries(list ?? {}).flatMap(([resource, q]) => (isQuantity(q) ? [[resource, parseQuantity(q)]] : [])));
+  Object.fromEntries(
+    Object.entries(list ?? {}).flatMap(([resource, q]) => (isQuantity(q) ? [[resource, parseQuantity(q)]] : [])),
+  );
 
 /** The parts of a Cluster status (as reported, or as stored after folding) the metrics read. */
 export interface ReportedStatus {
@@ -21,7 +23,11 @@ export interface ReportedStatus {
 /** What a reported Cluster status says, as numbers: Karmada's Ready condition and resourceSummary. */
 export function clusterSamples(status: ReportedStatus | undefined): ClusterSamples {
   const ready = status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? 1 : 0;
-  return { ready, allocatable: numeric(status?.resourceSummary?.allocatable), allocated: numeric(status?.resourceSummary?.allocated) };
+  return {
+    ready,
+    allocatable: numeric(status?.resourceSummary?.allocatable),
+    allocated: numeric(status?.resourceSummary?.allocated),
+  };
 }
 
 /** The clusters an agent speaks for, by name, with the status it last reported (or that is stored for them). */
@@ -39,7 +45,8 @@ export class ClusterMetrics {
   static readonly of = perRegistry((registry) => new ClusterMetrics(registry));
 
   private constructor(registry: Registry) {
-    const samples = () => [...(this.source?.() ?? [])].map(([cluster, status]) => ({ cluster, ...clusterSamples(status) }));
+    const samples = () =>
+      [...(this.source?.() ?? [])].map(([cluster, status]) => ({ cluster, ...clusterSamples(status) }));
     new Gauge({
       name: 'flotilla_cluster_ready',
       help: '1 while the member cluster reports Ready, 0 otherwise',
@@ -62,7 +69,8 @@ export class ClusterMetrics {
         registers: [registry],
         collect() {
           this.reset();
-          for (const s of samples()) for (const [resource, v] of Object.entries(s[part])) this.set({ cluster: s.cluster, resource }, v);
+          for (const s of samples())
+            for (const [resource, v] of Object.entries(s[part])) this.set({ cluster: s.cluster, resource }, v);
         },
       });
     }

@@ -5,7 +5,12 @@ import { memberAgentConfigSchema } from './config.js';
 describe('member-agent configuration', () => {
   it('defaults to the sim driver ticking every second', () => {
     const c = loadConfig(memberAgentConfigSchema, {});
-    expect(c).toMatchObject({ MEMBER_DRIVER: 'sim', SIM_TICK_MS: 1000, SIM_HPA_SYNC_MS: 15_000, SIM_HPA_DOWNSCALE_WINDOW_MS: 300_000 });
+    expect(c).toMatchObject({
+      MEMBER_DRIVER: 'sim',
+      SIM_TICK_MS: 1000,
+      SIM_HPA_SYNC_MS: 15_000,
+      SIM_HPA_DOWNSCALE_WINDOW_MS: 300_000,
+    });
   });
 
   it.each([
@@ -19,6 +24,9 @@ describe('member-agent configuration', () => {
   });
 
   it('accepts the kube driver with a cluster name', () => {
-    expect(loadConfig(memberAgentConfigSchema, { MEMBER_DRIVER: 'kube', KUBE_CLUSTER_NAME: 'prod-1' })).toMatchObject({ MEMBER_DRIVER: 'kube', KUBE_CLUSTER_NAME: 'prod-1' });
+    expect(loadConfig(memberAgentConfigSchema, { MEMBER_DRIVER: 'kube', KUBE_CLUSTER_NAME: 'prod-1' })).toMatchObject({
+      MEMBER_DRIVER: 'kube',
+      KUBE_CLUSTER_NAME: 'prod-1',
+    });
   });
 });

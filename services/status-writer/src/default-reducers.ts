@@ -5,7 +5,10 @@ import { ReducerRegistry, workloadStatusReducer, type Reducer, type Status } fro
 
 /** CronFederatedHPA execution history: the cron package owns its shape and limits. */
 const cronHistory: Reducer = (status, event) =>
-  evolveHistory(status as CronFederatedHPAStatus | undefined, { type: eventTypeOf(event), data: event.data } as CronEvent) as Status;
+  evolveHistory(
+    status as CronFederatedHPAStatus | undefined,
+    { type: eventTypeOf(event), data: event.data } as CronEvent,
+  ) as Status;
 
 /** The reducers of every event type Flotilla publishes; types not listed fold by `statusPatch`. */
 export function defaultReducers(): ReducerRegistry {

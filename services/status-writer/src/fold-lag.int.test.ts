@@ -57,10 +57,14 @@ describe('FoldLag (real JetStream)', () => {
       expect(await read('flotilla_status_fold_lag_events')).toBe(4); // the held one is delivered, not acknowledged
       expect(await read('flotilla_status_fold_lag_seconds')).toBeCloseTo(30, 2);
       release();
-      await eventually(async () => {
-        clock += 2000;
-        return (await read('flotilla_status_fold_lag_events')) === 0 ? true : undefined;
-      }, 10_000, 'the writer catching up');
+      await eventually(
+        async () => {
+          clock += 2000;
+          return (await read('flotilla_status_fold_lag_events')) === 0 ? true : undefined;
+        },
+        10_000,
+        'the writer catching up',
+      );
       expect(await read('flotilla_status_fold_lag_seconds')).toBe(0);
       expect(await read('flotilla_status_events_folded_total')).toBe(5);
     } finally {

@@ -22,10 +22,19 @@ export class FoldLag {
   private backlogRead: { at: number; value: Promise<Backlog | undefined> } | undefined;
   private readonly folded: Counter;
 
-  constructor(registry: Registry, private readonly bus: Bus, private readonly durable: string, private readonly now: () => number = Date.now) {
+  constructor(
+    registry: Registry,
+    private readonly bus: Bus,
+    private readonly durable: string,
+    private readonly now: () => number = Date.now,
+  ) {
     const backlog = () => this.backlog();
     const clock = this.now;
-    this.folded = new Counter({ name: 'flotilla_status_events_folded_total', help: 'Events folded into status records', registers: [registry] });
+    this.folded = new Counter({
+      name: 'flotilla_status_events_folded_total',
+      help: 'Events folded into status records',
+      registers: [registry],
+    });
     new Gauge({
       name: 'flotilla_status_fold_lag_events',
       help: 'Events in the log the status writer has not folded yet',
@@ -54,7 +63,8 @@ export class FoldLag {
 
   private backlog(): Promise<Backlog | undefined> {
     const at = this.now();
-    if (!this.backlogRead || at - this.backlogRead.at > READ_TTL_MS) this.backlogRead = { at, value: this.readBacklog() };
+    if (!this.backlogRead || at - this.backlogRead.at > READ_TTL_MS)
+      this.backlogRead = { at, value: this.readBacklog() };
     return this.backlogRead.value;
   }
 
@@ -70,7 +80,9 @@ export class FoldLag {
     const events = info.num_pending + info.num_ack_pending;
     if (events === 0) return { events, oldestStoredAt: undefined };
     // The writer reads the whole log, so the first event after the acknowledgement floor is the oldest unfolded one.
-    const oldest = await this.bus.jsm.streams.getMessage(stream, { seq: info.ack_floor.stream_seq + 1 }).catch(() => null);
+    const oldest = await this.bus.jsm.streams
+      .getMessage(stream, { seq: info.ack_floor.stream_seq + 1 })
+      .catch(() => null);
     return { events, oldestStoredAt: oldest?.time.getTime() };
   }
 }

@@ -29,7 +29,11 @@ await runLeaderService({
       concurrency: config.STATUS_WRITER_CONCURRENCY,
       orderKey: (d) => objectKey(refOfEvent(d.event)),
       handler: (d) => writer.handle(d),
-      onError: (err, d) => logger.error({ err, seq: d.seq, type: d.event.type }, 'folding an event failed; retrying it before later events of its object'),
+      onError: (err, d) =>
+        logger.error(
+          { err, seq: d.seq, type: d.event.type },
+          'folding an event failed; retrying it before later events of its object',
+        ),
     });
     return () => sub.stop();
   },

@@ -29,8 +29,17 @@ export const patchReducer: Reducer = (status, event) => {
  * cluster, kept sorted by cluster name.
  */
 export const workloadStatusReducer: Reducer = (status, event) => {
-  const d = event.data as { clusterName: string; applied: boolean; health?: string; status?: unknown; appliedMessage?: string; removed?: boolean };
-  const items = ((status?.aggregatedStatus as Array<{ clusterName: string }> | undefined) ?? []).filter((i) => i.clusterName !== d.clusterName);
+  const d = event.data as {
+    clusterName: string;
+    applied: boolean;
+    health?: string;
+    status?: unknown;
+    appliedMessage?: string;
+    removed?: boolean;
+  };
+  const items = ((status?.aggregatedStatus as Array<{ clusterName: string }> | undefined) ?? []).filter(
+    (i) => i.clusterName !== d.clusterName,
+  );
   if (!d.removed) {
     items.push({
       clusterName: d.clusterName,

@@ -15,7 +15,11 @@ export interface RebuildResult {
  * Wipes every status and Kubernetes-style event, and rebuilds them from the event log. Run it with the live
  * writer stopped (the service does so by holding the leader lease while rebuilding).
  */
-export async function rebuildStatus(bus: Bus, reducers: ReducerRegistry, now: () => number = () => performance.now()): Promise<RebuildResult> {
+export async function rebuildStatus(
+  bus: Bus,
+  reducers: ReducerRegistry,
+  now: () => number = () => performance.now(),
+): Promise<RebuildResult> {
   const t0 = now();
   const fold = new ReplayFold(reducers);
   for await (const d of readEvents(bus)) fold.add(d);

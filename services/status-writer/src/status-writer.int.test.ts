@@ -22,8 +22,15 @@ const clusterReport = (name: string, ready: boolean, t: number) =>
     name,
     time: new Date(Date.UTC(2026, 0, 1, 0, 0, t)),
     data: {
-      statusPatch: { kubernetesVersion: 'v1.31.0', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'ClusterReady' : 'ClusterNotReachable' }] },
-      kubeEvent: ready ? { type: 'Normal', reason: 'ClusterReady', message: 'cluster is ready' } : { type: 'Warning', reason: 'ClusterNotReady', message: 'cluster is not reachable' },
+      statusPatch: {
+        kubernetesVersion: 'v1.31.0',
+        conditions: [
+          { type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'ClusterReady' : 'ClusterNotReachable' },
+        ],
+      },
+      kubeEvent: ready
+        ? { type: 'Normal', reason: 'ClusterReady', message: 'cluster is ready' }
+        : { type: 'Warning', reason: 'ClusterNotReady', message: 'cluster is not reachable' },
     },
   });
 
@@ -33,9 +40,26 @@ describe('status writer', () => {
     for (const name of ['m1', 'm2', 'm3']) {
       await store.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name }, spec: {} });
     }
-    const events = [clusterReport('m1', true, 1), clusterReport('m2', true, 2), clusterReport('m1', false, 3), clusterReport('m1', true, 4), clusterReport('m3', true, 5), clusterReport('m1', true, 6)];
+    const events = [
+      clusterReport('m1', true, 1),
+      clusterReport('m2', true, 2),
+      clusterReport('m1', false, 3),
+      clusterReport('m1', true, 4),
+      clusterReport('m3', true, 5),
+      clusterReport('m1', true, 6),
+    ];
     for (const e of events) await publishEvent(bus, e);
-    await publishEvent(bus, cloudEvent({ source: 'gateway', type: 'ObjectDeleted', kind: 'Cluster', name: 'm3', time: new Date(Date.UTC(2026, 0, 1, 0, 0, 7)), data: {} }));
+    await publishEvent(
+      bus,
+      cloudEvent({
+        source: 'gateway',
+        type: 'ObjectDeleted',
+        kind: 'Cluster',
+        name: 'm3',
+        time: new Date(Date.UTC(2026, 0, 1, 0, 0, 7)),
+        data: {},
+      }),
+    );
 
     const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers());
     const delivered = [];
@@ -47,11 +71,16 @@ describe('status writer', () => {
     const m1 = await store.mustGet({ kind: 'Cluster', name: 'm1' });
     expect(m1.status).toMatchObject({
       kubernetesVersion: 'v1.31.0',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', lastTransitionTime: '2026-01-01T00:00:04.000Z' }],
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'ClusterReady', lastTransitionTime: '2026-01-01T00:00:04.000Z' },
+      ],
     });
     expect((await store.get({ kind: 'Cluster', name: 'm3' }))?.status).toBeUndefined();
     const m1Events = await new KubeEventStore(bus).list({ kind: 'Cluster', name: 'm1' });
-    expect(m1Events.map((e) => [e.reason, e.count])).toEqual([['ClusterNotReady', 1], ['ClusterReady', 3]]);
+    expect(m1Events.map((e) => [e.reason, e.count])).toEqual([
+      ['ClusterNotReady', 1],
+      ['ClusterReady', 3],
+    ]);
 
     const live = await new StatusStore(bus).all();
     const liveEvents = await new KubeEventStore(bus).all();

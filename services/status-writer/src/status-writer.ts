@@ -1,5 +1,12 @@
 import { EventTypes, eventTypeOf, type CloudEvent, type DeliveredEvent } from '@flotilla/bus';
-import { KubeEventStore, objectKey, type ObjectRef, type StatusRecord, type StatusStore, type StoredKubeEvent } from '@flotilla/store';
+import {
+  KubeEventStore,
+  objectKey,
+  type ObjectRef,
+  type StatusRecord,
+  type StatusStore,
+  type StoredKubeEvent,
+} from '@flotilla/store';
 import type { FoldLag } from './fold-lag.js';
 import type { ReducerRegistry, Status, StatusData } from './reducers.js';
 

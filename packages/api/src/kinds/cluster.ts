@@ -20,9 +20,26 @@ const startTime = { startTime: z.string().min(1).optional() };
 /** A workload's load in a simulated cluster, as total CPU demand in cores (see the CLI's `cluster load`). */
 const loadModelSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('constant'), cores: z.number().min(0), ...startTime }),
-  z.strictObject({ type: z.literal('step'), cores: z.number().min(0), stepCores: z.number().min(0), stepAfter: z.string().min(1), ...startTime }),
-  z.strictObject({ type: z.literal('sine'), cores: z.number().min(0), amplitude: z.number().min(0), period: z.string().min(1), ...startTime }),
-  z.strictObject({ type: z.literal('series'), values: z.array(z.number().min(0)).min(1), interval: z.string().min(1), ...startTime }),
+  z.strictObject({
+    type: z.literal('step'),
+    cores: z.number().min(0),
+    stepCores: z.number().min(0),
+    stepAfter: z.string().min(1),
+    ...startTime,
+  }),
+  z.strictObject({
+    type: z.literal('sine'),
+    cores: z.number().min(0),
+    amplitude: z.number().min(0),
+    period: z.string().min(1),
+    ...startTime,
+  }),
+  z.strictObject({
+    type: z.literal('series'),
+    values: z.array(z.number().min(0)).min(1),
+    interval: z.string().min(1),
+    ...startTime,
+  }),
 ]);
 
 /**
@@ -36,7 +53,12 @@ export const clusterSimulationSchema = z.strictObject({
   loads: z
     .array(
       z.strictObject({
-        workload: z.strictObject({ apiVersion: z.string().optional(), kind: z.string().min(1), namespace: z.string().optional(), name: z.string().min(1) }),
+        workload: z.strictObject({
+          apiVersion: z.string().optional(),
+          kind: z.string().min(1),
+          namespace: z.string().optional(),
+          name: z.string().min(1),
+        }),
         model: loadModelSchema,
       }),
     )
@@ -67,7 +89,12 @@ export type ClusterSpec = z.infer<typeof clusterSpecSchema>;
 export const clusterStatusSchema = z.looseObject({
   kubernetesVersion: z.string().optional(),
   apiEnablements: z
-    .array(z.looseObject({ groupVersion: z.string(), resources: z.array(z.looseObject({ name: z.string(), kind: z.string() })).optional() }))
+    .array(
+      z.looseObject({
+        groupVersion: z.string(),
+        resources: z.array(z.looseObject({ name: z.string(), kind: z.string() })).optional(),
+      }),
+    )
     .optional(),
   conditions: z.array(conditionSchema).optional(),
   nodeSummary: z.looseObject({ totalNum: int32.optional(), readyNum: int32.optional() }).optional(),
@@ -109,15 +136,24 @@ export const clusterAdmission: KindAdmission = {
     if (sim) {
       for (const r of ['cpu', 'memory', 'pods'] as const) {
         const q = sim.allocatable[r];
-        if (parseQuantity(q) < 0) errs.push({ field: `spec.simulation.allocatable.${r}`, message: `Invalid value: ${JSON.stringify(q)}: must be greater than or equal to 0` });
+        if (parseQuantity(q) < 0)
+          errs.push({
+            field: `spec.simulation.allocatable.${r}`,
+            message: `Invalid value: ${JSON.stringify(q)}: must be greater than or equal to 0`,
+          });
       }
       const pods = parseQuantity(sim.allocatable.pods);
-      if (!Number.isInteger(pods)) errs.push({ field: 'spec.simulation.allocatable.pods', message: `Invalid value: ${JSON.stringify(sim.allocatable.pods)}: must be a whole number of pods` });
+      if (!Number.isInteger(pods))
+        errs.push({
+          field: 'spec.simulation.allocatable.pods',
+          message: `Invalid value: ${JSON.stringify(sim.allocatable.pods)}: must be a whole number of pods`,
+        });
     }
     const seen = new Set<string>();
     obj.spec?.taints?.forEach((t, i) => {
       const key = `${t.key}:${t.effect}`;
-      if (seen.has(key)) errs.push({ field: `spec.taints[${i}]`, message: `Duplicate value: taint ${JSON.stringify(key)} is repeated` });
+      if (seen.has(key))
+        errs.push({ field: `spec.taints[${i}]`, message: `Duplicate value: taint ${JSON.stringify(key)} is repeated` });
       seen.add(key);
     });
     return errs;

@@ -100,10 +100,16 @@ const metricIdentifierSchema = z.strictObject({
 export const metricSpecSchema = z.strictObject({
   type: z.enum(['Resource', 'ContainerResource', 'Pods', 'Object', 'External']),
   resource: z.strictObject({ name: z.string().min(1), target: metricTargetSchema }).optional(),
-  containerResource: z.strictObject({ name: z.string().min(1), container: z.string().min(1), target: metricTargetSchema }).optional(),
+  containerResource: z
+    .strictObject({ name: z.string().min(1), container: z.string().min(1), target: metricTargetSchema })
+    .optional(),
   pods: z.strictObject({ metric: metricIdentifierSchema, target: metricTargetSchema }).optional(),
   object: z
-    .strictObject({ describedObject: crossVersionObjectReferenceSchema, metric: metricIdentifierSchema, target: metricTargetSchema })
+    .strictObject({
+      describedObject: crossVersionObjectReferenceSchema,
+      metric: metricIdentifierSchema,
+      target: metricTargetSchema,
+    })
     .optional(),
   external: z.strictObject({ metric: metricIdentifierSchema, target: metricTargetSchema }).optional(),
 });
@@ -139,19 +145,32 @@ export const MEMBER_OF: Record<MetricSpec['type'], keyof MetricSpec> = {
 };
 
 /** The HPA's own rule: the metric source named by `type` must be populated, and only that one. */
-export function validateMetrics(metrics: readonly MetricSpec[] | undefined, base: string): { field: string; message: string }[] {
+export function validateMetrics(
+  metrics: readonly MetricSpec[] | undefined,
+  base: string,
+): { field: string; message: string }[] {
   const errs: { field: string; message: string }[] = [];
   (metrics ?? []).forEach((m, i) => {
     const member = MEMBER_OF[m.type];
-    if (m[member] === undefined) errs.push({ field: `${base}[${i}].${member}`, message: 'Required value: must populate information for the given metric source' });
+    if (m[member] === undefined)
+      errs.push({
+        field: `${base}[${i}].${member}`,
+        message: 'Required value: must populate information for the given metric source',
+      });
     for (const other of Object.values(MEMBER_OF)) {
       if (other !== member && m[other] !== undefined) {
-        errs.push({ field: `${base}[${i}].${other}`, message: `Forbidden: must populate the given metric source only (type is ${m.type})` });
+        errs.push({
+          field: `${base}[${i}].${other}`,
+          message: `Forbidden: must populate the given metric source only (type is ${m.type})`,
+        });
       }
     }
     const target = (m[member] as { target?: { type: string; averageUtilization?: number } } | undefined)?.target;
     if (target?.type === 'Utilization' && m.type !== 'Resource' && m.type !== 'ContainerResource') {
-      errs.push({ field: `${base}[${i}].${member}.target.type`, message: 'Unsupported value: "Utilization": only Resource and ContainerResource metrics support it' });
+      errs.push({
+        field: `${base}[${i}].${member}.target.type`,
+        message: 'Unsupported value: "Utilization": only Resource and ContainerResource metrics support it',
+      });
     }
   });
   return errs;

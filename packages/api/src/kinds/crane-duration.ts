@@ -1,8 +1,8 @@
 const UNIT_SECONDS: Readonly<Record<string, number>> = {
   ns: 1e-9,
   us: 1e-6,
-  'µs': 1e-6,
-  'μs': 1e-6,
+  µs: 1e-6,
+  μs: 1e-6,
   ms: 1e-3,
   s: 1,
   m: 60,
@@ -21,6 +21,7 @@ export function parseCraneDuration(text: string): number | undefined {
   const body = m[2]!;
   if (body === '0') return 0;
   let total = 0;
-  for (const part of body.matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(part[1]) * UNIT_SECONDS[part[2]!]!;
+  for (const part of body.matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g))
+    total += Number(part[1]) * UNIT_SECONDS[part[2]!]!;
   return m[1] === '-' ? -total : total;
 }

@@ -38,7 +38,13 @@ export const cronFederatedHpaStatusSchema = z.looseObject({
         ruleName: z.string(),
         nextExecutionTime: timeSchema.optional(),
         successfulExecutions: z
-          .array(executionSchema.extend({ appliedReplicas: int32.optional(), appliedMinReplicas: int32.optional(), appliedMaxReplicas: int32.optional() }))
+          .array(
+            executionSchema.extend({
+              appliedReplicas: int32.optional(),
+              appliedMinReplicas: int32.optional(),
+              appliedMaxReplicas: int32.optional(),
+            }),
+          )
           .optional(),
         failedExecutions: z.array(executionSchema.extend({ message: z.string() })).optional(),
       }),
@@ -66,7 +72,8 @@ function defaults(obj: Record<string, unknown>): void {
   // A FederatedHPA named without its apiVersion can only mean Karmada's: say so once, so that admission and the
   // controller (which dispatch on apiVersion, as Karmada does) agree on what the rules set.
   const ref = objAt(objAt(obj, 'spec'), 'scaleTargetRef');
-  if (ref && ref.kind === 'FederatedHPA' && (ref.apiVersion === undefined || ref.apiVersion === '')) ref.apiVersion = FEDERATED_HPA_API_VERSION;
+  if (ref && ref.kind === 'FederatedHPA' && (ref.apiVersion === undefined || ref.apiVersion === ''))
+    ref.apiVersion = FEDERATED_HPA_API_VERSION;
   for (const rule of objectsAt(objAt(obj, 'spec'), 'rules')) {
     // Karmada's CronFederatedHPA proposal writes `ruleName`; the API (and shipped Karmada) call it `name`. Accept both.
     if (rule.name === undefined && typeof rule.ruleName === 'string') {
@@ -86,19 +93,28 @@ function validate(obj: CronFederatedHPA, ctx: AdmissionContext): FieldError[] {
   const spec = obj.spec!;
   const ref = spec.scaleTargetRef;
   if (ref.apiVersion === FEDERATED_HPA_API_VERSION && ref.kind !== 'FederatedHPA') {
-    return [{ field: 'spec.scaleTargetRef.kind', message: `Invalid value: ${JSON.stringify(ref.kind)}: only FederatedHPA is supported in ${FEDERATED_HPA_API_VERSION}` }];
+    return [
+      {
+        field: 'spec.scaleTargetRef.kind',
+        message: `Invalid value: ${JSON.stringify(ref.kind)}: only FederatedHPA is supported in ${FEDERATED_HPA_API_VERSION}`,
+      },
+    ];
   }
   const errs = validateScaleTargetRef(ref, 'spec.scaleTargetRef');
   if (ref.kind === 'FederatedHPA' && ref.apiVersion && ref.apiVersion !== FEDERATED_HPA_API_VERSION) {
     // The rules cannot be judged against an unclear target, so stop here as Karmada does for a wrong kind.
-    errs.push({ field: 'spec.scaleTargetRef.apiVersion', message: `Invalid value: ${JSON.stringify(ref.apiVersion)}: FederatedHPA is served as ${FEDERATED_HPA_API_VERSION}` });
+    errs.push({
+      field: 'spec.scaleTargetRef.apiVersion',
+      message: `Invalid value: ${JSON.stringify(ref.apiVersion)}: FederatedHPA is served as ${FEDERATED_HPA_API_VERSION}`,
+    });
     return errs;
   }
   const fhpa = targetsFederatedHpa(ref);
   const names = new Set<string>();
   spec.rules.forEach((rule, i) => {
     const at = `spec.rules[${i}]`;
-    if (names.has(rule.name)) errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(rule.name)}` });
+    if (names.has(rule.name))
+      errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(rule.name)}` });
     names.add(rule.name);
     const cronErr = ctx.schedules?.scheduleError(rule.schedule);
     if (cronErr) errs.push({ field: `${at}.schedule`, message: cronErr });
@@ -108,20 +124,40 @@ function validate(obj: CronFederatedHPA, ctx: AdmissionContext): FieldError[] {
     }
     if (fhpa) {
       if (rule.targetMinReplicas === undefined && rule.targetMaxReplicas === undefined) {
-        errs.push({ field: `${at}.targetMaxReplicas`, message: 'Required value: targetMinReplicas and targetMaxReplicas cannot both be empty when the target is a FederatedHPA' });
+        errs.push({
+          field: `${at}.targetMaxReplicas`,
+          message:
+            'Required value: targetMinReplicas and targetMaxReplicas cannot both be empty when the target is a FederatedHPA',
+        });
         return;
       }
       if (rule.targetMinReplicas !== undefined && rule.targetMinReplicas < 1) {
-        errs.push({ field: `${at}.targetMinReplicas`, message: `Invalid value: ${rule.targetMinReplicas}: must be greater than 0` });
+        errs.push({
+          field: `${at}.targetMinReplicas`,
+          message: `Invalid value: ${rule.targetMinReplicas}: must be greater than 0`,
+        });
       }
       if (rule.targetMaxReplicas !== undefined && rule.targetMaxReplicas < 1) {
-        errs.push({ field: `${at}.targetMaxReplicas`, message: `Invalid value: ${rule.targetMaxReplicas}: must be greater than 0` });
+        errs.push({
+          field: `${at}.targetMaxReplicas`,
+          message: `Invalid value: ${rule.targetMaxReplicas}: must be greater than 0`,
+        });
       }
-      if (rule.targetMinReplicas !== undefined && rule.targetMaxReplicas !== undefined && rule.targetMinReplicas > rule.targetMaxReplicas) {
-        errs.push({ field: `${at}.targetMinReplicas`, message: `Invalid value: ${rule.targetMinReplicas}: targetMaxReplicas (${rule.targetMaxReplicas}) should be larger than or equal to targetMinReplicas` });
+      if (
+        rule.targetMinReplicas !== undefined &&
+        rule.targetMaxReplicas !== undefined &&
+        rule.targetMinReplicas > rule.targetMaxReplicas
+      ) {
+        errs.push({
+          field: `${at}.targetMinReplicas`,
+          message: `Invalid value: ${rule.targetMinReplicas}: targetMaxReplicas (${rule.targetMaxReplicas}) should be larger than or equal to targetMinReplicas`,
+        });
       }
     } else if (rule.targetReplicas === undefined) {
-      errs.push({ field: `${at}.targetReplicas`, message: `Required value: targetReplicas cannot be empty when the target is a ${ref.kind || 'workload'}` });
+      errs.push({
+        field: `${at}.targetReplicas`,
+        message: `Required value: targetReplicas cannot be empty when the target is a ${ref.kind || 'workload'}`,
+      });
     }
   });
   return errs;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_DSP_CONFIG, DEFAULT_ESTIMATORS, estimatorName, resolveDspConfig } from './dsp-config.js';
 import { parseCraneDuration } from './crane-duration.js';
 
-describe('resolveDspConfig (Crane\'s makeInternalConfig)', () => {
+describe("resolveDspConfig (Crane's makeInternalConfig)", () => {
   it.each([
     // id, dsp, resolution, history
     ['cfg-01', { sampleInterval: '60s', historyLength: '3d' }, 60, 259_200],
@@ -20,7 +20,9 @@ describe('resolveDspConfig (Crane\'s makeInternalConfig)', () => {
     ['cfg-03', { sampleInterval: '60s', historyLength: '47h' }, 'historyLength', 'must be at least 48h'],
   ])('%s: %j is invalid and falls back to the built-in default (60s, 15d, defaults)', (_id, dsp, field, message) => {
     const { config, errors } = resolveDspConfig(dsp);
-    expect(errors).toEqual([{ field: `spec.prediction.predictionAlgorithm.dsp.${field}`, message: expect.stringContaining(message) }]);
+    expect(errors).toEqual([
+      { field: `spec.prediction.predictionAlgorithm.dsp.${field}`, message: expect.stringContaining(message) },
+    ]);
     expect(config).toBe(DEFAULT_DSP_CONFIG);
     expect(config).toMatchObject({ sampleIntervalSeconds: 60, historyLengthSeconds: 1_296_000 });
   });
@@ -56,7 +58,7 @@ describe('resolveDspConfig (Crane\'s makeInternalConfig)', () => {
     ]);
   });
 
-  it('has Crane\'s 8 default FFT estimators in order', () => {
+  it("has Crane's 8 default FFT estimators in order", () => {
     const hf = 0.0002777777777777778;
     const want = [
       ...[0.01, 0.1, 0.15, 0.2].map((m) => [3, 1.0, m]),
@@ -98,7 +100,10 @@ describe('resolveDspConfig (Crane\'s makeInternalConfig)', () => {
       {
         sampleInterval: 'soon',
         historyLength: '2w',
-        estimators: { maxValue: [{ marginFraction: 'ten' }], fft: [{ lowAmplitudeThreshold: '1,5', maxNumOfSpectrumItems: -1 }] },
+        estimators: {
+          maxValue: [{ marginFraction: 'ten' }],
+          fft: [{ lowAmplitudeThreshold: '1,5', maxNumOfSpectrumItems: -1 }],
+        },
       },
       'dsp',
     );
@@ -112,20 +117,24 @@ describe('resolveDspConfig (Crane\'s makeInternalConfig)', () => {
   });
 
   it('rejects a sample interval that is not a positive whole number of seconds', () => {
-    expect(resolveDspConfig({ sampleInterval: '1500ms' }).errors[0]?.message).toContain('positive whole number of seconds');
+    expect(resolveDspConfig({ sampleInterval: '1500ms' }).errors[0]?.message).toContain(
+      'positive whole number of seconds',
+    );
     expect(resolveDspConfig({ sampleInterval: '0' }).errors[0]?.message).toContain('positive whole number of seconds');
   });
 
-  it('prints estimators as Crane\'s String() does', () => {
+  it("prints estimators as Crane's String() does", () => {
     expect(estimatorName(DEFAULT_ESTIMATORS[0]!)).toBe(
       'FFT Estimator {minNumOfSpectrumItems: 3, maxNumOfSpectrumItems: 100, highFrequencyThreshold: 0.000278, ' +
         'lowAmplitudeThreshold: 1.000000, marginFraction: 0.010000}',
     );
-    expect(estimatorName({ type: 'maxValue', marginFraction: 0.1 })).toBe('Max Value Estimator {marginFraction: 0.100000}');
+    expect(estimatorName({ type: 'maxValue', marginFraction: 0.1 })).toBe(
+      'Max Value Estimator {marginFraction: 0.100000}',
+    );
   });
 });
 
-describe('parseCraneDuration (Crane\'s utils.ParseDuration)', () => {
+describe("parseCraneDuration (Crane's utils.ParseDuration)", () => {
   it.each([
     ['3d', 259_200],
     ['15d', 1_296_000],

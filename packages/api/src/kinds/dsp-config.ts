@@ -77,12 +77,7 @@ export const DEFAULT_DSP_CONFIG: DspConfig = Object.freeze({
 export const DSP_SPEC_PATH = 'spec.prediction.predictionAlgorithm.dsp';
 
 /** Go's strconv.ParseFloat for the decimal forms people write; "" means the default. */
-function parseFloatField(
-  text: string | undefined,
-  fallback: number,
-  field: string,
-  errors: FieldError[],
-): number {
+function parseFloatField(text: string | undefined, fallback: number, field: string, errors: FieldError[]): number {
   if (text === undefined || text === '') return fallback;
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) {
     errors.push({ field, message: `Invalid value: ${JSON.stringify(text)}: must be a decimal number` });
@@ -100,12 +95,7 @@ function countField(value: number | undefined, fallback: number, field: string, 
   return value;
 }
 
-function durationField(
-  text: string | undefined,
-  fallback: number,
-  field: string,
-  errors: FieldError[],
-): number {
+function durationField(text: string | undefined, fallback: number, field: string, errors: FieldError[]): number {
   if (text === undefined || text === '') return fallback;
   const seconds = parseCraneDuration(text);
   if (seconds === undefined) {
@@ -136,7 +126,10 @@ export function resolveDspConfig(
   const interval = durationField(spec.sampleInterval, 60, `${path}.sampleInterval`, errors);
   if (errors.length === 0) {
     if (interval > MAX_SAMPLE_INTERVAL_SECONDS) {
-      errors.push({ field: `${path}.sampleInterval`, message: `Invalid value: "${spec.sampleInterval}": must be at most 1h` });
+      errors.push({
+        field: `${path}.sampleInterval`,
+        message: `Invalid value: "${spec.sampleInterval}": must be at most 1h`,
+      });
     } else if (interval <= 0 || !Number.isInteger(interval)) {
       errors.push({
         field: `${path}.sampleInterval`,
@@ -147,13 +140,19 @@ export function resolveDspConfig(
   const before = errors.length;
   const history = durationField(spec.historyLength, 15 * 86_400, `${path}.historyLength`, errors);
   if (errors.length === before && history < MIN_HISTORY_LENGTH_SECONDS) {
-    errors.push({ field: `${path}.historyLength`, message: `Invalid value: "${spec.historyLength}": must be at least 48h` });
+    errors.push({
+      field: `${path}.historyLength`,
+      message: `Invalid value: "${spec.historyLength}": must be at least 48h`,
+    });
   }
 
   const estimators: Estimator[] = [];
   spec.estimators?.maxValue?.forEach((e, i) => {
     const at = `${path}.estimators.maxValue[${i}]`;
-    estimators.push({ type: 'maxValue', marginFraction: parseFloatField(e.marginFraction, 0, `${at}.marginFraction`, errors) });
+    estimators.push({
+      type: 'maxValue',
+      marginFraction: parseFloatField(e.marginFraction, 0, `${at}.marginFraction`, errors),
+    });
   });
   spec.estimators?.fft?.forEach((e, i) => {
     const at = `${path}.estimators.fft[${i}]`;
@@ -170,8 +169,18 @@ export function resolveDspConfig(
         parseFloatField(e.lowAmplitudeThreshold, 0, `${at}.lowAmplitudeThreshold`, errors),
         DEFAULT_LOW_AMPLITUDE_THRESHOLD,
       ),
-      minNumOfSpectrumItems: countField(e.minNumOfSpectrumItems, DEFAULT_MIN_SPECTRUM_ITEMS, `${at}.minNumOfSpectrumItems`, errors),
-      maxNumOfSpectrumItems: countField(e.maxNumOfSpectrumItems, DEFAULT_MAX_SPECTRUM_ITEMS, `${at}.maxNumOfSpectrumItems`, errors),
+      minNumOfSpectrumItems: countField(
+        e.minNumOfSpectrumItems,
+        DEFAULT_MIN_SPECTRUM_ITEMS,
+        `${at}.minNumOfSpectrumItems`,
+        errors,
+      ),
+      maxNumOfSpectrumItems: countField(
+        e.maxNumOfSpectrumItems,
+        DEFAULT_MAX_SPECTRUM_ITEMS,
+        `${at}.maxNumOfSpectrumItems`,
+        errors,
+      ),
     });
   });
   if (errors.length > 0) return { config: DEFAULT_DSP_CONFIG, errors };

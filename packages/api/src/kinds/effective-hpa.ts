@@ -83,7 +83,10 @@ export const ehpaStatusSchema = z.looseObject({
 });
 export type EffectiveHorizontalPodAutoscalerStatus = z.infer<typeof ehpaStatusSchema>;
 
-export type EffectiveHorizontalPodAutoscaler = KubeObject<EffectiveHorizontalPodAutoscalerSpec, EffectiveHorizontalPodAutoscalerStatus>;
+export type EffectiveHorizontalPodAutoscaler = KubeObject<
+  EffectiveHorizontalPodAutoscalerSpec,
+  EffectiveHorizontalPodAutoscalerStatus
+>;
 
 export const ehpaSchema = z.strictObject({
   apiVersion: z.string(),
@@ -98,7 +101,11 @@ export const ehpaSchema = z.strictObject({
  * the `*` form so that Crane's documented `0 6 ? * *` is accepted.
  */
 export function normalizeEhpaSchedule(expr: string): string {
-  return expr.trim().split(/\s+/).map((f) => (f === '?' ? '*' : f)).join(' ');
+  return expr
+    .trim()
+    .split(/\s+/)
+    .map((f) => (f === '?' ? '*' : f))
+    .join(' ');
 }
 
 /** Crane's "Local" means the process zone; any other value must be an IANA zone. */
@@ -135,9 +142,16 @@ export const ehpaAdmission: KindAdmission = {
     const spec = obj.spec!;
     const errs = validateScaleTargetRef(spec.scaleTargetRef, 'spec.scaleTargetRef');
     const min = spec.minReplicas ?? 1;
-    if (spec.maxReplicas < 1) errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to 1` });
+    if (spec.maxReplicas < 1)
+      errs.push({
+        field: 'spec.maxReplicas',
+        message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to 1`,
+      });
     else if (spec.maxReplicas < min) {
-      errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to minReplicas (${min})` });
+      errs.push({
+        field: 'spec.maxReplicas',
+        message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to minReplicas (${min})`,
+      });
     }
     if (spec.specificReplicas !== undefined && spec.scaleStrategy !== 'Preview') {
       errs.push({ field: 'spec.specificReplicas', message: 'Forbidden: only used with scaleStrategy Preview' });
@@ -170,7 +184,10 @@ export const ehpaAdmission: KindAdmission = {
       const metricName = ehpaCronMetricName(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '', c);
       const clash = metricNames.get(metricName);
       if (clash !== undefined && clash !== c.name) {
-        errs.push({ field: `${at}.name`, message: `Duplicate value: ${JSON.stringify(c.name)}: same cron metric as ${JSON.stringify(clash)}` });
+        errs.push({
+          field: `${at}.name`,
+          message: `Duplicate value: ${JSON.stringify(c.name)}: same cron metric as ${JSON.stringify(clash)}`,
+        });
       }
       metricNames.set(metricName, c.name);
     });

@@ -16,7 +16,13 @@ import { objAt } from './kind-admission.js';
 import { validateBehavior, validateMetricTargets } from './hpa-validation.js';
 import { clusterAffinitySchema } from './propagation-policy.js';
 
-export const FEDERATED_HPA_ASSIGNMENT_TYPES = ['Duplicated', 'Aggregated', 'StaticWeighted', 'DynamicWeighted', 'Prioritized'] as const;
+export const FEDERATED_HPA_ASSIGNMENT_TYPES = [
+  'Duplicated',
+  'Aggregated',
+  'StaticWeighted',
+  'DynamicWeighted',
+  'Prioritized',
+] as const;
 export type FederatedHPAAssignmentType = (typeof FEDERATED_HPA_ASSIGNMENT_TYPES)[number];
 
 /** Karmada's FederatedHPA proposal: how FederatedHPA min/max are assigned to member clusters, with per-cluster weight or priority. */
@@ -75,8 +81,10 @@ export function validateScaleTargetRef(ref: CrossVersionObjectReference, at: str
   for (const f of ['kind', 'name'] as const) {
     const v = ref[f];
     if (!v) errs.push({ field: `${at}.${f}`, message: 'Required value' });
-    else if (v === '.' || v === '..') errs.push({ field: `${at}.${f}`, message: `Invalid value: ${JSON.stringify(v)}: may not be '${v}'` });
-    else if (v.includes('/') || v.includes('%')) errs.push({ field: `${at}.${f}`, message: `Invalid value: ${JSON.stringify(v)}: may not contain '/' or '%'` });
+    else if (v === '.' || v === '..')
+      errs.push({ field: `${at}.${f}`, message: `Invalid value: ${JSON.stringify(v)}: may not be '${v}'` });
+    else if (v.includes('/') || v.includes('%'))
+      errs.push({ field: `${at}.${f}`, message: `Invalid value: ${JSON.stringify(v)}: may not contain '/' or '%'` });
   }
   return errs;
 }
@@ -89,7 +97,9 @@ export const federatedHpaAdmission: KindAdmission = {
     if (!spec) return;
     spec.minReplicas ??= 1;
     if (spec.metrics === undefined || (Array.isArray(spec.metrics) && spec.metrics.length === 0)) {
-      spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+      spec.metrics = [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+      ];
     }
     defaultHpaBehavior(spec.behavior);
     // Without federatedHPAAssignment the object is Karmada's shipped FederatedHPA (one replica count for the
@@ -109,9 +119,16 @@ export const federatedHpaAdmission: KindAdmission = {
         : 'greater than or equal to 1 unless scalingToZero is set';
       errs.push({ field: 'spec.minReplicas', message: `Invalid value: ${min}: must be ${floor}` });
     }
-    if (spec.maxReplicas < 1) errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to 1` });
+    if (spec.maxReplicas < 1)
+      errs.push({
+        field: 'spec.maxReplicas',
+        message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to 1`,
+      });
     else if (spec.maxReplicas < min) {
-      errs.push({ field: 'spec.maxReplicas', message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to minReplicas (${min})` });
+      errs.push({
+        field: 'spec.maxReplicas',
+        message: `Invalid value: ${spec.maxReplicas}: must be greater than or equal to minReplicas (${min})`,
+      });
     }
     errs.push(...validateMetrics(spec.metrics, 'spec.metrics'));
     errs.push(...validateMetricTargets(spec.metrics, 'spec.metrics'));
@@ -134,10 +151,16 @@ export const federatedHpaAdmission: KindAdmission = {
         });
       }
       if (a.federatedHPAAssignmentType === 'StaticWeighted' && p.staticWeight === undefined) {
-        errs.push({ field: `${at}.staticWeight`, message: 'Required value: StaticWeighted assignment needs a staticWeight per preference' });
+        errs.push({
+          field: `${at}.staticWeight`,
+          message: 'Required value: StaticWeighted assignment needs a staticWeight per preference',
+        });
       }
       if (a.federatedHPAAssignmentType === 'Prioritized' && p.priority === undefined) {
-        errs.push({ field: `${at}.priority`, message: 'Required value: Prioritized assignment needs a priority per preference' });
+        errs.push({
+          field: `${at}.priority`,
+          message: 'Required value: Prioritized assignment needs a priority per preference',
+        });
       }
     });
     return errs;

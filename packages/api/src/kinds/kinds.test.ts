@@ -54,31 +54,121 @@ const cronFhpa = (): Obj => ({
 faultTable('CronFederatedHPA (workload target)', cronWorkload, [
   ['duplicate rule name', (o) => (o.spec.rules[1].name = 'up'), 'spec.rules[1].name', 'Duplicate value: "up"'],
   ['empty rule name', (o) => (o.spec.rules[0].name = ''), 'spec.rules[0].name', 'Required value'],
-  ['rule name over 32 characters', (o) => (o.spec.rules[0].name = 'r'.repeat(33)), 'spec.rules[0].name', 'Too long: must have at most 32 characters'],
+  [
+    'rule name over 32 characters',
+    (o) => (o.spec.rules[0].name = 'r'.repeat(33)),
+    'spec.rules[0].name',
+    'Too long: must have at most 32 characters',
+  ],
   ['missing rule name', (o) => delete o.spec.rules[0].name, 'spec.rules[0].name', 'Required value'],
-  ['successfulHistoryLimit 0', (o) => (o.spec.rules[0].successfulHistoryLimit = 0), 'spec.rules[0].successfulHistoryLimit', 'must be greater than or equal to 1'],
-  ['successfulHistoryLimit 33', (o) => (o.spec.rules[0].successfulHistoryLimit = 33), 'spec.rules[0].successfulHistoryLimit', 'must be less than or equal to 32'],
-  ['failedHistoryLimit -1', (o) => (o.spec.rules[0].failedHistoryLimit = -1), 'spec.rules[0].failedHistoryLimit', 'must be greater than or equal to 0'],
-  ['failedHistoryLimit 33', (o) => (o.spec.rules[0].failedHistoryLimit = 33), 'spec.rules[0].failedHistoryLimit', 'must be less than or equal to 32'],
-  ['negative targetReplicas', (o) => (o.spec.rules[0].targetReplicas = -1), 'spec.rules[0].targetReplicas', 'must be greater than or equal to 0'],
-  ['workload target without targetReplicas', (o) => delete o.spec.rules[0].targetReplicas, 'spec.rules[0].targetReplicas', 'Required value: targetReplicas cannot be empty when the target is a Deployment'],
-  ['scaleTargetRef without kind', (o) => delete o.spec.scaleTargetRef.kind, 'spec.scaleTargetRef.kind', 'Required value'],
-  ['scaleTargetRef with empty name', (o) => (o.spec.scaleTargetRef.name = ''), 'spec.scaleTargetRef.name', 'Required value'],
-  ['scaleTargetRef name with a slash', (o) => (o.spec.scaleTargetRef.name = 'a/b'), 'spec.scaleTargetRef.name', "may not contain '/'"],
-  ['schedule of the wrong type', (o) => (o.spec.rules[0].schedule = 5), 'spec.rules[0].schedule', 'expected string, got number 5'],
+  [
+    'successfulHistoryLimit 0',
+    (o) => (o.spec.rules[0].successfulHistoryLimit = 0),
+    'spec.rules[0].successfulHistoryLimit',
+    'must be greater than or equal to 1',
+  ],
+  [
+    'successfulHistoryLimit 33',
+    (o) => (o.spec.rules[0].successfulHistoryLimit = 33),
+    'spec.rules[0].successfulHistoryLimit',
+    'must be less than or equal to 32',
+  ],
+  [
+    'failedHistoryLimit -1',
+    (o) => (o.spec.rules[0].failedHistoryLimit = -1),
+    'spec.rules[0].failedHistoryLimit',
+    'must be greater than or equal to 0',
+  ],
+  [
+    'failedHistoryLimit 33',
+    (o) => (o.spec.rules[0].failedHistoryLimit = 33),
+    'spec.rules[0].failedHistoryLimit',
+    'must be less than or equal to 32',
+  ],
+  [
+    'negative targetReplicas',
+    (o) => (o.spec.rules[0].targetReplicas = -1),
+    'spec.rules[0].targetReplicas',
+    'must be greater than or equal to 0',
+  ],
+  [
+    'workload target without targetReplicas',
+    (o) => delete o.spec.rules[0].targetReplicas,
+    'spec.rules[0].targetReplicas',
+    'Required value: targetReplicas cannot be empty when the target is a Deployment',
+  ],
+  [
+    'scaleTargetRef without kind',
+    (o) => delete o.spec.scaleTargetRef.kind,
+    'spec.scaleTargetRef.kind',
+    'Required value',
+  ],
+  [
+    'scaleTargetRef with empty name',
+    (o) => (o.spec.scaleTargetRef.name = ''),
+    'spec.scaleTargetRef.name',
+    'Required value',
+  ],
+  [
+    'scaleTargetRef name with a slash',
+    (o) => (o.spec.scaleTargetRef.name = 'a/b'),
+    'spec.scaleTargetRef.name',
+    "may not contain '/'",
+  ],
+  [
+    'schedule of the wrong type',
+    (o) => (o.spec.rules[0].schedule = 5),
+    'spec.rules[0].schedule',
+    'expected string, got number 5',
+  ],
   ['suspend of the wrong type', (o) => (o.spec.rules[0].suspend = 'yes'), 'spec.rules[0].suspend', 'expected boolean'],
   ['unknown rule field', (o) => (o.spec.rules[0].replicas = 3), 'spec.rules[0].replicas', 'unknown field "replicas"'],
-  ['ruleName next to a different name', (o) => (o.spec.rules[0].ruleName = 'other'), 'spec.rules[0].ruleName', 'unknown field "ruleName"'],
+  [
+    'ruleName next to a different name',
+    (o) => (o.spec.rules[0].ruleName = 'other'),
+    'spec.rules[0].ruleName',
+    'unknown field "ruleName"',
+  ],
   ['rules missing', (o) => delete o.spec.rules, 'spec.rules', 'Required value'],
 ]);
 
 faultTable('CronFederatedHPA (FederatedHPA target)', cronFhpa, [
-  ['neither targetMinReplicas nor targetMaxReplicas', (o) => (o.spec.rules[0] = { name: 'up', schedule: '0 8 * * *', targetReplicas: 3 }), 'spec.rules[0].targetMaxReplicas', 'cannot both be empty'],
-  ['targetMinReplicas > targetMaxReplicas', (o) => (o.spec.rules[0].targetMinReplicas = 30), 'spec.rules[0].targetMinReplicas', 'targetMaxReplicas (20) should be larger than or equal to targetMinReplicas'],
-  ['targetMinReplicas 0', (o) => (o.spec.rules[0].targetMinReplicas = 0), 'spec.rules[0].targetMinReplicas', 'must be greater than 0'],
-  ['negative targetMaxReplicas', (o) => (o.spec.rules[0].targetMaxReplicas = -2), 'spec.rules[0].targetMaxReplicas', 'must be greater than or equal to 0'],
-  ['karmada autoscaling group with another kind', (o) => (o.spec.scaleTargetRef.kind = 'CronFederatedHPA'), 'spec.scaleTargetRef.kind', 'only FederatedHPA is supported'],
-  ['FederatedHPA under another apiVersion', (o) => (o.spec.scaleTargetRef.apiVersion = 'autoscaling/v2'), 'spec.scaleTargetRef.apiVersion', 'FederatedHPA is served as autoscaling.karmada.io/v1alpha1'],
+  [
+    'neither targetMinReplicas nor targetMaxReplicas',
+    (o) => (o.spec.rules[0] = { name: 'up', schedule: '0 8 * * *', targetReplicas: 3 }),
+    'spec.rules[0].targetMaxReplicas',
+    'cannot both be empty',
+  ],
+  [
+    'targetMinReplicas > targetMaxReplicas',
+    (o) => (o.spec.rules[0].targetMinReplicas = 30),
+    'spec.rules[0].targetMinReplicas',
+    'targetMaxReplicas (20) should be larger than or equal to targetMinReplicas',
+  ],
+  [
+    'targetMinReplicas 0',
+    (o) => (o.spec.rules[0].targetMinReplicas = 0),
+    'spec.rules[0].targetMinReplicas',
+    'must be greater than 0',
+  ],
+  [
+    'negative targetMaxReplicas',
+    (o) => (o.spec.rules[0].targetMaxReplicas = -2),
+    'spec.rules[0].targetMaxReplicas',
+    'must be greater than or equal to 0',
+  ],
+  [
+    'karmada autoscaling group with another kind',
+    (o) => (o.spec.scaleTargetRef.kind = 'CronFederatedHPA'),
+    'spec.scaleTargetRef.kind',
+    'only FederatedHPA is supported',
+  ],
+  [
+    'FederatedHPA under another apiVersion',
+    (o) => (o.spec.scaleTargetRef.apiVersion = 'autoscaling/v2'),
+    'spec.scaleTargetRef.apiVersion',
+    'FederatedHPA is served as autoscaling.karmada.io/v1alpha1',
+  ],
 ]);
 
 describe('CronFederatedHPA: defaulting', () => {
@@ -89,8 +179,23 @@ describe('CronFederatedHPA: defaulting', () => {
     o.spec.rules[1].suspend = true;
     const out = admit(o) as Obj;
     expect(out.spec.rules).toEqual([
-      { name: 'up', schedule: '30 8 * * *', targetReplicas: 10, suspend: false, successfulHistoryLimit: 3, failedHistoryLimit: 3 },
-      { name: 'down', schedule: '0 11 * * *', targetReplicas: 1, timeZone: 'Asia/Shanghai', suspend: true, successfulHistoryLimit: 10, failedHistoryLimit: 0 },
+      {
+        name: 'up',
+        schedule: '30 8 * * *',
+        targetReplicas: 10,
+        suspend: false,
+        successfulHistoryLimit: 3,
+        failedHistoryLimit: 3,
+      },
+      {
+        name: 'down',
+        schedule: '0 11 * * *',
+        targetReplicas: 1,
+        timeZone: 'Asia/Shanghai',
+        suspend: true,
+        successfulHistoryLimit: 10,
+        failedHistoryLimit: 0,
+      },
     ]);
   });
 
@@ -105,8 +210,16 @@ describe('CronFederatedHPA: defaulting', () => {
   it('completes a FederatedHPA target named without apiVersion, so that its rules are judged and run as min/max', () => {
     for (const apiVersion of [undefined, '']) {
       const o = cronFhpa();
-      o.spec.scaleTargetRef = { ...(apiVersion === undefined ? {} : { apiVersion }), kind: 'FederatedHPA', name: 'shop-fhpa' };
-      expect((admit(o) as Obj).spec.scaleTargetRef).toEqual({ apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop-fhpa' });
+      o.spec.scaleTargetRef = {
+        ...(apiVersion === undefined ? {} : { apiVersion }),
+        kind: 'FederatedHPA',
+        name: 'shop-fhpa',
+      };
+      expect((admit(o) as Obj).spec.scaleTargetRef).toEqual({
+        apiVersion: 'autoscaling.karmada.io/v1alpha1',
+        kind: 'FederatedHPA',
+        name: 'shop-fhpa',
+      });
       o.spec.rules = [{ name: 'up', schedule: '0 8 * * *', targetReplicas: 3 }];
       expect(() => admit(o)).toThrow(/spec\.rules\[0\]\.targetMaxReplicas.*cannot both be empty/);
     }
@@ -131,7 +244,9 @@ const pp = (): Obj => ({
         { affinityName: 'dc-a', clusterNames: ['member1'] },
         { affinityName: 'dc-b', labelSelector: { matchLabels: { tier: 'backup' } } },
       ],
-      clusterTolerations: [{ key: 'cluster.karmada.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 30 }],
+      clusterTolerations: [
+        { key: 'cluster.karmada.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 30 },
+      ],
       spreadConstraints: [{ spreadByField: 'cluster', maxGroups: 2, minGroups: 1 }],
       replicaScheduling: {
         replicaSchedulingType: 'Divided',
@@ -143,31 +258,159 @@ const pp = (): Obj => ({
 });
 
 faultTable('PropagationPolicy', pp, [
-  ['clusterAffinity with clusterAffinities', (o) => (o.spec.placement.clusterAffinity = { clusterNames: ['m'] }), 'spec.placement.clusterAffinities', 'Forbidden: clusterAffinities can not co-exist with clusterAffinity'],
-  ['duplicate affinityName', (o) => (o.spec.placement.clusterAffinities[1].affinityName = 'dc-a'), 'spec.placement.clusterAffinities[1].affinityName', 'duplicate name "dc-a"'],
-  ['empty affinityName', (o) => (o.spec.placement.clusterAffinities[0].affinityName = ''), 'spec.placement.clusterAffinities[0].affinityName', 'Required value'],
-  ['affinityName not a label key', (o) => (o.spec.placement.clusterAffinities[0].affinityName = 'dc a'), 'spec.placement.clusterAffinities[0].affinityName', 'Invalid value: "dc a"'],
-  ['affinityName over 32 characters', (o) => (o.spec.placement.clusterAffinities[0].affinityName = 'a'.repeat(33)), 'spec.placement.clusterAffinities[0].affinityName', 'Too long'],
-  ['negative static weight', (o) => (o.spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight = -1), 'spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight', 'Invalid value: -1: must be greater than or equal to 1'],
-  ['unknown replicaSchedulingType', (o) => (o.spec.placement.replicaScheduling.replicaSchedulingType = 'Split'), 'spec.placement.replicaScheduling.replicaSchedulingType', 'Unsupported value: "Split": supported values: "Duplicated", "Divided"'],
-  ['unknown replicaDivisionPreference', (o) => (o.spec.placement.replicaScheduling.replicaDivisionPreference = 'Random'), 'spec.placement.replicaScheduling.replicaDivisionPreference', 'Unsupported value: "Random"'],
-  ['unknown dynamicWeight', (o) => (o.spec.placement.replicaScheduling.weightPreference.dynamicWeight = 'Cpu'), 'spec.placement.replicaScheduling.weightPreference.dynamicWeight', 'supported values: "AvailableReplicas"'],
-  ['Duplicated with a division preference', (o) => (o.spec.placement.replicaScheduling.replicaSchedulingType = 'Duplicated'), 'spec.placement.replicaScheduling.replicaDivisionPreference', 'Forbidden'],
-  ['maxGroups < minGroups', (o) => (o.spec.placement.spreadConstraints[0] = { spreadByField: 'cluster', maxGroups: 1, minGroups: 2 }), 'spec.placement.spreadConstraints[0].maxGroups', 'maxGroups lower than minGroups (2) is not allowed'],
-  ['spreadByField with spreadByLabel', (o) => (o.spec.placement.spreadConstraints[0].spreadByLabel = 'rack'), 'spec.placement.spreadConstraints[0]', 'spreadByLabel should not co-exist with spreadByField'],
-  ['spreadByField without a cluster constraint', (o) => (o.spec.placement.spreadConstraints[0].spreadByField = 'region'), 'spec.placement.spreadConstraints', 'the cluster spread constraint must be enabled'],
-  ['unknown spreadByField', (o) => (o.spec.placement.spreadConstraints[0].spreadByField = 'rack'), 'spec.placement.spreadConstraints[0].spreadByField', 'Unsupported value: "rack"'],
-  ['negative minGroups', (o) => (o.spec.placement.spreadConstraints[0].minGroups = -1), 'spec.placement.spreadConstraints[0].minGroups', 'must be greater than or equal to 0'],
-  ['field selector on an unknown key', (o) => (o.spec.placement.clusterAffinities[0].fieldSelector = { matchExpressions: [{ key: 'name', operator: 'In', values: ['x'] }] }), 'spec.placement.clusterAffinities[0].fieldSelector.matchExpressions[0].key', 'supported values: "provider", "region", "zone"'],
-  ['field selector with Exists', (o) => (o.spec.placement.clusterAffinities[0].fieldSelector = { matchExpressions: [{ key: 'zone', operator: 'Exists' }] }), 'spec.placement.clusterAffinities[0].fieldSelector.matchExpressions[0].operator', 'supported values: "In", "NotIn"'],
-  ['toleration with an unknown effect', (o) => (o.spec.placement.clusterTolerations[0].effect = 'NoWay'), 'spec.placement.clusterTolerations[0].effect', 'Invalid value'],
-  ['label selector with an unknown operator', (o) => (o.spec.placement.clusterAffinities[1].labelSelector = { matchExpressions: [{ key: 'a', operator: 'Has' }] }), 'spec.placement.clusterAffinities[1].labelSelector.matchExpressions[0].operator', 'Unsupported value: "Has"'],
-  ['overflowAffinities with static weights', (o) => (o.spec.placement.clusterAffinities[0].overflowAffinities = [{ affinityName: 'burst', clusterNames: ['m9'] }]), 'spec.placement.clusterAffinities[0].overflowAffinities', 'Forbidden: overflowAffinities need replicaScheduling Divided'],
-  ['no resource selectors', (o) => (o.spec.resourceSelectors = []), 'spec.resourceSelectors', 'must have at least 1 item'],
-  ['selector in another namespace', (o) => (o.spec.resourceSelectors[0].namespace = 'other'), 'spec.resourceSelectors[0].namespace', 'selects only in its own namespace "default"'],
-  ['application failover without propagateDeps', (o) => (o.spec.failover = { application: { decisionConditions: {} } }), 'spec.propagateDeps', 'propagateDeps must be true'],
+  [
+    'clusterAffinity with clusterAffinities',
+    (o) => (o.spec.placement.clusterAffinity = { clusterNames: ['m'] }),
+    'spec.placement.clusterAffinities',
+    'Forbidden: clusterAffinities can not co-exist with clusterAffinity',
+  ],
+  [
+    'duplicate affinityName',
+    (o) => (o.spec.placement.clusterAffinities[1].affinityName = 'dc-a'),
+    'spec.placement.clusterAffinities[1].affinityName',
+    'duplicate name "dc-a"',
+  ],
+  [
+    'empty affinityName',
+    (o) => (o.spec.placement.clusterAffinities[0].affinityName = ''),
+    'spec.placement.clusterAffinities[0].affinityName',
+    'Required value',
+  ],
+  [
+    'affinityName not a label key',
+    (o) => (o.spec.placement.clusterAffinities[0].affinityName = 'dc a'),
+    'spec.placement.clusterAffinities[0].affinityName',
+    'Invalid value: "dc a"',
+  ],
+  [
+    'affinityName over 32 characters',
+    (o) => (o.spec.placement.clusterAffinities[0].affinityName = 'a'.repeat(33)),
+    'spec.placement.clusterAffinities[0].affinityName',
+    'Too long',
+  ],
+  [
+    'negative static weight',
+    (o) => (o.spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight = -1),
+    'spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight',
+    'Invalid value: -1: must be greater than or equal to 1',
+  ],
+  [
+    'unknown replicaSchedulingType',
+    (o) => (o.spec.placement.replicaScheduling.replicaSchedulingType = 'Split'),
+    'spec.placement.replicaScheduling.replicaSchedulingType',
+    'Unsupported value: "Split": supported values: "Duplicated", "Divided"',
+  ],
+  [
+    'unknown replicaDivisionPreference',
+    (o) => (o.spec.placement.replicaScheduling.replicaDivisionPreference = 'Random'),
+    'spec.placement.replicaScheduling.replicaDivisionPreference',
+    'Unsupported value: "Random"',
+  ],
+  [
+    'unknown dynamicWeight',
+    (o) => (o.spec.placement.replicaScheduling.weightPreference.dynamicWeight = 'Cpu'),
+    'spec.placement.replicaScheduling.weightPreference.dynamicWeight',
+    'supported values: "AvailableReplicas"',
+  ],
+  [
+    'Duplicated with a division preference',
+    (o) => (o.spec.placement.replicaScheduling.replicaSchedulingType = 'Duplicated'),
+    'spec.placement.replicaScheduling.replicaDivisionPreference',
+    'Forbidden',
+  ],
+  [
+    'maxGroups < minGroups',
+    (o) => (o.spec.placement.spreadConstraints[0] = { spreadByField: 'cluster', maxGroups: 1, minGroups: 2 }),
+    'spec.placement.spreadConstraints[0].maxGroups',
+    'maxGroups lower than minGroups (2) is not allowed',
+  ],
+  [
+    'spreadByField with spreadByLabel',
+    (o) => (o.spec.placement.spreadConstraints[0].spreadByLabel = 'rack'),
+    'spec.placement.spreadConstraints[0]',
+    'spreadByLabel should not co-exist with spreadByField',
+  ],
+  [
+    'spreadByField without a cluster constraint',
+    (o) => (o.spec.placement.spreadConstraints[0].spreadByField = 'region'),
+    'spec.placement.spreadConstraints',
+    'the cluster spread constraint must be enabled',
+  ],
+  [
+    'unknown spreadByField',
+    (o) => (o.spec.placement.spreadConstraints[0].spreadByField = 'rack'),
+    'spec.placement.spreadConstraints[0].spreadByField',
+    'Unsupported value: "rack"',
+  ],
+  [
+    'negative minGroups',
+    (o) => (o.spec.placement.spreadConstraints[0].minGroups = -1),
+    'spec.placement.spreadConstraints[0].minGroups',
+    'must be greater than or equal to 0',
+  ],
+  [
+    'field selector on an unknown key',
+    (o) =>
+      (o.spec.placement.clusterAffinities[0].fieldSelector = {
+        matchExpressions: [{ key: 'name', operator: 'In', values: ['x'] }],
+      }),
+    'spec.placement.clusterAffinities[0].fieldSelector.matchExpressions[0].key',
+    'supported values: "provider", "region", "zone"',
+  ],
+  [
+    'field selector with Exists',
+    (o) =>
+      (o.spec.placement.clusterAffinities[0].fieldSelector = {
+        matchExpressions: [{ key: 'zone', operator: 'Exists' }],
+      }),
+    'spec.placement.clusterAffinities[0].fieldSelector.matchExpressions[0].operator',
+    'supported values: "In", "NotIn"',
+  ],
+  [
+    'toleration with an unknown effect',
+    (o) => (o.spec.placement.clusterTolerations[0].effect = 'NoWay'),
+    'spec.placement.clusterTolerations[0].effect',
+    'Invalid value',
+  ],
+  [
+    'label selector with an unknown operator',
+    (o) =>
+      (o.spec.placement.clusterAffinities[1].labelSelector = { matchExpressions: [{ key: 'a', operator: 'Has' }] }),
+    'spec.placement.clusterAffinities[1].labelSelector.matchExpressions[0].operator',
+    'Unsupported value: "Has"',
+  ],
+  [
+    'overflowAffinities with static weights',
+    (o) =>
+      (o.spec.placement.clusterAffinities[0].overflowAffinities = [{ affinityName: 'burst', clusterNames: ['m9'] }]),
+    'spec.placement.clusterAffinities[0].overflowAffinities',
+    'Forbidden: overflowAffinities need replicaScheduling Divided',
+  ],
+  [
+    'no resource selectors',
+    (o) => (o.spec.resourceSelectors = []),
+    'spec.resourceSelectors',
+    'must have at least 1 item',
+  ],
+  [
+    'selector in another namespace',
+    (o) => (o.spec.resourceSelectors[0].namespace = 'other'),
+    'spec.resourceSelectors[0].namespace',
+    'selects only in its own namespace "default"',
+  ],
+  [
+    'application failover without propagateDeps',
+    (o) => (o.spec.failover = { application: { decisionConditions: {} } }),
+    'spec.propagateDeps',
+    'propagateDeps must be true',
+  ],
   ['unknown placement field', (o) => (o.spec.placement.foo = 1), 'spec.placement.foo', 'unknown field "foo"'],
-  ['unknown preemption', (o) => (o.spec.preemption = 'Sometimes'), 'spec.preemption', 'supported values: "Always", "Never"'],
+  [
+    'unknown preemption',
+    (o) => (o.spec.preemption = 'Sometimes'),
+    'spec.preemption',
+    'supported values: "Always", "Never"',
+  ],
   ['priority not an int32', (o) => (o.spec.priority = 1.5), 'spec.priority', 'expected integer'],
 ]);
 
@@ -176,9 +419,17 @@ describe('PropagationPolicy: defaulting', () => {
     const o = pp();
     o.spec.placement = { replicaScheduling: {}, spreadConstraints: [{}, { spreadByLabel: 'rack', maxGroups: 2 }] };
     const out = admit(o) as Obj;
-    expect(out.spec).toMatchObject({ priority: 0, preemption: 'Never', conflictResolution: 'Abort', schedulerName: 'default-scheduler' });
+    expect(out.spec).toMatchObject({
+      priority: 0,
+      preemption: 'Never',
+      conflictResolution: 'Abort',
+      schedulerName: 'default-scheduler',
+    });
     expect(out.spec.resourceSelectors[0].namespace).toBe('default');
-    expect(out.spec.placement.replicaScheduling).toEqual({ replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted' });
+    expect(out.spec.placement.replicaScheduling).toEqual({
+      replicaSchedulingType: 'Divided',
+      replicaDivisionPreference: 'Weighted',
+    });
     expect(out.spec.placement.spreadConstraints).toEqual([
       { spreadByField: 'cluster', minGroups: 1 },
       { spreadByLabel: 'rack', maxGroups: 2, minGroups: 1 },
@@ -187,8 +438,18 @@ describe('PropagationPolicy: defaulting', () => {
 
   it.each([
     [{ replicaSchedulingType: 'Duplicated' }, { replicaSchedulingType: 'Duplicated' }],
-    [{ replicaDivisionPreference: 'Aggregated' }, { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' }],
-    [{ replicaSchedulingType: 'Divided', weightPreference: { dynamicWeight: 'AvailableReplicas' } }, { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { dynamicWeight: 'AvailableReplicas' } }],
+    [
+      { replicaDivisionPreference: 'Aggregated' },
+      { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+    ],
+    [
+      { replicaSchedulingType: 'Divided', weightPreference: { dynamicWeight: 'AvailableReplicas' } },
+      {
+        replicaSchedulingType: 'Divided',
+        replicaDivisionPreference: 'Weighted',
+        weightPreference: { dynamicWeight: 'AvailableReplicas' },
+      },
+    ],
   ])('replicaScheduling %j becomes %j', (given, expected) => {
     const o = pp();
     o.spec.placement = { replicaScheduling: given };
@@ -204,13 +465,23 @@ describe('PropagationPolicy: defaulting', () => {
     const out = admit(o) as Obj;
     expect(out.metadata.namespace).toBeUndefined();
     expect(out.spec.resourceSelectors[0].namespace).toBeUndefined();
-    expect(out.spec.failover.application).toEqual({ decisionConditions: { tolerationSeconds: 300 }, purgeMode: 'Graciously', gracePeriodSeconds: 600 });
+    expect(out.spec.failover.application).toEqual({
+      decisionConditions: { tolerationSeconds: 300 },
+      purgeMode: 'Graciously',
+      gracePeriodSeconds: 600,
+    });
   });
 
   it('admits overflowAffinities with Divided/Aggregated', () => {
     const o = pp();
     o.spec.placement = {
-      clusterAffinities: [{ affinityName: 'local', clusterNames: ['m1'], overflowAffinities: [{ affinityName: 'cloud', clusterNames: ['m2'] }] }],
+      clusterAffinities: [
+        {
+          affinityName: 'local',
+          clusterNames: ['m1'],
+          overflowAffinities: [{ affinityName: 'cloud', clusterNames: ['m2'] }],
+        },
+      ],
       replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
     };
     expect(() => admit(o)).not.toThrow();
@@ -229,20 +500,70 @@ const cluster = (): Obj => ({
 });
 
 faultTable('Cluster', cluster, [
-  ['unparseable simulated cpu', (o) => (o.spec.simulation.allocatable.cpu = 'lots'), 'spec.simulation.allocatable.cpu', 'must be a quantity'],
-  ['negative simulated memory', (o) => (o.spec.simulation.allocatable.memory = '-1Gi'), 'spec.simulation.allocatable.memory', 'must be greater than or equal to 0'],
-  ['fractional simulated pods', (o) => (o.spec.simulation.allocatable.pods = '1500m'), 'spec.simulation.allocatable.pods', 'whole number of pods'],
-  ['simulation without pods', (o) => delete o.spec.simulation.allocatable.pods, 'spec.simulation.allocatable.pods', 'Required value'],
+  [
+    'unparseable simulated cpu',
+    (o) => (o.spec.simulation.allocatable.cpu = 'lots'),
+    'spec.simulation.allocatable.cpu',
+    'must be a quantity',
+  ],
+  [
+    'negative simulated memory',
+    (o) => (o.spec.simulation.allocatable.memory = '-1Gi'),
+    'spec.simulation.allocatable.memory',
+    'must be greater than or equal to 0',
+  ],
+  [
+    'fractional simulated pods',
+    (o) => (o.spec.simulation.allocatable.pods = '1500m'),
+    'spec.simulation.allocatable.pods',
+    'whole number of pods',
+  ],
+  [
+    'simulation without pods',
+    (o) => delete o.spec.simulation.allocatable.pods,
+    'spec.simulation.allocatable.pods',
+    'Required value',
+  ],
   ['unknown simulation field', (o) => (o.spec.simulation.gpus = 2), 'spec.simulation.gpus', 'unknown field "gpus"'],
-  ['unknown load model', (o) => (o.spec.simulation.loads = [{ workload: { kind: 'Deployment', name: 'a' }, model: { type: 'random' } }]), 'spec.simulation.loads[0].model.type', 'Invalid'],
-  ['invalid taint effect', (o) => (o.spec.taints[0].effect = 'NoWay'), 'spec.taints[0].effect', 'Unsupported value: "NoWay": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'],
+  [
+    'unknown load model',
+    (o) => (o.spec.simulation.loads = [{ workload: { kind: 'Deployment', name: 'a' }, model: { type: 'random' } }]),
+    'spec.simulation.loads[0].model.type',
+    'Invalid',
+  ],
+  [
+    'invalid taint effect',
+    (o) => (o.spec.taints[0].effect = 'NoWay'),
+    'spec.taints[0].effect',
+    'Unsupported value: "NoWay": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+  ],
   ['taint without key', (o) => delete o.spec.taints[0].key, 'spec.taints[0].key', 'Required value'],
-  ['duplicate taint', (o) => o.spec.taints.push({ key: 'maintenance', effect: 'NoSchedule' }), 'spec.taints[1]', 'Duplicate value'],
+  [
+    'duplicate taint',
+    (o) => o.spec.taints.push({ key: 'maintenance', effect: 'NoSchedule' }),
+    'spec.taints[1]',
+    'Duplicate value',
+  ],
   ['unknown syncMode', (o) => (o.spec.syncMode = 'Sideways'), 'spec.syncMode', 'supported values: "Push", "Pull"'],
-  ['name over 48 characters', (o) => (o.metadata.name = 'c'.repeat(49)), 'metadata.name', 'must be no more than 48 characters'],
+  [
+    'name over 48 characters',
+    (o) => (o.metadata.name = 'c'.repeat(49)),
+    'metadata.name',
+    'must be no more than 48 characters',
+  ],
   ['name with a dot', (o) => (o.metadata.name = 'member.one'), 'metadata.name', 'RFC 1123 label'],
-  ['status condition with a bad status', (o) => (o.status = { conditions: [{ type: 'Ready', status: 'Maybe' }] }), 'status.conditions[0].status', 'Unsupported value: "Maybe"'],
-  ['status allocatable not a quantity', (o) => (o.status = { resourceSummary: { allocatable: { cpu: 'many' } } }), 'status.resourceSummary.allocatable.cpu', 'must be a quantity'],
+  [
+    'status condition with a bad status',
+    (o) => (o.status = { conditions: [{ type: 'Ready', status: 'Maybe' }] }),
+    'status.conditions[0].status',
+    'Unsupported value: "Maybe"',
+  ],
+  [
+    'status allocatable not a quantity',
+    (o) => (o.status = { resourceSummary: { allocatable: { cpu: 'many' } } }),
+    'status.resourceSummary.allocatable.cpu',
+    'must be a quantity',
+  ],
 ]);
 
 describe('Cluster: defaulting', () => {
@@ -272,32 +593,192 @@ const fhpa = (): Obj => ({
 });
 
 faultTable('FederatedHPA', fhpa, [
-  ['minReplicas 0', (o) => (o.spec.minReplicas = 0), 'spec.minReplicas', 'Invalid value: 0: must be greater than or equal to 1'],
-  ['maxReplicas below minReplicas', (o) => (o.spec.maxReplicas = 1), 'spec.maxReplicas', 'must be greater than or equal to minReplicas (2)'],
+  [
+    'minReplicas 0',
+    (o) => (o.spec.minReplicas = 0),
+    'spec.minReplicas',
+    'Invalid value: 0: must be greater than or equal to 1',
+  ],
+  [
+    'maxReplicas below minReplicas',
+    (o) => (o.spec.maxReplicas = 1),
+    'spec.maxReplicas',
+    'must be greater than or equal to minReplicas (2)',
+  ],
   ['maxReplicas missing', (o) => delete o.spec.maxReplicas, 'spec.maxReplicas', 'Required value'],
-  ['unknown assignment type', (o) => (o.spec.federatedHPAAssignment.federatedHPAAssignmentType = 'Random'), 'spec.federatedHPAAssignment.federatedHPAAssignmentType', 'Unsupported value: "Random"'],
-  ['negative static weight', (o) => (o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight = -1), 'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight', 'Invalid value: -1: must be greater than 0'],
-  ['zero static weight', (o) => (o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight = 0), 'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight', 'Invalid value: 0: must be greater than 0'],
-  ['StaticWeighted preference naming no cluster', (o) => (o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster = {}), 'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster', 'Required value: a StaticWeighted preference must name its clusters'],
-  ['StaticWeighted preference that only excludes', (o) => (o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster = { clusterNames: [], exclude: ['member2'] }), 'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster', 'must name its clusters'],
-  ['Prioritized preference naming no cluster', (o) => (o.spec.federatedHPAAssignment = { federatedHPAAssignmentType: 'Prioritized', clusterAutoscalingPreference: [{ targetCluster: {}, priority: 1 }] }), 'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster', 'Required value: a Prioritized preference must name its clusters'],
-  ['minReplicas -1 even with scalingToZero', (o) => Object.assign(o.spec, { minReplicas: -1, scalingToZero: true }), 'spec.minReplicas', 'Invalid value: -1: must be greater than or equal to 0'],
-  ['maxReplicas 0', (o) => Object.assign(o.spec, { minReplicas: 0, maxReplicas: 0, scalingToZero: true }), 'spec.maxReplicas', 'Invalid value: 0: must be greater than or equal to 1'],
-  ['Resource target with neither utilization nor averageValue', (o) => (o.spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization' } } }]), 'spec.metrics[0].resource.target.averageUtilization', 'must set either a target raw value or a target utilization'],
-  ['Resource target with both utilization and averageValue', (o) => (o.spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50, averageValue: '500m' } } }]), 'spec.metrics[0].resource.target.averageValue', 'may not set both'],
-  ['Pods target without averageValue', (o) => (o.spec.metrics = [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'Value', value: '10' } } }]), 'spec.metrics[0].pods.target.averageValue', 'must specify a positive target averageValue'],
-  ['External target without value or averageValue', (o) => (o.spec.metrics = [{ type: 'External', external: { metric: { name: 'queue' }, target: { type: 'Value' } } }]), 'spec.metrics[0].external.target.value', 'must set either a target value or averageValue'],
-  ['Object target with a zero value', (o) => (o.spec.metrics = [{ type: 'Object', object: { describedObject: { kind: 'Service', name: 'web' }, metric: { name: 'rps' }, target: { type: 'Value', value: '0' } } }]), 'spec.metrics[0].object.target.value', 'must be positive'],
-  ['averageUtilization 0', (o) => (o.spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 0 } } }]), 'spec.metrics[0].resource.target.averageUtilization', ''],
-  ['behavior with an empty policy list', (o) => (o.spec.behavior = { scaleDown: { policies: [] } }), 'spec.behavior.scaleDown.policies', 'Required value: must specify at least one Policy'],
-  ['behavior policy of an unknown type', (o) => (o.spec.behavior = { scaleUp: { policies: [{ type: 'Nodes', value: 1, periodSeconds: 15 }] } }), 'spec.behavior.scaleUp.policies[0].type', ''],
-  ['behavior policy period over 1800 s', (o) => (o.spec.behavior = { scaleUp: { policies: [{ type: 'Pods', value: 1, periodSeconds: 1801 }] } }), 'spec.behavior.scaleUp.policies[0].periodSeconds', ''],
-  ['behavior stabilization window over an hour', (o) => (o.spec.behavior = { scaleDown: { stabilizationWindowSeconds: 3601 } }), 'spec.behavior.scaleDown.stabilizationWindowSeconds', ''],
-  ['StaticWeighted without weight', (o) => delete o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight, 'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight', 'Required value'],
-  ['Prioritized without priority', (o) => (o.spec.federatedHPAAssignment.federatedHPAAssignmentType = 'Prioritized'), 'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].priority', 'Required value'],
-  ['Resource metric without its source', (o) => (o.spec.metrics = [{ type: 'Resource' }]), 'spec.metrics[0].resource', 'Required value'],
-  ['Pods metric with Utilization', (o) => (o.spec.metrics = [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'Utilization', averageUtilization: 5, averageValue: '5' } } }]), 'spec.metrics[0].pods.target.type', 'only Resource and ContainerResource'],
-  ['scaleTargetRef without name', (o) => (o.spec.scaleTargetRef.name = ''), 'spec.scaleTargetRef.name', 'Required value'],
+  [
+    'unknown assignment type',
+    (o) => (o.spec.federatedHPAAssignment.federatedHPAAssignmentType = 'Random'),
+    'spec.federatedHPAAssignment.federatedHPAAssignmentType',
+    'Unsupported value: "Random"',
+  ],
+  [
+    'negative static weight',
+    (o) => (o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight = -1),
+    'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight',
+    'Invalid value: -1: must be greater than 0',
+  ],
+  [
+    'zero static weight',
+    (o) => (o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight = 0),
+    'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight',
+    'Invalid value: 0: must be greater than 0',
+  ],
+  [
+    'StaticWeighted preference naming no cluster',
+    (o) => (o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster = {}),
+    'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster',
+    'Required value: a StaticWeighted preference must name its clusters',
+  ],
+  [
+    'StaticWeighted preference that only excludes',
+    (o) =>
+      (o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster = {
+        clusterNames: [],
+        exclude: ['member2'],
+      }),
+    'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster',
+    'must name its clusters',
+  ],
+  [
+    'Prioritized preference naming no cluster',
+    (o) =>
+      (o.spec.federatedHPAAssignment = {
+        federatedHPAAssignmentType: 'Prioritized',
+        clusterAutoscalingPreference: [{ targetCluster: {}, priority: 1 }],
+      }),
+    'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].targetCluster',
+    'Required value: a Prioritized preference must name its clusters',
+  ],
+  [
+    'minReplicas -1 even with scalingToZero',
+    (o) => Object.assign(o.spec, { minReplicas: -1, scalingToZero: true }),
+    'spec.minReplicas',
+    'Invalid value: -1: must be greater than or equal to 0',
+  ],
+  [
+    'maxReplicas 0',
+    (o) => Object.assign(o.spec, { minReplicas: 0, maxReplicas: 0, scalingToZero: true }),
+    'spec.maxReplicas',
+    'Invalid value: 0: must be greater than or equal to 1',
+  ],
+  [
+    'Resource target with neither utilization nor averageValue',
+    (o) => (o.spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization' } } }]),
+    'spec.metrics[0].resource.target.averageUtilization',
+    'must set either a target raw value or a target utilization',
+  ],
+  [
+    'Resource target with both utilization and averageValue',
+    (o) =>
+      (o.spec.metrics = [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50, averageValue: '500m' } },
+        },
+      ]),
+    'spec.metrics[0].resource.target.averageValue',
+    'may not set both',
+  ],
+  [
+    'Pods target without averageValue',
+    (o) =>
+      (o.spec.metrics = [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'Value', value: '10' } } }]),
+    'spec.metrics[0].pods.target.averageValue',
+    'must specify a positive target averageValue',
+  ],
+  [
+    'External target without value or averageValue',
+    (o) =>
+      (o.spec.metrics = [{ type: 'External', external: { metric: { name: 'queue' }, target: { type: 'Value' } } }]),
+    'spec.metrics[0].external.target.value',
+    'must set either a target value or averageValue',
+  ],
+  [
+    'Object target with a zero value',
+    (o) =>
+      (o.spec.metrics = [
+        {
+          type: 'Object',
+          object: {
+            describedObject: { kind: 'Service', name: 'web' },
+            metric: { name: 'rps' },
+            target: { type: 'Value', value: '0' },
+          },
+        },
+      ]),
+    'spec.metrics[0].object.target.value',
+    'must be positive',
+  ],
+  [
+    'averageUtilization 0',
+    (o) =>
+      (o.spec.metrics = [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 0 } } },
+      ]),
+    'spec.metrics[0].resource.target.averageUtilization',
+    '',
+  ],
+  [
+    'behavior with an empty policy list',
+    (o) => (o.spec.behavior = { scaleDown: { policies: [] } }),
+    'spec.behavior.scaleDown.policies',
+    'Required value: must specify at least one Policy',
+  ],
+  [
+    'behavior policy of an unknown type',
+    (o) => (o.spec.behavior = { scaleUp: { policies: [{ type: 'Nodes', value: 1, periodSeconds: 15 }] } }),
+    'spec.behavior.scaleUp.policies[0].type',
+    '',
+  ],
+  [
+    'behavior policy period over 1800 s',
+    (o) => (o.spec.behavior = { scaleUp: { policies: [{ type: 'Pods', value: 1, periodSeconds: 1801 }] } }),
+    'spec.behavior.scaleUp.policies[0].periodSeconds',
+    '',
+  ],
+  [
+    'behavior stabilization window over an hour',
+    (o) => (o.spec.behavior = { scaleDown: { stabilizationWindowSeconds: 3601 } }),
+    'spec.behavior.scaleDown.stabilizationWindowSeconds',
+    '',
+  ],
+  [
+    'StaticWeighted without weight',
+    (o) => delete o.spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight,
+    'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].staticWeight',
+    'Required value',
+  ],
+  [
+    'Prioritized without priority',
+    (o) => (o.spec.federatedHPAAssignment.federatedHPAAssignmentType = 'Prioritized'),
+    'spec.federatedHPAAssignment.clusterAutoscalingPreference[0].priority',
+    'Required value',
+  ],
+  [
+    'Resource metric without its source',
+    (o) => (o.spec.metrics = [{ type: 'Resource' }]),
+    'spec.metrics[0].resource',
+    'Required value',
+  ],
+  [
+    'Pods metric with Utilization',
+    (o) =>
+      (o.spec.metrics = [
+        {
+          type: 'Pods',
+          pods: { metric: { name: 'qps' }, target: { type: 'Utilization', averageUtilization: 5, averageValue: '5' } },
+        },
+      ]),
+    'spec.metrics[0].pods.target.type',
+    'only Resource and ContainerResource',
+  ],
+  [
+    'scaleTargetRef without name',
+    (o) => (o.spec.scaleTargetRef.name = ''),
+    'spec.scaleTargetRef.name',
+    'Required value',
+  ],
   ['unknown spec field', (o) => (o.spec.targetCPU = 50), 'spec.targetCPU', 'unknown field "targetCPU"'],
 ]);
 
@@ -311,14 +792,22 @@ describe('FederatedHPA: scalingToZero', () => {
   it('says why minReplicas 0 is refused without it', () => {
     const o = fhpa();
     o.spec.minReplicas = 0;
-    expect(causesOf(o)).toEqual([{ field: 'spec.minReplicas', message: 'Invalid value: 0: must be greater than or equal to 1 unless scalingToZero is set' }]);
+    expect(causesOf(o)).toEqual([
+      {
+        field: 'spec.minReplicas',
+        message: 'Invalid value: 0: must be greater than or equal to 1 unless scalingToZero is set',
+      },
+    ]);
   });
 
   it('admits preferences that pick clusters by label or field instead of name', () => {
     const o = fhpa();
     o.spec.federatedHPAAssignment.clusterAutoscalingPreference = [
       { targetCluster: { labelSelector: { matchLabels: { tier: 'gold' } } }, staticWeight: 3 },
-      { targetCluster: { fieldSelector: { matchExpressions: [{ key: 'region', operator: 'In', values: ['eu'] }] } }, staticWeight: 1 },
+      {
+        targetCluster: { fieldSelector: { matchExpressions: [{ key: 'region', operator: 'In', values: ['eu'] }] } },
+        staticWeight: 1,
+      },
     ];
     expect(() => admit(o)).not.toThrow();
   });
@@ -331,7 +820,9 @@ describe('FederatedHPA: defaulting', () => {
     delete o.spec.federatedHPAAssignment;
     const out = admit(o) as Obj;
     expect(out.spec.minReplicas).toBe(1);
-    expect(out.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }]);
+    expect(out.spec.metrics).toEqual([
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+    ]);
     expect(out.spec.federatedHPAAssignment).toBeUndefined();
     const withEmpty = fhpa();
     withEmpty.spec.federatedHPAAssignment = {};
@@ -343,8 +834,19 @@ describe('FederatedHPA: defaulting', () => {
     const o = fhpa();
     o.spec.behavior = { scaleDown: { stabilizationWindowSeconds: 10 } };
     expect((admit(o) as Obj).spec.behavior).toEqual({
-      scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
-      scaleDown: { stabilizationWindowSeconds: 10, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+      scaleUp: {
+        stabilizationWindowSeconds: 0,
+        selectPolicy: 'Max',
+        policies: [
+          { type: 'Pods', value: 4, periodSeconds: 15 },
+          { type: 'Percent', value: 100, periodSeconds: 15 },
+        ],
+      },
+      scaleDown: {
+        stabilizationWindowSeconds: 10,
+        selectPolicy: 'Max',
+        policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
+      },
     });
   });
 });
@@ -357,33 +859,125 @@ const ehpa = (): Obj => ({
     scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'php-apache' },
     minReplicas: 1,
     maxReplicas: 10,
-    prediction: { predictionWindowSeconds: 3600, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } } },
+    prediction: {
+      predictionWindowSeconds: 3600,
+      predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } },
+    },
     crons: [{ name: 'cron1', timezone: 'Local', start: '0 6 ? * *', end: '0 9 ? * *', targetReplicas: 8 }],
   },
 });
 
 faultTable('EffectiveHorizontalPodAutoscaler', ehpa, [
-  ['minReplicas above maxReplicas', (o) => (o.spec.minReplicas = 11), 'spec.maxReplicas', 'must be greater than or equal to minReplicas (11)'],
+  [
+    'minReplicas above maxReplicas',
+    (o) => (o.spec.minReplicas = 11),
+    'spec.maxReplicas',
+    'must be greater than or equal to minReplicas (11)',
+  ],
   ['maxReplicas 0', (o) => (o.spec.maxReplicas = 0), 'spec.maxReplicas', 'must be greater than or equal to 1'],
-  ['scaleStrategy Manual', (o) => (o.spec.scaleStrategy = 'Manual'), 'spec.scaleStrategy', 'supported values: "Auto", "Preview"'],
-  ['specificReplicas without Preview', (o) => (o.spec.specificReplicas = 3), 'spec.specificReplicas', 'only used with scaleStrategy Preview'],
+  [
+    'scaleStrategy Manual',
+    (o) => (o.spec.scaleStrategy = 'Manual'),
+    'spec.scaleStrategy',
+    'supported values: "Auto", "Preview"',
+  ],
+  [
+    'specificReplicas without Preview',
+    (o) => (o.spec.specificReplicas = 3),
+    'spec.specificReplicas',
+    'only used with scaleStrategy Preview',
+  ],
   ['empty cron end', (o) => (o.spec.crons[0].end = ' '), 'spec.crons[0].end', 'Required value'],
-  ['duplicate cron name', (o) => o.spec.crons.push({ ...o.spec.crons[0] }), 'spec.crons[1].name', 'Duplicate value: "cron1"'],
-  ['negative cron targetReplicas', (o) => (o.spec.crons[0].targetReplicas = -1), 'spec.crons[0].targetReplicas', 'must be greater than or equal to 0'],
-  ['unknown algorithm', (o) => (o.spec.prediction.predictionAlgorithm.algorithmType = 'arima'), 'spec.prediction.predictionAlgorithm.algorithmType', 'supported values: "dsp", "percentile"'],
-  ['unknown dsp field', (o) => (o.spec.prediction.predictionAlgorithm.dsp.window = '1h'), 'spec.prediction.predictionAlgorithm.dsp.window', 'unknown field "window"'],
+  [
+    'duplicate cron name',
+    (o) => o.spec.crons.push({ ...o.spec.crons[0] }),
+    'spec.crons[1].name',
+    'Duplicate value: "cron1"',
+  ],
+  [
+    'negative cron targetReplicas',
+    (o) => (o.spec.crons[0].targetReplicas = -1),
+    'spec.crons[0].targetReplicas',
+    'must be greater than or equal to 0',
+  ],
+  [
+    'unknown algorithm',
+    (o) => (o.spec.prediction.predictionAlgorithm.algorithmType = 'arima'),
+    'spec.prediction.predictionAlgorithm.algorithmType',
+    'supported values: "dsp", "percentile"',
+  ],
+  [
+    'unknown dsp field',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.window = '1h'),
+    'spec.prediction.predictionAlgorithm.dsp.window',
+    'unknown field "window"',
+  ],
   ['cron without start', (o) => delete o.spec.crons[0].start, 'spec.crons[0].start', 'Required value'],
   ['empty cron start', (o) => (o.spec.crons[0].start = ''), 'spec.crons[0].start', 'Required value'],
   ['cron that never fires', (o) => (o.spec.crons[0].end = '0 0 30 2 *'), 'spec.crons[0].end', ''],
-  ['cron names that differ only in case', (o) => o.spec.crons.push({ ...o.spec.crons[0], name: 'CRON1' }), 'spec.crons[1].name', 'same cron metric as "cron1"'],
-  ['sample interval over an hour', (o) => (o.spec.prediction.predictionAlgorithm.dsp.sampleInterval = '2h'), 'spec.prediction.predictionAlgorithm.dsp.sampleInterval', 'must be at most 1h'],
-  ['history shorter than 48h', (o) => (o.spec.prediction.predictionAlgorithm.dsp.historyLength = '1d'), 'spec.prediction.predictionAlgorithm.dsp.historyLength', 'must be at least 48h'],
-  ['history that is not a duration', (o) => (o.spec.prediction.predictionAlgorithm.dsp.historyLength = 'three days'), 'spec.prediction.predictionAlgorithm.dsp.historyLength', 'must be a duration'],
-  ['estimator margin that is not a number', (o) => (o.spec.prediction.predictionAlgorithm.dsp.estimators = { fft: [{ marginFraction: 'ten' }] }), 'spec.prediction.predictionAlgorithm.dsp.estimators.fft[0].marginFraction', 'must be a decimal number'],
-  ['predictionWindowSeconds 0', (o) => (o.spec.prediction.predictionWindowSeconds = 0), 'spec.prediction.predictionWindowSeconds', ''],
-  ['Resource averageValue 0', (o) => (o.spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'AverageValue', averageValue: '0' } } }]), 'spec.metrics[0].resource.target.averageValue', 'must be positive'],
-  ['Resource target with both utilization and averageValue', (o) => (o.spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50, averageValue: '500m' } } }]), 'spec.metrics[0].resource.target.averageValue', 'may not set both'],
-  ['behavior with an empty policy list', (o) => (o.spec.behavior = { scaleUp: { policies: [] } }), 'spec.behavior.scaleUp.policies', 'Required value: must specify at least one Policy'],
+  [
+    'cron names that differ only in case',
+    (o) => o.spec.crons.push({ ...o.spec.crons[0], name: 'CRON1' }),
+    'spec.crons[1].name',
+    'same cron metric as "cron1"',
+  ],
+  [
+    'sample interval over an hour',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.sampleInterval = '2h'),
+    'spec.prediction.predictionAlgorithm.dsp.sampleInterval',
+    'must be at most 1h',
+  ],
+  [
+    'history shorter than 48h',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.historyLength = '1d'),
+    'spec.prediction.predictionAlgorithm.dsp.historyLength',
+    'must be at least 48h',
+  ],
+  [
+    'history that is not a duration',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.historyLength = 'three days'),
+    'spec.prediction.predictionAlgorithm.dsp.historyLength',
+    'must be a duration',
+  ],
+  [
+    'estimator margin that is not a number',
+    (o) => (o.spec.prediction.predictionAlgorithm.dsp.estimators = { fft: [{ marginFraction: 'ten' }] }),
+    'spec.prediction.predictionAlgorithm.dsp.estimators.fft[0].marginFraction',
+    'must be a decimal number',
+  ],
+  [
+    'predictionWindowSeconds 0',
+    (o) => (o.spec.prediction.predictionWindowSeconds = 0),
+    'spec.prediction.predictionWindowSeconds',
+    '',
+  ],
+  [
+    'Resource averageValue 0',
+    (o) =>
+      (o.spec.metrics = [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'AverageValue', averageValue: '0' } } },
+      ]),
+    'spec.metrics[0].resource.target.averageValue',
+    'must be positive',
+  ],
+  [
+    'Resource target with both utilization and averageValue',
+    (o) =>
+      (o.spec.metrics = [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50, averageValue: '500m' } },
+        },
+      ]),
+    'spec.metrics[0].resource.target.averageValue',
+    'may not set both',
+  ],
+  [
+    'behavior with an empty policy list',
+    (o) => (o.spec.behavior = { scaleUp: { policies: [] } }),
+    'spec.behavior.scaleUp.policies',
+    'Required value: must specify at least one Policy',
+  ],
 ]);
 
 describe('EffectiveHorizontalPodAutoscaler: defaulting', () => {
@@ -392,7 +986,11 @@ describe('EffectiveHorizontalPodAutoscaler: defaulting', () => {
     delete o.spec.minReplicas;
     delete o.spec.prediction.predictionWindowSeconds;
     const out = admit(o) as Obj;
-    expect(out.spec).toMatchObject({ minReplicas: 1, scaleStrategy: 'Auto', prediction: { predictionWindowSeconds: 3600 } });
+    expect(out.spec).toMatchObject({
+      minReplicas: 1,
+      scaleStrategy: 'Auto',
+      prediction: { predictionWindowSeconds: 3600 },
+    });
   });
 });
 
@@ -413,11 +1011,36 @@ faultTable('WorkloadRebalancer', rebalancer, [
   ['empty workloads', (o) => (o.spec.workloads = []), 'spec.workloads', 'must have at least 1 item'],
   ['missing workloads', (o) => delete o.spec.workloads, 'spec.workloads', 'Required value'],
   ['workload without name', (o) => delete o.spec.workloads[0].name, 'spec.workloads[0].name', 'Required value'],
-  ['namespaced workload without namespace', (o) => delete o.spec.workloads[0].namespace, 'spec.workloads[0].namespace', 'Required value: Deployment is namespaced'],
-  ['cluster-scoped workload with namespace', (o) => (o.spec.workloads[1].namespace = 'default'), 'spec.workloads[1].namespace', 'Forbidden: ClusterRole is cluster-scoped'],
-  ['unregistered workload kind', (o) => (o.spec.workloads[0].kind = 'ReplicaSet'), 'spec.workloads[0].kind', 'no kind "ReplicaSet" is registered'],
-  ['wrong workload apiVersion', (o) => (o.spec.workloads[0].apiVersion = 'apps/v2'), 'spec.workloads[0].kind', 'use apps/v1'],
-  ['negative TTL', (o) => (o.spec.ttlSecondsAfterFinished = -1), 'spec.ttlSecondsAfterFinished', 'must be greater than or equal to 0'],
+  [
+    'namespaced workload without namespace',
+    (o) => delete o.spec.workloads[0].namespace,
+    'spec.workloads[0].namespace',
+    'Required value: Deployment is namespaced',
+  ],
+  [
+    'cluster-scoped workload with namespace',
+    (o) => (o.spec.workloads[1].namespace = 'default'),
+    'spec.workloads[1].namespace',
+    'Forbidden: ClusterRole is cluster-scoped',
+  ],
+  [
+    'unregistered workload kind',
+    (o) => (o.spec.workloads[0].kind = 'ReplicaSet'),
+    'spec.workloads[0].kind',
+    'no kind "ReplicaSet" is registered',
+  ],
+  [
+    'wrong workload apiVersion',
+    (o) => (o.spec.workloads[0].apiVersion = 'apps/v2'),
+    'spec.workloads[0].kind',
+    'use apps/v1',
+  ],
+  [
+    'negative TTL',
+    (o) => (o.spec.ttlSecondsAfterFinished = -1),
+    'spec.ttlSecondsAfterFinished',
+    'must be greater than or equal to 0',
+  ],
   ['namespace on the rebalancer', (o) => (o.metadata.namespace = 'default'), 'metadata.namespace', 'cluster-scoped'],
 ]);
 
@@ -426,10 +1049,20 @@ const binding = (): Obj => ({
   kind: 'ResourceBinding',
   metadata: { name: 'shop-deployment', namespace: 'default' },
   spec: {
-    resource: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop', namespace: 'default', uid: 'u-1', resourceVersion: '7' },
+    resource: {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'shop',
+      namespace: 'default',
+      uid: 'u-1',
+      resourceVersion: '7',
+    },
     replicas: 3,
     replicaRequirements: { resourceRequest: { cpu: '250m', memory: '256Mi' } },
-    clusters: [{ name: 'member1', replicas: 2 }, { name: 'member2', replicas: 1 }],
+    clusters: [
+      { name: 'member1', replicas: 2 },
+      { name: 'member2', replicas: 1 },
+    ],
     placement: { clusterAffinities: [{ affinityName: 'dc-a', clusterNames: ['member1', 'member2'] }] },
     rescheduleTriggeredAt: '2024-04-17T15:04:05Z',
   },
@@ -438,10 +1071,40 @@ const binding = (): Obj => ({
 
 faultTable('ResourceBinding', binding, [
   ['missing resource', (o) => delete o.spec.resource, 'spec.resource', 'Required value'],
-  ['negative cluster replicas', (o) => (o.spec.clusters[0].replicas = -1), 'spec.clusters[0].replicas', 'must be greater than or equal to 0'],
-  ['duplicate target cluster', (o) => (o.spec.clusters[1].name = 'member1'), 'spec.clusters[1].name', 'Duplicate value: "member1"'],
-  ['rescheduleTriggeredAt not RFC3339', (o) => (o.spec.rescheduleTriggeredAt = 'now'), 'spec.rescheduleTriggeredAt', 'RFC3339'],
-  ['resource request not a quantity', (o) => (o.spec.replicaRequirements.resourceRequest.cpu = 'fast'), 'spec.replicaRequirements.resourceRequest.cpu', 'must be a quantity'],
-  ['placement rules apply', (o) => (o.spec.placement.clusterAffinity = {}), 'spec.placement.clusterAffinities', 'can not co-exist'],
-  ['lastScheduledTime not RFC3339', (o) => (o.status.lastScheduledTime = 17), 'status.lastScheduledTime', 'expected string'],
+  [
+    'negative cluster replicas',
+    (o) => (o.spec.clusters[0].replicas = -1),
+    'spec.clusters[0].replicas',
+    'must be greater than or equal to 0',
+  ],
+  [
+    'duplicate target cluster',
+    (o) => (o.spec.clusters[1].name = 'member1'),
+    'spec.clusters[1].name',
+    'Duplicate value: "member1"',
+  ],
+  [
+    'rescheduleTriggeredAt not RFC3339',
+    (o) => (o.spec.rescheduleTriggeredAt = 'now'),
+    'spec.rescheduleTriggeredAt',
+    'RFC3339',
+  ],
+  [
+    'resource request not a quantity',
+    (o) => (o.spec.replicaRequirements.resourceRequest.cpu = 'fast'),
+    'spec.replicaRequirements.resourceRequest.cpu',
+    'must be a quantity',
+  ],
+  [
+    'placement rules apply',
+    (o) => (o.spec.placement.clusterAffinity = {}),
+    'spec.placement.clusterAffinities',
+    'can not co-exist',
+  ],
+  [
+    'lastScheduledTime not RFC3339',
+    (o) => (o.status.lastScheduledTime = 17),
+    'status.lastScheduledTime',
+    'expected string',
+  ],
 ]);

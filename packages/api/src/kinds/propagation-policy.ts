@@ -15,7 +15,9 @@ export const resourceSelectorSchema = z.strictObject({
 });
 export type ResourceSelector = z.infer<typeof resourceSelectorSchema>;
 
-export const fieldSelectorSchema = z.strictObject({ matchExpressions: z.array(nodeSelectorRequirementSchema).optional() });
+export const fieldSelectorSchema = z.strictObject({
+  matchExpressions: z.array(nodeSelectorRequirementSchema).optional(),
+});
 
 const clusterAffinityShape = {
   labelSelector: labelSelectorSchema.optional(),
@@ -79,7 +81,9 @@ export const failoverBehaviorSchema = z.strictObject({
       purgeMode: z.enum(['Immediately', 'Graciously', 'Never']).optional(),
       gracePeriodSeconds: int32.min(1).optional(),
       statePreservation: z
-        .strictObject({ rules: z.array(z.strictObject({ aliasLabelName: z.string().min(1), jsonPath: z.string().min(1) })) })
+        .strictObject({
+          rules: z.array(z.strictObject({ aliasLabelName: z.string().min(1), jsonPath: z.string().min(1) })),
+        })
         .optional(),
     })
     .optional(),
@@ -87,7 +91,9 @@ export const failoverBehaviorSchema = z.strictObject({
     .strictObject({
       purgeMode: z.enum(['Immediately', 'Graciously', 'Never', 'Directly', 'Gracefully']).optional(),
       statePreservation: z
-        .strictObject({ rules: z.array(z.strictObject({ aliasLabelName: z.string().min(1), jsonPath: z.string().min(1) })) })
+        .strictObject({
+          rules: z.array(z.strictObject({ aliasLabelName: z.string().min(1), jsonPath: z.string().min(1) })),
+        })
         .optional(),
     })
     .optional(),
@@ -136,10 +142,16 @@ function validateAffinity(a: ClusterAffinity, at: string, errs: FieldError[]): v
   a.fieldSelector?.matchExpressions?.forEach((e, i) => {
     const p = `${at}.fieldSelector.matchExpressions[${i}]`;
     if (!FIELD_SELECTOR_KEYS.includes(e.key)) {
-      errs.push({ field: `${p}.key`, message: `Unsupported value: ${JSON.stringify(e.key)}: supported values: "provider", "region", "zone"` });
+      errs.push({
+        field: `${p}.key`,
+        message: `Unsupported value: ${JSON.stringify(e.key)}: supported values: "provider", "region", "zone"`,
+      });
     }
     if (e.operator !== 'In' && e.operator !== 'NotIn') {
-      errs.push({ field: `${p}.operator`, message: `Unsupported value: ${JSON.stringify(e.operator)}: supported values: "In", "NotIn"` });
+      errs.push({
+        field: `${p}.operator`,
+        message: `Unsupported value: ${JSON.stringify(e.operator)}: supported values: "In", "NotIn"`,
+      });
     }
   });
 }
@@ -152,34 +164,49 @@ function isEmptyAffinity(a: ClusterAffinity): boolean {
 export function validatePlacement(p: Placement, at: string): FieldError[] {
   const errs: FieldError[] = [];
   if (p.clusterAffinity && p.clusterAffinities) {
-    errs.push({ field: `${at}.clusterAffinities`, message: 'Forbidden: clusterAffinities can not co-exist with clusterAffinity' });
+    errs.push({
+      field: `${at}.clusterAffinities`,
+      message: 'Forbidden: clusterAffinities can not co-exist with clusterAffinity',
+    });
   }
   if (p.clusterAffinity) validateAffinity(p.clusterAffinity, `${at}.clusterAffinity`, errs);
   const rs = p.replicaScheduling;
   const overflowAllowed =
     rs?.replicaSchedulingType === 'Divided' &&
-    (rs.replicaDivisionPreference === 'Aggregated' || (rs.replicaDivisionPreference === 'Weighted' && !!rs.weightPreference?.dynamicWeight));
+    (rs.replicaDivisionPreference === 'Aggregated' ||
+      (rs.replicaDivisionPreference === 'Weighted' && !!rs.weightPreference?.dynamicWeight));
   const names = new Set<string>();
   p.clusterAffinities?.forEach((term, i) => {
     const tp = `${at}.clusterAffinities[${i}]`;
     for (const e of qualifiedNameErrors(term.affinityName)) {
       errs.push({ field: `${tp}.affinityName`, message: `Invalid value: ${JSON.stringify(term.affinityName)}: ${e}` });
     }
-    if (names.has(term.affinityName)) errs.push({ field: `${tp}.affinityName`, message: `duplicate name ${JSON.stringify(term.affinityName)}` });
+    if (names.has(term.affinityName))
+      errs.push({ field: `${tp}.affinityName`, message: `duplicate name ${JSON.stringify(term.affinityName)}` });
     names.add(term.affinityName);
     validateAffinity(term, tp, errs);
     if (term.overflowAffinities) {
       if (!overflowAllowed) {
-        errs.push({ field: `${tp}.overflowAffinities`, message: 'Forbidden: overflowAffinities need replicaScheduling Divided with Aggregated, or Weighted with a dynamicWeight' });
+        errs.push({
+          field: `${tp}.overflowAffinities`,
+          message:
+            'Forbidden: overflowAffinities need replicaScheduling Divided with Aggregated, or Weighted with a dynamicWeight',
+        });
       }
       if (isEmptyAffinity(term)) {
-        errs.push({ field: `${tp}.overflowAffinities`, message: 'Forbidden: overflowAffinities need the term itself to select clusters (labelSelector, fieldSelector, clusterNames or exclude)' });
+        errs.push({
+          field: `${tp}.overflowAffinities`,
+          message:
+            'Forbidden: overflowAffinities need the term itself to select clusters (labelSelector, fieldSelector, clusterNames or exclude)',
+        });
       }
       const tierNames = new Set([term.affinityName]);
       term.overflowAffinities.forEach((o, j) => {
         const op = `${tp}.overflowAffinities[${j}]`;
-        for (const e of qualifiedNameErrors(o.affinityName)) errs.push({ field: `${op}.affinityName`, message: `Invalid value: ${JSON.stringify(o.affinityName)}: ${e}` });
-        if (tierNames.has(o.affinityName)) errs.push({ field: `${op}.affinityName`, message: `duplicate name ${JSON.stringify(o.affinityName)}` });
+        for (const e of qualifiedNameErrors(o.affinityName))
+          errs.push({ field: `${op}.affinityName`, message: `Invalid value: ${JSON.stringify(o.affinityName)}: ${e}` });
+        if (tierNames.has(o.affinityName))
+          errs.push({ field: `${op}.affinityName`, message: `duplicate name ${JSON.stringify(o.affinityName)}` });
         tierNames.add(o.affinityName);
         validateAffinity(o, op, errs);
       });
@@ -187,11 +214,17 @@ export function validatePlacement(p: Placement, at: string): FieldError[] {
   });
   rs?.weightPreference?.staticWeightList?.forEach((w, i) => {
     if (w.weight < 1) {
-      errs.push({ field: `${at}.replicaScheduling.weightPreference.staticWeightList[${i}].weight`, message: `Invalid value: ${w.weight}: must be greater than or equal to 1` });
+      errs.push({
+        field: `${at}.replicaScheduling.weightPreference.staticWeightList[${i}].weight`,
+        message: `Invalid value: ${w.weight}: must be greater than or equal to 1`,
+      });
     }
   });
   if (rs?.replicaSchedulingType === 'Duplicated' && rs.replicaDivisionPreference) {
-    errs.push({ field: `${at}.replicaScheduling.replicaDivisionPreference`, message: 'Forbidden: only meaningful when replicaSchedulingType is Divided' });
+    errs.push({
+      field: `${at}.replicaScheduling.replicaDivisionPreference`,
+      message: 'Forbidden: only meaningful when replicaSchedulingType is Divided',
+    });
   }
   const spread = p.spreadConstraints ?? [];
   let byField = false;
@@ -204,11 +237,18 @@ export function validatePlacement(p: Placement, at: string): FieldError[] {
     if (c.spreadByField) byField = true;
     if (c.spreadByField === 'cluster') byCluster = true;
     if (c.maxGroups !== undefined && c.minGroups !== undefined && c.maxGroups > 0 && c.maxGroups < c.minGroups) {
-      errs.push({ field: `${sp}.maxGroups`, message: `Invalid value: ${c.maxGroups}: maxGroups lower than minGroups (${c.minGroups}) is not allowed` });
+      errs.push({
+        field: `${sp}.maxGroups`,
+        message: `Invalid value: ${c.maxGroups}: maxGroups lower than minGroups (${c.minGroups}) is not allowed`,
+      });
     }
   });
   if (byField && !byCluster) {
-    errs.push({ field: `${at}.spreadConstraints`, message: 'Invalid value: the cluster spread constraint must be enabled in one of the constraints in case of spreadByField is enabled' });
+    errs.push({
+      field: `${at}.spreadConstraints`,
+      message:
+        'Invalid value: the cluster spread constraint must be enabled in one of the constraints in case of spreadByField is enabled',
+    });
   }
   return errs;
 }
@@ -224,18 +264,26 @@ function defaultPropagation(obj: Record<string, unknown>): void {
   // Mutating webhook: selectors of a namespaced policy select in the policy's namespace.
   const ns = objAt(obj, 'metadata')?.namespace;
   if (obj.kind === 'PropagationPolicy' && typeof ns === 'string') {
-    for (const s of objectsAt(spec, 'resourceSelectors')) if (s.namespace === undefined || s.namespace === '') s.namespace = ns;
+    for (const s of objectsAt(spec, 'resourceSelectors'))
+      if (s.namespace === undefined || s.namespace === '') s.namespace = ns;
   }
   const placement = objAt(spec, 'placement');
   const rs = objAt(placement, 'replicaScheduling');
   if (rs) {
     rs.replicaSchedulingType ??= 'Divided';
-    if (rs.replicaSchedulingType === 'Divided' && (rs.replicaDivisionPreference === undefined || rs.replicaDivisionPreference === '')) {
+    if (
+      rs.replicaSchedulingType === 'Divided' &&
+      (rs.replicaDivisionPreference === undefined || rs.replicaDivisionPreference === '')
+    ) {
       rs.replicaDivisionPreference = 'Weighted';
     }
   }
   for (const c of objectsAt(placement, 'spreadConstraints')) {
-    if ((c.spreadByField === undefined || c.spreadByField === '') && (c.spreadByLabel === undefined || c.spreadByLabel === '')) c.spreadByField = 'cluster';
+    if (
+      (c.spreadByField === undefined || c.spreadByField === '') &&
+      (c.spreadByLabel === undefined || c.spreadByLabel === '')
+    )
+      c.spreadByField = 'cluster';
     if (c.minGroups === undefined || c.minGroups === 0) c.minGroups = 1;
   }
   const app = objAt(objAt(spec, 'failover'), 'application');
@@ -255,15 +303,24 @@ export const propagationPolicyAdmission: KindAdmission = {
     const spec = obj.spec!;
     const errs = spec.placement ? validatePlacement(spec.placement, 'spec.placement') : [];
     if (spec.suspension?.dispatching && spec.suspension.dispatchingOnClusters) {
-      errs.push({ field: 'spec.suspension.dispatchingOnClusters', message: 'Forbidden: dispatchingOnClusters can not co-exist with dispatching' });
+      errs.push({
+        field: 'spec.suspension.dispatchingOnClusters',
+        message: 'Forbidden: dispatchingOnClusters can not co-exist with dispatching',
+      });
     }
     if (spec.failover?.application && spec.propagateDeps !== true) {
-      errs.push({ field: 'spec.propagateDeps', message: 'Invalid value: application failover is set, propagateDeps must be true' });
+      errs.push({
+        field: 'spec.propagateDeps',
+        message: 'Invalid value: application failover is set, propagateDeps must be true',
+      });
     }
     if (obj.kind === 'PropagationPolicy') {
       spec.resourceSelectors.forEach((s, i) => {
         if (s.namespace && s.namespace !== obj.metadata.namespace) {
-          errs.push({ field: `spec.resourceSelectors[${i}].namespace`, message: `Invalid value: ${JSON.stringify(s.namespace)}: a PropagationPolicy selects only in its own namespace ${JSON.stringify(obj.metadata.namespace)}` });
+          errs.push({
+            field: `spec.resourceSelectors[${i}].namespace`,
+            message: `Invalid value: ${JSON.stringify(s.namespace)}: a PropagationPolicy selects only in its own namespace ${JSON.stringify(obj.metadata.namespace)}`,
+          });
         }
       });
     }

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import { timeSchema } from '../meta.js';
 import type { KubeObject } from '../object.js';
-import { conditionSchema, int32, int64, nodeSelectorRequirementSchema, resourceListSchema, tolerationSchema } from './common.js';
+import {
+  conditionSchema,
+  int32,
+  int64,
+  nodeSelectorRequirementSchema,
+  resourceListSchema,
+  tolerationSchema,
+} from './common.js';
 import type { KindAdmission } from './kind-admission.js';
 import { failoverBehaviorSchema, placementSchema, validatePlacement } from './propagation-policy.js';
 
@@ -22,7 +29,13 @@ export type TargetCluster = z.infer<typeof targetClusterSchema>;
 const replicaRequirementsSchema = z.strictObject({
   nodeClaim: z
     .strictObject({
-      hardNodeAffinity: z.strictObject({ nodeSelectorTerms: z.array(z.looseObject({ matchExpressions: z.array(nodeSelectorRequirementSchema).optional() })) }).optional(),
+      hardNodeAffinity: z
+        .strictObject({
+          nodeSelectorTerms: z.array(
+            z.looseObject({ matchExpressions: z.array(nodeSelectorRequirementSchema).optional() }),
+          ),
+        })
+        .optional(),
       nodeSelector: z.record(z.string(), z.string()).optional(),
       tolerations: z.array(tolerationSchema).optional(),
     })
@@ -89,7 +102,8 @@ export const resourceBindingAdmission: KindAdmission = {
     const errs = spec.placement ? validatePlacement(spec.placement, 'spec.placement') : [];
     const seen = new Set<string>();
     spec.clusters?.forEach((c, i) => {
-      if (seen.has(c.name)) errs.push({ field: `spec.clusters[${i}].name`, message: `Duplicate value: ${JSON.stringify(c.name)}` });
+      if (seen.has(c.name))
+        errs.push({ field: `spec.clusters[${i}].name`, message: `Duplicate value: ${JSON.stringify(c.name)}` });
       seen.add(c.name);
     });
     return errs;
@@ -98,7 +112,12 @@ export const resourceBindingAdmission: KindAdmission = {
     const a = oldObj.spec?.resource;
     const b = newObj.spec?.resource;
     if (a && b && (a.kind !== b.kind || a.name !== b.name || (a.namespace ?? '') !== (b.namespace ?? ''))) {
-      return [{ field: 'spec.resource', message: 'Invalid value: field is immutable: a binding always refers to the same resource' }];
+      return [
+        {
+          field: 'spec.resource',
+          message: 'Invalid value: field is immutable: a binding always refers to the same resource',
+        },
+      ];
     }
     return [];
   },

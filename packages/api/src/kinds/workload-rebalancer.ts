@@ -51,7 +51,10 @@ export const workloadRebalancerAdmission: KindAdmission = {
     const errs: FieldError[] = [];
     // Karmada admits a negative TTL and treats it as 0; a negative lifetime is a typo, so Flotilla says so.
     if (spec.ttlSecondsAfterFinished !== undefined && spec.ttlSecondsAfterFinished < 0) {
-      errs.push({ field: 'spec.ttlSecondsAfterFinished', message: `Invalid value: ${spec.ttlSecondsAfterFinished}: must be greater than or equal to 0` });
+      errs.push({
+        field: 'spec.ttlSecondsAfterFinished',
+        message: `Invalid value: ${spec.ttlSecondsAfterFinished}: must be greater than or equal to 0`,
+      });
     }
     spec.workloads.forEach((w, i) => {
       const at = `spec.workloads[${i}]`;
@@ -61,8 +64,13 @@ export const workloadRebalancerAdmission: KindAdmission = {
         return;
       }
       // Karmada's WorkloadRebalancer proposal: namespace is required for a namespaced workload and must be empty for a cluster-wide one.
-      if (info.namespaced && !w.namespace) errs.push({ field: `${at}.namespace`, message: `Required value: ${info.kind} is namespaced` });
-      if (!info.namespaced && w.namespace) errs.push({ field: `${at}.namespace`, message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty` });
+      if (info.namespaced && !w.namespace)
+        errs.push({ field: `${at}.namespace`, message: `Required value: ${info.kind} is namespaced` });
+      if (!info.namespaced && w.namespace)
+        errs.push({
+          field: `${at}.namespace`,
+          message: `Forbidden: ${info.kind} is cluster-scoped, namespace must be empty`,
+        });
     });
     return errs;
   },

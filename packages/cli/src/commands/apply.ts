@@ -4,7 +4,12 @@ import { readManifests } from '../context.js';
 import { errorText } from '../errors.js';
 
 /** `apply -f`: every document is parsed before any is sent, so a malformed file stores nothing. */
-export async function applyCommand(io: CliIo, session: () => Promise<Session>, files: string[], dryRun: boolean): Promise<number> {
+export async function applyCommand(
+  io: CliIo,
+  session: () => Promise<Session>,
+  files: string[],
+  dryRun: boolean,
+): Promise<number> {
   const docs = await readManifests(io, files);
   const s = await session();
   let failed = 0;
@@ -13,7 +18,9 @@ export async function applyCommand(io: CliIo, session: () => Promise<Session>, f
     const size = Buffer.byteLength(JSON.stringify(doc));
     if (size > MAX_OBJECT_BYTES) {
       failed++;
-      io.err(`error: ${describeDoc(doc)}: object is too large: ${size} bytes of JSON, the limit is ${MAX_OBJECT_BYTES}`);
+      io.err(
+        `error: ${describeDoc(doc)}: object is too large: ${size} bytes of JSON, the limit is ${MAX_OBJECT_BYTES}`,
+      );
       continue;
     }
     try {

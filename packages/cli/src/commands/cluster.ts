@@ -26,7 +26,10 @@ export function simulatedCluster(name: string, o: AddClusterOptions): object {
   }
   const taints = o.taint.map((t) => {
     const m = TAINT.exec(t);
-    if (!m) throw new CliError(`error: --taint "${t}" is not KEY[=VALUE]:EFFECT with EFFECT one of NoSchedule, PreferNoSchedule, NoExecute`);
+    if (!m)
+      throw new CliError(
+        `error: --taint "${t}" is not KEY[=VALUE]:EFFECT with EFFECT one of NoSchedule, PreferNoSchedule, NoExecute`,
+      );
     return { key: m[1]!, ...(m[2] !== undefined ? { value: m[2] } : {}), effect: m[3]! };
   });
   return {
@@ -45,7 +48,10 @@ export function simulatedCluster(name: string, o: AddClusterOptions): object {
 }
 
 export async function clusterAddCommand(io: CliIo, s: Session, name: string, o: AddClusterOptions): Promise<number> {
-  if (!o.sim) throw new CliError('error: only simulated clusters can be added from the CLI (--sim); join a real cluster by applying its Cluster object and running a member-agent with the kube driver');
+  if (!o.sim)
+    throw new CliError(
+      'error: only simulated clusters can be added from the CLI (--sim); join a real cluster by applying its Cluster object and running a member-agent with the kube driver',
+    );
   const r = await s.client.apply(simulatedCluster(name, o));
   io.out(`cluster/${name} ${r.outcome}`);
   return 0;
@@ -112,10 +118,16 @@ export function loadModel(o: LoadOptions): object {
 export async function clusterLoadCommand(io: CliIo, s: Session, name: string, o: LoadOptions): Promise<number> {
   const slash = o.workload.indexOf('/');
   if (slash <= 0) throw new CliError(`error: --workload takes KIND/NAME, not "${o.workload}"`);
-  const workload = { kind: resolveKind(o.workload.slice(0, slash)).kind, namespace: o.namespace ?? 'default', name: o.workload.slice(slash + 1) };
+  const workload = {
+    kind: resolveKind(o.workload.slice(0, slash)).kind,
+    namespace: o.namespace ?? 'default',
+    name: o.workload.slice(slash + 1),
+  };
   const model = loadModel(o);
   const same = (l: { workload: typeof workload }) =>
-    l.workload.kind === workload.kind && l.workload.namespace === workload.namespace && l.workload.name === workload.name;
+    l.workload.kind === workload.kind &&
+    l.workload.namespace === workload.namespace &&
+    l.workload.name === workload.name;
   await updateSimulation(s, name, (sim) => {
     const loads = ((sim.loads as Array<{ workload: typeof workload }> | undefined) ?? []).filter((l) => !same(l));
     return { ...sim, loads: [...loads, { workload, model }] };

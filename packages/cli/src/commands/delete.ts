@@ -30,7 +30,7 @@ export async function deleteCommand(
   for (const t of targets) {
     try {
       const info = resolveKind(t.kind);
-      await s.client.delete(info.kind, t.name, info.namespaced ? t.namespace ?? 'default' : undefined);
+      await s.client.delete(info.kind, t.name, info.namespaced ? (t.namespace ?? 'default') : undefined);
       io.out(`${info.kind.toLowerCase()} "${t.name}" deleted`);
     } catch (err) {
       failed++;

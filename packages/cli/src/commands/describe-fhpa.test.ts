@@ -26,17 +26,24 @@ describe('describe fhpa: the assignment table and why it changed last', () => {
   });
 
   it("names Karmada's shipped mode, and an assignment not made yet", () => {
-    expect(federatedHpaLines({}, {}).join('\n')).toContain("Karmada's FederatedHPA: one replica count for the template");
+    expect(federatedHpaLines({}, {}).join('\n')).toContain(
+      "Karmada's FederatedHPA: one replica count for the template",
+    );
     expect(federatedHpaLines({ federatedHPAAssignment: {} }, undefined)).toContain('Assignment:   <none yet>');
   });
 
   it('says who divides a binding’s replicas', () => {
     expect(replicaDivisionLines({}, {})).toEqual(['Replica division:  affinity scheduler']);
-    const owned = { 'autoscaling.flotilla.io/federated-hpa': 'shop', 'autoscaling.flotilla.io/feasible-clusters': 'member1,member2' };
+    const owned = {
+      'autoscaling.flotilla.io/federated-hpa': 'shop',
+      'autoscaling.flotilla.io/feasible-clusters': 'member1,member2',
+    };
     expect(replicaDivisionLines({ resource: { kind: 'Deployment' } }, owned)).toEqual([
       'Replica division:  FederatedHPA shop (hpa-assigner); the affinity scheduler only filters clusters',
       'Feasible clusters: member1,member2',
     ]);
-    expect(replicaDivisionLines({ resource: { kind: 'HorizontalPodAutoscaler' } }, owned)[0]).toContain('member HPA of FederatedHPA shop');
+    expect(replicaDivisionLines({ resource: { kind: 'HorizontalPodAutoscaler' } }, owned)[0]).toContain(
+      'member HPA of FederatedHPA shop',
+    );
   });
 });

@@ -28,12 +28,24 @@ function session(stored: StoredLike): Session {
 
 async function describeOutput(kind: string, stored: StoredLike): Promise<string> {
   const out: string[] = [];
-  const io: CliIo = { out: (t) => void out.push(t), err: () => undefined, readStdin: async () => '', now: () => now, env: {} };
+  const io: CliIo = {
+    out: (t) => void out.push(t),
+    err: () => undefined,
+    readStdin: async () => '',
+    now: () => now,
+    env: {},
+  };
   expect(await describeCommand(io, session(stored), kind, stored.metadata.name)).toBe(0);
   return out.join('\n');
 }
 
-const scheduled = (name: string, minute: number, affinityName: string, cluster: string, namespace: string | undefined) =>
+const scheduled = (
+  name: string,
+  minute: number,
+  affinityName: string,
+  cluster: string,
+  namespace: string | undefined,
+) =>
   cloudEvent({
     source: 'affinity-scheduler',
     type: EventTypes.BindingScheduled,
@@ -64,8 +76,20 @@ const failed = (name: string, minute: number) =>
       keptClusters: [{ name: 'member1', replicas: 2 }],
       mode: 'Steady',
       filtered: [{ cluster: 'member1', reason: 'cluster(s) were not ready' }],
-      groups: [{ affinityName: 'dc-beijing', ok: false, message: '0/1 clusters are available: 1 cluster(s) were not ready.', filtered: [{ cluster: 'member1', reason: 'cluster(s) were not ready' }] }],
-      kubeEvent: { type: 'Warning', reason: 'ScheduleBindingFailed', message: 'group dc-beijing: 0/1 clusters are available: 1 cluster(s) were not ready.; previous assignment kept (member1:2)' },
+      groups: [
+        {
+          affinityName: 'dc-beijing',
+          ok: false,
+          message: '0/1 clusters are available: 1 cluster(s) were not ready.',
+          filtered: [{ cluster: 'member1', reason: 'cluster(s) were not ready' }],
+        },
+      ],
+      kubeEvent: {
+        type: 'Warning',
+        reason: 'ScheduleBindingFailed',
+        message:
+          'group dc-beijing: 0/1 clusters are available: 1 cluster(s) were not ready.; previous assignment kept (member1:2)',
+      },
     },
   });
 
@@ -108,8 +132,12 @@ describe('flotilla describe rb', () => {
 
     await publishEvent(bus, scheduled('web-deployment', 4, 'dc-hongkong', 'member2', 'default'));
     const afterRecovery = await describeOutput('resourcebinding', rb('web-deployment'));
-    expect(afterRecovery).toContain('  Event:           BindingScheduled, 6m ago (2026-01-01T00:04:00.000Z)\n  Mode:            Steady\n  Affinity group:  dc-hongkong');
-    expect(afterRecovery).toContain('    dc-hongkong:  Scheduled\n      Filtered clusters:\n        Cluster   Reason\n        member3   cluster(s) were not ready');
+    expect(afterRecovery).toContain(
+      '  Event:           BindingScheduled, 6m ago (2026-01-01T00:04:00.000Z)\n  Mode:            Steady\n  Affinity group:  dc-hongkong',
+    );
+    expect(afterRecovery).toContain(
+      '    dc-hongkong:  Scheduled\n      Filtered clusters:\n        Cluster   Reason\n        member3   cluster(s) were not ready',
+    );
     expect(afterRecovery).not.toContain('NoClusterFit');
   });
 
@@ -122,7 +150,14 @@ describe('flotilla describe rb', () => {
         namespace: 'default',
         name: 'api-deployment',
         time: at(minute),
-        data: { clusters: [{ name: 'member1', replicas: 2 }], affinityName: 'dc-beijing', mode: 'Steady', kept: true, filtered: [], groups: [] },
+        data: {
+          clusters: [{ name: 'member1', replicas: 2 }],
+          affinityName: 'dc-beijing',
+          mode: 'Steady',
+          kept: true,
+          filtered: [],
+          groups: [],
+        },
       });
     await publishEvent(bus, kept(0)); // a confirmation older than the decision does not count
     await publishEvent(bus, scheduled('api-deployment', 1, 'dc-beijing', 'member1', 'default'));
@@ -141,13 +176,20 @@ describe('flotilla describe rb', () => {
         '  Affinity group:  dc-beijing',
       ].join('\n'),
     );
-    expect(text).toContain('    dc-beijing:  Scheduled\n      Filtered clusters:\n        Cluster   Reason\n        member3   cluster(s) were not ready');
+    expect(text).toContain(
+      '    dc-beijing:  Scheduled\n      Filtered clusters:\n        Cluster   Reason\n        member3   cluster(s) were not ready',
+    );
     expect(text).not.toContain('NoClusterFit');
   });
 
   it('reads a ClusterResourceBinding decision from the cluster-scoped address', async () => {
     await publishEvent(bus, scheduled('viewer-clusterrole', 5, 'all', 'member1', undefined));
-    const crb: StoredLike = { apiVersion: 'work.karmada.io/v1alpha2', kind: 'ClusterResourceBinding', metadata: { name: 'viewer-clusterrole' }, spec: {} };
+    const crb: StoredLike = {
+      apiVersion: 'work.karmada.io/v1alpha2',
+      kind: 'ClusterResourceBinding',
+      metadata: { name: 'viewer-clusterrole' },
+      spec: {},
+    };
     const text = await describeOutput('crb', crb);
     expect(text).toContain('Scheduling decision:\n  Event:           BindingScheduled, 5m ago');
     expect(text).toContain('  Affinity group:  all');
@@ -163,8 +205,14 @@ describe('flotilla describe rb', () => {
   });
 
   it('says there is no decision yet for a binding never scheduled, and adds no section to other kinds', async () => {
-    expect(await describeOutput('rb', rb('new-deployment'))).toContain('Scheduling decision:  <none>\nEvents:       <none>');
-    const cm: StoredLike = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-deployment', namespace: 'default' } };
+    expect(await describeOutput('rb', rb('new-deployment'))).toContain(
+      'Scheduling decision:  <none>\nEvents:       <none>',
+    );
+    const cm: StoredLike = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'web-deployment', namespace: 'default' },
+    };
     expect(await describeOutput('configmap', cm)).not.toContain('Scheduling decision');
   });
 });

@@ -12,9 +12,15 @@ const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
  * kubectl-like description: identity, spec and status as YAML, for a binding the latest scheduling decision (why the
  * replicas are where they are), then the object's events.
  */
-export async function describeCommand(io: CliIo, s: Session, kindToken: string, name: string, namespace?: string): Promise<number> {
+export async function describeCommand(
+  io: CliIo,
+  s: Session,
+  kindToken: string,
+  name: string,
+  namespace?: string,
+): Promise<number> {
   const info = resolveKind(kindToken);
-  const ns = info.namespaced ? namespace ?? 'default' : undefined;
+  const ns = info.namespaced ? (namespace ?? 'default') : undefined;
   const o = await s.client.get(info.kind, name, ns);
   const { items: events } = await s.client.events({ kind: info.kind, namespace: ns, name });
   const m = o.metadata as Record<string, unknown>;
@@ -30,12 +36,36 @@ export async function describeCommand(io: CliIo, s: Session, kindToken: string, 
   ];
   if (o.spec !== undefined) lines.push('Spec:', indent(toYaml(o.spec)));
   if (o.status !== undefined) lines.push('Status:', indent(toYaml(o.status)));
-  if (info.kind === 'FederatedHPA') lines.push(...federatedHpaLines(o.spec as Record<string, unknown> | undefined, o.status as Record<string, unknown> | undefined));
+  if (info.kind === 'FederatedHPA')
+    lines.push(
+      ...federatedHpaLines(
+        o.spec as Record<string, unknown> | undefined,
+        o.status as Record<string, unknown> | undefined,
+      ),
+    );
   if (info.kind === 'EffectiveHorizontalPodAutoscaler') {
-    lines.push(...effectiveHpaLines(o.spec as Record<string, unknown> | undefined, o.status as Record<string, unknown> | undefined, io.now()));
+    lines.push(
+      ...effectiveHpaLines(
+        o.spec as Record<string, unknown> | undefined,
+        o.status as Record<string, unknown> | undefined,
+        io.now(),
+      ),
+    );
   }
-  if (BINDING_KINDS.has(info.kind)) lines.push(...replicaDivisionLines(o.spec as Record<string, unknown> | undefined, m.annotations as Record<string, string> | undefined));
-  if (BINDING_KINDS.has(info.kind)) lines.push(...schedulingDecisionLines(await lastDecision(s.bus, info.kind, ns, name, typeof m.uid === 'string' ? m.uid : undefined), io.now()));
+  if (BINDING_KINDS.has(info.kind))
+    lines.push(
+      ...replicaDivisionLines(
+        o.spec as Record<string, unknown> | undefined,
+        m.annotations as Record<string, string> | undefined,
+      ),
+    );
+  if (BINDING_KINDS.has(info.kind))
+    lines.push(
+      ...schedulingDecisionLines(
+        await lastDecision(s.bus, info.kind, ns, name, typeof m.uid === 'string' ? m.uid : undefined),
+        io.now(),
+      ),
+    );
   lines.push(
     events.length === 0
       ? 'Events:       <none>'
@@ -45,7 +75,9 @@ export async function describeCommand(io: CliIo, s: Session, kindToken: string, 
             events.map((e) => [
               e.type,
               e.reason,
-              e.count > 1 ? `${formatAge(e.lastTimestamp, io.now())} (x${e.count} over ${formatAge(e.firstTimestamp, io.now())})` : formatAge(e.lastTimestamp, io.now()),
+              e.count > 1
+                ? `${formatAge(e.lastTimestamp, io.now())} (x${e.count} over ${formatAge(e.firstTimestamp, io.now())})`
+                : formatAge(e.lastTimestamp, io.now()),
               e.source.component,
               e.message,
             ]),
@@ -81,7 +113,13 @@ export interface DecisionEvents {
  * the clusters it confirms are those of the last successful scheduling, which is then looked up in the binding's
  * BindingScheduled history. Only that case reads history; otherwise one direct read per event type suffices.
  */
-export async function lastDecision(bus: Bus, kind: string, namespace: string | undefined, name: string, uid?: string): Promise<DecisionEvents> {
+export async function lastDecision(
+  bus: Bus,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+  uid?: string,
+): Promise<DecisionEvents> {
   const types = [EventTypes.BindingScheduled, EventTypes.BindingScheduleFailed];
   const found = await Promise.all(types.map((type) => lastEvent(bus, { kind, namespace, name, type })));
   const newest = found.reduce((a, b) => (b && (!a || b.seq > a.seq) ? b : a), undefined);
@@ -89,7 +127,9 @@ export async function lastDecision(bus: Bus, kind: string, namespace: string | u
   if (!newest || !ofBinding(newest.event, uid)) return { decision: undefined };
   if (!isKept(newest.event)) return { decision: newest.event };
   let placed: CloudEvent | undefined;
-  for await (const d of readEvents(bus, { filter: { kind, namespace: namespace ?? '', name, type: EventTypes.BindingScheduled } })) {
+  for await (const d of readEvents(bus, {
+    filter: { kind, namespace: namespace ?? '', name, type: EventTypes.BindingScheduled },
+  })) {
     if (d.seq >= newest.seq) break;
     if (!isKept(d.event) && ofBinding(d.event, uid)) placed = d.event;
   }
@@ -139,12 +179,18 @@ export function schedulingDecisionLines({ decision: e, kept }: DecisionEvents, n
     field('Reason', d.reason ?? '<unknown>');
     if (d.kubeEvent?.message) field('Message', d.kubeEvent.message);
   }
-  field('Affinity group', failed ? 'none succeeded' : (d.affinityName ?? (named ? '<unknown>' : '<none> (single clusterAffinity)')));
+  field(
+    'Affinity group',
+    failed ? 'none succeeded' : (d.affinityName ?? (named ? '<unknown>' : '<none> (single clusterAffinity)')),
+  );
   const targets = failed ? d.keptClusters : d.clusters;
   const targetsLabel = failed ? 'Kept clusters' : 'Clusters';
   if (!targets?.length) field(targetsLabel, '<none>');
   else {
-    const table = formatTable(['Cluster', 'Replicas'], targets.map((t) => [t.name, t.replicas === undefined ? '-' : String(t.replicas)]));
+    const table = formatTable(
+      ['Cluster', 'Replicas'],
+      targets.map((t) => [t.name, t.replicas === undefined ? '-' : String(t.replicas)]),
+    );
     lines.push(`  ${targetsLabel}:`, ...table.split('\n').map((l) => `    ${l}`));
   }
   // Only a confirmation was found (the scheduling it confirms is no longer in the log): no filter ran for it.
@@ -166,6 +212,9 @@ export function schedulingDecisionLines({ decision: e, kept }: DecisionEvents, n
 
 function filteredLines(filtered: readonly FilteredCluster[], pad: string): string[] {
   if (filtered.length === 0) return [`${pad}Filtered clusters:  <none>`];
-  const table = formatTable(['Cluster', 'Reason'], filtered.map((f) => [f.cluster, f.reason]));
+  const table = formatTable(
+    ['Cluster', 'Reason'],
+    filtered.map((f) => [f.cluster, f.reason]),
+  );
   return [`${pad}Filtered clusters:`, ...table.split('\n').map((l) => `${pad}  ${l}`)];
 }

@@ -15,7 +15,15 @@ afterAll(async () => {
 });
 
 const scheduled = (name: string) =>
-  cloudEvent({ source: 'affinity-scheduler', type: 'BindingScheduled', kind: 'ResourceBinding', namespace: 'default', name, time: new Date('2026-01-01T00:00:00Z'), data: { kubeEvent: { type: 'Normal', reason: 'ScheduleBindingSucceed', message: `placed ${name}` } } });
+  cloudEvent({
+    source: 'affinity-scheduler',
+    type: 'BindingScheduled',
+    kind: 'ResourceBinding',
+    namespace: 'default',
+    name,
+    time: new Date('2026-01-01T00:00:00Z'),
+    data: { kubeEvent: { type: 'Normal', reason: 'ScheduleBindingSucceed', message: `placed ${name}` } },
+  });
 
 describe('flotilla events --follow -o json', () => {
   it('prints each stored and each new CloudEvents envelope as it is, one per line, until interrupted', async () => {
@@ -23,10 +31,21 @@ describe('flotilla events --follow -o json', () => {
     await publishEvent(bus, first);
     await publishEvent(bus, scheduled('other-deployment'));
     const lines: string[] = [];
-    const io: CliIo = { out: (t) => void lines.push(t), err: () => undefined, readStdin: async () => '', now: () => new Date(), env: {} };
+    const io: CliIo = {
+      out: (t) => void lines.push(t),
+      err: () => undefined,
+      readStdin: async () => '',
+      now: () => new Date(),
+      env: {},
+    };
     const ac = new AbortController();
     const session = { bus, client: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot }) };
-    const running = eventsCommand(io, session, { follow: true, output: 'json', for: 'rb/web-deployment', signal: ac.signal });
+    const running = eventsCommand(io, session, {
+      follow: true,
+      output: 'json',
+      for: 'rb/web-deployment',
+      signal: ac.signal,
+    });
     await eventually(() => (lines.length >= 1 ? true : undefined), 5000, 'the stored event');
     const second = scheduled('web-deployment');
     await publishEvent(bus, second);
@@ -38,10 +57,18 @@ describe('flotilla events --follow -o json', () => {
 
   it('prints a table without -o, and rejects other formats', async () => {
     const lines: string[] = [];
-    const io: CliIo = { out: (t) => void lines.push(t), err: () => undefined, readStdin: async () => '', now: () => new Date(), env: {} };
+    const io: CliIo = {
+      out: (t) => void lines.push(t),
+      err: () => undefined,
+      readStdin: async () => '',
+      now: () => new Date(),
+      env: {},
+    };
     const session = { bus, client: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot }) };
     await eventsCommand(io, session, { for: 'rb/other-deployment' });
-    expect(lines.join('\n')).toMatch(/^TIME\s+EVENT\s+OBJECT\s+MESSAGE\n2026-01-01T00:00:00.000Z\s+BindingScheduled\s+ResourceBinding\/default\/other-deployment\s+placed other-deployment$/);
+    expect(lines.join('\n')).toMatch(
+      /^TIME\s+EVENT\s+OBJECT\s+MESSAGE\n2026-01-01T00:00:00.000Z\s+BindingScheduled\s+ResourceBinding\/default\/other-deployment\s+placed other-deployment$/,
+    );
     await expect(eventsCommand(io, session, { output: 'yaml' })).rejects.toThrow(/-o json only/);
   });
 });

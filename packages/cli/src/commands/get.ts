@@ -9,10 +9,16 @@ export interface GetOptions {
   output?: string;
 }
 
-export async function getCommand(io: CliIo, s: Session, kindToken: string, names: string[], o: GetOptions): Promise<number> {
+export async function getCommand(
+  io: CliIo,
+  s: Session,
+  kindToken: string,
+  names: string[],
+  o: GetOptions,
+): Promise<number> {
   const format = parseOutput(o.output);
   const info = resolveKind(kindToken);
-  const namespace = info.namespaced && !o.allNamespaces ? o.namespace ?? 'default' : undefined;
+  const namespace = info.namespaced && !o.allNamespaces ? (o.namespace ?? 'default') : undefined;
   let items: StoredLike[];
   if (names.length) {
     items = [];

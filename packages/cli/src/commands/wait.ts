@@ -4,21 +4,31 @@ import { CliError, type CliIo, type Session } from '../context.js';
 import { parseDuration } from '../duration.js';
 
 /** `--for=condition=Ready`, `--for=condition=Ready=False` or `--for=delete`. */
-export function parseWaitFor(text: string): { type: 'condition'; condition: string; status: string } | { type: 'delete' } {
+export function parseWaitFor(
+  text: string,
+): { type: 'condition'; condition: string; status: string } | { type: 'delete' } {
   if (text === 'delete') return { type: 'delete' };
   const m = /^condition=([^=]+)(?:=(.+))?$/.exec(text);
-  if (!m) throw new CliError(`error: unrecognized condition: "${text}"; use --for=condition=NAME[=VALUE] or --for=delete`);
+  if (!m)
+    throw new CliError(`error: unrecognized condition: "${text}"; use --for=condition=NAME[=VALUE] or --for=delete`);
   return { type: 'condition', condition: m[1]!, status: (m[2] ?? 'True').toLowerCase() };
 }
 
-export async function waitCommand(io: CliIo, s: Session, target: string, forText: string, timeoutText: string, namespace?: string): Promise<number> {
+export async function waitCommand(
+  io: CliIo,
+  s: Session,
+  target: string,
+  forText: string,
+  timeoutText: string,
+  namespace?: string,
+): Promise<number> {
   const want = parseWaitFor(forText);
   const timeoutMs = parseDuration(timeoutText, '--timeout');
   const slash = target.indexOf('/');
   if (slash <= 0) throw new CliError(`error: "${target}" is not KIND/NAME`);
   const info = resolveKind(target.slice(0, slash));
   const name = target.slice(slash + 1);
-  const ns = info.namespaced ? namespace ?? 'default' : undefined;
+  const ns = info.namespaced ? (namespace ?? 'default') : undefined;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

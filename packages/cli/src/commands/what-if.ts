@@ -9,7 +9,8 @@ import { formatTable } from '../output/table.js';
 function parseInstant(text: string | undefined, flag: string, fallback: Date): Date {
   if (text === undefined) return fallback;
   const t = Date.parse(text);
-  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) throw new CliError(`error: ${flag} "${text}" is not an RFC 3339 time such as 2026-03-08T09:04:00Z`);
+  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(text))
+    throw new CliError(`error: ${flag} "${text}" is not an RFC 3339 time such as 2026-03-08T09:04:00Z`);
   return new Date(t);
 }
 
@@ -25,8 +26,13 @@ function print(io: CliIo, output: string | undefined, value: object): void {
 }
 
 /** `what-if schedule`: the bindings the scheduler would write, by the scheduler's own functions, offline. */
-export async function whatIfScheduleCommand(io: CliIo, files: string[], o: { output?: string; now?: string }): Promise<number> {
-  if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml') throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
+export async function whatIfScheduleCommand(
+  io: CliIo,
+  files: string[],
+  o: { output?: string; now?: string },
+): Promise<number> {
+  if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml')
+    throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
   const now = parseInstant(o.now, '--now', io.now());
   const bindings = whatIfSchedule(await admittedDocs(io, files), now) as Array<{ metadata: unknown }>;
   print(io, o.output ?? 'yaml', asList(bindings as never));
@@ -37,17 +43,31 @@ export async function whatIfScheduleCommand(io: CliIo, files: string[], o: { out
  * `what-if fhpa`: the target's ResourceBinding after the hpa-assigner's update and the member HPAs' limits, by the
  * scheduler's and the hpa-assigner's own functions, offline.
  */
-export async function whatIfFhpaCommand(io: CliIo, files: string[], o: { output?: string; now?: string }): Promise<number> {
-  if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml') throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
+export async function whatIfFhpaCommand(
+  io: CliIo,
+  files: string[],
+  o: { output?: string; now?: string },
+): Promise<number> {
+  if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml')
+    throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
   const now = parseInstant(o.now, '--now', io.now());
   const result = whatIfFederatedHpa(await admittedDocs(io, files), now);
   // Exactly this shape (a public interface): the List and the assignments, nothing else.
-  print(io, o.output ?? 'yaml', { apiVersion: 'v1', kind: 'List', items: [result.binding], assignments: result.assignments });
+  print(io, o.output ?? 'yaml', {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [result.binding],
+    assignments: result.assignments,
+  });
   return 0;
 }
 
 /** `what-if cron`: next execution times at --now and the executions in (now, until]. */
-export async function whatIfCronCommand(io: CliIo, files: string[], o: { output?: string; now?: string; until?: string; timeZone?: string }): Promise<number> {
+export async function whatIfCronCommand(
+  io: CliIo,
+  files: string[],
+  o: { output?: string; now?: string; until?: string; timeZone?: string },
+): Promise<number> {
   const now = parseInstant(o.now, '--now', io.now());
   const until = o.until === undefined ? undefined : parseInstant(o.until, '--until', now);
   if (until && until <= now) throw new CliError('error: --until must be later than --now');
@@ -59,8 +79,12 @@ export async function whatIfCronCommand(io: CliIo, files: string[], o: { output?
   }
   if (o.output !== undefined) throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
   const rows: string[][] = [];
-  for (const item of result.items as Array<{ metadata: { name: string }; status?: { executionHistories?: Array<{ ruleName: string; nextExecutionTime?: string }> } }>) {
-    for (const h of item.status?.executionHistories ?? []) rows.push([item.metadata.name, h.ruleName, h.nextExecutionTime ?? '<suspended>']);
+  for (const item of result.items as Array<{
+    metadata: { name: string };
+    status?: { executionHistories?: Array<{ ruleName: string; nextExecutionTime?: string }> };
+  }>) {
+    for (const h of item.status?.executionHistories ?? [])
+      rows.push([item.metadata.name, h.ruleName, h.nextExecutionTime ?? '<suspended>']);
   }
   io.out(formatTable(['NAME', 'RULE', 'NEXT EXECUTION'], rows));
   if (until) {

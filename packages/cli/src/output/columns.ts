@@ -12,7 +12,9 @@ const at = (o: unknown, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Json)[k] : undefined), o);
 const str = (v: unknown) => (v === undefined || v === null || v === '' ? '<none>' : String(v));
 const condition = (o: StoredLike, type: string) =>
-  ((at(o, 'status.conditions') as Array<{ type: string; status: string }> | undefined) ?? []).find((c) => c.type === type)?.status ?? 'Unknown';
+  ((at(o, 'status.conditions') as Array<{ type: string; status: string }> | undefined) ?? []).find(
+    (c) => c.type === type,
+  )?.status ?? 'Unknown';
 const targets = (o: StoredLike) =>
   ((at(o, 'spec.clusters') as Array<{ name: string; replicas?: number }> | undefined) ?? [])
     .map((c) => (c.replicas === undefined ? c.name : `${c.name}:${c.replicas}`))

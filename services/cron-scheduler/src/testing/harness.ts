@@ -38,7 +38,15 @@ export async function harness(label: string, redisUrl = REDIS_URL): Promise<Harn
     prefix,
     queueName,
     controller(extra = {}) {
-      const c = new CronController({ bus, redis, queuePrefix: prefix, queueName, publish: (e) => publishEvent(bus, e), logger: silent, ...extra });
+      const c = new CronController({
+        bus,
+        redis,
+        queuePrefix: prefix,
+        queueName,
+        publish: (e) => publishEvent(bus, e),
+        logger: silent,
+        ...extra,
+      });
       controllers.push(c);
       return c;
     },
@@ -53,7 +61,8 @@ export async function harness(label: string, redisUrl = REDIS_URL): Promise<Harn
     /** The status the status writer would fold from these events. */
     async status(name) {
       let status: CronFederatedHPAStatus | undefined;
-      for (const e of await h.events(name)) status = evolveHistory(status, { type: e.type, data: e.data } as unknown as CronEvent);
+      for (const e of await h.events(name))
+        status = evolveHistory(status, { type: e.type, data: e.data } as unknown as CronEvent);
       return status ?? {};
     },
     async dispose() {
@@ -74,10 +83,18 @@ export const deployment = (name: string, replicas: number) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace: 'default' },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+  },
 });
 
-export const cronHpa = (name: string, target: { apiVersion: string; kind: string; name: string }, rules: unknown[]) => ({
+export const cronHpa = (
+  name: string,
+  target: { apiVersion: string; kind: string; name: string },
+  rules: unknown[],
+) => ({
   apiVersion: 'autoscaling.karmada.io/v1alpha1',
   kind: 'CronFederatedHPA',
   metadata: { name, namespace: 'default' },

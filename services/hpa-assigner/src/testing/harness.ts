@@ -26,7 +26,12 @@ export interface Harness {
   controller(extra?: Partial<FederatedHpaControllerOptions>): FederatedHpaController;
   apply(o: unknown): Promise<StoredObject>;
   /** Folds a status the way the status writer does after a report. */
-  reportStatus(kind: string, namespace: string | undefined, name: string, status: Record<string, unknown>): Promise<void>;
+  reportStatus(
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    status: Record<string, unknown>,
+  ): Promise<void>;
   cluster(name: string, ready: boolean, cpu?: string): Promise<void>;
   events(name: string): Promise<FhpaEvent[]>;
   /** The FederatedHPA status the status writer would fold from its events. */
@@ -79,13 +84,21 @@ export async function harness(label: string, redisUrl = REDIS_URL): Promise<Harn
             lastTransitionTime: '2026-01-01T00:00:00Z',
           },
         ],
-        resourceSummary: { allocatable: { cpu, memory: '64Gi', pods: '110' }, allocated: { cpu: '0', memory: '0', pods: '0' } },
+        resourceSummary: {
+          allocatable: { cpu, memory: '64Gi', pods: '110' },
+          allocated: { cpu: '0', memory: '0', pods: '0' },
+        },
       });
     },
     async events(name) {
       const out: FhpaEvent[] = [];
       for await (const d of readEvents(bus, { filter: { kind: 'FederatedHPA', name } })) {
-        out.push({ id: d.event.id, type: eventTypeOf(d.event), time: d.event.time, data: d.event.data as Record<string, unknown> });
+        out.push({
+          id: d.event.id,
+          type: eventTypeOf(d.event),
+          time: d.event.time,
+          data: d.event.data as Record<string, unknown>,
+        });
       }
       return out;
     },

@@ -5,15 +5,24 @@ export const CLIENT_NODE_PACKAGE = '@kubernetes/client-node';
 
 /** The few parts of @kubernetes/client-node 1.x used here, typed locally so the package stays optional. */
 interface ClientNodeModule {
-  KubeConfig: new () => { loadFromDefault(): void; loadFromFile(path: string): void; makeApiClient<T>(api: new (...args: never[]) => T): T };
-  CoreV1Api: new (...args: never[]) => { listNode(): Promise<{ items: KubeNode[] }>; listPodForAllNamespaces(): Promise<{ items: KubePod[] }> };
+  KubeConfig: new () => {
+    loadFromDefault(): void;
+    loadFromFile(path: string): void;
+    makeApiClient<T>(api: new (...args: never[]) => T): T;
+  };
+  CoreV1Api: new (
+    ...args: never[]
+  ) => { listNode(): Promise<{ items: KubeNode[] }>; listPodForAllNamespaces(): Promise<{ items: KubePod[] }> };
   VersionApi: new (...args: never[]) => { getCode(): Promise<{ gitVersion: string }> };
 }
 
 export class KubeClientMissingError extends Error {
   override readonly name = 'KubeClientMissingError';
   constructor(options?: { cause?: unknown }) {
-    super(`MEMBER_DRIVER=kube needs the package ${CLIENT_NODE_PACKAGE}@^1.4.0 (1.x runs on node 20; 2.x needs node 22), which is not installed`, options);
+    super(
+      `MEMBER_DRIVER=kube needs the package ${CLIENT_NODE_PACKAGE}@^1.4.0 (1.x runs on node 20; 2.x needs node 22), which is not installed`,
+      options,
+    );
   }
 }
 

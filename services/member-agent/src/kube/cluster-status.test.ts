@@ -11,7 +11,10 @@ const pod = (name: string, nodeName: string | undefined, phase: string, cpu: str
 describe('kubeClusterStatus (Karmada cluster status controller)', () => {
   it('sums node allocatable, bound pods as allocated and unbound pods as allocating; finished pods free their room', () => {
     const nodes = [
-      { metadata: { name: 'n1' }, status: { allocatable: { cpu: '3920m', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' } } },
+      {
+        metadata: { name: 'n1' },
+        status: { allocatable: { cpu: '3920m', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' } },
+      },
       { metadata: { name: 'n2' }, status: { allocatable: { cpu: '4', memory: '16Gi', pods: '110' } } },
     ];
     const pods = [
@@ -23,7 +26,14 @@ describe('kubeClusterStatus (Karmada cluster status controller)', () => {
     ];
     expect(kubeClusterStatus('v1.30.4', nodes, pods)).toEqual({
       kubernetesVersion: 'v1.30.4',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'ClusterReady',
+          message: 'cluster is healthy and ready to accept workloads',
+        },
+      ],
       resourceSummary: {
         allocatable: { cpu: '7920m', memory: '32Gi', pods: '220' },
         allocated: { cpu: '1500m', memory: '3Gi', pods: '2' },
@@ -33,8 +43,19 @@ describe('kubeClusterStatus (Karmada cluster status controller)', () => {
   });
 
   it.each([
-    ['containers sum', { containers: [{ resources: { requests: { cpu: '100m' } } }, { resources: { requests: { cpu: '200m' } } }] }, 300],
-    ['a larger init container wins', { containers: [{ resources: { requests: { cpu: '100m' } } }], initContainers: [{ resources: { requests: { cpu: '1' } } }] }, 1000],
+    [
+      'containers sum',
+      { containers: [{ resources: { requests: { cpu: '100m' } } }, { resources: { requests: { cpu: '200m' } } }] },
+      300,
+    ],
+    [
+      'a larger init container wins',
+      {
+        containers: [{ resources: { requests: { cpu: '100m' } } }],
+        initContainers: [{ resources: { requests: { cpu: '1' } } }],
+      },
+      1000,
+    ],
     ['overhead adds', { containers: [{ resources: { requests: { cpu: '100m' } } }], overhead: { cpu: '50m' } }, 150],
     ['no requests', { containers: [{}] }, 0],
   ])('pod request: %s', (_name, spec, cpuMilli) => {
@@ -42,6 +63,10 @@ describe('kubeClusterStatus (Karmada cluster status controller)', () => {
   });
 
   it('an unreachable cluster reports only Ready False', () => {
-    expect(unreachableClusterStatus()).toEqual({ conditions: [{ type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' }] });
+    expect(unreachableClusterStatus()).toEqual({
+      conditions: [
+        { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' },
+      ],
+    });
   });
 });

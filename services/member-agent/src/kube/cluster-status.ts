@@ -2,16 +2,35 @@ import { addResources, resourcesFrom, toResourceList, ZERO, type Resources } fro
 import type { ClusterStatusPatch } from '../sim/cluster-sim.js';
 import type { KubeNode, KubePod } from './kube-api.js';
 
-const READY = { type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' } as const;
-const NOT_REACHABLE = { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' } as const;
+const READY = {
+  type: 'Ready',
+  status: 'True',
+  reason: 'ClusterReady',
+  message: 'cluster is healthy and ready to accept workloads',
+} as const;
+const NOT_REACHABLE = {
+  type: 'Ready',
+  status: 'False',
+  reason: 'ClusterNotReachable',
+  message: 'cluster is not reachable',
+} as const;
 
 /** A pod's effective request, as the scheduler counts it: max(sum of containers, largest init container) + overhead. */
 export function podRequest(pod: KubePod): Resources {
   const path = `pod ${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
-  const sum = (pod.spec?.containers ?? []).reduce((acc, c) => addResources(acc, resourcesFrom(c.resources?.requests, `${path} requests`)), { ...ZERO });
-  const init = (pod.spec?.initContainers ?? []).map((c) => resourcesFrom(c.resources?.requests, `${path} init requests`));
+  const sum = (pod.spec?.containers ?? []).reduce(
+    (acc, c) => addResources(acc, resourcesFrom(c.resources?.requests, `${path} requests`)),
+    { ...ZERO },
+  );
+  const init = (pod.spec?.initContainers ?? []).map((c) =>
+    resourcesFrom(c.resources?.requests, `${path} init requests`),
+  );
   const max = init.reduce(
-    (acc, r) => ({ cpuMilli: Math.max(acc.cpuMilli, r.cpuMilli), memoryBytes: Math.max(acc.memoryBytes, r.memoryBytes), pods: 0 }),
+    (acc, r) => ({
+      cpuMilli: Math.max(acc.cpuMilli, r.cpuMilli),
+      memoryBytes: Math.max(acc.memoryBytes, r.memoryBytes),
+      pods: 0,
+    }),
     sum,
   );
   const overhead = resourcesFrom(pod.spec?.overhead, `${path} overhead`);
@@ -22,8 +41,16 @@ export function podRequest(pod: KubePod): Resources {
  * Karmada's cluster status controller over live nodes and pods: allocatable is the sum over nodes; allocated the
  * requests of pods bound to a node and not finished; allocating the requests of pods not bound yet.
  */
-export function kubeClusterStatus(version: string, nodes: readonly KubeNode[], pods: readonly KubePod[]): ClusterStatusPatch {
-  const allocatable = nodes.reduce((acc, n) => addResources(acc, resourcesFrom(pick(n.status?.allocatable), `node ${n.metadata?.name ?? ''} allocatable`)), { ...ZERO });
+export function kubeClusterStatus(
+  version: string,
+  nodes: readonly KubeNode[],
+  pods: readonly KubePod[],
+): ClusterStatusPatch {
+  const allocatable = nodes.reduce(
+    (acc, n) =>
+      addResources(acc, resourcesFrom(pick(n.status?.allocatable), `node ${n.metadata?.name ?? ''} allocatable`)),
+    { ...ZERO },
+  );
   let allocated: Resources = { ...ZERO };
   let allocating: Resources = { ...ZERO };
   for (const p of pods) {
@@ -34,7 +61,11 @@ export function kubeClusterStatus(version: string, nodes: readonly KubeNode[], p
   return {
     kubernetesVersion: version,
     conditions: [{ ...READY }],
-    resourceSummary: { allocatable: toResourceList(allocatable), allocated: toResourceList(allocated), allocating: toResourceList(allocating) },
+    resourceSummary: {
+      allocatable: toResourceList(allocatable),
+      allocated: toResourceList(allocated),
+      allocating: toResourceList(allocating),
+    },
   };
 }
 

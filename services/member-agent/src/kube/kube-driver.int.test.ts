@@ -27,7 +27,14 @@ describe('KubeDriver against real NATS (fake API server)', () => {
       listNodes: async () => [{ status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } }],
       listPods: async () => [],
     };
-    const driver = new KubeDriver({ clusterName: 'prod-1', api, bus, clock: new ManualClock(Date.parse('2025-06-01T00:00:00Z')), logger: quiet, pollMs: 60_000 });
+    const driver = new KubeDriver({
+      clusterName: 'prod-1',
+      api,
+      bus,
+      clock: new ManualClock(Date.parse('2025-06-01T00:00:00Z')),
+      logger: quiet,
+      pollMs: 60_000,
+    });
     expect(await driver.poll()).toBe(true);
     expect(await driver.poll()).toBe(false);
     up = false;
@@ -36,7 +43,10 @@ describe('KubeDriver against real NATS (fake API server)', () => {
     expect(await driver.poll()).toBe(true);
 
     const events: CloudEvent[] = [];
-    for await (const d of readEvents(bus, { filter: { kind: 'Cluster', name: 'prod-1', type: EventTypes.ClusterStatusReported } })) events.push(d.event);
+    for await (const d of readEvents(bus, {
+      filter: { kind: 'Cluster', name: 'prod-1', type: EventTypes.ClusterStatusReported },
+    }))
+      events.push(d.event);
     const data = events.map((e) => e.data as ClusterStatusReportedData);
     expect(data.map((d) => d.statusPatch.conditions[0]!.status)).toEqual(['True', 'False', 'True']);
     expect(data.map((d) => d.kubeEvent?.reason)).toEqual(['ClusterReady', 'ClusterNotReady', 'ClusterReady']);

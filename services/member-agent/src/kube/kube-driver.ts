@@ -58,7 +58,11 @@ export class KubeDriver {
   async poll(): Promise<boolean> {
     let patch: ClusterStatusPatch;
     try {
-      const [version, nodes, pods] = await Promise.all([this.opts.api.version(), this.opts.api.listNodes(), this.opts.api.listPods()]);
+      const [version, nodes, pods] = await Promise.all([
+        this.opts.api.version(),
+        this.opts.api.listNodes(),
+        this.opts.api.listPods(),
+      ]);
       patch = kubeClusterStatus(version, nodes, pods);
     } catch (err) {
       this.opts.logger.warn({ err, cluster: this.opts.clusterName }, 'member cluster did not answer');
@@ -72,8 +76,16 @@ export class KubeDriver {
     const data: ClusterStatusReportedData = { statusPatch: patch };
     if (this.last?.ready !== ready) {
       data.kubeEvent = ready
-        ? { type: 'Normal', reason: 'ClusterReady', message: `cluster ${name} is ready: ${patch.conditions[0]!.message}` }
-        : { type: 'Warning', reason: 'ClusterNotReady', message: `cluster ${name} is not ready: ${patch.conditions[0]!.message}` };
+        ? {
+            type: 'Normal',
+            reason: 'ClusterReady',
+            message: `cluster ${name} is ready: ${patch.conditions[0]!.message}`,
+          }
+        : {
+            type: 'Warning',
+            reason: 'ClusterNotReady',
+            message: `cluster ${name} is not ready: ${patch.conditions[0]!.message}`,
+          };
     }
     await publishEvent(
       this.opts.bus,
@@ -95,7 +107,9 @@ export class KubeDriver {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.poll()
-        .catch((err: unknown) => this.opts.logger.error({ err }, 'publishing the cluster status failed; retrying on the next poll'))
+        .catch((err: unknown) =>
+          this.opts.logger.error({ err }, 'publishing the cluster status failed; retrying on the next poll'),
+        )
         .finally(() => this.schedule());
     }, this.opts.pollMs);
   }

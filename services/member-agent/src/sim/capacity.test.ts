@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { fitWorkloads, resourceSummary, unreachableWorkloadReport, workloadReport, type PlacedWorkload } from './capacity.js';
+import {
+  fitWorkloads,
+  resourceSummary,
+  unreachableWorkloadReport,
+  workloadReport,
+  type PlacedWorkload,
+} from './capacity.js';
 import type { Resources } from './resources.js';
 
 const Gi = 2 ** 30;
-const cap = (cpu: number, memGi: number, pods: number): Resources => ({ cpuMilli: cpu * 1000, memoryBytes: memGi * Gi, pods });
+const cap = (cpu: number, memGi: number, pods: number): Resources => ({
+  cpuMilli: cpu * 1000,
+  memoryBytes: memGi * Gi,
+  pods,
+});
 const req = (cpuMilli: number, memGi: number): Resources => ({ cpuMilli, memoryBytes: memGi * Gi, pods: 0 });
 const w = (name: string, replicas: number, request: Resources, namespace = 'default'): PlacedWorkload => ({
   binding: { kind: 'ResourceBinding', namespace, name },
@@ -99,11 +109,20 @@ describe('workload reports', () => {
     expect(r).toEqual({
       applied: true,
       health,
-      status: { replicas: f.replicas, readyReplicas: f.running, availableReplicas: f.running, pendingReplicas: f.pending },
+      status: {
+        replicas: f.replicas,
+        readyReplicas: f.running,
+        availableReplicas: f.running,
+        pendingReplicas: f.pending,
+      },
     });
   });
 
   it('a failed cluster reports Unknown health and no replica counts', () => {
-    expect(unreachableWorkloadReport('m1')).toEqual({ applied: false, health: 'Unknown', appliedMessage: 'cluster "m1" is not reachable' });
+    expect(unreachableWorkloadReport('m1')).toEqual({
+      applied: false,
+      health: 'Unknown',
+      appliedMessage: 'cluster "m1" is not reachable',
+    });
   });
 });

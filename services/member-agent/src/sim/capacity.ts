@@ -1,4 +1,11 @@
-import { addResources, timesPods, toResourceList, ZERO, type FormattedResourceList, type Resources } from './resources.js';
+import {
+  addResources,
+  timesPods,
+  toResourceList,
+  ZERO,
+  type FormattedResourceList,
+  type Resources,
+} from './resources.js';
 
 /** A binding (ResourceBinding or ClusterResourceBinding) by address; `namespace` is absent for cluster scope. */
 export interface BindingRef {
@@ -33,7 +40,9 @@ export interface ClusterFit {
 }
 
 export function compareBindings(a: BindingRef, b: BindingRef): number {
-  return (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind);
+  return (
+    (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind)
+  );
 }
 
 function fitting(free: number, per: number): number {
@@ -76,7 +85,11 @@ export interface ResourceSummary {
 }
 
 export function resourceSummary(allocatable: Resources, fit: ClusterFit): ResourceSummary {
-  return { allocatable: toResourceList(allocatable), allocated: toResourceList(fit.allocated), allocating: toResourceList(fit.allocating) };
+  return {
+    allocatable: toResourceList(allocatable),
+    allocated: toResourceList(fit.allocated),
+    allocating: toResourceList(fit.allocating),
+  };
 }
 
 export type Health = 'Healthy' | 'Unhealthy' | 'Unknown';
@@ -115,7 +128,12 @@ export function workloadReport(fit: WorkloadFit): WorkloadReport {
   return {
     applied: true,
     health: fit.running === fit.replicas ? 'Healthy' : 'Unhealthy',
-    status: { replicas: fit.replicas, readyReplicas: fit.running, availableReplicas: fit.running, pendingReplicas: fit.pending },
+    status: {
+      replicas: fit.replicas,
+      readyReplicas: fit.running,
+      availableReplicas: fit.running,
+      pendingReplicas: fit.pending,
+    },
   };
 }
 

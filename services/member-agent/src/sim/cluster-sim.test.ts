@@ -1,26 +1,53 @@
 import { FederatedHpaAnnotations } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { StoredObject } from '@flotilla/store';
-import { SimulatedClusters, type ClusterStatusReportedData, type Report, type SimInput, type WorkloadStatusReportedData } from './cluster-sim.js';
+import {
+  SimulatedClusters,
+  type ClusterStatusReportedData,
+  type Report,
+  type SimInput,
+  type WorkloadStatusReportedData,
+} from './cluster-sim.js';
 
 const T0 = Date.parse('2025-06-01T00:00:00Z');
 const at = (ms: number) => new Date(T0 + ms);
 
 function cluster(name: string, simulation?: Record<string, unknown>): StoredObject {
-  return { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name }, spec: { syncMode: 'Push', ...(simulation ? { simulation } : {}) } };
+  return {
+    apiVersion: 'cluster.karmada.io/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name },
+    spec: { syncMode: 'Push', ...(simulation ? { simulation } : {}) },
+  };
 }
-const sim = (extra: Record<string, unknown> = {}) => ({ allocatable: { cpu: '4', memory: '8Gi', pods: '110' }, ...extra });
+const sim = (extra: Record<string, unknown> = {}) => ({
+  allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+  ...extra,
+});
 
-function binding(name: string, clusters: Array<{ name: string; replicas?: number }>, opts: { replicas?: number; cpu?: string; memory?: string; kind?: string; resourceKind?: string } = {}): StoredObject {
+function binding(
+  name: string,
+  clusters: Array<{ name: string; replicas?: number }>,
+  opts: { replicas?: number; cpu?: string; memory?: string; kind?: string; resourceKind?: string } = {},
+): StoredObject {
   const resourceKind = opts.resourceKind ?? 'Deployment';
   return {
     apiVersion: 'work.karmada.io/v1alpha2',
     kind: opts.kind ?? 'ResourceBinding',
-    metadata: { name: `${name}-${resourceKind.toLowerCase()}`, ...(opts.kind === 'ClusterResourceBinding' ? {} : { namespace: 'default' }) },
+    metadata: {
+      name: `${name}-${resourceKind.toLowerCase()}`,
+      ...(opts.kind === 'ClusterResourceBinding' ? {} : { namespace: 'default' }),
+    },
     spec: {
       resource: { apiVersion: 'apps/v1', kind: resourceKind, namespace: 'default', name, uid: `uid-${name}` },
       ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}),
-      ...(opts.cpu ? { replicaRequirements: { resourceRequest: { cpu: opts.cpu, ...(opts.memory ? { memory: opts.memory } : {}) } } } : {}),
+      ...(opts.cpu
+        ? {
+            replicaRequirements: {
+              resourceRequest: { cpu: opts.cpu, ...(opts.memory ? { memory: opts.memory } : {}) },
+            },
+          }
+        : {}),
       clusters,
     },
   };
@@ -35,7 +62,12 @@ function hpa(name: string, target: string, min: number, max: number, utilization
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
       minReplicas: min,
       maxReplicas: max,
-      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: utilization } } }],
+      metrics: [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: utilization } },
+        },
+      ],
     },
   };
 }
@@ -47,11 +79,13 @@ function step(s: SimulatedClusters, input: SimInput): Report[] {
   return reports;
 }
 const clusterData = (rs: Report[], name: string) =>
-  rs.find((r) => r.event.flotillakind === 'Cluster' && r.event.flotillaname === name)?.event.data as ClusterStatusReportedData | undefined;
-const workloadData = (rs: Report[], binding: string, cluster: string) =>
-  rs.find((r) => r.event.flotillaname === binding && (r.event.data as WorkloadStatusReportedData).clusterName === cluster)?.event.data as
-    | WorkloadStatusReportedData
+  rs.find((r) => r.event.flotillakind === 'Cluster' && r.event.flotillaname === name)?.event.data as
+    | ClusterStatusReportedData
     | undefined;
+const workloadData = (rs: Report[], binding: string, cluster: string) =>
+  rs.find(
+    (r) => r.event.flotillaname === binding && (r.event.data as WorkloadStatusReportedData).clusterName === cluster,
+  )?.event.data as WorkloadStatusReportedData | undefined;
 
 describe('SimulatedClusters: cluster status', () => {
   it('reports Ready, version and resource summary once, with a ClusterReady event', () => {
@@ -63,14 +97,25 @@ describe('SimulatedClusters: cluster status', () => {
     expect(clusterData(first, 'm1')).toEqual({
       statusPatch: {
         kubernetesVersion: 'v1.31.0',
-        conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' }],
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'ClusterReady',
+            message: 'cluster is healthy and ready to accept workloads',
+          },
+        ],
         resourceSummary: {
           allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
           allocated: { cpu: '0', memory: '0', pods: '0' },
           allocating: { cpu: '0', memory: '0', pods: '0' },
         },
       },
-      kubeEvent: { type: 'Normal', reason: 'ClusterReady', message: 'cluster m1 is ready: cluster is healthy and ready to accept workloads' },
+      kubeEvent: {
+        type: 'Normal',
+        reason: 'ClusterReady',
+        message: 'cluster m1 is ready: cluster is healthy and ready to accept workloads',
+      },
     });
     expect(step(s, { ...input, now: at(1000) })).toEqual([]);
   });
@@ -86,7 +131,13 @@ describe('SimulatedClusters: cluster status', () => {
 
   it('ignores Clusters without spec.simulation (real or static clusters)', () => {
     const s = new SimulatedClusters();
-    expect(step(s, { clusters: [cluster('real')], bindings: [binding('web', [{ name: 'real', replicas: 2 }], { replicas: 2 })], now: at(0) })).toEqual([]);
+    expect(
+      step(s, {
+        clusters: [cluster('real')],
+        bindings: [binding('web', [{ name: 'real', replicas: 2 }], { replicas: 2 })],
+        now: at(0),
+      }),
+    ).toEqual([]);
   });
 
   it('fails and recovers: Ready False (ClusterNotReachable) keeps the last summary, then Ready True again', () => {
@@ -96,10 +147,23 @@ describe('SimulatedClusters: cluster status', () => {
 
     const failed = step(s, { clusters: [cluster('m1', sim({ failed: true }))], bindings: [b], now: at(1000) });
     expect(clusterData(failed, 'm1')).toEqual({
-      statusPatch: { conditions: [{ type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' }] },
-      kubeEvent: { type: 'Warning', reason: 'ClusterNotReady', message: 'cluster m1 is not ready: cluster is not reachable' },
+      statusPatch: {
+        conditions: [
+          { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' },
+        ],
+      },
+      kubeEvent: {
+        type: 'Warning',
+        reason: 'ClusterNotReady',
+        message: 'cluster m1 is not ready: cluster is not reachable',
+      },
     });
-    expect(workloadData(failed, 'web-deployment', 'm1')).toEqual({ clusterName: 'm1', applied: false, health: 'Unknown', appliedMessage: 'cluster "m1" is not reachable' });
+    expect(workloadData(failed, 'web-deployment', 'm1')).toEqual({
+      clusterName: 'm1',
+      applied: false,
+      health: 'Unknown',
+      appliedMessage: 'cluster "m1" is not reachable',
+    });
     expect(step(s, { clusters: [cluster('m1', sim({ failed: true }))], bindings: [b], now: at(2000) })).toEqual([]);
 
     const recovered = step(s, { clusters: [cluster('m1', sim({ failed: false }))], bindings: [b], now: at(3000) });
@@ -111,14 +175,25 @@ describe('SimulatedClusters: cluster status', () => {
   it('a changed capacity is reported without a Ready event', () => {
     const s = new SimulatedClusters();
     step(s, { clusters: [cluster('m1', sim())], bindings: [], now: at(0) });
-    const r = step(s, { clusters: [cluster('m1', sim({ allocatable: { cpu: '16', memory: '64Gi', pods: '110' } }))], bindings: [], now: at(1000) });
-    expect(clusterData(r, 'm1')?.statusPatch.resourceSummary?.allocatable).toEqual({ cpu: '16', memory: '64Gi', pods: '110' });
+    const r = step(s, {
+      clusters: [cluster('m1', sim({ allocatable: { cpu: '16', memory: '64Gi', pods: '110' } }))],
+      bindings: [],
+      now: at(1000),
+    });
+    expect(clusterData(r, 'm1')?.statusPatch.resourceSummary?.allocatable).toEqual({
+      cpu: '16',
+      memory: '64Gi',
+      pods: '110',
+    });
     expect(clusterData(r, 'm1')?.kubeEvent).toBeUndefined();
   });
 
   it('gives each report in a flapping sequence its own id (A, B, A are three facts)', () => {
     const s = new SimulatedClusters();
-    const ids = [false, true, false].map((failed, i) => step(s, { clusters: [cluster('m1', sim({ failed }))], bindings: [], now: at(i * 1000) })[0]!.event.id);
+    const ids = [false, true, false].map(
+      (failed, i) =>
+        step(s, { clusters: [cluster('m1', sim({ failed }))], bindings: [], now: at(i * 1000) })[0]!.event.id,
+    );
     expect(new Set(ids).size).toBe(3);
   });
 
@@ -140,14 +215,22 @@ describe('SimulatedClusters: cluster status', () => {
     const cs = clusterData(reports, 'm1')!.statusPatch;
     const ws = workloadData(reports, 'web-deployment', 'm1')!;
     const stored: Record<string, Record<string, unknown>> = {
-      'Cluster//m1': { ...cs, conditions: cs.conditions.map((c) => ({ ...c, lastTransitionTime: '2025-06-01T00:00:00Z' })) },
+      'Cluster//m1': {
+        ...cs,
+        conditions: cs.conditions.map((c) => ({ ...c, lastTransitionTime: '2025-06-01T00:00:00Z' })),
+      },
       'ResourceBinding/default/web-deployment': { aggregatedStatus: [ws] },
     };
     const restarted = new SimulatedClusters();
     const statusOf = (kind: string, ns: string | undefined, name: string) => stored[`${kind}/${ns ?? ''}/${name}`];
     expect(restarted.reconcile({ ...input, now: at(5000), statusOf })).toEqual([]);
     // ...but a change after the restart is reported, including the Ready transition.
-    const failed = restarted.reconcile({ ...input, clusters: [cluster('m1', sim({ failed: true }))], now: at(6000), statusOf });
+    const failed = restarted.reconcile({
+      ...input,
+      clusters: [cluster('m1', sim({ failed: true }))],
+      now: at(6000),
+      statusOf,
+    });
     expect(clusterData(failed, 'm1')?.kubeEvent?.reason).toBe('ClusterNotReady');
   });
 });
@@ -180,27 +263,61 @@ describe('SimulatedClusters: workloads', () => {
   it('reports one entry per (binding, cluster), only for simulated clusters, and only on change', () => {
     const s = new SimulatedClusters();
     const clusters = [cluster('m1', sim()), cluster('m2', sim()), cluster('real')];
-    const b = binding('web', [{ name: 'm1', replicas: 1 }, { name: 'm2', replicas: 2 }, { name: 'real', replicas: 3 }, { name: 'ghost', replicas: 1 }], { replicas: 6, cpu: '100m' });
+    const b = binding(
+      'web',
+      [
+        { name: 'm1', replicas: 1 },
+        { name: 'm2', replicas: 2 },
+        { name: 'real', replicas: 3 },
+        { name: 'ghost', replicas: 1 },
+      ],
+      { replicas: 6, cpu: '100m' },
+    );
     const r = step(s, { clusters, bindings: [b], now: at(0) });
-    expect(r.filter((x) => x.event.flotillakind === 'ResourceBinding').map((x) => (x.event.data as WorkloadStatusReportedData).clusterName)).toEqual(['m1', 'm2']);
-    const scaled = binding('web', [{ name: 'm1', replicas: 1 }, { name: 'm2', replicas: 3 }], { replicas: 4, cpu: '100m' });
+    expect(
+      r
+        .filter((x) => x.event.flotillakind === 'ResourceBinding')
+        .map((x) => (x.event.data as WorkloadStatusReportedData).clusterName),
+    ).toEqual(['m1', 'm2']);
+    const scaled = binding(
+      'web',
+      [
+        { name: 'm1', replicas: 1 },
+        { name: 'm2', replicas: 3 },
+      ],
+      { replicas: 4, cpu: '100m' },
+    );
     const r2 = step(s, { clusters, bindings: [scaled], now: at(1000) });
-    expect(r2.filter((x) => x.event.flotillakind === 'ResourceBinding').map((x) => (x.event.data as WorkloadStatusReportedData).clusterName)).toEqual(['m2']);
+    expect(
+      r2
+        .filter((x) => x.event.flotillakind === 'ResourceBinding')
+        .map((x) => (x.event.data as WorkloadStatusReportedData).clusterName),
+    ).toEqual(['m2']);
   });
 
   it('reports removed when a binding no longer targets a cluster', () => {
     const s = new SimulatedClusters();
     const clusters = [cluster('m1', sim()), cluster('m2', sim())];
     step(s, { clusters, bindings: [binding('web', [{ name: 'm1', replicas: 1 }], { replicas: 1 })], now: at(0) });
-    const moved = step(s, { clusters, bindings: [binding('web', [{ name: 'm2', replicas: 1 }], { replicas: 1 })], now: at(1000) });
+    const moved = step(s, {
+      clusters,
+      bindings: [binding('web', [{ name: 'm2', replicas: 1 }], { replicas: 1 })],
+      now: at(1000),
+    });
     expect(workloadData(moved, 'web-deployment', 'm1')).toEqual({ clusterName: 'm1', applied: false, removed: true });
     expect(workloadData(moved, 'web-deployment', 'm2')?.applied).toBe(true);
-    expect(step(s, { clusters, bindings: [binding('web', [{ name: 'm2', replicas: 1 }], { replicas: 1 })], now: at(2000) })).toEqual([]);
+    expect(
+      step(s, { clusters, bindings: [binding('web', [{ name: 'm2', replicas: 1 }], { replicas: 1 })], now: at(2000) }),
+    ).toEqual([]);
   });
 
   it('a ClusterResourceBinding is reported cluster-scoped', () => {
     const s = new SimulatedClusters();
-    const r = step(s, { clusters: [cluster('m1', sim())], bindings: [binding('ns', [{ name: 'm1' }], { kind: 'ClusterResourceBinding', resourceKind: 'ClusterRole' })], now: at(0) });
+    const r = step(s, {
+      clusters: [cluster('m1', sim())],
+      bindings: [binding('ns', [{ name: 'm1' }], { kind: 'ClusterResourceBinding', resourceKind: 'ClusterRole' })],
+      now: at(0),
+    });
     const e = r.find((x) => x.event.flotillakind === 'ClusterResourceBinding')!.event;
     expect(e.subject).toBe('ClusterResourceBinding//ns-clusterrole');
     expect(e.data).toEqual({ clusterName: 'm1', applied: true, health: 'Healthy' });
@@ -208,22 +325,41 @@ describe('SimulatedClusters: workloads', () => {
 
   it('a bad resource request is reported as not applied, naming the field', () => {
     const s = new SimulatedClusters();
-    const r = step(s, { clusters: [cluster('m1', sim())], bindings: [binding('web', [{ name: 'm1', replicas: 1 }], { replicas: 1, cpu: 'much' })], now: at(0) });
-    expect(workloadData(r, 'web-deployment', 'm1')).toMatchObject({ applied: false, health: 'Unknown', appliedMessage: expect.stringContaining('spec.replicaRequirements.resourceRequest.cpu') });
+    const r = step(s, {
+      clusters: [cluster('m1', sim())],
+      bindings: [binding('web', [{ name: 'm1', replicas: 1 }], { replicas: 1, cpu: 'much' })],
+      now: at(0),
+    });
+    expect(workloadData(r, 'web-deployment', 'm1')).toMatchObject({
+      applied: false,
+      health: 'Unknown',
+      appliedMessage: expect.stringContaining('spec.replicaRequirements.resourceRequest.cpu'),
+    });
   });
 });
 
 describe('SimulatedClusters: the HPA loop', () => {
   const hpaBinding = binding('web-hpa', [{ name: 'm1' }], { resourceKind: 'HorizontalPodAutoscaler' });
   const withLoad = (model: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-    cluster('m1', sim({ allocatable: { cpu: '64', memory: '256Gi', pods: '110' }, loads: [{ workload: { kind: 'Deployment', namespace: 'default', name: 'web' }, model }], ...extra }));
+    cluster(
+      'm1',
+      sim({
+        allocatable: { cpu: '64', memory: '256Gi', pods: '110' },
+        loads: [{ workload: { kind: 'Deployment', namespace: 'default', name: 'web' }, model }],
+        ...extra,
+      }),
+    );
   const web = binding('web', [{ name: 'm1', replicas: 2 }], { replicas: 2, cpu: '500m' });
   const replicasOf = (rs: Report[]) => workloadData(rs, 'web-deployment', 'm1')?.status?.replicas;
 
   it('scales the cluster replicas to the load, within the scale-up limit and maxReplicas, and reports them', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
     // 4 cores over 500m pods at a 50% target wants 16 pods; the scale-up limit doubles per sync; max is 10.
-    const input = { clusters: [withLoad({ type: 'constant', cores: 4 })], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     const seen = [0, 15_000, 30_000, 45_000, 60_000].map((t) => replicasOf(step(s, { ...input, now: at(t) })));
     // At 45 s the member HPA's status changes (its utilisation is now measured over 10 pods); then nothing new.
     expect(seen).toEqual([4, 8, 10, 10, undefined /* unchanged: nothing new reported */]);
@@ -234,9 +370,16 @@ describe('SimulatedClusters: the HPA loop', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
     const limited = {
       ...hpaBinding,
-      metadata: { ...hpaBinding.metadata, annotations: { [FederatedHpaAnnotations.memberLimits]: '{"m1":{"minReplicas":2,"maxReplicas":6}}' } },
+      metadata: {
+        ...hpaBinding.metadata,
+        annotations: { [FederatedHpaAnnotations.memberLimits]: '{"m1":{"minReplicas":2,"maxReplicas":6}}' },
+      },
     };
-    const input = { clusters: [withLoad({ type: 'constant', cores: 4 })], bindings: [web, limited], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, limited],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     const seen = [0, 15_000, 30_000, 45_000].map((t) => replicasOf(step(s, { ...input, now: at(t) })));
     // capped at this cluster's max of 6 (the template says 10); at 30 s only the HPA's utilisation changes
     expect(seen).toEqual([4, 6, 6, undefined]);
@@ -245,22 +388,39 @@ describe('SimulatedClusters: the HPA loop', () => {
 
   it('an unreadable member-limits override makes the member HPA scale nothing', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
-    const broken = { ...hpaBinding, metadata: { ...hpaBinding.metadata, annotations: { [FederatedHpaAnnotations.memberLimits]: '{' } } };
-    const input = { clusters: [withLoad({ type: 'constant', cores: 4 })], bindings: [web, broken], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const broken = {
+      ...hpaBinding,
+      metadata: { ...hpaBinding.metadata, annotations: { [FederatedHpaAnnotations.memberLimits]: '{' } },
+    };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, broken],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     expect(replicasOf(step(s, { ...input, now: at(0) }))).toBe(2);
     expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBeUndefined();
   });
 
   it("reports the ready pods' cpu usage, one pod's request and the member HPA's status", () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
-    const input = { clusters: [withLoad({ type: 'constant', cores: 4 })], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     const status = workloadData(step(s, { ...input, now: at(0) }), 'web-deployment', 'm1')?.status;
     expect(status).toMatchObject({
       replicas: 4,
       readyReplicas: 4,
       cpuUsageMilli: 4000,
       cpuRequestMilli: 500,
-      hpa: { minReplicas: 1, maxReplicas: 10, currentReplicas: 4, desiredReplicas: 4, currentCPUUtilizationPercentage: 400 },
+      hpa: {
+        minReplicas: 1,
+        maxReplicas: 10,
+        currentReplicas: 4,
+        desiredReplicas: 4,
+        currentCPUUtilizationPercentage: 400,
+      },
     });
   });
 
@@ -282,7 +442,11 @@ describe('SimulatedClusters: the HPA loop', () => {
 
   it('evaluates only once per sync period', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
-    const input = { clusters: [withLoad({ type: 'constant', cores: 4 })], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     step(s, { ...input, now: at(0) });
     expect(step(s, { ...input, now: at(14_999) })).toEqual([]);
     expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(4);
@@ -291,7 +455,11 @@ describe('SimulatedClusters: the HPA loop', () => {
   it('follows a step load and holds the scale-down for the stabilization window', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 1000 });
     // 1 core on 2 pods of 500m at 50% is 100%: wants 4; after 10s the load drops to 0.5 core.
-    const input = { clusters: [withLoad({ type: 'step', cores: 2, stepCores: 0.5, stepAfter: '10s' })], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const input = {
+      clusters: [withLoad({ type: 'step', cores: 2, stepCores: 0.5, stepAfter: '10s' })],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     for (let t = 0; t <= 9000; t += 1000) step(s, { ...input, now: at(t) });
     expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(8);
     step(s, { ...input, now: at(60_000) });
@@ -302,7 +470,13 @@ describe('SimulatedClusters: the HPA loop', () => {
 
   it('damps a scale-up while pods are Pending for lack of room', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 1000 });
-    const tiny = cluster('m1', sim({ allocatable: { cpu: '2', memory: '8Gi', pods: '110' }, loads: [{ workload: { kind: 'Deployment', name: 'web' }, model: { type: 'constant', cores: 4 } }] }));
+    const tiny = cluster(
+      'm1',
+      sim({
+        allocatable: { cpu: '2', memory: '8Gi', pods: '110' },
+        loads: [{ workload: { kind: 'Deployment', name: 'web' }, model: { type: 'constant', cores: 4 } }],
+      }),
+    );
     const input = { clusters: [tiny], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 1, 20, 50)] };
     let last: Report[] = [];
     for (let t = 0; t <= 10_000; t += 1000) {
@@ -317,20 +491,33 @@ describe('SimulatedClusters: the HPA loop', () => {
 
   it('without a load model the HPA has no metric and leaves the replicas alone', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 1000 });
-    const input = { clusters: [cluster('m1', sim())], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const input = {
+      clusters: [cluster('m1', sim())],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     for (let t = 0; t <= 5000; t += 1000) step(s, { ...input, now: at(t) });
     expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(2);
   });
 
   it('lifts replicas below minReplicas at once', () => {
     const s = new SimulatedClusters();
-    const input = { clusters: [cluster('m1', sim())], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 3, 10, 50)], now: at(0) };
+    const input = {
+      clusters: [cluster('m1', sim())],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 3, 10, 50)],
+      now: at(0),
+    };
     expect(replicasOf(step(s, input))).toBe(3);
   });
 
   it('freezes while the cluster is failed, and forgets an HPA no longer propagated', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 1000 });
-    const input = { clusters: [withLoad({ type: 'constant', cores: 4 })], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 4 })],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     step(s, { ...input, now: at(0) });
     expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(4);
     step(s, { ...input, clusters: [withLoad({ type: 'constant', cores: 4 }, { failed: true })], now: at(5000) });

@@ -17,16 +17,28 @@ import {
   type WorkloadReport,
 } from './capacity.js';
 import { SimulationSpecError } from './errors.js';
-import { initialHpaState, parseHpaSpec, reconcileHpa, type HpaOptions, type HpaSpec, type HpaState, type HpaTarget } from './hpa.js';
+import {
+  initialHpaState,
+  parseHpaSpec,
+  reconcileHpa,
+  type HpaOptions,
+  type HpaSpec,
+  type HpaState,
+  type HpaTarget,
+} from './hpa.js';
 import { demandAt, loadOrigin, type LoadModel } from './load.js';
 import { resourcesFrom, type Resources } from './resources.js';
 import { parseSimulation, type SimulationSpec } from './simulation-spec.js';
 
 /** The Ready condition the simulation reports: always with a reason and message. */
-export type ClusterCondition = Pick<Condition, 'type'> & Required<Pick<Condition, 'reason' | 'message'>> & { status: 'True' | 'False' };
+export type ClusterCondition = Pick<Condition, 'type'> &
+  Required<Pick<Condition, 'reason' | 'message'>> & { status: 'True' | 'False' };
 
 /** The part of a Cluster's status the simulation reports. */
-export type ClusterStatusPatch = Pick<ClusterStatus, 'kubernetesVersion'> & { conditions: ClusterCondition[]; resourceSummary?: ResourceSummary };
+export type ClusterStatusPatch = Pick<ClusterStatus, 'kubernetesVersion'> & {
+  conditions: ClusterCondition[];
+  resourceSummary?: ResourceSummary;
+};
 
 export interface ClusterStatusReportedData {
   statusPatch: ClusterStatusPatch;
@@ -40,7 +52,11 @@ export interface WorkloadStatusReportedData extends Partial<WorkloadReport> {
 }
 
 /** Stored status of an object, used after a restart so that what is already reported is not published again. */
-export type StatusLookup = (kind: string, namespace: string | undefined, name: string) => Record<string, unknown> | undefined;
+export type StatusLookup = (
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+) => Record<string, unknown> | undefined;
 
 export interface SimInput {
   /** Every Cluster; those without `spec.simulation` are someone else's and are ignored. */
@@ -78,8 +94,18 @@ export interface WorkloadUsage {
   cores: number;
 }
 
-const READY: ClusterCondition = { type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' };
-const NOT_REACHABLE: ClusterCondition = { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' };
+const READY: ClusterCondition = {
+  type: 'Ready',
+  status: 'True',
+  reason: 'ClusterReady',
+  message: 'cluster is healthy and ready to accept workloads',
+};
+const NOT_REACHABLE: ClusterCondition = {
+  type: 'Ready',
+  status: 'False',
+  reason: 'ClusterNotReachable',
+  message: 'cluster is not reachable',
+};
 
 interface Memo {
   /** Canonical JSON of the last reported data (without the derived kubeEvent). */
@@ -100,7 +126,11 @@ interface Desired {
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 24);
 const bindingKey = (r: BindingRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
-const refOfObject = (o: StoredObject): BindingRef => ({ kind: o.kind, namespace: o.metadata.namespace || undefined, name: o.metadata.name });
+const refOfObject = (o: StoredObject): BindingRef => ({
+  kind: o.kind,
+  namespace: o.metadata.namespace || undefined,
+  name: o.metadata.name,
+});
 
 /**
  * The `sim` driver's state machine: from the current Clusters, bindings and HPAs at `now`, it simulates each
@@ -159,9 +189,14 @@ export class SimulatedClusters {
     this.forgetGone(simulated, input.bindings);
 
     const desired = new Map<string, Map<string, Desired>>(); // cluster → binding key → desired
-    const hpaPlacements = new Map<string, Array<{ key: string; namespace: string; target: HpaTarget; spec: HpaSpec }>>();
+    const hpaPlacements = new Map<
+      string,
+      Array<{ key: string; namespace: string; target: HpaTarget; spec: HpaSpec }>
+    >();
     const hpaByRef = new Map((input.hpas ?? []).map((h) => [`${h.metadata.namespace ?? ''}/${h.metadata.name}`, h]));
-    for (const b of [...input.bindings].sort((x, y) => bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))))) {
+    for (const b of [...input.bindings].sort((x, y) =>
+      bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))),
+    )) {
       const spec = (b.spec ?? {}) as BindingSpec;
       const ref = refOfObject(b);
       const targets = Array.isArray(spec.clusters) ? spec.clusters : [];
@@ -174,13 +209,25 @@ export class SimulatedClusters {
         error = err.message;
       }
       const res = spec.resource;
-      const template = res?.kind && res.name ? { kind: res.kind, namespace: res.namespace ?? ref.namespace ?? '', name: res.name } : undefined;
-      const hpa = template?.kind === 'HorizontalPodAutoscaler' ? hpaByRef.get(`${template.namespace}/${template.name}`) : undefined;
+      const template =
+        res?.kind && res.name
+          ? { kind: res.kind, namespace: res.namespace ?? ref.namespace ?? '', name: res.name }
+          : undefined;
+      const hpa =
+        template?.kind === 'HorizontalPodAutoscaler'
+          ? hpaByRef.get(`${template.namespace}/${template.name}`)
+          : undefined;
       for (const t of targets) {
         if (typeof t?.name !== 'string' || !simulated.has(t.name)) continue;
         const replicas = t.replicas ?? spec.replicas;
         const perCluster = desired.get(t.name) ?? new Map<string, Desired>();
-        perCluster.set(bindingKey(ref), { ref, replicas, request, ...(error ? { error } : {}), ...(template ? { template } : {}) });
+        perCluster.set(bindingKey(ref), {
+          ref,
+          replicas,
+          request,
+          ...(error ? { error } : {}),
+          ...(template ? { template } : {}),
+        });
         desired.set(t.name, perCluster);
         if (hpa) {
           try {
@@ -189,7 +236,11 @@ export class SimulatedClusters {
             const limits = parseMemberLimits(b.metadata.annotations)?.get(t.name);
             if (limits) parsed.spec = { ...parsed.spec, ...limits };
             const list = hpaPlacements.get(t.name) ?? [];
-            list.push({ key: `${t.name}|${template!.namespace}/${template!.name}`, namespace: template!.namespace, ...parsed });
+            list.push({
+              key: `${t.name}|${template!.namespace}/${template!.name}`,
+              namespace: template!.namespace,
+              ...parsed,
+            });
             hpaPlacements.set(t.name, list);
           } catch (err) {
             if (!(err instanceof SimulationSpecError || err instanceof MemberLimitsError)) throw err;
@@ -212,8 +263,11 @@ export class SimulatedClusters {
         workloadReports.set(bindingKey(d.ref), m);
       };
       if (!sim.spec) {
-        patch = { conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidSimulation', message: sim.error!.message }] };
-        for (const d of wanted.values()) put(d, { applied: false, health: 'Unknown', appliedMessage: sim.error!.message });
+        patch = {
+          conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidSimulation', message: sim.error!.message }],
+        };
+        for (const d of wanted.values())
+          put(d, { applied: false, health: 'Unknown', appliedMessage: sim.error!.message });
       } else if (sim.spec.failed) {
         patch = { conditions: [NOT_REACHABLE] };
         for (const d of wanted.values()) put(d, unreachableWorkloadReport(cluster));
@@ -223,7 +277,14 @@ export class SimulatedClusters {
         const spec = sim.spec;
         const hpas = hpaPlacements.get(cluster) ?? [];
         const hpaFor = (d: Desired) =>
-          d.template ? hpas.find((h) => h.namespace === d.template!.namespace && h.target.kind === d.template!.kind && h.target.name === d.template!.name) : undefined;
+          d.template
+            ? hpas.find(
+                (h) =>
+                  h.namespace === d.template!.namespace &&
+                  h.target.kind === d.template!.kind &&
+                  h.target.name === d.template!.name,
+              )
+            : undefined;
         const place = (): ClusterFit =>
           fitWorkloads(
             spec.allocatable,
@@ -231,7 +292,11 @@ export class SimulatedClusters {
               .filter((d) => !d.error && d.replicas !== undefined)
               .map((d): PlacedWorkload => {
                 const h = hpaFor(d);
-                return { binding: d.ref, replicas: h ? this.hpaStates.get(h.key)!.replicas : d.replicas!, request: d.request! };
+                return {
+                  binding: d.ref,
+                  replicas: h ? this.hpaStates.get(h.key)!.replicas : d.replicas!,
+                  request: d.request!,
+                };
               }),
           );
         for (const d of wanted.values()) {
@@ -249,7 +314,11 @@ export class SimulatedClusters {
         for (const h of hpas) activeHpas.add(h.key);
         let fit = place();
         if (this.runHpas(cluster, spec, wanted, hpaFor, fit, nowMs)) fit = place();
-        patch = { kubernetesVersion: spec.kubernetesVersion, conditions: [READY], resourceSummary: resourceSummary(spec.allocatable, fit) };
+        patch = {
+          kubernetesVersion: spec.kubernetesVersion,
+          conditions: [READY],
+          resourceSummary: resourceSummary(spec.allocatable, fit),
+        };
         const fitByKey = new Map(fit.workloads.map((w) => [bindingKey(w.binding), w]));
         usage.push(...this.usageIn(cluster, spec, wanted, fitByKey, nowMs));
         for (const d of wanted.values()) {
@@ -271,8 +340,18 @@ export class SimulatedClusters {
     }
     this.lastUsage = usage;
 
-    for (const b of [...input.bindings].sort((x, y) => bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))))) {
-      reports.push(...this.workloadReports(refOfObject(b), workloadReports.get(bindingKey(refOfObject(b))) ?? new Map(), simulated, input.now, statusOf));
+    for (const b of [...input.bindings].sort((x, y) =>
+      bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))),
+    )) {
+      reports.push(
+        ...this.workloadReports(
+          refOfObject(b),
+          workloadReports.get(bindingKey(refOfObject(b))) ?? new Map(),
+          simulated,
+          input.now,
+          statusOf,
+        ),
+      );
     }
     return reports;
   }
@@ -293,12 +372,19 @@ export class SimulatedClusters {
       const state = this.hpaStates.get(h.key)!;
       if (state.lastSyncMs !== undefined && nowMs - state.lastSyncMs < this.hpaSyncPeriodMs) continue;
       const tpl = d.template;
-      const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+      const load = spec.loads.find(
+        (l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name,
+      );
       const w = fit.workloads.find((x) => bindingKey(x.binding) === bindingKey(d.ref));
       // No load model means no metric: like Kubernetes on FailedGetResourceMetric, the HPA only enforces min/max.
       const sample =
         load && w
-          ? { readyPods: w.running, pendingPods: w.pending, usageMilli: Math.round(this.demand(cluster, tpl, load.model, nowMs) * 1000), requestMilli: d.request!.cpuMilli }
+          ? {
+              readyPods: w.running,
+              pendingPods: w.pending,
+              usageMilli: Math.round(this.demand(cluster, tpl, load.model, nowMs) * 1000),
+              requestMilli: d.request!.cpuMilli,
+            }
           : { readyPods: 0, pendingPods: 0, usageMilli: 0, requestMilli: 0 };
       const next = reconcileHpa(h.spec, state, sample, nowMs, this.hpaOptions);
       this.hpaStates.set(h.key, next);
@@ -318,7 +404,9 @@ export class SimulatedClusters {
     for (const d of wanted.values()) {
       const tpl = d.template;
       if (!tpl || d.error) continue;
-      const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+      const load = spec.loads.find(
+        (l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name,
+      );
       const w = fitByKey.get(bindingKey(d.ref));
       if (!load || !w) continue;
       const cores = w.running > 0 ? this.demand(cluster, tpl, load.model, nowMs) : 0;
@@ -343,7 +431,9 @@ export class SimulatedClusters {
   ): WorkloadReport {
     if (!report.status || !d.template) return report;
     const tpl = d.template;
-    const load = spec.loads.find((l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name);
+    const load = spec.loads.find(
+      (l) => l.workload.kind === tpl.kind && l.workload.namespace === tpl.namespace && l.workload.name === tpl.name,
+    );
     const status = { ...report.status };
     if (load) {
       const key = `${cluster}|${bindingKey(d.ref)}`;
@@ -369,7 +459,12 @@ export class SimulatedClusters {
     return { ...report, status };
   }
 
-  private demand(cluster: string, tpl: { kind: string; namespace: string; name: string }, model: LoadModel, nowMs: number): number {
+  private demand(
+    cluster: string,
+    tpl: { kind: string; namespace: string; name: string },
+    model: LoadModel,
+    nowMs: number,
+  ): number {
     const key = `${cluster}|${tpl.kind}/${tpl.namespace}/${tpl.name}|${JSON.stringify(model)}`;
     let seen = this.firstSeen.get(key);
     if (seen === undefined) {
@@ -379,14 +474,22 @@ export class SimulatedClusters {
     return demandAt(model, nowMs - loadOrigin(model, seen));
   }
 
-  private clusterReport(cluster: string, patch: ClusterStatusPatch, now: Date, statusOf: StatusLookup): Report | undefined {
+  private clusterReport(
+    cluster: string,
+    patch: ClusterStatusPatch,
+    now: Date,
+    statusOf: StatusLookup,
+  ): Report | undefined {
     const json = JSON.stringify(patch);
     const ready = patch.conditions[0]!.status === 'True';
     let memo = this.clusterMemo.get(cluster);
     if (!memo) {
       const stored = statusOf('Cluster', undefined, cluster);
       const storedReady = (stored?.conditions as ClusterCondition[] | undefined)?.find((c) => c.type === 'Ready');
-      const seeded = { link: stored ? `stored:${sha(JSON.stringify(stored))}` : 'none', ...(storedReady ? { ready: storedReady.status === 'True' } : {}) };
+      const seeded = {
+        link: stored ? `stored:${sha(JSON.stringify(stored))}` : 'none',
+        ...(storedReady ? { ready: storedReady.status === 'True' } : {}),
+      };
       if (stored && clusterPatchIsNoop(stored, patch)) {
         this.clusterMemo.set(cluster, { ...seeded, json, ready });
         return undefined;
@@ -398,8 +501,16 @@ export class SimulatedClusters {
     const data: ClusterStatusReportedData = { statusPatch: patch };
     if (memo.ready !== ready) {
       data.kubeEvent = ready
-        ? { type: 'Normal', reason: 'ClusterReady', message: `cluster ${cluster} is ready: ${patch.conditions[0]!.message}` }
-        : { type: 'Warning', reason: 'ClusterNotReady', message: `cluster ${cluster} is not ready: ${patch.conditions[0]!.message}` };
+        ? {
+            type: 'Normal',
+            reason: 'ClusterReady',
+            message: `cluster ${cluster} is ready: ${patch.conditions[0]!.message}`,
+          }
+        : {
+            type: 'Warning',
+            reason: 'ClusterNotReady',
+            message: `cluster ${cluster} is not ready: ${patch.conditions[0]!.message}`,
+          };
     }
     const event = cloudEvent({
       id: `Cluster//${cluster}/${EventTypes.ClusterStatusReported}/${link}`,
@@ -435,12 +546,15 @@ export class SimulatedClusters {
     const clusters = new Set<string>(current.keys());
     for (const c of memos.keys()) if (simulated.has(c)) clusters.add(c);
     // Entries of simulated clusters in the stored status that this agent may have reported before a restart.
-    if (memos.size === 0 || [...current.keys()].some((c) => !memos.has(c))) for (const c of stored().keys()) if (simulated.has(c)) clusters.add(c);
+    if (memos.size === 0 || [...current.keys()].some((c) => !memos.has(c)))
+      for (const c of stored().keys()) if (simulated.has(c)) clusters.add(c);
 
     const out: Report[] = [];
     for (const cluster of [...clusters].sort()) {
       const report = current.get(cluster);
-      const data: WorkloadStatusReportedData = report ? { clusterName: cluster, ...report } : { clusterName: cluster, applied: false, removed: true };
+      const data: WorkloadStatusReportedData = report
+        ? { clusterName: cluster, ...report }
+        : { clusterName: cluster, applied: false, removed: true };
       const json = JSON.stringify(data);
       let memo = memos.get(cluster);
       if (!memo) {
@@ -477,7 +591,8 @@ export class SimulatedClusters {
       if (!present.has(b)) this.workloadMemo.delete(b);
       else for (const c of memos.keys()) if (!simulated.has(c)) memos.delete(c);
     }
-    for (const key of this.firstSeen.keys()) if (!simulated.has(key.slice(0, key.indexOf('|')))) this.firstSeen.delete(key);
+    for (const key of this.firstSeen.keys())
+      if (!simulated.has(key.slice(0, key.indexOf('|')))) this.firstSeen.delete(key);
     for (const key of this.usageSamples.keys()) {
       const [cluster, binding] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
       if (!simulated.has(cluster) || !present.has(binding)) this.usageSamples.delete(key);

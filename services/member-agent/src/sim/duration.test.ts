@@ -17,8 +17,13 @@ describe('parseDuration', () => {
     expect(parseDuration(input, 'spec.x')).toBe(ms);
   });
 
-  it.each([['10 m'], ['1d'], [''], ['m'], ['-5s'], [-1], [null], [{}], ['1h30']])('rejects %j naming the field', (input) => {
-    expect(() => parseDuration(input, 'spec.simulation.loads[0].model.period')).toThrow(SimulationSpecError);
-    expect(() => parseDuration(input, 'spec.simulation.loads[0].model.period')).toThrow(/^spec\.simulation\.loads\[0\]\.model\.period: invalid duration/);
-  });
+  it.each([['10 m'], ['1d'], [''], ['m'], ['-5s'], [-1], [null], [{}], ['1h30']])(
+    'rejects %j naming the field',
+    (input) => {
+      expect(() => parseDuration(input, 'spec.simulation.loads[0].model.period')).toThrow(SimulationSpecError);
+      expect(() => parseDuration(input, 'spec.simulation.loads[0].model.period')).toThrow(
+        /^spec\.simulation\.loads\[0\]\.model\.period: invalid duration/,
+      );
+    },
+  );
 });

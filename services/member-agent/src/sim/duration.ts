@@ -9,10 +9,18 @@ const PART = /^(\d+(?:\.\d+)?)(ms|s|m|h)/;
  */
 export function parseDuration(value: unknown, path: string): number {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 0) throw new SimulationSpecError(path, `invalid duration ${JSON.stringify(value)}: expected a non-negative number of seconds`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new SimulationSpecError(
+        path,
+        `invalid duration ${JSON.stringify(value)}: expected a non-negative number of seconds`,
+      );
     return value * 1000;
   }
-  if (typeof value !== 'string') throw new SimulationSpecError(path, `invalid duration ${JSON.stringify(value)}: expected a string such as 30s, 10m or 1h30m`);
+  if (typeof value !== 'string')
+    throw new SimulationSpecError(
+      path,
+      `invalid duration ${JSON.stringify(value)}: expected a string such as 30s, 10m or 1h30m`,
+    );
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
   let rest = value;
   let total = 0;
@@ -22,6 +30,10 @@ export function parseDuration(value: unknown, path: string): number {
     total += Number(m[1]) * UNIT_MS[m[2]!]!;
     rest = rest.slice(m[0].length);
   }
-  if (value.length === 0 || rest.length > 0) throw new SimulationSpecError(path, `invalid duration ${JSON.stringify(value)}: expected a duration such as 30s, 10m or 1h30m`);
+  if (value.length === 0 || rest.length > 0)
+    throw new SimulationSpecError(
+      path,
+      `invalid duration ${JSON.stringify(value)}: expected a duration such as 30s, 10m or 1h30m`,
+    );
   return total;
 }

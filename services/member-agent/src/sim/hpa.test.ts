@@ -3,7 +3,12 @@ import { SimulationSpecError } from './errors.js';
 import { initialHpaState, parseHpaSpec, proposeReplicas, reconcileHpa, type CpuSample, type HpaSpec } from './hpa.js';
 
 /** `ready` pods of `requestMilli` each using `usageMilli` in total, none Pending. */
-const sample = (ready: number, usageMilli: number, requestMilli = 1000, pending = 0): CpuSample => ({ readyPods: ready, pendingPods: pending, usageMilli, requestMilli });
+const sample = (ready: number, usageMilli: number, requestMilli = 1000, pending = 0): CpuSample => ({
+  readyPods: ready,
+  pendingPods: pending,
+  usageMilli,
+  requestMilli,
+});
 
 describe('proposeReplicas (replica calculator, cpu Utilization)', () => {
   it.each([
@@ -11,18 +16,42 @@ describe('proposeReplicas (replica calculator, cpu Utilization)', () => {
     { name: 'at target', current: 4, s: sample(4, 3200), target: 80, want: 4 },
     { name: 'within tolerance above (ratio 1.075)', current: 4, s: sample(4, 3440), target: 80, want: 4 },
     // 88/80 is a hair above 1.1 in float64, in Go as here, so Kubernetes scales at this boundary.
-    { name: 'the 1.1 boundary scales, as float64 in Kubernetes does', current: 4, s: sample(4, 3520), target: 80, want: 5 },
+    {
+      name: 'the 1.1 boundary scales, as float64 in Kubernetes does',
+      current: 4,
+      s: sample(4, 3520),
+      target: 80,
+      want: 5,
+    },
     { name: 'within tolerance below (ratio 0.9)', current: 4, s: sample(4, 2880), target: 80, want: 4 },
     { name: 'just past tolerance above (ratio 1.1125)', current: 4, s: sample(4, 3560), target: 80, want: 5 },
     { name: 'just past tolerance below (ratio 0.8875)', current: 4, s: sample(4, 2840), target: 80, want: 4 },
     { name: 'scale up: 2 pods at 200% of a 50% target', current: 2, s: sample(2, 4000), target: 50, want: 8 },
     { name: 'scale down: 10 pods at 10% of a 50% target', current: 10, s: sample(10, 1000), target: 50, want: 2 },
-    { name: 'utilization truncates: 3 pods at 66.67% (66) of 60%', current: 3, s: sample(3, 2000), target: 61, want: 3 },
+    {
+      name: 'utilization truncates: 3 pods at 66.67% (66) of 60%',
+      current: 3,
+      s: sample(3, 2000),
+      target: 61,
+      want: 3,
+    },
     { name: 'idle pods scale to ratio 0', current: 5, s: sample(5, 0), target: 80, want: 0 },
     // With Pending pods and a scale-up, Pending pods count as using nothing (they damp the scale-up).
     { name: 'pending pods damp a scale-up', current: 6, s: sample(2, 4000, 1000, 4), target: 50, want: 8 },
-    { name: 'pending pods flip the direction: keep current', current: 6, s: sample(2, 2400, 1000, 4), target: 100, want: 6 },
-    { name: 'pending pods put it within tolerance: keep current', current: 4, s: sample(2, 3000, 1000, 2), target: 80, want: 4 },
+    {
+      name: 'pending pods flip the direction: keep current',
+      current: 6,
+      s: sample(2, 2400, 1000, 4),
+      target: 100,
+      want: 6,
+    },
+    {
+      name: 'pending pods put it within tolerance: keep current',
+      current: 4,
+      s: sample(2, 3000, 1000, 2),
+      target: 80,
+      want: 4,
+    },
     { name: 'pending pods do not matter on a scale-down', current: 6, s: sample(2, 200, 1000, 4), target: 50, want: 1 },
   ])('$name', ({ current, s, target, want }) => {
     expect(proposeReplicas(current, s, target)?.replicas).toBe(want);
@@ -44,7 +73,13 @@ describe('reconcileHpa', () => {
 
   it.each([
     { name: 'clamps to maxReplicas', spec, current: 4, s: sample(4, 40_000), want: 8 /* scale-up limit max(2×4, 4) */ },
-    { name: 'clamps to maxReplicas past the scale-up limit', spec: { ...spec, maxReplicas: 6 }, current: 4, s: sample(4, 40_000), want: 6 },
+    {
+      name: 'clamps to maxReplicas past the scale-up limit',
+      spec: { ...spec, maxReplicas: 6 },
+      current: 4,
+      s: sample(4, 40_000),
+      want: 6,
+    },
     { name: 'scale-up limit of 4 from one pod', spec, current: 1 + 1, s: sample(2, 20_000), want: 4 },
     { name: 'clamps to minReplicas', spec: { ...spec, minReplicas: 3 }, current: 3, s: sample(3, 0), want: 3 },
     { name: 'above max without looking at metrics', spec, current: 12, s: sample(12, 0), want: 10 },
@@ -87,21 +122,35 @@ describe('reconcileHpa', () => {
 
   it('reuses a stale recommendation slot instead of growing', () => {
     let state = initialHpaState(4, t0);
-    for (let i = 1; i <= 50; i++) state = reconcileHpa(spec, state, sample(state.replicas, 1000 * state.replicas * 0.5), t0 + i * 400_000);
+    for (let i = 1; i <= 50; i++)
+      state = reconcileHpa(spec, state, sample(state.replicas, 1000 * state.replicas * 0.5), t0 + i * 400_000);
     expect(state.recommendations.length).toBeLessThanOrEqual(2);
   });
 });
 
 describe('parseHpaSpec', () => {
-  const base = { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 5 };
+  const base = {
+    scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+    minReplicas: 1,
+    maxReplicas: 5,
+  };
 
   it('reads a cpu Utilization target', () => {
-    const metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }];
-    expect(parseHpaSpec({ ...base, metrics })).toEqual({ target: { kind: 'Deployment', name: 'web' }, spec: { minReplicas: 1, maxReplicas: 5, targetUtilization: 60 } });
+    const metrics = [
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+    ];
+    expect(parseHpaSpec({ ...base, metrics })).toEqual({
+      target: { kind: 'Deployment', name: 'web' },
+      spec: { minReplicas: 1, maxReplicas: 5, targetUtilization: 60 },
+    });
   });
 
   it('defaults to minReplicas 1 and 80% cpu', () => {
-    expect(parseHpaSpec({ scaleTargetRef: base.scaleTargetRef, maxReplicas: 3 }).spec).toEqual({ minReplicas: 1, maxReplicas: 3, targetUtilization: 80 });
+    expect(parseHpaSpec({ scaleTargetRef: base.scaleTargetRef, maxReplicas: 3 }).spec).toEqual({
+      minReplicas: 1,
+      maxReplicas: 3,
+      targetUtilization: 80,
+    });
   });
 
   it.each([
@@ -111,7 +160,12 @@ describe('parseHpaSpec', () => {
     [{ ...base, minReplicas: 1.5 }, 'spec.minReplicas: expected an integer >= 0, got 1.5'],
     [{ ...base, metrics: [{ type: 'Pods', pods: {} }] }, 'spec.metrics: the simulator supports only'],
     [
-      { ...base, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 0 } } }] },
+      {
+        ...base,
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 0 } } },
+        ],
+      },
       'spec.metrics[0].resource.target.averageUtilization: expected an integer >= 1, got 0',
     ],
   ])('rejects %j', (raw, message) => {

@@ -7,10 +7,22 @@ const HOUR = 60 * MIN;
 
 describe('parseLoadModel', () => {
   it.each([
-    [{ type: 'constant', cores: 2 }, { type: 'constant', cores: 2 }],
-    [{ type: 'step', cores: 1, stepCores: 4, stepAfter: '10m' }, { type: 'step', cores: 1, stepCores: 4, stepAfterMs: 10 * MIN }],
-    [{ type: 'sine', cores: 2, amplitude: 1, period: '1h' }, { type: 'sine', cores: 2, amplitude: 1, periodMs: HOUR }],
-    [{ type: 'series', values: [1, 2, 3], interval: '30s' }, { type: 'series', values: [1, 2, 3], intervalMs: 30_000 }],
+    [
+      { type: 'constant', cores: 2 },
+      { type: 'constant', cores: 2 },
+    ],
+    [
+      { type: 'step', cores: 1, stepCores: 4, stepAfter: '10m' },
+      { type: 'step', cores: 1, stepCores: 4, stepAfterMs: 10 * MIN },
+    ],
+    [
+      { type: 'sine', cores: 2, amplitude: 1, period: '1h' },
+      { type: 'sine', cores: 2, amplitude: 1, periodMs: HOUR },
+    ],
+    [
+      { type: 'series', values: [1, 2, 3], interval: '30s' },
+      { type: 'series', values: [1, 2, 3], intervalMs: 30_000 },
+    ],
     [
       { type: 'constant', cores: 1, startTime: '2025-01-01T00:00:00Z' },
       { type: 'constant', cores: 1, startTimeMs: Date.parse('2025-01-01T00:00:00Z') },

@@ -21,7 +21,8 @@ export type LoadModel = (
 const TYPES = ['constant', 'step', 'sine', 'series'] as const;
 
 function cores(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new SimulationSpecError(path, `expected a non-negative number of cores, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new SimulationSpecError(path, `expected a non-negative number of cores, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -32,12 +33,17 @@ function positiveDuration(v: unknown, path: string): number {
 }
 
 export function parseLoadModel(raw: unknown, path: string): LoadModel {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SimulationSpecError(path, 'expected an object with a type');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new SimulationSpecError(path, 'expected an object with a type');
   const m = raw as Record<string, unknown>;
   let startTimeMs: number | undefined;
   if (m.startTime !== undefined) {
     startTimeMs = typeof m.startTime === 'string' ? Date.parse(m.startTime) : NaN;
-    if (Number.isNaN(startTimeMs)) throw new SimulationSpecError(`${path}.startTime`, `invalid time ${JSON.stringify(m.startTime)}: expected RFC 3339`);
+    if (Number.isNaN(startTimeMs))
+      throw new SimulationSpecError(
+        `${path}.startTime`,
+        `invalid time ${JSON.stringify(m.startTime)}: expected RFC 3339`,
+      );
   }
   const start = startTimeMs === undefined ? {} : { startTimeMs };
   switch (m.type) {
@@ -53,16 +59,30 @@ export function parseLoadModel(raw: unknown, path: string): LoadModel {
       };
     case 'sine': {
       const amplitude = m.amplitude;
-      if (typeof amplitude !== 'number' || !Number.isFinite(amplitude)) throw new SimulationSpecError(`${path}.amplitude`, `expected a number of cores, got ${JSON.stringify(amplitude)}`);
-      return { type: 'sine', cores: cores(m.cores, `${path}.cores`), amplitude, periodMs: positiveDuration(m.period, `${path}.period`), ...start };
+      if (typeof amplitude !== 'number' || !Number.isFinite(amplitude))
+        throw new SimulationSpecError(
+          `${path}.amplitude`,
+          `expected a number of cores, got ${JSON.stringify(amplitude)}`,
+        );
+      return {
+        type: 'sine',
+        cores: cores(m.cores, `${path}.cores`),
+        amplitude,
+        periodMs: positiveDuration(m.period, `${path}.period`),
+        ...start,
+      };
     }
     case 'series': {
-      if (!Array.isArray(m.values) || m.values.length === 0) throw new SimulationSpecError(`${path}.values`, 'expected a non-empty list of cores');
+      if (!Array.isArray(m.values) || m.values.length === 0)
+        throw new SimulationSpecError(`${path}.values`, 'expected a non-empty list of cores');
       const values = m.values.map((v, i) => cores(v, `${path}.values[${i}]`));
       return { type: 'series', values, intervalMs: positiveDuration(m.interval, `${path}.interval`), ...start };
     }
     default:
-      throw new SimulationSpecError(`${path}.type`, `unsupported value ${JSON.stringify(m.type)}: supported values: ${TYPES.map((t) => `"${t}"`).join(', ')}`);
+      throw new SimulationSpecError(
+        `${path}.type`,
+        `unsupported value ${JSON.stringify(m.type)}: supported values: ${TYPES.map((t) => `"${t}"`).join(', ')}`,
+      );
   }
 }
 

@@ -4,8 +4,14 @@ import { formatCpu, formatMemory, resourcesFrom, toResourceList } from './resour
 
 describe('resourcesFrom', () => {
   it.each([
-    [{ cpu: '8', memory: '32Gi', pods: '110' }, { cpuMilli: 8000, memoryBytes: 32 * 2 ** 30, pods: 110 }],
-    [{ cpu: '500m', memory: '1G' }, { cpuMilli: 500, memoryBytes: 1e9, pods: 0 }],
+    [
+      { cpu: '8', memory: '32Gi', pods: '110' },
+      { cpuMilli: 8000, memoryBytes: 32 * 2 ** 30, pods: 110 },
+    ],
+    [
+      { cpu: '500m', memory: '1G' },
+      { cpuMilli: 500, memoryBytes: 1e9, pods: 0 },
+    ],
     [{ cpu: 0.25 }, { cpuMilli: 250, memoryBytes: 0, pods: 0 }],
     [{ cpu: '0.1m' }, { cpuMilli: 1, memoryBytes: 0, pods: 0 }],
     [undefined, { cpuMilli: 0, memoryBytes: 0, pods: 0 }],
@@ -42,6 +48,10 @@ describe('formatting', () => {
   ])('memory %i is %s', (b, s) => expect(formatMemory(b)).toBe(s));
 
   it('a resource list has cpu, memory and pods', () => {
-    expect(toResourceList({ cpuMilli: 1500, memoryBytes: 2 ** 31, pods: 3 })).toEqual({ cpu: '1500m', memory: '2Gi', pods: '3' });
+    expect(toResourceList({ cpuMilli: 1500, memoryBytes: 2 ** 31, pods: 3 })).toEqual({
+      cpu: '1500m',
+      memory: '2Gi',
+      pods: '3',
+    });
   });
 });

@@ -26,13 +26,21 @@ export function timesPods(per: Resources, n: number): Resources {
 }
 
 function quantity(value: unknown, path: string): number {
-  if (typeof value !== 'string' && typeof value !== 'number') throw new SimulationSpecError(path, `invalid quantity ${JSON.stringify(value)}: expected a string such as 500m, 2 or 32Gi`);
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw new SimulationSpecError(
+      path,
+      `invalid quantity ${JSON.stringify(value)}: expected a string such as 500m, 2 or 32Gi`,
+    );
   try {
     const n = parseQuantity(value);
     if (n < 0) throw new SimulationSpecError(path, `invalid quantity ${JSON.stringify(value)}: must not be negative`);
     return n;
   } catch (err) {
-    if (err instanceof QuantityError) throw new SimulationSpecError(path, `invalid quantity ${JSON.stringify(value)}: expected a number with an optional suffix such as 500m, 2 or 32Gi`);
+    if (err instanceof QuantityError)
+      throw new SimulationSpecError(
+        path,
+        `invalid quantity ${JSON.stringify(value)}: expected a number with an optional suffix such as 500m, 2 or 32Gi`,
+      );
     throw err;
   }
 }
@@ -48,14 +56,16 @@ export function bytes(value: unknown, path: string): number {
 
 export function count(value: unknown, path: string): number {
   const n = quantity(value, path);
-  if (!Number.isInteger(n)) throw new SimulationSpecError(path, `invalid count ${JSON.stringify(value)}: expected a whole number`);
+  if (!Number.isInteger(n))
+    throw new SimulationSpecError(path, `invalid count ${JSON.stringify(value)}: expected a whole number`);
   return n;
 }
 
 /** Reads `{cpu, memory, pods}` (each optional, absent = 0) from a resource list. */
 export function resourcesFrom(list: unknown, path: string): Resources {
   if (list === undefined || list === null) return { ...ZERO };
-  if (typeof list !== 'object' || Array.isArray(list)) throw new SimulationSpecError(path, 'expected a map of resource name to quantity');
+  if (typeof list !== 'object' || Array.isArray(list))
+    throw new SimulationSpecError(path, 'expected a map of resource name to quantity');
   const l = list as Record<string, unknown>;
   return {
     cpuMilli: l.cpu === undefined ? 0 : cpuMilli(l.cpu, `${path}.cpu`),

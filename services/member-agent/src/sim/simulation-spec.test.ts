@@ -21,7 +21,9 @@ describe('parseSimulation', () => {
     });
     expect(s.failed).toBe(true);
     expect(s.kubernetesVersion).toBe('v1.29.3');
-    expect(s.loads).toEqual([{ workload: { kind: 'Deployment', namespace: 'default', name: 'web' }, model: { type: 'constant', cores: 1.5 } }]);
+    expect(s.loads).toEqual([
+      { workload: { kind: 'Deployment', namespace: 'default', name: 'web' }, model: { type: 'constant', cores: 1.5 } },
+    ]);
   });
 
   it.each([
@@ -31,9 +33,20 @@ describe('parseSimulation', () => {
     [{ allocatable: {}, kubernetesVersion: 131 }, 'spec.simulation.kubernetesVersion: expected a string'],
     [{ allocatable: {}, cpu: 8 }, 'spec.simulation.cpu: unknown field'],
     [{ allocatable: {}, loads: {} }, 'spec.simulation.loads: expected a list'],
-    [{ allocatable: {}, loads: [{ workload: { kind: 'Deployment' }, model: { type: 'constant', cores: 1 } }] }, 'spec.simulation.loads[0].workload.name: required'],
     [
-      { allocatable: {}, loads: [{ workload: { kind: 'Deployment', name: 'w' }, model: { type: 'sine', cores: 1, amplitude: 1, period: 'daily' } }] },
+      { allocatable: {}, loads: [{ workload: { kind: 'Deployment' }, model: { type: 'constant', cores: 1 } }] },
+      'spec.simulation.loads[0].workload.name: required',
+    ],
+    [
+      {
+        allocatable: {},
+        loads: [
+          {
+            workload: { kind: 'Deployment', name: 'w' },
+            model: { type: 'sine', cores: 1, amplitude: 1, period: 'daily' },
+          },
+        ],
+      },
       'spec.simulation.loads[0].model.period: invalid duration "daily"',
     ],
     ['big', 'spec.simulation: expected an object'],

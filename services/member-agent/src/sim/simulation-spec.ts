@@ -35,25 +35,39 @@ function workloadRef(raw: unknown, path: string): WorkloadRef {
   for (const f of ['kind', 'name'] as const) {
     if (typeof w[f] !== 'string' || w[f] === '') throw new SimulationSpecError(`${path}.${f}`, 'required');
   }
-  if (w.namespace !== undefined && typeof w.namespace !== 'string') throw new SimulationSpecError(`${path}.namespace`, 'expected a string');
-  return { kind: w.kind as string, namespace: (w.namespace as string | undefined) || 'default', name: w.name as string };
+  if (w.namespace !== undefined && typeof w.namespace !== 'string')
+    throw new SimulationSpecError(`${path}.namespace`, 'expected a string');
+  return {
+    kind: w.kind as string,
+    namespace: (w.namespace as string | undefined) || 'default',
+    name: w.name as string,
+  };
 }
 
 /** Validates and reads `spec.simulation`; every error names the field path. */
 export function parseSimulation(raw: unknown, path = 'spec.simulation'): SimulationSpec {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SimulationSpecError(path, 'expected an object');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new SimulationSpecError(path, 'expected an object');
   const s = raw as Record<string, unknown>;
   for (const k of Object.keys(s)) if (!KNOWN.has(k)) throw new SimulationSpecError(`${path}.${k}`, 'unknown field');
   if (s.allocatable === undefined) throw new SimulationSpecError(`${path}.allocatable`, 'required');
   const allocatable = resourcesFrom(s.allocatable, `${path}.allocatable`);
-  if (s.kubernetesVersion !== undefined && typeof s.kubernetesVersion !== 'string') throw new SimulationSpecError(`${path}.kubernetesVersion`, 'expected a string');
-  if (s.failed !== undefined && typeof s.failed !== 'boolean') throw new SimulationSpecError(`${path}.failed`, 'expected true or false');
-  if (s.loads !== undefined && !Array.isArray(s.loads)) throw new SimulationSpecError(`${path}.loads`, 'expected a list');
+  if (s.kubernetesVersion !== undefined && typeof s.kubernetesVersion !== 'string')
+    throw new SimulationSpecError(`${path}.kubernetesVersion`, 'expected a string');
+  if (s.failed !== undefined && typeof s.failed !== 'boolean')
+    throw new SimulationSpecError(`${path}.failed`, 'expected true or false');
+  if (s.loads !== undefined && !Array.isArray(s.loads))
+    throw new SimulationSpecError(`${path}.loads`, 'expected a list');
   const loads = ((s.loads as unknown[] | undefined) ?? []).map((l, i) => {
     const p = `${path}.loads[${i}]`;
     if (typeof l !== 'object' || l === null) throw new SimulationSpecError(p, 'expected {workload, model}');
     const entry = l as Record<string, unknown>;
     return { workload: workloadRef(entry.workload, `${p}.workload`), model: parseLoadModel(entry.model, `${p}.model`) };
   });
-  return { allocatable, kubernetesVersion: (s.kubernetesVersion as string | undefined) ?? DEFAULT_KUBERNETES_VERSION, failed: s.failed === true, loads };
+  return {
+    allocatable,
+    kubernetesVersion: (s.kubernetesVersion as string | undefined) ?? DEFAULT_KUBERNETES_VERSION,
+    failed: s.failed === true,
+    loads,
+  };
 }
