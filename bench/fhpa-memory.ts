@@ -36,9 +36,24 @@ try {
   const clusters = Array.from({ length: CLUSTERS }, (_, i) => `member-${String(i).padStart(2, '0')}`);
   let seq = 1;
   for (const name of clusters) {
-    await store.apply(admit({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name, labels: { tier: `t${clusters.indexOf(name) % 3}` } }, spec: {} }) as StoredObject);
+    await store.apply(
+      admit({
+        apiVersion: 'cluster.karmada.io/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name, labels: { tier: `t${clusters.indexOf(name) % 3}` } },
+        spec: {},
+      }) as StoredObject,
+    );
     await statuses.fold({ kind: 'Cluster', name }, seq++, () => ({
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'ClusterReady',
+          message: '',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
       resourceSummary: { allocatable: { cpu: '1000', memory: '4000Gi', pods: '20000' } },
     }));
   }
@@ -52,7 +67,10 @@ try {
         metadata: {
           name: `${name}-deployment`,
           namespace: 'default',
-          annotations: { 'autoscaling.flotilla.io/federated-hpa': name, 'autoscaling.flotilla.io/feasible-clusters': clusters.join(',') },
+          annotations: {
+            'autoscaling.flotilla.io/federated-hpa': name,
+            'autoscaling.flotilla.io/feasible-clusters': clusters.join(','),
+          },
         },
         spec: {
           resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name },
@@ -72,7 +90,10 @@ try {
           maxReplicas: 20 + (i % 50),
           federatedHPAAssignment: {
             federatedHPAAssignmentType: 'StaticWeighted',
-            clusterAutoscalingPreference: [0, 1, 2].map((t) => ({ targetCluster: { labelSelector: { matchLabels: { tier: `t${t}` } } }, staticWeight: 3 - t })),
+            clusterAutoscalingPreference: [0, 1, 2].map((t) => ({
+              targetCluster: { labelSelector: { matchLabels: { tier: `t${t}` } } },
+              staticWeight: 3 - t,
+            })),
           },
         },
       }) as StoredObject,
@@ -91,15 +112,19 @@ try {
   await sleep(SETTLE_MS * 3);
   const restarted = await sample();
 
-  const cell = (m: { rss: number; peak: number; heap: number }) => `${fmt(m.rss)} (peak ${fmt(m.peak)}, V8 heap in use ${fmt(m.heap)})`;
+  const cell = (m: { rss: number; peak: number; heap: number }) =>
+    `${fmt(m.rss)} (peak ${fmt(m.peak)}, V8 heap in use ${fmt(m.heap)})`;
   // procfs counts KiB, the target is in MB (10^6 bytes)
   const verdict = Math.max(holding.peak, restarted.peak) * 1.048576 <= TARGET_MB ? 'met' : 'missed';
-  report(`hpa-assigner memory, MiB (VmRSS, and VmHWM peak): ${FHPAS} FederatedHPAs over ${CLUSTERS} clusters (target <= ${TARGET_MB} MB)`, [
-    ['idle', cell(idle)],
-    ['holding', `${cell(holding)}  (all assigned ${fmt(assignedInS)} s after the first apply)`],
-    ['after restart', cell(restarted)],
-    ['target', verdict],
-  ]);
+  report(
+    `hpa-assigner memory, MiB (VmRSS, and VmHWM peak): ${FHPAS} FederatedHPAs over ${CLUSTERS} clusters (target <= ${TARGET_MB} MB)`,
+    [
+      ['idle', cell(idle)],
+      ['holding', `${cell(holding)}  (all assigned ${fmt(assignedInS)} s after the first apply)`],
+      ['after restart', cell(restarted)],
+      ['target', verdict],
+    ],
+  );
 } finally {
   await bus.close();
   await s.stop();

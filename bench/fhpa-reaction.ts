@@ -30,7 +30,15 @@ await withBenchBus('fhpa-reaction', async (bus) => {
   for (const name of clusters) {
     await apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name }, spec: {} });
     await statuses.fold({ kind: 'Cluster', name }, seq++, () => ({
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'ClusterReady',
+          message: '',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
       resourceSummary: { allocatable: { cpu: '100000', memory: '100000Gi', pods: '1000000' } },
     }));
   }
@@ -85,7 +93,8 @@ await withBenchBus('fhpa-reaction', async (bus) => {
     });
     const assigned = async () => {
       let n = 0;
-      for (const o of await store.list('ResourceBinding', 'default')) if (o.metadata.name.endsWith('-horizontalpodautoscaler')) n++;
+      for (const o of await store.list('ResourceBinding', 'default'))
+        if (o.metadata.name.endsWith('-horizontalpodautoscaler')) n++;
       return n;
     };
     await waitFor(async () => (await assigned()) >= FHPAS, `${FHPAS} first assignments`, TIMEOUT_MS, 500);
@@ -94,9 +103,15 @@ await withBenchBus('fhpa-reaction', async (bus) => {
     // Every preferred cluster reports pods it cannot place, all at once.
     const reportedAt = new Map<string, number>();
     await boundedRun(FHPAS, IN_FLIGHT, async (i) => {
-      await statuses.fold({ kind: 'ResourceBinding', namespace: 'default', name: `${name(i)}-deployment` }, seq++, () => ({
-        aggregatedStatus: [{ clusterName: 'small', applied: true, status: { replicas: 20, readyReplicas: 5, pendingReplicas: 15 } }],
-      }));
+      await statuses.fold(
+        { kind: 'ResourceBinding', namespace: 'default', name: `${name(i)}-deployment` },
+        seq++,
+        () => ({
+          aggregatedStatus: [
+            { clusterName: 'small', applied: true, status: { replicas: 20, readyReplicas: 5, pendingReplicas: 15 } },
+          ],
+        }),
+      );
       reportedAt.set(`FederatedHPA.default.${name(i)}`, Date.now());
     });
     await waitFor(() => moves.length >= FHPAS, `${FHPAS} moves (have ${moves.length})`, TIMEOUT_MS, 100);
@@ -105,11 +120,14 @@ await withBenchBus('fhpa-reaction', async (bus) => {
     const fromReport = moves.map((m) => m.appliedAtMs - (reportedAt.get(m.key) ?? m.appliedAtMs));
     const p99 = [...fromReport].sort((a, b) => a - b)[Math.ceil(0.99 * fromReport.length) - 1] ?? NaN;
     const target = DELAY_SECONDS * 1000 + 1000;
-    report(`FederatedHPA cross-cluster reaction: ${FHPAS} Prioritized FederatedHPAs starved at once, delay ${DELAY_SECONDS} s`, [
-      ['delay ran out -> raised max stored', latencySummary(afterDue)],
-      ['pending reported -> raised max stored', latencySummary(fromReport)],
-      ['target (pending -> stored, p99)', `<= ${target} ms: ${p99 <= target ? 'met' : 'missed'} (${fmt(p99)} ms)`],
-    ]);
+    report(
+      `FederatedHPA cross-cluster reaction: ${FHPAS} Prioritized FederatedHPAs starved at once, delay ${DELAY_SECONDS} s`,
+      [
+        ['delay ran out -> raised max stored', latencySummary(afterDue)],
+        ['pending reported -> raised max stored', latencySummary(fromReport)],
+        ['target (pending -> stored, p99)', `<= ${target} ms: ${p99 <= target ? 'met' : 'missed'} (${fmt(p99)} ms)`],
+      ],
+    );
   } finally {
     await controller.stop();
     const queue = createDelayedQueue({ name: 'hpa-assigner', prefix, connection: redis });

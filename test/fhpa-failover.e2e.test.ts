@@ -57,26 +57,48 @@ describe('hpa-assigner leader killed during a scale-up across clusters', () => {
   it('the standby finishes it from the surviving delay job, and the move is applied once', async () => {
     onTestFailed(() => console.log(`the services' last output:\n${s.logs.slice(-40).join('\n')}`));
     const prefix = s.env.FLOTILLA_PREFIX!;
-    await apply('clusters', [simCluster('small1', 'prio', '8'), simCluster('big2', 'prio', '16'), simCluster('big3', 'prio', '16')].join('---\n'));
-    for (const c of ['small1', 'big2', 'big3']) expect((await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s')).code).toBe(0);
+    await apply(
+      'clusters',
+      [simCluster('small1', 'prio', '8'), simCluster('big2', 'prio', '16'), simCluster('big3', 'prio', '16')].join(
+        '---\n',
+      ),
+    );
+    for (const c of ['small1', 'big2', 'big3'])
+      expect((await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s')).code).toBe(0);
     await apply('burst', prioritizedBurst(DELAY_SECONDS));
-    await eventually(async () => ((await limitsOf('burst'))?.small1?.maxReplicas === 12 ? true : undefined), 20_000, 'all max in small1');
+    await eventually(
+      async () => ((await limitsOf('burst'))?.small1?.maxReplicas === 12 ? true : undefined),
+      20_000,
+      'all max in small1',
+    );
     await apply('filler', filler);
-    await eventually(async () => ((await replicasOf('aaa-filler')).small1?.readyReplicas === 12 ? true : undefined), 20_000, 'filler running');
+    await eventually(
+      async () => ((await replicasOf('aaa-filler')).small1?.readyReplicas === 12 ? true : undefined),
+      20_000,
+      'filler running',
+    );
 
     // Pods pend in small1: the leader arms the delay job; kill it the moment the job is in Redis.
     expect((await cli('cluster', 'load', 'small1', '--workload', 'deploy/burst', '--constant', '4')).code).toBe(0);
-    await eventually(async () => ((await redis.zcard(`${prefix}:hpa-assigner:delayed`)) > 0 ? true : undefined), 30_000, 'the delay job armed');
+    await eventually(
+      async () => ((await redis.zcard(`${prefix}:hpa-assigner:delayed`)) > 0 ? true : undefined),
+      30_000,
+      'the delay job armed',
+    );
     const armedAt = Date.now();
     const pid = await leaderPid(prefix, 'hpa-assigner');
     expect(pid).toBeDefined();
     process.kill(pid!, 'SIGKILL');
     const killedAt = Date.now();
 
-    const moved = await eventually(async () => {
-      const l = await limitsOf('burst');
-      return l?.big2 ? l : undefined;
-    }, 30_000, 'the standby moved the max');
+    const moved = await eventually(
+      async () => {
+        const l = await limitsOf('burst');
+        return l?.big2 ? l : undefined;
+      },
+      30_000,
+      'the standby moved the max',
+    );
     const movedAt = Date.now();
     expect(moved.small1!.maxReplicas).toBe(4);
     expect(moved.big2).toEqual({ minReplicas: 1, maxReplicas: 8 });
@@ -88,7 +110,9 @@ describe('hpa-assigner leader killed during a scale-up across clusters', () => {
     await queue.close();
     expect(done.length).toBeGreaterThan(0);
     expect(Math.min(...done.map((j) => j.timestamp))).toBeLessThan(killedAt);
-    console.log(`delay job armed → leader killed after ${killedAt - armedAt} ms → max moved after ${movedAt - armedAt} ms (delay ${DELAY_SECONDS} s, lease ${LEASE_MS} ms)`);
+    console.log(
+      `delay job armed → leader killed after ${killedAt - armedAt} ms → max moved after ${movedAt - armedAt} ms (delay ${DELAY_SECONDS} s, lease ${LEASE_MS} ms)`,
+    );
     expect(movedAt - armedAt).toBeLessThan(DELAY_SECONDS * 1000 + LEASE_MS + 2000);
     // Applied once: one ScaledUpAcross assignment, and a second look later finds nothing more.
     await new Promise((r) => setTimeout(r, 3000));

@@ -113,7 +113,12 @@ spec:
 ].join('---\n');
 
 /** A FederatedHPA on Deployment `name` with a StaticWeighted 1:2:3 assignment over member1..member3, 50 % cpu. */
-export const staticWeightedFhpa = (name: string, minReplicas: number, maxReplicas: number, extra = '') => `apiVersion: autoscaling.karmada.io/v1alpha1
+export const staticWeightedFhpa = (
+  name: string,
+  minReplicas: number,
+  maxReplicas: number,
+  extra = '',
+) => `apiVersion: autoscaling.karmada.io/v1alpha1
 kind: FederatedHPA
 metadata: { name: ${name}, namespace: default }
 spec:

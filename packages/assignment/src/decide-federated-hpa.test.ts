@@ -131,7 +131,11 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
 
   it('a candidate leaving after its failover (the scheduler evicting it) re-records the basis but changes nothing', () => {
     const s = afterInitial(state(staticWeighted), [member('member1', 1), member('member2', 3), member('member3', 5)]);
-    const clusters = [memberWithRoom('member1', 100), memberWithRoom('member2', 100), memberWithRoom('member3', 100, { ready: false })];
+    const clusters = [
+      memberWithRoom('member1', 100),
+      memberWithRoom('member2', 100),
+      memberWithRoom('member3', 100, { ready: false }),
+    ];
     const failover = decideFederatedHpa({ ...s, clusters }, 1000);
     const after = {
       ...s,
@@ -193,12 +197,18 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
     expect(busy.message).toBe('holding member1 at 4 while member2 scales down');
     // member2 has reached its min: member1 is released back to its assigned min (the hand-back waits a period)
     const recorded = { ...previous, assignments: busy.assignments, pinned: busy.pinned! };
-    const down = decideFederatedHpa({ ...s, previous: recorded, members: [member('member1', 4), member('member2', 1)] }, 2000);
+    const down = decideFederatedHpa(
+      { ...s, previous: recorded, members: [member('member1', 4), member('member2', 1)] },
+      2000,
+    );
     expect(down).toMatchObject({ reason: 'ScaledDownByPriority', changed: true });
     expect(down.pinned).toBeUndefined();
     expect(down.assignments).toEqual(previous.assignments);
     // and a pass over the same holds writes nothing
-    const again = decideFederatedHpa({ ...s, previous: recorded, members: [member('member1', 4), member('member2', 5)] }, 3000);
+    const again = decideFederatedHpa(
+      { ...s, previous: recorded, members: [member('member1', 4), member('member2', 5)] },
+      3000,
+    );
     expect(again).toMatchObject({ reason: 'Unchanged', changed: false, pinned: { member1: 2 } });
   });
 
@@ -261,7 +271,11 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
 
   it('a member not reported yet counts with the replicas its binding asks for (scalingToZero keeps only a real 0)', () => {
     const spec = { ...staticWeighted, scalingToZero: true };
-    const bindingClusters = [{ name: 'member1', replicas: 1 }, { name: 'member2', replicas: 1 }, { name: 'member3', replicas: 1 }];
+    const bindingClusters = [
+      { name: 'member1', replicas: 1 },
+      { name: 'member2', replicas: 1 },
+      { name: 'member3', replicas: 1 },
+    ];
     const d = decideFederatedHpa(state(spec, { bindingClusters }), 0);
     expect(d.bindingClusters.map((b) => b.replicas)).toEqual([1, 1, 1]);
     const unbound = decideFederatedHpa(state(spec, { bindingClusters: [{ name: 'member3', replicas: 3 }] }), 0);

@@ -155,7 +155,10 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
   // The assignment without holds: every plan below starts from it, so any other change releases them.
   const held = previous.pinned ?? {};
   const assigned = new Map(
-    previous.assignments.map((a) => [a.cluster, held[a.cluster] === undefined ? a : { ...a, minReplicas: held[a.cluster]! }]),
+    previous.assignments.map((a) => [
+      a.cluster,
+      held[a.cluster] === undefined ? a : { ...a, minReplicas: held[a.cluster]! },
+    ]),
   );
   const readiness = candidateReadiness(state);
   const readyCandidates = state.clusters.filter((c) => readiness.get(c.metadata.name ?? '') === 'ready');
@@ -194,7 +197,12 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
   ): FederatedHpaDecision => ({
     ...(pinned && Object.keys(pinned).length ? { pinned } : {}),
     assignments,
-    bindingClusters: bindingOf(assignments, replicasOf, scalingToZero, new Map(scaled.map((s) => [s.name, s.replicas]))),
+    bindingClusters: bindingOf(
+      assignments,
+      replicasOf,
+      scalingToZero,
+      new Map(scaled.map((s) => [s.name, s.replicas])),
+    ),
     reason,
     changed: true,
     moves,
@@ -227,7 +235,9 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
     // replicas (their member HPA's min raised to them); a less preferred cluster at its min hands its max back.
     const plan = scaleDownOrder(running);
     const handBack = plan.changed && settled && due;
-    const base = handBack ? plan.assignments : running.map((m) => ({ cluster: m.name, minReplicas: m.minReplicas, maxReplicas: m.maxReplicas }));
+    const base = handBack
+      ? plan.assignments
+      : running.map((m) => ({ cluster: m.name, minReplicas: m.minReplicas, maxReplicas: m.maxReplicas }));
     const holds = new Map(plan.pinned.map((p) => [p.name, p.replicas]));
     const pinned: Record<string, number> = {};
     const next = base
@@ -264,7 +274,13 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
         z.action === 'ScaleToZero'
           ? `utilisation ${state.utilisation.current}% below ${state.utilisation.target}% with every cluster at its min: ${names} to 0`
           : `utilisation ${state.utilisation.current}% above ${state.utilisation.target}%: ${names} back from 0`;
-      return result(z.action === 'ScaleToZero' ? 'ScaledToZero' : 'ScaledFromZero', previous.assignments, [], z.scaled, message);
+      return result(
+        z.action === 'ScaleToZero' ? 'ScaledToZero' : 'ScaledFromZero',
+        previous.assignments,
+        [],
+        z.scaled,
+        message,
+      );
     }
   }
   if (due && !pending) {
@@ -296,8 +312,7 @@ function bindingOf(
     .map((a) => ({
       name: a.cluster,
       replicas:
-        scaled.get(a.cluster) ??
-        memberReplicas(replicasOf(a.cluster), a.minReplicas, a.maxReplicas, scalingToZero),
+        scaled.get(a.cluster) ?? memberReplicas(replicasOf(a.cluster), a.minReplicas, a.maxReplicas, scalingToZero),
     }))
     .sort((x, y) => byClusterName({ cluster: x.name }, { cluster: y.name }));
 }

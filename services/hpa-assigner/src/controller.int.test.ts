@@ -206,16 +206,29 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
       aggregatedStatus: [memberEntry('member1', 4, 4), memberEntry('member2', 5, 5)],
     });
-    const held = await eventually(async () => ((await limitsOf('burst'))?.member1?.minReplicas === 4 ? binding('burst-horizontalpodautoscaler') : undefined), 10_000, 'member1 held');
+    const held = await eventually(
+      async () =>
+        (await limitsOf('burst'))?.member1?.minReplicas === 4 ? binding('burst-horizontalpodautoscaler') : undefined,
+      10_000,
+      'member1 held',
+    );
     expect(JSON.parse(held!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]!)).toEqual({ member1: 2 });
     expect((await assigned('burst')).at(-1)!.data.reason).toBe('ScaledDownByPriority');
     // member2 is down to its min: member1 is released to its assigned min
     await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
       aggregatedStatus: [memberEntry('member1', 4, 4), memberEntry('member2', 1, 1)],
     });
-    const released = await eventually(async () => ((await limitsOf('burst'))?.member1?.minReplicas === 2 ? binding('burst-horizontalpodautoscaler') : undefined), 10_000, 'member1 released');
+    const released = await eventually(
+      async () =>
+        (await limitsOf('burst'))?.member1?.minReplicas === 2 ? binding('burst-horizontalpodautoscaler') : undefined,
+      10_000,
+      'member1 released',
+    );
     expect(released!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]).toBeUndefined();
-    expect(await limitsOf('burst')).toEqual({ member1: { minReplicas: 2, maxReplicas: 4 }, member2: { minReplicas: 1, maxReplicas: 6 } });
+    expect(await limitsOf('burst')).toEqual({
+      member1: { minReplicas: 2, maxReplicas: 4 },
+      member2: { minReplicas: 1, maxReplicas: 6 },
+    });
   });
 
   it('a CronFederatedHPA raising the FederatedHPA’s min (a spec change) is followed', async () => {
@@ -242,13 +255,22 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
 describe('hpa-assigner, a FederatedHPA deleted or switched to the shipped mode', () => {
   it('removes its member HPA and hands the target binding back to the scheduler', async () => {
     await h.store.delete({ kind: 'FederatedHPA', namespace: 'default', name: 'shop' });
-    await eventually(async () => ((await binding('shop-horizontalpodautoscaler')) ? undefined : true), 10_000, 'member HPA binding gone');
-    const hpaGone = async () => ((await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' })) ? undefined : true);
+    await eventually(
+      async () => ((await binding('shop-horizontalpodautoscaler')) ? undefined : true),
+      10_000,
+      'member HPA binding gone',
+    );
+    const hpaGone = async () =>
+      (await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' })) ? undefined : true;
     expect(await eventually(hpaGone, 10_000, 'member HPA template gone')).toBe(true);
-    const target = await eventually(async () => {
-      const b = await binding('shop-deployment');
-      return b && b.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined ? b : undefined;
-    }, 10_000, 'target released');
+    const target = await eventually(
+      async () => {
+        const b = await binding('shop-deployment');
+        return b && b.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined ? b : undefined;
+      },
+      10_000,
+      'target released',
+    );
     expect(target.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters]).toBeUndefined();
   });
 
@@ -258,7 +280,11 @@ describe('hpa-assigner, a FederatedHPA deleted or switched to the shipped mode',
       const { federatedHPAAssignment: _a, ...spec } = cur.spec as Record<string, unknown>;
       return { ...cur, spec };
     });
-    await eventually(async () => ((await binding('burst-horizontalpodautoscaler')) ? undefined : true), 10_000, 'member HPA binding gone');
+    await eventually(
+      async () => ((await binding('burst-horizontalpodautoscaler')) ? undefined : true),
+      10_000,
+      'member HPA binding gone',
+    );
     const target = await binding('burst-deployment');
     expect(target?.metadata.annotations?.[FederatedHpaAnnotations.owner]).toBeUndefined();
   });

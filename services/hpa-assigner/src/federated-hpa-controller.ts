@@ -18,7 +18,16 @@ import {
   type DelayedWorker,
 } from '@flotilla/runtime';
 import { isReady, type Cluster, type ResourceList } from '@flotilla/scheduling';
-import { Informer, NotFoundError, ObjectStore, objectKey, refFromKey, type ObjectRef, type StatusRecord, type StoredObject } from '@flotilla/store';
+import {
+  Informer,
+  NotFoundError,
+  ObjectStore,
+  objectKey,
+  refFromKey,
+  type ObjectRef,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import { decideCentralized, type MemberReport } from './centralized.js';
 import { assignmentRows, assignmentStatusPatch, FederatedHpaEventTypes, type MemberHpaStatus } from './fhpa-status.js';
@@ -481,7 +490,10 @@ export class FederatedHpaController {
   private async writeHpaBinding(ref: ObjectRef, owner: string, record: RecordedAssignment): Promise<void> {
     await this.store.update(ref, (cur) => ({
       ...cur,
-      metadata: { ...cur.metadata, annotations: { ...withoutRecord(cur.metadata.annotations), ...memberHpaAnnotations(owner, record) } },
+      metadata: {
+        ...cur.metadata,
+        annotations: { ...withoutRecord(cur.metadata.annotations), ...memberHpaAnnotations(owner, record) },
+      },
       spec: { ...(cur.spec as object), clusters: record.assignments.map((a) => ({ name: a.cluster })) },
     }));
   }
@@ -523,8 +535,11 @@ export class FederatedHpaController {
       await this.store
         .update({ kind: 'ResourceBinding', namespace: ns, name: t.metadata.name }, (cur) => {
           if (!owned(cur)) return undefined;
-          const { [FederatedHpaAnnotations.owner]: _o, [FederatedHpaAnnotations.feasibleClusters]: _f, ...annotations } =
-            cur.metadata.annotations ?? {};
+          const {
+            [FederatedHpaAnnotations.owner]: _o,
+            [FederatedHpaAnnotations.feasibleClusters]: _f,
+            ...annotations
+          } = cur.metadata.annotations ?? {};
           return { ...cur, metadata: { ...cur.metadata, annotations } };
         })
         .catch(ignoreNotFound);
@@ -535,14 +550,22 @@ export class FederatedHpaController {
   private wakeAt(key: string, at: number): void {
     const id = `${key}@${at}`;
     if (this.timers.has(id)) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(id);
-      if (this.started) this.workQueue.add(key);
-    }, Math.max(0, at - this.clock.now().getTime()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        if (this.started) this.workQueue.add(key);
+      },
+      Math.max(0, at - this.clock.now().getTime()),
+    );
     this.timers.set(id, timer);
   }
 
-  private async starvedClusters(key: string, fhpa: FederatedHPA, members: readonly MemberStatus[], now: Date): Promise<Map<string, number>> {
+  private async starvedClusters(
+    key: string,
+    fhpa: FederatedHPA,
+    members: readonly MemberStatus[],
+    now: Date,
+  ): Promise<Map<string, number>> {
     const starved = new Map<string, number>();
     const queue = this.queue;
     const policy = fhpa.spec!.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
@@ -594,7 +617,9 @@ export function federationUtilisation(
   spec: NonNullable<FederatedHPA['spec']>,
   hpas: readonly MemberHpaStatus[],
 ): { utilisation?: { current: number; target: number } } {
-  const metric = spec.metrics?.find((m) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target.type === 'Utilization');
+  const metric = spec.metrics?.find(
+    (m) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target.type === 'Utilization',
+  );
   const target = metric?.resource?.target.averageUtilization;
   let replicas = 0;
   let weighted = 0;
@@ -648,7 +673,10 @@ export function bindingStatusProjection(
         const st = e.status;
         if (!st) return { clusterName: e.clusterName };
         const { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa } = st;
-        return { clusterName: e.clusterName, status: { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa } };
+        return {
+          clusterName: e.clusterName,
+          status: { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa },
+        };
       }),
     },
   };
@@ -675,7 +703,9 @@ function parsePinned(text: string): Record<string, number> {
   try {
     const v = JSON.parse(text) as unknown;
     if (typeof v !== 'object' || v === null) return {};
-    return Object.fromEntries(Object.entries(v).filter((e): e is [string, number] => Number.isInteger(e[1]) && e[1] >= 0));
+    return Object.fromEntries(
+      Object.entries(v).filter((e): e is [string, number] => Number.isInteger(e[1]) && e[1] >= 0),
+    );
   } catch {
     return {};
   }
@@ -683,6 +713,10 @@ function parsePinned(text: string): Record<string, number> {
 
 /** The annotations of the last record that a new record may leave out (so a released hold does not linger). */
 function withoutRecord(annotations: Record<string, string> | undefined): Record<string, string> {
-  const { [FederatedHpaAnnotations.pinnedMins]: _p, [FederatedHpaAnnotations.optimisedAt]: _o, ...rest } = annotations ?? {};
+  const {
+    [FederatedHpaAnnotations.pinnedMins]: _p,
+    [FederatedHpaAnnotations.optimisedAt]: _o,
+    ...rest
+  } = annotations ?? {};
   return rest;
 }

@@ -7,7 +7,9 @@ const spec = (metrics: FederatedHPASpec['metrics']): FederatedHPASpec => ({
   maxReplicas: 10,
   metrics,
 });
-const cpu50 = spec([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+const cpu50 = spec([
+  { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
+]);
 
 describe('the federation’s utilisation for scaling to and from zero', () => {
   it('weights each member HPA’s utilisation by its replicas', () => {
@@ -20,7 +22,9 @@ describe('the federation’s utilisation for scaling to and from zero', () => {
   });
 
   it('is unknown without a cpu Utilization target or without a member reporting', () => {
-    expect(federationUtilisation(spec([]), [{ cluster: 'a', currentReplicas: 1, currentCPUUtilizationPercentage: 90 }])).toEqual({});
+    expect(
+      federationUtilisation(spec([]), [{ cluster: 'a', currentReplicas: 1, currentCPUUtilizationPercentage: 90 }]),
+    ).toEqual({});
     expect(federationUtilisation(cpu50, [{ cluster: 'a', currentReplicas: 2 }])).toEqual({});
   });
 });

@@ -41,14 +41,22 @@ describe('FederatedHPA status with member HPAs', () => {
       rows: assignmentRows(assignments, members, []),
       members,
       hpas: [],
-      decision: { reason: 'ScaledUpAcross', message: 'moved', moves: [{ from: 'member1', to: 'member2', replicas: 2 }] },
+      decision: {
+        reason: 'ScaledUpAcross',
+        message: 'moved',
+        moves: [{ from: 'member1', to: 'member2', replicas: 2 }],
+      },
       at: new Date('2026-01-01T00:00:00.123Z'),
     });
     expect(patch).toMatchObject({
       observedGeneration: 3,
       currentReplicas: 3,
       desiredReplicas: 3,
-      lastAssignment: { reason: 'ScaledUpAcross', time: '2026-01-01T00:00:00Z', moves: [{ from: 'member1', to: 'member2', replicas: 2 }] },
+      lastAssignment: {
+        reason: 'ScaledUpAcross',
+        time: '2026-01-01T00:00:00Z',
+        moves: [{ from: 'member1', to: 'member2', replicas: 2 }],
+      },
     });
   });
 });

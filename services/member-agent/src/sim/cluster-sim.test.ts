@@ -427,7 +427,11 @@ describe('SimulatedClusters: the HPA loop', () => {
   it('follows the binding scaling the workload (a FederatedHPA sending a cluster to 0): the HPA then stays there', () => {
     // No downscale window, so each pass shows the HPA's own answer at once.
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 1000, hpa: { downscaleStabilizationMs: 0 } });
-    const input = { clusters: [withLoad({ type: 'constant', cores: 0.1 })], bindings: [web, hpaBinding], hpas: [hpa('web-hpa', 'web', 1, 10, 50)] };
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 0.1 })],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
     step(s, { ...input, now: at(0) });
     step(s, { ...input, now: at(1000) });
     expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(1); // 0.1 core is 20 % of one 500m pod
