@@ -71,6 +71,19 @@ function afterInitial(s: FederatedHpaState, members: MemberStatus[]): FederatedH
   return { ...s, members, previous: { assignments: first.assignments, basis: first.basis, optimisedAtMs: 0 } };
 }
 
+/** The Prioritized state after 6 max moved from member1 to member2 (as recorded on the member HPA binding). */
+function afterMove() {
+  const s = afterInitial(state(prioritized), []);
+  const previous = {
+    ...s.previous!,
+    assignments: [
+      { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+    ],
+  };
+  return { s, previous };
+}
+
 describe("Karmada's FederatedHPA proposal: the assignment controller's pass", () => {
   it('StaticWeighted 1:2:3 splits min 3 / max 12 on the first pass', () => {
     const d = decideFederatedHpa(state(staticWeighted), 0);
@@ -116,6 +129,26 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
     expect(d.message).toContain('member3');
   });
 
+  it('a candidate leaving after its failover (the scheduler evicting it) re-records the basis but changes nothing', () => {
+    const s = afterInitial(state(staticWeighted), [member('member1', 1), member('member2', 3), member('member3', 5)]);
+    const clusters = [
+      memberWithRoom('member1', 100),
+      memberWithRoom('member2', 100),
+      memberWithRoom('member3', 100, { ready: false }),
+    ];
+    const failover = decideFederatedHpa({ ...s, clusters }, 1000);
+    const after = {
+      ...s,
+      clusters,
+      candidates: ['member1', 'member2'],
+      bindingClusters: failover.bindingClusters,
+      previous: { assignments: failover.assignments, basis: failover.basis },
+    };
+    const evicted = decideFederatedHpa(after, 2000);
+    expect(evicted).toMatchObject({ reason: 'Unchanged', changed: true, assignments: failover.assignments });
+    expect(evicted.basis).not.toBe(failover.basis);
+  });
+
   it('Prioritized: a starved cluster keeps max(ready, min) and the next preferred cluster gets the rest', () => {
     const s = afterInitial(state(prioritized), [member('member1', 10, 4, 6)]);
     expect(s.previous!.assignments).toEqual([{ cluster: 'member1', minReplicas: 2, maxReplicas: 10 }]);
@@ -141,14 +174,7 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
   });
 
   it('Prioritized: the least preferred cluster at its min hands its max back to the most preferred', () => {
-    const s = afterInitial(state(prioritized), []);
-    const previous = {
-      ...s.previous!,
-      assignments: [
-        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
-        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
-      ],
-    };
+    const { s, previous } = afterMove();
     const settled = { ...s, previous, members: [member('member1', 3), member('member2', 1)] };
     // a period after the last move, not before: the receiving cluster may not have scaled yet
     expect(decideFederatedHpa(settled, 1000).changed).toBe(false);
@@ -160,15 +186,34 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
     ]);
   });
 
+  it('Prioritized: while a less preferred cluster is above its min, the more preferred ones are held at their replicas', () => {
+    const { s, previous } = afterMove();
+    const busy = decideFederatedHpa({ ...s, previous, members: [member('member1', 4), member('member2', 5)] }, 1000);
+    expect(busy).toMatchObject({ reason: 'ScaledDownByPriority', changed: true, pinned: { member1: 2 } });
+    expect(busy.assignments).toEqual([
+      { cluster: 'member1', minReplicas: 4, maxReplicas: 4 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
+    ]);
+    expect(busy.message).toBe('holding member1 at 4 while member2 scales down');
+    // member2 has reached its min: member1 is released back to its assigned min (the hand-back waits a period)
+    const recorded = { ...previous, assignments: busy.assignments, pinned: busy.pinned! };
+    const down = decideFederatedHpa(
+      { ...s, previous: recorded, members: [member('member1', 4), member('member2', 1)] },
+      2000,
+    );
+    expect(down).toMatchObject({ reason: 'ScaledDownByPriority', changed: true });
+    expect(down.pinned).toBeUndefined();
+    expect(down.assignments).toEqual(previous.assignments);
+    // and a pass over the same holds writes nothing
+    const again = decideFederatedHpa(
+      { ...s, previous: recorded, members: [member('member1', 4), member('member2', 5)] },
+      3000,
+    );
+    expect(again).toMatchObject({ reason: 'Unchanged', changed: false, pinned: { member1: 2 } });
+  });
+
   it('Prioritized: no scale-down hand-back right after a move, while the receiving cluster is still at 0', () => {
-    const s = afterInitial(state(prioritized), []);
-    const previous = {
-      ...s.previous!,
-      assignments: [
-        { cluster: 'member1', minReplicas: 2, maxReplicas: 4 },
-        { cluster: 'member2', minReplicas: 1, maxReplicas: 6 },
-      ],
-    };
+    const { s, previous } = afterMove();
     const d = decideFederatedHpa({ ...s, previous, members: [member('member1', 10, 4, 6)] }, 1000);
     expect(d).toMatchObject({ reason: 'Unchanged', changed: false });
   });
@@ -195,6 +240,46 @@ describe("Karmada's FederatedHPA proposal: the assignment controller's pass", ()
     const due = decideFederatedHpa(s, 300_000);
     expect(due).toMatchObject({ reason: 'MaxOptimised', changed: true, optimisedAtMs: 300_000 });
     expect(due.assignments.reduce((n, a) => n + a.maxReplicas, 0)).toBe(12);
+  });
+
+  it('scalingToZero: every cluster at its min and utilisation below target sends the least weighted one to 0', () => {
+    const spec = { ...staticWeighted, minReplicas: 2, scalingToZero: true };
+    const s = afterInitial(state(spec), []);
+    expect(s.previous!.assignments.map((a) => a.minReplicas)).toEqual([1, 1, 1]);
+    const atMin = { ...s, members: [member('member1', 1), member('member2', 1), member('member3', 1)] };
+    const d = decideFederatedHpa({ ...atMin, utilisation: { current: 20, target: 50 } }, 1000);
+    expect(d).toMatchObject({ reason: 'ScaledToZero', changed: true });
+    expect(d.assignments).toEqual(s.previous!.assignments);
+    expect(d.bindingClusters).toEqual([
+      { name: 'member1', replicas: 0 },
+      { name: 'member2', replicas: 1 },
+      { name: 'member3', replicas: 1 },
+    ]);
+    // without the utilisation, or above the target with nothing at zero, nothing happens
+    expect(decideFederatedHpa(atMin, 1000).changed).toBe(false);
+    expect(decideFederatedHpa({ ...atMin, utilisation: { current: 90, target: 50 } }, 1000).changed).toBe(false);
+  });
+
+  it('scalingToZero: utilisation above target brings a cluster at 0 back to its min', () => {
+    const spec = { ...staticWeighted, minReplicas: 2, scalingToZero: true };
+    const s = afterInitial(state(spec), []);
+    const members = [member('member1', 0), member('member2', 3), member('member3', 4)];
+    const d = decideFederatedHpa({ ...s, members, utilisation: { current: 90, target: 50 } }, 1000);
+    expect(d).toMatchObject({ reason: 'ScaledFromZero', changed: true });
+    expect(d.bindingClusters.find((b) => b.name === 'member1')).toEqual({ name: 'member1', replicas: 1 });
+  });
+
+  it('a member not reported yet counts with the replicas its binding asks for (scalingToZero keeps only a real 0)', () => {
+    const spec = { ...staticWeighted, scalingToZero: true };
+    const bindingClusters = [
+      { name: 'member1', replicas: 1 },
+      { name: 'member2', replicas: 1 },
+      { name: 'member3', replicas: 1 },
+    ];
+    const d = decideFederatedHpa(state(spec, { bindingClusters }), 0);
+    expect(d.bindingClusters.map((b) => b.replicas)).toEqual([1, 1, 1]);
+    const unbound = decideFederatedHpa(state(spec, { bindingClusters: [{ name: 'member3', replicas: 3 }] }), 0);
+    expect(unbound.bindingClusters.map((b) => b.replicas)).toEqual([0, 0, 3]);
   });
 
   it('the basis names the generation and each candidate’s readiness', () => {

@@ -1,12 +1,13 @@
 import type { FederatedHPASpec } from '@flotilla/api';
 import { isReady, type Cluster, type ResourceList } from '@flotilla/scheduling';
-import { assignmentsEqual } from './assignment-diff.js';
+import { assignmentsEqual, bindingClustersEqual } from './assignment-diff.js';
 import { clusterFacts } from './cluster-facts.js';
 import { decideAssignment, type AssignmentReason } from './decide-assignment.js';
 import { memberReplicas } from './member-replicas.js';
 import { optimiseMax } from './optimise-max.js';
 import { byClusterName } from './preference-order.js';
 import { scaleDownOrder } from './scale-down-order.js';
+import { scaleToZero } from './scale-to-zero.js';
 import { scaleUpAcross, type MaxMove } from './scale-up-across.js';
 import type { BindingCluster, MemberAssignment } from './types.js';
 
@@ -26,6 +27,8 @@ export interface RecordedAssignment {
   basis: string;
   /** When the max was last optimised (ms since the epoch). */
   optimisedAtMs?: number;
+  /** Clusters held at their current replicas while a less preferred one scales down: their assigned min. */
+  pinned?: Record<string, number>;
 }
 
 export interface FederatedHpaState {
@@ -38,14 +41,27 @@ export interface FederatedHpaState {
   candidates: readonly string[];
   podRequests?: ResourceList;
   members: readonly MemberStatus[];
+  /** The target binding's spec.clusters as stored, to tell whether a re-split changes it. */
+  bindingClusters?: ReadonlyArray<{ name: string; replicas?: number }>;
   previous?: RecordedAssignment;
   /** Clusters whose pods have been pending for autoscaleMultiClusterDelay (the caller keeps that timer). */
   starved: ReadonlySet<string>;
+  /**
+   * The federation's utilisation (the member HPAs' own, weighted by their replicas) and the FederatedHPA's target, in
+   * percent; scaling to and from zero (`scalingToZero`) needs it and is skipped without it.
+   */
+  utilisation?: { current: number; target: number };
   /** How often the max is re-split (Karmada's FederatedHPA proposal: "every period"). */
   optimisePeriodMs: number;
 }
 
-export type FederatedHpaReason = AssignmentReason | 'ScaledUpAcross' | 'ScaledDownByPriority' | 'MaxOptimised';
+export type FederatedHpaReason =
+  | AssignmentReason
+  | 'ScaledUpAcross'
+  | 'ScaledDownByPriority'
+  | 'ScaledToZero'
+  | 'ScaledFromZero'
+  | 'MaxOptimised';
 
 export interface FederatedHpaDecision {
   assignments: MemberAssignment[];
@@ -61,6 +77,8 @@ export interface FederatedHpaDecision {
   failedOver: string[];
   /** One line for the event and `describe`: why the assignment is what it is. */
   message: string;
+  /** To record with the assignment: the assigned min of each cluster whose min holds it at its replicas. */
+  pinned?: Record<string, number>;
 }
 
 /**
@@ -88,31 +106,42 @@ function candidateReadiness(
  * 1. when the basis moved (a FederatedHPA change, a candidate change, a cluster failing or coming back), split
  *    min/max again by the policy (`decideAssignment`);
  * 2. otherwise scale across clusters: a starved cluster's unusable max goes to the next preferred cluster;
- * 3. otherwise, under Prioritized, with no pod pending nor member below its min, and a period after the last split
- *    or move, scale down lowest priority first (max handed back to the most preferred);
- * 4. otherwise, once per optimise period and while no pods pend, re-split the headroom (`optimiseMax`); a fresh
+ * 3. otherwise, under Prioritized with no pod pending, scale down lowest priority first: the clusters more preferred
+ *    than the one scaling down are held at their replicas (their min raised, the assigned min recorded in `pinned`),
+ *    and — with every member at or above its min and a period after the last split or move — a less preferred
+ *    cluster at its min hands its max back to the most preferred;
+ * 4. otherwise, with `scalingToZero` and the federation's utilisation known, scale one cluster to zero (or back);
+ * 5. otherwise, once per optimise period and while no pods pend, re-split the headroom (`optimiseMax`); a fresh
  *    split or a move across clusters starts the period afresh.
  */
 export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): FederatedHpaDecision {
   const basis = assignmentBasis(state);
   const current = new Map(state.members.map((m) => [m.cluster, m]));
+  const bound = new Map((state.bindingClusters ?? []).map((c) => [c.name, c.replicas ?? 0]));
+  // A member not reported yet (just bound) runs what its binding asks for.
+  const replicasOf = (name: string) => current.get(name)?.specReplicas ?? bound.get(name) ?? 0;
   const scalingToZero = state.spec.scalingToZero === true;
   const previous = state.previous;
   if (!previous || previous.basis !== basis) {
     const d = decideAssignment({
       spec: state.spec,
       clusters: state.clusters,
-      bindingClusters: state.candidates.map((name) => ({ name, replicas: current.get(name)?.specReplicas ?? 0 })),
+      bindingClusters: state.candidates.map((name) => ({ name, replicas: replicasOf(name) })),
       ...(state.podRequests ? { podRequests: state.podRequests } : {}),
       ...(previous ? { previous: previous.assignments } : {}),
     });
-    const reason: FederatedHpaReason = d.reason === 'Unchanged' && previous ? 'Unchanged' : d.reason;
+    // decideAssignment compares with the candidates it was given; what counts is the binding as stored.
+    const moved =
+      !previous ||
+      !assignmentsEqual(previous.assignments, d.assignments) ||
+      (state.bindingClusters !== undefined && !bindingClustersEqual(state.bindingClusters, d.bindingClusters));
+    const reason: FederatedHpaReason = moved ? d.reason : 'Unchanged';
     return {
       assignments: d.assignments,
       bindingClusters: d.bindingClusters,
       reason,
       // The basis is recorded even when the split is the same, so the next pass can scale across.
-      changed: d.changed || previous?.basis !== basis,
+      changed: moved || previous?.basis !== basis,
       moves: [],
       basis,
       // A fresh split is where the policy wants the headroom: the next optimisation is a period away.
@@ -123,7 +152,14 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
   }
 
   const policy = state.spec.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
-  const assigned = new Map(previous.assignments.map((a) => [a.cluster, a]));
+  // The assignment without holds: every plan below starts from it, so any other change releases them.
+  const held = previous.pinned ?? {};
+  const assigned = new Map(
+    previous.assignments.map((a) => [
+      a.cluster,
+      held[a.cluster] === undefined ? a : { ...a, minReplicas: held[a.cluster]! },
+    ]),
+  );
   const readiness = candidateReadiness(state);
   const readyCandidates = state.clusters.filter((c) => readiness.get(c.metadata.name ?? '') === 'ready');
   const facts = clusterFacts(state.spec, readyCandidates, state.podRequests);
@@ -135,17 +171,18 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
       minReplicas: a?.minReplicas ?? 0,
       maxReplicas: a?.maxReplicas ?? 0,
       readyReplicas: m?.readyReplicas ?? 0,
-      currentReplicas: a ? (m?.specReplicas ?? 0) : 0,
+      currentReplicas: a ? replicasOf(f.name) : 0,
     };
   });
   const unchanged = (): FederatedHpaDecision => ({
     assignments: previous.assignments,
-    bindingClusters: bindingOf(previous.assignments, current, scalingToZero, new Map()),
+    bindingClusters: bindingOf(previous.assignments, replicasOf, scalingToZero, new Map()),
     reason: 'Unchanged',
     changed: false,
     moves: [],
     basis,
     ...(previous.optimisedAtMs !== undefined ? { optimisedAtMs: previous.optimisedAtMs } : {}),
+    ...(previous.pinned ? { pinned: previous.pinned } : {}),
     failedOver: [],
     message: 'the assignment holds',
   });
@@ -156,9 +193,16 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
     scaled: BindingCluster[],
     message: string,
     optimisedAtMs = previous.optimisedAtMs,
+    pinned?: Record<string, number>,
   ): FederatedHpaDecision => ({
+    ...(pinned && Object.keys(pinned).length ? { pinned } : {}),
     assignments,
-    bindingClusters: bindingOf(assignments, current, scalingToZero, new Map(scaled.map((s) => [s.name, s.replicas]))),
+    bindingClusters: bindingOf(
+      assignments,
+      replicasOf,
+      scalingToZero,
+      new Map(scaled.map((s) => [s.name, s.replicas])),
+    ),
     reason,
     changed: true,
     moves,
@@ -186,16 +230,56 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
   // A period since the last split or move: a cluster that just received max sits at its min until its member HPA
   // acts, and handing that max straight back to the cluster that could not use it would undo the move.
   const due = previous.optimisedAtMs === undefined || nowMs - previous.optimisedAtMs >= state.optimisePeriodMs;
-  if (policy === 'Prioritized' && settled && due) {
+  if (policy === 'Prioritized' && !pending) {
+    // Scale down lowest priority first: the clusters more preferred than the one scaling down are held at their
+    // replicas (their member HPA's min raised to them); a less preferred cluster at its min hands its max back.
     const plan = scaleDownOrder(running);
-    if (plan.changed && !assignmentsEqual(plan.assignments, previous.assignments)) {
+    const handBack = plan.changed && settled && due;
+    const base = handBack
+      ? plan.assignments
+      : running.map((m) => ({ cluster: m.name, minReplicas: m.minReplicas, maxReplicas: m.maxReplicas }));
+    const holds = new Map(plan.pinned.map((p) => [p.name, p.replicas]));
+    const pinned: Record<string, number> = {};
+    const next = base
+      .map((a) => {
+        const at = holds.get(a.cluster);
+        const min = at === undefined ? a.minReplicas : Math.min(Math.max(at, a.minReplicas), a.maxReplicas);
+        if (min === a.minReplicas) return a;
+        pinned[a.cluster] = a.minReplicas;
+        return { ...a, minReplicas: min };
+      })
+      .sort(byClusterName);
+    if (!assignmentsEqual(next, previous.assignments)) {
+      const holding = Object.keys(pinned);
+      const message = handBack
+        ? 'the less preferred clusters reached their min; their max went back to the most preferred cluster'
+        : holding.length
+          ? `holding ${holding.map((c) => `${c} at ${holds.get(c)}`).join(', ')} while ${plan.scalingDown} scales down`
+          : `${plan.scalingDown ?? 'no cluster'} scales down now; the holds are released`;
+      return result('ScaledDownByPriority', next, [], [], message, handBack ? nowMs : previous.optimisedAtMs, pinned);
+    }
+  }
+  if (state.utilisation && !pending) {
+    const z = scaleToZero({
+      policy,
+      scalingToZero,
+      federationMin: state.spec.minReplicas ?? 1,
+      utilisation: state.utilisation.current,
+      targetUtilisation: state.utilisation.target,
+      members: running,
+    });
+    if (z.action !== 'None') {
+      const names = z.scaled.map((c) => c.name).join(', ');
+      const message =
+        z.action === 'ScaleToZero'
+          ? `utilisation ${state.utilisation.current}% below ${state.utilisation.target}% with every cluster at its min: ${names} to 0`
+          : `utilisation ${state.utilisation.current}% above ${state.utilisation.target}%: ${names} back from 0`;
       return result(
-        'ScaledDownByPriority',
-        plan.assignments,
+        z.action === 'ScaleToZero' ? 'ScaledToZero' : 'ScaledFromZero',
+        previous.assignments,
         [],
-        [],
-        `the less preferred clusters reached their min; their max went back to the most preferred cluster`,
-        nowMs,
+        z.scaled,
+        message,
       );
     }
   }
@@ -220,7 +304,7 @@ export function decideFederatedHpa(state: FederatedHpaState, nowMs: number): Fed
 
 function bindingOf(
   assignments: readonly MemberAssignment[],
-  current: Map<string, MemberStatus>,
+  replicasOf: (cluster: string) => number,
   scalingToZero: boolean,
   scaled: Map<string, number>,
 ): BindingCluster[] {
@@ -228,8 +312,7 @@ function bindingOf(
     .map((a) => ({
       name: a.cluster,
       replicas:
-        scaled.get(a.cluster) ??
-        memberReplicas(current.get(a.cluster)?.specReplicas ?? 0, a.minReplicas, a.maxReplicas, scalingToZero),
+        scaled.get(a.cluster) ?? memberReplicas(replicasOf(a.cluster), a.minReplicas, a.maxReplicas, scalingToZero),
     }))
     .sort((x, y) => byClusterName({ cluster: x.name }, { cluster: y.name }));
 }

@@ -92,6 +92,7 @@ export function whatIfFederatedHpa(objects: readonly unknown[], now: Date): Fede
       candidates: feasible,
       ...(requests ? { podRequests: requests } : {}),
       members,
+      bindingClusters: binding.spec.clusters ?? [],
       starved: new Set(),
       optimisePeriodMs: OPTIMISE_PERIOD_MS,
     },

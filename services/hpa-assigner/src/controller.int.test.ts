@@ -202,6 +202,35 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     expect(await assigned('burst')).toHaveLength(events.length);
   });
 
+  it('Prioritized scale-down order: the preferred cluster is held while the less preferred one scales down', async () => {
+    await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
+      aggregatedStatus: [memberEntry('member1', 4, 4), memberEntry('member2', 5, 5)],
+    });
+    const held = await eventually(
+      async () =>
+        (await limitsOf('burst'))?.member1?.minReplicas === 4 ? binding('burst-horizontalpodautoscaler') : undefined,
+      10_000,
+      'member1 held',
+    );
+    expect(JSON.parse(held!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]!)).toEqual({ member1: 2 });
+    expect((await assigned('burst')).at(-1)!.data.reason).toBe('ScaledDownByPriority');
+    // member2 is down to its min: member1 is released to its assigned min
+    await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
+      aggregatedStatus: [memberEntry('member1', 4, 4), memberEntry('member2', 1, 1)],
+    });
+    const released = await eventually(
+      async () =>
+        (await limitsOf('burst'))?.member1?.minReplicas === 2 ? binding('burst-horizontalpodautoscaler') : undefined,
+      10_000,
+      'member1 released',
+    );
+    expect(released!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]).toBeUndefined();
+    expect(await limitsOf('burst')).toEqual({
+      member1: { minReplicas: 2, maxReplicas: 4 },
+      member2: { minReplicas: 1, maxReplicas: 6 },
+    });
+  });
+
   it('a CronFederatedHPA raising the FederatedHPA’s min (a spec change) is followed', async () => {
     const fhpa = await h.store.get({ kind: 'FederatedHPA', namespace: 'default', name: 'shop' });
     await h.store.update({ kind: 'FederatedHPA', namespace: 'default', name: 'shop' }, (cur) => ({
@@ -220,6 +249,44 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     expect(Object.values(limits).map((l) => l.minReplicas)).toEqual([1, 2, 3]);
     const hpa = await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' });
     expect((hpa?.spec as { minReplicas?: number } | undefined)?.minReplicas).toBe(6);
+  });
+});
+
+describe('hpa-assigner, a FederatedHPA deleted or switched to the shipped mode', () => {
+  it('removes its member HPA and hands the target binding back to the scheduler', async () => {
+    await h.store.delete({ kind: 'FederatedHPA', namespace: 'default', name: 'shop' });
+    await eventually(
+      async () => ((await binding('shop-horizontalpodautoscaler')) ? undefined : true),
+      10_000,
+      'member HPA binding gone',
+    );
+    const hpaGone = async () =>
+      (await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' })) ? undefined : true;
+    expect(await eventually(hpaGone, 10_000, 'member HPA template gone')).toBe(true);
+    const target = await eventually(
+      async () => {
+        const b = await binding('shop-deployment');
+        return b && b.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined ? b : undefined;
+      },
+      10_000,
+      'target released',
+    );
+    expect(target.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters]).toBeUndefined();
+  });
+
+  it('dropping federatedHPAAssignment from a FederatedHPA makes it the shipped one: no member HPA', async () => {
+    expect(await limitsOf('burst')).toBeDefined();
+    await h.store.update({ kind: 'FederatedHPA', namespace: 'default', name: 'burst' }, (cur) => {
+      const { federatedHPAAssignment: _a, ...spec } = cur.spec as Record<string, unknown>;
+      return { ...cur, spec };
+    });
+    await eventually(
+      async () => ((await binding('burst-horizontalpodautoscaler')) ? undefined : true),
+      10_000,
+      'member HPA binding gone',
+    );
+    const target = await binding('burst-deployment');
+    expect(target?.metadata.annotations?.[FederatedHpaAnnotations.owner]).toBeUndefined();
   });
 });
 

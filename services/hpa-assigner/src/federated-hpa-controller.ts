@@ -9,6 +9,7 @@ import {
   createDelayedQueue,
   createWorker,
   encodeJobId,
+  jobDueAt,
   removeJob,
   scheduleAt,
   systemClock,
@@ -22,6 +23,7 @@ import {
   NotFoundError,
   ObjectStore,
   objectKey,
+  refFromKey,
   type ObjectRef,
   type StatusRecord,
   type StoredObject,
@@ -117,7 +119,7 @@ export class FederatedHpaController {
   private readonly byTarget = new Map<string, Set<string>>();
   /** The Kubernetes HPA's in-memory state per FederatedHPA, for the shipped mode (as the HPA controller keeps it). */
   private readonly histories = new Map<string, { history: AutoscalerHistory; lastSyncMs?: number }>();
-  /** Last status patch published per FederatedHPA, so an unchanged pass publishes nothing. */
+  /** A digest of the last status patch published per FederatedHPA, so an unchanged pass publishes nothing. */
   private readonly published = new Map<string, string>();
   /** Pending-pods jobs this leader armed (job id → due time). */
   private readonly armed = new Map<string, number>();
@@ -126,6 +128,7 @@ export class FederatedHpaController {
   private queue?: DelayedQueue<PendingJob>;
   private worker?: DelayedWorker<PendingJob, void>;
   private syncTimer?: NodeJS.Timeout;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
   private started = false;
 
   constructor(private readonly o: FederatedHpaControllerOptions) {
@@ -139,12 +142,14 @@ export class FederatedHpaController {
     const onBinding = (e: { key: string }) => {
       for (const k of this.byTarget.get(e.key) ?? []) enqueue(k);
     };
-    this.bindings = new Informer<Obj>(o.bus, 'objects', 'ResourceBinding', onBinding);
+    // The caches keep only what a pass reads: with 10,000 FederatedHPAs they hold 20,000 bindings.
+    this.bindings = new Informer<Obj>(o.bus, 'objects', 'ResourceBinding', onBinding, bindingProjection);
     this.bindingStatus = new Informer<StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }>>(
       o.bus,
       'status',
       'ResourceBinding',
       onBinding,
+      bindingStatusProjection,
     );
     const onCluster = () => {
       if (this.started) for (const k of this.fhpas.cache.keys()) this.workQueue.addBackground(k);
@@ -188,6 +193,8 @@ export class FederatedHpaController {
   async stop(): Promise<void> {
     this.started = false;
     clearInterval(this.syncTimer);
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
     for (const i of this.informers()) i.stop();
     await this.worker?.close();
     await this.workQueue.stop();
@@ -227,10 +234,14 @@ export class FederatedHpaController {
     if (!fhpa?.spec) {
       this.histories.delete(key);
       this.published.delete(key);
+      this.swept.delete(key);
+      // Deleted: its member HPAs go, and the scheduler divides the target's replicas again.
+      const ref = refFromKey(key);
+      await this.releaseMemberHpas(ref.namespace, ref.name);
       return;
     }
     if (fhpa.spec.federatedHPAAssignment) return this.assign(key, fhpa);
-    await this.releaseMemberHpas(fhpa);
+    await this.releaseMemberHpas(fhpa.metadata.namespace, fhpa.metadata.name!);
     return this.scaleTemplate(key, fhpa);
   }
 
@@ -318,7 +329,7 @@ export class FederatedHpaController {
   ): Promise<void> {
     const key = objectKey({ kind: FEDERATED_HPA_KIND, namespace: fhpa.metadata.namespace, name: fhpa.metadata.name! });
     const { lastScaleTime: _t, lastAssignment: _a, ...comparable } = statusPatch;
-    const json = JSON.stringify(comparable);
+    const json = createHash('sha256').update(JSON.stringify(comparable)).digest('base64url').slice(0, 22);
     if (!kubeEvent && this.published.get(key) === json) return;
     const digest = createHash('sha256').update(JSON.stringify({ statusPatch, extra })).digest('hex').slice(0, 16);
     await this.o.publish(
@@ -420,6 +431,8 @@ export class FederatedHpaController {
           ? { podRequests: bindingSpec.replicaRequirements.resourceRequest }
           : {}),
         members,
+        bindingClusters: bindingSpec.clusters ?? [],
+        ...(spec.scalingToZero ? federationUtilisation(spec, hpas) : {}),
         ...(previous ? { previous } : {}),
         starved: new Set(starved.keys()),
         optimisePeriodMs: this.o.optimisePeriodMs ?? 300_000,
@@ -432,6 +445,7 @@ export class FederatedHpaController {
         assignments: decision.assignments,
         basis: decision.basis,
         ...(decision.optimisedAtMs !== undefined ? { optimisedAtMs: decision.optimisedAtMs } : {}),
+        ...(decision.pinned ? { pinned: decision.pinned } : {}),
       };
       const desired = memberHpaBinding(fhpa, record);
       if (!hpaBinding) {
@@ -478,7 +492,7 @@ export class FederatedHpaController {
       ...cur,
       metadata: {
         ...cur.metadata,
-        annotations: { ...cur.metadata.annotations, ...memberHpaAnnotations(owner, record) },
+        annotations: { ...withoutRecord(cur.metadata.annotations), ...memberHpaAnnotations(owner, record) },
       },
       spec: { ...(cur.spec as object), clusters: record.assignments.map((a) => ({ name: a.cluster })) },
     }));
@@ -502,35 +516,50 @@ export class FederatedHpaController {
     }
   }
 
-  /** A FederatedHPA without an assignment (now) owns no member HPA: removes what an earlier version created. */
-  private async releaseMemberHpas(fhpa: FederatedHPA): Promise<void> {
-    const ns = fhpa.metadata.namespace;
-    const name = fhpa.metadata.name!;
+  /**
+   * A FederatedHPA without an assignment (now, or deleted) owns no member HPA: removes what it created and hands the
+   * target binding back to the affinity scheduler (the bindings it marked, found by the owner annotation).
+   */
+  private async releaseMemberHpas(namespace: string | undefined, name: string): Promise<void> {
+    const ns = namespace || undefined;
+    const owned = (b: StoredObject | undefined) => b?.metadata.annotations?.[FederatedHpaAnnotations.owner] === name;
     const hpaBindingRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };
-    const hpaBinding = this.bindings.get(hpaBindingRef);
-    if (hpaBinding?.metadata.annotations?.[FederatedHpaAnnotations.owner] !== name) return;
+    const targets = this.bindings
+      .values()
+      .filter((b) => (b.metadata.namespace || undefined) === ns && owned(b) && b.metadata.name !== hpaBindingRef.name);
+    if (!owned(this.bindings.get(hpaBindingRef)) && targets.length === 0) return;
     await this.store.delete(hpaBindingRef).catch(ignoreNotFound);
-    await this.store.delete({ kind: HPA_KIND, namespace: ns, name }).catch(ignoreNotFound);
-    const ref = fhpa.spec!.scaleTargetRef;
-    await this.store
-      .update({ kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(ref.name, ref.kind) }, (cur) => {
-        if (cur.metadata.annotations?.[FederatedHpaAnnotations.owner] !== name) return undefined;
-        const {
-          [FederatedHpaAnnotations.owner]: _o,
-          [FederatedHpaAnnotations.feasibleClusters]: _f,
-          ...annotations
-        } = cur.metadata.annotations;
-        return { ...cur, metadata: { ...cur.metadata, annotations } };
-      })
-      .catch(ignoreNotFound);
+    const hpa = await this.store.get({ kind: HPA_KIND, namespace: ns, name });
+    if (owned(hpa)) await this.store.delete({ kind: HPA_KIND, namespace: ns, name }).catch(ignoreNotFound);
+    for (const t of targets) {
+      await this.store
+        .update({ kind: 'ResourceBinding', namespace: ns, name: t.metadata.name }, (cur) => {
+          if (!owned(cur)) return undefined;
+          const {
+            [FederatedHpaAnnotations.owner]: _o,
+            [FederatedHpaAnnotations.feasibleClusters]: _f,
+            ...annotations
+          } = cur.metadata.annotations ?? {};
+          return { ...cur, metadata: { ...cur.metadata, annotations } };
+        })
+        .catch(ignoreNotFound);
+    }
   }
 
-  /**
-   * The clusters whose pods have pended for autoscaleMultiClusterDelay, with when the delay ran out: one BullMQ
-   * delayed job per (FederatedHPA, cluster), armed when pods start pending and removed once they schedule. A job
-   * that ran (active or completed) while the pods still pend makes the cluster starved; the job lives in Redis,
-   * so a new leader finds it.
-   */
+  /** Wakes `key` at `at` (one timer per instant and object; the reconcile then finds the delay run out). */
+  private wakeAt(key: string, at: number): void {
+    const id = `${key}@${at}`;
+    if (this.timers.has(id)) return;
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        if (this.started) this.workQueue.add(key);
+      },
+      Math.max(0, at - this.clock.now().getTime()),
+    );
+    this.timers.set(id, timer);
+  }
+
   private async starvedClusters(
     key: string,
     fhpa: FederatedHPA,
@@ -552,9 +581,17 @@ export class FederatedHpaController {
           const at = new Date(now.getTime() + delayMs);
           await scheduleAt(queue, jobId, at, { key, cluster: m.cluster }, now);
           this.armed.set(jobId, at.getTime());
+          this.wakeAt(key, at.getTime());
         } else if (state === 'active' || state === 'completed') {
           const job = await queue.getJob(jobId);
-          starved.set(m.cluster, job ? job.timestamp + (job.opts.delay ?? 0) : now.getTime());
+          starved.set(m.cluster, job ? jobDueAt(job) : now.getTime());
+        } else {
+          // Still delayed in Redis: its due time is what counts. A local timer wakes the object then, sooner than
+          // BullMQ's promotion; the job stays the durable record that survives this leader.
+          const job = await queue.getJob(jobId);
+          const due = job ? jobDueAt(job) : undefined;
+          if (due !== undefined && due <= now.getTime()) starved.set(m.cluster, due);
+          else if (due !== undefined) this.wakeAt(key, due);
         }
       } else if (this.armed.has(jobId) || firstLook) {
         // The pods scheduled (or the move was made): the delay starts afresh next time they pend.
@@ -572,6 +609,79 @@ function ignoreNotFound(err: unknown): void {
   if (!(err instanceof NotFoundError) && (err as Error).name !== 'NotFoundError') throw err;
 }
 
+/**
+ * The federation's cpu utilisation for scaling to and from zero: the member HPAs' own, weighted by their replicas,
+ * against the FederatedHPA's cpu Utilization target. Nothing when either is unknown.
+ */
+export function federationUtilisation(
+  spec: NonNullable<FederatedHPA['spec']>,
+  hpas: readonly MemberHpaStatus[],
+): { utilisation?: { current: number; target: number } } {
+  const metric = spec.metrics?.find(
+    (m) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target.type === 'Utilization',
+  );
+  const target = metric?.resource?.target.averageUtilization;
+  let replicas = 0;
+  let weighted = 0;
+  for (const h of hpas) {
+    if (h.currentCPUUtilizationPercentage === undefined || !h.currentReplicas) continue;
+    replicas += h.currentReplicas;
+    weighted += h.currentCPUUtilizationPercentage * h.currentReplicas;
+  }
+  if (target === undefined || replicas === 0) return {};
+  return { utilisation: { current: Math.round(weighted / replicas), target } };
+}
+
+const KEPT_ANNOTATIONS = Object.values(FederatedHpaAnnotations) as string[];
+
+/** What a pass reads of a binding: identity, the FederatedHPA annotations, resource, clusters and requests. */
+export function bindingProjection(o: Obj): Obj {
+  const { name, namespace, uid, resourceVersion, generation, annotations } = o.metadata;
+  const spec = (o.spec ?? {}) as BindingSpecView & Record<string, unknown>;
+  const kept = Object.entries(annotations ?? {}).filter(([k]) => KEPT_ANNOTATIONS.includes(k));
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: {
+      name,
+      ...(namespace ? { namespace } : {}),
+      ...(uid ? { uid } : {}),
+      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(generation !== undefined ? { generation } : {}),
+      ...(kept.length ? { annotations: Object.fromEntries(kept) } : {}),
+    },
+    spec: {
+      ...(spec.resource ? { resource: spec.resource } : {}),
+      ...(spec.clusters ? { clusters: spec.clusters } : {}),
+      ...(spec.replicaRequirements?.resourceRequest
+        ? { replicaRequirements: { resourceRequest: spec.replicaRequirements.resourceRequest } }
+        : {}),
+    },
+  } as Obj;
+}
+
+/** What a pass reads of a binding's status: per cluster the replica counts, cpu and the member HPA's status. */
+export function bindingStatusProjection(
+  r: StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }>,
+): StatusRecord<{ aggregatedStatus?: AggregatedEntry[] }> {
+  const entries = r.status?.aggregatedStatus;
+  if (!entries) return { seq: r.seq, status: {} };
+  return {
+    seq: r.seq,
+    status: {
+      aggregatedStatus: entries.map((e) => {
+        const st = e.status;
+        if (!st) return { clusterName: e.clusterName };
+        const { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa } = st;
+        return {
+          clusterName: e.clusterName,
+          status: { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa },
+        };
+      }),
+    },
+  };
+}
+
 /** What the hpa-assigner recorded on the member HPA's binding with the last assignment. */
 export function recordedAssignment(hpaBinding: StoredObject | undefined): RecordedAssignment | undefined {
   const annotations = hpaBinding?.metadata.annotations;
@@ -579,9 +689,34 @@ export function recordedAssignment(hpaBinding: StoredObject | undefined): Record
   const basis = annotations?.[FederatedHpaAnnotations.assignmentBasis];
   if (!limits || basis === undefined) return undefined;
   const optimisedAt = annotations?.[FederatedHpaAnnotations.optimisedAt];
+  const pinned = annotations?.[FederatedHpaAnnotations.pinnedMins];
   return {
     assignments: [...limits].map(([cluster, l]) => ({ cluster, ...l })),
     basis,
     ...(optimisedAt ? { optimisedAtMs: Date.parse(optimisedAt) } : {}),
+    ...(pinned ? { pinned: parsePinned(pinned) } : {}),
   };
+}
+
+/** The pinned-mins annotation; an unreadable one holds nothing (the next pass writes it afresh). */
+function parsePinned(text: string): Record<string, number> {
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (typeof v !== 'object' || v === null) return {};
+    return Object.fromEntries(
+      Object.entries(v).filter((e): e is [string, number] => Number.isInteger(e[1]) && e[1] >= 0),
+    );
+  } catch {
+    return {};
+  }
+}
+
+/** The annotations of the last record that a new record may leave out (so a released hold does not linger). */
+function withoutRecord(annotations: Record<string, string> | undefined): Record<string, string> {
+  const {
+    [FederatedHpaAnnotations.pinnedMins]: _p,
+    [FederatedHpaAnnotations.optimisedAt]: _o,
+    ...rest
+  } = annotations ?? {};
+  return rest;
 }

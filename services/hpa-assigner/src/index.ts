@@ -10,6 +10,7 @@ export {
   CONTROLLER_NAME,
   FEDERATED_HPA_KIND,
   FederatedHpaController,
+  federationUtilisation,
   recordedAssignment,
   type ControllerLogger,
   type FederatedHpaControllerOptions,

@@ -31,6 +31,7 @@ export interface MemberHpaRecord {
   assignments: readonly MemberAssignment[];
   basis: string;
   optimisedAtMs?: number;
+  pinned?: Record<string, number>;
 }
 
 /**
@@ -67,5 +68,6 @@ export function memberHpaAnnotations(owner: string, record: MemberHpaRecord): Re
     ...(record.optimisedAtMs !== undefined
       ? { [FederatedHpaAnnotations.optimisedAt]: new Date(record.optimisedAtMs).toISOString() }
       : {}),
+    ...(record.pinned ? { [FederatedHpaAnnotations.pinnedMins]: JSON.stringify(record.pinned) } : {}),
   };
 }

@@ -424,6 +424,26 @@ describe('SimulatedClusters: the HPA loop', () => {
     });
   });
 
+  it('follows the binding scaling the workload (a FederatedHPA sending a cluster to 0): the HPA then stays there', () => {
+    // No downscale window, so each pass shows the HPA's own answer at once.
+    const s = new SimulatedClusters({ hpaSyncPeriodMs: 1000, hpa: { downscaleStabilizationMs: 0 } });
+    const input = {
+      clusters: [withLoad({ type: 'constant', cores: 0.1 })],
+      bindings: [web, hpaBinding],
+      hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
+    };
+    step(s, { ...input, now: at(0) });
+    step(s, { ...input, now: at(1000) });
+    expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(1); // 0.1 core is 20 % of one 500m pod
+    const toZero = binding('web', [{ name: 'm1', replicas: 0 }], { replicas: 2, cpu: '500m' });
+    for (let t = 2000; t <= 5000; t += 1000) step(s, { ...input, bindings: [toZero, hpaBinding], now: at(t) });
+    // at 0 with minReplicas 1 Kubernetes' HPA does not scale ("scaling is disabled")
+    expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(0);
+    const back = binding('web', [{ name: 'm1', replicas: 1 }], { replicas: 2, cpu: '500m' });
+    step(s, { ...input, bindings: [back, hpaBinding], now: at(6000) });
+    expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBe(1);
+  });
+
   it('evaluates only once per sync period', () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
     const input = {

@@ -147,6 +147,8 @@ export class SimulatedClusters {
   private readonly workloadMemo = new Map<string, Map<string, Memo>>();
   /** `${cluster}|${namespace}/${hpa}` → state. */
   private readonly hpaStates = new Map<string, HpaState>();
+  /** `${cluster}|${namespace}/${hpa}` → the replicas the workload's binding last asked for there. */
+  private readonly scaledTo = new Map<string, number>();
   /** `${cluster}|${binding}` → the cpu sample last reported for a workload. */
   private readonly usageSamples = new Map<string, { atMs: number; usageMilli: number; ready: number }>();
   /** `${cluster}|${workload}|${model}` → when the model was first seen (the origin of step models). */
@@ -299,7 +301,15 @@ export class SimulatedClusters {
           );
         for (const d of wanted.values()) {
           const h = hpaFor(d);
-          if (h && !this.hpaStates.has(h.key)) this.hpaStates.set(h.key, initialHpaState(d.replicas ?? 0, nowMs));
+          if (!h) continue;
+          const state = this.hpaStates.get(h.key);
+          if (!state) this.hpaStates.set(h.key, initialHpaState(d.replicas ?? 0, nowMs));
+          else if (d.replicas !== undefined && this.scaledTo.has(h.key) && this.scaledTo.get(h.key) !== d.replicas) {
+            // The binding scaled the member workload (Karmada writing spec.replicas, as `kubectl scale` would): the
+            // HPA reads the scale's new replicas on its next pass. A FederatedHPA scaling a cluster to 0 relies on it.
+            this.hpaStates.set(h.key, { ...state, replicas: d.replicas });
+          }
+          if (d.replicas !== undefined) this.scaledTo.set(h.key, d.replicas);
         }
         for (const h of hpas) activeHpas.add(h.key);
         let fit = place();
@@ -323,7 +333,11 @@ export class SimulatedClusters {
       const r = this.clusterReport(cluster, patch, input.now, statusOf);
       if (r) reports.push(r);
     }
-    for (const key of [...this.hpaStates.keys()]) if (!activeHpas.has(key)) this.hpaStates.delete(key);
+    for (const key of [...this.hpaStates.keys()]) {
+      if (activeHpas.has(key)) continue;
+      this.hpaStates.delete(key);
+      this.scaledTo.delete(key);
+    }
     this.lastUsage = usage;
 
     for (const b of [...input.bindings].sort((x, y) =>
