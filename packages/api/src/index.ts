@@ -1,4 +1,12 @@
-export { isQuantity, parseQuantity, QuantityError } from './quantity.js';
+export {
+  canonicalQuantity,
+  formatQuantity,
+  isQuantity,
+  parseQuantity,
+  QuantityError,
+  quantityFormat,
+  type QuantityFormat,
+} from './quantity.js';
 export {
   AdmissionError,
   formatCauses,

@@ -1,4 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { AuthorizationError, UserAuthenticationExpiredError } from '@nats-io/transport-node';
 
 /** A compare-and-set lost: someone else wrote the key since `expected` was read. */
 export class ConflictError extends Error {
@@ -32,6 +33,14 @@ export class BusUnavailableError extends Error {
     super(`cannot reach NATS at ${url}: ${(options?.cause as Error | undefined)?.message ?? 'unknown error'}`, options);
     this.name = 'BusUnavailableError';
   }
+}
+
+/** True when NATS answered but refused the credentials (user/password, token) the bus was given, or none. */
+export function isCredentialsRefused(err: unknown): boolean {
+  return (
+    err instanceof BusUnavailableError &&
+    (err.cause instanceof AuthorizationError || err.cause instanceof UserAuthenticationExpiredError)
+  );
 }
 
 /**

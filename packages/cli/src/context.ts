@@ -1,6 +1,6 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectBus, type Bus } from '@flotilla/bus';
+import { connectBus, isCredentialsRefused, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { parseManifests } from '@flotilla/api';
 
@@ -51,7 +51,12 @@ export async function openSession(io: CliIo): Promise<Session> {
     prefix: io.env.FLOTILLA_PREFIX ?? 'flotilla',
     name: 'flotilla-cli',
   }).catch((err: Error) => {
-    throw new CliError(`${err.message}\nIs the suite running? Start it with: pnpm run up`);
+    if (isCredentialsRefused(err))
+      throw new CliError(
+        `${err.message}\nNATS refused the credentials: check NATS_USER and NATS_PASSWORD (or NATS_TOKEN), ` +
+          'or the user and password in NATS_URL',
+      );
+    throw new CliError(`${err.message}\nIs the suite running? Start it with: scripts/up`);
   });
   return { bus, client: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot }) };
 }

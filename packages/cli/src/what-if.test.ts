@@ -24,6 +24,33 @@ async function run(args: string[], stdin = '') {
 }
 
 describe('flotilla what-if schedule (offline)', () => {
+  it("explains that the examples' simulated clusters have no status offline, and how to give them one", async () => {
+    const r = await run(['what-if', 'schedule', '-f', path('../../../examples/'), '--now', '2026-01-01T00:00:00Z']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/clusters member1, member2, member3 have no status/);
+    expect(r.err).toMatch(/spec\.simulation is played by the member agent of a running suite/);
+    expect(r.err).toMatch(/status filled in by hand/);
+    expect(r.err).toMatch(/README's "Planning offline"/);
+  });
+
+  it('warns about the clusters without status when others have one, and schedules on those', async () => {
+    const extra = [
+      'apiVersion: cluster.karmada.io/v1alpha1',
+      'kind: Cluster',
+      'metadata: {name: member9}',
+      'spec: {simulation: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}}',
+    ].join('\n');
+    const file = path('../../scheduling/src/testdata/ordered-groups.yaml');
+    const r = await run(
+      ['what-if', 'schedule', '-f', file, '-f', '-', '-o', 'json', '--now', '2026-01-01T00:00:00Z'],
+      extra,
+    );
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/warning: cluster member9 has no status/);
+    expect(JSON.parse(r.out).items.length).toBeGreaterThan(0);
+  });
+
   it('prints the binding the scheduler would write for the sample of the multiple scheduling groups proposal, as a List, with the observed group', async () => {
     const r = await run([
       'what-if',

@@ -169,7 +169,7 @@ describe('buildBinding', () => {
         },
         replicas: 3,
         replicaRequirements: {
-          resourceRequest: { cpu: '1250m', memory: String(64 * 2 ** 20 + 2 ** 30), 'nvidia.com/gpu': '1' },
+          resourceRequest: { cpu: '1250m', memory: '1088Mi', 'nvidia.com/gpu': '1' },
         },
         placement: { clusterAffinity: { clusterNames: ['nginx-pp'] } },
       },
@@ -249,7 +249,7 @@ describe('buildBinding', () => {
         .replicaRequirements,
     ).toEqual({
       nodeClaim: { nodeSelector: { disk: 'ssd' } },
-      resourceRequest: { cpu: '1000m' },
+      resourceRequest: { cpu: '1' },
     });
   });
 

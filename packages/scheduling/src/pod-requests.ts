@@ -1,4 +1,4 @@
-import { isPlainObject, parseQuantity } from '@flotilla/api';
+import { formatQuantity, isPlainObject, parseQuantity } from '@flotilla/api';
 import { SchedulingInputError } from './errors.js';
 import type { ResourceList } from './types.js';
 
@@ -22,8 +22,8 @@ import type { ResourceList } from './types.js';
  *    otherwise), as `Quantity.MilliValue()` / `Value()` do;
  * 7. resources that total 0 are left out; nothing left → undefined (no replica requirements).
  *
- * cpu comes out as millicores ("1500m"), everything else as a whole-unit integer string: the same
- * values as Karmada's canonical quantities, in the form the estimator reads back.
+ * Each total prints as Karmada's `Resource.ResourceList` builds it: cpu and counts decimal ("1500m", "2"), memory,
+ * ephemeral-storage and hugepages binary ("1088Mi"), in Kubernetes' canonical form.
  * Throws SchedulingInputError naming the field (under `path`) of an unparsable or negative quantity.
  */
 export function podSpecRequests(podSpec: unknown, path = 'spec.template.spec'): ResourceList | undefined {
@@ -43,7 +43,7 @@ export function podSpecRequests(podSpec: unknown, path = 'spec.template.spec'): 
   let any = false;
   for (const [name, v] of total) {
     if (v <= 0) continue;
-    out[name] = name === 'cpu' ? `${v}m` : String(v);
+    out[name] = formatQuantity(name === 'cpu' ? v / 1000 : v, isBinaryResource(name) ? 'BinarySI' : 'DecimalSI');
     any = true;
   }
   return any ? out : undefined;
@@ -79,6 +79,11 @@ function quantities(resourceList: unknown, path: string): Map<string, number> {
 }
 
 const NATIVE = new Set(['cpu', 'memory', 'ephemeral-storage', 'pods']);
+
+/** The resources Karmada's `Resource.ResourceList` builds as BinarySI quantities; the rest are DecimalSI. */
+function isBinaryResource(name: string): boolean {
+  return name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-');
+}
 
 /** Karmada's `Resource.Add` switch: the four native resources, then `lifted.IsScalarResourceName`. */
 function isCountedResource(name: string): boolean {

@@ -37,7 +37,7 @@ describe('whatIfSchedule', () => {
     expect(b.metadata.name).toBe('nginx-deployment');
     expect(b.spec.resource.uid).toBe('4858ca61-3ff8-4095-8267-f3d059d8074c');
     expect(b.spec.replicas).toBe(2);
-    expect(b.spec.replicaRequirements).toEqual({ resourceRequest: { cpu: '500m', memory: String(256 * 2 ** 20) } });
+    expect(b.spec.replicaRequirements).toEqual({ resourceRequest: { cpu: '500m', memory: '256Mi' } });
     expect(b.spec.clusters).toEqual([{ name: 'member1', replicas: 2 }]);
     // stored at generation 1 by detection, 2 once the scheduler wrote its clusters, with the placement recorded as applied
     expect(b.metadata.generation).toBe(2);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
   AlreadyExistsError,
@@ -40,14 +41,16 @@ export interface KubeEventInput {
 }
 
 /**
- * Events keyed by object and reason: a repeat of the same reason and message counts up, as the Kubernetes event
- * recorder aggregates; a new message for the same reason replaces it and restarts the count.
+ * Events keyed by object, reason and message: a repeat of the same reason and message counts up, as the Kubernetes
+ * event recorder aggregates; a different message (another decision) is an event of its own, so none is lost.
  */
 export class KubeEventStore {
   constructor(private readonly bus: Bus) {}
 
-  static key(ref: ObjectRef, reason: string): string {
-    return `${objectKey(ref)}.${reason}`;
+  /** The message goes in as a digest: a KV key allows only a few characters, and messages have any. */
+  static key(ref: ObjectRef, e: Pick<KubeEventInput, 'type' | 'reason' | 'message'>): string {
+    const digest = createHash('sha256').update(`${e.type}\n${e.message}`).digest('hex').slice(0, 16);
+    return `${objectKey(ref)}.${e.reason}.${digest}`;
   }
 
   /** Pure: the event after one more occurrence. */
@@ -78,7 +81,7 @@ export class KubeEventStore {
 
   /** Counts one occurrence caused by the domain event at stream position `seq` (idempotent per seq). */
   async record(ref: ObjectRef, e: KubeEventInput, seq: number): Promise<KubeEvent> {
-    const key = KubeEventStore.key(ref, e.reason);
+    const key = KubeEventStore.key(ref, e);
     for (let attempt = 0; ; attempt++) {
       const current = await getJson<StoredKubeEvent>(this.bus.kubeEvents, key);
       const next = KubeEventStore.next(current?.value, ref, e, seq);

@@ -29,16 +29,19 @@ export class PrivateNats {
   private readonly dir = mkdtempSync(join(tmpdir(), 'flotilla-nats-'));
   private readonly bin = process.env.NATS_SERVER ?? 'nats-server';
 
-  constructor(readonly port: number) {}
+  /** `args` go to nats-server after the defaults, e.g. `['--user', 'u', '--pass', 'p']` for a server that asks. */
+  constructor(
+    readonly port: number,
+    private readonly args: readonly string[] = [],
+  ) {}
 
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
   }
 
   async start(timeoutMs = 15_000): Promise<void> {
-    const child = spawn(this.bin, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', join(this.dir, 'store')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const defaults = ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', join(this.dir, 'store')];
+    const child = spawn(this.bin, [...defaults, ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     for (const s of [child.stdout, child.stderr]) {
       s?.on('data', (b: Buffer) => this.output.push(...b.toString('utf8').split('\n').filter(Boolean)));

@@ -66,7 +66,7 @@ describe('projections', () => {
     const binding = buildBinding(templateProjection(full) as never, policy);
     expect(binding).toEqual(buildBinding(full as never, policy));
     expect(binding.spec.replicaRequirements).toEqual({
-      resourceRequest: { cpu: '2250m', memory: String((1024 + 120) * 2 ** 20), 'example.com/dongle': '1' },
+      resourceRequest: { cpu: '2250m', memory: '1144Mi', 'example.com/dongle': '1' },
     });
   });
 

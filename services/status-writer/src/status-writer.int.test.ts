@@ -90,3 +90,34 @@ describe('status writer', () => {
     expect(await new KubeEventStore(bus).all()).toEqual(liveEvents);
   });
 });
+
+describe('Kubernetes-style events of a binding', () => {
+  const decision = (message: string, t: number) =>
+    cloudEvent({
+      source: 'affinity-scheduler',
+      type: 'BindingScheduled',
+      kind: 'ResourceBinding',
+      namespace: 'default',
+      name: 'web-deployment',
+      time: new Date(Date.UTC(2026, 0, 1, 0, 1, t)),
+      data: { kubeEvent: { type: 'Normal', reason: 'ScheduleBindingSucceed', message } },
+    });
+
+  it('keeps each decision: the same reason and message counts up, a different message is a new event', async () => {
+    const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers());
+    const from = (await bus.jsm.streams.info(bus.names.eventsStream)).state.last_seq;
+    for (const [message, t] of [
+      ['placed on member1', 1],
+      ['placed on member2', 2],
+      ['placed on member2', 3],
+    ] as const)
+      await publishEvent(bus, decision(message, t));
+    for await (const d of readEvents(bus, { fromSeq: from + 1 })) await writer.handle(d);
+
+    const events = await new KubeEventStore(bus).list({ kind: 'ResourceBinding', name: 'web-deployment' });
+    expect(events.map((e) => [e.reason, e.message, e.count])).toEqual([
+      ['ScheduleBindingSucceed', 'placed on member1', 1],
+      ['ScheduleBindingSucceed', 'placed on member2', 2],
+    ]);
+  });
+});

@@ -63,7 +63,7 @@ export class ReplayFold {
     else this.statuses.set(key, { seq: d.seq, status: this.reducers.fold(this.statuses.get(key)?.status, d.event) });
     const k = kubeEventInput(d.event);
     if (k) {
-      const kk = KubeEventStore.key(ref, k.reason);
+      const kk = KubeEventStore.key(ref, k);
       this.kubeEvents.set(kk, KubeEventStore.next(this.kubeEvents.get(kk), ref, k, d.seq));
     }
   }

@@ -2,6 +2,7 @@ import { resolveKind } from '@flotilla/api';
 import { eventTypeOf, readEvents, type CloudEvent } from '@flotilla/bus';
 import { CliError, type CliIo, type Session } from '../context.js';
 import { formatTable } from '../output/table.js';
+import { eventMessage } from './event-message.js';
 
 export interface EventsOptions {
   follow?: boolean;
@@ -9,12 +10,6 @@ export interface EventsOptions {
   namespace?: string;
   output?: string;
   signal?: AbortSignal;
-}
-
-/** A one-line summary of a domain event for the table view. */
-function summary(e: CloudEvent): string {
-  const d = e.data as { message?: string; kubeEvent?: { message?: string } } | undefined;
-  return d?.kubeEvent?.message ?? d?.message ?? '';
 }
 
 /**
@@ -41,7 +36,7 @@ export async function eventsCommand(io: CliIo, s: Session, o: EventsOptions): Pr
     e.time,
     eventTypeOf(e),
     `${e.flotillakind}/${e.flotillanamespace ? `${e.flotillanamespace}/` : ''}${e.flotillaname}`,
-    summary(e),
+    eventMessage(e),
   ];
   let printedHeader = false;
   for await (const d of readEvents(s.bus, {

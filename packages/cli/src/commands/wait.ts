@@ -30,22 +30,23 @@ export async function waitCommand(
   const name = target.slice(slash + 1);
   const ns = info.namespaced ? (namespace ?? 'default') : undefined;
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const shown = `${info.kind.toLowerCase()}/${name}`;
+  for (let first = true; ; first = false) {
     try {
       const o = await s.client.get(info.kind, name, ns);
       if (want.type === 'condition') {
         const conds = ((o.status as { conditions?: Condition[] } | undefined)?.conditions ?? []) as Condition[];
         if (conds.some((c) => c.type === want.condition && c.status.toLowerCase() === want.status)) {
-          io.out(`${info.kind.toLowerCase()}/${name} condition met`);
+          io.out(`${shown} condition met`);
           return 0;
         }
       }
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      if (want.type === 'delete') {
-        io.out(`${info.kind.toLowerCase()}/${name} deleted`);
-        return 0;
-      }
+      // As kubectl wait: a condition on a missing object is NotFound at once (the error names it), not a timeout;
+      // a delete of an object that is not there is already done.
+      if (!(err instanceof NotFoundError) || want.type === 'condition') throw err;
+      io.out(first ? `${shown} does not exist: nothing to wait for` : `${shown} deleted`);
+      return 0;
     }
     if (Date.now() >= deadline) {
       io.err(`error: timed out waiting for the condition on ${info.plural}/${name}`);

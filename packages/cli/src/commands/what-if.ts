@@ -25,6 +25,27 @@ export function print(io: CliIo, output: string | undefined, value: object): voi
   else io.out(JSON.stringify(value, null, 2));
 }
 
+type ClusterDoc = { kind?: string; metadata?: { name?: string }; status?: unknown };
+
+/**
+ * Offline, a Cluster has only the status written in the file: `spec.simulation` is what a running member agent
+ * plays, so a simulated cluster (the examples') is not Ready here and nothing can land on it. Say so rather than
+ * print bindings with nothing scheduled: an error when no cluster has a status, a warning naming the others.
+ */
+function checkClusterStatus(io: CliIo, docs: unknown[]): void {
+  const clusters = (docs as ClusterDoc[]).filter((d) => d.kind === 'Cluster');
+  const bare = clusters.filter((c) => c.status === undefined).map((c) => c.metadata?.name ?? '?');
+  if (bare.length === 0) return;
+  const which = bare.length === 1 ? `cluster ${bare[0]} has` : `clusters ${bare.join(', ')} have`;
+  const why =
+    `${which} no status: offline a Cluster has only the status in the file, and spec.simulation is played by ` +
+    'the member agent of a running suite, so the scheduler takes such a cluster as not Ready. Give each Cluster a status filled ' +
+    'in by hand (conditions Ready=True, resourceSummary.allocatable/allocated), as in README\'s "Planning ' +
+    'offline" (packages/scheduling/src/testdata/ordered-groups.yaml), or run the suite and use apply.';
+  if (bare.length === clusters.length) throw new CliError(`error: ${why}`);
+  io.err(`warning: ${why}`);
+}
+
 /** `what-if schedule`: the bindings the scheduler would write, by the scheduler's own functions, offline. */
 export async function whatIfScheduleCommand(
   io: CliIo,
@@ -34,7 +55,9 @@ export async function whatIfScheduleCommand(
   if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml')
     throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
   const now = parseInstant(o.now, '--now', io.now());
-  const bindings = whatIfSchedule(await admittedDocs(io, files), now) as Array<{ metadata: unknown }>;
+  const docs = await admittedDocs(io, files);
+  checkClusterStatus(io, docs);
+  const bindings = whatIfSchedule(docs, now) as Array<{ metadata: unknown }>;
   print(io, o.output ?? 'yaml', asList(bindings as never));
   return 0;
 }

@@ -1,4 +1,4 @@
-import { parseQuantity, QuantityError, type ResourceList } from '@flotilla/api';
+import { formatQuantity, parseQuantity, QuantityError, type ResourceList } from '@flotilla/api';
 import { SimulationSpecError } from './errors.js';
 
 /**
@@ -76,23 +76,18 @@ export function resourcesFrom(list: unknown, path: string): Resources {
 
 /** Canonical cpu text, as the API server prints it: whole cores plain ("3"), otherwise millicores ("2500m"). */
 export function formatCpu(milli: number): string {
-  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+  return formatQuantity(milli / 1000, 'DecimalSI');
 }
 
-const BINARY = [
-  ['Ei', 2 ** 60],
-  ['Pi', 2 ** 50],
-  ['Ti', 2 ** 40],
-  ['Gi', 2 ** 30],
-  ['Mi', 2 ** 20],
-  ['Ki', 2 ** 10],
-] as const;
-
-/** Canonical memory text: the largest binary suffix that divides exactly ("32Gi", "1536Mi"), else bytes. */
+/**
+ * Canonical memory text. The simulator keeps bytes, not the format they were written in, so it prints the shorter
+ * of the binary and the decimal canonical forms ("32Gi", "1536Mi", "128M"; binary on a tie): never a raw byte count
+ * where a suffix fits.
+ */
 export function formatMemory(b: number): string {
-  if (b === 0) return '0';
-  for (const [suffix, unit] of BINARY) if (b % unit === 0) return `${b / unit}${suffix}`;
-  return String(b);
+  const binary = formatQuantity(b, 'BinarySI');
+  const decimal = formatQuantity(b, 'DecimalSI');
+  return decimal.length < binary.length ? decimal : binary;
 }
 
 export function toResourceList(r: Resources): FormattedResourceList {
