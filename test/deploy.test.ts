@@ -1000,9 +1000,11 @@ describe('docker-compose.yml', () => {
     expect(get(services, 'gateway.environment')).toMatchObject({
       GATEWAY_API_HOST: '0.0.0.0',
       GATEWAY_API_PORT: '8081',
+      GATEWAY_ALLOW_ANONYMOUS: 'true',
     });
+    // Anonymous is acceptable only because the host publishes the port on its own loopback.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's interpolation syntax, compared as literal text
-    expect(get(services, 'gateway.ports')).toEqual(['${FLOTILLA_GATEWAY_PORT:-8081}:8081']);
+    expect(get(services, 'gateway.ports')).toEqual(['127.0.0.1:${FLOTILLA_GATEWAY_PORT:-8081}:8081']);
   });
 
   it('examples applies examples/ through the CLI once the gateway is healthy, and only once', () => {
