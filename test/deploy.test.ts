@@ -20,6 +20,9 @@ type Obj = Record<string, unknown>;
 const NAMESPACE = 'flotilla-system';
 const CONNECTIONS_SECRET = 'flotilla-connections';
 const HEALTH_PORT = 8080;
+const TOKENS_SECRET = 'flotilla-gateway-tokens';
+const TOKENS_KEY = 'tokens.csv';
+const MONITORING_NAMESPACE = 'monitoring';
 
 /** Every deployable service, its replica count in Kubernetes, and whether it elects a leader. */
 const SERVICES = [
@@ -263,7 +266,7 @@ const SEPARATE_DIRS = ['member/', 'monitoring/'];
 const controlPlaneFiles = allFiles.filter(
   (f) =>
     !SEPARATE_DIRS.some((d) => rel(f.file).startsWith(d)) &&
-    rel(f.file) !== 'secret.example.yaml' &&
+    !rel(f.file).endsWith('.example.yaml') &&
     rel(f.file) !== 'kustomization.yaml',
 );
 const controlPlaneDocs = controlPlaneFiles.flatMap((f) => f.docs);
@@ -319,10 +322,11 @@ describe('deploy/: every file parses into well-formed manifests', () => {
     expect(misplaced).toEqual([]);
   });
 
+  // A *_FILE setting names where a mounted Secret's file is, not the secret itself.
   it('keeps secrets out of ConfigMaps', () => {
     const leaks = ofKind('ConfigMap').flatMap((cm) =>
       Object.keys(isObj(cm.data) ? cm.data : {})
-        .filter((k) => /PASSWORD|TOKEN|USER|^NATS_URL$|^REDIS_URL$/.test(k))
+        .filter((k) => /PASSWORD|TOKEN|USER|^NATS_URL$|^REDIS_URL$/.test(k) && !k.endsWith('_FILE'))
         .map((k) => `${String(get(cm, 'metadata.name'))}.${k}`),
     );
     expect(leaks).toEqual([]);
@@ -343,9 +347,9 @@ describe('deploy/kustomization.yaml', () => {
     expect(new Set(resources).size).toBe(resources.length);
   });
 
-  it('lists every manifest of deploy/ except member/, monitoring/ and secret.example.yaml', () => {
+  it('lists every manifest of deploy/ except member/, monitoring/ and the *.example.yaml Secrets', () => {
     expect([...resources].sort()).toEqual(controlPlaneFiles.map((f) => rel(f.file)).sort());
-    expect(resources).not.toContain('secret.example.yaml');
+    expect(resources.filter((r) => r.endsWith('.example.yaml'))).toEqual([]);
     expect(resources.some((r) => SEPARATE_DIRS.some((d) => r.startsWith(d)))).toBe(false);
   });
 
@@ -491,6 +495,17 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
       GATEWAY_TLS_CERT_FILE: `${dir}/tls.crt`,
       GATEWAY_TLS_KEY_FILE: `${dir}/tls.key`,
     });
+  });
+
+  it('gateway: reads its API tokens from the mounted tokens Secret, so it may listen beyond loopback', () => {
+    const mount = arr(get(containerOf('gateway'), 'volumeMounts')).find((m) => get(m, 'name') === 'tokens');
+    const volume = arr(get(deploymentOf('gateway'), 'spec.template.spec.volumes')).find(
+      (v) => get(v, 'name') === 'tokens',
+    );
+    expect(get(mount, 'readOnly')).toBe(true);
+    expect(get(volume, 'secret.secretName')).toBe(TOKENS_SECRET);
+    expect(configOf('gateway').GATEWAY_TOKENS_FILE).toBe(`${String(get(mount, 'mountPath'))}/${TOKENS_KEY}`);
+    expect(configOf('gateway').GATEWAY_ALLOW_ANONYMOUS).toBeUndefined();
   });
 
   it('member-agent: kube driver with its kubeconfig mounted from a Secret, one at a time', () => {
@@ -874,6 +889,63 @@ describe('deploy/secret.example.yaml', () => {
       ),
     );
     expect(Object.keys(get(example, 'stringData') as Obj).filter((k) => !read.has(k))).toEqual([]);
+  });
+});
+
+describe('deploy/gateway-tokens.example.yaml', () => {
+  const example = byRel.get('gateway-tokens.example.yaml')?.docs[0];
+
+  it("is the Secret the gateway mounts, with a read and an admin token in the gateway's line format", () => {
+    expect(example).toMatchObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: TOKENS_SECRET } });
+    const lines = String((get(example, 'stringData') as Obj)[TOKENS_KEY])
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+    expect(lines.map((l) => l.split(',')[1])).toEqual(expect.arrayContaining(['read', 'admin']));
+    for (const line of lines) expect(line).toMatch(/^[^,\s]{16,},(read|admin),[^,]+$/);
+  });
+});
+
+describe('deploy/network-policies.yaml', () => {
+  const policies = ofKind('NetworkPolicy');
+  const componentOf = (p: Obj): unknown => {
+    const labels = get(p, 'spec.podSelector.matchLabels');
+    return isObj(labels) ? labels['app.kubernetes.io/component'] : undefined;
+  };
+  const selecting = (service: string) => policies.find((p) => componentOf(p) === service);
+  const portsOf = (rule: unknown) => arr(get(rule, 'ports')).map((p) => get(p, 'port'));
+
+  it('denies all ingress to the namespace by default', () => {
+    const deny = policies.find((p) => isObj(get(p, 'spec.podSelector')) && !componentOf(p));
+    expect(get(deny, 'spec.podSelector')).toEqual({});
+    expect(get(deny, 'spec.policyTypes')).toEqual(['Ingress']);
+    expect(get(deny, 'spec.ingress')).toBeUndefined();
+  });
+
+  it.each(SERVICES.map((s) => s.name))('%s: a policy selects its pods and opens metrics to monitoring only', (name) => {
+    const policy = selecting(name);
+    expect(policy, `no NetworkPolicy selects the ${name} pods`).toBeDefined();
+    const podLabels = get(deploymentOf(name), 'spec.template.metadata.labels') as Obj;
+    for (const [k, v] of Object.entries(get(policy, 'spec.podSelector.matchLabels') as Obj))
+      expect(podLabels[k], `label ${k}`).toBe(v);
+    expect(get(policy, 'spec.policyTypes')).toEqual(['Ingress']);
+    const rules = arr(get(policy, 'spec.ingress'));
+    const metrics = rules.filter((r) => portsOf(r).includes('metrics'));
+    expect(metrics).toHaveLength(1);
+    expect(get(metrics[0], 'from')).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': MONITORING_NAMESPACE } } },
+    ]);
+    const open = rules.filter((r) => get(r, 'from') === undefined);
+    expect(open.flatMap(portsOf)).toEqual(name === 'gateway' ? ['api'] : []);
+  });
+
+  it('names only ports the selected pods declare', () => {
+    for (const policy of policies.filter(componentOf)) {
+      const service = String(componentOf(policy));
+      const declared = arr(get(containerOf(service), 'ports')).map((p) => get(p, 'name'));
+      for (const rule of arr(get(policy, 'spec.ingress')))
+        for (const port of portsOf(rule)) expect(declared).toContain(port);
+    }
   });
 });
 
