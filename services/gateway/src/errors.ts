@@ -2,6 +2,7 @@ import { AdmissionError, InvalidRequestError, ManifestError, UnknownKindError } 
 import type { ApiErrorBody } from '@flotilla/client';
 import { AlreadyExistsError, ConflictError } from '@flotilla/bus';
 import { NotFoundError, StaleResourceVersionError } from '@flotilla/store';
+import { StoreFullError } from './store-headroom.js';
 
 export class TooLargeError extends Error {
   constructor(
@@ -51,6 +52,8 @@ export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof NotFoundError) return { reason: 'NotFound', message: err.message };
   if (err instanceof UnauthenticatedError) return { reason: 'Unauthorized', message: err.message };
   if (err instanceof NotPermittedError) return { reason: 'Forbidden', message: err.message };
+  // Forbidden, as Kubernetes answers a create past a ResourceQuota: retrying will not help until something is deleted.
+  if (err instanceof StoreFullError) return { reason: 'Forbidden', message: err.message };
   if (err instanceof TooLargeError) return { reason: 'RequestEntityTooLarge', message: err.message };
   if (err instanceof UnknownKindError || err instanceof ManifestError || err instanceof BadRequestError) {
     return { reason: 'BadRequest', message: err.message };

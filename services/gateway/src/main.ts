@@ -4,6 +4,7 @@ import {
   baseConfigSchema,
   connectionGate,
   envBool,
+  envInt,
   envPort,
   envString,
   runService,
@@ -14,6 +15,7 @@ import { ApiTokens } from './api-tokens.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
+import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
 
 const configSchema = baseConfigSchema.extend({
   GATEWAY_API_PORT: envPort(8081),
@@ -30,6 +32,10 @@ const configSchema = baseConfigSchema.extend({
    * listen on all of its interfaces and the host publishes the port on its loopback only.
    */
   GATEWAY_ALLOW_ANONYMOUS: envBool(false),
+  /** Applies are refused once less than this share of JetStream storage is free, so that deletes still fit. */
+  GATEWAY_STORE_HEADROOM_PERCENT: envInt({ min: 0, max: 50, default: 5 }),
+  /** The store's size when the NATS account has no JetStream max_store of its own (the server's max_file_store). */
+  GATEWAY_STORE_MAX_BYTES: envInt({ min: 1 }),
 });
 
 await runService({
@@ -43,7 +49,17 @@ await runService({
       gates,
       logger,
     });
-    const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
+    const headroom = new StoreHeadroom(
+      jetStreamStorageUse(bus.jsm, config.GATEWAY_STORE_MAX_BYTES),
+      config.GATEWAY_STORE_HEADROOM_PERCENT,
+    );
+    const handler = new GatewayHandler(
+      new ObjectStore(bus),
+      new KubeEventStore(bus),
+      (e) => publishEvent(bus, e),
+      undefined,
+      () => headroom.ensureRoom(),
+    );
     const nats = serveNatsApi(bus, handler, logger, registry);
     const tls =
       config.GATEWAY_TLS_CERT_FILE && config.GATEWAY_TLS_KEY_FILE
