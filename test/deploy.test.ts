@@ -8,6 +8,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { busNames, natsAuthorization } from '@flotilla/bus';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
 import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
@@ -946,6 +947,15 @@ describe('deploy/network-policies.yaml', () => {
       for (const rule of arr(get(policy, 'spec.ingress')))
         for (const port of portsOf(rule)) expect(declared).toContain(port);
     }
+  });
+});
+
+describe('deploy/nats/authorization.example.conf', () => {
+  it('is the per-service users block Flotilla generates, with placeholder passwords', () => {
+    const text = readFileSync(join(deployDir, 'nats/authorization.example.conf'), 'utf8');
+    const block = text.replace(/^(#.*\n)+/, '');
+    expect(block).toBe(natsAuthorization(busNames('flotilla'), (user) => `change-me-${user}`));
+    for (const { name } of SERVICES) expect(block).toContain(`user: "flotilla-${name}"`);
   });
 });
 

@@ -1,20 +1,11 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bus, connectBus, destroyBus, publishEvent } from '@flotilla/bus';
 import { type ApiError, ForbiddenError, GatewayClient } from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
-import { PrivateNats } from '@flotilla/testkit';
+import { freePort, PrivateNats } from '@flotilla/testkit';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 let nats: PrivateNats;
 let bus: Bus;
