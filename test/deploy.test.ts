@@ -8,6 +8,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { busNames, natsAuthorization } from '@flotilla/bus';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
 import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
@@ -20,6 +21,9 @@ type Obj = Record<string, unknown>;
 const NAMESPACE = 'flotilla-system';
 const CONNECTIONS_SECRET = 'flotilla-connections';
 const HEALTH_PORT = 8080;
+const TOKENS_SECRET = 'flotilla-gateway-tokens';
+const TOKENS_KEY = 'tokens.csv';
+const MONITORING_NAMESPACE = 'monitoring';
 
 /** Every deployable service, its replica count in Kubernetes, and whether it elects a leader. */
 const SERVICES = [
@@ -263,7 +267,7 @@ const SEPARATE_DIRS = ['member/', 'monitoring/'];
 const controlPlaneFiles = allFiles.filter(
   (f) =>
     !SEPARATE_DIRS.some((d) => rel(f.file).startsWith(d)) &&
-    rel(f.file) !== 'secret.example.yaml' &&
+    !rel(f.file).endsWith('.example.yaml') &&
     rel(f.file) !== 'kustomization.yaml',
 );
 const controlPlaneDocs = controlPlaneFiles.flatMap((f) => f.docs);
@@ -319,10 +323,11 @@ describe('deploy/: every file parses into well-formed manifests', () => {
     expect(misplaced).toEqual([]);
   });
 
+  // A *_FILE setting names where a mounted Secret's file is, not the secret itself.
   it('keeps secrets out of ConfigMaps', () => {
     const leaks = ofKind('ConfigMap').flatMap((cm) =>
       Object.keys(isObj(cm.data) ? cm.data : {})
-        .filter((k) => /PASSWORD|TOKEN|USER|^NATS_URL$|^REDIS_URL$/.test(k))
+        .filter((k) => /PASSWORD|TOKEN|USER|^NATS_URL$|^REDIS_URL$/.test(k) && !k.endsWith('_FILE'))
         .map((k) => `${String(get(cm, 'metadata.name'))}.${k}`),
     );
     expect(leaks).toEqual([]);
@@ -343,9 +348,9 @@ describe('deploy/kustomization.yaml', () => {
     expect(new Set(resources).size).toBe(resources.length);
   });
 
-  it('lists every manifest of deploy/ except member/, monitoring/ and secret.example.yaml', () => {
+  it('lists every manifest of deploy/ except member/, monitoring/ and the *.example.yaml Secrets', () => {
     expect([...resources].sort()).toEqual(controlPlaneFiles.map((f) => rel(f.file)).sort());
-    expect(resources).not.toContain('secret.example.yaml');
+    expect(resources.filter((r) => r.endsWith('.example.yaml'))).toEqual([]);
     expect(resources.some((r) => SEPARATE_DIRS.some((d) => r.startsWith(d)))).toBe(false);
   });
 
@@ -491,6 +496,17 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
       GATEWAY_TLS_CERT_FILE: `${dir}/tls.crt`,
       GATEWAY_TLS_KEY_FILE: `${dir}/tls.key`,
     });
+  });
+
+  it('gateway: reads its API tokens from the mounted tokens Secret, so it may listen beyond loopback', () => {
+    const mount = arr(get(containerOf('gateway'), 'volumeMounts')).find((m) => get(m, 'name') === 'tokens');
+    const volume = arr(get(deploymentOf('gateway'), 'spec.template.spec.volumes')).find(
+      (v) => get(v, 'name') === 'tokens',
+    );
+    expect(get(mount, 'readOnly')).toBe(true);
+    expect(get(volume, 'secret.secretName')).toBe(TOKENS_SECRET);
+    expect(configOf('gateway').GATEWAY_TOKENS_FILE).toBe(`${String(get(mount, 'mountPath'))}/${TOKENS_KEY}`);
+    expect(configOf('gateway').GATEWAY_ALLOW_ANONYMOUS).toBeUndefined();
   });
 
   it('member-agent: kube driver with its kubeconfig mounted from a Secret, one at a time', () => {
@@ -877,6 +893,72 @@ describe('deploy/secret.example.yaml', () => {
   });
 });
 
+describe('deploy/gateway-tokens.example.yaml', () => {
+  const example = byRel.get('gateway-tokens.example.yaml')?.docs[0];
+
+  it("is the Secret the gateway mounts, with a read and an admin token in the gateway's line format", () => {
+    expect(example).toMatchObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: TOKENS_SECRET } });
+    const lines = String((get(example, 'stringData') as Obj)[TOKENS_KEY])
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+    expect(lines.map((l) => l.split(',')[1])).toEqual(expect.arrayContaining(['read', 'admin']));
+    for (const line of lines) expect(line).toMatch(/^[^,\s]{16,},(read|admin),[^,]+$/);
+  });
+});
+
+describe('deploy/network-policies.yaml', () => {
+  const policies = ofKind('NetworkPolicy');
+  const componentOf = (p: Obj): unknown => {
+    const labels = get(p, 'spec.podSelector.matchLabels');
+    return isObj(labels) ? labels['app.kubernetes.io/component'] : undefined;
+  };
+  const selecting = (service: string) => policies.find((p) => componentOf(p) === service);
+  const portsOf = (rule: unknown) => arr(get(rule, 'ports')).map((p) => get(p, 'port'));
+
+  it('denies all ingress to the namespace by default', () => {
+    const deny = policies.find((p) => isObj(get(p, 'spec.podSelector')) && !componentOf(p));
+    expect(get(deny, 'spec.podSelector')).toEqual({});
+    expect(get(deny, 'spec.policyTypes')).toEqual(['Ingress']);
+    expect(get(deny, 'spec.ingress')).toBeUndefined();
+  });
+
+  it.each(SERVICES.map((s) => s.name))('%s: a policy selects its pods and opens metrics to monitoring only', (name) => {
+    const policy = selecting(name);
+    expect(policy, `no NetworkPolicy selects the ${name} pods`).toBeDefined();
+    const podLabels = get(deploymentOf(name), 'spec.template.metadata.labels') as Obj;
+    for (const [k, v] of Object.entries(get(policy, 'spec.podSelector.matchLabels') as Obj))
+      expect(podLabels[k], `label ${k}`).toBe(v);
+    expect(get(policy, 'spec.policyTypes')).toEqual(['Ingress']);
+    const rules = arr(get(policy, 'spec.ingress'));
+    const metrics = rules.filter((r) => portsOf(r).includes('metrics'));
+    expect(metrics).toHaveLength(1);
+    expect(get(metrics[0], 'from')).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': MONITORING_NAMESPACE } } },
+    ]);
+    const open = rules.filter((r) => get(r, 'from') === undefined);
+    expect(open.flatMap(portsOf)).toEqual(name === 'gateway' ? ['api'] : []);
+  });
+
+  it('names only ports the selected pods declare', () => {
+    for (const policy of policies.filter(componentOf)) {
+      const service = String(componentOf(policy));
+      const declared = arr(get(containerOf(service), 'ports')).map((p) => get(p, 'name'));
+      for (const rule of arr(get(policy, 'spec.ingress')))
+        for (const port of portsOf(rule)) expect(declared).toContain(port);
+    }
+  });
+});
+
+describe('deploy/nats/authorization.example.conf', () => {
+  it('is the per-service users block Flotilla generates, with placeholder passwords', () => {
+    const text = readFileSync(join(deployDir, 'nats/authorization.example.conf'), 'utf8');
+    const block = text.replace(/^(#.*\n)+/, '');
+    expect(block).toBe(natsAuthorization(busNames('flotilla'), (user) => `change-me-${user}`));
+    for (const { name } of SERVICES) expect(block).toContain(`user: "flotilla-${name}"`);
+  });
+});
+
 describe('deploy/member: RBAC for the kube driver in a member cluster', () => {
   const memberDocs = allFiles.filter((f) => rel(f.file).startsWith('member/')).flatMap((f) => f.docs);
   const sa = named('ServiceAccount', 'flotilla-member-agent', memberDocs);
@@ -1000,9 +1082,11 @@ describe('docker-compose.yml', () => {
     expect(get(services, 'gateway.environment')).toMatchObject({
       GATEWAY_API_HOST: '0.0.0.0',
       GATEWAY_API_PORT: '8081',
+      GATEWAY_ALLOW_ANONYMOUS: 'true',
     });
+    // Anonymous is acceptable only because the host publishes the port on its own loopback.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's interpolation syntax, compared as literal text
-    expect(get(services, 'gateway.ports')).toEqual(['${FLOTILLA_GATEWAY_PORT:-8081}:8081']);
+    expect(get(services, 'gateway.ports')).toEqual(['127.0.0.1:${FLOTILLA_GATEWAY_PORT:-8081}:8081']);
   });
 
   it('examples applies examples/ through the CLI once the gateway is healthy, and only once', () => {

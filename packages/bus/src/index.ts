@@ -10,3 +10,4 @@ export { KvWatchInclude, type KV } from '@nats-io/kv';
 export * from './config.js';
 export * from './event-types.js';
 export * from './keyed-lanes.js';
+export * from './nats-permissions.js';

@@ -12,7 +12,9 @@ const io = (env: Record<string, string | undefined>): CliIo => ({
 
 let nats: PrivateNats;
 beforeAll(async () => {
-  nats = new PrivateNats(await freeTcpPort(), ['--user', 'flotilla', '--pass', 'right-password']);
+  nats = new PrivateNats(await freeTcpPort(), {
+    config: 'authorization { user: flotilla, password: "right-password" }',
+  });
   await nats.start();
 });
 afterAll(async () => {

@@ -10,12 +10,16 @@ import {
   NotFoundError,
   RequestEntityTooLargeError,
   ServiceUnavailableError,
+  UnauthorizedError,
+  ForbiddenError,
 } from './api-error.js';
 import type { StatusReason } from './protocol.js';
 
 describe('apiErrorFrom (a gateway reply back to a typed error)', () => {
   const cases: Array<[StatusReason, typeof ApiError, number]> = [
     ['BadRequest', BadRequestError, 400],
+    ['Unauthorized', UnauthorizedError, 401],
+    ['Forbidden', ForbiddenError, 403],
     ['NotFound', NotFoundError, 404],
     ['AlreadyExists', AlreadyExistsError, 409],
     ['Conflict', ConflictError, 409],

@@ -18,6 +18,10 @@ export class ApiError extends Error {
 }
 
 export class BadRequestError extends ApiError {}
+/** No credentials, or credentials the gateway does not know. */
+export class UnauthorizedError extends ApiError {}
+/** The credentials are known but their role does not allow the operation. */
+export class ForbiddenError extends ApiError {}
 export class NotFoundError extends ApiError {}
 export class AlreadyExistsError extends ApiError {}
 /** The object changed since the caller read it: read again and retry. */
@@ -31,6 +35,8 @@ export class ServiceUnavailableError extends ApiError {}
 
 const CLASSES: Record<StatusReason, new (body: ApiErrorBody) => ApiError> = {
   BadRequest: BadRequestError,
+  Unauthorized: UnauthorizedError,
+  Forbidden: ForbiddenError,
   NotFound: NotFoundError,
   AlreadyExists: AlreadyExistsError,
   Conflict: ConflictError,

@@ -53,6 +53,8 @@ export interface EventsReply {
  */
 export const STATUS_CODES = {
   BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
   NotFound: 404,
   AlreadyExists: 409,
   Conflict: 409,

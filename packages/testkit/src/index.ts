@@ -33,4 +33,5 @@ export async function eventually<T>(
 }
 export * from './private-prometheus.js';
 export { metricSum } from './metric-sum.js';
-export { PrivateNats } from './private-nats.js';
+export { PrivateNats, type PrivateNatsOptions } from './private-nats.js';
+export { freePort } from './free-port.js';

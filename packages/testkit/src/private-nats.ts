@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +18,18 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
+export interface PrivateNatsOptions {
+  /** Added inside the `jetstream { }` block, e.g. `max_file_store: 1MB` (a full store). */
+  jetstream?: string;
+  /** Added at the top level of the configuration, e.g. an `authorization { users: [...] }` block. */
+  config?: string;
+}
+
 /**
  * A nats-server with JetStream of a test's own, on a fixed port with its store in a temporary folder, so that a test
  * can kill it, wipe its data and start it again (a NATS restarted empty). NATS_SERVER names the binary (default:
- * nats-server on PATH); without it the test fails saying what to install.
+ * nats-server on PATH); without it the test fails saying what to install. Limits and users that nats-server takes only
+ * from a configuration file (max_file_store, authorization) are given as configuration text.
  */
 export class PrivateNats {
   readonly output: string[] = [];
@@ -29,10 +37,9 @@ export class PrivateNats {
   private readonly dir = mkdtempSync(join(tmpdir(), 'flotilla-nats-'));
   private readonly bin = process.env.NATS_SERVER ?? 'nats-server';
 
-  /** `args` go to nats-server after the defaults, e.g. `['--user', 'u', '--pass', 'p']` for a server that asks. */
   constructor(
     readonly port: number,
-    private readonly args: readonly string[] = [],
+    private readonly options: PrivateNatsOptions = {},
   ) {}
 
   get url(): string {
@@ -40,8 +47,16 @@ export class PrivateNats {
   }
 
   async start(timeoutMs = 15_000): Promise<void> {
-    const defaults = ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', join(this.dir, 'store')];
-    const child = spawn(this.bin, [...defaults, ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const configFile = join(this.dir, 'nats-server.conf');
+    writeFileSync(
+      configFile,
+      [
+        `listen: "127.0.0.1:${this.port}"`,
+        `jetstream { store_dir: ${JSON.stringify(join(this.dir, 'store'))}\n${this.options.jetstream ?? ''}\n}`,
+        this.options.config ?? '',
+      ].join('\n'),
+    );
+    const child = spawn(this.bin, ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     for (const s of [child.stdout, child.stderr]) {
       s?.on('data', (b: Buffer) => this.output.push(...b.toString('utf8').split('\n').filter(Boolean)));

@@ -2,6 +2,7 @@ import { AdmissionError, InvalidRequestError, ManifestError, UnknownKindError } 
 import type { ApiErrorBody } from '@flotilla/client';
 import { AlreadyExistsError, ConflictError } from '@flotilla/bus';
 import { NotFoundError, StaleResourceVersionError } from '@flotilla/store';
+import { StoreFullError } from './store-headroom.js';
 
 export class TooLargeError extends Error {
   constructor(
@@ -21,6 +22,26 @@ export class BadRequestError extends Error {
   }
 }
 
+/** No bearer token, or one not in the gateway's token file (or, on the webhook, no client certificate of its CA). */
+export class UnauthenticatedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnauthenticatedError';
+  }
+}
+
+/** A known caller whose role does not allow the operation. */
+export class NotPermittedError extends Error {
+  constructor(
+    readonly caller: string,
+    readonly role: string,
+    readonly operation: string,
+  ) {
+    super(`"${caller}" has the ${role} role, which may not ${operation}; an admin token may`);
+    this.name = 'NotPermittedError';
+  }
+}
+
 /** Maps a typed error to the reply a client sees; anything unexpected is Internal and logged by the caller. */
 export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof AdmissionError) return { reason: 'Invalid', message: err.message, causes: err.causes };
@@ -29,6 +50,10 @@ export function toApiError(err: unknown): ApiErrorBody {
     return { reason: 'Conflict', message: err.message };
   if (err instanceof AlreadyExistsError) return { reason: 'AlreadyExists', message: err.message };
   if (err instanceof NotFoundError) return { reason: 'NotFound', message: err.message };
+  if (err instanceof UnauthenticatedError) return { reason: 'Unauthorized', message: err.message };
+  if (err instanceof NotPermittedError) return { reason: 'Forbidden', message: err.message };
+  // Forbidden, as Kubernetes answers a create past a ResourceQuota: retrying will not help until something is deleted.
+  if (err instanceof StoreFullError) return { reason: 'Forbidden', message: err.message };
   if (err instanceof TooLargeError) return { reason: 'RequestEntityTooLarge', message: err.message };
   if (err instanceof UnknownKindError || err instanceof ManifestError || err instanceof BadRequestError) {
     return { reason: 'BadRequest', message: err.message };

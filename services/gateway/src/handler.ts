@@ -49,6 +49,8 @@ export class GatewayHandler {
     private readonly kubeEvents: KubeEventStore,
     private readonly publish: (e: CloudEvent) => Promise<unknown>,
     private readonly now: () => Date = () => new Date(),
+    /** Throws while the store is too full for a write other than a delete (StoreHeadroom.ensureRoom). */
+    private readonly ensureRoom: () => Promise<void> = async () => {},
   ) {}
 
   async apply(req: ApplyRequest): Promise<ApplyReply> {
@@ -62,6 +64,7 @@ export class GatewayHandler {
     }) as StoredObject;
     await this.refuseSecondAutoscaler(admitted);
     if (req.dryRun) return { object: admitted as StoredLike, outcome: existing ? 'configured' : 'created' };
+    await this.ensureRoom();
     const { object, outcome } = await this.store.apply(admitted);
     return { object: object as StoredLike, outcome };
   }

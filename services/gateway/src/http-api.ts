@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { admit, AdmissionError, isPlainObject } from '@flotilla/api';
 import { STATUS_CODES } from '@flotilla/client';
 import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
-import { BadRequestError, TooLargeError, toApiError } from './errors.js';
+import { allows, type ApiTokens, isLoopback } from './api-tokens.js';
+import { BadRequestError, NotPermittedError, TooLargeError, toApiError, UnauthenticatedError } from './errors.js';
 import type { GatewayHandler } from './handler.js';
 import { RequestMetrics } from './request-metrics.js';
 import type { Registry } from 'prom-client';
@@ -13,24 +15,55 @@ import type { Registry } from 'prom-client';
 /** Generous for a 900 KiB object in JSON; larger bodies are refused before parsing. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+export class InsecureBindError extends Error {
+  constructor(readonly host: string) {
+    super(
+      `refusing to serve the gateway API on ${host} without authentication: set GATEWAY_TOKENS_FILE ` +
+        '(lines "token,role,name") or bind GATEWAY_API_HOST to 127.0.0.1 ' +
+        '(GATEWAY_ALLOW_ANONYMOUS=true only where the port is reachable from this machine alone)',
+    );
+    this.name = 'InsecureBindError';
+  }
+}
+
+export interface HttpApiOptions {
+  host: string;
+  port: number;
+  /** PEM; with `clientCa` the webhook takes only callers presenting a certificate that CA signed. */
+  tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer | undefined } | undefined;
+  /** Without tokens the API is open, which is allowed on a loopback host only. */
+  tokens?: ApiTokens | undefined;
+  /** Anonymous beyond loopback, for a container whose published port the host keeps on its own loopback. */
+  allowAnonymous?: boolean | undefined;
+  registry?: Registry | undefined;
+}
+
 /**
  * HTTP front door: `POST /api/<op>` with the same JSON bodies as the NATS API, and `POST /validate`, a
  * Kubernetes validating admission webhook (admission.k8s.io/v1 AdmissionReview) running the same admission.
+ * With tokens every request carries `Authorization: Bearer <token>`; a `read` token may get, list and read events.
  */
 export async function serveHttpApi(
   handler: GatewayHandler,
-  opts: {
-    host: string;
-    port: number;
-    tls?: { cert: Buffer; key: Buffer } | undefined;
-    registry?: Registry | undefined;
-  },
+  opts: HttpApiOptions,
   log: DispatchLogger,
 ): Promise<{ port: number; close(): Promise<void> }> {
+  if (!opts.tokens && !opts.allowAnonymous && !isLoopback(opts.host)) throw new InsecureBindError(opts.host);
   const metrics = opts.registry ? RequestMetrics.of(opts.registry) : undefined;
-  const listener = (req: IncomingMessage, res: ServerResponse) => void route(handler, req, res, log, metrics);
+  const auth = { tokens: opts.tokens, webhookByCertificate: Boolean(opts.tls?.clientCa) };
+  const listener = (req: IncomingMessage, res: ServerResponse) => void route(handler, auth, req, res, log, metrics);
   // Kubernetes calls admission webhooks over HTTPS only: with a certificate the same routes are served over TLS.
-  const server: Server = opts.tls ? createTlsServer(opts.tls, listener) : createServer(listener);
+  // The client certificate is asked for but not required at the handshake, so API clients may use tokens instead.
+  const server: Server = opts.tls
+    ? createTlsServer(
+        {
+          cert: opts.tls.cert,
+          key: opts.tls.key,
+          ...(opts.tls.clientCa ? { ca: opts.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
+        },
+        listener,
+      )
+    : createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, resolve);
@@ -41,8 +74,14 @@ export async function serveHttpApi(
   };
 }
 
+interface Auth {
+  tokens: ApiTokens | undefined;
+  webhookByCertificate: boolean;
+}
+
 async function route(
   handler: GatewayHandler,
+  auth: Auth,
   req: IncomingMessage,
   res: ServerResponse,
   log: DispatchLogger,
@@ -52,16 +91,41 @@ async function route(
   try {
     if (req.method !== 'POST')
       return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use POST' } });
-    const body = parseBody(await readBody(req));
-    if (url.pathname === '/validate') return send(res, 200, review(body));
+    const webhook = url.pathname === '/validate';
     const m = /^\/api\/([a-z]+)$/.exec(url.pathname);
+    // Checked before the body is read: an unknown caller cannot make the gateway buffer 4 MiB.
+    if (webhook) authorizeWebhook(auth, req);
+    else if (m) authorize(auth, req, m[1]!);
+    const body = parseBody(await readBody(req));
+    if (webhook) return send(res, 200, review(body));
     if (!m) return send(res, 404, { ok: false, error: { reason: 'NotFound', message: `no route ${url.pathname}` } });
     const reply = await dispatch(handler, m[1]!, body, log, metrics);
     send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
   } catch (err) {
     const error = toApiError(err);
+    if (error.reason === 'Unauthorized') res.setHeader('www-authenticate', 'Bearer');
+    // The unread body is drained so the client gets the answer rather than a reset connection.
+    req.resume();
     send(res, STATUS_CODES[error.reason], { ok: false, error });
   }
+}
+
+function authorize(auth: Auth, req: IncomingMessage, operation: string): void {
+  if (!auth.tokens) return;
+  const caller = auth.tokens.caller(req.headers.authorization);
+  if (!caller) throw new UnauthenticatedError('a valid "Authorization: Bearer <token>" header is required');
+  if (!allows(caller.role, operation)) throw new NotPermittedError(caller.name, caller.role, operation);
+}
+
+/** Kubernetes calls webhooks with its client certificate when one is configured; otherwise the webhook takes tokens. */
+function authorizeWebhook(auth: Auth, req: IncomingMessage): void {
+  if (auth.webhookByCertificate) {
+    if (!(req.socket as TLSSocket).authorized)
+      throw new UnauthenticatedError('the admission webhook requires a client certificate signed by its client CA');
+    return;
+  }
+  if (auth.tokens && !auth.tokens.caller(req.headers.authorization))
+    throw new UnauthenticatedError('a valid "Authorization: Bearer <token>" header is required');
 }
 
 /** An AdmissionReview response: allowed, or denied with the field-path message. */

@@ -1,10 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { baseConfigSchema, connectionGate, envPort, envString, runService, watchProvisioning } from '@flotilla/runtime';
+import {
+  baseConfigSchema,
+  connectionGate,
+  envBool,
+  envInt,
+  envPort,
+  envString,
+  runService,
+  watchProvisioning,
+} from '@flotilla/runtime';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
+import { ApiTokens } from './api-tokens.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
+import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
 
 const configSchema = baseConfigSchema.extend({
   GATEWAY_API_PORT: envPort(8081),
@@ -12,6 +23,19 @@ const configSchema = baseConfigSchema.extend({
   /** PEM files; when both are set the HTTP API and the admission webhook are served over HTTPS. */
   GATEWAY_TLS_CERT_FILE: envString(),
   GATEWAY_TLS_KEY_FILE: envString(),
+  /** PEM CA: the admission webhook then takes only callers with a client certificate it signed (the API server). */
+  GATEWAY_TLS_CLIENT_CA_FILE: envString(),
+  /** Lines `token,role,name` (role `read` or `admin`), mounted from a Secret; without it the API is anonymous. */
+  GATEWAY_TOKENS_FILE: envString(),
+  /**
+   * Anonymous access on a non-loopback host, for docker-compose on a developer machine, where the container must
+   * listen on all of its interfaces and the host publishes the port on its loopback only.
+   */
+  GATEWAY_ALLOW_ANONYMOUS: envBool(false),
+  /** Applies are refused once less than this share of JetStream storage is free, so that deletes still fit. */
+  GATEWAY_STORE_HEADROOM_PERCENT: envInt({ min: 0, max: 50, default: 5 }),
+  /** The store's size when the NATS account has no JetStream max_store of its own (the server's max_file_store). */
+  GATEWAY_STORE_MAX_BYTES: envInt({ min: 1 }),
 });
 
 await runService({
@@ -25,18 +49,44 @@ await runService({
       gates,
       logger,
     });
-    const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
+    const headroom = new StoreHeadroom(
+      jetStreamStorageUse(bus.jsm, config.GATEWAY_STORE_MAX_BYTES),
+      config.GATEWAY_STORE_HEADROOM_PERCENT,
+    );
+    const handler = new GatewayHandler(
+      new ObjectStore(bus),
+      new KubeEventStore(bus),
+      (e) => publishEvent(bus, e),
+      undefined,
+      () => headroom.ensureRoom(),
+    );
     const nats = serveNatsApi(bus, handler, logger, registry);
     const tls =
       config.GATEWAY_TLS_CERT_FILE && config.GATEWAY_TLS_KEY_FILE
-        ? { cert: await readFile(config.GATEWAY_TLS_CERT_FILE), key: await readFile(config.GATEWAY_TLS_KEY_FILE) }
+        ? {
+            cert: await readFile(config.GATEWAY_TLS_CERT_FILE),
+            key: await readFile(config.GATEWAY_TLS_KEY_FILE),
+            clientCa: config.GATEWAY_TLS_CLIENT_CA_FILE ? await readFile(config.GATEWAY_TLS_CLIENT_CA_FILE) : undefined,
+          }
         : undefined;
+    const tokensFile = config.GATEWAY_TOKENS_FILE;
+    const tokens = tokensFile ? ApiTokens.parse(await readFile(tokensFile, 'utf8'), tokensFile) : undefined;
     const http = await serveHttpApi(
       handler,
-      { host: config.GATEWAY_API_HOST, port: config.GATEWAY_API_PORT, tls, registry },
+      {
+        host: config.GATEWAY_API_HOST,
+        port: config.GATEWAY_API_PORT,
+        tls,
+        tokens,
+        allowAnonymous: config.GATEWAY_ALLOW_ANONYMOUS,
+        registry,
+      },
       logger,
     );
-    logger.info({ apiPort: http.port, subjects: `${bus.names.apiRoot}.*` }, 'gateway serving');
+    logger.info(
+      { apiPort: http.port, subjects: `${bus.names.apiRoot}.*`, apiTokens: tokens?.size ?? 0 },
+      'gateway serving',
+    );
     setReady(true);
     return async () => {
       setReady(false);

@@ -1,7 +1,7 @@
 import { eventTypeOf, EventTypes, type CloudEvent } from '@flotilla/bus';
+import type { Condition } from '@flotilla/api';
 
 type Data = Record<string, unknown>;
-type Condition = { type?: string; status?: string; reason?: string };
 
 const isRecord = (v: unknown): v is Data => typeof v === 'object' && v !== null && !Array.isArray(v);
 const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
@@ -18,7 +18,7 @@ function resourceList(list: unknown): string {
 function clusterStatusMessage(d: Data): string {
   const patch = isRecord(d.statusPatch) ? d.statusPatch : {};
   const parts: string[] = [];
-  const ready = (Array.isArray(patch.conditions) ? (patch.conditions as Condition[]) : []).find(
+  const ready = (Array.isArray(patch.conditions) ? (patch.conditions as Partial<Condition>[]) : []).find(
     (c) => c?.type === 'Ready',
   );
   if (ready) parts.push(`Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ''}`);

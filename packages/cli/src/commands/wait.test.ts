@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '@flotilla/client';
-import type { StoredObject } from '@flotilla/store';
+import type { KubeObject } from '@flotilla/api';
 import type { CliIo, Session } from '../context.js';
 import { errorText } from '../errors.js';
 import { waitCommand } from './wait.js';
 
 /** A gateway that answers each get with the next of `answers` (the last repeats): an object, or NotFound. */
-function session(answers: Array<StoredObject | 'missing'>): { s: Session; gets: () => number } {
+function session(answers: Array<KubeObject | 'missing'>): { s: Session; gets: () => number } {
   let gets = 0;
   const client = {
     get: async (kind: string, name: string) => {
@@ -38,7 +38,7 @@ const cluster = (ready: string) =>
     metadata: { name: 'member1' },
     spec: {},
     status: { conditions: [{ type: 'Ready', status: ready }] },
-  }) as unknown as StoredObject;
+  }) as unknown as KubeObject;
 
 // kubectl wait: a missing object is NotFound at once for a condition; --for=delete on it succeeds at once.
 describe('flotilla wait', () => {
