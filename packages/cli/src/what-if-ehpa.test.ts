@@ -139,6 +139,14 @@ describe('flotilla what-if ehpa (offline)', () => {
     expect(r.err).toContain('data.resultType');
   });
 
+  it('refuses what the gateway refuses: a cron window that never fires, with its field path', async () => {
+    const never = join(dir, 'never.yaml');
+    writeFileSync(never, readFileSync(FILE, 'utf8').replace('end: "0 4 * * *"', 'end: "0 0 30 2 *"'));
+    const r = await run(['what-if', 'ehpa', '-f', never, '--now', NOW]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('spec.crons[0].end');
+  });
+
   it('a file without the target fails naming scaleTargetRef', async () => {
     const only = join(dir, 'only-ehpa.yaml');
     writeFileSync(only, readFileSync(FILE, 'utf8').split('---\n')[1]!);

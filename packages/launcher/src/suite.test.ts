@@ -18,8 +18,9 @@ describe('nextRestartDelay', () => {
 });
 
 /**
- * A stand-in service (a real process): answers /readyz on HTTP_PORT and exits with code 3 after CRASH_AFTER_MS, the
- * first N times it is started (a file counts the starts), so the supervisor's restarts can be observed.
+ * A stand-in service (a real process): answers /readyz on HTTP_PORT and, the first N times it is started (a file
+ * counts the starts), exits with code 3 CRASH_AFTER_MS after its readiness was first asked, so the supervisor has
+ * seen it ready before it crashes, however slow the machine.
  */
 const crashingService = `
 import { createServer } from 'node:http';
@@ -27,8 +28,13 @@ import { appendFileSync, readFileSync } from 'node:fs';
 const counter = process.env.START_COUNTER;
 appendFileSync(counter, 'x');
 const starts = readFileSync(counter, 'utf8').length;
-createServer((_q, r) => r.end('ok')).listen(Number(process.env.HTTP_PORT), '127.0.0.1');
-if (starts <= Number(process.env.CRASHES)) setTimeout(() => process.exit(3), Number(process.env.CRASH_AFTER_MS));
+let armed = false;
+createServer((_q, r) => {
+  r.end('ok');
+  if (armed || starts > Number(process.env.CRASHES)) return;
+  armed = true;
+  setTimeout(() => process.exit(3), Number(process.env.CRASH_AFTER_MS));
+}).listen(Number(process.env.HTTP_PORT), '127.0.0.1');
 process.on('SIGTERM', () => process.exit(0));
 `;
 

@@ -58,9 +58,11 @@ describe('JetStreamHistory (real NATS)', () => {
     }
   });
 
-  it('updates the retention of an existing stream to the longest history in use', async () => {
-    await ensureMetricsStream(bus.jsm, bus, 3 * 24 * 3600 * 1000);
-    const info = await bus.jsm.streams.info(bus.names.metricsStream);
-    expect(info.config.max_age).toBe(3 * 24 * 3600 * 1000 * 1_000_000);
+  it('raises the retention of an existing stream to the longest history in use, and never lowers it', async () => {
+    const days = (n: number) => n * 24 * 3600 * 1000;
+    await ensureMetricsStream(bus.jsm, bus, days(3));
+    expect((await bus.jsm.streams.info(bus.names.metricsStream)).config.max_age).toBe(days(15) * 1_000_000);
+    await ensureMetricsStream(bus.jsm, bus, days(20));
+    expect((await bus.jsm.streams.info(bus.names.metricsStream)).config.max_age).toBe(days(20) * 1_000_000);
   });
 });

@@ -10,8 +10,9 @@ export function metricSubject(root: string, w: WorkloadRef): string {
 }
 
 /**
- * Creates the metrics stream, or updates its retention. `maxAgeMs` is the longest history in use (an EffectiveHPA's
- * `historyLength` plus Crane's extra hour), so samples outlive restarts of every service for as long as they are needed.
+ * Creates the metrics stream, or raises its retention. `maxAgeMs` is the longest history one user needs (an
+ * EffectiveHPA's `historyLength` plus Crane's extra hour); an existing stream keeps a longer max age (set by the
+ * operator, or needed by another user), since lowering it would drop samples at once.
  */
 export async function ensureMetricsStream(
   jsm: JetStreamManager,
@@ -29,12 +30,12 @@ export async function ensureMetricsStream(
     duplicate_window: nanos(Math.min(maxAgeMs, 10 * 60 * 1000)),
     allow_direct: true,
   };
-  const exists = await jsm.streams.info(metricsStream).then(
-    () => true,
-    () => false,
+  const current = await jsm.streams.info(metricsStream).then(
+    (info) => info.config,
+    () => undefined,
   );
-  if (exists) await jsm.streams.update(metricsStream, config);
-  else await jsm.streams.add(config);
+  if (!current) await jsm.streams.add(config);
+  else if (current.max_age < config.max_age) await jsm.streams.update(metricsStream, { ...current, ...config });
 }
 
 /**

@@ -82,6 +82,25 @@ describe('ServiceHost', () => {
     expect(body).toContain('flotilla_service_ready{service="demo"} 1');
   });
 
+  it('the ready gauge follows the readiness gates, as /readyz does', async () => {
+    let gates: ServiceContext['gates'] | undefined;
+    const h = host(async (ctx) => {
+      gates = ctx.gates;
+      ctx.setReady(true);
+    });
+    await h.start();
+    const gauge = async () =>
+      /flotilla_service_ready\{service="demo"\} (\d)/.exec(
+        await (await fetch(`http://127.0.0.1:${h.httpPort}/metrics`)).text(),
+      )?.[1];
+    expect(await gauge()).toBe('1');
+    gates!.set('nats', false, 'disconnected');
+    expect(await gauge()).toBe('0');
+    expect((await fetch(`http://127.0.0.1:${h.httpPort}/readyz`)).status).toBe(503);
+    gates!.set('nats', true);
+    expect(await gauge()).toBe('1');
+  });
+
   it('stop: not ready, signal aborted, stop function called, http closed; idempotent', async () => {
     const order: string[] = [];
     let signal: AbortSignal | undefined;

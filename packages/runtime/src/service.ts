@@ -140,12 +140,16 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
     this.loggerValue = logger;
     this.registry.setDefaultLabels({ service: this.name });
     collectDefaultMetrics({ register: this.registry });
-    const readyGauge = new Gauge({
+    const host = this;
+    new Gauge({
       name: 'flotilla_service_ready',
       help: '1 while the service reports ready on /readyz',
       registers: [this.registry],
+      // Read at each scrape, so it follows the gates (connections, provisioning) as /readyz does.
+      collect() {
+        this.set(host.isReady() ? 1 : 0);
+      },
     });
-    readyGauge.set(0);
     try {
       this.http = await startHttpServer({
         host: config.HTTP_HOST,
@@ -163,7 +167,6 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
         setReady: (ready) => {
           if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
           this.ready = ready;
-          readyGauge.set(ready ? 1 : 0);
         },
         gates: this.gates,
         signal: this.controller.signal,

@@ -61,6 +61,15 @@ await runService({
       () => headroom.ensureRoom(),
     );
     const nats = serveNatsApi(bus, handler, logger, registry);
+    if (
+      Boolean(config.GATEWAY_TLS_CERT_FILE) !== Boolean(config.GATEWAY_TLS_KEY_FILE) ||
+      (config.GATEWAY_TLS_CLIENT_CA_FILE && !config.GATEWAY_TLS_CERT_FILE)
+    ) {
+      // Half a TLS configuration would silently serve plain HTTP (and a webhook without client certificates).
+      throw new Error(
+        'GATEWAY_TLS_CERT_FILE and GATEWAY_TLS_KEY_FILE go together, and GATEWAY_TLS_CLIENT_CA_FILE needs both',
+      );
+    }
     const tls =
       config.GATEWAY_TLS_CERT_FILE && config.GATEWAY_TLS_KEY_FILE
         ? {

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { FederatedHpaAnnotations, parseMemberLimits, type FederatedHPA } from '@flotilla/api';
 import { decideFederatedHpa, type MemberStatus, type RecordedAssignment } from '@flotilla/assignment';
 import { AlreadyExistsError, cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
-import { WorkQueue, type ReconcileResult } from '@flotilla/controller';
+import { WorkQueue, type ReconcileResult, MAX_TIMER_MS } from '@flotilla/controller';
 import { emptyHistory, type AutoscalerHistory } from '@flotilla/hpa-math';
 import {
   createDelayedQueue,
@@ -555,7 +555,8 @@ export class FederatedHpaController {
         this.timers.delete(id);
         if (this.started) this.workQueue.add(key);
       },
-      Math.max(0, at - this.clock.now().getTime()),
+      // A delay past setTimeout's limit (about 24.8 days) waits that long and looks again, instead of firing at once.
+      Math.min(Math.max(0, at - this.clock.now().getTime()), MAX_TIMER_MS),
     );
     this.timers.set(id, timer);
   }

@@ -39,6 +39,7 @@ await runLeaderService({
       concurrency: config.FHPA_CONCURRENCY,
     });
     await federatedHpas.start();
+    // What started is stopped again if the rest fails: the work is retried, and must not leave a second controller.
     const history = config.PROMETHEUS_URL
       ? new PrometheusSource({ url: config.PROMETHEUS_URL, queryTemplate: config.PROMETHEUS_QUERY_TEMPLATE })
       : new JetStreamHistory(bus);
@@ -56,7 +57,12 @@ await runLeaderService({
       controllerZone: config.EHPA_CONTROLLER_ZONE,
       concurrency: config.EHPA_CONCURRENCY,
     });
-    await effectiveHpas.start();
+    try {
+      await effectiveHpas.start();
+    } catch (err) {
+      await federatedHpas.stop();
+      throw err;
+    }
     logger.info(
       { syncPeriodMs: config.FHPA_SYNC_PERIOD_MS, history: config.PROMETHEUS_URL ? 'prometheus' : 'metrics stream' },
       'assigning FederatedHPAs and scaling EffectiveHPAs as leader',

@@ -103,6 +103,8 @@ export class FailBack {
         clusterStatus.start(),
         ...[...bindingStatus.values()].map((i) => i.start()),
       ]).then(everything);
+      // Awaited by the next pass; until then a failed list must not surface as an unhandled rejection.
+      ready.catch(() => undefined);
       this.watching = { clusters, clusterStatus, bindingStatus, ready };
     } else if (!optedIn && this.watching) this.unwatch();
     else if (optedIn) this.sweep();

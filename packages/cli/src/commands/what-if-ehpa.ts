@@ -4,6 +4,7 @@ import { CliError, readManifests, type CliIo } from '../context.js';
 import { parseDuration } from '../duration.js';
 import { formatTable } from '../output/table.js';
 import { readRangeFile } from '../range-file.js';
+import { scheduleChecks } from '@flotilla/cron';
 
 interface WhatIfEhpaFlags {
   output?: string;
@@ -19,7 +20,8 @@ export async function whatIfEhpaCommand(io: CliIo, files: string[], o: WhatIfEhp
   if (Number.isNaN(now.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(o.now)) {
     throw new CliError(`error: --now "${o.now}" is not an RFC 3339 time such as 2026-03-08T09:04:00Z`);
   }
-  const docs = (await readManifests(io, files)).map(({ doc }) => admit(doc));
+  // The gateway's admission, cron and time-zone checks included, so a file it refuses is refused here too.
+  const docs = (await readManifests(io, files)).map(({ doc }) => admit(doc, { schedules: scheduleChecks }));
   const history = o.history === undefined ? undefined : await readRangeFile(o.history, '--history');
   const horizonMs = o.horizon === undefined ? undefined : parseDuration(o.horizon, '--horizon');
   if (horizonMs !== undefined && horizonMs <= 0) throw new CliError('error: --horizon must be longer than zero');
