@@ -8,7 +8,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { busNames, natsAuthorization } from '@flotilla/bus';
+import { FLOTILLA_SERVICES, busNames, natsAuthorization } from '@flotilla/bus';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
 import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
@@ -426,8 +426,21 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
 
     it('reads every connection credential from the Secret', () => {
       const c = containerOf(name);
-      for (const key of ['NATS_USER', 'NATS_PASSWORD', 'NATS_TOKEN', 'REDIS_PASSWORD'])
+      for (const key of ['NATS_TOKEN', 'REDIS_PASSWORD'])
         expect(get(envVar(c, key), 'valueFrom.secretKeyRef'), key).toEqual({
+          name: CONNECTIONS_SECRET,
+          key,
+          optional: true,
+        });
+    });
+
+    it('logs in to NATS as its own user, from keys of the Secret named after it', () => {
+      const c = containerOf(name);
+      for (const [variable, key] of [
+        ['NATS_USER', `nats-user-${name}`],
+        ['NATS_PASSWORD', `nats-password-${name}`],
+      ])
+        expect(get(envVar(c, variable), 'valueFrom.secretKeyRef'), variable).toEqual({
           name: CONNECTIONS_SECRET,
           key,
           optional: true,
@@ -881,6 +894,18 @@ describe('deploy/secret.example.yaml', () => {
     });
     const keys = Object.keys(get(example, 'stringData') as Obj);
     expect(keys).toEqual(expect.arrayContaining(['NATS_URL', 'REDIS_URL']));
+  });
+
+  it("gives every service the NATS user Flotilla's nats-server authorization defines for it", () => {
+    const data = get(example, 'stringData') as Obj;
+    const defined = [...natsAuthorization(busNames('flotilla'), () => '').matchAll(/user: "([^"]+)"/g)].map(
+      (m) => m[1],
+    );
+    expect(FLOTILLA_SERVICES.map((service) => String(data[`nats-user-${service}`]))).toEqual(
+      FLOTILLA_SERVICES.map((service) => `flotilla-${service}`),
+    );
+    for (const service of FLOTILLA_SERVICES) expect(defined).toContain(data[`nats-user-${service}`]);
+    expect([...FLOTILLA_SERVICES].sort()).toEqual(SERVICES.map((s) => s.name).sort());
   });
 
   it('holds only keys some Deployment reads', () => {
