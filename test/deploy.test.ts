@@ -439,7 +439,7 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
       for (const [variable, key] of [
         ['NATS_USER', `nats-user-${name}`],
         ['NATS_PASSWORD', `nats-password-${name}`],
-      ])
+      ] as const)
         expect(get(envVar(c, variable), 'valueFrom.secretKeyRef'), variable).toEqual({
           name: CONNECTIONS_SECRET,
           key,
