@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { FLOTILLA_SERVICES, busNames, natsAuthorization } from '@flotilla/bus';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
+import { redisAclRules } from '@flotilla/runtime';
 import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
 import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
 
@@ -1174,5 +1175,15 @@ describe('Dockerfile and .dockerignore', () => {
         ignore.filter((l) => l === needed || l === `${needed}/` || l === `/${needed}`),
         needed,
       ).toEqual([]);
+  });
+});
+
+describe('deploy/README.md', () => {
+  it('lists the Redis ACL users redisAclRules() generates for FLOTILLA_PREFIX=flotilla', () => {
+    const readme = readFileSync(join(deployDir, 'README.md'), 'utf8');
+    const listed = readme.split('\n').flatMap((line) => (line.trim().startsWith('ACL SETUSER') ? [line.trim()] : []));
+    expect(listed).toEqual(
+      redisAclRules('flotilla').map((r) => ['ACL SETUSER', r.user, 'reset on >...', ...r.rules].join(' ')),
+    );
   });
 });
