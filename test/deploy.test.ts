@@ -8,8 +8,9 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { busNames, natsAuthorization } from '@flotilla/bus';
+import { FLOTILLA_SERVICES, busNames, natsAuthorization } from '@flotilla/bus';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
+import { redisAclRules } from '@flotilla/runtime';
 import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
 import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
 
@@ -426,8 +427,21 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
 
     it('reads every connection credential from the Secret', () => {
       const c = containerOf(name);
-      for (const key of ['NATS_USER', 'NATS_PASSWORD', 'NATS_TOKEN', 'REDIS_PASSWORD'])
+      for (const key of ['NATS_TOKEN', 'REDIS_PASSWORD'])
         expect(get(envVar(c, key), 'valueFrom.secretKeyRef'), key).toEqual({
+          name: CONNECTIONS_SECRET,
+          key,
+          optional: true,
+        });
+    });
+
+    it('logs in to NATS as its own user, from keys of the Secret named after it', () => {
+      const c = containerOf(name);
+      for (const [variable, key] of [
+        ['NATS_USER', `nats-user-${name}`],
+        ['NATS_PASSWORD', `nats-password-${name}`],
+      ] as const)
+        expect(get(envVar(c, variable), 'valueFrom.secretKeyRef'), variable).toEqual({
           name: CONNECTIONS_SECRET,
           key,
           optional: true,
@@ -883,6 +897,18 @@ describe('deploy/secret.example.yaml', () => {
     expect(keys).toEqual(expect.arrayContaining(['NATS_URL', 'REDIS_URL']));
   });
 
+  it("gives every service the NATS user Flotilla's nats-server authorization defines for it", () => {
+    const data = get(example, 'stringData') as Obj;
+    const defined = [...natsAuthorization(busNames('flotilla'), () => '').matchAll(/user: "([^"]+)"/g)].map(
+      (m) => m[1],
+    );
+    expect(FLOTILLA_SERVICES.map((service) => String(data[`nats-user-${service}`]))).toEqual(
+      FLOTILLA_SERVICES.map((service) => `flotilla-${service}`),
+    );
+    for (const service of FLOTILLA_SERVICES) expect(defined).toContain(data[`nats-user-${service}`]);
+    expect([...FLOTILLA_SERVICES].sort()).toEqual(SERVICES.map((s) => s.name).sort());
+  });
+
   it('holds only keys some Deployment reads', () => {
     const read = new Set(
       ofKind('Deployment').flatMap((d) =>
@@ -1149,5 +1175,15 @@ describe('Dockerfile and .dockerignore', () => {
         ignore.filter((l) => l === needed || l === `${needed}/` || l === `/${needed}`),
         needed,
       ).toEqual([]);
+  });
+});
+
+describe('deploy/README.md', () => {
+  it('lists the Redis ACL users redisAclRules() generates for FLOTILLA_PREFIX=flotilla', () => {
+    const readme = readFileSync(join(deployDir, 'README.md'), 'utf8');
+    const listed = readme.split('\n').flatMap((line) => (line.trim().startsWith('ACL SETUSER') ? [line.trim()] : []));
+    expect(listed).toEqual(
+      redisAclRules('flotilla').map((r) => ['ACL SETUSER', r.user, 'reset on >...', ...r.rules].join(' ')),
+    );
   });
 });

@@ -68,3 +68,10 @@ export { perRegistry } from './per-registry.js';
 export { ReadinessGates } from './readiness-gates.js';
 export { connectionGate, type ConnectionListener } from './connection-gate.js';
 export { watchProvisioning, type ProvisioningWatchOptions } from './provisioning-watch.js';
+export {
+  aclSetUserArgs,
+  REDIS_SERVICE_QUEUES,
+  redisAclRules,
+  type RedisAclRule,
+  type RedisService,
+} from './redis-acl.js';
