@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, PrivateNats } from '@flotilla/testkit';
+import { freeTcpPort, PrivateNats } from '@flotilla/testkit';
 import { type Bus, connectBus, destroyBus } from './connect.js';
 import { busNames } from './names.js';
 import { natsAuthorization, type NatsUser } from './nats-permissions.js';
@@ -29,7 +29,7 @@ const failure = (p: Promise<unknown>) =>
   );
 
 beforeAll(async () => {
-  nats = new PrivateNats(await freePort(), { config: natsAuthorization(names, password) });
+  nats = new PrivateNats(await freeTcpPort(), { config: natsAuthorization(names, password) });
   await nats.start();
 }, 30_000);
 afterAll(async () => {

@@ -1,5 +1,5 @@
+import { formatTime } from '@flotilla/api';
 import { scheduleBinding, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
-import { formatTime } from './reconcile.js';
 
 /** On a (Cluster)PropagationPolicy: fail back to an earlier affinity group after it could hold the workload this long. */
 export const FAIL_BACK_ANNOTATION = 'flotilla.io/fail-back-after';

@@ -24,7 +24,6 @@ export {
 } from './events.js';
 export { evolveRebalancerStatus, foldRebalancerStatus } from './evolve.js';
 export {
-  formatTime,
   needsTrigger,
   reconcileRebalancer,
   type BindingWrite,

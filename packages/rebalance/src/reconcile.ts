@@ -1,3 +1,4 @@
+import { formatTime } from '@flotilla/api';
 import { bindingMatchesWorkload, bindingRefOf } from './binding-ref.js';
 import { RebalanceInputError } from './errors.js';
 import { foldRebalancerStatus } from './evolve.js';
@@ -185,9 +186,4 @@ export function reconcileRebalancer(input: ReconcileInput): RebalanceDecision {
     requeueAfterMs: ttl.delete ? null : ttl.requeueAfterMs,
     delete: ttl.delete,
   };
-}
-
-/** RFC 3339 in whole seconds, as Kubernetes serialises metav1.Time. */
-export function formatTime(t: Date): string {
-  return t.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -1,6 +1,7 @@
+import { formatTime } from '@flotilla/api';
 import { isDeepStrictEqual } from 'node:util';
 import { RebalanceInputError } from './errors.js';
-import { reconcileRebalancer, formatTime } from './reconcile.js';
+import { reconcileRebalancer } from './reconcile.js';
 import { selectWorkloads, type SelectableTemplate } from './selectors.js';
 import type { BindingView, WorkloadRebalancer } from './types.js';
 

@@ -34,4 +34,3 @@ export async function eventually<T>(
 export * from './private-prometheus.js';
 export { metricSum } from './metric-sum.js';
 export { PrivateNats, type PrivateNatsOptions } from './private-nats.js';
-export { freePort } from './free-port.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bus, connectBus, destroyBus, publishEvent } from '@flotilla/bus';
 import { type ApiError, ForbiddenError, GatewayClient } from '@flotilla/client';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
-import { freePort, PrivateNats } from '@flotilla/testkit';
+import { freeTcpPort, PrivateNats } from '@flotilla/testkit';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
@@ -14,7 +14,7 @@ let stop: () => Promise<void>;
 
 beforeAll(async () => {
   // A JetStream account of 1 MiB: account limits are what JetStream reports to a client (max_storage).
-  nats = new PrivateNats(await freePort(), {
+  nats = new PrivateNats(await freeTcpPort(), {
     config:
       'accounts { FLOTILLA: { jetstream: { max_store: 1MB, max_mem: 64MB }, users: [{ user: gw, password: pw }] } }',
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { FederatedHpaAnnotations, parseMemberLimits, type FederatedHPA } from '@flotilla/api';
+import { FederatedHpaAnnotations, parseMemberLimits, type FederatedHPA, formatTime } from '@flotilla/api';
 import { decideFederatedHpa, type MemberStatus, type RecordedAssignment } from '@flotilla/assignment';
 import { AlreadyExistsError, cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
 import { WorkQueue, type ReconcileResult, MAX_TIMER_MS } from '@flotilla/controller';
@@ -304,10 +304,7 @@ export class FederatedHpaController {
       conditions: d.conditions,
       ...(d.rescale
         ? {
-            lastScaleTime: this.clock
-              .now()
-              .toISOString()
-              .replace(/\.\d{3}Z$/, 'Z'),
+            lastScaleTime: formatTime(this.clock.now()),
           }
         : {}),
     };

@@ -1,3 +1,4 @@
+import { formatTime } from '@flotilla/api';
 import type { FederatedHpaDecision, MemberAssignment, MemberStatus } from '@flotilla/assignment';
 import type { HpaCondition } from '@flotilla/hpa-math';
 
@@ -110,7 +111,7 @@ export function assignmentStatusPatch(input: {
           lastAssignment: {
             reason: input.decision.reason,
             message: input.decision.message,
-            time: input.at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            time: formatTime(input.at),
             ...(input.decision.moves.length ? { moves: input.decision.moves } : {}),
           },
         }
