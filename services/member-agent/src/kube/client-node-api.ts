@@ -90,7 +90,18 @@ export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
       return await health.readyz({ timeout: probeTimeoutMs, signal: AbortSignal.timeout(probeTimeoutMs) } as never);
     },
     async version() {
-      return (await versionApi.getCode()).gitVersion;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`/version did not answer within ${probeTimeoutMs} ms`)),
+          probeTimeoutMs,
+        );
+      });
+      try {
+        return (await Promise.race([versionApi.getCode(), timeout])).gitVersion;
+      } finally {
+        clearTimeout(timer);
+      }
     },
     resource,
     async informer(apiVersion, kind, io) {

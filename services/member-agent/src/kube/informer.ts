@@ -63,7 +63,8 @@ export class MemberInformer<T> {
   /** The last list or watch error; cleared by the next successful list. */
   lastError: Error | undefined;
   private readonly state: { stopped: boolean; wake?: () => void } = { stopped: false };
-  private watch: { abort(): void } | undefined;
+  /** Ends the running watch (stop()). */
+  private cancelWatch: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private firstSync!: Promise<void>;
   private resolveFirstSync!: () => void;
@@ -91,9 +92,14 @@ export class MemberInformer<T> {
   async stop(): Promise<void> {
     this.state.stopped = true;
     this.state.wake?.();
-    this.watch?.abort();
+    this.cancelWatch?.();
     this.resolveFirstSync?.();
     await this.loop;
+  }
+
+  /** Cuts a backoff short: the API server is known to answer again. */
+  retryNow(): void {
+    this.state.wake?.();
   }
 
   /** Puts what a write returned into the cache at once, so the next reconcile does not repeat the write. */
@@ -107,7 +113,7 @@ export class MemberInformer<T> {
   private async run(): Promise<void> {
     let attempt = 0;
     const random = this.o.random ?? Math.random;
-    const backoff = this.o.backoff ?? { baseMs: 500, maxMs: 30_000 };
+    const backoff = this.o.backoff ?? { baseMs: 500, maxMs: 10_000 };
     while (!this.state.stopped) {
       let verb = 'list';
       try {
@@ -168,12 +174,23 @@ export class MemberInformer<T> {
     return new Promise((resolve, reject) => {
       let last = rv;
       let events = 0;
-      let expired = false;
+      let settled = false;
+      let handle: { abort(): void } | undefined;
+      // Settles once, whoever comes first: the server ending the watch, a 410, an error, or stop().
+      const settle = (outcome: { err?: unknown }) => {
+        if (settled) return;
+        settled = true;
+        this.cancelWatch = undefined;
+        handle?.abort();
+        if (outcome.err !== undefined) reject(outcome.err);
+        else resolve({ rv: last, events });
+      };
+      this.cancelWatch = () => settle({});
       const onEvent = (type: string, obj: RawObject) => {
+        if (settled) return;
         if (type === 'ERROR') {
           const { code } = statusOf(obj);
-          if (code === 410) expired = true;
-          this.watch?.abort();
+          settle({ err: code === 410 ? new Expired() : Object.assign(new Error(statusOf(obj).message), { code }) });
           return;
         }
         const objRv = obj?.metadata?.resourceVersion;
@@ -184,12 +201,7 @@ export class MemberInformer<T> {
         else this.upsert(obj);
         this.o.onChange();
       };
-      const done = (err: unknown) => {
-        this.watch = undefined;
-        if (expired) reject(new Expired());
-        else if (err && !this.state.stopped && !isAbort(err)) reject(err);
-        else resolve({ rv: last, events });
-      };
+      const done = (err: unknown) => settle(err && !isAbort(err) ? { err } : {});
       this.o.client
         .watch(
           {
@@ -202,10 +214,13 @@ export class MemberInformer<T> {
           onEvent,
           done,
         )
-        .then((w) => {
-          if (this.state.stopped) w.abort();
-          else this.watch = w;
-        }, reject);
+        .then(
+          (w) => {
+            handle = w;
+            if (settled || this.state.stopped) w.abort();
+          },
+          (err: unknown) => settle({ err }),
+        );
     });
   }
 }

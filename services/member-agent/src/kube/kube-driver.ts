@@ -97,6 +97,8 @@ function withoutPlacement(o: StoredObject): StoredObject {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How long a new informer's first list may take before reconciling goes on without it (its objects wait). */
+const FIRST_SYNC_WAIT_MS = 10_000;
 const kindKey = (k: KindRef) => `${k.apiVersion}/${k.kind}`;
 
 /** What the driver keeps of an object of a kind it applies (the informers' transform). */
@@ -232,7 +234,6 @@ export class KubeDriver {
       this.statuses.set(kind, new Informer(this.opts.bus, 'status', kind));
     await Promise.all([...this.bindings.values(), ...this.statuses.values()].map((i) => i.start()));
     await this.probe();
-    await this.startMemberInformers();
     await this.reconcileNow();
     this.scheduleProbe(this.opts.pollMs);
     this.scheduleResync();
@@ -312,7 +313,10 @@ export class KubeDriver {
       const before = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs).ready;
       this.history = probed(this.history, result, this.opts.clock.now().getTime());
       const now = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs);
-      if (now.ready !== before) this.kick();
+      if (now.ready !== before) {
+        if (now.ready === true) this.wakeInformers();
+        this.kick();
+      }
       // While the threshold runs, look again right when it ends, so NotReady comes on time.
       this.scheduleProbe(now.ready === 'pending' ? Math.min(this.opts.pollMs, now.recheckInMs) : this.opts.pollMs);
     })().finally(() => {
@@ -327,34 +331,49 @@ export class KubeDriver {
     if (!this.probing) void this.probe();
   }
 
-  private async startMemberInformers(): Promise<void> {
+  /**
+   * Starts the informers on nodes, pods, namespaces and the default kinds, once the API server answers discovery
+   * (an agent that starts while its cluster is down reports it not Ready, and starts them when it is back).
+   */
+  private async ensureMemberInformers(): Promise<boolean> {
+    if (this.nodes && this.pods && this.namespaces) return true;
     const api = this.opts.api;
     const common = (what: string) => ({
       onChange: () => this.kick(),
       onError: (err: Error) => this.onInformerError(what, err),
       ...(this.opts.random ? { random: this.opts.random } : {}),
     });
-    this.nodes = await api.informer('v1', 'Node', { project: (raw) => nodeView(raw as KubeNode), ...common('nodes') });
-    this.pods = await api.informer('v1', 'Pod', { project: (raw) => podView(raw as KubePod), ...common('pods') });
-    this.namespaces = await api.informer('v1', 'Namespace', {
-      project: (raw) => raw.metadata?.name,
-      ...common('namespaces'),
-    });
-    void this.nodes.start();
-    void this.pods.start();
-    void this.namespaces.start();
+    try {
+      this.nodes ??= await api.informer('v1', 'Node', {
+        project: (raw) => nodeView(raw as KubeNode),
+        ...common('nodes'),
+      });
+      this.pods ??= await api.informer('v1', 'Pod', { project: (raw) => podView(raw as KubePod), ...common('pods') });
+      this.namespaces ??= await api.informer('v1', 'Namespace', {
+        project: (raw) => raw.metadata?.name,
+        ...common('namespaces'),
+      });
+    } catch (err) {
+      this.opts.logger.warn({ err: (err as Error).message, cluster: this.cluster }, 'member API discovery failed');
+      return false;
+    }
+    for (const i of [this.nodes, this.pods, this.namespaces]) void i.start();
     await Promise.all((this.opts.managedKinds ?? DEFAULT_MANAGED_KINDS).map((k) => this.watchKind(k)));
-    await Promise.all([this.nodes, this.pods, this.namespaces].map((i) => i.waitForSync(10_000)));
+    await Promise.all([this.nodes, this.pods, this.namespaces].map((i) => i.waitForSync(FIRST_SYNC_WAIT_MS)));
+    return true;
+  }
+
+  /** The member API server answers again: informers waiting out their backoff list at once. */
+  private wakeInformers(): void {
+    for (const i of [this.nodes, this.pods, this.namespaces, ...this.managed.values()]) i?.retryNow();
   }
 
   /** Starts watching a kind the agent applies; resolves once its first list is in (or it failed). */
   private async watchKind(k: KindRef): Promise<MemberInformer<MemberObjectView> | undefined> {
     const key = kindKey(k);
     const have = this.managed.get(key);
-    if (have) {
-      await have.waitForSync(10_000);
-      return have;
-    }
+    // Waited for once, when it starts: a kind that cannot be listed must not hold up every later reconcile.
+    if (have) return have;
     let informer: MemberInformer<MemberObjectView>;
     try {
       informer = await this.opts.api.informer<MemberObjectView>(k.apiVersion, k.kind, {
@@ -370,7 +389,7 @@ export class KubeDriver {
     this.unservedKinds.delete(key);
     this.managed.set(key, informer);
     void informer.start();
-    await informer.waitForSync(10_000);
+    await informer.waitForSync(FIRST_SYNC_WAIT_MS);
     return informer;
   }
 
@@ -413,6 +432,7 @@ export class KubeDriver {
       // Within the failure threshold nothing is written and nothing new is reported: the last report stands.
       return;
     } else {
+      if (!(await this.ensureMemberInformers())) return;
       patch = await this.applyAndObserve(desired, current, usage, nowMs);
     }
     if (this.stopped) return;
