@@ -121,10 +121,13 @@ export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
             limit,
             continueToken,
           );
+          // typed kinds come back as client-node models (`_continue`), others as the raw list (`continue`)
+          const meta = (l.metadata ?? {}) as { resourceVersion?: string; _continue?: string; continue?: string };
+          const next = meta._continue ?? meta.continue;
           return {
             items: l.items as RawObject[],
-            resourceVersion: l.metadata?.resourceVersion ?? '',
-            ...(l.metadata?._continue ? { continueToken: l.metadata._continue } : {}),
+            resourceVersion: meta.resourceVersion ?? '',
+            ...(next ? { continueToken: next } : {}),
           };
         },
         async watch(params, onEvent, done) {
