@@ -1014,7 +1014,7 @@ describe('deploy/member: RBAC for the kube driver in a member cluster', () => {
       )
       .sort();
     const applied = (group: string, resources: string[]) =>
-      resources.flatMap((r) => ['list', 'watch', 'patch', 'delete'].map((v) => `${group}/${r}:${v}`));
+      resources.flatMap((r) => ['list', 'watch', 'create', 'patch', 'delete'].map((v) => `${group}/${r}:${v}`));
     expect(granted).toEqual(
       [
         '/nodes:list',
@@ -1023,6 +1023,7 @@ describe('deploy/member: RBAC for the kube driver in a member cluster', () => {
         '/pods:watch',
         '/namespaces:list',
         '/namespaces:watch',
+        '/namespaces:create',
         '/namespaces:patch',
         ...applied('', ['configmaps', 'services']),
         ...applied('apps', ['deployments', 'statefulsets']),

@@ -75,7 +75,12 @@ ${failBack ? `  annotations: { flotilla.io/fail-back-after: ${failBack} }\n` : '
 
 beforeAll(async () => {
   // Two control planes at once is what two cores allow.
-  kube.push(...(await memberClusters(['kube1', 'kube2'])));
+  kube.push(
+    ...(await memberClusters([
+      { name: 'kube1', cpu: '4' },
+      { name: 'kube2', cpu: '8' },
+    ])),
+  );
   s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'rebalancer'], {
     FAILOVER_GRACE_MS: '1000',
     SIM_TICK_MS: '200',
@@ -125,7 +130,7 @@ spec: { syncMode: Push }
     expect(kube1Status.status.kubernetesVersion).toMatch(/^v1\.\d+\.\d+/);
     // The testkit's kwok node has exactly what it was given (kind's node has the machine's).
     if (!process.env.FLOTILLA_KIND_KUBECONFIGS)
-      expect(kube1Status.status.resourceSummary.allocatable).toMatchObject({ cpu: '4', memory: '8Gi', pods: '110' });
+      expect(kube1Status.status.resourceSummary.allocatable).toMatchObject({ cpu: '4', memory: '16Gi', pods: '110' });
 
     await apply(workload('shop'));
     await apply(workload('cart', '3s'));
@@ -163,4 +168,46 @@ spec: { syncMode: Push }
     await placed('shop-deployment', [{ name: 'kube1', replicas: 2 }], 'shop rebalanced back');
     await runningPods(kube1, 'shop', 2);
   }, 360_000);
+
+  it('divides a workload over both kube clusters by dynamic weight from their real capacity', async () => {
+    onTestFailed(() => console.log(`the services' last output:\n${s!.logs.slice(-60).join('\n')}`));
+    const [kube1, kube2] = kube as [KubeCluster, KubeCluster];
+    await apply(`
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: split, namespace: default, labels: { app: split } }
+spec:
+  replicas: 6
+  selector: { matchLabels: { app: split } }
+  template:
+    metadata: { labels: { app: split } }
+    spec: { containers: [{ name: app, image: nginx, resources: { requests: { cpu: 500m, memory: 64Mi } } }] }
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: { name: split, namespace: default }
+spec:
+  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: split }]
+  placement:
+    clusterAffinity: { clusterNames: [kube1, kube2] }
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference: { dynamicWeight: AvailableReplicas }
+`);
+    // kube2's node has twice kube1's cpu, and kube1 already runs shop and cart: kube2 gets the larger share.
+    const split = await eventually(
+      async () => {
+        const c = await clustersOf('split-deployment').catch(() => []);
+        return c.reduce((n, t) => n + (t.replicas ?? 0), 0) === 6 ? c : undefined;
+      },
+      30_000,
+      'split divided',
+    );
+    const on = (name: string) => split.find((t) => t.name === name)?.replicas ?? 0;
+    expect(on('kube1')).toBeGreaterThan(0);
+    expect(on('kube2')).toBeGreaterThan(on('kube1'));
+    await runningPods(kube1, 'split', on('kube1'));
+    await runningPods(kube2, 'split', on('kube2'));
+  }, 120_000);
 });

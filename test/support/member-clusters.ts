@@ -36,10 +36,13 @@ function run(cmd: string, args: string[], input = ''): Promise<{ stdout: string;
  * own kubectl) the kind clusters scripts/kind-e2e created, whose API server stops with `docker stop` of the
  * control-plane container.
  */
-export async function memberClusters(names: string[]): Promise<MemberCluster[]> {
+export async function memberClusters(clusters: Array<{ name: string; cpu: string }>): Promise<MemberCluster[]> {
+  const names = clusters.map((c) => c.name);
   const kind = process.env.FLOTILLA_KIND_KUBECONFIGS;
   if (!kind)
-    return Promise.all(names.map((name) => startKubeCluster({ name, nodes: 1, cpu: '4', memory: '8Gi', pods: 110 })));
+    return Promise.all(
+      clusters.map(({ name, cpu }) => startKubeCluster({ name, nodes: 1, cpu, memory: '16Gi', pods: 110 })),
+    );
   const pairs = (v: string | undefined) => new Map((v ?? '').split(',').map((e) => e.split('=') as [string, string]));
   const paths = pairs(kind);
   const admins = pairs(process.env.FLOTILLA_KIND_ADMIN_KUBECONFIGS);

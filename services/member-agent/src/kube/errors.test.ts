@@ -19,6 +19,22 @@ describe('errors from the member API server', () => {
     );
   });
 
+  it('names the verb RBAC refused, not the one sent: a server-side apply that creates is authorized as create', () => {
+    const err = kubeError(
+      'm',
+      { verb: 'patch', group: '', resource: 'namespaces', name: 'shop' },
+      {
+        code: 403,
+        body: {
+          message:
+            'namespaces "shop" is forbidden: User "agent" cannot create resource "namespaces" in API group "" in the namespace "shop"',
+        },
+      },
+    );
+    expect(err.message).toContain('forbids create namespaces "shop" cluster-wide (403 Forbidden)');
+    expect(err.message).toContain('{apiGroups: [""], resources: ["namespaces"], verbs: ["create"]}');
+  });
+
   it('a cluster-wide watch refused asks for a ClusterRole; a watch error carries statusCode', () => {
     const err = kubeError(
       'm',

@@ -77,10 +77,21 @@ export function statusOf(err: unknown): { code?: number; message: string } {
   return { ...(code !== undefined ? { code } : {}), message };
 }
 
-/** Turns a client-node error into a typed one naming `req`. */
+/** RBAC's refusal as the API server words it: `User "x" cannot create resource "namespaces" in API group ""`. */
+const REFUSAL = /cannot (\S+) resource "([^"]+)" in API group "([^"]*)"/;
+
+/**
+ * Turns a client-node error into a typed one naming `req`. A 403 names what RBAC actually refused, which is not
+ * always what was sent: a server-side apply that creates an object is authorized as `create`.
+ */
 export function kubeError(cluster: string, req: KubeRequest, err: unknown): Error {
   const { code, message } = statusOf(err);
-  if (code === 401 || code === 403) return new KubeAccessError(cluster, req, code, message);
+  if (code === 403) {
+    const m = REFUSAL.exec(message);
+    const refused = m ? { ...req, verb: m[1]!, resource: m[2]!, group: m[3]! } : req;
+    return new KubeAccessError(cluster, refused, code, message);
+  }
+  if (code === 401) return new KubeAccessError(cluster, req, code, message);
   return new KubeRequestError(cluster, req, code, message, { cause: err });
 }
 

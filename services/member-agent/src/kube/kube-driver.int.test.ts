@@ -6,7 +6,7 @@ import { systemClock } from '@flotilla/runtime';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import { startKubeCluster, type KubeCluster } from '@flotilla/testkit/kube';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { AgentLogger } from '../agent.js';
 import type { ClusterStatusReportedData, WorkloadStatusReportedData } from '../sim/cluster-sim.js';
 import { clientNodeApi } from './client-node-api.js';
@@ -165,7 +165,7 @@ describe('KubeDriver against a real member control plane', () => {
     expect(ready.statusPatch.resourceSummary!.allocatable).toMatchObject({ cpu: '8', pods: '220' });
     expect(ready.statusPatch.resourceSummary!.allocated).toMatchObject({ cpu: '500m', memory: '256Mi', pods: '2' });
 
-    const member = (await getJson(cluster, ['deployment', 'web', '-n', ns]))!;
+    const member = (await getJson(cluster, ['deployment', 'web', '-n', ns, '--show-managed-fields']))!;
     expect(member.spec.replicas).toBe(2);
     expect(member.metadata.labels).toMatchObject({ app: 'web', 'app.kubernetes.io/managed-by': 'flotilla' });
     expect(member.metadata.annotations['flotilla.io/binding']).toBe(`ResourceBinding/${ns}/web-deployment`);
@@ -333,7 +333,7 @@ describe('KubeDriver against a real member control plane', () => {
     const r = await eventually(
       async () => {
         const w = await lastWorkload(bus, 'api-deployment');
-        return w?.status?.hpa?.minReplicas === 3 ? w : undefined;
+        return w?.status?.hpa?.minReplicas === 3 && w.status.hpa.currentReplicas === 3 ? w : undefined;
       },
       30_000,
       'the member HPA in the report',
@@ -400,8 +400,8 @@ describe('KubeDriver against a real member control plane', () => {
     const withoutPatch = role
       .replace('name: flotilla-member-agent', 'name: flotilla-member-agent-no-cm-patch')
       .replace(
-        'resources: ["configmaps", "services"]\n    verbs: ["list", "watch", "patch", "delete"]',
-        'resources: ["configmaps", "services"]\n    verbs: ["list", "watch", "delete"]',
+        'resources: ["configmaps", "services"]\n    verbs: ["list", "watch", "create", "patch", "delete"]',
+        'resources: ["configmaps", "services"]\n    verbs: ["list", "watch", "create", "delete"]',
       );
     expect(withoutPatch).not.toBe(role);
     expect((await cluster.kubectl(['apply', '-f', '-'], { input: withoutPatch })).code).toBe(0);
@@ -413,13 +413,21 @@ describe('KubeDriver against a real member control plane', () => {
     await store.apply(binding(web, [{ name: CLUSTER, replicas: 1 }]));
     await store.apply(binding(cfg, [{ name: CLUSTER }]));
 
-    const allowed = driver({ kubeconfig: await cluster.userKubeconfig({ name: 'flotilla-agent' }) });
+    const allowedLog = recordingLogger();
+    onTestFailed(() =>
+      console.log(allowedLog.lines.map((l) => `${l.level} ${l.msg} ${JSON.stringify(l.obj)}`).join('\n')),
+    );
+    const allowed = driver({
+      kubeconfig: await cluster.userKubeconfig({ name: 'flotilla-agent' }),
+      logger: allowedLog,
+    });
     await allowed.start();
     await eventually(
-      async () => ((await lastWorkload(bus, 'web-deployment'))?.health === 'Healthy' ? true : undefined),
+      async () => ((await lastWorkload(bus, 'web-deployment'))?.applied ? true : undefined),
       30_000,
-      'web Healthy with the least-privilege role',
+      'web applied with the least-privilege role',
     );
+    expect((await getJson(cluster, ['deployment', 'web', '-n', ns]))!.spec.replicas).toBe(1);
     expect(await lastWorkload(bus, 'cfg-configmap')).toMatchObject({ applied: true });
     expect((await clusterReports(bus)).at(-1)!.statusPatch.resourceSummary).toBeDefined();
     await allowed.stop();

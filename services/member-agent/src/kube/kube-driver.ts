@@ -197,6 +197,8 @@ export class KubeDriver {
   private readonly writes: { qps: number; burst: number; concurrency: number };
   private podCpu = new Map<string, Map<string, number> | undefined>();
   private lastMetricsMs: number | undefined;
+  /** The last metrics.k8s.io error per namespace: logged when it changes, not every period. */
+  private readonly metricsErrors = new Map<string, string>();
   private stopped = false;
   private probeTimer: NodeJS.Timeout | undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
@@ -633,11 +635,15 @@ export class KubeDriver {
     for (const ns of namespaces) {
       try {
         next.set(ns, await this.opts.api.podCpuMilli(ns));
+        this.metricsErrors.delete(ns);
       } catch (err) {
         // No metrics API (or none yet for these pods): the workloads report no usage, as a cluster without
         // metrics-server gives the HPA controller no metric.
         next.set(ns, undefined);
-        this.opts.logger.warn({ err: (err as Error).message, cluster: this.cluster, namespace: ns }, 'no pod metrics');
+        const message = (err as Error).message;
+        if (this.metricsErrors.get(ns) !== message)
+          this.opts.logger.warn({ err: message, cluster: this.cluster, namespace: ns }, 'no pod metrics');
+        this.metricsErrors.set(ns, message);
       }
     }
     this.podCpu = next;
