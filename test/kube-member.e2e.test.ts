@@ -74,36 +74,44 @@ ${failBack ? `  annotations: { flotilla.io/fail-back-after: ${failBack} }\n` : '
 `;
 
 beforeAll(async () => {
-  // Two control planes at once is what two cores allow.
+  // Readiness may take longer than the usual 20 s while two control planes start beside the suite on two cores.
+  s = await startSuite(
+    ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'rebalancer'],
+    { FAILOVER_GRACE_MS: '1000', SIM_TICK_MS: '200', RESYNC_MS: '2000' },
+    { readyTimeoutMs: 60_000 },
+  );
+  // Two control planes at once is what two cores allow; kube2's node has twice kube1's cpu.
   kube.push(
     ...(await memberClusters([
       { name: 'kube1', cpu: '4' },
       { name: 'kube2', cpu: '8' },
     ])),
   );
-  s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'rebalancer'], {
-    FAILOVER_GRACE_MS: '1000',
-    SIM_TICK_MS: '200',
-    RESYNC_MS: '2000',
-  });
   for (const c of kube)
-    await s.suite.startService('member-agent', {
-      MEMBER_DRIVER: 'kube',
-      KUBE_CLUSTER_NAME: c.name,
-      KUBECONFIG: c.kubeconfigPath,
-      KUBE_POLL_MS: '500',
-      KUBE_FAILURE_THRESHOLD_MS: '2000',
-      KUBE_RESYNC_MS: '2000',
-    });
+    await s.suite
+      .startService('member-agent', {
+        MEMBER_DRIVER: 'kube',
+        KUBE_CLUSTER_NAME: c.name,
+        KUBECONFIG: c.kubeconfigPath,
+        KUBE_POLL_MS: '500',
+        KUBE_FAILURE_THRESHOLD_MS: '2000',
+        KUBE_RESYNC_MS: '2000',
+      })
+      .catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}\n${s!.logs.slice(-30).join('\n')}`);
+      });
 }, 300_000);
 
 afterAll(async () => {
-  if (s) {
-    const codes = await s.suite.stop();
-    expect(Object.values(codes).every((c) => c === 0)).toBe(true);
-    await s.stop();
+  try {
+    if (s) {
+      const codes = await s.suite.stop();
+      await s.stop();
+      expect(Object.values(codes).every((c) => c === 0)).toBe(true);
+    }
+  } finally {
+    await Promise.all(kube.map((c) => c.stop()));
   }
-  await Promise.all(kube.map((c) => c.stop()));
 }, 60_000);
 
 describe('kube member clusters in the running suite', () => {

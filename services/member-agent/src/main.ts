@@ -3,7 +3,6 @@ import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history'
 import { connectionGate, runLeaderService, systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
-import { clientNodeApi } from './kube/client-node-api.js';
 import { KubeDriver } from './kube/kube-driver.js';
 import { WorkloadUsageGauge } from './sim/usage-metrics.js';
 import { UsageRecorder } from './sim/usage-recorder.js';
@@ -15,9 +14,14 @@ await runLeaderService({
   leaseScope: (config) => (config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim'),
   async open({ config, logger, registry, gates }) {
     // Fail before connecting anywhere when the kube driver cannot load its client.
+    // Loaded only for the kube driver: @kubernetes/client-node takes seconds to import, which the sim driver (and every
+    // test suite that runs it) need not pay.
     const kubeApi =
       config.MEMBER_DRIVER === 'kube'
-        ? clientNodeApi({ cluster: config.KUBE_CLUSTER_NAME!, kubeconfig: config.KUBECONFIG })
+        ? (await import('./kube/client-node-api.js')).clientNodeApi({
+            cluster: config.KUBE_CLUSTER_NAME!,
+            kubeconfig: config.KUBECONFIG,
+          })
         : undefined;
     const bus = await connectBus(busOptionsFromEnv(config, 'member-agent', connectionGate(gates, logger, 'nats')));
     // Per replica: a metric is registered once per process.
