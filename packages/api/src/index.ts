@@ -157,3 +157,13 @@ export {
   type FftEstimator,
   type MaxValueEstimator,
 } from './kinds/dsp-config.js';
+export {
+  CrdSchemaError,
+  crdFileName,
+  customResourceDefinition,
+  customResourceKinds,
+  renderCrdFiles,
+  toOpenApi,
+  type OpenApiSchema,
+  type PrinterColumn,
+} from './crd.js';
