@@ -47,7 +47,7 @@ beforeAll(async () => {
   } catch (err) {
     setupError = err;
   }
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await bus?.close();
