@@ -141,6 +141,7 @@ export {
   type EhpaCron,
 } from './kinds/effective-hpa.js';
 export { parseCraneDuration } from './kinds/crane-duration.js';
+export { parseGoDuration, type GoDurationOptions } from './duration.js';
 export {
   DEFAULT_DSP_CONFIG,
   DEFAULT_ESTIMATORS,
@@ -157,3 +158,13 @@ export {
   type FftEstimator,
   type MaxValueEstimator,
 } from './kinds/dsp-config.js';
+export {
+  CrdSchemaError,
+  crdFileName,
+  customResourceDefinition,
+  customResourceKinds,
+  renderCrdFiles,
+  toOpenApi,
+  type OpenApiSchema,
+  type PrinterColumn,
+} from './crd.js';

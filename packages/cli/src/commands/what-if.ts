@@ -1,7 +1,7 @@
 import { admit, toYaml } from '@flotilla/api';
 import { whatIfFederatedHpa } from '@flotilla/assignment';
 import { scheduleChecks, whatIfCron } from '@flotilla/cron';
-import { whatIfSchedule } from '@flotilla/scheduling';
+import { bindingClusterTiers, whatIfSchedule, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 import { CliError, readManifests, type CliIo } from '../context.js';
 import { asList } from '../output/format.js';
 import { formatTable } from '../output/table.js';
@@ -46,7 +46,11 @@ function checkClusterStatus(io: CliIo, docs: unknown[]): void {
   io.err(`warning: ${why}`);
 }
 
-/** `what-if schedule`: the bindings the scheduler would write, by the scheduler's own functions, offline. */
+/**
+ * `what-if schedule`: the bindings the scheduler would write, by the scheduler's own functions, offline. When a
+ * binding is placed under a clusterAffinities term with overflowAffinities, the List also carries `tiers`: per such
+ * binding, which tier (the term's own name or an overflow entry's) each of its clusters came from.
+ */
 export async function whatIfScheduleCommand(
   io: CliIo,
   files: string[],
@@ -57,10 +61,18 @@ export async function whatIfScheduleCommand(
   const now = parseInstant(o.now, '--now', io.now());
   const docs = await admittedDocs(io, files);
   checkClusterStatus(io, docs);
-  const bindings = whatIfSchedule(docs, now) as Array<{ metadata: unknown }>;
-  print(io, o.output ?? 'yaml', asList(bindings as never));
+  const bindings = whatIfSchedule(docs, now);
+  const clusters = (docs as ClusterDoc[]).filter((d) => d.kind === 'Cluster') as Cluster[];
+  const tiers = bindings.flatMap((b) => {
+    const byCluster = bindingClusterTiers(b, clusters);
+    return byCluster ? [{ binding: bindingRef(b), clusters: byCluster }] : [];
+  });
+  print(io, o.output ?? 'yaml', { ...asList(bindings as never), ...(tiers.length > 0 && { tiers }) });
   return 0;
 }
+
+const bindingRef = (b: ResourceBinding) =>
+  `${b.kind ?? 'ResourceBinding'} ${b.metadata.namespace ? `${b.metadata.namespace}/` : ''}${b.metadata.name ?? ''}`;
 
 /**
  * `what-if fhpa`: the target's ResourceBinding after the hpa-assigner's update and the member HPAs' limits, by the
@@ -97,7 +109,11 @@ export async function whatIfCronCommand(
   const docs = (await admittedDocs(io, files)).filter((d) => (d as { kind?: string }).kind === 'CronFederatedHPA');
   const result = whatIfCron(docs as never, now, until, o.timeZone);
   if (o.output === 'json' || o.output === 'yaml') {
-    print(io, o.output, { ...asList(result.items as never), executions: result.executions });
+    print(io, o.output, {
+      ...asList(result.items as never),
+      executions: result.executions,
+      ...(result.skipped && { skipped: result.skipped }),
+    });
     return 0;
   }
   if (o.output !== undefined) throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
@@ -111,20 +127,27 @@ export async function whatIfCronCommand(
   }
   io.out(formatTable(['NAME', 'RULE', 'NEXT EXECUTION'], rows));
   if (until) {
-    const ex = result.executions;
+    // Executions and skips in one time line: a skipped time reads where it would have run.
+    const rowsOf = [
+      ...result.executions.map((e) => ({
+        at: e.scheduleTime,
+        row: [
+          e.scheduleTime,
+          e.ruleName,
+          (['targetReplicas', 'targetMinReplicas', 'targetMaxReplicas'] as const)
+            .filter((k) => e[k] !== undefined)
+            .map((k) => `${k}=${String(e[k])}`)
+            .join(' '),
+        ],
+      })),
+      ...(result.skipped ?? []).map((s) => ({ at: s.scheduleTime, row: [s.scheduleTime, s.ruleName, s.message] })),
+    ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     io.out('');
     io.out(
-      ex.length
+      rowsOf.length
         ? formatTable(
             ['SCHEDULE TIME', 'RULE', 'APPLIES'],
-            ex.map((e) => [
-              e.scheduleTime,
-              e.ruleName,
-              (['targetReplicas', 'targetMinReplicas', 'targetMaxReplicas'] as const)
-                .filter((k) => e[k] !== undefined)
-                .map((k) => `${k}=${String(e[k])}`)
-                .join(' '),
-            ]),
+            rowsOf.map((r) => r.row),
           )
         : 'No executions in that window.',
     );

@@ -1,0 +1,272 @@
+// End to end: "why this count?" (issue: a replica trail, owner conflicts, holidays for cron, cron landing on its
+// count) on the built services as processes on a fresh prefix, driven by the real CLI. One suite for every test;
+// 6-field schedules every few seconds keep it short.
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectBus, eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
+import { eventually } from '@flotilla/testkit';
+import { flotilla } from './support/cli.js';
+import { deployment, fhpaCli, policy, simCluster, staticWeightedFhpa } from './support/fhpa.js';
+import { startSuite, type RunningSuite } from './support/suite.js';
+
+let s: RunningSuite;
+let bus: Bus;
+let dir: string;
+/** Why the set-up failed: every test then fails with it (a failing beforeAll would only mark them skipped). */
+let setupError: unknown;
+const FHPA_SYNC_PERIOD_MS = 60_000;
+const fhpa = fhpaCli(
+  () => s.env,
+  () => dir,
+);
+
+beforeAll(async () => {
+  try {
+    dir = await mkdtemp(join(tmpdir(), 'flotilla-trail-'));
+    s = await startSuite(
+      ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'cron-scheduler', 'hpa-assigner'],
+      {
+        SIM_TICK_MS: '200',
+        SIM_HPA_SYNC_MS: '1000',
+        RESYNC_MS: '2000',
+        // Longer than any test: only a cron window's boundary timer can explain an EffectiveHPA change at its start.
+        EHPA_SYNC_PERIOD_MS: '150000',
+        // The FederatedHPA's sync period: a CronFederatedHPA's min must reach the member workloads well within it.
+        FHPA_SYNC_PERIOD_MS: String(FHPA_SYNC_PERIOD_MS),
+      },
+    );
+    await fhpa.apply(
+      'clusters',
+      ['member1', 'member2', 'member3'].map((c) => simCluster(c, 'weighted', '16')).join('---\n'),
+    );
+    for (const c of ['member1', 'member2', 'member3'])
+      expect((await fhpa.cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s')).code).toBe(0);
+    bus = await connectBus({ url: s.env.NATS_URL!, prefix: s.env.FLOTILLA_PREFIX! });
+  } catch (err) {
+    setupError = err;
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await bus?.close();
+  await s?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+function setUp(): void {
+  if (setupError) throw setupError;
+  onTestFailed(() => console.log(`the services' last output:\n${s?.logs.slice(-40).join('\n')}`));
+}
+
+async function apply(yaml: string): Promise<void> {
+  const r = await flotilla(s.env, ['apply', '-f', '-'], yaml);
+  expect(r.code, r.err).toBe(0);
+}
+
+async function getJson<T>(kind: string, name: string): Promise<T> {
+  const r = await flotilla(s.env, ['get', kind, name, '-n', 'default', '-o', 'json']);
+  expect(r.code, r.err).toBe(0);
+  return JSON.parse(r.out) as T;
+}
+
+const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+interface RuleHistory {
+  ruleName: string;
+  successfulExecutions?: Array<{ scheduleTime: string; appliedReplicas?: number }>;
+  skippedExecutions?: Array<{ scheduleTime: string; reason: string; message: string }>;
+}
+
+describe('holidays: a CronFederatedHPA rule with excludeDates', () => {
+  it('skips the excluded dates with a recorded reason, fires on the others, refuses a bad entry, and what-if lists the skips', async () => {
+    setUp();
+    const now = Date.now();
+    // Today and tomorrow, so that the test may cross midnight UTC; yesterday for the rule that fires.
+    const holiday = `${utcDate(now)}/${utcDate(now + 86_400_000)}`;
+    const cron = `
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: CronFederatedHPA
+metadata: { name: holiday-cron, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: holiday-web }
+  rules:
+  - { name: peak, schedule: "*/2 * * * * *", targetReplicas: 4, timeZone: UTC, excludeDates: ["${holiday}"] }
+  - { name: weekday, schedule: "1-59/2 * * * * *", targetReplicas: 3, excludeDates: ["${utcDate(now - 86_400_000)}"] }
+`;
+    await apply(deployment('holiday-web', 1));
+    await apply(cron);
+
+    const histories = await eventually(
+      async () => {
+        const o = await getJson<{ status?: { executionHistories?: RuleHistory[] } }>('cronfhpa', 'holiday-cron');
+        const hs = o.status?.executionHistories ?? [];
+        const peak = hs.find((h) => h.ruleName === 'peak');
+        const weekday = hs.find((h) => h.ruleName === 'weekday');
+        return (peak?.skippedExecutions?.length ?? 0) >= 2 && weekday?.successfulExecutions?.length ? hs : undefined;
+      },
+      20_000,
+      'the peak rule skipped twice and the weekday rule ran',
+    );
+    const peak = histories.find((h) => h.ruleName === 'peak')!;
+    expect(peak.successfulExecutions).toBeUndefined();
+    expect(peak.skippedExecutions![0]).toEqual({
+      scheduleTime: expect.any(String),
+      executionTime: expect.any(String),
+      reason: 'ExcludedDate',
+      message: expect.stringMatching(
+        new RegExp(`^skipped: \\d{4}-\\d{2}-\\d{2} \\(UTC\\) is excluded by excludeDates entry "${holiday}"$`),
+      ),
+    });
+    // The skipped rule never scaled the workload: only the weekday rule's 3 reached it.
+    const web = await getJson<{ spec: { replicas: number } }>('deployment', 'holiday-web');
+    expect(web.spec.replicas).toBe(3);
+
+    // The stream has the skip as its own event type, with a Kubernetes event for describe.
+    const types = new Map<string, { reason?: string; kubeEvent?: { reason: string } }>();
+    for await (const d of readEvents(bus, { filter: { kind: 'CronFederatedHPA', name: 'holiday-cron' } }))
+      types.set(eventTypeOf(d.event), d.event.data as never);
+    expect(types.get('CronRuleSkipped')).toMatchObject({
+      reason: 'ExcludedDate',
+      kubeEvent: { reason: 'ExcludedDate' },
+    });
+
+    // A bad entry is refused with its field path, and the stored object stays as it was.
+    const bad = await flotilla(s.env, ['apply', '-f', '-'], cron.replace(`"${holiday}"`, `"${holiday}", "2026-02-30"`));
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain(
+      'spec.rules[0].excludeDates[1]: invalid excludeDates entry "2026-02-30": 2026-02-30 is not a calendar date',
+    );
+    const stored = await getJson<{ spec: { rules: Array<{ excludeDates?: string[] }> } }>('cronfhpa', 'holiday-cron');
+    expect(stored.spec.rules[0]?.excludeDates).toEqual([holiday]);
+
+    // what-if cron lists the skipped times beside the executions.
+    const file = join(dir, 'holiday-cron.yaml');
+    await writeFile(file, cron);
+    const at = new Date(now + 3_600_000);
+    at.setUTCMinutes(0, 0, 0);
+    const plan = await flotilla(s.env, [
+      'what-if',
+      'cron',
+      '-f',
+      file,
+      '--now',
+      at.toISOString(),
+      '--until',
+      new Date(at.getTime() + 4_000).toISOString(),
+      '-o',
+      'json',
+    ]);
+    expect(plan.code, plan.err).toBe(0);
+    const result = JSON.parse(plan.out) as {
+      executions: Array<{ ruleName: string }>;
+      skipped: Array<{ ruleName: string; scheduleTime: string; excludeDate: string }>;
+    };
+    expect(result.skipped.map((x) => [x.ruleName, x.excludeDate])).toEqual([
+      ['peak', holiday],
+      ['peak', holiday],
+    ]);
+    expect(result.executions.map((x) => x.ruleName)).toEqual(['weekday', 'weekday']);
+  }, 40_000);
+});
+
+/** A 6-field schedule firing once a day at the second of `ms` (UTC). */
+const atSecond = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getUTCSeconds()} ${d.getUTCMinutes()} ${d.getUTCHours()} * * *`;
+};
+
+describe('cron lands on its count', () => {
+  it("an EffectiveHPA cron window takes 22 replicas to exactly 24 at its start (Crane's tolerance would not)", async () => {
+    setUp();
+    await apply(deployment('land', 22));
+    const startMs = Math.ceil((Date.now() + 6_000) / 1000) * 1000;
+    await apply(`
+apiVersion: autoscaling.crane.io/v1alpha1
+kind: EffectiveHorizontalPodAutoscaler
+metadata: { name: land, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: land }
+  minReplicas: 22
+  maxReplicas: 40
+  metrics: []
+  crons:
+    - { name: promo, timezone: UTC, start: "${atSecond(startMs)}", end: "${atSecond(startMs + 120_000)}", targetReplicas: 24 }
+`);
+    const scaled = await eventually(
+      async () => {
+        for await (const d of readEvents(bus, { filter: { kind: 'EffectiveHorizontalPodAutoscaler', name: 'land' } }))
+          if (eventTypeOf(d.event) === 'EffectiveHPAScaled')
+            return {
+              time: Date.parse(d.event.time),
+              ...(d.event.data as { source: string; fromReplicas: number; toReplicas: number }),
+            };
+        return undefined;
+      },
+      20_000,
+      'the EffectiveHPA scaling at the window start',
+    );
+    expect(scaled).toMatchObject({ source: 'cron', fromReplicas: 22, toReplicas: 24 });
+    expect(scaled.time).toBeGreaterThanOrEqual(startMs);
+    const land = await getJson<{ spec: { replicas: number } }>('deployment', 'land');
+    expect(land.spec.replicas).toBe(24);
+  }, 40_000);
+});
+
+describe('a CronFederatedHPA min where member HPAs run', () => {
+  it('reaches the member workloads within one FederatedHPA sync period of the execution', async () => {
+    setUp();
+    await fhpa.apply(
+      'floor',
+      [deployment('floor', 3), policy('floor', 'weighted'), staticWeightedFhpa('floor', 3, 12)].join('---\n'),
+    );
+    await eventually(
+      async () => {
+        const l = await fhpa.limitsOf('floor');
+        return l && Object.keys(l).length === 3 ? l : undefined;
+      },
+      20_000,
+      'member limits',
+    );
+    await apply(`
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: CronFederatedHPA
+metadata: { name: floor-cron, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: autoscaling.karmada.io/v1alpha1, kind: FederatedHPA, name: floor }
+  rules:
+  - { name: floor, schedule: "${atSecond(Math.ceil((Date.now() + 3_000) / 1000) * 1000)}", targetMinReplicas: 9 }
+`);
+    const executedAt = await eventually(
+      async () => {
+        for await (const d of readEvents(bus, { filter: { kind: 'CronFederatedHPA', name: 'floor-cron' } }))
+          if (eventTypeOf(d.event) === 'CronRuleExecuted') return Date.parse(d.event.time);
+        return undefined;
+      },
+      20_000,
+      'the cron rule executed',
+    );
+    // 1:2:3 of the new min 9, each member workload running at least its share
+    const reached = await eventually(
+      async () => {
+        const r = await fhpa.replicasOf('floor');
+        return (r.member1?.readyReplicas ?? 0) >= 1 &&
+          (r.member2?.readyReplicas ?? 0) >= 3 &&
+          (r.member3?.readyReplicas ?? 0) >= 4
+          ? r
+          : undefined;
+      },
+      30_000,
+      'the member workloads at the new min',
+    );
+    expect(Object.values(reached).reduce((n, x) => n + (x?.readyReplicas ?? 0), 0)).toBeGreaterThanOrEqual(9);
+    const l = (await fhpa.limitsOf('floor'))!;
+    expect(Object.values(l).reduce((n, x) => n + x.minReplicas, 0)).toBe(9);
+    // Measured on the bus's own clock: the status that shows the min came well inside one sync period.
+    let reportedAt = 0;
+    for await (const d of readEvents(bus, { filter: { kind: 'ResourceBinding', name: 'floor-deployment' } }))
+      if (eventTypeOf(d.event) === 'WorkloadStatusReported') reportedAt = Date.parse(d.event.time);
+    expect(reportedAt - executedAt).toBeLessThan(FHPA_SYNC_PERIOD_MS);
+  }, 60_000);
+});
