@@ -137,18 +137,23 @@ export class AffinitySchedulerController {
     for (const kind of templateKinds) {
       this.templates.set(
         kind,
-        new Informer<Obj>(
-          o.bus,
-          'objects',
+        new Informer<Obj>({
+          bus: o.bus,
+          bucket: 'objects',
           kind,
-          (e) => this.whenStarted(() => this.detectQueue.add(e.key)),
-          (t) => templateProjection(t) as Obj,
-        ),
+          onEvent: (e) => this.whenStarted(() => this.detectQueue.add(e.key)),
+          projection: { name: 'templateProjection', project: (t) => templateProjection(t) as Obj },
+        }),
       );
     }
     const onPolicy = () => this.whenStarted(() => this.enqueueAllTemplates());
-    this.policies = new Informer<Obj>(o.bus, 'objects', 'PropagationPolicy', onPolicy);
-    this.clusterPolicies = new Informer<Obj>(o.bus, 'objects', 'ClusterPropagationPolicy', onPolicy);
+    this.policies = new Informer<Obj>({ bus: o.bus, bucket: 'objects', kind: 'PropagationPolicy', onEvent: onPolicy });
+    this.clusterPolicies = new Informer<Obj>({
+      bus: o.bus,
+      bucket: 'objects',
+      kind: 'ClusterPropagationPolicy',
+      onEvent: onPolicy,
+    });
     // Any change of a Cluster object, or of a cluster's readiness, can move bindings; capacity reports alone cannot.
     const onCluster = (e: { key: string }, relevant: boolean) => {
       this.views = undefined;
@@ -156,31 +161,49 @@ export class AffinitySchedulerController {
       this.taintQueue.add(e.key);
       if (relevant) this.enqueueAllBindings();
     };
-    this.clusters = new Informer<Obj>(o.bus, 'objects', 'Cluster', (e) => onCluster(e, true));
-    this.clusterStatus = new Informer<StatusRecord>(o.bus, 'status', 'Cluster', (e) => {
-      const signature = e.type === 'upsert' ? clusterSchedulingSignature(e.value.status) : undefined;
-      const relevant = signature !== this.clusterSignatures.get(e.key);
-      if (signature === undefined) this.clusterSignatures.delete(e.key);
-      else this.clusterSignatures.set(e.key, signature);
-      onCluster(e, relevant);
+    this.clusters = new Informer<Obj>({
+      bus: o.bus,
+      bucket: 'objects',
+      kind: 'Cluster',
+      onEvent: (e) => onCluster(e, true),
+    });
+    this.clusterStatus = new Informer<StatusRecord>({
+      bus: o.bus,
+      bucket: 'status',
+      kind: 'Cluster',
+      onEvent: (e) => {
+        const signature = e.type === 'upsert' ? clusterSchedulingSignature(e.value.status) : undefined;
+        const relevant = signature !== this.clusterSignatures.get(e.key);
+        if (signature === undefined) this.clusterSignatures.delete(e.key);
+        else this.clusterSignatures.set(e.key, signature);
+        onCluster(e, relevant);
+      },
     });
     for (const kind of BINDING_KINDS) {
       this.bindings.set(
         kind,
-        new Informer<Obj>(o.bus, 'objects', kind, (e) => {
-          this.refreshAssumed(e.key);
-          this.whenStarted(() => this.scheduleQueue.add(e.key));
+        new Informer<Obj>({
+          bus: o.bus,
+          bucket: 'objects',
+          kind,
+          onEvent: (e) => {
+            this.refreshAssumed(e.key);
+            this.whenStarted(() => this.scheduleQueue.add(e.key));
+          },
         }),
       );
       this.bindingStatus.set(
         kind,
-        new Informer<BindingStatusView>(
-          o.bus,
-          'status',
+        new Informer<BindingStatusView>({
+          bus: o.bus,
+          bucket: 'status',
           kind,
-          (e) => this.refreshAssumed(e.key),
-          bindingStatusProjection as (r: BindingStatusView) => BindingStatusView,
-        ),
+          onEvent: (e) => this.refreshAssumed(e.key),
+          projection: {
+            name: 'bindingStatusProjection',
+            project: bindingStatusProjection as (r: BindingStatusView) => BindingStatusView,
+          },
+        }),
       );
     }
   }
