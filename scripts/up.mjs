@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { readdirSync } from 'node:fs';
-import { DEFAULT_RESTART_POLICY, SERVICES, Suite } from '../packages/launcher/dist/index.js';
+import { DEFAULT_RESTART_POLICY, OPTIONAL_SERVICES, SERVICES, Suite } from '../packages/launcher/dist/index.js';
 import { main as cli } from '../packages/cli/dist/main.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,7 +28,9 @@ function show(service, line) {
 
 // Fixed /metrics ports (HTTP_BASE_PORT + 1, + 2, ... in start order), so a local Prometheus can scrape them.
 const basePort = Number(process.env.HTTP_BASE_PORT ?? '9400');
-const httpPorts = Object.fromEntries(SERVICES.map((s, i) => [s, basePort + 1 + i]));
+const httpPorts = Object.fromEntries([...SERVICES, ...OPTIONAL_SERVICES].map((s, i) => [s, basePort + 1 + i]));
+// kubectl as a front door when a host API server is given (its cluster needs deploy/crds/ applied).
+const services = process.env.KUBE_BRIDGE_KUBECONFIG ? [...SERVICES, 'kube-bridge'] : undefined;
 
 function lifecycle(e) {
   if (e.type === 'exited') {
@@ -39,8 +41,19 @@ function lifecycle(e) {
     console.log(`[up] ${e.service} failed to restart: ${e.error}; next try in ${(e.restartInMs / 1000).toFixed(1)} s`);
 }
 
+// examples/ holds one file per seed (README "Examples"); these say in which order scripts/up applies them.
+const CLUSTERS = '00-clusters.yaml';
+/** Applied once these bindings are scheduled: a WorkloadRebalancer that finds no binding records a failure. */
+const AFTER_SCHEDULING = { '60-rebalance.yaml': ['rb/nginx-deployment', 'rb/web-deployment'] };
+/** CPU demand in the simulated clusters, so that the FederatedHPA and the EffectiveHPA have load to act on. */
+const LOADS = [
+  ['member3', 'deploy/shop', '--sine', '0.8,0.6,10m'],
+  ['member1', 'deploy/php-apache', '--sine', '0.3,0.25,15m'],
+];
+
 const suite = new Suite({
   root,
+  ...(services ? { services } : {}),
   env,
   onOutput: show,
   serviceEnv: { gateway: { GATEWAY_API_PORT: process.env.GATEWAY_API_PORT ?? '8081' } },
@@ -65,13 +78,19 @@ try {
   for (const p of suite.processes) console.log(`[up]   ${p.name.padEnd(20)} http://127.0.0.1:${p.httpPort}/metrics`);
   // Clusters first, and Ready before any workload: a first placement sees every cluster (Steady mode keeps it).
   const examples = join(root, 'examples');
-  let code = await cli(['apply', '-f', join(examples, '00-clusters.yaml')]);
+  let code = await cli(['apply', '-f', join(examples, CLUSTERS)]);
   for (const name of ['member1', 'member2', 'member3'])
     code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '30s']);
   const rest = readdirSync(examples)
-    .filter((f) => /\.ya?ml$/.test(f) && f !== '00-clusters.yaml')
+    .filter((f) => /\.ya?ml$/.test(f) && f !== CLUSTERS && !(f in AFTER_SCHEDULING))
     .sort();
   code ||= await cli(['apply', ...rest.flatMap((f) => ['-f', join(examples, f)])]);
+  for (const [cluster, workload, model, value] of LOADS)
+    code ||= await cli(['cluster', 'load', cluster, '--workload', workload, model, value]);
+  for (const [file, bindings] of Object.entries(AFTER_SCHEDULING)) {
+    for (const rb of bindings) code ||= await cli(['wait', '--for=condition=Scheduled', rb, '--timeout', '60s']);
+    code ||= await cli(['apply', '-f', join(examples, file)]);
+  }
   if (code !== 0) console.log('[up] some examples were not applied (see above)');
   console.log(
     '[up] Flotilla is up. In another shell: pnpm exec flotilla get clusters   (Ctrl-C here stops everything)',

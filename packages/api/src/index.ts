@@ -158,3 +158,13 @@ export {
   type FftEstimator,
   type MaxValueEstimator,
 } from './kinds/dsp-config.js';
+export {
+  CrdSchemaError,
+  crdFileName,
+  customResourceDefinition,
+  customResourceKinds,
+  renderCrdFiles,
+  toOpenApi,
+  type OpenApiSchema,
+  type PrinterColumn,
+} from './crd.js';

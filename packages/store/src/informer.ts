@@ -132,6 +132,14 @@ export class Informer<T = StoredObject> {
     return this.cache.size;
   }
 
+  /**
+   * The bucket revision this cache has caught up with: the list's last revision, then each event's. A write the
+   * owner made at a higher revision is not in the cache yet.
+   */
+  get revision(): number {
+    return this.lastRevision;
+  }
+
   keys(): IterableIterator<string> {
     return this.cache.keys();
   }
@@ -397,9 +405,9 @@ export class Informer<T = StoredObject> {
 
   /** `force` (a relist) replaces what is cached even by a lower revision: a re-created bucket counts from 1 again. */
   private async apply(e: InformerEvent<T>, force = false): Promise<void> {
+    if (e.revision > this.lastRevision) this.lastRevision = e.revision;
     const known = this.cache.get(e.key);
     if (!force && known && known.revision >= e.revision) return; // already seen (list and watch can overlap)
-    if (e.revision > this.lastRevision) this.lastRevision = e.revision;
     if (e.type === 'upsert') {
       if (this.bucket === 'objects') {
         const o = e.value as StoredObject;

@@ -45,6 +45,8 @@ export const COLUMNS: Record<string, Column[]> = {
     { header: 'REFERENCE-NAME', value: (o) => str(at(o, 'spec.scaleTargetRef.name')) },
     { header: 'MINPODS', value: (o) => str(at(o, 'spec.minReplicas')) },
     { header: 'MAXPODS', value: (o) => str(at(o, 'spec.maxReplicas')) },
+    // Karmada's printer column: the replicas the FederatedHPA last saw across its member clusters.
+    { header: 'REPLICAS', value: (o) => str(at(o, 'status.currentReplicas')) },
   ],
   Deployment: [{ header: 'REPLICAS', value: (o) => str(at(o, 'spec.replicas')) }],
   StatefulSet: [{ header: 'REPLICAS', value: (o) => str(at(o, 'spec.replicas')) }],

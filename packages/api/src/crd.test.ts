@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CrdSchemaError, toOpenApi } from './crd.js';
+
+describe('toOpenApi', () => {
+  it('maps zod shapes to structural OpenAPI', () => {
+    const schema = z.strictObject({
+      name: z.string().min(1),
+      count: z.int().optional(),
+      ratio: z.number(),
+      mode: z.enum(['A', 'B']),
+      effect: z.union([z.enum(['X']), z.literal('')]).optional(),
+      quantity: z.union([z.string(), z.number()]),
+      labels: z.record(z.string(), z.string()).optional(),
+      anything: z.unknown(),
+      kept: z.looseObject({ a: z.boolean() }).optional(),
+      when: z.union([z.string(), z.null()]).optional(),
+    });
+    expect(toOpenApi(schema)).toEqual({
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        count: { type: 'integer', format: 'int64' },
+        ratio: { type: 'number' },
+        mode: { type: 'string', enum: ['A', 'B'] },
+        effect: { type: 'string', enum: ['X', ''] },
+        quantity: { 'x-kubernetes-int-or-string': true },
+        labels: { type: 'object', additionalProperties: { type: 'string' } },
+        anything: { 'x-kubernetes-preserve-unknown-fields': true },
+        kept: {
+          type: 'object',
+          properties: { a: { type: 'boolean' } },
+          required: ['a'],
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
+        when: { type: 'string', nullable: true },
+      },
+      required: ['name', 'ratio', 'mode', 'quantity'],
+    });
+  });
+
+  it('joins the variants of a discriminated union into one object', () => {
+    const schema = z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('a'), x: z.number() }),
+      z.strictObject({ type: z.literal('b'), y: z.string() }),
+    ]);
+    expect(toOpenApi(schema)).toEqual({
+      type: 'object',
+      properties: { type: { type: 'string', enum: ['a', 'b'] }, x: { type: 'number' }, y: { type: 'string' } },
+      required: ['type'],
+    });
+  });
+
+  it('refuses what has no structural schema, naming the field', () => {
+    expect(() => toOpenApi(z.strictObject({ spec: z.strictObject({ t: z.tuple([z.string()]) }) }))).toThrow(
+      new CrdSchemaError('spec.t', 'zod type "tuple" has no structural schema'),
+    );
+    expect(() => toOpenApi(z.strictObject({ v: z.union([z.string(), z.boolean()]) }))).toThrow(CrdSchemaError);
+  });
+});
