@@ -2,7 +2,7 @@ import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
-import type { AgentLogger } from '../agent.js';
+import { withoutPlacement, type AgentLogger } from '../agent.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
 import { bindingKey, ReportBook, type Report } from '../reports.js';
 import { unreachableWorkloadReport, type BindingRef, type WorkloadReport } from '../sim/capacity.js';
@@ -88,12 +88,6 @@ export interface KubeDriverOptions {
   /** Records each workload's usage into the metric history (EffectiveHPA's embedded source). */
   usageRecorder?: UsageRecorder;
   random?: () => number;
-}
-
-/** A binding's placement only matters to the scheduler: the agent drops it. */
-function withoutPlacement(o: StoredObject): StoredObject {
-  const { placement: _placement, ...spec } = (o.spec ?? {}) as Record<string, unknown>;
-  return { ...o, spec };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -230,10 +224,16 @@ export class KubeDriver {
     for (const kind of ['ResourceBinding', 'ClusterResourceBinding'])
       this.bindings.set(
         kind,
-        new Informer<StoredObject>(this.opts.bus, 'objects', kind, () => this.kick(), withoutPlacement),
+        new Informer<StoredObject>({
+          bus: this.opts.bus,
+          bucket: 'objects',
+          kind,
+          onEvent: () => this.kick(),
+          projection: { name: 'withoutPlacement', project: withoutPlacement },
+        }),
       );
     for (const kind of ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'])
-      this.statuses.set(kind, new Informer(this.opts.bus, 'status', kind));
+      this.statuses.set(kind, new Informer({ bus: this.opts.bus, bucket: 'status', kind }));
     await Promise.all([...this.bindings.values(), ...this.statuses.values()].map((i) => i.start()));
     await this.probe();
     await this.reconcileNow();
@@ -407,7 +407,12 @@ export class KubeDriver {
     }
     await Promise.all(
       [...kinds].map(async (kind) => {
-        const i = new Informer<StoredObject>(this.opts.bus, 'objects', kind, () => this.kick());
+        const i = new Informer<StoredObject>({
+          bus: this.opts.bus,
+          bucket: 'objects',
+          kind,
+          onEvent: () => this.kick(),
+        });
         this.templates.set(kind, i);
         await i.start();
       }),
