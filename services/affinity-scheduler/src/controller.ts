@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { FederatedHpaAnnotations, listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
@@ -115,15 +116,15 @@ export class AffinitySchedulerController {
       o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
     const concurrency = o.concurrency ?? DEFAULT_SCHEDULER_CONCURRENCY;
     const queueOptions = (name: string) => ({ onError: onError(name), observer: this.metrics.observer(name) });
-    this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, ...queueOptions('detection') });
+    this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, ...queueOptions(Controllers.detection) });
     this.scheduleQueue = new WorkQueue((k, queuedAt) => this.schedule(k, queuedAt), {
       concurrency,
-      ...queueOptions('scheduling'),
+      ...queueOptions(Controllers.scheduling),
     });
-    this.taintQueue = new WorkQueue((k) => this.taint(k), queueOptions('cluster-taints'));
-    this.metrics.track('detection', this.detectQueue);
-    this.metrics.track('scheduling', this.scheduleQueue);
-    this.metrics.track('cluster-taints', this.taintQueue);
+    this.taintQueue = new WorkQueue((k) => this.taint(k), queueOptions(Controllers.clusterTaints));
+    this.metrics.track(Controllers.detection, this.detectQueue);
+    this.metrics.track(Controllers.scheduling, this.scheduleQueue);
+    this.metrics.track(Controllers.clusterTaints, this.taintQueue);
 
     // The resync is spread over its period: all at once, 10,000 bindings hold up the one just applied.
     this.resync = new SpreadSweep({

@@ -1,7 +1,10 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { baseConfigSchema, connectionGate, envInt, runLeaderService } from '@flotilla/runtime';
 import { ObjectStore } from '@flotilla/store';
 import { AffinitySchedulerController, DEFAULT_SCHEDULER_CONCURRENCY } from './controller.js';
+
+const SERVICE: ServiceName = 'affinity-scheduler';
 
 const configSchema = baseConfigSchema.extend({
   /** Karmada's failover eviction timeout: how long a cluster may be not Ready before its bindings move. */
@@ -11,12 +14,10 @@ const configSchema = baseConfigSchema.extend({
 });
 
 await runLeaderService({
-  name: 'affinity-scheduler',
+  name: SERVICE,
   configSchema,
   async open({ config, gates, logger }) {
-    const bus = await connectBus(
-      busOptionsFromEnv(config, 'affinity-scheduler', connectionGate(gates, logger, 'nats')),
-    );
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     return { resources: bus, close: () => bus.close() };
   },
   repair: (bus) => bus.repair(),
