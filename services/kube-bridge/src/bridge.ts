@@ -77,8 +77,13 @@ export class KubeBridge {
     await this.opts.records.load();
     for (const kind of MIRRORED_KINDS) {
       const enqueue = (e: { key: string }) => this.changed(kind, e.key);
-      const objects = new Informer(this.opts.bus, 'objects', kind.info.kind, enqueue);
-      const status = new Informer<StatusRecord>(this.opts.bus, 'status', kind.info.kind, enqueue);
+      const objects = new Informer({ bus: this.opts.bus, bucket: 'objects', kind: kind.info.kind, onEvent: enqueue });
+      const status = new Informer<StatusRecord>({
+        bus: this.opts.bus,
+        bucket: 'status',
+        kind: kind.info.kind,
+        onEvent: enqueue,
+      });
       this.flotilla.set(kind.info.kind, { objects, status });
       this.hostInformers.set(
         kind.info.kind,
