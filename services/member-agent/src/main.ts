@@ -1,3 +1,4 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
 import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
 import { connectionGate, runLeaderService, systemClock } from '@flotilla/runtime';
@@ -7,8 +8,10 @@ import { KubeDriver } from './kube/kube-driver.js';
 import { WorkloadUsageGauge } from './sim/usage-metrics.js';
 import { UsageRecorder } from './sim/usage-recorder.js';
 
+const SERVICE: ServiceName = 'member-agent';
+
 await runLeaderService({
-  name: 'member-agent',
+  name: SERVICE,
   configSchema: memberAgentConfigSchema,
   // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
   leaseScope: (config) => (config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim'),
@@ -23,7 +26,7 @@ await runLeaderService({
             kubeconfig: config.KUBECONFIG,
           })
         : undefined;
-    const bus = await connectBus(busOptionsFromEnv(config, 'member-agent', connectionGate(gates, logger, 'nats')));
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // Per replica: a metric is registered once per process.
     const usageGauge = new WorkloadUsageGauge(registry);
     // Both drivers record workload usage. The hpa-assigner sizes the stream to the longest historyLength in use; the
