@@ -215,6 +215,7 @@ describe('clear errors instead of crashes or wrong words', () => {
     const schedules: ScheduleChecks = {
       scheduleError: (e) => (e === 'not a cron' ? 'Invalid value: "not a cron": bad schedule' : undefined),
       timeZoneError: (z) => (z === 'Mars/Olympus' ? `Invalid value: "${z}": unknown time zone` : undefined),
+      excludeDateError: () => undefined,
     };
     const cron = {
       apiVersion: 'autoscaling.karmada.io/v1alpha1',

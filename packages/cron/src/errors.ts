@@ -34,3 +34,17 @@ export class NoFireTimeError extends Error {
     this.name = 'NoFireTimeError';
   }
 }
+
+/**
+ * An `excludeDates` entry that names no days. The message is the part admission puts after the field path:
+ * `invalid excludeDates entry "2026-02-30": 2026-02-30 is not a calendar date`.
+ */
+export class ExcludeDateSyntaxError extends Error {
+  constructor(
+    readonly entry: string,
+    readonly reason: string,
+  ) {
+    super(`invalid excludeDates entry "${entry}": ${reason}`);
+    this.name = 'ExcludeDateSyntaxError';
+  }
+}

@@ -6,7 +6,11 @@ export const CronEventTypes = {
   CronRuleExecuted: 'CronRuleExecuted',
   CronRuleFailed: 'CronRuleFailed',
   CronNextScheduled: 'CronNextScheduled',
+  CronRuleSkipped: 'CronRuleSkipped',
 } as const;
+
+/** The reason of a skipped execution (the Kubernetes event's reason too). */
+export const EXCLUDED_DATE_REASON = 'ExcludedDate';
 
 /**
  * A rule's execution succeeded. Carries the limit and the rule's next time so that folding it needs nothing
@@ -40,6 +44,24 @@ export interface CronRuleFailedData {
 }
 
 /**
+ * A rule's occurrence fell on a date its `excludeDates` name and was not applied (a Flotilla extension: the record
+ * goes to the rule's `skippedExecutions`, which Karmada's status does not have).
+ */
+export interface CronRuleSkippedData {
+  ruleName: string;
+  scheduleTime: string;
+  executionTime: string;
+  reason: typeof EXCLUDED_DATE_REASON;
+  /** The entry of `excludeDates` that names the date. */
+  excludeDate: string;
+  message: string;
+  nextExecutionTime: string | null;
+  /** Skips are kept as many as successes (they are the rule working as written). */
+  skippedHistoryLimit: number;
+  kubeEvent?: KubeEventData;
+}
+
+/**
  * The full list of an object's rules with their next times, in spec order, published when rules are added,
  * edited, renamed, suspended or removed. Histories of rules not listed are dropped.
  */
@@ -50,4 +72,5 @@ export interface CronNextScheduledData {
 export type CronEvent =
   | { type: typeof CronEventTypes.CronRuleExecuted; data: CronRuleExecutedData }
   | { type: typeof CronEventTypes.CronRuleFailed; data: CronRuleFailedData }
-  | { type: typeof CronEventTypes.CronNextScheduled; data: CronNextScheduledData };
+  | { type: typeof CronEventTypes.CronNextScheduled; data: CronNextScheduledData }
+  | { type: typeof CronEventTypes.CronRuleSkipped; data: CronRuleSkippedData };

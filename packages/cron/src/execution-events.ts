@@ -1,6 +1,6 @@
 import { SCALE_FAILED_REASON, type ScaleEffect } from './effects.js';
-import type { CronEvent, CronNextScheduledData } from './events.js';
-import type { CronPlan, DueExecution, MissedExecution } from './plan.js';
+import { EXCLUDED_DATE_REASON, type CronEvent, type CronNextScheduledData } from './events.js';
+import type { CronPlan, DueExecution, MissedExecution, SkippedExecution } from './plan.js';
 import { formatTime } from '@flotilla/api';
 import { DEFAULT_HISTORY_LIMIT, type CronFederatedHPARule } from '@flotilla/api';
 
@@ -26,6 +26,33 @@ export function missedEvent(plan: CronPlan, missed: MissedExecution, rule: CronF
       nextExecutionTime: nextDueOf(plan, missed.ruleName),
       failedHistoryLimit: rule.failedHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
       kubeEvent: { type: 'Warning', reason: 'ScheduleMissed', message: `rule ${missed.ruleName}: ${missed.message}` },
+    },
+  };
+}
+
+/** The event recording an occurrence skipped because its date is excluded. */
+export function skippedEvent(
+  plan: CronPlan,
+  skipped: SkippedExecution,
+  rule: CronFederatedHPARule,
+  now: Date,
+): CronEvent {
+  return {
+    type: 'CronRuleSkipped',
+    data: {
+      ruleName: skipped.ruleName,
+      scheduleTime: formatTime(skipped.scheduleTime),
+      executionTime: now.toISOString(),
+      reason: EXCLUDED_DATE_REASON,
+      excludeDate: skipped.excludeDate,
+      message: skipped.message,
+      nextExecutionTime: nextDueOf(plan, skipped.ruleName),
+      skippedHistoryLimit: rule.successfulHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
+      kubeEvent: {
+        type: 'Normal',
+        reason: EXCLUDED_DATE_REASON,
+        message: `rule ${skipped.ruleName}: ${skipped.message}`,
+      },
     },
   };
 }

@@ -173,3 +173,49 @@ describe('evolveHistory', () => {
     expect(start).toEqual(copy);
   });
 });
+
+describe('evolveHistory: skipped executions (excludeDates)', () => {
+  const skip = (n: number, limit = 3) => ({
+    type: 'CronRuleSkipped' as const,
+    data: {
+      ruleName: 'r',
+      scheduleTime: `2026-05-04T0${n}:00:00Z`,
+      executionTime: `2026-05-04T0${n}:00:00.020Z`,
+      reason: 'ExcludedDate' as const,
+      excludeDate: '2026-05-04',
+      message: 'skipped: 2026-05-04 (UTC) is excluded by excludeDates entry "2026-05-04"',
+      nextExecutionTime: `2026-05-04T0${n + 1}:00:00.000Z`,
+      skippedHistoryLimit: limit,
+    },
+  });
+
+  it('records skips newest first with their reason, cut to the limit, once per schedule time', () => {
+    const s = fold([skip(1), skip(2), skip(2), skip(3, 2)]);
+    expect(s.executionHistories).toEqual([
+      {
+        ruleName: 'r',
+        nextExecutionTime: '2026-05-04T04:00:00Z',
+        skippedExecutions: [
+          {
+            scheduleTime: '2026-05-04T03:00:00Z',
+            executionTime: '2026-05-04T03:00:00Z',
+            reason: 'ExcludedDate',
+            message: 'skipped: 2026-05-04 (UTC) is excluded by excludeDates entry "2026-05-04"',
+          },
+          {
+            scheduleTime: '2026-05-04T02:00:00Z',
+            executionTime: '2026-05-04T02:00:00Z',
+            reason: 'ExcludedDate',
+            message: 'skipped: 2026-05-04 (UTC) is excluded by excludeDates entry "2026-05-04"',
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('keeps successes and skips side by side', () => {
+    const s = fold([{ type: 'CronRuleExecuted', data: ok(1) }, skip(2)]);
+    expect(s.executionHistories?.[0]?.successfulExecutions).toHaveLength(1);
+    expect(s.executionHistories?.[0]?.skippedExecutions).toHaveLength(1);
+  });
+});

@@ -1,4 +1,10 @@
-import type { CronEvent, CronNextScheduledData, CronRuleExecutedData, CronRuleFailedData } from './events.js';
+import type {
+  CronEvent,
+  CronNextScheduledData,
+  CronRuleExecutedData,
+  CronRuleFailedData,
+  CronRuleSkippedData,
+} from './events.js';
 import { formatTime } from '@flotilla/api';
 import type { CronFederatedHPAStatus } from '@flotilla/api';
 import type { ExecutionHistory } from './types.js';
@@ -21,6 +27,7 @@ function clean(entry: ExecutionHistory): ExecutionHistory {
   const out: ExecutionHistory = { ...entry };
   if (!out.successfulExecutions?.length) delete out.successfulExecutions;
   if (!out.failedExecutions?.length) delete out.failedExecutions;
+  if (!out.skippedExecutions?.length) delete out.skippedExecutions;
   return out;
 }
 
@@ -80,6 +87,23 @@ function failed(status: CronFederatedHPAStatus | undefined, d: CronRuleFailedDat
   });
 }
 
+function skipped(status: CronFederatedHPAStatus | undefined, d: CronRuleSkippedData): CronFederatedHPAStatus {
+  const record = {
+    scheduleTime: formatTime(new Date(d.scheduleTime)),
+    executionTime: formatTime(new Date(d.executionTime)),
+    reason: d.reason,
+    message: d.message,
+  };
+  return updateEntry(status, d.ruleName, (h) => {
+    // Once per schedule time, as a failure: a time not newer than the newest skip is a repeated decision.
+    if (record.scheduleTime <= (newest(h.skippedExecutions) ?? '')) return h;
+    return {
+      ...withNext(h, d.nextExecutionTime),
+      skippedExecutions: prependCapped(h.skippedExecutions, record, d.skippedHistoryLimit),
+    };
+  });
+}
+
 function nextScheduled(status: CronFederatedHPAStatus | undefined, d: CronNextScheduledData): CronFederatedHPAStatus {
   const wanted = new Map(d.rules.map((r) => [r.ruleName, r.nextExecutionTime]));
   // Karmada keeps entries in order of first appearance: existing ones stay put, new rules go to the end.
@@ -105,5 +129,7 @@ export function evolveHistory(status: CronFederatedHPAStatus | undefined, event:
       return failed(status, event.data);
     case 'CronNextScheduled':
       return nextScheduled(status, event.data);
+    case 'CronRuleSkipped':
+      return skipped(status, event.data);
   }
 }

@@ -271,3 +271,83 @@ describe('planCronExecutions: rule changes', () => {
     ).toThrow('unknown time zone "No/Where"');
   });
 });
+
+describe('planCronExecutions: excludeDates', () => {
+  const holidays = { ...up, excludeDates: ['2026-12-25', '* * * * * SAT,SUN'] };
+
+  it('skips an occurrence on an excluded date, records the entry, and moves the clock on', () => {
+    const plan = planCronExecutions({
+      object: obj([holidays]),
+      state: [stored(holidays, '2026-12-25T08:30:00.000Z')],
+      now: at('2026-12-25T08:30:00.010Z'),
+    });
+    expect(plan.execute).toEqual([]);
+    expect(plan.missed).toEqual([]);
+    expect(plan.skipped).toEqual([
+      {
+        ruleName: 'scale-up',
+        scheduleTime: at('2026-12-25T08:30:00Z'),
+        excludeDate: '2026-12-25',
+        message: 'skipped: 2026-12-25 (UTC) is excluded by excludeDates entry "2026-12-25"',
+      },
+    ]);
+    expect(plan.state[0]?.nextDue).toBe('2026-12-26T08:30:00.000Z');
+    expect(plan.stateChanged).toBe(true);
+  });
+
+  it('fires on a date no entry names', () => {
+    const plan = planCronExecutions({
+      object: obj([holidays]),
+      state: [stored(holidays, '2026-12-24T08:30:00.000Z')],
+      now: at('2026-12-24T08:30:00.010Z'),
+    });
+    expect(plan.execute.map((e) => e.scheduleTime)).toEqual([at('2026-12-24T08:30:00Z')]);
+    expect(plan.skipped).toEqual([]);
+  });
+
+  it("reads the date in the rule's zone: 08:30 in Tokyo on the 25th is the 24th in UTC", () => {
+    const rule = { ...up, timeZone: 'Asia/Tokyo', excludeDates: ['2026-12-25'] };
+    const plan = planCronExecutions({
+      object: obj([rule]),
+      state: [stored(rule, '2026-12-24T23:30:00.000Z')],
+      now: at('2026-12-24T23:30:00.010Z'),
+    });
+    expect(plan.skipped.map((s) => s.message)).toEqual([
+      'skipped: 2026-12-25 (Asia/Tokyo) is excluded by excludeDates entry "2026-12-25"',
+    ]);
+  });
+
+  it('a skipped occurrence supersedes nothing: an older due occurrence of another rule still applies', () => {
+    const early = { name: 'early', schedule: '0 8 * * *', targetReplicas: 7 };
+    const plan = planCronExecutions({
+      object: obj([early, holidays]),
+      state: [stored(early, '2026-12-25T08:00:00.000Z'), stored(holidays, '2026-12-25T08:30:00.000Z')],
+      now: at('2026-12-25T08:31:00Z'),
+      catchUpWindowMs: 3_600_000,
+    });
+    expect(plan.execute).toEqual([
+      { ruleName: 'early', scheduleTime: at('2026-12-25T08:00:00Z'), values: { replicas: 7 } },
+    ]);
+    expect(plan.skipped.map((s) => s.ruleName)).toEqual(['scale-up']);
+    expect(plan.missed).toEqual([]);
+  });
+
+  it('after an outage over a range crossing the year, each excluded occurrence is a skip, not a miss', () => {
+    const rule = { ...up, excludeDates: ['2026-12-31/2027-01-01'] };
+    const plan = planCronExecutions({
+      object: obj([rule]),
+      state: [stored(rule, '2026-12-30T08:30:00.000Z')],
+      now: at('2027-01-02T08:30:00.010Z'),
+    });
+    expect(plan.skipped.map((s) => s.scheduleTime.toISOString())).toEqual([
+      '2026-12-31T08:30:00.000Z',
+      '2027-01-01T08:30:00.000Z',
+    ]);
+    expect(plan.missed.map((m) => m.scheduleTime.toISOString())).toEqual(['2026-12-30T08:30:00.000Z']);
+    expect(plan.execute.map((e) => e.scheduleTime.toISOString())).toEqual(['2027-01-02T08:30:00.000Z']);
+  });
+
+  it('editing excludeDates keeps the due time (it is not part of the clock)', () => {
+    expect(ruleClock(holidays)).toBe(ruleClock(up));
+  });
+});

@@ -1,3 +1,4 @@
+import { excludedMessage, excludingEntry } from './exclude-dates.js';
 import { nextFireTime } from './next-fire-time.js';
 import { parseSchedule } from './schedule.js';
 import { ruleValues, targetKindOf } from './target.js';
@@ -50,11 +51,22 @@ export interface MissedExecution {
   message: string;
 }
 
+/** An occurrence on a date the rule's `excludeDates` name: not applied, recorded as skipped with the entry. */
+export interface SkippedExecution {
+  ruleName: string;
+  scheduleTime: Date;
+  /** The `excludeDates` entry that names the date. */
+  excludeDate: string;
+  message: string;
+}
+
 export interface CronPlan {
   /** In the order to apply them: by schedule time, then spec order (the last one of a tie ends on the target). */
   execute: DueExecution[];
   /** Oldest first. */
   missed: MissedExecution[];
+  /** Occurrences on excluded dates, oldest first (also those past the catch-up window: the date decides, not the outage). */
+  skipped: SkippedExecution[];
   /** Per rule name, at least this many due occurrences left unrecorded because the outage outran the planning bounds. */
   unrecorded: Record<string, number>;
   /** The new state of every rule, in spec order. */
@@ -99,6 +111,8 @@ function formatWindow(ms: number): string {
  *    an occurrence that wins no field is recorded as missed. Outside the window occurrences are recorded as
  *    missed and not applied. Normally, firing on time, exactly one occurrence per rule is due and it applies.
  * 4. Rules in the state but not in spec are reported as removed.
+ * 5. An occurrence on a date the rule's `excludeDates` name (in the rule's zone) is skipped: it neither applies
+ *    nor supersedes another rule's occurrence, and the rule's clock moves on past it.
  */
 export function planCronExecutions(input: CronPlanInput): CronPlan {
   const { object, now } = input;
@@ -115,6 +129,7 @@ export function planCronExecutions(input: CronPlanInput): CronPlan {
   const occurrences: Occurrence[] = [];
   const unrecorded: Record<string, number> = {};
   const state: RuleState[] = [];
+  const skipped: Array<SkippedExecution & { ruleIndex: number }> = [];
 
   rules.forEach((rule, ruleIndex) => {
     const clock = ruleClock(rule, defaultTz);
@@ -150,7 +165,20 @@ export function planCronExecutions(input: CronPlanInput): CronPlan {
       due = next(due);
     }
     if (dropped) unrecorded[rule.name] = dropped;
-    for (const at of dueTimes) occurrences.push({ ruleIndex, ruleName: rule.name, at, values });
+    const zone = resolveTimeZone(rule.timeZone, defaultTz);
+    for (const at of dueTimes) {
+      const scheduleTime = new Date(at);
+      const excludeDate = excludingEntry(rule.excludeDates, scheduleTime, zone);
+      if (excludeDate === undefined) occurrences.push({ ruleIndex, ruleName: rule.name, at, values });
+      else
+        skipped.push({
+          ruleIndex,
+          ruleName: rule.name,
+          scheduleTime,
+          excludeDate,
+          message: excludedMessage(scheduleTime, zone, excludeDate),
+        });
+    }
     state.push({ ruleName: rule.name, clock, nextDue: new Date(due).toISOString() });
   });
 
@@ -203,6 +231,7 @@ export function planCronExecutions(input: CronPlanInput): CronPlan {
     a.scheduleTime.getTime() - b.scheduleTime.getTime() || a.ruleIndex - b.ruleIndex;
   execute.sort(order);
   missed.sort(order);
+  skipped.sort(order);
 
   const inSpec = new Set(rules.map((r) => r.name));
   const removed = input.state.filter((s) => !inSpec.has(s.ruleName)).map((s) => s.ruleName);
@@ -217,6 +246,7 @@ export function planCronExecutions(input: CronPlanInput): CronPlan {
   return {
     execute: execute.map(({ ruleIndex: _, ...e }) => e),
     missed: missed.map(({ ruleIndex: _, ...m }) => m),
+    skipped: skipped.map(({ ruleIndex: _, ...s }) => s),
     unrecorded,
     state,
     removed,

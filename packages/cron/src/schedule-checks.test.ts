@@ -47,6 +47,20 @@ describe('admission with the cron checks: schedules and time zones', () => {
     expect(() => admit(base(), { schedules: scheduleChecks })).not.toThrow();
   });
 
+  it("admits Alibaba's excludeDates forms, dates and ranges, and leaves a rule without them as Karmada wrote it", () => {
+    const o = cronWorkload();
+    o.spec.rules[0].excludeDates = [
+      '* * * 15 11 *',
+      '* * * * * 5',
+      '* * 24-31 12 *',
+      '2026-12-25',
+      '2026-12-24/2027-01-02',
+    ];
+    const admitted = admit(o, { schedules: scheduleChecks }) as Obj;
+    expect(admitted.spec.rules[0].excludeDates).toEqual(o.spec.rules[0].excludeDates);
+    expect(admitted.spec.rules[1]).not.toHaveProperty('excludeDates');
+  });
+
   it.each<Case>([
     [
       'CronFederatedHPA: invalid cron',
@@ -61,6 +75,34 @@ describe('admission with the cron checks: schedules and time zones', () => {
       (o) => (o.spec.rules[0].timeZone = 'Mars/Olympus'),
       'spec.rules[0].timeZone',
       'unknown time zone "Mars/Olympus"',
+    ],
+    [
+      'CronFederatedHPA: an excludeDates entry that is not a calendar date',
+      cronWorkload,
+      (o) => (o.spec.rules[1].excludeDates = ['2026-12-25', '2026-02-30']),
+      'spec.rules[1].excludeDates[1]',
+      'invalid excludeDates entry "2026-02-30": 2026-02-30 is not a calendar date',
+    ],
+    [
+      'CronFederatedHPA: an excludeDates range that runs backwards',
+      cronWorkload,
+      (o) => (o.spec.rules[0].excludeDates = ['2027-01-02/2026-12-24']),
+      'spec.rules[0].excludeDates[0]',
+      'the range ends (2026-12-24) before it starts (2027-01-02)',
+    ],
+    [
+      'CronFederatedHPA: an excludeDates day pattern out of range',
+      cronWorkload,
+      (o) => (o.spec.rules[0].excludeDates = ['* * * 32 12 *']),
+      'spec.rules[0].excludeDates[0]',
+      'day-of-month out of range',
+    ],
+    [
+      'CronFederatedHPA: an excludeDates entry of the wrong type',
+      cronWorkload,
+      (o) => (o.spec.rules[0].excludeDates = [20261225]),
+      'spec.rules[0].excludeDates[0]',
+      'string',
     ],
     [
       'EHPA: invalid cron start',

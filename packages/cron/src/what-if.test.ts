@@ -107,3 +107,30 @@ describe('whatIfCron', () => {
     expect(r.truncated).toBe(true);
   });
 });
+
+describe('whatIfCron: excludeDates', () => {
+  it('lists the skipped times apart from the executions, with the entry that skips them', () => {
+    const holidays = structuredClone(shop);
+    (holidays.spec.rules[0] as Record<string, unknown>).excludeDates = ['2026-12-25'];
+    const r = whatIfCron([holidays], new Date('2026-12-24T09:00:00Z'), new Date('2026-12-26T09:00:00Z'));
+    expect(r.executions.map((e) => [e.ruleName, e.scheduleTime])).toEqual([
+      ['Scale-Down', '2026-12-24T11:00:00Z'],
+      ['Scale-Down', '2026-12-25T11:00:00Z'],
+      ['Scale-Up', '2026-12-26T08:30:00Z'],
+    ]);
+    expect(r.skipped).toEqual([
+      {
+        ruleName: 'Scale-Up',
+        scheduleTime: '2026-12-25T08:30:00Z',
+        excludeDate: '2026-12-25',
+        message: 'skipped: 2026-12-25 (UTC) is excluded by excludeDates entry "2026-12-25"',
+      },
+    ]);
+  });
+
+  it('has no skipped list for rules without excludeDates', () => {
+    expect(whatIfCron([shop], new Date('2026-12-24T09:00:00Z'), new Date('2026-12-26T09:00:00Z'))).not.toHaveProperty(
+      'skipped',
+    );
+  });
+});

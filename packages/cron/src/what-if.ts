@@ -1,9 +1,10 @@
+import { excludedMessage, excludingEntry } from './exclude-dates.js';
 import { evolveHistory } from './history.js';
 import { nextFireTime } from './next-fire-time.js';
 import { parseSchedule } from './schedule.js';
 import { ruleValues, targetKindOf } from './target.js';
 import { formatTime } from '@flotilla/api';
-import { DEFAULT_CONTROLLER_TIME_ZONE } from './time-zone.js';
+import { DEFAULT_CONTROLLER_TIME_ZONE, resolveTimeZone } from './time-zone.js';
 import type { CronFederatedHPA } from '@flotilla/api';
 import type { AdmittedCronFederatedHPA } from './types.js';
 
@@ -16,11 +17,22 @@ export interface WhatIfExecution {
   targetMaxReplicas?: number;
 }
 
+/** An occurrence the rule's excludeDates skip: what the controller would record as a skipped execution. */
+export interface WhatIfSkipped {
+  ruleName: string;
+  scheduleTime: string;
+  /** The `excludeDates` entry that names the date. */
+  excludeDate: string;
+  message: string;
+}
+
 export interface WhatIfCronResult {
   /** The objects with `status.executionHistories[].{ruleName, nextExecutionTime}` as written at `now`. */
   items: CronFederatedHPA[];
   /** Executions in (now, until], by schedule time, then input order, then rule order. */
   executions: WhatIfExecution[];
+  /** Occurrences in (now, until] on excluded dates, in the same order; absent when there are none. */
+  skipped?: WhatIfSkipped[];
   /** Set when `executions` was cut at {@link MAX_WHAT_IF_EXECUTIONS}. */
   truncated?: true;
 }
@@ -42,6 +54,7 @@ export function whatIfCron(
   const objects = cronFhpas as AdmittedCronFederatedHPA[];
   const items: CronFederatedHPA[] = [];
   const found: Array<WhatIfExecution & { at: number; order: number }> = [];
+  const skipped: Array<WhatIfSkipped & { at: number; order: number }> = [];
   let truncated = false;
   objects.forEach((obj, objIndex) => {
     const rules = obj.spec?.rules ?? [];
@@ -61,17 +74,31 @@ export function whatIfCron(
       if (rule.suspend === true) return;
       const schedule = parseSchedule(rule.schedule);
       const v = ruleValues(rule, kind);
+      const zone = resolveTimeZone(rule.timeZone, defaultTimeZone);
       let t = now;
       for (;;) {
         t = nextFireTime(schedule, rule.timeZone, t, defaultTimeZone);
         if (t > until) break;
-        if (found.length >= MAX_WHAT_IF_EXECUTIONS) {
+        if (found.length + skipped.length >= MAX_WHAT_IF_EXECUTIONS) {
           truncated = true;
           break;
         }
+        const order = objIndex * 10_000 + ruleIndex;
+        const excludeDate = excludingEntry(rule.excludeDates, t, zone);
+        if (excludeDate !== undefined) {
+          skipped.push({
+            at: t.getTime(),
+            order,
+            ruleName: rule.name,
+            scheduleTime: formatTime(t),
+            excludeDate,
+            message: excludedMessage(t, zone, excludeDate),
+          });
+          continue;
+        }
         found.push({
           at: t.getTime(),
-          order: objIndex * 10_000 + ruleIndex,
+          order,
           ruleName: rule.name,
           scheduleTime: formatTime(t),
           ...(v.replicas !== undefined && { targetReplicas: v.replicas }),
@@ -81,7 +108,11 @@ export function whatIfCron(
       }
     });
   });
-  found.sort((a, b) => a.at - b.at || a.order - b.order);
-  const executions = found.map(({ at: _a, order: _o, ...e }) => e);
-  return truncated ? { items, executions, truncated: true } : { items, executions };
+  const byTime = (a: { at: number; order: number }, b: { at: number; order: number }): number =>
+    a.at - b.at || a.order - b.order;
+  const executions = found.sort(byTime).map(({ at: _a, order: _o, ...e }) => e);
+  const result: WhatIfCronResult = { items, executions };
+  if (skipped.length) result.skipped = skipped.sort(byTime).map(({ at: _a, order: _o, ...e }) => e);
+  if (truncated) result.truncated = true;
+  return result;
 }

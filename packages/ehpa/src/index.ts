@@ -39,3 +39,4 @@ export {
 export { defaultReportEhpa, runEhpaReport, type EhpaReport } from './report-ehpa.js';
 export { renderReportSvg } from './report-svg.js';
 export { compareRuns, renderReportHtml, type ReportComparison } from './report-html.js';
+export { historyRetentionMs, historyUnavailable, observedTarget } from './observed-target.js';

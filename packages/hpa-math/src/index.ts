@@ -71,3 +71,11 @@ export {
   type PredictionAdapterValue,
   type PredictionSample,
 } from './ehpa-combine.js';
+export {
+  memberHpaStatuses,
+  memberPods,
+  memberReports,
+  type AggregatedWorkloadEntry,
+  type MemberHpaStatus,
+  type MemberReport,
+} from './member-reports.js';

@@ -10,6 +10,7 @@ import {
   missedEvent,
   nextScheduledData,
   planCronExecutions,
+  skippedEvent,
   targetKindOf,
   type AdmittedCronFederatedHPA,
   type CronEvent,
@@ -279,6 +280,7 @@ export class CronController {
       // 3. the events, in the order the status writer should fold them
       await this.publishAll(this.eventsOf(obj, uid, stored, plan, outcomes, now));
       this.cronMetrics.missed(plan.missed.length);
+      this.cronMetrics.skipped(plan.skipped.length);
       for (const o of outcomes) {
         this.cronMetrics.executed(o.effect.ok, o.execution.scheduleTime, now);
         this.o.onExecution?.({
@@ -387,11 +389,18 @@ export class CronController {
         event: wrap(executionId(uid, m.ruleName, m.scheduleTime), missedEvent(plan, m, ruleOf(m.ruleName), now)),
       });
     });
+    plan.skipped.forEach((s, i) => {
+      timed.push({
+        at: s.scheduleTime.getTime(),
+        order: plan.missed.length + i,
+        event: wrap(executionId(uid, s.ruleName, s.scheduleTime), skippedEvent(plan, s, ruleOf(s.ruleName), now)),
+      });
+    });
     outcomes.forEach((o, i) => {
       const ev = executionEvent(plan, o.execution, ruleOf(o.execution.ruleName), o.effect, now);
       timed.push({
         at: o.execution.scheduleTime.getTime(),
-        order: plan.missed.length + i,
+        order: plan.missed.length + plan.skipped.length + i,
         event: wrap(executionId(uid, o.execution.ruleName, o.execution.scheduleTime), ev),
       });
     });

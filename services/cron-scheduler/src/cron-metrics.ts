@@ -15,7 +15,7 @@ export class CronMetrics {
   private constructor(registry: Registry) {
     this.executions = new Counter({
       name: 'flotilla_cron_executions_total',
-      help: 'CronFederatedHPA rule executions by result (succeeded, failed, missed: due longer ago than the catch-up window)',
+      help: "CronFederatedHPA rule executions by result (succeeded, failed, missed: due longer ago than the catch-up window, skipped: on a date of the rule's excludeDates)",
       labelNames: ['result'],
       registers: [registry],
     });
@@ -35,5 +35,10 @@ export class CronMetrics {
   /** An occurrence skipped because it was due longer ago than the catch-up window (an outage, a late start). */
   missed(count: number): void {
     if (count > 0) this.executions.inc({ result: 'missed' }, count);
+  }
+
+  /** An occurrence not applied because its date is in the rule's excludeDates. */
+  skipped(count: number): void {
+    if (count > 0) this.executions.inc({ result: 'skipped' }, count);
   }
 }

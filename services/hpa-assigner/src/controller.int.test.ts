@@ -253,6 +253,19 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
 });
 
 describe('hpa-assigner, a FederatedHPA deleted or switched to the shipped mode', () => {
+  /** The target binding handed back to the scheduler: neither owner nor feasible clusters marked. */
+  const released = async (name: string) => {
+    const target = await eventually(
+      async () => {
+        const b = await binding(name);
+        return b && b.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined ? b : undefined;
+      },
+      10_000,
+      `${name} released`,
+    );
+    expect(target.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters]).toBeUndefined();
+  };
+
   it('removes its member HPA and hands the target binding back to the scheduler', async () => {
     await h.store.delete({ kind: 'FederatedHPA', namespace: 'default', name: 'shop' });
     await eventually(
@@ -263,15 +276,7 @@ describe('hpa-assigner, a FederatedHPA deleted or switched to the shipped mode',
     const hpaGone = async () =>
       (await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' })) ? undefined : true;
     expect(await eventually(hpaGone, 10_000, 'member HPA template gone')).toBe(true);
-    const target = await eventually(
-      async () => {
-        const b = await binding('shop-deployment');
-        return b && b.metadata.annotations?.[FederatedHpaAnnotations.owner] === undefined ? b : undefined;
-      },
-      10_000,
-      'target released',
-    );
-    expect(target.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters]).toBeUndefined();
+    await released('shop-deployment');
   });
 
   it('dropping federatedHPAAssignment from a FederatedHPA makes it the shipped one: no member HPA', async () => {
@@ -285,8 +290,8 @@ describe('hpa-assigner, a FederatedHPA deleted or switched to the shipped mode',
       10_000,
       'member HPA binding gone',
     );
-    const target = await binding('burst-deployment');
-    expect(target?.metadata.annotations?.[FederatedHpaAnnotations.owner]).toBeUndefined();
+    // The member HPA's binding goes first, the target's owner mark after it: wait for the release, not the first step.
+    await released('burst-deployment');
   });
 });
 

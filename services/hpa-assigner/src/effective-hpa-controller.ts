@@ -2,10 +2,22 @@ import { createHash } from 'node:crypto';
 import type { EffectiveHorizontalPodAutoscaler } from '@flotilla/api';
 import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
 import { WorkQueue, type ReconcileResult } from '@flotilla/controller';
-import { decideEffectiveHpa, predictionEnabled, type EhpaDecision, type Forecast } from '@flotilla/ehpa';
-import type { AutoscalerHistory, MemberWorkload } from '@flotilla/hpa-math';
+import {
+  decideEffectiveHpa,
+  historyRetentionMs,
+  historyUnavailable,
+  observedTarget,
+  predictionEnabled,
+  type EhpaDecision,
+  type Forecast,
+} from '@flotilla/ehpa';
+import {
+  memberReports,
+  type AggregatedWorkloadEntry,
+  type AutoscalerHistory,
+  type MemberReport,
+} from '@flotilla/hpa-math';
 import type { MetricHistorySource } from '@flotilla/metric-history';
-import { DEFAULT_DSP_CONFIG, PredictionReasons, resolveDspConfig } from '@flotilla/prediction';
 import {
   createDelayedQueue,
   createWorker,
@@ -27,12 +39,10 @@ import {
   type StoredObject,
 } from '@flotilla/store';
 import type { Redis } from 'ioredis';
-import { memberPods } from './centralized.js';
 import { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
 import { EhpaForecasts } from './ehpa-forecasts.js';
 import type { ControllerLogger } from './federated-hpa-controller.js';
 import { bindingNameOf } from './member-objects.js';
-import { memberReports, type AggregatedWorkloadEntry } from './member-reports.js';
 
 export const EHPA_CONTROLLER_NAME = 'effective-hpa';
 
@@ -185,8 +195,8 @@ export class EffectiveHpaController {
     this.byTarget.set(k, set);
   }
 
-  /** The member clusters' copies of the target, pooled as the centralized FederatedHPA mode reads them. */
-  private members(namespace: string | undefined, bindingName: string): MemberWorkload[] {
+  /** The member clusters' reports of the target, on the clusters its binding places it on. */
+  private members(namespace: string | undefined, bindingName: string): MemberReport[] {
     const ref = { kind: 'ResourceBinding', namespace, name: bindingName };
     const bound = (
       (this.bindings.get(ref)?.spec as { clusters?: Array<{ name: string }> } | undefined)?.clusters ?? []
@@ -197,25 +207,18 @@ export class EffectiveHpaController {
         return [cluster.metadata.name ?? '', isReady(cluster)] as const;
       }),
     );
-    return memberReports(this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? [], bound, ready).map((m) => ({
-      cluster: m.cluster,
-      clusterReady: m.clusterReady,
-      specReplicas: m.specReplicas,
-      statusReplicas: m.readyReplicas,
-      pods: memberPods(m),
-    }));
+    return memberReports(this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? [], bound, ready);
   }
 
   /** The metrics stream keeps the longest history any EffectiveHPA reads (historyLength + Crane's extra hour). */
   private async keepHistory(): Promise<void> {
     if (!this.o.ensureHistoryRetention) return;
-    let needed = 0;
-    for (const { value } of this.ehpas.cache.values()) {
-      const spec = (value as unknown as EffectiveHorizontalPodAutoscaler).spec;
-      if (!spec || !predictionEnabled(spec)) continue;
-      const { config } = resolveDspConfig(spec.prediction?.predictionAlgorithm?.dsp);
-      needed = Math.max(needed, (config.historyLengthSeconds + 3600) * 1000);
-    }
+    const needed = historyRetentionMs(
+      [...this.ehpas.cache.values()].flatMap(({ value }) => {
+        const spec = (value as unknown as EffectiveHorizontalPodAutoscaler).spec;
+        return spec ? [spec] : [];
+      }),
+    );
     if (needed > this.retentionMs) {
       await this.o.ensureHistoryRetention(needed);
       this.retentionMs = needed;
@@ -234,15 +237,7 @@ export class EffectiveHpaController {
     } catch (err) {
       // The history source failing is what Crane's TimeSeriesPrediction reports as not ready; the other sources go on.
       this.o.logger.warn({ err, key }, 'could not read the usage history for prediction');
-      const interval = resolveDspConfig(spec.prediction?.predictionAlgorithm?.dsp).config.sampleIntervalSeconds;
-      return {
-        samples: [],
-        readiness: {
-          ready: false,
-          reason: PredictionReasons.NoHistory,
-          message: `the history source failed (${(err as Error).message}); retried every ${interval || DEFAULT_DSP_CONFIG.sampleIntervalSeconds}s`,
-        },
-      };
+      return historyUnavailable(spec, (err as Error).message);
     }
   }
 
@@ -278,14 +273,12 @@ export class EffectiveHpaController {
     }
     // 2. The three sources and the decision.
     await this.keepHistory();
-    const members = this.members(ns, bindingNameOf(ref.name, ref.kind));
     const specReplicas = (template.spec as { replicas?: number } | undefined)?.replicas ?? 1;
-    const reported = members.filter((m) => m.clusterReady).reduce((s, m) => s + m.statusReplicas, 0);
+    const target = observedTarget(specReplicas, this.members(ns, bindingNameOf(ref.name, ref.kind)));
     const forecast = await this.forecast(key, ehpa, now);
     const decision = decideEffectiveHpa({
       ehpa,
-      template: { specReplicas, statusReplicas: members.length ? Math.round(reported) : specReplicas },
-      observed: { members },
+      ...target,
       ...(forecast ? { forecast } : {}),
       now,
       ...(state.history ? { history: state.history } : {}),

@@ -9,6 +9,8 @@ import { validateScaleTargetRef } from './federated-hpa.js';
 
 export const FEDERATED_HPA_API_VERSION = 'autoscaling.karmada.io/v1alpha1';
 export const DEFAULT_HISTORY_LIMIT = 3;
+/** Enough for every public holiday of several countries; a limit keeps each firing's check cheap. */
+export const MAX_EXCLUDE_DATES = 256;
 
 export const cronFederatedHpaRuleSchema = z.strictObject({
   name: z.string().min(1).max(32),
@@ -20,6 +22,11 @@ export const cronFederatedHpaRuleSchema = z.strictObject({
   timeZone: z.string().optional(),
   successfulHistoryLimit: int32.min(1).max(32).optional(),
   failedHistoryLimit: int32.min(0).max(32).optional(),
+  /**
+   * A Flotilla extension: days on which the rule does not fire, in its time zone (dates, date ranges and cron day
+   * patterns as Alibaba's kubernetes-cronhpa-controller accepts them; packages/cron's exclude-dates.ts).
+   */
+  excludeDates: z.array(z.string()).max(MAX_EXCLUDE_DATES).optional(),
 });
 export type CronFederatedHPARule = z.infer<typeof cronFederatedHpaRuleSchema>;
 
@@ -47,6 +54,8 @@ export const cronFederatedHpaStatusSchema = z.looseObject({
           )
           .optional(),
         failedExecutions: z.array(executionSchema.extend({ message: z.string() })).optional(),
+        /** Flotilla's: occurrences not applied because their date is in the rule's excludeDates. */
+        skippedExecutions: z.array(executionSchema.extend({ reason: z.string(), message: z.string() })).optional(),
       }),
     )
     .optional(),
@@ -122,6 +131,10 @@ function validate(obj: CronFederatedHPA, ctx: AdmissionContext): FieldError[] {
       const tzErr = ctx.schedules?.timeZoneError(rule.timeZone);
       if (tzErr) errs.push({ field: `${at}.timeZone`, message: tzErr });
     }
+    (rule.excludeDates ?? []).forEach((entry, j) => {
+      const dateErr = ctx.schedules?.excludeDateError(entry);
+      if (dateErr) errs.push({ field: `${at}.excludeDates[${j}]`, message: dateErr });
+    });
     if (fhpa) {
       if (rule.targetMinReplicas === undefined && rule.targetMaxReplicas === undefined) {
         errs.push({

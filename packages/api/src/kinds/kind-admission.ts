@@ -11,6 +11,8 @@ export interface ScheduleChecks {
   scheduleError(expr: string): string | undefined;
   /** Why a time zone name is unknown, or undefined when it is known ("" means UTC). */
   timeZoneError(timeZone: string): string | undefined;
+  /** Why an entry of a CronFederatedHPA rule's `excludeDates` names no days, or undefined when it is valid. */
+  excludeDateError(entry: string): string | undefined;
 }
 
 /** What a kind's semantic validation may ask of the rest of the system (kept as a parameter to avoid import cycles). */

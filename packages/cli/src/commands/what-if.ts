@@ -97,7 +97,11 @@ export async function whatIfCronCommand(
   const docs = (await admittedDocs(io, files)).filter((d) => (d as { kind?: string }).kind === 'CronFederatedHPA');
   const result = whatIfCron(docs as never, now, until, o.timeZone);
   if (o.output === 'json' || o.output === 'yaml') {
-    print(io, o.output, { ...asList(result.items as never), executions: result.executions });
+    print(io, o.output, {
+      ...asList(result.items as never),
+      executions: result.executions,
+      ...(result.skipped && { skipped: result.skipped }),
+    });
     return 0;
   }
   if (o.output !== undefined) throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
@@ -111,20 +115,27 @@ export async function whatIfCronCommand(
   }
   io.out(formatTable(['NAME', 'RULE', 'NEXT EXECUTION'], rows));
   if (until) {
-    const ex = result.executions;
+    // Executions and skips in one time line: a skipped time reads where it would have run.
+    const rowsOf = [
+      ...result.executions.map((e) => ({
+        at: e.scheduleTime,
+        row: [
+          e.scheduleTime,
+          e.ruleName,
+          (['targetReplicas', 'targetMinReplicas', 'targetMaxReplicas'] as const)
+            .filter((k) => e[k] !== undefined)
+            .map((k) => `${k}=${String(e[k])}`)
+            .join(' '),
+        ],
+      })),
+      ...(result.skipped ?? []).map((s) => ({ at: s.scheduleTime, row: [s.scheduleTime, s.ruleName, s.message] })),
+    ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     io.out('');
     io.out(
-      ex.length
+      rowsOf.length
         ? formatTable(
             ['SCHEDULE TIME', 'RULE', 'APPLIES'],
-            ex.map((e) => [
-              e.scheduleTime,
-              e.ruleName,
-              (['targetReplicas', 'targetMinReplicas', 'targetMaxReplicas'] as const)
-                .filter((k) => e[k] !== undefined)
-                .map((k) => `${k}=${String(e[k])}`)
-                .join(' '),
-            ]),
+            rowsOf.map((r) => r.row),
           )
         : 'No executions in that window.',
     );

@@ -1,7 +1,7 @@
 import type { FederatedHPASpec } from '@flotilla/api';
-import { emptyHistory } from '@flotilla/hpa-math';
+import { emptyHistory, type MemberReport } from '@flotilla/hpa-math';
 import { describe, expect, it } from 'vitest';
-import { decideCentralized, memberPods, type MemberReport } from './centralized.js';
+import { decideCentralized } from './centralized.js';
 
 const spec = (targetUtilization: number, minReplicas: number, maxReplicas: number): FederatedHPASpec => ({
   scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx' },
@@ -147,19 +147,5 @@ describe("Karmada's shipped FederatedHPA: one replica count for the template", (
       nowMs: 400_000,
     });
     expect(after.desiredReplicas).toBe(1);
-  });
-
-  it('splits a member’s usage over its ready pods without losing any', () => {
-    const pods = memberPods({
-      cluster: 'm',
-      clusterReady: true,
-      specReplicas: 4,
-      readyReplicas: 3,
-      pendingReplicas: 1,
-      cpuUsageMilli: 1000,
-      cpuRequestMilli: 500,
-    });
-    expect(pods.map((p) => p.state)).toEqual(['ready', 'ready', 'ready', 'pending']);
-    expect(pods.reduce((n, p) => n + (p.valueMilli ?? 0), 0)).toBe(1000);
   });
 });

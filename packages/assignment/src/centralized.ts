@@ -1,5 +1,6 @@
 import type { FederatedHPASpec, MetricSpec } from '@flotilla/api';
 import {
+  memberPods,
   MetricComputationError,
   NoMemberReplicasError,
   observeMembers,
@@ -7,23 +8,10 @@ import {
   resourceUtilizationReplicas,
   type AutoscalerHistory,
   type HpaCondition,
+  type MemberReport,
   type MemberWorkload,
   type MetricProposal,
-  type PodSample,
 } from '@flotilla/hpa-math';
-
-/** One member cluster's report about the target (its binding's aggregatedStatus entry and the cluster's Ready). */
-export interface MemberReport {
-  cluster: string;
-  clusterReady: boolean;
-  specReplicas: number;
-  readyReplicas: number;
-  pendingReplicas: number;
-  /** CPU used by the ready pods together, in millicores; absent when the cluster reports no usage. */
-  cpuUsageMilli?: number;
-  /** CPU request of one pod, in millicores. */
-  cpuRequestMilli?: number;
-}
 
 export interface CentralizedInput {
   spec: FederatedHPASpec;
@@ -46,33 +34,6 @@ export interface CentralizedDecision {
   utilization?: number;
   /** The member clusters counted (Ready ones). */
   clusters: string[];
-}
-
-/**
- * The simulator reports one usage total per member workload; the replica calculator wants a sample per pod. Equal
- * shares (the remainder on the first pod) keep the sum, and utilisation depends only on the sum.
- */
-export function memberPods(m: MemberReport): PodSample[] {
-  const ready = Math.max(0, m.readyReplicas);
-  const usage = m.cpuUsageMilli;
-  const share = usage !== undefined && ready > 0 ? Math.floor(usage / ready) : 0;
-  const pods: PodSample[] = [];
-  for (let i = 0; i < ready; i++) {
-    const value = usage === undefined ? null : i === 0 ? usage - share * (ready - 1) : share;
-    pods.push({
-      state: 'ready',
-      ...(m.cpuRequestMilli !== undefined ? { requestMilli: m.cpuRequestMilli } : {}),
-      valueMilli: value,
-    });
-  }
-  for (let i = 0; i < m.pendingReplicas; i++) {
-    pods.push({
-      state: 'pending',
-      ...(m.cpuRequestMilli !== undefined ? { requestMilli: m.cpuRequestMilli } : {}),
-      valueMilli: null,
-    });
-  }
-  return pods;
 }
 
 const isCpuUtilization = (m: MetricSpec) =>

@@ -1,6 +1,6 @@
 import type { FederatedHPASpec } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
-import { federationUtilisation } from './federated-hpa-controller.js';
+import { federationUtilisation } from './federation-utilisation.js';
 
 const spec = (metrics: FederatedHPASpec['metrics']): FederatedHPASpec => ({
   scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },

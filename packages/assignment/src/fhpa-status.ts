@@ -1,16 +1,7 @@
 import { formatTime } from '@flotilla/api';
-import type { FederatedHpaDecision, MemberAssignment, MemberStatus } from '@flotilla/assignment';
-import type { HpaCondition } from '@flotilla/hpa-math';
-
-/** The hpa-assigner's domain event types (subjects `<prefix>.events.FederatedHPA.<ns>.<name>.<type>`). */
-export const FederatedHpaEventTypes = {
-  /** A member min/max assignment (or a move across clusters) was written. */
-  FederatedHPAAssigned: 'FederatedHPAAssigned',
-  /** Karmada's shipped FederatedHPA set the template's replicas. */
-  FederatedHPARescaled: 'FederatedHPARescaled',
-  /** The observed numbers or conditions changed without a write. */
-  FederatedHPAObserved: 'FederatedHPAObserved',
-} as const;
+import type { HpaCondition, MemberHpaStatus } from '@flotilla/hpa-math';
+import type { FederatedHpaDecision, MemberStatus } from './decide-federated-hpa.js';
+import type { MemberAssignment } from './types.js';
 
 /** One row of `status.assignments`: a cluster's member HPA and its workload. */
 export interface AssignmentRow {
@@ -19,14 +10,6 @@ export interface AssignmentRow {
   maxReplicas: number;
   currentReplicas: number;
   desiredReplicas: number;
-}
-
-/** The member HPA each cluster reports (its binding's aggregatedStatus `status.hpa`). */
-export interface MemberHpaStatus {
-  cluster: string;
-  currentReplicas?: number;
-  desiredReplicas?: number;
-  currentCPUUtilizationPercentage?: number;
 }
 
 export function assignmentRows(

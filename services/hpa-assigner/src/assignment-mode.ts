@@ -1,0 +1,339 @@
+import { isDeepStrictEqual } from 'node:util';
+import { FederatedHpaAnnotations, type FederatedHPA } from '@flotilla/api';
+import {
+  assignmentRows,
+  assignmentStatusPatch,
+  decideFederatedHpa,
+  federationUtilisation,
+  recordedAssignment,
+  recordedAssignmentAnnotations,
+  withoutOptionalRecord,
+  type MemberStatus,
+  type RecordedAssignment,
+} from '@flotilla/assignment';
+import { AlreadyExistsError } from '@flotilla/bus';
+import { MAX_TIMER_MS, type ReconcileResult } from '@flotilla/controller';
+import {
+  createDelayedQueue,
+  createWorker,
+  encodeJobId,
+  jobDueAt,
+  removeJob,
+  scheduleAt,
+  type DelayedQueue,
+  type DelayedWorker,
+} from '@flotilla/runtime';
+import { NotFoundError, type ObjectRef, type StoredObject } from '@flotilla/store';
+import type { Redis } from 'ioredis';
+import { FederatedHpaEventTypes } from './fhpa-events.js';
+import type { BindingSpecRead, FederatedHpaPass, MoveReport } from './federated-hpa-controller.js';
+import { bindingNameOf, HPA_KIND, memberHpaBinding, memberHpaTemplate } from './member-objects.js';
+
+export interface AssignmentModeOptions {
+  /** Shared by the pending-pods delay queue; the worker runs on a duplicate. The owner closes it. */
+  redis: Redis;
+  queuePrefix: string;
+  queueName: string;
+  optimisePeriodMs: number;
+  defaultMultiClusterDelaySeconds: number;
+  onMove?: (r: MoveReport) => void;
+}
+
+interface PendingJob {
+  key: string;
+  cluster: string;
+}
+
+/**
+ * Karmada's FederatedHPA proposal (a FederatedHPA with `spec.federatedHPAAssignment`): member HPAs (an HPA template
+ * and its binding, per-cluster min/max as an override) whose limits `decideFederatedHpa` assigns and moves, and the
+ * target binding's clusters. The target's binding is marked as owned, so the affinity scheduler only filters its
+ * clusters and no longer divides them. A member cluster's pending pods arm a BullMQ delayed job
+ * (`autoscaleMultiClusterDelay`), so the delay survives a leader change.
+ */
+export class AssignmentMode {
+  /** Pending-pods jobs this leader armed (job id → due time). */
+  private readonly armed = new Map<string, number>();
+  /** FederatedHPAs whose stale delay jobs were looked for once in this term. */
+  private readonly swept = new Set<string>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private queue?: DelayedQueue<PendingJob>;
+  private worker?: DelayedWorker<PendingJob, void>;
+
+  constructor(
+    private readonly pass: FederatedHpaPass,
+    private readonly o: AssignmentModeOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    const { queueName: name, queuePrefix: prefix, redis: connection } = this.o;
+    this.queue = createDelayedQueue<PendingJob>({ name, prefix, connection });
+    this.worker = createWorker<PendingJob, void>({
+      name,
+      prefix,
+      connection,
+      concurrency: 50,
+      // The delay ran out: the pass finds the job active or completed and treats the cluster as starved, as long as
+      // its pods still pend. A leader that dies before acting leaves the job completed for the next one to find.
+      handler: async (job) => this.pass.enqueue(job.data.key),
+    });
+  }
+
+  /** Stops waking objects: the timers and the worker. */
+  async stop(): Promise<void> {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await this.worker?.close();
+  }
+
+  /** Closes the queue, once no pass runs any more. */
+  async close(): Promise<void> {
+    await this.queue?.close();
+  }
+
+  forget(key: string): void {
+    this.swept.delete(key);
+  }
+
+  async reconcile(key: string, fhpa: FederatedHPA): Promise<ReconcileResult> {
+    const { store, clock } = this.pass;
+    const spec = fhpa.spec!;
+    const ns = fhpa.metadata.namespace;
+    const name = fhpa.metadata.name!;
+    const targetName = bindingNameOf(spec.scaleTargetRef.name, spec.scaleTargetRef.kind);
+    const { binding, spec: bindingSpec, members: reports, hpas } = this.pass.membersOf(ns, targetName);
+    if (!binding) {
+      await this.pass.observe(fhpa, FederatedHpaEventTypes.FederatedHPAObserved, {
+        observedGeneration: fhpa.metadata.generation ?? 0,
+        conditions: [
+          {
+            type: 'AbleToScale',
+            status: 'False',
+            reason: 'FailedGetBinding',
+            message: `${spec.scaleTargetRef.kind} ${spec.scaleTargetRef.name} has no ResourceBinding yet (is it propagated?)`,
+          },
+        ],
+      });
+      return;
+    }
+    const targetRef: ObjectRef = { kind: 'ResourceBinding', namespace: ns, name: targetName };
+    const owner = binding.metadata.annotations?.[FederatedHpaAnnotations.owner];
+    if (owner !== name) {
+      // Marks the target binding as owned: from now on the affinity scheduler filters its clusters and leaves the
+      // replicas to the member HPAs (its informer brings the feasible clusters back as an annotation).
+      await store.update(targetRef, (cur) => ({
+        ...cur,
+        metadata: {
+          ...cur.metadata,
+          annotations: { ...cur.metadata.annotations, [FederatedHpaAnnotations.owner]: name },
+        },
+      }));
+      return;
+    }
+    const feasible = binding.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters];
+    const candidates =
+      feasible !== undefined ? feasible.split(',').filter(Boolean) : (bindingSpec.clusters ?? []).map((c) => c.name);
+    const hpaBindingRef: ObjectRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };
+    const hpaBinding = this.pass.binding(hpaBindingRef);
+    const previous = recordedAssignment(hpaBinding?.metadata.annotations);
+    const members: MemberStatus[] = reports.map((m) => ({
+      cluster: m.cluster,
+      specReplicas: m.specReplicas,
+      readyReplicas: m.readyReplicas,
+      pendingReplicas: m.pendingReplicas,
+    }));
+    const now = clock.now();
+    const starved = await this.starvedClusters(key, fhpa, members, now);
+    const decision = decideFederatedHpa(
+      {
+        spec,
+        generation: fhpa.metadata.generation ?? 0,
+        clusters: this.pass.clusters(),
+        candidates,
+        ...(bindingSpec.replicaRequirements?.resourceRequest
+          ? { podRequests: bindingSpec.replicaRequirements.resourceRequest }
+          : {}),
+        members,
+        bindingClusters: bindingSpec.clusters ?? [],
+        ...(spec.scalingToZero ? federationUtilisation(spec, hpas) : {}),
+        ...(previous ? { previous } : {}),
+        starved: new Set(starved.keys()),
+        optimisePeriodMs: this.o.optimisePeriodMs,
+      },
+      now.getTime(),
+    );
+    if (decision.changed) {
+      await this.ensureMemberHpa(fhpa);
+      const record: RecordedAssignment = {
+        assignments: decision.assignments,
+        basis: decision.basis,
+        ...(decision.optimisedAtMs !== undefined ? { optimisedAtMs: decision.optimisedAtMs } : {}),
+        ...(decision.pinned ? { pinned: decision.pinned } : {}),
+      };
+      const desired = memberHpaBinding(fhpa, record);
+      if (!hpaBinding) {
+        await store.create(desired).catch(async (err: unknown) => {
+          if (!(err instanceof AlreadyExistsError)) throw err;
+          await this.writeHpaBinding(hpaBindingRef, name, record);
+        });
+      } else {
+        await this.writeHpaBinding(hpaBindingRef, name, record);
+      }
+      const clusters = decision.bindingClusters;
+      await store.update(targetRef, (cur) => {
+        const s = cur.spec as BindingSpecRead;
+        if (isDeepStrictEqual(s.clusters ?? [], clusters)) return undefined;
+        return { ...cur, spec: { ...(cur.spec as object), clusters } };
+      });
+      const appliedAtMs = clock.now().getTime();
+      for (const m of decision.moves) {
+        const dueAtMs = starved.get(m.from);
+        this.o.onMove?.({ key, from: m.from, to: m.to, appliedAtMs, ...(dueAtMs !== undefined ? { dueAtMs } : {}) });
+      }
+    }
+    const assignments = decision.assignments;
+    const rows = assignmentRows(assignments, members, hpas);
+    const moved = decision.changed && decision.reason !== 'Unchanged';
+    await this.pass.observe(
+      fhpa,
+      moved ? FederatedHpaEventTypes.FederatedHPAAssigned : FederatedHpaEventTypes.FederatedHPAObserved,
+      assignmentStatusPatch({
+        generation: fhpa.metadata.generation ?? 0,
+        rows,
+        members,
+        hpas,
+        ...(moved ? { decision } : {}),
+        at: now,
+      }),
+      moved ? { reason: decision.reason, message: decision.message } : undefined,
+      moved ? { reason: decision.reason, assignments, moves: decision.moves } : {},
+    );
+  }
+
+  private async writeHpaBinding(ref: ObjectRef, owner: string, record: RecordedAssignment): Promise<void> {
+    await this.pass.store.update(ref, (cur) => ({
+      ...cur,
+      metadata: {
+        ...cur.metadata,
+        annotations: {
+          ...withoutOptionalRecord(cur.metadata.annotations),
+          ...recordedAssignmentAnnotations(owner, record),
+        },
+      },
+      spec: { ...(cur.spec as object), clusters: record.assignments.map((a) => ({ name: a.cluster })) },
+    }));
+  }
+
+  /** Creates or updates the member HPA template from the FederatedHPA's spec. */
+  private async ensureMemberHpa(fhpa: FederatedHPA): Promise<void> {
+    const { store } = this.pass;
+    const desired = memberHpaTemplate(fhpa);
+    const ref: ObjectRef = { kind: HPA_KIND, namespace: fhpa.metadata.namespace, name: fhpa.metadata.name! };
+    try {
+      await store.update(ref, (cur) => ({
+        ...cur,
+        metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...desired.metadata.annotations } },
+        spec: desired.spec,
+      }));
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      await store.create(desired).catch((e: unknown) => {
+        if (!(e instanceof AlreadyExistsError)) throw e;
+      });
+    }
+  }
+
+  /**
+   * A FederatedHPA without an assignment (now, or deleted) owns no member HPA: removes what it created and hands the
+   * target binding back to the affinity scheduler (the bindings it marked, found by the owner annotation).
+   */
+  async release(namespace: string | undefined, name: string): Promise<void> {
+    const { store } = this.pass;
+    const ns = namespace || undefined;
+    const owned = (b: StoredObject | undefined) => b?.metadata.annotations?.[FederatedHpaAnnotations.owner] === name;
+    const hpaBindingRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };
+    const targets = this.pass
+      .bindings()
+      .filter((b) => (b.metadata.namespace || undefined) === ns && owned(b) && b.metadata.name !== hpaBindingRef.name);
+    if (!owned(this.pass.binding(hpaBindingRef)) && targets.length === 0) return;
+    await store.delete(hpaBindingRef).catch(ignoreNotFound);
+    const hpa = await store.get({ kind: HPA_KIND, namespace: ns, name });
+    if (owned(hpa)) await store.delete({ kind: HPA_KIND, namespace: ns, name }).catch(ignoreNotFound);
+    for (const t of targets) {
+      await store
+        .update({ kind: 'ResourceBinding', namespace: ns, name: t.metadata.name }, (cur) => {
+          if (!owned(cur)) return undefined;
+          const {
+            [FederatedHpaAnnotations.owner]: _o,
+            [FederatedHpaAnnotations.feasibleClusters]: _f,
+            ...annotations
+          } = cur.metadata.annotations ?? {};
+          return { ...cur, metadata: { ...cur.metadata, annotations } };
+        })
+        .catch(ignoreNotFound);
+    }
+  }
+
+  /** Wakes `key` at `at` (one timer per instant and object; the reconcile then finds the delay run out). */
+  private wakeAt(key: string, at: number): void {
+    const id = `${key}@${at}`;
+    if (this.timers.has(id)) return;
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        this.pass.enqueue(key);
+      },
+      // A delay past setTimeout's limit (about 24.8 days) waits that long and looks again, instead of firing at once.
+      Math.min(Math.max(0, at - this.pass.clock.now().getTime()), MAX_TIMER_MS),
+    );
+    this.timers.set(id, timer);
+  }
+
+  private async starvedClusters(
+    key: string,
+    fhpa: FederatedHPA,
+    members: readonly MemberStatus[],
+    now: Date,
+  ): Promise<Map<string, number>> {
+    const starved = new Map<string, number>();
+    const queue = this.queue;
+    const policy = fhpa.spec!.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
+    if (!queue || policy === 'Duplicated') return starved;
+    const delayMs = (fhpa.spec!.autoscaleMultiClusterDelay ?? this.o.defaultMultiClusterDelaySeconds) * 1000;
+    const firstLook = !this.swept.has(key);
+    this.swept.add(key);
+    for (const m of members) {
+      const jobId = encodeJobId('pending', fhpa.metadata.uid ?? key, m.cluster);
+      if (m.pendingReplicas > 0) {
+        const state = await queue.getJobState(jobId);
+        if (state === 'unknown') {
+          const at = new Date(now.getTime() + delayMs);
+          await scheduleAt(queue, jobId, at, { key, cluster: m.cluster }, now);
+          this.armed.set(jobId, at.getTime());
+          this.wakeAt(key, at.getTime());
+        } else if (state === 'active' || state === 'completed') {
+          const job = await queue.getJob(jobId);
+          starved.set(m.cluster, job ? jobDueAt(job) : now.getTime());
+        } else {
+          // Still delayed in Redis: its due time is what counts. A local timer wakes the object then, sooner than
+          // BullMQ's promotion; the job stays the durable record that survives this leader.
+          const job = await queue.getJob(jobId);
+          const due = job ? jobDueAt(job) : undefined;
+          if (due !== undefined && due <= now.getTime()) starved.set(m.cluster, due);
+          else if (due !== undefined) this.wakeAt(key, due);
+        }
+      } else if (this.armed.has(jobId) || firstLook) {
+        // The pods scheduled (or the move was made): the delay starts afresh next time they pend.
+        this.armed.delete(jobId);
+        await removeJob(queue, jobId).catch((err: unknown) =>
+          this.pass.logger.warn({ err, jobId }, 'could not remove a delay job'),
+        );
+      }
+    }
+    return starved;
+  }
+}
+
+function ignoreNotFound(err: unknown): void {
+  if (!(err instanceof NotFoundError) && (err as Error).name !== 'NotFoundError') throw err;
+}

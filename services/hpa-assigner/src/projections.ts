@@ -1,0 +1,55 @@
+import { FederatedHpaAnnotations } from '@flotilla/api';
+import type { AggregatedWorkloadEntry } from '@flotilla/hpa-math';
+import type { StatusRecord, StoredObject } from '@flotilla/store';
+import type { BindingSpecRead } from './federated-hpa-controller.js';
+
+type Obj = StoredObject & Record<string, unknown>;
+const KEPT_ANNOTATIONS = Object.values(FederatedHpaAnnotations) as string[];
+
+/** What a pass reads of a binding: identity, the FederatedHPA annotations, resource, clusters and requests. */
+export function bindingProjection(o: Obj): Obj {
+  const { name, namespace, uid, resourceVersion, generation, annotations } = o.metadata;
+  const spec = (o.spec ?? {}) as BindingSpecRead;
+  const kept = Object.entries(annotations ?? {}).filter(([k]) => KEPT_ANNOTATIONS.includes(k));
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: {
+      name,
+      ...(namespace ? { namespace } : {}),
+      ...(uid ? { uid } : {}),
+      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(generation !== undefined ? { generation } : {}),
+      ...(kept.length ? { annotations: Object.fromEntries(kept) } : {}),
+    },
+    spec: {
+      ...(spec.resource ? { resource: spec.resource } : {}),
+      ...(spec.clusters ? { clusters: spec.clusters } : {}),
+      ...(spec.replicaRequirements?.resourceRequest
+        ? { replicaRequirements: { resourceRequest: spec.replicaRequirements.resourceRequest } }
+        : {}),
+    },
+  } as Obj;
+}
+
+/** What a pass reads of a binding's status: per cluster the replica counts, cpu and the member HPA's status. */
+export function bindingStatusProjection(
+  r: StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>,
+): StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }> {
+  const entries = r.status?.aggregatedStatus;
+  if (!entries) return { seq: r.seq, status: {} };
+  return {
+    seq: r.seq,
+    status: {
+      aggregatedStatus: entries.map((e) => {
+        const st = e.status;
+        if (!st) return { clusterName: e.clusterName };
+        const { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa } = st;
+        return {
+          clusterName: e.clusterName,
+          status: { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa },
+        };
+      }),
+    },
+  };
+}
