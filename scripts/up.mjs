@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { readdirSync } from 'node:fs';
-import { DEFAULT_RESTART_POLICY, SERVICES, Suite } from '../packages/launcher/dist/index.js';
+import { DEFAULT_RESTART_POLICY, OPTIONAL_SERVICES, SERVICES, Suite } from '../packages/launcher/dist/index.js';
 import { main as cli } from '../packages/cli/dist/main.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,7 +28,9 @@ function show(service, line) {
 
 // Fixed /metrics ports (HTTP_BASE_PORT + 1, + 2, ... in start order), so a local Prometheus can scrape them.
 const basePort = Number(process.env.HTTP_BASE_PORT ?? '9400');
-const httpPorts = Object.fromEntries(SERVICES.map((s, i) => [s, basePort + 1 + i]));
+const httpPorts = Object.fromEntries([...SERVICES, ...OPTIONAL_SERVICES].map((s, i) => [s, basePort + 1 + i]));
+// kubectl as a front door when a host API server is given (its cluster needs deploy/crds/ applied).
+const services = process.env.KUBE_BRIDGE_KUBECONFIG ? [...SERVICES, 'kube-bridge'] : undefined;
 
 function lifecycle(e) {
   if (e.type === 'exited') {
@@ -51,6 +53,7 @@ const LOADS = [
 
 const suite = new Suite({
   root,
+  ...(services ? { services } : {}),
   env,
   onOutput: show,
   serviceEnv: { gateway: { GATEWAY_API_PORT: process.env.GATEWAY_API_PORT ?? '8081' } },

@@ -35,6 +35,7 @@ const SERVICES = [
   { name: 'cron-scheduler', replicas: 2, elected: true },
   { name: 'rebalancer', replicas: 2, elected: true },
   { name: 'hpa-assigner', replicas: 2, elected: true },
+  { name: 'kube-bridge', replicas: 2, elected: true },
 ] as const;
 
 const CRDS = [

@@ -9,6 +9,7 @@ export const FLOTILLA_SERVICES = [
   'cron-scheduler',
   'rebalancer',
   'hpa-assigner',
+  'kube-bridge',
 ] as const;
 export type ServiceName = (typeof FLOTILLA_SERVICES)[number];
 /** The services, and `cli`: the command line and other API clients, which call the gateway and read. */
@@ -25,18 +26,20 @@ export interface SubjectPermissions {
  * (`<prefix>.api.*`), only the status writer writes status and Kubernetes events, only the member agent records
  * metric samples, and the status writer never writes objects. Every service reaches JetStream's API because each
  * one provisions the streams and buckets it finds missing; none may delete or purge a stream. The `cli` user may
- * call the API and read, and write nothing directly.
+ * call the API and read, and write nothing directly; so may the kube-bridge, whose writes all go through the API
+ * (admission runs on what it mirrors in).
  */
 export function servicePermissions(service: NatsUser, names: BusNames): SubjectPermissions {
   const kv = (bucket: string) => `$KV.${bucket}.>`;
+  const apiClient = service === 'cli' || service === 'kube-bridge';
   const publish = [
     '$JS.API.>',
     '$JS.ACK.>',
     '$JS.FC.>',
     '_INBOX.>',
-    ...(service === 'cli' ? [`${names.apiRoot}.>`] : [`${names.eventsRoot}.>`]),
+    ...(apiClient ? [`${names.apiRoot}.>`] : [`${names.eventsRoot}.>`]),
     ...(service === 'status-writer' ? [kv(names.statusBucket), kv(names.kubeEventsBucket)] : []),
-    ...(service !== 'status-writer' && service !== 'cli' ? [kv(names.objectsBucket)] : []),
+    ...(service !== 'status-writer' && !apiClient ? [kv(names.objectsBucket)] : []),
     ...(service === 'member-agent' ? [`${names.metricsRoot}.>`] : []),
   ];
   const subscribe = ['_INBOX.>', ...(service === 'gateway' ? [`${names.apiRoot}.*`] : [])];

@@ -16,6 +16,12 @@ export const SERVICES = [
 ] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+/**
+ * Deployables a Suite starts only when they are named in `services`: the kube-bridge needs a host API server
+ * (KUBE_BRIDGE_KUBECONFIG), which the local suite does not have unless you give it one.
+ */
+export const OPTIONAL_SERVICES = ['kube-bridge'] as const;
+
 export interface SuiteOptions {
   /** Repository root (the folder holding services/). */
   root: string;

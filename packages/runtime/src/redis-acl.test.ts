@@ -22,6 +22,7 @@ describe('redisAclRules', () => {
         '~flotilla:effective-hpa:*',
       ],
     ],
+    ['kube-bridge', ['~flotilla:leader:kube-bridge', '~flotilla:leader:kube-bridge:*', '~flotilla:kube-bridge:*']],
   ])('lets %s reach only its leases and queues', (service, keys) => {
     const rule = rules.find((r) => r.service === service);
     expect(rule?.user).toBe(`flotilla-${service}`);

@@ -1,4 +1,7 @@
-/** The services that use Redis (the gateway does not), and the BullMQ queues each one runs. */
+/**
+ * The services that use Redis (the gateway does not), and the key spaces `<prefix>:<name>:*` each one owns besides its
+ * leases: the BullMQ queues it runs (the kube-bridge's is its sync records).
+ */
 export const REDIS_SERVICE_QUEUES = {
   'status-writer': [],
   'member-agent': [],
@@ -6,6 +9,7 @@ export const REDIS_SERVICE_QUEUES = {
   'cron-scheduler': ['cron-scheduler'],
   rebalancer: ['rebalancer'],
   'hpa-assigner': ['hpa-assigner', 'effective-hpa'],
+  'kube-bridge': ['kube-bridge'],
 } as const satisfies Record<string, readonly string[]>;
 export type RedisService = keyof typeof REDIS_SERVICE_QUEUES;
 

@@ -12,6 +12,7 @@ export type InformerEvent<T> =
 export class Informer<T = StoredObject> {
   readonly cache = new Map<string, { value: T; revision: number }>();
   private stopped = false;
+  private lastRevision = 0;
   private watcher?: { stop(): void };
   private synced!: Promise<void>;
 
@@ -39,6 +40,14 @@ export class Informer<T = StoredObject> {
     return this.cache.get(`${ref.kind}.${ref.namespace || '_'}.${ref.name}`)?.value;
   }
 
+  /**
+   * The bucket revision this cache has caught up with: the list's last revision, then each event's. A write the
+   * owner made at a higher revision is not in the cache yet.
+   */
+  get revision(): number {
+    return this.lastRevision;
+  }
+
   values(): T[] {
     return [...this.cache.values()].map((v) => v.value);
   }
@@ -55,6 +64,7 @@ export class Informer<T = StoredObject> {
         value: item.value,
         revision: item.revision,
       });
+    this.lastRevision = Math.max(this.lastRevision, snap.lastRevision);
     if (this.stopped) return;
     const iter = await kv.watch({
       key: kindFilter(this.kind),
@@ -74,6 +84,7 @@ export class Informer<T = StoredObject> {
   }
 
   private async apply(e: InformerEvent<T>): Promise<void> {
+    this.lastRevision = Math.max(this.lastRevision, e.revision);
     const known = this.cache.get(e.key);
     if (known && known.revision >= e.revision) return; // already seen (list and watch can overlap)
     if (e.type === 'upsert') {

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+
+/** An object as either side holds it: any kind, metadata as Kubernetes writes it. */
+export interface AnyObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    [field: string]: unknown;
+  };
+  status?: unknown;
+  [field: string]: unknown;
+}
+
+/**
+ * What the bridge copies between the sides: identity, labels, annotations and every top-level field but `status`
+ * (`spec` for most kinds). System metadata (uid, resourceVersion, generation, timestamps, managed fields, owner
+ * references, finalizers) belongs to each side's own store and is never copied.
+ */
+export interface MirrorContent {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  [field: string]: unknown;
+}
+
+/**
+ * Annotations only one side means anything by: kubectl's record of the last client-side apply (large, and about the
+ * host's history, not the object). They stay where they are written and are not compared.
+ */
+export const HOST_ONLY_ANNOTATIONS: readonly string[] = ['kubectl.kubernetes.io/last-applied-configuration'];
+
+/** The mirrored part of an object, normalised so that the same object reads the same from either side. */
+export function mirrorContent(o: AnyObject): MirrorContent {
+  const { apiVersion, kind, metadata = {}, status: _status, ...rest } = o;
+  const content: MirrorContent = {
+    apiVersion: apiVersion ?? '',
+    kind: kind ?? '',
+    metadata: { name: metadata.name ?? '' },
+    ...structuredClone(rest),
+  };
+  if (metadata.namespace) content.metadata.namespace = metadata.namespace;
+  if (metadata.labels && Object.keys(metadata.labels).length) content.metadata.labels = { ...metadata.labels };
+  const annotations = Object.entries(metadata.annotations ?? {}).filter(([k]) => !HOST_ONLY_ANNOTATIONS.includes(k));
+  if (annotations.length) content.metadata.annotations = Object.fromEntries(annotations);
+  return content;
+}
+
+export function sameContent(a: MirrorContent, b: MirrorContent): boolean {
+  return isDeepStrictEqual(a, b);
+}
+
+/** A short digest of a status as written: what the sync record keeps instead of the status itself. */
+export function statusDigest(status: unknown): string {
+  return createHash('sha256')
+    .update(stableJson(status ?? null))
+    .digest('base64url')
+    .slice(0, 22);
+}
+
+/** JSON with object keys sorted: equal values give equal text whatever order their fields were written in. */
+export function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+/**
+ * The body that makes the host's object carry `content`: the host's own system metadata (finalizers, owner
+ * references) and host-only annotations are kept, and `resourceVersion` makes the write a compare-and-set.
+ */
+export function hostBody(content: MirrorContent, current: AnyObject | undefined, resourceVersion?: string): AnyObject {
+  const body = structuredClone(content) as AnyObject;
+  const meta = body.metadata!;
+  const keep = Object.entries(current?.metadata?.annotations ?? {}).filter(([k]) => HOST_ONLY_ANNOTATIONS.includes(k));
+  if (keep.length) meta.annotations = { ...meta.annotations, ...Object.fromEntries(keep) };
+  if (current?.metadata?.finalizers?.length) meta.finalizers = [...current.metadata.finalizers];
+  if (current?.metadata?.ownerReferences) meta.ownerReferences = current.metadata.ownerReferences;
+  if (resourceVersion !== undefined) meta.resourceVersion = resourceVersion;
+  return body;
+}
+
+/** The body that makes Flotilla's object carry `content`, a compare-and-set on `resourceVersion` when given. */
+export function flotillaBody(content: MirrorContent, resourceVersion?: string): AnyObject {
+  const body = structuredClone(content) as AnyObject;
+  if (resourceVersion !== undefined) body.metadata!.resourceVersion = resourceVersion;
+  return body;
+}

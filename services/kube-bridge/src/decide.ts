@@ -1,0 +1,189 @@
+import { type MirrorContent, sameContent, statusDigest } from './content.js';
+import type { SpecOwner } from './kinds.js';
+
+/**
+ * What the bridge last saw in sync, per object: the resourceVersion of the host's object and of Flotilla's at that
+ * moment (after the bridge's own write to either), the host object's uid, and a digest of the status it last wrote
+ * to the host. Kept outside both sides (neither side's resourceVersion can record the other's without changing its
+ * own), so a restarted bridge tells "changed since" from "already mirrored" without writing anything again.
+ */
+export interface SyncRecord {
+  host: string;
+  flotilla: string;
+  hostUid?: string;
+  /** statusDigest of the last status the bridge wrote to the host object `hostUid`. */
+  status?: string;
+}
+
+/** One side's copy of an object; absent while it does not exist (or is being deleted) there. */
+export interface SideView {
+  resourceVersion: string;
+  content: MirrorContent;
+}
+
+export interface MirrorInput {
+  owner: SpecOwner;
+  host?: SideView | undefined;
+  flotilla?: SideView | undefined;
+  record?: SyncRecord | undefined;
+  /**
+   * The newest resourceVersion each side's cache has caught up with (the host informer's last list or watch event,
+   * Flotilla's bucket revision). A record newer than that means the bridge's own last write is not in the cache yet.
+   */
+  hostSeen: string;
+  flotillaSeen: string;
+}
+
+export type MirrorAction =
+  /** Both sides agree and the record says so. */
+  | { type: 'none' }
+  /** A cache has not caught up with the bridge's own last write: its watch event will bring the key back. */
+  | { type: 'wait'; side: 'host' | 'flotilla' }
+  /** Both sides hold the same content: note their resourceVersions. */
+  | { type: 'record' }
+  /** Neither side has the object: drop its record. */
+  | { type: 'forget' }
+  /** Copy the host's content to Flotilla: a compare-and-set on `expect`, a create without it. */
+  | { type: 'to-flotilla'; expect?: string }
+  | { type: 'to-host'; expect?: string }
+  | { type: 'delete-flotilla'; expect: string }
+  | { type: 'delete-host'; expect: string };
+
+/** Both sides changed since the last sync: which versions met and which one was kept. */
+export interface MirrorConflict {
+  hostResourceVersion: string | undefined;
+  flotillaResourceVersion: string | undefined;
+  record: SyncRecord | undefined;
+  kept: 'host' | 'flotilla';
+}
+
+export interface MirrorDecision {
+  action: MirrorAction;
+  /** Set when the action overwrites (or deletes) a change made on the other side: it is reported, never silent. */
+  conflict?: MirrorConflict;
+  /** Why, in a few words (logged at debug). */
+  reason: string;
+}
+
+/**
+ * True when `seen` is older than `recorded`. Kubernetes (etcd) and JetStream resourceVersions are increasing
+ * integers; a version that is not one (another storage) is never taken for older, so the bridge cannot stall on it.
+ */
+export function olderThan(seen: string, recorded: string): boolean {
+  if (!/^\d+$/.test(seen) || !/^\d+$/.test(recorded)) return false;
+  return BigInt(seen) < BigInt(recorded);
+}
+
+const decision = (action: MirrorAction, reason: string, conflict?: MirrorConflict): MirrorDecision =>
+  conflict ? { action, reason, conflict } : { action, reason };
+
+/**
+ * Which way one object's spec flows. Changes are told from the record's resourceVersions, never guessed from
+ * content; content equality only saves a write that would change nothing. A change on both sides since the last
+ * sync is a conflict, resolved for the side that owns the spec — the host, where users keep their objects in kube
+ * mode (Flotilla, for the kinds only Flotilla writes) — and reported with both resourceVersions.
+ */
+export function decideMirror(input: MirrorInput): MirrorDecision {
+  const { host, flotilla, record } = input;
+  // 0. Our own last write must be in the caches before anything is concluded from them.
+  if (record) {
+    if (olderThan(host?.resourceVersion ?? input.hostSeen, record.host))
+      return decision({ type: 'wait', side: 'host' }, 'host cache behind the last sync');
+    if (olderThan(flotilla?.resourceVersion ?? input.flotillaSeen, record.flotilla))
+      return decision({ type: 'wait', side: 'flotilla' }, 'Flotilla cache behind the last sync');
+  }
+  if (input.owner === 'flotilla') return decideFlotillaOwned(input);
+
+  // 1. Absent on both sides.
+  if (!host && !flotilla) return record ? decision({ type: 'forget' }, 'gone from both sides') : none('absent');
+
+  // 2. On one side only: new there, or deleted on the other side since the last sync.
+  if (host && !flotilla) {
+    if (!record) return decision({ type: 'to-flotilla' }, 'new on the host');
+    if (host.resourceVersion === record.host)
+      return decision({ type: 'delete-host', expect: host.resourceVersion }, 'deleted in Flotilla');
+    return decision({ type: 'to-flotilla' }, 'deleted in Flotilla but changed on the host', conflict(input, 'host'));
+  }
+  if (!host && flotilla) {
+    if (!record) return decision({ type: 'to-host' }, 'new in Flotilla');
+    const deleteFlotilla = { type: 'delete-flotilla', expect: flotilla.resourceVersion } as const;
+    if (flotilla.resourceVersion === record.flotilla) return decision(deleteFlotilla, 'deleted on the host');
+    return decision(deleteFlotilla, 'deleted on the host but changed in Flotilla', conflict(input, 'host'));
+  }
+
+  // 3. On both sides.
+  const h = host!;
+  const f = flotilla!;
+  const hostChanged = !record || h.resourceVersion !== record.host;
+  const flotillaChanged = !record || f.resourceVersion !== record.flotilla;
+  if (!hostChanged && !flotillaChanged) return none('in sync');
+  if (sameContent(h.content, f.content)) return decision({ type: 'record' }, 'same content on both sides');
+  if (hostChanged && !flotillaChanged)
+    return decision({ type: 'to-flotilla', expect: f.resourceVersion }, 'changed on the host');
+  if (!hostChanged && flotillaChanged)
+    return decision({ type: 'to-host', expect: h.resourceVersion }, 'changed in Flotilla');
+  return decision(
+    { type: 'to-flotilla', expect: f.resourceVersion },
+    record ? 'changed on both sides' : 'created on both sides',
+    conflict(input, 'host'),
+  );
+}
+
+/** Flotilla's own kinds: the host's copy follows Flotilla's, whatever was done to it. */
+function decideFlotillaOwned(input: MirrorInput): MirrorDecision {
+  const { host, flotilla, record } = input;
+  if (!flotilla) {
+    if (host) return decision({ type: 'delete-host', expect: host.resourceVersion }, 'deleted in Flotilla');
+    return record ? decision({ type: 'forget' }, 'gone from both sides') : none('absent');
+  }
+  if (!host) return decision({ type: 'to-host' }, record ? 'deleted on the host: Flotilla owns it' : 'new in Flotilla');
+  if (record && host.resourceVersion === record.host && flotilla.resourceVersion === record.flotilla)
+    return none('in sync');
+  if (sameContent(host.content, flotilla.content)) return decision({ type: 'record' }, 'same content on both sides');
+  return decision({ type: 'to-host', expect: host.resourceVersion }, 'Flotilla owns it');
+}
+
+const none = (reason: string): MirrorDecision => ({ action: { type: 'none' }, reason });
+
+function conflict(input: MirrorInput, kept: 'host' | 'flotilla'): MirrorConflict {
+  return {
+    hostResourceVersion: input.host?.resourceVersion,
+    flotillaResourceVersion: input.flotilla?.resourceVersion,
+    record: input.record,
+    kept,
+  };
+}
+
+/** The Warning event's message for a conflict: both versions, what the last sync saw, which one was kept. */
+export function conflictMessage(c: MirrorConflict): string {
+  const side = (rv: string | undefined) => (rv === undefined ? 'deleted' : `resourceVersion ${rv}`);
+  const since = c.record
+    ? `since the last sync (host ${c.record.host}, Flotilla ${c.record.flotilla})`
+    : 'with no sync between them';
+  const lost = c.kept === 'host' ? 'Flotilla' : 'host';
+  return (
+    `changed on both sides ${since}: host ${side(c.hostResourceVersion)}, Flotilla ${side(c.flotillaResourceVersion)}; ` +
+    `kept the ${c.kept}'s, the ${lost}'s change was overwritten`
+  );
+}
+
+export interface StatusInput {
+  /** Flotilla's status of the object (undefined: none yet). */
+  status: unknown;
+  hostUid: string | undefined;
+  record: SyncRecord | undefined;
+}
+
+/**
+ * Whether Flotilla's status must be written to the host object. Decided on the digest of the status last written,
+ * not on the host's copy: the host's API server may prune or default what it is given, and comparing with that
+ * would write the same status forever. A status never set in Flotilla is left alone; a new host object (another
+ * uid) gets it again.
+ */
+export function decideStatus(input: StatusInput): { write: false } | { write: true; digest: string } {
+  if (input.status === undefined) return { write: false };
+  const digest = statusDigest(input.status);
+  const written = input.record?.hostUid !== undefined && input.record.hostUid === input.hostUid;
+  if (written && input.record?.status === digest) return { write: false };
+  return { write: true, digest };
+}

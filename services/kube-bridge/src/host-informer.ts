@@ -1,0 +1,128 @@
+import type { KindInfo } from '@flotilla/api';
+import { ADD, DELETE, ERROR, type KubernetesObject, ListWatch, UPDATE, Watch } from '@kubernetes/client-node';
+import type { AnyObject } from './content.js';
+import { HostApi } from './host-api.js';
+
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+}
+
+/** Told when a kind's list-and-watch loses the host API server and when it has it again. */
+export interface HostConnectionListener {
+  lost(part: string, error: string): void;
+  restored(part: string): void;
+}
+
+export interface HostInformerOptions {
+  info: KindInfo;
+  api: HostApi;
+  /** Called with each object that was added, changed or deleted (also for every object a relist delivers). */
+  onChange(object: AnyObject): void;
+  connection: HostConnectionListener;
+  backoff: Backoff;
+}
+
+/**
+ * One kind of the host API server, cached: client-node's ListWatch (a list, then a watch from the list's
+ * resourceVersion; a 410 Gone relists) restarted after any error with doubling backoff, once a probe answers again.
+ * Watch events resume from the last resourceVersion seen, so nothing that happened while it was away is missed:
+ * either the watch replays it or the relist's differences (deletions included) are delivered.
+ * Managed fields are dropped from the cache: they are most of a small object and the bridge never reads them.
+ */
+export class HostInformer {
+  private readonly listWatch: ListWatch<KubernetesObject>;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private delayMs: number;
+  private failed = false;
+
+  constructor(private readonly opts: HostInformerOptions) {
+    const { info, api } = opts;
+    this.delayMs = opts.backoff.initialMs;
+    this.listWatch = new ListWatch(
+      HostApi.watchPath(info),
+      new Watch(api.kubeConfig),
+      () => api.list(info) as never,
+      false,
+    );
+    // The generic client hands over the API server's JSON as it is (timestamps stay strings): AnyObject.
+    const changed = (o: KubernetesObject) => {
+      if (o.metadata) delete o.metadata.managedFields;
+      opts.onChange(o as AnyObject);
+    };
+    this.listWatch.on(ADD, changed);
+    this.listWatch.on(UPDATE, changed);
+    this.listWatch.on(DELETE, (o) => opts.onChange(o as AnyObject));
+    this.listWatch.on(ERROR, (err) => this.lost(err));
+  }
+
+  /** Lists and starts watching; resolves after the first list, or after the first failure (it retries by itself). */
+  async start(): Promise<void> {
+    this.failed = false;
+    await this.listWatch.start();
+    if (!this.failed) this.connected();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    await this.listWatch.stop();
+  }
+
+  get(name: string, namespace?: string): AnyObject | undefined {
+    return this.listWatch.get(name, namespace) as AnyObject | undefined;
+  }
+
+  list(): readonly AnyObject[] {
+    return this.listWatch.list() as readonly AnyObject[];
+  }
+
+  /** The newest resourceVersion the cache has caught up with (its list's or its last watch event's). */
+  get seen(): string {
+    return this.listWatch.latestResourceVersion();
+  }
+
+  private connected(): void {
+    this.delayMs = this.opts.backoff.initialMs;
+    this.opts.connection.restored(this.opts.info.kind);
+  }
+
+  private lost(err: unknown): void {
+    this.failed = true;
+    if (this.stopped) return;
+    this.opts.connection.lost(this.opts.info.kind, describeError(err));
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    clearTimeout(this.retryTimer);
+    const delay = this.delayMs;
+    this.delayMs = Math.min(this.opts.backoff.maxMs, this.delayMs * 2);
+    this.retryTimer = setTimeout(() => void this.retry(), delay);
+  }
+
+  private async retry(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.opts.api.probe(this.opts.info);
+    } catch (err) {
+      this.opts.connection.lost(this.opts.info.kind, describeError(err));
+      this.scheduleRetry();
+      return;
+    }
+    if (this.stopped) return;
+    await this.start();
+  }
+}
+
+/** A host error as one line: the HTTP status and message, or the network error's. */
+export function describeError(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { code?: unknown; statusCode?: unknown; message?: unknown; body?: unknown };
+    const status = typeof e.code === 'number' ? e.code : typeof e.statusCode === 'number' ? e.statusCode : undefined;
+    const message = typeof e.message === 'string' ? (e.message.split('\n')[0] ?? '') : String(err);
+    return status ? `HTTP ${status}: ${message}` : message;
+  }
+  return String(err);
+}

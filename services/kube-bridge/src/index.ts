@@ -1,0 +1,12 @@
+export { CONTROLLER_NAME, KubeBridge, type KubeBridgeOptions } from './bridge.js';
+export { configSchema } from './config.js';
+export * from './content.js';
+export * from './decide.js';
+export { FIELD_MANAGER, HostApi } from './host-api.js';
+export { HOST_GATE, HostConnection } from './host-connection.js';
+export { HostInformer } from './host-informer.js';
+export { MIRRORED_KINDS, mirroredKind, type MirroredKind, type SpecOwner } from './kinds.js';
+export { loadKubeConfig } from './kube-config.js';
+export { KubeBridgeMetrics } from './metrics.js';
+export { SyncRecords } from './sync-records.js';
+export { isSelectedTemplate } from './templates.js';
