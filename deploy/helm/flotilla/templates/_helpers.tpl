@@ -25,15 +25,15 @@ app.kubernetes.io/part-of: flotilla
 
 {{/*
 One service as deploy/services/<service>.yaml lays it out: ConfigMap and Deployment (named by .name), and, unless
-.shared is false, its ServiceAccount and metrics Service (named by .service); a PodDisruptionBudget with 2+ replicas.
+.secondary (a further member-agent), its ServiceAccount and metrics Service (named by .service); a PodDisruptionBudget with 2+ replicas.
 Arguments: root, service, name, replicas, resources, config, and optionally apiPorts, volumeMounts, volumes,
-selector (extra selector labels), recreate.
+selector (extra selector labels), recreate, apiServerToken (the one service that talks to this cluster's API server).
 */}}
 {{- define "flotilla.service" -}}
 {{- $root := .root -}}
 {{- $labels := include "flotilla.labels" (dict "component" .service) -}}
 {{- $selector := merge (dict "app.kubernetes.io/name" "flotilla" "app.kubernetes.io/component" .service) (.selector | default dict) -}}
-{{- if ne .shared false }}
+{{- if not .secondary }}
 ---
 apiVersion: v1
 kind: ServiceAccount
@@ -42,8 +42,8 @@ metadata:
   namespace: {{ $root.Release.Namespace }}
   labels:
     {{- $labels | nindent 4 }}
-# Flotilla's own services talk to NATS and Redis only, never to this cluster's API server.
-automountServiceAccountToken: false
+# Flotilla's own services talk to NATS and Redis only, never to this cluster's API server (but the kube-bridge).
+automountServiceAccountToken: {{ .apiServerToken | default false }}
 ---
 apiVersion: v1
 kind: Service
@@ -130,7 +130,7 @@ spec:
         prometheus.io/path: /metrics
     spec:
       serviceAccountName: flotilla-{{ .service }}
-      automountServiceAccountToken: false
+      automountServiceAccountToken: {{ .apiServerToken | default false }}
       terminationGracePeriodSeconds: 30
       securityContext:
         runAsNonRoot: true
