@@ -78,6 +78,7 @@ beforeAll(async () => {
   s = await startSuite(
     ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'rebalancer'],
     { FAILOVER_GRACE_MS: '1000', SIM_TICK_MS: '200', RESYNC_MS: '2000' },
+    {},
     { readyTimeoutMs: 60_000 },
   );
   // Two control planes at once is what two cores allow; kube2's node has twice kube1's cpu.
