@@ -36,6 +36,35 @@ describe("Crane's DSP on a clean daily sine: the forecast is 1.01 × the true co
   });
 });
 
+describe("Crane's DSP on a clean daily sine through the whole pipeline (predict)", () => {
+  // Crane's pre-processing (preprocessing.go removeExtremeOutliers, run by prediction.go queryHistoryTimeSeries on
+  // every queried series) replaces each value above P99.9 or below P0.1 by the previous one: it lowers each crest
+  // and raises each trough of the sine by 4.8e-5. The low-frequency bins the FFT estimator always keeps carry part
+  // of those dents into the forecast, so no implementation of Crane's pipeline gives 1.01 × the continuation within
+  // 1e-7 here. The dents' spectrum items are equal in exact arithmetic, so which of them pass the 3rd/50th-largest
+  // threshold, and whether the 3- or the 50-item 1 % estimator wins (errors 5e-15 apart), is decided by the FFT's
+  // rounding: Crane's code on go-dsp gives 1.6e-6 (3 days, 50 items), 2.6e-7 (73 hours) and 2.1e-7 (2 days, 3 items).
+  // The bounds are what this pipeline gives, to catch any change in it.
+  it.each([
+    ['3 days', 3 * 1440, 3, 2.5e-7],
+    ['73 hours (3 whole days analysed)', 73 * 60, 3, 2.5e-7],
+    ['exactly 2 days', 2 * 1440, 50, 1.5e-6],
+  ])(
+    '%s (%i samples): the 1 %% estimator with %i minimum items, ratio within %s at every point',
+    (_name, n, minItems, bound) => {
+      const got = predict(history(n, sine), DEFAULT_DSP_CONFIG);
+      expect(got.periodSeconds).toBe(86_400);
+      expect(got.estimator).toContain(`minNumOfSpectrumItems: ${minItems},`);
+      expect(got.estimator).toContain(ONE_PERCENT);
+      expect(got.samples).toHaveLength(1440);
+      got.samples.forEach(([t, v], k) => {
+        expect(t).toBe(T0 + 60 * (n + k));
+        expect(Math.abs(v / (1.01 * sine(n + k)) - 1)).toBeLessThan(bound);
+      });
+    },
+  );
+});
+
 describe("Crane's DSP on a daily square wave (5 / 20, 3 days)", () => {
   // The 50th largest spectrum item (the 99th harmonic) is exactly the amplitude threshold, so it stays, and so does
   // its mirror bin, whose amplitude is the same: losing that half gave 5.0223, 5.0495, 20.2005, 5.0223.

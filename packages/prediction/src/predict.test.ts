@@ -12,7 +12,11 @@ const sine = (i: number) => 10 + 5 * Math.sin((2 * Math.PI * i) / 1440);
 
 describe("predict (Crane's DSP prediction as one pure fit)", () => {
   it('forecasts a clean daily sine as 1.01 × its continuation (the 1 % margin estimator wins)', () => {
-    for (const days of [2, 3]) {
+    // 3 days: the original 1e-6 bound. 2 days: 1.4e-6 (see crane-acceptance.test.ts for why neither is 1e-7).
+    for (const [days, bound] of [
+      [2, 1.5e-6],
+      [3, 1e-6],
+    ] as const) {
       const got = predict(history(days * 1440, sine), DEFAULT_DSP_CONFIG);
       expect(got.readiness).toMatchObject({ ready: true, reason: 'PredictSucceed' });
       expect(got.periodic).toBe(true);
@@ -21,12 +25,9 @@ describe("predict (Crane's DSP prediction as one pure fit)", () => {
       expect(got.samples).toHaveLength(1440);
       got.samples.forEach(([t, v], k) => {
         expect(t).toBe(T0 + 60 * (days * 1440 + k));
-        // Not exact: pre-processing clips the top and bottom 0.1 % of every long series (the sine's crests and
-        // troughs, by 4.8e-5), and the low-frequency bins the FFT estimator always keeps carry part of that dent into
-        // the forecast; which near-equal spectrum items survive, and so whether the 3- or the 50-item 1 % estimator
-        // wins, is decided by rounding. Crane's own pipeline (go-dsp) leaves 1.6e-6 on 3 days. On the series as
-        // given, the estimators are exact (crane-acceptance.test.ts).
-        expect(Math.abs(v / (1.01 * sine(days * 1440 + k)) - 1)).toBeLessThan(2e-6);
+        // Not exact: Crane's pre-processing clips the sine's crests and troughs (P99.9/P0.1) and the FFT estimator
+        // carries part of those dents into the forecast; on the series as given the estimators are exact.
+        expect(Math.abs(v / (1.01 * sine(days * 1440 + k)) - 1)).toBeLessThan(bound);
       });
     }
   });
