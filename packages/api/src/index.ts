@@ -39,6 +39,7 @@ export {
   type MemberLimits,
 } from './federated-hpa-annotations.js';
 export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
+export type { KindTypes, ObjectOfKind, StatusOfKind } from './kind-types.js';
 export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';
 export { parseManifests, toYaml } from './manifests.js';
 export { getCondition, isConditionTrue, type Condition } from './conditions.js';
@@ -141,6 +142,7 @@ export {
   type EhpaCron,
 } from './kinds/effective-hpa.js';
 export { parseCraneDuration } from './kinds/crane-duration.js';
+export { parseGoDuration, type GoDurationOptions } from './duration.js';
 export {
   DEFAULT_DSP_CONFIG,
   DEFAULT_ESTIMATORS,

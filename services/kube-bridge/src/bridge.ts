@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import { formatTime } from '@flotilla/api';
 import type { Bus } from '@flotilla/bus';
@@ -15,7 +16,7 @@ import type { SyncRecords } from './sync-records.js';
 import { isSelectedTemplate } from './templates.js';
 
 /** The name events and metrics carry (Karmada's ControllerName). */
-export const CONTROLLER_NAME = 'kube-bridge';
+export const CONTROLLER_NAME = Controllers.kubeBridge;
 
 /** How long a key whose cache is behind the bridge's own last write waits before it is looked at again. */
 const WAIT_REQUEUE_MS = 1000;
@@ -77,8 +78,13 @@ export class KubeBridge {
     await this.opts.records.load();
     for (const kind of MIRRORED_KINDS) {
       const enqueue = (e: { key: string }) => this.changed(kind, e.key);
-      const objects = new Informer(this.opts.bus, 'objects', kind.info.kind, enqueue);
-      const status = new Informer<StatusRecord>(this.opts.bus, 'status', kind.info.kind, enqueue);
+      const objects = new Informer({ bus: this.opts.bus, bucket: 'objects', kind: kind.info.kind, onEvent: enqueue });
+      const status = new Informer<StatusRecord>({
+        bus: this.opts.bus,
+        bucket: 'status',
+        kind: kind.info.kind,
+        onEvent: enqueue,
+      });
       this.flotilla.set(kind.info.kind, { objects, status });
       this.hostInformers.set(
         kind.info.kind,
