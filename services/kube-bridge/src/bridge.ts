@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { formatTime } from '@flotilla/api';
 import type { Bus } from '@flotilla/bus';
-import { ConflictError, type GatewayClient, InvalidError, NotFoundError } from '@flotilla/client';
+import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
 import { type ReconcileResult, WorkQueue } from '@flotilla/controller';
 import { Informer, objectKey, type ObjectRef, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import type { Logger } from 'pino';
-import { type AnyObject, flotillaBody, hostBody, mirrorContent } from './content.js';
+import { admittedContent, type AnyObject, flotillaBody, hostBody, mirrorContent } from './content.js';
 import { conflictMessage, decideMirror, decideStatus, type MirrorDecision, type SyncRecord } from './decide.js';
 import { type HostApi, type HostEvent, hostStatusCode } from './host-api.js';
 import { type Backoff, describeError, type HostConnectionListener, HostInformer } from './host-informer.js';
@@ -17,7 +17,7 @@ import { isSelectedTemplate } from './templates.js';
 /** The name events and metrics carry (Karmada's ControllerName). */
 export const CONTROLLER_NAME = 'kube-bridge';
 
-/** How long a key whose cache is behind the bridge's own last write waits before it is looked at again. */
+/** How long a key waits before it is looked at again when a cache is behind (the bridge's own write, a first list). */
 const WAIT_REQUEUE_MS = 1000;
 
 export interface KubeBridgeOptions {
@@ -143,6 +143,8 @@ export class KubeBridge {
     const kind = mirroredKind(ref.kind);
     const hostInformer = this.hostInformers.get(ref.kind)!;
     const flotilla = this.flotilla.get(ref.kind)!;
+    // 0. Until the host's first list, a missing object would read as deleted there.
+    if (!hostInformer.synced) return { requeueAfterMs: WAIT_REQUEUE_MS };
     // 1. Read. An object being deleted on the host is gone as far as mirroring goes.
     const cached = hostInformer.get(ref.name, ref.namespace);
     const hostObject = cached?.metadata?.deletionTimestamp ? undefined : cached;
@@ -153,7 +155,7 @@ export class KubeBridge {
       owner: kind.owner,
       host: hostObject && {
         resourceVersion: hostObject.metadata!.resourceVersion!,
-        content: mirrorContent(hostObject),
+        content: admittedContent(hostObject),
       },
       flotilla: flotillaObject && {
         resourceVersion: flotillaObject.metadata.resourceVersion!,
@@ -227,11 +229,12 @@ export class KubeBridge {
       case 'to-flotilla': {
         const hostRv = hostObject!.metadata!.resourceVersion!;
         if (this.rejected.get(key) === hostRv) return undefined;
-        let stored: { metadata: { resourceVersion?: unknown } };
+        let stored: StoredLike;
         try {
-          stored = (await this.flotillaWrite('apply', () =>
+          const reply = await this.flotillaWrite('apply', () =>
             this.opts.gateway.apply(flotillaBody(mirrorContent(hostObject!), action.expect)),
-          )) as never;
+          );
+          stored = reply.object;
         } catch (err) {
           if (!(err instanceof InvalidError)) throw err;
           // Admission refused what a user put on the host: say so on the object, and wait for it to change.

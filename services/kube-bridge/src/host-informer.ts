@@ -36,6 +36,7 @@ export class HostInformer {
   private retryTimer: NodeJS.Timeout | undefined;
   private delayMs: number;
   private failed = false;
+  private listed = false;
 
   constructor(private readonly opts: HostInformerOptions) {
     const { info, api } = opts;
@@ -83,7 +84,16 @@ export class HostInformer {
     return this.listWatch.latestResourceVersion();
   }
 
+  /**
+   * True once a list has succeeded: before that an empty cache says nothing (client-go's HasSynced), and nothing may
+   * be concluded from an object missing from it.
+   */
+  get synced(): boolean {
+    return this.listed;
+  }
+
   private connected(): void {
+    this.listed = true;
     this.delayMs = this.opts.backoff.initialMs;
     this.opts.connection.restored(this.opts.info.kind);
   }
