@@ -18,7 +18,8 @@ export class Informer<T = StoredObject> {
 
   constructor(
     private readonly bus: Bus,
-    private readonly bucket: 'objects' | 'status',
+    /** For `kubeEvents`, keys are `<object key>.<reason>.<digest>`: read the object from the value's involvedObject. */
+    private readonly bucket: 'objects' | 'status' | 'kubeEvents',
     private readonly kind: string,
     private readonly onEvent: (e: InformerEvent<T>) => void | Promise<void> = () => undefined,
     /** Keeps only what the owner reads (client-go's transform): the cache of a large kind stays small. */
@@ -53,8 +54,12 @@ export class Informer<T = StoredObject> {
   }
 
   private async run(): Promise<void> {
-    const kv: KV = this.bucket === 'objects' ? this.bus.objects : this.bus.status;
-    const bucketName = this.bucket === 'objects' ? this.bus.names.objectsBucket : this.bus.names.statusBucket;
+    const kv: KV = this.bus[this.bucket];
+    const bucketName = {
+      objects: this.bus.names.objectsBucket,
+      status: this.bus.names.statusBucket,
+      kubeEvents: this.bus.names.kubeEventsBucket,
+    }[this.bucket];
     const snap = await listJson<T>(this.bus.js, bucketName, kindFilter(this.kind));
     for (const item of snap.items)
       await this.apply({

@@ -1,21 +1,28 @@
-import { createHash } from 'node:crypto';
 import { formatTime } from '@flotilla/api';
 import type { Bus } from '@flotilla/bus';
 import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
 import { type ReconcileResult, WorkQueue } from '@flotilla/controller';
-import { Informer, objectKey, type ObjectRef, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
+import {
+  Informer,
+  type KubeEvent,
+  objectKey,
+  type ObjectRef,
+  refFromKey,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import type { Logger } from 'pino';
-import { admittedContent, type AnyObject, flotillaBody, hostBody, mirrorContent } from './content.js';
+import { admittedContent, type AnyObject, flotillaBody, hostBody, mirrorContent, statusDigest } from './content.js';
 import { conflictMessage, decideMirror, decideStatus, type MirrorDecision, type SyncRecord } from './decide.js';
-import { type HostApi, type HostEvent, hostStatusCode } from './host-api.js';
+import { bridgeEvent, CONTROLLER_NAME, mirroredEvent } from './events.js';
+import { type HostApi, hostStatusCode } from './host-api.js';
 import { type Backoff, describeError, type HostConnectionListener, HostInformer } from './host-informer.js';
 import { MIRRORED_KINDS, type MirroredKind, mirroredKind, POLICY_KINDS } from './kinds.js';
 import type { KubeBridgeMetrics } from './metrics.js';
 import type { SyncRecords } from './sync-records.js';
 import { isSelectedTemplate } from './templates.js';
 
-/** The name events and metrics carry (Karmada's ControllerName). */
-export const CONTROLLER_NAME = 'kube-bridge';
+export { CONTROLLER_NAME };
 
 /** How long a key waits before it is looked at again when a cache is behind (the bridge's own write, a first list). */
 const WAIT_REQUEUE_MS = 1000;
@@ -27,6 +34,8 @@ export interface KubeBridgeOptions {
   gateway: GatewayClient;
   host: HostApi;
   records: SyncRecords;
+  /** Per Flotilla event (its key in the events bucket), the digest of what was last written to the host. */
+  eventRecords: SyncRecords<string>;
   connection: HostConnectionListener;
   logger: Logger;
   metrics: KubeBridgeMetrics;
@@ -53,6 +62,9 @@ interface FlotillaKind {
  */
 export class KubeBridge {
   private readonly queue: WorkQueue;
+  /** Flotilla's Kubernetes-style events, written to the host as core/v1 Events: a lane of their own. */
+  private readonly eventQueue: WorkQueue;
+  private kubeEvents: Informer<KubeEvent> | undefined;
   private readonly hostInformers = new Map<string, HostInformer>();
   private readonly flotilla = new Map<string, FlotillaKind>();
   /** Host resourceVersion at which admission refused an object: reported once, tried again when it changes. */
@@ -70,11 +82,18 @@ export class KubeBridge {
       onError: (key, err, attempt) =>
         opts.logger.warn({ key, attempt, err: describeError(err) }, 'mirror failed; retrying with backoff'),
     });
+    this.eventQueue = new WorkQueue((key) => this.reconcileEvent(key), {
+      concurrency: opts.concurrency,
+      baseBackoffMs: opts.backoff.initialMs,
+      maxBackoffMs: opts.backoff.maxMs,
+      onError: (key, err, attempt) =>
+        opts.logger.warn({ key, attempt, err: describeError(err) }, 'event mirror failed; retrying with backoff'),
+    });
   }
 
   async start(): Promise<void> {
     this.opts.metrics.track(this.queue);
-    await this.opts.records.load();
+    await Promise.all([this.opts.records.load(), this.opts.eventRecords.load()]);
     for (const kind of MIRRORED_KINDS) {
       const enqueue = (e: { key: string }) => this.changed(kind, e.key);
       const objects = new Informer(this.opts.bus, 'objects', kind.info.kind, enqueue);
@@ -93,6 +112,10 @@ export class KubeBridge {
     }
     await Promise.all([...this.flotilla.values()].flatMap((f) => [f.objects.start(), f.status.start()]));
     await Promise.all([...this.hostInformers.values()].map((h) => h.start()));
+    this.kubeEvents = new Informer<KubeEvent>(this.opts.bus, 'kubeEvents', '*', (e) => {
+      if (e.type === 'upsert') this.eventQueue.add(e.key);
+    });
+    await this.kubeEvents.start();
     this.opts.metrics.watchObjects(() => this.opts.records.size);
     for (const key of this.opts.records.keys()) this.queue.addBackground(key);
     this.scheduleResync();
@@ -105,13 +128,40 @@ export class KubeBridge {
       f.objects.stop();
       f.status.stop();
     }
-    await this.queue.stop();
+    this.kubeEvents?.stop();
+    await Promise.all([this.queue.stop(), this.eventQueue.stop()]);
     this.opts.metrics.forget();
   }
 
   /** Resolves when no key is queued or running. */
-  idle(): Promise<void> {
-    return this.queue.idle();
+  async idle(): Promise<void> {
+    await Promise.all([this.queue.idle(), this.eventQueue.idle()]);
+  }
+
+  /** One of Flotilla's events onto its host object, unless the host has it as it is already. */
+  private async reconcileEvent(key: string): Promise<ReconcileResult> {
+    const event = this.kubeEvents?.cache.get(key)?.value;
+    if (!event) return undefined;
+    const kind = MIRRORED_KINDS.find((k) => k.info.kind === event.involvedObject.kind);
+    if (!kind) return undefined;
+    const host = this.hostInformers.get(kind.info.kind)!;
+    if (!host.synced) return { requeueAfterMs: WAIT_REQUEUE_MS };
+    const hostObject = host.get(event.involvedObject.name, event.involvedObject.namespace);
+    // Not on the host (yet): the object's next mirror brings its events along.
+    if (!hostObject) return undefined;
+    const digest = statusDigest({ event, uid: hostObject.metadata?.uid });
+    if (this.opts.eventRecords.get(key) === digest) return undefined;
+    await this.hostWrite('event', () =>
+      this.opts.host.applyEvent(mirroredEvent(event, key, hostObject, kind.info.apiVersion, this.opts.instance)),
+    );
+    await this.opts.eventRecords.set(key, digest);
+    return undefined;
+  }
+
+  /** Queues the events Flotilla holds about an object: after it reached the host, they can follow. */
+  private eventsFollow(ref: ObjectRef): void {
+    const prefix = `${objectKey(ref)}.`;
+    for (const key of this.kubeEvents?.cache.keys() ?? []) if (key.startsWith(prefix)) this.eventQueue.add(key);
   }
 
   private changed(kind: MirroredKind, key: string): void {
@@ -171,6 +221,7 @@ export class KubeBridge {
     // 2–3. The spec.
     const after = await this.act(kind, ref, key, decision, { hostObject, flotillaObject, record });
     if (!after) return undefined;
+    if (decision.action.type === 'to-host' || decision.action.type === 'to-flotilla') this.eventsFollow(ref);
     // 4. The status, onto the host object as it now is.
     const status = flotilla.status.get(ref)?.status;
     const statusDecision = decideStatus({ status, hostUid: after.hostObject.metadata?.uid, record: after.record });
@@ -323,7 +374,7 @@ export class KubeBridge {
     return result;
   }
 
-  /** A core/v1 Event on the host object; its name is derived from the object, reason and message, so it is written once. */
+  /** The bridge's own event on a host object; written once however often the write is retried. */
   private async event(
     kind: MirroredKind,
     object: AnyObject,
@@ -331,28 +382,13 @@ export class KubeBridge {
     reason: string,
     message: string,
   ): Promise<void> {
-    const meta = object.metadata!;
-    const at = formatTime(this.now());
-    const digest = createHash('sha256').update(`${meta.uid}\n${reason}\n${message}`).digest('hex').slice(0, 16);
-    const event: HostEvent = {
-      metadata: { name: `${meta.name}.${digest}`, namespace: meta.namespace ?? 'default' },
-      involvedObject: {
-        apiVersion: kind.info.apiVersion,
-        kind: kind.info.kind,
-        name: meta.name!,
-        ...(meta.namespace ? { namespace: meta.namespace } : {}),
-        ...(meta.uid ? { uid: meta.uid } : {}),
-      },
+    const event = bridgeEvent(object, kind.info.apiVersion, kind.info.kind, {
       type,
       reason,
       message,
-      count: 1,
-      firstTimestamp: at,
-      lastTimestamp: at,
-      source: { component: CONTROLLER_NAME },
-      reportingComponent: CONTROLLER_NAME,
-      reportingInstance: this.opts.instance,
-    };
+      at: formatTime(this.now()),
+      instance: this.opts.instance,
+    });
     await this.hostWrite('event', () => this.opts.host.applyEvent(event)).catch((err: unknown) =>
       this.opts.logger.warn({ reason, err: describeError(err) }, 'could not write an event to the host'),
     );

@@ -38,6 +38,7 @@ await runLeaderService({
       gateway: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot }),
       host: new HostApi(kubeConfig),
       records: new SyncRecords(redis, SyncRecords.hashKeyFor(config.FLOTILLA_PREFIX)),
+      eventRecords: new SyncRecords<string>(redis, SyncRecords.eventsHashKeyFor(config.FLOTILLA_PREFIX)),
       connection: new HostConnection(gates, logger, server),
       logger,
       metrics: KubeBridgeMetrics.of(registry),
