@@ -49,6 +49,29 @@ describe('what-if fhpa: the hpa-assigner’s first pass, offline', () => {
     });
   });
 
+  it('overflowAffinities: the feasible clusters follow the tiers of the term, so the FederatedHPA may scale into them', () => {
+    const overflowBinding = {
+      ...binding,
+      spec: {
+        ...binding.spec,
+        replicas: 12,
+        placement: {
+          clusterAffinities: [
+            {
+              affinityName: 'on-prem',
+              clusterNames: ['m1'],
+              overflowAffinities: [{ affinityName: 'cloud', clusterNames: ['m2'] }],
+            },
+          ],
+          replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+        },
+      },
+    };
+    const r = whatIfFederatedHpa([cluster('m1'), cluster('m2'), cluster('m3'), overflowBinding, fhpa()], now);
+    expect(r.binding.metadata.annotations).toMatchObject({ 'autoscaling.flotilla.io/feasible-clusters': 'm1,m2' });
+    expect(r.assignments.map((a) => a.cluster)).toEqual(['m1', 'm2']);
+  });
+
   it.each([
     ['no FederatedHPA', [cluster('m1'), binding], 'objects: expected exactly one FederatedHPA, found 0'],
     [

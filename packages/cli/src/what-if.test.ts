@@ -145,6 +145,37 @@ status: { schedulerObservedGeneration: 4, lastScheduledTime: "2025-12-31T00:00:0
     expect(scaled.status).toMatchObject({ schedulerObservedGeneration: 6, lastScheduledTime: '2026-01-01T00:00:00Z' });
   });
 
+  it("overflowAffinities: Karmada v1.18's answer, the term observed, and which tier each cluster came from", async () => {
+    const file = path('../../scheduling/src/testdata/overflow.yaml');
+    const r = await run(['what-if', 'schedule', '-f', file, '-o', 'json', '--now', '2026-01-01T00:00:00Z']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    // 5 replicas: member1 (on-prem) holds 2, the 3 more overflow to member2; member3 is in no tier.
+    expect(out.items[0].spec.clusters).toEqual([
+      { name: 'member1', replicas: 2 },
+      { name: 'member2', replicas: 3 },
+    ]);
+    expect(out.items[0].status.schedulerObservingAffinityName).toBe('on-prem');
+    expect(out.tiers).toEqual([
+      {
+        binding: 'ResourceBinding default/inference-deployment',
+        clusters: { member1: 'on-prem', member2: 'public-cloud' },
+      },
+    ]);
+    // Without overflow the List is exactly as before: no tiers key.
+    const plain = await run([
+      'what-if',
+      'schedule',
+      '-f',
+      path('../../scheduling/src/testdata/ordered-groups.yaml'),
+      '-o',
+      'json',
+      '--now',
+      '2026-01-01T00:00:00Z',
+    ]);
+    expect(Object.keys(JSON.parse(plain.out))).not.toContain('tiers');
+  });
+
   it('fails on an invalid object with the admission field path', async () => {
     const bad =
       'apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: { name: p, namespace: default }\nspec:\n  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment }]\n  placement:\n    clusterAffinities: [{ affinityName: "", clusterNames: [a] }]\n';

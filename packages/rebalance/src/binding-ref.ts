@@ -20,3 +20,8 @@ export function bindingRefOf(w: WorkloadReference): BindingRef {
 export function bindingMatchesWorkload(binding: BindingView, w: WorkloadReference): boolean {
   return binding.spec.resource.apiVersion === w.apiVersion;
 }
+
+/** A binding's identity, to key lookups and write outcomes by. */
+export function bindingKey(ref: BindingRef): string {
+  return `${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+}

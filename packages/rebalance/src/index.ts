@@ -1,7 +1,7 @@
 export type * from './types.js';
 export { REFERENCED_BINDING_NOT_FOUND } from './types.js';
 export { RebalanceInputError } from './errors.js';
-export { bindingMatchesWorkload, bindingRefOf } from './binding-ref.js';
+export { bindingKey, bindingMatchesWorkload, bindingRefOf } from './binding-ref.js';
 export {
   compareWorkloads,
   normalizeReference,
@@ -24,9 +24,12 @@ export {
 } from './events.js';
 export { evolveRebalancerStatus, foldRebalancerStatus } from './evolve.js';
 export {
+  bindingsToRead,
   needsTrigger,
+  planRebalance,
   reconcileRebalancer,
   type BindingWrite,
+  type PlanInput,
   type RebalanceDecision,
   type ReconcileInput,
 } from './reconcile.js';

@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { chunkEvents } from './chunk-events.js';
 import { foldRebalancerStatus } from './evolve.js';
-import { reconcileRebalancer, type RebalanceDecision } from './reconcile.js';
+import { planRebalance, reconcileRebalancer, type BindingWrite, type RebalanceDecision } from './reconcile.js';
 import type {
   BindingLookup,
+  BindingRef,
   BindingView,
+  BindingWriteOutcome,
   ObservedWorkload,
   WorkloadRebalancer,
   WorkloadRebalancerStatus,
   WorkloadReference,
 } from './types.js';
-import { bindingRefOf } from './binding-ref.js';
+import { bindingKey, bindingRefOf } from './binding-ref.js';
 
 // The worked example of Karmada's WorkloadRebalancer proposal: created at 15:04:05, two Deployments and a ClusterRole.
 const CREATED = '2024-04-17T15:04:05Z';
@@ -68,23 +70,38 @@ function rebalancer(
   } as WorkloadRebalancer;
 }
 
-/** The bindings that exist, by workload; `errors` names workloads whose lookup fails (a network error, a conflict). */
+/** A pass whose planned writes all succeed, with the writes it planned. */
+type Pass = RebalanceDecision & { bindingWrites: BindingWrite[] };
+
+/**
+ * The bindings that exist, by workload; `errors` names workloads whose lookup fails (a network error). Each planned
+ * write stores the trigger, unless `outcomes` says what became of it (by workload name).
+ */
 function pass(
   rb: WorkloadRebalancer,
   bindings: BindingView[],
   now: Date,
   errors: WorkloadReference[] = [],
-): RebalanceDecision {
+  outcomes: Record<string, BindingWriteOutcome> = {},
+): Pass {
   const byName = new Map(bindings.map((b) => [`${b.metadata.namespace ?? ''}/${b.metadata.name}`, b]));
-  return reconcileRebalancer({
+  const input = {
     rebalancer: rb,
-    now,
-    lookup: (w, ref): BindingLookup => {
+    lookup: (w: WorkloadReference, ref: BindingRef): BindingLookup => {
       if (errors.some((e) => e.name === w.name)) return { error: 'connection reset' };
       const b = byName.get(`${ref.namespace ?? ''}/${ref.name}`);
       return b ? { found: b } : { notFound: true };
     },
-  });
+  };
+  const bindingWrites = planRebalance(input);
+  const writes = new Map(
+    bindingWrites.map((w): [string, BindingWriteOutcome] => {
+      const b = byName.get(`${w.binding.namespace ?? ''}/${w.binding.name}`)!;
+      const stored = { ...b, spec: { ...b.spec, rescheduleTriggeredAt: w.rescheduleTriggeredAt } };
+      return [bindingKey(w.binding), outcomes[w.workload.name] ?? { written: stored }];
+    }),
+  );
+  return { ...reconcileRebalancer({ ...input, writes, now }), bindingWrites };
 }
 
 const ok = (w: WorkloadReference): ObservedWorkload => ({ workload: w, result: 'Successful' });
@@ -284,15 +301,78 @@ describe("reconcileRebalancer: bindings already triggered, errors, and Flotilla'
   });
   it('uses the workloads spec.workloadSelectors selected when the spec is observed, and only then', () => {
     const rb = rebalancer([d1]);
-    const d = reconcileRebalancer({ rebalancer: rb, now: T(1), selected: [d3], lookup: () => ({ notFound: true }) });
+    const d = reconcileRebalancer({
+      rebalancer: rb,
+      now: T(1),
+      selected: [d3],
+      lookup: () => ({ notFound: true }),
+      writes: new Map(),
+    });
     expect(d.status?.observedWorkloads).toEqual([failed(d1), failed(d3)]);
     const again = reconcileRebalancer({
       rebalancer: { ...rb, status: d.status },
       now: T(2),
       selected: [],
       lookup: () => ({ notFound: true }),
+      writes: new Map(),
     });
     expect(again.status?.observedWorkloads).toEqual([failed(d1), failed(d3)]);
+  });
+});
+
+describe('reconcileRebalancer: decided from what the writes did (a compare-and-set conflict)', () => {
+  const triggeredOf = (d: RebalanceDecision) =>
+    d.events.flatMap((e) => (e.type === 'RebalanceTriggered' ? e.data.workloads : []));
+  const later = '2024-04-17T16:00:00Z';
+
+  it('lost to a newer rebalancer: read again it carries a later trigger, so Successful without a write', () => {
+    const winner = bindingOf(d1, { triggeredAt: later, rv: '8' });
+    const d = pass(rebalancer([d1, r1]), [bindingOf(d1), bindingOf(r1)], T(1), [], {
+      'demo-deploy-1': { unchanged: winner },
+    });
+    expect(d.bindingWrites.map((w) => w.binding.name)).toEqual(['demo-deploy-1-deployment', 'demo-role-clusterrole']);
+    expect(triggeredOf(d).map((t) => [t.workload.name, t.written, t.rescheduleTriggeredAt])).toEqual([
+      ['demo-deploy-1', false, later],
+      ['demo-role', true, CREATED],
+    ]);
+    expect(d.status).toEqual({ observedWorkloads: [ok(d1), ok(r1)], observedGeneration: 1, finishTime: iso(1) });
+  });
+
+  it('the binding deleted before the write: Failed, not triggered', () => {
+    const d = pass(rebalancer([d1, r1]), [bindingOf(d1), bindingOf(r1)], T(1), [], {
+      'demo-deploy-1': { notFound: true },
+    });
+    expect(triggeredOf(d).map((t) => t.workload.name)).toEqual(['demo-role']);
+    expect(d.status?.observedWorkloads).toEqual([failed(d1), ok(r1)]);
+  });
+
+  it('a conflict that kept losing: pending and retried, not triggered, no finishTime; the next pass finishes it', () => {
+    const d = pass(rebalancer([d1, r1]), [bindingOf(d1), bindingOf(r1)], T(1), [], {
+      'demo-deploy-1': { error: 'wrong last sequence' },
+    });
+    expect(triggeredOf(d).map((t) => t.workload.name)).toEqual(['demo-role']);
+    expect(d.retry).toEqual([{ workload: d1, error: 'wrong last sequence' }]);
+    expect(d.status).toEqual({ observedWorkloads: [pending(d1), ok(r1)], observedGeneration: 1 });
+    expect([d.delete, d.requeueAfterMs]).toEqual([false, null]);
+    const next = pass(
+      rebalancer([d1, r1], { status: d.status }),
+      [bindingOf(d1), bindingOf(r1, { triggeredAt: CREATED })],
+      T(4),
+    );
+    expect(triggeredOf(next).map((t) => [t.workload.name, t.written])).toEqual([['demo-deploy-1', true]]);
+    expect(next.status).toEqual({ observedWorkloads: [ok(d1), ok(r1)], observedGeneration: 1, finishTime: iso(4) });
+  });
+
+  it('a write that stored nothing and found the trigger still missing, or no outcome at all, is retried', () => {
+    const d = pass(rebalancer([d1]), [bindingOf(d1)], T(1), [], { 'demo-deploy-1': { unchanged: bindingOf(d1) } });
+    expect([triggeredOf(d), d.retry.map((r) => r.workload)]).toEqual([[], [d1]]);
+    const none = reconcileRebalancer({
+      rebalancer: rebalancer([d1]),
+      lookup: () => ({ found: bindingOf(d1) }),
+      writes: new Map(),
+      now: T(1),
+    });
+    expect([triggeredOf(none), none.retry.map((r) => r.workload)]).toEqual([[], [d1]]);
   });
 });
 

@@ -1,4 +1,12 @@
-import type { RebalancerObjectReference, WorkloadRebalancer, WorkloadRebalancerStatus } from '@flotilla/api';
+import type {
+  ObjectMeta,
+  RebalancerObjectReference,
+  ResourceBinding,
+  ResourceBindingSpec,
+  ResourceBindingStatus,
+  WorkloadRebalancer,
+  WorkloadRebalancerStatus,
+} from '@flotilla/api';
 
 export type { WorkloadRebalancer, WorkloadRebalancerStatus };
 
@@ -27,26 +35,26 @@ export interface BindingRef {
   name: string;
 }
 
-/** What the rebalancer reads of a binding (a stored ResourceBinding has more; these are enough). */
-export interface BindingView {
-  kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    resourceVersion?: string;
-    generation?: number;
-    annotations?: Record<string, string>;
-  };
-  spec: {
-    resource: { apiVersion: string; kind: string; name: string; namespace?: string };
-    rescheduleTriggeredAt?: string;
-    clusters?: Array<{ name: string; replicas?: number }>;
-  };
-  status?: { lastScheduledTime?: string; schedulerObservingAffinityName?: string };
-}
+/** What the rebalancer reads of a binding: api's ResourceBinding, narrowed to the fields it uses. */
+export type BindingView = Partial<Pick<ResourceBinding, 'kind'>> & {
+  metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'resourceVersion' | 'generation' | 'annotations'>;
+  spec: Pick<ResourceBindingSpec, 'resource' | 'rescheduleTriggeredAt' | 'clusters'>;
+  status?: Pick<ResourceBindingStatus, 'lastScheduledTime' | 'schedulerObservingAffinityName'>;
+};
 
 /**
  * The outcome of looking up a workload's binding: found, not found (a final `Failed` for Karmada), or an error
  * that leaves the workload pending and is retried with backoff.
  */
 export type BindingLookup = { found: BindingView } | { notFound: true } | { error: string };
+
+/**
+ * What became of one binding write (a compare-and-set of spec.rescheduleTriggeredAt): stored; not needed after all
+ * (the binding, read again after a lost compare-and-set, already carries this trigger or a later one); the binding
+ * gone; or failed (a conflict that kept losing, the network), which leaves the workload pending for a retry.
+ */
+export type BindingWriteOutcome =
+  | { written: BindingView }
+  | { unchanged: BindingView }
+  | { notFound: true }
+  | { error: string };

@@ -1,9 +1,10 @@
 import { formatTime } from '@flotilla/api';
 import { isDeepStrictEqual } from 'node:util';
 import { RebalanceInputError } from './errors.js';
-import { reconcileRebalancer } from './reconcile.js';
+import { bindingKey } from './binding-ref.js';
+import { planRebalance, reconcileRebalancer } from './reconcile.js';
 import { selectWorkloads, type SelectableTemplate } from './selectors.js';
-import type { BindingView, WorkloadRebalancer } from './types.js';
+import type { BindingLookup, BindingRef, BindingView, BindingWriteOutcome, WorkloadRebalancer } from './types.js';
 
 const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
 
@@ -38,7 +39,10 @@ export function whatIfRebalance(objects: readonly unknown[], now: Date): WhatIfR
       const b = o as BindingView;
       if (typeof b.spec?.resource?.apiVersion !== 'string')
         throw new RebalanceInputError(`objects[${i}].spec.resource`, 'Required value');
-      bindings.set(key(obj.kind, b.metadata.namespace, b.metadata.name), b);
+      bindings.set(
+        bindingKey({ kind: obj.kind as BindingRef['kind'], namespace: b.metadata.namespace, name: b.metadata.name }),
+        b,
+      );
     } else templates.push(o as SelectableTemplate);
   });
   if (rebalancers.length !== 1)
@@ -50,21 +54,25 @@ export function whatIfRebalance(objects: readonly unknown[], now: Date): WhatIfR
     generation: rebalancer.metadata.generation ?? 1,
   };
 
-  const d = reconcileRebalancer({
+  const plan = {
     rebalancer,
-    now,
     selected: selectWorkloads(rebalancer.spec?.workloadSelectors, templates),
-    lookup: (_w, ref) => {
-      const b = bindings.get(key(ref.kind, ref.namespace, ref.name));
+    lookup: (_w: unknown, ref: BindingRef): BindingLookup => {
+      const b = bindings.get(bindingKey(ref));
       return b ? { found: b } : { notFound: true };
     },
-  });
-  const written = d.bindingWrites.map((w) => {
-    const b = bindings.get(key(w.binding.kind, w.binding.namespace, w.binding.name))!;
+  };
+  // Offline, every write the controller would make succeeds; a written binding moves to the next generation.
+  const writes = new Map<string, BindingWriteOutcome>();
+  const written = planRebalance(plan).map((w) => {
+    const b = bindings.get(bindingKey(w.binding))!;
     const spec = { ...b.spec, rescheduleTriggeredAt: w.rescheduleTriggeredAt };
     const generation = (b.metadata.generation ?? 1) + (isDeepStrictEqual(spec, b.spec) ? 0 : 1);
-    return { ...b, metadata: { ...b.metadata, generation }, spec };
+    const after = { ...b, metadata: { ...b.metadata, generation }, spec };
+    writes.set(bindingKey(w.binding), { written: after });
+    return after;
   });
+  const d = reconcileRebalancer({ ...plan, writes, now });
   const { status: _stored, ...rest } = rebalancer;
   const after = d.status ? { ...rest, status: d.status } : rest;
   return {
@@ -74,8 +82,4 @@ export function whatIfRebalance(objects: readonly unknown[], now: Date): WhatIfR
     deleted: d.delete,
     requeueAfterSeconds: d.requeueAfterMs === null ? null : Math.ceil(d.requeueAfterMs / 1000),
   };
-}
-
-function key(kind: string, namespace: string | undefined, name: string): string {
-  return `${kind}/${namespace ?? ''}/${name}`;
 }

@@ -11,6 +11,8 @@ export interface Candidate {
   own: number;
   /** 100 when the cluster is in the previous assignment (ClusterLocality), else 0. */
   score: number;
+  /** Overflow tier: 0 for the term's own clusters, i+1 for its i-th overflowAffinities entry; absent = 0. */
+  tier?: number;
 }
 
 /** Tier capacity: free capacity plus what the workload already runs there. */
@@ -19,10 +21,13 @@ export function tierCapacity(c: Candidate): number {
 }
 
 /**
- * Karmada's candidate order: score descending, tier capacity descending, name ascending (a total
- * order, so deterministic). Overflow tiers are not modelled, so the tier key is always 0.
+ * Karmada's candidate order: overflow tier ascending, score descending, tier capacity descending, name ascending (a
+ * total order, so deterministic).
  */
 export function compareCandidates(a: Candidate, b: Candidate): number {
+  const ka = a.tier ?? 0;
+  const kb = b.tier ?? 0;
+  if (ka !== kb) return ka - kb;
   if (a.score !== b.score) return b.score - a.score;
   const ta = tierCapacity(a);
   const tb = tierCapacity(b);

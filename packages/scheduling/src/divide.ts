@@ -21,6 +21,11 @@ export interface AssignInput {
   mode: ScheduleMode;
   /** True when the template UID's FNV-1a parity sends Webster ties to larger names. */
   descendingNames: boolean;
+  /**
+   * Overflow tiers in use (the observed term's own clusters plus its overflowAffinities): how many there are. The
+   * candidates then carry their tier, and the replicas are assigned tier by tier (see byTiers).
+   */
+  tierCount?: number;
 }
 
 /**
@@ -34,20 +39,44 @@ export function assignReplicas(input: AssignInput): TargetCluster[] {
   if (desired === 0 && !input.hasRequirements) {
     return candidates.map((c) => ({ name: c.name, replicas: 0 }));
   }
-  let result: TargetCluster[];
-  switch (input.strategy) {
-    case 'Duplicated':
-      result = candidates.map((c) => ({ name: c.name, replicas: desired }));
-      break;
-    case 'StaticWeight':
-      result = byStaticWeight(input);
-      break;
-    default:
-      result = byCapacity(input);
-  }
+  const result = input.tierCount === undefined ? byStrategy(input) : byTiers(input, input.tierCount);
   // Entry order carries no meaning to Karmada; sorting by name keeps spec.clusters stable so an
   // unchanged decision is an unchanged object.
   return result.filter((t) => (t.replicas ?? 0) > 0).sort((a, b) => compareNames(a.name, b.name));
+}
+
+function byStrategy(input: AssignInput): TargetCluster[] {
+  switch (input.strategy) {
+    case 'Duplicated':
+      return input.candidates.map((c) => ({ name: c.name, replicas: input.desired }));
+    case 'StaticWeight':
+      return byStaticWeight(input);
+    default:
+      return byCapacity(input);
+  }
+}
+
+/**
+ * Karmada v1.18's overflow assignment: tier by tier (the term's own clusters first, then each overflowAffinities
+ * entry in order), each tier takes what is left of the desired replicas up to its tier capacity (free capacity plus
+ * the replicas the workload already has there), divided by the strategy over that tier's clusters alone with the
+ * previous assignment seen through the same tier. It stops at the first tier that completes the count, so later
+ * tiers give their replicas back; replicas left over once every tier is full make the attempt Unschedulable.
+ */
+function byTiers(input: AssignInput, tierCount: number): TargetCluster[] {
+  const result: TargetCluster[] = [];
+  let remaining = input.desired;
+  for (let tier = 0; tier < tierCount; tier++) {
+    const members = input.candidates.filter((c) => (c.tier ?? 0) === tier);
+    if (members.length === 0) continue;
+    let capacity = 0;
+    for (const c of members) capacity += c.free + c.own;
+    const target = Math.min(remaining, capacity);
+    for (const t of byStrategy({ ...input, candidates: members, desired: target })) result.push(t);
+    remaining -= target;
+    if (remaining <= 0) return result;
+  }
+  throw new ScheduleAttemptError('Unschedulable', 'Clusters available replicas are not enough to schedule.');
 }
 
 // Stateless: the previous assignment plays no part (so 9→8 may move a replica between clusters).

@@ -1,4 +1,5 @@
 import { clusterMatchesAffinity, clusterZones } from './cluster-affinity.js';
+import { isWorkload } from './overflow.js';
 import { findEvictingTaint, findUntoleratedTaint, taintToString } from './taints.js';
 import type { Cluster, ClusterAffinity, Placement, ResourceBindingSpec, SpreadConstraint } from './types.js';
 
@@ -13,6 +14,8 @@ export interface FilterInput {
   spec: ResourceBindingSpec;
   /** The affinity of the group being tried (or the single clusterAffinity). */
   affinity: ClusterAffinity | undefined;
+  /** The group's overflowAffinities: a workload may also land on a cluster one of them selects. */
+  overflow?: readonly ClusterAffinity[] | undefined;
   now: Date;
 }
 
@@ -49,9 +52,11 @@ export function filterClusters(input: FilterInput): FilterResult {
   const placement: Placement = spec.placement ?? {};
   const targets = spec.clusters;
   const spread = placement.spreadConstraints;
+  // Karmada's ClusterAffinity filter: overflow tiers take workloads only.
+  const overflow = input.overflow && input.overflow.length > 0 && isWorkload(spec) ? input.overflow : undefined;
   for (const cluster of input.clusters) {
     const name = cluster.metadata.name ?? '';
-    const reason = rejectReason(cluster, name, spec, placement, affinity, targets, spread, now);
+    const reason = rejectReason(cluster, name, spec, placement, affinity, overflow, targets, spread, now);
     if (reason === undefined) feasible.push(cluster);
     else filtered.push({ cluster: name, reason });
   }
@@ -64,6 +69,7 @@ function rejectReason(
   spec: ResourceBindingSpec,
   placement: Placement,
   affinity: ClusterAffinity | undefined,
+  overflow: readonly ClusterAffinity[] | undefined,
   targets: ResourceBindingSpec['clusters'],
   spread: readonly SpreadConstraint[] | undefined,
   now: Date,
@@ -79,7 +85,8 @@ function rejectReason(
     const taint = findUntoleratedTaint(cluster.spec?.taints, placement.clusterTolerations);
     if (taint) return `cluster(s) had untolerated taint {${taintToString(taint)}}`;
   }
-  if (!clusterMatchesAffinity(cluster, affinity)) return FilterReason.affinity;
+  if (!clusterMatchesAffinity(cluster, affinity) && !overflow?.some((o) => clusterMatchesAffinity(cluster, o)))
+    return FilterReason.affinity;
   if (spread) {
     for (const c of spread) {
       const field = c.spreadByField;

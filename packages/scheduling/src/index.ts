@@ -13,6 +13,7 @@ export {
   taintToString,
 } from './taints.js';
 export { feasibleClusterNames } from './feasible-clusters.js';
+export { bindingClusterTiers, clusterTier, overflowTiers, tierName, isWorkload, NO_TIER } from './overflow.js';
 export {
   filterClusters,
   isReady,

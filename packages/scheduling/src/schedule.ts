@@ -7,7 +7,8 @@ import { type FilteredCluster, filterClusters } from './filters.js';
 import { selectBySpreadConstraints } from './spread.js';
 import { resolveStrategy, type Strategy } from './strategy.js';
 import { prefersDescendingNames } from './tie-break.js';
-import type { Cluster, ClusterAffinity, ResourceBinding, TargetCluster } from './types.js';
+import { clusterTier, overflowTiers, tierName } from './overflow.js';
+import type { Cluster, ClusterAffinity, ClusterAffinityTerm, ResourceBinding, TargetCluster } from './types.js';
 
 export interface ScheduleInput {
   binding: ResourceBinding;
@@ -30,8 +31,13 @@ export interface GroupAttempt {
 export interface ScheduleSuccess {
   ok: true;
   clusters: TargetCluster[];
-  /** The clusterAffinities term the result is based on; absent for a single clusterAffinity. */
+  /** The clusterAffinities term the result is based on (never an overflow tier's name); absent for a single clusterAffinity. */
   affinityName?: string;
+  /**
+   * With overflowAffinities on that term: which tier each cluster of `clusters` came from (cluster → the term's own
+   * name or the overflow entry's name).
+   */
+  tiers?: Record<string, string>;
   /** Clusters the winning attempt's filters rejected, with why. */
   filtered: FilteredCluster[];
   lastScheduledTime: string;
@@ -91,9 +97,9 @@ export function scheduleBinding(input: ScheduleInput): ScheduleResult {
   }
 
   const terms = placement.clusterAffinities;
-  const groups: { name?: string; affinity?: ClusterAffinity }[] =
+  const groups: Group[] =
     !placement.clusterAffinity && terms && terms.length > 0
-      ? terms.map((t) => ({ name: t.affinityName, affinity: t }))
+      ? terms.map((t) => ({ name: t.affinityName, affinity: t, term: t, overflow: overflowTiers(t) }))
       : [{ affinity: placement.clusterAffinity }];
   let start = 0;
   if (groups.length > 1 || groups[0]!.name !== undefined) {
@@ -117,15 +123,16 @@ export function scheduleBinding(input: ScheduleInput): ScheduleResult {
   let firstKind: ScheduleErrorKind | undefined;
   for (let i = start; i < groups.length; i++) {
     const g = groups[i]!;
-    const { filtered, feasible } = filterClusters({ clusters, spec, affinity: g.affinity, now });
+    const { filtered, feasible } = filterClusters({ clusters, spec, affinity: g.affinity, overflow: g.overflow, now });
     try {
       if (strategyError) throw strategyError;
-      const result = attempt(ctx, feasible, filtered, clusters.length);
+      const { result, tiers } = attempt(ctx, g, feasible, filtered, clusters.length);
       attempts.push({ ...(g.name !== undefined && { affinityName: g.name }), ok: true, filtered });
       return {
         ok: true,
         clusters: result,
         ...(g.name !== undefined && { affinityName: g.name }),
+        ...(tiers && { tiers }),
         filtered,
         lastScheduledTime: formatTime(now),
         mode,
@@ -150,6 +157,14 @@ export function scheduleBinding(input: ScheduleInput): ScheduleResult {
   };
 }
 
+/** One affinity group to try: a clusterAffinities term (with its overflow tiers, if any) or the single affinity. */
+interface Group {
+  name?: string;
+  affinity?: ClusterAffinity;
+  term?: ClusterAffinityTerm;
+  overflow?: ClusterAffinity[];
+}
+
 interface AttemptContext {
   binding: ResourceBinding;
   clusters: readonly Cluster[];
@@ -163,19 +178,21 @@ interface AttemptContext {
 
 function attempt(
   ctx: AttemptContext,
+  group: Group,
   feasible: Cluster[],
   filtered: FilteredCluster[],
   total: number,
-): TargetCluster[] {
+): { result: TargetCluster[]; tiers?: Record<string, string> } {
   const spec = ctx.binding.spec;
   const placement = spec.placement ?? {};
   if (feasible.length === 0) throw new ScheduleAttemptError('FitError', fitErrorMessage(total, filtered));
   const strategy = ctx.strategy!;
   const desired = spec.replicas ?? 0;
   const hasSpread = (placement.spreadConstraints?.length ?? 0) > 0;
-  // Capacity only matters to the capacity-aware strategies and to spread-constraint ordering;
-  // skipping the estimate otherwise keeps the Duplicated / static-weight path cheap.
-  const needCapacity = hasSpread || strategy === 'DynamicWeight' || strategy === 'Aggregated';
+  const { term, overflow } = group;
+  // Capacity only matters to the capacity-aware strategies, to spread-constraint ordering and to overflow tiers
+  // (each takes up to its capacity); skipping the estimate otherwise keeps the Duplicated / static-weight path cheap.
+  const needCapacity = hasSpread || strategy === 'DynamicWeight' || strategy === 'Aggregated' || overflow !== undefined;
   const own = new Map<string, number>();
   for (const t of ctx.previous) own.set(t.name, (own.get(t.name) ?? 0) + (t.replicas ?? 0));
   const candidates: Candidate[] = new Array(feasible.length);
@@ -189,13 +206,14 @@ function attempt(
       free: needCapacity ? estimateFreeReplicas(cluster, ctx.request, desired) : 0,
       own: mine ?? 0,
       score: mine !== undefined ? 100 : 0,
+      tier: overflow && term ? clusterTier(cluster, term, overflow) : 0,
     };
   }
   // Candidate order only decides Aggregated prefixes and spread selection; Webster results do
   // not depend on input order, so the other strategies skip the sort.
   if (hasSpread || strategy === 'Aggregated') candidates.sort(compareCandidates);
   const selected = selectBySpreadConstraints(candidates, placement, strategy === 'Duplicated' ? undefined : desired);
-  return assignReplicas({
+  const result = assignReplicas({
     candidates: selected,
     strategy,
     placement,
@@ -204,7 +222,13 @@ function attempt(
     previous: ctx.previous,
     mode: ctx.mode,
     descendingNames: ctx.descendingNames,
+    ...(overflow && { tierCount: overflow.length + 1 }),
   });
+  if (!overflow || !term) return { result };
+  const tierOf = new Map(selected.map((c) => [c.name, c.tier ?? 0]));
+  const tiers: Record<string, string> = {};
+  for (const t of result) tiers[t.name] = tierName(term, tierOf.get(t.name) ?? 0) ?? '';
+  return { result, tiers };
 }
 
 /** Karmada's FitError wording: `0/3 clusters are available: 2 cluster(s) …, 1 cluster(s) ….` */

@@ -49,6 +49,38 @@ describe('decisionEvent', () => {
     expect((e.data as { bindingUid?: string }).bindingUid).toBe('u-1');
   });
 
+  it('carries which overflow tier each cluster came from when the term has overflowAffinities', () => {
+    const withRoom = (name: string, pods: number): Cluster => ({
+      metadata: { name },
+      status: { conditions: [{ type: 'Ready', status: 'True' }], resourceSummary: { allocatable: { pods } } },
+    });
+    const b: ResourceBinding = {
+      ...web(),
+      spec: {
+        ...web().spec,
+        placement: {
+          clusterAffinities: [
+            {
+              affinityName: 'on-prem',
+              clusterNames: ['m1'],
+              overflowAffinities: [{ affinityName: 'public-cloud', clusterNames: ['m2'] }],
+            },
+          ],
+          replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+        },
+      },
+    };
+    const e = decisionEvent(b, decideBinding(b, [withRoom('m1', 3), withRoom('m2', 10)], now), 2, now);
+    expect(e.data).toMatchObject({
+      clusters: [
+        { name: 'm1', replicas: 3 },
+        { name: 'm2', replicas: 1 },
+      ],
+      affinityName: 'on-prem',
+      tiers: { m1: 'on-prem', m2: 'public-cloud' },
+    });
+  });
+
   it('announces a failure as BindingScheduleFailed with a Warning and a False Scheduled condition', () => {
     const b = web([{ name: 'm1', replicas: 4 }], 3);
     const e = decisionEvent(b, decideBinding(b, [], now), 3, now);

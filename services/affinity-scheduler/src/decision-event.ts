@@ -75,6 +75,8 @@ function scheduledEvent(binding: ResourceBinding, d: ScheduledDecision): EventPa
     data: {
       clusters: r.clusters,
       affinityName: r.affinityName,
+      // With overflowAffinities: which tier (the term's own name or an overflow entry's) each cluster came from.
+      ...(r.tiers && { tiers: r.tiers }),
       mode: r.mode,
       trigger: d.trigger,
       filtered: r.filtered,

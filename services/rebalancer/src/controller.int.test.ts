@@ -78,7 +78,11 @@ describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
     expect(results(first)).toEqual([['late-1', 'Failed', 'ReferencedBindingNotFound']]);
     await new Promise((r) => setTimeout(r, 1100));
     await h.apply(bindingFor('late-1'));
-    const later = await finished('late', (s) => s.observedWorkloads?.[0]?.result === 'Successful');
+    // The status writer folds RebalanceTriggered and RebalanceFinished one at a time: wait for both.
+    const later = await finished(
+      'late',
+      (s) => s.observedWorkloads?.[0]?.result === 'Successful' && s.finishTime !== first.finishTime,
+    );
     expect(Date.parse(later.finishTime!)).toBeGreaterThan(Date.parse(first.finishTime!));
     expect(await triggeredAt('late-1')).toBeDefined();
   });

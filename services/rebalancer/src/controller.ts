@@ -1,9 +1,12 @@
 import { cloudEvent, EventTypes, type Bus, type CloudEvent, type PublishResult } from '@flotilla/bus';
 import { WorkQueue } from '@flotilla/controller';
 import {
+  bindingKey,
   bindingRefOf,
+  bindingsToRead,
   chunkEvents,
   needsTrigger,
+  planRebalance,
   reconcileRebalancer,
   selectedKinds,
   selectWorkloads,
@@ -11,6 +14,7 @@ import {
   type BindingRef,
   type BindingView,
   type BindingWrite,
+  type BindingWriteOutcome,
   type ObservedWorkload,
   type RebalanceDecision,
   type SelectableTemplate,
@@ -91,9 +95,10 @@ interface Projection {
  * reconcileRebalancer. Per rebalancer (a work-queue key, never two passes of one at once):
  *
  * 1. read it from the informer, its status from the status bucket or, when newer, from what this leader published;
- * 2. decide (pure); a binding the informer has not seen yet is read directly before it is called missing;
- * 3. write each trigger as one compare-and-set on the binding; a write that fails is decided again as a lookup
- *    failure (missing: Failed; other: pending and retried with backoff);
+ * 2. read the bindings of the workloads without a result (a binding the informer has not seen yet is read directly
+ *    before it is called missing);
+ * 3. plan the triggers (pure), write each as one compare-and-set on the binding, and decide (pure) from what each
+ *    write did: stored, found done already, the binding gone (Failed), or failed (pending, retried with backoff);
  * 4. publish the decision's events (the status writer folds them into status) and an event on each workload;
  * 5. once finished: delete at the resourceVersion read when the TTL has run out (a concurrent edit cancels it),
  *    else arm a BullMQ delayed job for when it runs out, which survives restarts and leader changes.
@@ -230,25 +235,29 @@ export class RebalancerController {
     const now = this.clock.now();
     const selected = rebalancer.status?.observedGeneration !== generation ? await this.select(rebalancer) : undefined;
 
-    // 2.-3. decide; read what the cache misses; write; decide again with what the writes found
-    const overrides = new Map<string, BindingLookup>();
-    const wrote = new Set<string>();
-    const lookup = (_w: WorkloadReference, ref: BindingRef): BindingLookup => {
-      const k = objectKey(ref);
-      const o = overrides.get(k);
-      if (o) return o;
-      const c = this.bindingCached(ref);
-      return c ? { found: c.value as unknown as BindingView } : { notFound: true };
+    // 2. read the bindings: from the informer, or directly when it has not seen them yet
+    const lookups = new Map<string, BindingLookup>();
+    await pMap(
+      bindingsToRead({ rebalancer, selected }),
+      async (ref) => {
+        const cachedBinding = this.bindingCached(ref);
+        lookups.set(
+          bindingKey(ref),
+          cachedBinding ? { found: cachedBinding.value as unknown as BindingView } : await this.read(ref),
+        );
+      },
+      { concurrency: 32 },
+    );
+    const plan = {
+      rebalancer,
+      selected,
+      lookup: (_w: WorkloadReference, ref: BindingRef): BindingLookup =>
+        lookups.get(bindingKey(ref)) ?? { error: 'the binding was not read' },
     };
-    let decision = reconcileRebalancer({ rebalancer, lookup, selected, now });
-    for (let round = 0; round < 4; round++) {
-      const missing = missingBindings(decision).filter((r) => !overrides.has(objectKey(r)));
-      await pMap(missing, async (ref) => overrides.set(objectKey(ref), await this.read(ref)), { concurrency: 32 });
-      const failed = await this.writeAll(decision.bindingWrites, overrides, wrote);
-      if (!missing.some((r) => 'found' in overrides.get(objectKey(r))!) && !failed) break;
-      decision = reconcileRebalancer({ rebalancer, lookup, selected, now });
-    }
-    markWritten(decision, wrote);
+    // 3. write the triggers; decide from what the writes did
+    const writes = await this.writeAll(planRebalance(plan));
+    const decision = reconcileRebalancer({ ...plan, writes, now });
+    const wrote = [...writes.values()].filter((w) => 'written' in w).length;
     const decidedMs = performance.now() - started;
 
     // 4. the events
@@ -265,7 +274,7 @@ export class RebalancerController {
         {
           key,
           workloads: decision.status?.observedWorkloads?.length ?? 0,
-          writes: wrote.size,
+          writes: wrote,
           decideAndWriteMs: Math.round(decidedMs),
           ms: Math.round(ms),
         },
@@ -303,19 +312,18 @@ export class RebalancerController {
     }
   }
 
-  /** Each write one compare-and-set (from the informer's copy; a stale copy is read again). True if any failed. */
-  private async writeAll(
-    writes: readonly BindingWrite[],
-    overrides: Map<string, BindingLookup>,
-    wrote: Set<string>,
-  ): Promise<boolean> {
-    let failed = false;
+  /**
+   * Each write one compare-and-set (from the informer's copy; a stale copy is read again and the trigger decided
+   * again on what is stored). What became of each, by bindingKey.
+   */
+  private async writeAll(writes: readonly BindingWrite[]): Promise<Map<string, BindingWriteOutcome>> {
+    const outcomes = new Map<string, BindingWriteOutcome>();
     await pMap(
       writes,
       async (w) => {
         const ref: ObjectRef = { kind: w.binding.kind, namespace: w.binding.namespace, name: w.binding.name };
-        const key = objectKey(ref);
         let seen: StoredObject | undefined;
+        let outcome: BindingWriteOutcome;
         try {
           const cached = this.bindingCached(w.binding);
           const written = await this.store.update(
@@ -329,16 +337,17 @@ export class RebalancerController {
             },
             cached ? { cached } : {},
           );
-          if (written) wrote.add(key);
-          overrides.set(key, { found: (written ?? seen) as unknown as BindingView });
+          outcome = written
+            ? { written: written as unknown as BindingView }
+            : { unchanged: seen as unknown as BindingView };
         } catch (err) {
-          failed = true;
-          overrides.set(key, err instanceof NotFoundError ? { notFound: true } : { error: (err as Error).message });
+          outcome = err instanceof NotFoundError ? { notFound: true } : { error: (err as Error).message };
         }
+        outcomes.set(bindingKey(w.binding), outcome);
       },
       { concurrency: this.o.writeConcurrency ?? 128 },
     );
-    return failed;
+    return outcomes;
   }
 
   /** Re-checks a Failed or pending workload when its binding appears or changes (Karmada never retries a Failed one). */
@@ -399,16 +408,4 @@ export class RebalancerController {
     if (!this.queue) return;
     await scheduleAt(this.queue, encodeJobId('ttl', uid, at.toISOString()), at, { key }, now);
   }
-}
-
-/** Bindings the decision found missing: worth a direct read before the informer's word is taken for it. */
-function missingBindings(d: RebalanceDecision): BindingRef[] {
-  return d.events.flatMap((e) => (e.type === 'RebalanceBindingNotFound' ? e.data.workloads.map((w) => w.binding) : []));
-}
-
-/** A decision made again after its own writes sees them as already there: it is told which it wrote. */
-function markWritten(d: RebalanceDecision, wrote: ReadonlySet<string>): void {
-  for (const e of d.events)
-    if (e.type === 'RebalanceTriggered')
-      for (const t of e.data.workloads) if (wrote.has(objectKey(t.binding))) t.written = true;
 }

@@ -415,6 +415,118 @@ faultTable('PropagationPolicy', pp, [
   ['priority not an int32', (o) => (o.spec.priority = 1.5), 'spec.priority', 'expected integer'],
 ]);
 
+// Karmada v1.18's overflowAffinities (ValidatePlacement, ValidateOverflowAffinities): capacity-aware division only, a
+// term that selects clusters itself, tier names that are label keys unique within the term, supported field selectors.
+const ppOverflow = (): Obj => ({
+  ...pp(),
+  spec: {
+    resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx' }],
+    placement: {
+      clusterAffinities: [
+        {
+          affinityName: 'on-prem',
+          clusterNames: ['member1'],
+          overflowAffinities: [
+            { affinityName: 'cloud-a', clusterNames: ['member2'] },
+            {
+              affinityName: 'cloud-b',
+              fieldSelector: { matchExpressions: [{ key: 'provider', operator: 'In', values: ['aws'] }] },
+            },
+          ],
+        },
+      ],
+      replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+    },
+  },
+});
+const OVERFLOW = 'spec.placement.clusterAffinities[0].overflowAffinities';
+
+faultTable('PropagationPolicy with overflowAffinities', ppOverflow, [
+  [
+    'no replicaScheduling (Duplicated)',
+    (o) => delete o.spec.placement.replicaScheduling,
+    OVERFLOW,
+    'Forbidden: overflowAffinities need replicaScheduling Divided with Aggregated, or Weighted with a dynamicWeight',
+  ],
+  [
+    'Duplicated',
+    (o) => (o.spec.placement.replicaScheduling = { replicaSchedulingType: 'Duplicated' }),
+    OVERFLOW,
+    'Forbidden: overflowAffinities need replicaScheduling Divided',
+  ],
+  [
+    'Divided by static weights',
+    (o) =>
+      (o.spec.placement.replicaScheduling = {
+        replicaSchedulingType: 'Divided',
+        replicaDivisionPreference: 'Weighted',
+        weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 1 }] },
+      }),
+    OVERFLOW,
+    'Forbidden: overflowAffinities need replicaScheduling Divided',
+  ],
+  [
+    'a term that selects no clusters itself',
+    (o) => delete o.spec.placement.clusterAffinities[0].clusterNames,
+    OVERFLOW,
+    'Forbidden: overflowAffinities need the term itself to select clusters',
+  ],
+  [
+    'an overflow field selector on an unsupported key',
+    (o) =>
+      (o.spec.placement.clusterAffinities[0].overflowAffinities[1].fieldSelector.matchExpressions[0].key = 'cloud'),
+    `${OVERFLOW}[1].fieldSelector.matchExpressions[0].key`,
+    'Unsupported value: "cloud": supported values: "provider", "region", "zone"',
+  ],
+  [
+    'an overflow field selector with an unsupported operator',
+    (o) => {
+      const e = o.spec.placement.clusterAffinities[0].overflowAffinities[1].fieldSelector.matchExpressions[0];
+      e.operator = 'Exists';
+      delete e.values;
+    },
+    `${OVERFLOW}[1].fieldSelector.matchExpressions[0].operator`,
+    'Unsupported value: "Exists": supported values: "In", "NotIn"',
+  ],
+  [
+    'two tiers of one name',
+    (o) => (o.spec.placement.clusterAffinities[0].overflowAffinities[1].affinityName = 'cloud-a'),
+    `${OVERFLOW}[1].affinityName`,
+    'duplicate name "cloud-a"',
+  ],
+  [
+    "a tier named as the term's own",
+    (o) => (o.spec.placement.clusterAffinities[0].overflowAffinities[0].affinityName = 'on-prem'),
+    `${OVERFLOW}[0].affinityName`,
+    'duplicate name "on-prem"',
+  ],
+  [
+    'a tier name that is not a label key',
+    (o) => (o.spec.placement.clusterAffinities[0].overflowAffinities[0].affinityName = 'cloud a'),
+    `${OVERFLOW}[0].affinityName`,
+    'Invalid value: "cloud a"',
+  ],
+]);
+
+describe('PropagationPolicy with overflowAffinities: admitted', () => {
+  it('with Divided / Weighted and a dynamicWeight', () => {
+    const o = ppOverflow();
+    o.spec.placement.replicaScheduling = {
+      replicaSchedulingType: 'Divided',
+      replicaDivisionPreference: 'Weighted',
+      weightPreference: { dynamicWeight: 'AvailableReplicas' },
+    };
+    expect(() => admit(o)).not.toThrow();
+  });
+
+  it('with a term that only excludes clusters (exclude makes the inline affinity non-empty)', () => {
+    const o = ppOverflow();
+    o.spec.placement.clusterAffinities[0] = { ...o.spec.placement.clusterAffinities[0], exclude: ['member9'] };
+    delete o.spec.placement.clusterAffinities[0].clusterNames;
+    expect(() => admit(o)).not.toThrow();
+  });
+});
+
 describe('PropagationPolicy: defaulting', () => {
   it("applies Karmada's CRD and webhook defaults", () => {
     const o = pp();

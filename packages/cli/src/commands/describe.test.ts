@@ -49,6 +49,7 @@ function decisionEventOf(r: ScheduleResult, extra: Record<string, unknown> = {},
     ? {
         clusters: r.clusters,
         affinityName: r.affinityName,
+        ...(r.tiers && { tiers: r.tiers }),
         mode: r.mode,
         ...extra,
         filtered: r.filtered,
@@ -119,6 +120,31 @@ describe('describe rb: the scheduling decision section', () => {
         `        member2   ${MISMATCH}`,
       ].join('\n'),
     );
+  });
+
+  it('overflowAffinities: the term observed, and which tier each cluster came from', () => {
+    const placement: Placement = {
+      clusterAffinities: [
+        {
+          affinityName: 'on-prem',
+          clusterNames: ['member1'],
+          overflowAffinities: [{ affinityName: 'public-cloud', clusterNames: ['member2'] }],
+        },
+      ],
+      replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+    };
+    const small = {
+      ...cluster('member1'),
+      status: { ...cluster('member1').status, resourceSummary: { allocatable: { pods: 1 } } },
+    };
+    const r = scheduleBinding({ binding: binding(placement), clusters: [small, cluster('member2')], now: decidedAt });
+    expect(schedulingDecisionLines({ decision: decisionEventOf(r) }, now).slice(3, 8)).toEqual([
+      '  Affinity group:  on-prem',
+      '  Clusters:',
+      '    Cluster   Replicas   Tier',
+      '    member1   1          on-prem',
+      '    member2   1          public-cloud',
+    ]);
   });
 
   it('a failure: reason, the condition message, the kept assignment, and why each group tried failed', () => {

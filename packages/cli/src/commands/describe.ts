@@ -153,6 +153,8 @@ interface DecisionData {
   clusters?: TargetCluster[];
   keptClusters?: TargetCluster[];
   affinityName?: string;
+  /** With overflowAffinities: cluster → the tier it came from. */
+  tiers?: Record<string, string>;
   reason?: string;
   mode?: string;
   trigger?: string;
@@ -192,10 +194,17 @@ export function schedulingDecisionLines({ decision: e, kept }: DecisionEvents, n
   const targetsLabel = failed ? 'Kept clusters' : 'Clusters';
   if (!targets?.length) field(targetsLabel, '<none>');
   else {
-    const table = formatTable(
-      ['Cluster', 'Replicas'],
-      targets.map((t) => [t.name, t.replicas === undefined ? '-' : String(t.replicas)]),
-    );
+    const tiers = failed ? undefined : d.tiers;
+    const replicas = (t: TargetCluster) => (t.replicas === undefined ? '-' : String(t.replicas));
+    const table = tiers
+      ? formatTable(
+          ['Cluster', 'Replicas', 'Tier'],
+          targets.map((t) => [t.name, replicas(t), tiers[t.name] ?? '-']),
+        )
+      : formatTable(
+          ['Cluster', 'Replicas'],
+          targets.map((t) => [t.name, replicas(t)]),
+        );
     lines.push(`  ${targetsLabel}:`, ...table.split('\n').map((l) => `    ${l}`));
   }
   // Only a confirmation was found (the scheduling it confirms is no longer in the log): no filter ran for it.

@@ -1,7 +1,7 @@
 import { admit, toYaml } from '@flotilla/api';
 import { whatIfFederatedHpa } from '@flotilla/assignment';
 import { scheduleChecks, whatIfCron } from '@flotilla/cron';
-import { whatIfSchedule } from '@flotilla/scheduling';
+import { bindingClusterTiers, whatIfSchedule, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 import { CliError, readManifests, type CliIo } from '../context.js';
 import { asList } from '../output/format.js';
 import { formatTable } from '../output/table.js';
@@ -46,7 +46,11 @@ function checkClusterStatus(io: CliIo, docs: unknown[]): void {
   io.err(`warning: ${why}`);
 }
 
-/** `what-if schedule`: the bindings the scheduler would write, by the scheduler's own functions, offline. */
+/**
+ * `what-if schedule`: the bindings the scheduler would write, by the scheduler's own functions, offline. When a
+ * binding is placed under a clusterAffinities term with overflowAffinities, the List also carries `tiers`: per such
+ * binding, which tier (the term's own name or an overflow entry's) each of its clusters came from.
+ */
 export async function whatIfScheduleCommand(
   io: CliIo,
   files: string[],
@@ -57,10 +61,18 @@ export async function whatIfScheduleCommand(
   const now = parseInstant(o.now, '--now', io.now());
   const docs = await admittedDocs(io, files);
   checkClusterStatus(io, docs);
-  const bindings = whatIfSchedule(docs, now) as Array<{ metadata: unknown }>;
-  print(io, o.output ?? 'yaml', asList(bindings as never));
+  const bindings = whatIfSchedule(docs, now);
+  const clusters = (docs as ClusterDoc[]).filter((d) => d.kind === 'Cluster') as Cluster[];
+  const tiers = bindings.flatMap((b) => {
+    const byCluster = bindingClusterTiers(b, clusters);
+    return byCluster ? [{ binding: bindingRef(b), clusters: byCluster }] : [];
+  });
+  print(io, o.output ?? 'yaml', { ...asList(bindings as never), ...(tiers.length > 0 && { tiers }) });
   return 0;
 }
+
+const bindingRef = (b: ResourceBinding) =>
+  `${b.kind ?? 'ResourceBinding'} ${b.metadata.namespace ? `${b.metadata.namespace}/` : ''}${b.metadata.name ?? ''}`;
 
 /**
  * `what-if fhpa`: the target's ResourceBinding after the hpa-assigner's update and the member HPAs' limits, by the

@@ -1,0 +1,750 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freeTcpPort } from '../private-redis.js';
+import { kubeBinDir, kubeProgram } from './bin-dir.js';
+import { type CpuUsageRule, cpuUsageObject, validateCpuUsageRule } from './cpu-usage.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { type CertFiles, Pki, validateSubject } from './pki.js';
+import { ManagedProcess } from './processes.js';
+
+export interface KubeClusterOptions {
+  /** Names the cluster (kubeconfig context, node names, working folder): a DNS label. */
+  name: string;
+  /** Nodes played by kwok (default 1). */
+  nodes?: number;
+  /** Allocatable CPU of each node (default '4'). */
+  cpu?: string;
+  /** Allocatable memory of each node (default '8Gi'). */
+  memory?: string;
+  /** Pods each node takes (default 110). */
+  pods?: number;
+  /** etcd + kube-apiserver only: a host cluster for CRDs and webhooks (default false). */
+  controlPlaneOnly?: boolean;
+  /** Run metrics-server behind the aggregation layer, so metrics.k8s.io answers (default false). */
+  metrics?: boolean;
+  /** Appended to kube-apiserver's arguments, e.g. --admission-control-config-file=… */
+  extraApiServerArgs?: string[];
+}
+
+/** Options for scripts/kube-env and tests that need them; the public shape is KubeClusterOptions. */
+export interface KubeClusterStartOptions extends KubeClusterOptions {
+  /** Folder of the built programs (default: kubeBinDir()). */
+  binDir?: string;
+  /** Working folder (default: a new folder under os.tmpdir()); created if missing, removed by stop(). */
+  dir?: string;
+  /** Leave the processes running when this node process exits (scripts/kube-env up). Default false. */
+  outliveParent?: boolean;
+}
+
+export interface KubeCluster {
+  readonly name: string;
+  /** https://127.0.0.1:<port> */
+  readonly server: string;
+  /** Admin kubeconfig (system:masters). */
+  readonly kubeconfigPath: string;
+  /** The cluster CA: signs client certificates (userKubeconfig) and serving certificates (webhooks). */
+  readonly caCertPath: string;
+  readonly caKeyPath: string;
+  /** The cluster's working folder: certificates, kubeconfigs, logs (`<program>.log`), pid files, etcd data. */
+  readonly dir: string;
+  /** Milliseconds each start-up step took (etcd, apiserver, nodesReady, …), for the README's figures. */
+  readonly timings: Readonly<Record<string, number>>;
+  /** Runs the built kubectl as the admin (or with `kubeconfig`, e.g. one of userKubeconfig's), `input` on stdin. */
+  kubectl(
+    args: string[],
+    opts?: { input?: string; kubeconfig?: string },
+  ): Promise<{ stdout: string; stderr: string; code: number }>;
+  /** A kubeconfig whose client certificate says CN=name, O=each group, signed by the cluster CA (for RBAC tests). */
+  userKubeconfig(user: { name: string; groups?: string[] }): Promise<string>;
+  /**
+   * Sets the CPU usage of the pods `selector` matches in `namespace`, now and for pods created later, per container
+   * (a one-container pod uses `milliCpu`). It reaches metrics.k8s.io where metrics-server runs.
+   */
+  setPodCpuUsage(opts: { namespace: string; selector: string; milliCpu: number }): Promise<void>;
+  /** Stops kube-apiserver: the member is unreachable; etcd and its data stay. */
+  stopApiServer(): Promise<void>;
+  /** Starts kube-apiserver again on the same port with the same data, and waits until it is ready. */
+  startApiServer(): Promise<void>;
+  /** Stops every process it started and removes its folder. */
+  stop(): Promise<void>;
+}
+
+export const KUBE_CLUSTER_DEFAULTS = { nodes: 1, cpu: '4', memory: '8Gi', pods: 110 } as const;
+
+/** Annotation that hands a Node to kwok; the nodes of the cluster carry it, so kwok plays exactly those. */
+const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
+const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/16';
+const KUBERNETES_SERVICE_IP = '10.96.0.1';
+const READY_TIMEOUT_MS = 90_000;
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const QUANTITY = /^\d+(\.\d+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
+/** Every invalid field at once, each named by its path. */
+export function validateKubeClusterOptions(opts: KubeClusterOptions): void {
+  const errors: string[] = [];
+  if (typeof opts.name !== 'string' || !DNS_LABEL.test(opts.name) || opts.name.length > 40)
+    errors.push(`name: ${JSON.stringify(opts.name)} is not a DNS label of at most 40 characters (a-z, 0-9, -)`);
+  if (opts.nodes !== undefined && (!Number.isInteger(opts.nodes) || opts.nodes < 0 || opts.nodes > 50))
+    errors.push(`nodes: must be a whole number from 0 to 50, got ${opts.nodes}`);
+  if (opts.pods !== undefined && (!Number.isInteger(opts.pods) || opts.pods < 1))
+    errors.push(`pods: must be a whole number ≥ 1, got ${opts.pods}`);
+  for (const field of ['cpu', 'memory'] as const) {
+    const v = opts[field];
+    if (v !== undefined && (typeof v !== 'string' || !QUANTITY.test(v)))
+      errors.push(
+        `${field}: ${JSON.stringify(v)} is not a Kubernetes quantity (e.g. ${field === 'cpu' ? "'4' or '500m'" : "'8Gi'"})`,
+      );
+  }
+  if (opts.controlPlaneOnly && opts.metrics)
+    errors.push('metrics: metrics-server needs nodes to scrape, which a controlPlaneOnly cluster has none of');
+  if (opts.extraApiServerArgs !== undefined) {
+    for (const [i, a] of opts.extraApiServerArgs.entries())
+      if (typeof a !== 'string' || !a.startsWith('--'))
+        errors.push(`extraApiServerArgs[${i}]: must be a --flag, got ${JSON.stringify(a)}`);
+  }
+  if (errors.length) throw new Error(`invalid kube cluster options: ${errors.join('; ')}`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface ClusterPki {
+  ca: CertFiles;
+  frontProxyCa: CertFiles;
+  apiServer: CertFiles;
+  admin: CertFiles;
+  controllerManager: CertFiles;
+  scheduler: CertFiles;
+  frontProxyClient: CertFiles;
+  kwokServing: CertFiles;
+  metricsServing: CertFiles;
+  serviceAccount: { keyPath: string; publicKeyPath: string };
+}
+
+async function createPki(pki: Pki, name: string): Promise<ClusterPki> {
+  const [ca, frontProxyCa, serviceAccount] = await Promise.all([
+    pki.createCa('ca', `flotilla-${name}-ca`),
+    pki.createCa('front-proxy-ca', `flotilla-${name}-front-proxy-ca`),
+    pki.createKeyPair('service-account'),
+  ]);
+  const [apiServer, admin, controllerManager, scheduler, frontProxyClient, kwokServing, metricsServing] =
+    await Promise.all([
+      pki.issue(
+        'apiserver',
+        ca,
+        { commonName: 'kube-apiserver' },
+        {
+          usage: 'server',
+          altNames: [
+            '127.0.0.1',
+            KUBERNETES_SERVICE_IP,
+            'localhost',
+            'kubernetes',
+            'kubernetes.default',
+            'kubernetes.default.svc',
+            'kubernetes.default.svc.cluster.local',
+          ],
+        },
+      ),
+      pki.issue('admin', ca, { commonName: 'flotilla-admin', organizations: ['system:masters'] }, { usage: 'client' }),
+      pki.issue('controller-manager', ca, { commonName: 'system:kube-controller-manager' }, { usage: 'client' }),
+      pki.issue('scheduler', ca, { commonName: 'system:kube-scheduler' }, { usage: 'client' }),
+      pki.issue('front-proxy-client', frontProxyCa, { commonName: 'front-proxy-client' }, { usage: 'client' }),
+      pki.issue('kwok-serving', ca, { commonName: 'kwok' }, { usage: 'server', altNames: ['127.0.0.1', 'localhost'] }),
+      pki.issue(
+        'metrics-server-serving',
+        ca,
+        { commonName: 'metrics-server' },
+        { usage: 'server', altNames: ['127.0.0.1', 'localhost', 'metrics-server.kube-system.svc'] },
+      ),
+    ]);
+  return {
+    ca,
+    frontProxyCa,
+    apiServer,
+    admin,
+    controllerManager,
+    scheduler,
+    frontProxyClient,
+    kwokServing,
+    metricsServing,
+    serviceAccount,
+  };
+}
+
+/** What scripts/kube-env keeps of a running cluster (`<dir>/cluster.json`), to report and stop it later. */
+export interface KubeClusterRecord {
+  name: string;
+  server: string;
+  kubeconfigPath: string;
+  dir: string;
+  pids: Record<string, number>;
+  timings: Record<string, number>;
+}
+
+class RunningKubeCluster implements KubeCluster {
+  readonly server: string;
+  readonly kubeconfigPath: string;
+  readonly caCertPath: string;
+  readonly caKeyPath: string;
+  readonly timings: Record<string, number> = {};
+  private readonly processes = new Map<string, ManagedProcess>();
+  private readonly usageRules: CpuUsageRule[] = [];
+  private userCount = 0;
+  private stopped = false;
+
+  constructor(
+    readonly name: string,
+    readonly dir: string,
+    private readonly binDir: string,
+    private readonly pki: ClusterPki,
+    readonly ports: { etcdClient: number; etcdPeer: number; apiServer: number; kwok: number; metrics: number },
+    private readonly opts: KubeClusterStartOptions,
+  ) {
+    this.server = `https://127.0.0.1:${ports.apiServer}`;
+    this.kubeconfigPath = join(dir, 'admin.kubeconfig');
+    this.caCertPath = pki.ca.certPath;
+    this.caKeyPath = pki.ca.keyPath;
+  }
+
+  private program(name: string): string {
+    return kubeProgram(this.binDir, name);
+  }
+
+  private process(name: string, program: string, args: string[]): ManagedProcess {
+    const p = new ManagedProcess({ name, program, args, dir: this.dir, outliveParent: this.opts.outliveParent });
+    this.processes.set(name, p);
+    return p;
+  }
+
+  private async timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.timings[step] = Math.round(performance.now() - started);
+    }
+  }
+
+  /** Waits until `probe` says yes, failing early (with the log) when `proc` exits. */
+  private async waitFor(what: string, proc: ManagedProcess | undefined, probe: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    let lastErr: unknown;
+    for (;;) {
+      try {
+        if (await probe()) return;
+      } catch (err) {
+        lastErr = err;
+      }
+      if (proc?.exitDescription)
+        throw new Error(
+          `${proc.name} of cluster ${this.name} ${proc.exitDescription} before ${what}:\n${proc.logTail()}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(
+          `cluster ${this.name}: timed out after ${READY_TIMEOUT_MS} ms waiting for ${what}` +
+            (lastErr ? ` (last error: ${(lastErr as Error).message})` : '') +
+            (proc ? `\n${proc.name} log:\n${proc.logTail()}` : ''),
+        );
+      await sleep(100);
+    }
+  }
+
+  /** One request to the API server as the admin (node's https with the cluster's client certificate). */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: this.ports.apiServer,
+          method,
+          path,
+          ca: readFileSync(this.pki.ca.certPath),
+          cert: readFileSync(this.pki.admin.certPath),
+          key: readFileSync(this.pki.admin.keyPath),
+          headers: payload ? { 'content-type': 'application/json' } : {},
+          timeout: 5000,
+        },
+        (res) => {
+          let data = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            data += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  private async apiOk(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await this.api(method, path, body);
+    if (res.status < 200 || res.status >= 300)
+      throw new Error(`cluster ${this.name}: ${method} ${path} answered ${res.status}: ${res.body.slice(0, 500)}`);
+    return res.body ? JSON.parse(res.body) : undefined;
+  }
+
+  async startEtcd(): Promise<void> {
+    const { etcdClient, etcdPeer } = this.ports;
+    const etcd = this.process('etcd', this.program('etcd'), [
+      '--name=default',
+      `--data-dir=${join(this.dir, 'etcd-data')}`,
+      `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
+      `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-cluster=default=http://127.0.0.1:${etcdPeer}`,
+      // Test data: no fsync (much faster on shared disks; a machine crash loses the cluster, which tests recreate).
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ]);
+    await this.timed('etcd', async () => {
+      await etcd.start();
+      await this.waitFor('etcd answered /health', etcd, async () => {
+        const res = await fetch(`http://127.0.0.1:${etcdClient}/health`);
+        return res.ok && ((await res.json()) as { health?: string }).health === 'true';
+      });
+    });
+  }
+
+  private apiServerArgs(): string[] {
+    const p = this.pki;
+    return [
+      '--advertise-address=127.0.0.1',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${this.ports.apiServer}`,
+      `--etcd-servers=http://127.0.0.1:${this.ports.etcdClient}`,
+      `--cert-dir=${join(this.dir, 'apiserver-certs')}`,
+      `--tls-cert-file=${p.apiServer.certPath}`,
+      `--tls-private-key-file=${p.apiServer.keyPath}`,
+      `--client-ca-file=${p.ca.certPath}`,
+      `--service-account-key-file=${p.serviceAccount.publicKeyPath}`,
+      `--service-account-signing-key-file=${p.serviceAccount.keyPath}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+      '--authorization-mode=Node,RBAC',
+      '--allow-privileged=true',
+      // The aggregation layer (metrics-server's APIService): the API server proxies as front-proxy-client.
+      `--requestheader-client-ca-file=${p.frontProxyCa.certPath}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-username-headers=X-Remote-User',
+      `--proxy-client-cert-file=${p.frontProxyClient.certPath}`,
+      `--proxy-client-key-file=${p.frontProxyClient.keyPath}`,
+      '--profiling=false',
+      ...(this.opts.extraApiServerArgs ?? []),
+    ];
+  }
+
+  async startApiServer(): Promise<void> {
+    this.assertNotStopped();
+    const existing = this.processes.get('kube-apiserver');
+    if (existing?.running) return;
+    const apiServer = this.process('kube-apiserver', this.program('kube-apiserver'), this.apiServerArgs());
+    await this.timed('apiServer', async () => {
+      await apiServer.start();
+      await this.waitFor('kube-apiserver answered /readyz', apiServer, async () => {
+        const res = await this.api('GET', '/readyz');
+        return res.status === 200;
+      });
+    });
+    await this.writeRecord();
+  }
+
+  async stopApiServer(): Promise<void> {
+    this.assertNotStopped();
+    await this.processes.get('kube-apiserver')?.stop();
+    await this.writeRecord();
+  }
+
+  async writeAdminKubeconfig(): Promise<void> {
+    await writeKubeconfig(this.kubeconfigPath, {
+      clusterName: this.name,
+      server: this.server,
+      caCertPath: this.pki.ca.certPath,
+      userName: 'flotilla-admin',
+      clientCertPath: this.pki.admin.certPath,
+      clientKeyPath: this.pki.admin.keyPath,
+    });
+  }
+
+  private async componentKubeconfig(component: string, cert: CertFiles): Promise<string> {
+    return writeKubeconfig(join(this.dir, `${component}.kubeconfig`), {
+      clusterName: this.name,
+      server: this.server,
+      caCertPath: this.pki.ca.certPath,
+      userName: component,
+      clientCertPath: cert.certPath,
+      clientKeyPath: cert.keyPath,
+    });
+  }
+
+  /** kube-controller-manager and kube-scheduler as kubeadm runs them, each with its own identity. */
+  async startControllers(): Promise<void> {
+    const p = this.pki;
+    const [cmConfig, schedulerConfig] = await Promise.all([
+      this.componentKubeconfig('controller-manager', p.controllerManager),
+      this.componentKubeconfig('scheduler', p.scheduler),
+    ]);
+    const kubeconfigArgs = (path: string) => [
+      `--kubeconfig=${path}`,
+      `--authentication-kubeconfig=${path}`,
+      `--authorization-kubeconfig=${path}`,
+    ];
+    const cm = this.process('kube-controller-manager', this.program('kube-controller-manager'), [
+      ...kubeconfigArgs(cmConfig),
+      // No HTTPS endpoint of its own: several clusters share the machine, and nothing here reads it.
+      '--secure-port=0',
+      '--leader-elect=false',
+      '--use-service-account-credentials=true',
+      `--service-account-private-key-file=${p.serviceAccount.keyPath}`,
+      `--root-ca-file=${p.ca.certPath}`,
+      `--cluster-signing-cert-file=${p.ca.certPath}`,
+      `--cluster-signing-key-file=${p.ca.keyPath}`,
+      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+      '--kube-api-qps=100',
+      '--kube-api-burst=200',
+    ]);
+    const scheduler = this.process('kube-scheduler', this.program('kube-scheduler'), [
+      ...kubeconfigArgs(schedulerConfig),
+      '--secure-port=0',
+      '--leader-elect=false',
+    ]);
+    await this.timed('controllers', () => Promise.all([cm.start(), scheduler.start()]));
+  }
+
+  private nodeName(i: number): string {
+    return `${this.name}-node-${i + 1}`;
+  }
+
+  /** Node objects of the requested capacity, handed to kwok by annotation. */
+  async createNodes(): Promise<void> {
+    const count = this.opts.nodes ?? KUBE_CLUSTER_DEFAULTS.nodes;
+    const capacity = {
+      cpu: this.opts.cpu ?? KUBE_CLUSTER_DEFAULTS.cpu,
+      memory: this.opts.memory ?? KUBE_CLUSTER_DEFAULTS.memory,
+      pods: String(this.opts.pods ?? KUBE_CLUSTER_DEFAULTS.pods),
+    };
+    await Promise.all(
+      Array.from({ length: count }, (_, i) => {
+        const name = this.nodeName(i);
+        return this.apiOk('POST', '/api/v1/nodes', {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: {
+            name,
+            labels: {
+              'kubernetes.io/hostname': name,
+              'kubernetes.io/os': 'linux',
+              'kubernetes.io/arch': 'amd64',
+              type: 'kwok',
+            },
+            annotations: {
+              [KWOK_NODE_ANNOTATION]: 'fake',
+              'node.alpha.kubernetes.io/ttl': '0',
+              // metrics-server scrapes this path on kwok's server instead of a kubelet's /metrics/resource.
+              'metrics.k8s.io/resource-metrics-path': `/metrics/nodes/${name}/metrics/resource`,
+            },
+          },
+          spec: {},
+          status: { capacity, allocatable: capacity },
+        });
+      }),
+    );
+  }
+
+  private kwokAssets(): string {
+    return join(this.binDir, '..', 'kwok');
+  }
+
+  /** kwok plays the kubelets of the annotated nodes: node conditions and leases, pods Running and Ready, usage. */
+  async startKwok(): Promise<void> {
+    const assets = this.kwokAssets();
+    const stages = [
+      'stage/node/fast/node-initialize.yaml',
+      'stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml',
+      'stage/pod/fast/pod-ready.yaml',
+      'stage/pod/fast/pod-complete.yaml',
+      'stage/pod/fast/pod-delete.yaml',
+    ];
+    const missing = [
+      ...stages,
+      'crd/kwok.x-k8s.io_clusterresourceusages.yaml',
+      'metrics/resource/metrics-resource.yaml',
+    ]
+      .map((f) => join(assets, f))
+      .filter((f) => {
+        try {
+          readFileSync(f);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+    if (missing.length)
+      throw new Error(
+        `kwok's stages and CRDs are missing (${missing.join(', ')}): run \`bash scripts/kube-env build\``,
+      );
+    // The ClusterResourceUsage CRD lets setPodCpuUsage change usage while kwok runs.
+    await this.kubectlOk(['apply', '-f', join(assets, 'crd/kwok.x-k8s.io_clusterresourceusages.yaml')]);
+    await this.kubectlOk([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd/clusterresourceusages.kwok.x-k8s.io',
+    ]);
+    await this.applyCpuUsage();
+    const kwok = this.process('kwok', this.program('kwok'), [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      ...stages.map((s) => `--config=${join(assets, s)}`),
+      `--config=${join(assets, 'metrics/resource/metrics-resource.yaml')}`,
+      `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
+      '--node-ip=127.0.0.1',
+      `--node-port=${this.ports.kwok}`,
+      `--server-address=127.0.0.1:${this.ports.kwok}`,
+      `--tls-cert-file=${this.pki.kwokServing.certPath}`,
+      `--tls-private-key-file=${this.pki.kwokServing.keyPath}`,
+      '--node-lease-duration-seconds=40',
+      '--enable-crds=ClusterResourceUsage',
+    ]);
+    await this.timed('kwok', () => kwok.start());
+  }
+
+  async waitNodesReady(): Promise<void> {
+    const count = this.opts.nodes ?? KUBE_CLUSTER_DEFAULTS.nodes;
+    await this.timed('nodesReady', () =>
+      this.waitFor(`${count} Ready nodes`, this.processes.get('kwok'), async () => {
+        const list = (await this.apiOk('GET', '/api/v1/nodes')) as {
+          items: { status?: { conditions?: { type: string; status: string }[] } }[];
+        };
+        const ready = list.items.filter((n) =>
+          n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        ).length;
+        return ready >= count;
+      }),
+    );
+  }
+
+  /** metrics-server behind the aggregation layer: kube-apiserver reaches it through an ExternalName Service. */
+  async startMetricsServer(): Promise<void> {
+    const p = this.pki;
+    const port = this.ports.metrics;
+    const ms = this.process('metrics-server', this.program('metrics-server'), [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      `--authentication-kubeconfig=${this.kubeconfigPath}`,
+      `--authorization-kubeconfig=${this.kubeconfigPath}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--tls-cert-file=${p.metricsServing.certPath}`,
+      `--tls-private-key-file=${p.metricsServing.keyPath}`,
+      '--kubelet-preferred-address-types=InternalIP',
+      '--kubelet-use-node-status-port',
+      `--kubelet-certificate-authority=${p.ca.certPath}`,
+      '--metric-resolution=10s',
+    ]);
+    await this.timed('metricsServer', async () => {
+      await ms.start();
+      const caBundle = (await readFile(p.ca.certPath)).toString('base64');
+      await this.kubectlOk(['apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: [
+            {
+              apiVersion: 'v1',
+              kind: 'Service',
+              metadata: { name: 'metrics-server', namespace: 'kube-system' },
+              spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port }] },
+            },
+            {
+              apiVersion: 'apiregistration.k8s.io/v1',
+              kind: 'APIService',
+              metadata: { name: 'v1beta1.metrics.k8s.io' },
+              spec: {
+                group: 'metrics.k8s.io',
+                version: 'v1beta1',
+                groupPriorityMinimum: 100,
+                versionPriority: 100,
+                service: { name: 'metrics-server', namespace: 'kube-system', port },
+                caBundle,
+              },
+            },
+          ],
+        }),
+      });
+    });
+  }
+
+  private async applyCpuUsage(): Promise<void> {
+    await this.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(cpuUsageObject(this.usageRules)) });
+  }
+
+  async setPodCpuUsage(opts: { namespace: string; selector: string; milliCpu: number }): Promise<void> {
+    this.assertNotStopped();
+    if (this.opts.controlPlaneOnly)
+      throw new Error(`cluster ${this.name} is controlPlaneOnly: it has no nodes, so no pod runs to use CPU`);
+    const rule: CpuUsageRule = { namespace: opts.namespace, selector: opts.selector, milliCpu: opts.milliCpu };
+    validateCpuUsageRule(rule);
+    const same = this.usageRules.findIndex((r) => r.namespace === rule.namespace && r.selector === rule.selector);
+    if (same >= 0) this.usageRules.splice(same, 1);
+    this.usageRules.push(rule);
+    await this.applyCpuUsage();
+  }
+
+  kubectl(
+    args: string[],
+    opts: { input?: string; kubeconfig?: string } = {},
+  ): Promise<{ stdout: string; stderr: string; code: number }> {
+    const kubeconfig = opts.kubeconfig ?? this.kubeconfigPath;
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.program('kubectl'), [`--kubeconfig=${kubeconfig}`, ...args], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => {
+        stdout += c;
+      });
+      child.stderr.setEncoding('utf8').on('data', (c: string) => {
+        stderr += c;
+      });
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ stdout, stderr, code: code ?? 1 }));
+      child.stdin.end(opts.input ?? '');
+    });
+  }
+
+  private async kubectlOk(args: string[], opts: { input?: string } = {}): Promise<string> {
+    const res = await this.kubectl(args, opts);
+    if (res.code !== 0)
+      throw new Error(`cluster ${this.name}: kubectl ${args.join(' ')} failed (${res.code}): ${res.stderr.trim()}`);
+    return res.stdout;
+  }
+
+  async userKubeconfig(user: { name: string; groups?: string[] }): Promise<string> {
+    this.assertNotStopped();
+    validateSubject({ commonName: user.name, organizations: user.groups }, 'user');
+    const id = `user-${++this.userCount}`;
+    const cert = await new Pki(this.dir).issue(
+      id,
+      this.pki.ca,
+      { commonName: user.name, organizations: user.groups },
+      { usage: 'client' },
+    );
+    return writeKubeconfig(join(this.dir, `${id}.kubeconfig`), {
+      clusterName: this.name,
+      server: this.server,
+      caCertPath: this.pki.ca.certPath,
+      userName: user.name,
+      clientCertPath: cert.certPath,
+      clientKeyPath: cert.keyPath,
+    });
+  }
+
+  record(): KubeClusterRecord {
+    const pids: Record<string, number> = {};
+    for (const [name, p] of this.processes) if (p.running && p.pid) pids[name] = p.pid;
+    return {
+      name: this.name,
+      server: this.server,
+      kubeconfigPath: this.kubeconfigPath,
+      dir: this.dir,
+      pids,
+      timings: this.timings,
+    };
+  }
+
+  async writeRecord(): Promise<void> {
+    if (this.stopped) return;
+    await writeFile(join(this.dir, 'cluster.json'), `${JSON.stringify(this.record(), null, 2)}\n`);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const order = ['metrics-server', 'kwok', 'kube-scheduler', 'kube-controller-manager'];
+    await Promise.all(order.map((n) => this.processes.get(n)?.stop()));
+    await this.processes.get('kube-apiserver')?.stop();
+    await this.processes.get('etcd')?.stop();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private assertNotStopped(): void {
+    if (this.stopped) throw new Error(`cluster ${this.name} was stopped`);
+  }
+}
+
+/**
+ * Starts one real Kubernetes control plane on loopback ports: etcd, kube-apiserver (HTTPS, certificates made here)
+ * and, unless `controlPlaneOnly`, kube-controller-manager, kube-scheduler and kwok playing the nodes' kubelets; with
+ * `metrics`, metrics-server behind the aggregation layer. Resolves once the API server is ready and every node is
+ * Ready. On failure everything started is stopped again.
+ */
+export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<KubeCluster> {
+  validateKubeClusterOptions(opts);
+  const binDir = opts.binDir ?? kubeBinDir();
+  const needed = ['etcd', 'kube-apiserver', 'kubectl'];
+  if (!opts.controlPlaneOnly) needed.push('kube-controller-manager', 'kube-scheduler', 'kwok');
+  if (opts.metrics) needed.push('metrics-server');
+  for (const program of needed) kubeProgram(binDir, program);
+
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), `flotilla-kube-${opts.name}-`)));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const started = performance.now();
+  let cluster: RunningKubeCluster | undefined;
+  try {
+    const [pki, etcdClient, etcdPeer, apiServer, kwok, metrics] = await Promise.all([
+      createPki(new Pki(dir), opts.name),
+      freeTcpPort(),
+      freeTcpPort(),
+      freeTcpPort(),
+      freeTcpPort(),
+      freeTcpPort(),
+    ]);
+    cluster = new RunningKubeCluster(
+      opts.name,
+      dir,
+      binDir,
+      pki,
+      { etcdClient, etcdPeer, apiServer, kwok, metrics },
+      opts,
+    );
+    cluster.timings.certificates = Math.round(performance.now() - started);
+    await cluster.startEtcd();
+    await cluster.startApiServer();
+    await cluster.writeAdminKubeconfig();
+    if (!opts.controlPlaneOnly) {
+      await cluster.startControllers();
+      await cluster.createNodes();
+      await cluster.startKwok();
+      if (opts.metrics) await cluster.startMetricsServer();
+      await cluster.writeRecord();
+      await cluster.waitNodesReady();
+    }
+    cluster.timings.total = Math.round(performance.now() - started);
+    await cluster.writeRecord();
+    return cluster;
+  } catch (err) {
+    if (cluster) await cluster.stop().catch(() => undefined);
+    else await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Reads `<dir>/cluster.json` of a cluster scripts/kube-env started. */
+export async function readKubeClusterRecord(dir: string): Promise<KubeClusterRecord | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, 'cluster.json'), 'utf8')) as KubeClusterRecord;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,13 @@
+export { KUBE_ENV_SCRIPT, KubeBinariesMissingError, kubeBinDir, kubeProgram } from './bin-dir.js';
+export {
+  KUBE_CLUSTER_DEFAULTS,
+  type KubeCluster,
+  type KubeClusterOptions,
+  type KubeClusterRecord,
+  type KubeClusterStartOptions,
+  readKubeClusterRecord,
+  startKubeCluster,
+  validateKubeClusterOptions,
+} from './cluster.js';
+export { type CpuUsageRule, cpuUsageObject, selectorToCel } from './cpu-usage.js';
+export { isAlive, stopPid } from './processes.js';

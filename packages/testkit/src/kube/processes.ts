@@ -1,0 +1,160 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Processes this node process started and has not stopped: killed when it exits, whatever the way. */
+const live = new Set<ManagedProcess>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const p of live) p.killNow();
+  });
+}
+
+/** True while a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Signals the process group `pid` leads (every program runs in one of its own), else the process alone. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Stops a process group started by ManagedProcess from its pid alone (what `scripts/kube-env down` has): SIGTERM,
+ * then SIGKILL after `graceMs`.
+ */
+export async function stopPid(pid: number, graceMs = 5000): Promise<void> {
+  if (!isAlive(pid)) return;
+  signalGroup(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+  if (isAlive(pid)) {
+    signalGroup(pid, 'SIGKILL');
+    while (isAlive(pid)) await sleep(20);
+  }
+}
+
+export interface ManagedProcessOptions {
+  /** Short name (etcd, kube-apiserver, …): names the log file `<name>.log` and the pid file `<name>.pid`. */
+  name: string;
+  program: string;
+  args: string[];
+  /** Folder for the log and pid files. */
+  dir: string;
+  /**
+   * Keep running after this node process exits (scripts/kube-env up). Otherwise the process is killed when this node
+   * process exits, so a crashed test leaves nothing behind.
+   */
+  outliveParent?: boolean;
+}
+
+/** One program of a cluster: started in a process group of its own, output to a log file, pid in a pid file. */
+export class ManagedProcess {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private exit: string | undefined;
+
+  constructor(private readonly opts: ManagedProcessOptions) {}
+
+  get name(): string {
+    return this.opts.name;
+  }
+
+  get logPath(): string {
+    return join(this.opts.dir, `${this.opts.name}.log`);
+  }
+
+  get pidPath(): string {
+    return join(this.opts.dir, `${this.opts.name}.pid`);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Set once the process has exited: how (code / signal). */
+  get exitDescription(): string | undefined {
+    return this.exit;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.exit === undefined;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) throw new Error(`${this.opts.name} is already running (pid ${this.child?.pid})`);
+    const log = openSync(this.logPath, 'a');
+    this.exit = undefined;
+    let child: ChildProcess;
+    try {
+      child = spawn(this.opts.program, this.opts.args, { stdio: ['ignore', log, log], detached: true });
+    } finally {
+      closeSync(log);
+    }
+    this.child = child;
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.exit = `exited (code ${code}, signal ${signal})`;
+        live.delete(this);
+        resolve();
+      }),
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (err) => reject(new Error(`cannot run ${this.opts.program}: ${err.message}`)));
+    });
+    if (this.opts.outliveParent) child.unref();
+    else {
+      installExitHook();
+      live.add(this);
+    }
+    await writeFile(this.pidPath, `${child.pid}\n`);
+  }
+
+  /** SIGTERM, SIGKILL after `graceMs`, and wait until it is gone. */
+  async stop(graceMs = 5000): Promise<void> {
+    const child = this.child;
+    if (!child?.pid || this.exit !== undefined) return;
+    signalGroup(child.pid, 'SIGTERM');
+    const force = setTimeout(() => this.killNow(), graceMs);
+    await this.exited;
+    clearTimeout(force);
+    await rm(this.pidPath, { force: true });
+  }
+
+  /** For process exit: no waiting possible. */
+  killNow(): void {
+    const child = this.child;
+    if (!child?.pid || this.exit !== undefined) return;
+    signalGroup(child.pid, 'SIGKILL');
+  }
+
+  /** The last lines of its log, for error messages. */
+  logTail(lines = 25): string {
+    try {
+      return readFileSync(this.logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  }
+}
