@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { connectBus, eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
 import { eventually } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
-import { deployment } from './support/fhpa.js';
+import { deployment, fhpaCli, policy, simCluster, staticWeightedFhpa } from './support/fhpa.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
@@ -16,19 +16,38 @@ let bus: Bus;
 let dir: string;
 /** Why the set-up failed: every test then fails with it (a failing beforeAll would only mark them skipped). */
 let setupError: unknown;
+const FHPA_SYNC_PERIOD_MS = 60_000;
+const fhpa = fhpaCli(
+  () => s.env,
+  () => dir,
+);
 
 beforeAll(async () => {
   try {
     dir = await mkdtemp(join(tmpdir(), 'flotilla-trail-'));
-    s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'cron-scheduler'], {
-      SIM_TICK_MS: '200',
-      RESYNC_MS: '2000',
-    });
+    s = await startSuite(
+      ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'cron-scheduler', 'hpa-assigner'],
+      {
+        SIM_TICK_MS: '200',
+        SIM_HPA_SYNC_MS: '1000',
+        RESYNC_MS: '2000',
+        // Longer than any test: only a cron window's boundary timer can explain an EffectiveHPA change at its start.
+        EHPA_SYNC_PERIOD_MS: '150000',
+        // The FederatedHPA's sync period: a CronFederatedHPA's min must reach the member workloads well within it.
+        FHPA_SYNC_PERIOD_MS: String(FHPA_SYNC_PERIOD_MS),
+      },
+    );
+    await fhpa.apply(
+      'clusters',
+      ['member1', 'member2', 'member3'].map((c) => simCluster(c, 'weighted', '16')).join('---\n'),
+    );
+    for (const c of ['member1', 'member2', 'member3'])
+      expect((await fhpa.cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s')).code).toBe(0);
     bus = await connectBus({ url: s.env.NATS_URL!, prefix: s.env.FLOTILLA_PREFIX! });
   } catch (err) {
     setupError = err;
   }
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await bus?.close();
@@ -150,4 +169,104 @@ spec:
     ]);
     expect(result.executions.map((x) => x.ruleName)).toEqual(['weekday', 'weekday']);
   }, 40_000);
+});
+
+/** A 6-field schedule firing once a day at the second of `ms` (UTC). */
+const atSecond = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getUTCSeconds()} ${d.getUTCMinutes()} ${d.getUTCHours()} * * *`;
+};
+
+describe('cron lands on its count', () => {
+  it("an EffectiveHPA cron window takes 22 replicas to exactly 24 at its start (Crane's tolerance would not)", async () => {
+    setUp();
+    await apply(deployment('land', 22));
+    const startMs = Math.ceil((Date.now() + 6_000) / 1000) * 1000;
+    await apply(`
+apiVersion: autoscaling.crane.io/v1alpha1
+kind: EffectiveHorizontalPodAutoscaler
+metadata: { name: land, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: land }
+  minReplicas: 22
+  maxReplicas: 40
+  metrics: []
+  crons:
+    - { name: promo, timezone: UTC, start: "${atSecond(startMs)}", end: "${atSecond(startMs + 120_000)}", targetReplicas: 24 }
+`);
+    const scaled = await eventually(
+      async () => {
+        for await (const d of readEvents(bus, { filter: { kind: 'EffectiveHorizontalPodAutoscaler', name: 'land' } }))
+          if (eventTypeOf(d.event) === 'EffectiveHPAScaled')
+            return {
+              time: Date.parse(d.event.time),
+              ...(d.event.data as { source: string; fromReplicas: number; toReplicas: number }),
+            };
+        return undefined;
+      },
+      20_000,
+      'the EffectiveHPA scaling at the window start',
+    );
+    expect(scaled).toMatchObject({ source: 'cron', fromReplicas: 22, toReplicas: 24 });
+    expect(scaled.time).toBeGreaterThanOrEqual(startMs);
+    const land = await getJson<{ spec: { replicas: number } }>('deployment', 'land');
+    expect(land.spec.replicas).toBe(24);
+  }, 40_000);
+});
+
+describe('a CronFederatedHPA min where member HPAs run', () => {
+  it('reaches the member workloads within one FederatedHPA sync period of the execution', async () => {
+    setUp();
+    await fhpa.apply(
+      'floor',
+      [deployment('floor', 3), policy('floor', 'weighted'), staticWeightedFhpa('floor', 3, 12)].join('---\n'),
+    );
+    await eventually(
+      async () => {
+        const l = await fhpa.limitsOf('floor');
+        return l && Object.keys(l).length === 3 ? l : undefined;
+      },
+      20_000,
+      'member limits',
+    );
+    await apply(`
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: CronFederatedHPA
+metadata: { name: floor-cron, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: autoscaling.karmada.io/v1alpha1, kind: FederatedHPA, name: floor }
+  rules:
+  - { name: floor, schedule: "${atSecond(Math.ceil((Date.now() + 3_000) / 1000) * 1000)}", targetMinReplicas: 9 }
+`);
+    const executedAt = await eventually(
+      async () => {
+        for await (const d of readEvents(bus, { filter: { kind: 'CronFederatedHPA', name: 'floor-cron' } }))
+          if (eventTypeOf(d.event) === 'CronRuleExecuted') return Date.parse(d.event.time);
+        return undefined;
+      },
+      20_000,
+      'the cron rule executed',
+    );
+    // 1:2:3 of the new min 9, each member workload running at least its share
+    const reached = await eventually(
+      async () => {
+        const r = await fhpa.replicasOf('floor');
+        return (r.member1?.readyReplicas ?? 0) >= 1 &&
+          (r.member2?.readyReplicas ?? 0) >= 3 &&
+          (r.member3?.readyReplicas ?? 0) >= 4
+          ? r
+          : undefined;
+      },
+      30_000,
+      'the member workloads at the new min',
+    );
+    expect(Object.values(reached).reduce((n, x) => n + (x?.readyReplicas ?? 0), 0)).toBeGreaterThanOrEqual(9);
+    const l = (await fhpa.limitsOf('floor'))!;
+    expect(Object.values(l).reduce((n, x) => n + x.minReplicas, 0)).toBe(9);
+    // Measured on the bus's own clock: the status that shows the min came well inside one sync period.
+    let reportedAt = 0;
+    for await (const d of readEvents(bus, { filter: { kind: 'ResourceBinding', name: 'floor-deployment' } }))
+      if (eventTypeOf(d.event) === 'WorkloadStatusReported') reportedAt = Date.parse(d.event.time);
+    expect(reportedAt - executedAt).toBeLessThan(FHPA_SYNC_PERIOD_MS);
+  }, 60_000);
 });

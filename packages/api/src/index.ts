@@ -141,6 +141,7 @@ export {
   type EhpaCron,
 } from './kinds/effective-hpa.js';
 export { parseCraneDuration } from './kinds/crane-duration.js';
+export { parseGoDuration, type GoDurationOptions } from './duration.js';
 export {
   DEFAULT_DSP_CONFIG,
   DEFAULT_ESTIMATORS,

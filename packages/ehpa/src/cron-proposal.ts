@@ -1,12 +1,6 @@
-import type { EffectiveHorizontalPodAutoscalerSpec, MetricSpec } from '@flotilla/api';
-import { CRON_METRIC_NAME, proposeForMetric } from '@flotilla/hpa-math';
+import type { EffectiveHorizontalPodAutoscalerSpec } from '@flotilla/api';
 import { CronWindowError, cronMetric, nextCronBoundary, type ActiveCron } from '@flotilla/prediction';
 import type { SourceProposal } from './sources.js';
-
-const CRON_METRIC: MetricSpec = {
-  type: 'External',
-  external: { metric: { name: CRON_METRIC_NAME }, target: { type: 'AverageValue', averageValue: '1' } },
-};
 
 export type CronProposal = SourceProposal & {
   activeCrons: ActiveCron[];
@@ -15,16 +9,17 @@ export type CronProposal = SourceProposal & {
 };
 
 /**
- * The cron source as Crane feeds it to the HPA: one External metric with target AverageValue 1 whose value is
- * minReplicas raised by every active window's targetReplicas (v0.8+). It is not a pin: the HPA's tolerance, the
- * other sources and behavior still apply. Undefined without crons; an unparseable window makes the metric invalid.
+ * The cron source: minReplicas raised by every active window's targetReplicas (Crane v0.8+'s cron metric value),
+ * proposed as exactly that many replicas. Flotilla departs from Crane here on purpose: Crane feeds the value to the
+ * HPA as an External metric with target AverageValue 1, so the HPA's 10 % tolerance swallows a window asking for a
+ * count within 10 % of the current one (22 -> 24 is a ratio of 1.09 and never happens, gocrane/crane#836). The
+ * window is still not a pin: the other sources, min/max, behavior and the scale-up limit apply as to any proposal.
+ * Undefined without crons; an unparseable window makes the proposal invalid.
  */
 export function cronProposal(
   spec: EffectiveHorizontalPodAutoscalerSpec,
   now: Date,
-  statusReplicas: number,
   controllerZone = 'UTC',
-  tolerance?: number,
 ): CronProposal | undefined {
   if (!spec.crons?.length) return undefined;
   let metric: ReturnType<typeof cronMetric>;
@@ -34,26 +29,12 @@ export function cronProposal(
     if (!(err instanceof CronWindowError)) throw err;
     return { source: 'cron', reason: 'FailedGetExternalMetric', message: err.message, activeCrons: [] };
   }
-  const p = proposeForMetric(
-    CRON_METRIC,
-    { kind: 'total', totalMilli: metric.metricValue * 1000, podStates: [] },
-    { specReplicas: statusReplicas, statusReplicas, ...(tolerance === undefined ? {} : { tolerance }) },
-  );
   const activeCrons = metric.activeCrons;
   const nextBoundary = nextCronBoundary(spec.crons, now, controllerZone);
-  if (!('replicas' in p)) {
-    return {
-      source: 'cron',
-      reason: p.reason ?? 'FailedGetExternalMetric',
-      message: p.error.message,
-      activeCrons,
-      ...(nextBoundary ? { nextBoundary } : {}),
-    };
-  }
   const names = activeCrons.map((c) => c.name).join(', ');
   return {
     source: 'cron',
-    replicas: p.replicas,
+    replicas: metric.metricValue,
     metricValue: metric.metricValue,
     detail: activeCrons.length ? `active: ${names}` : 'no active window: minReplicas',
     activeCrons,

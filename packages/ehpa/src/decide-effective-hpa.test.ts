@@ -241,6 +241,37 @@ describe("decideEffectiveHpa: Crane's combination of observed, predicted and cro
     );
   });
 
+  it.each<[title: string, running: number, target: number, expected: number]>([
+    // gocrane/crane#836: Crane's AverageValue-1 metric gives 24/22 = 1.09, inside the 10 % tolerance, and stays at 22
+    ['22 -> 24, inside the HPA tolerance band where Crane never moves', 22, 24, 24],
+    ['20 -> 21, a 5 % step', 20, 21, 21],
+    ['10 -> 10, already there: no write', 10, 10, 10],
+    ['3 -> 5, outside the band as in Crane', 3, 5, 5],
+  ])(
+    'a cron window lands on exactly its targetReplicas (Flotilla, not Crane): %s',
+    (_title, running, target, expected) => {
+      const d = decide({
+        template: { specReplicas: running, statusReplicas: running },
+        observed: { members: [] },
+        forecast: undefined,
+        spec: { metrics: [], prediction: undefined, maxReplicas: 50, crons: [{ ...alwaysOn, targetReplicas: target }] },
+      });
+      expect([d.desiredReplicas, d.winningSource]).toEqual([expected, 'cron']);
+      expect(d.scaleTo).toBe(expected === running ? undefined : expected);
+      expect(d.statusPatch.proposals.cron).toMatchObject({ replicas: target, metricValue: target });
+    },
+  );
+
+  it('a cron window is a floor, not a pin: observed load above it wins, with the tolerance only on the observed metric', () => {
+    const d = decide({
+      template: { specReplicas: 4, statusReplicas: 4 },
+      forecast: undefined,
+      spec: { prediction: undefined, crons: [{ ...alwaysOn, targetReplicas: 5 }] },
+    });
+    // the observed 7 of Crane's worked example beats the window's 5
+    expect([d.desiredReplicas, d.winningSource]).toEqual([7, 'observed']);
+  });
+
   it('an EffectiveHPA with crons only drifts to minReplicas outside its windows', () => {
     const d = decide({
       spec: {

@@ -161,7 +161,7 @@ export function decideEffectiveHpa(input: EhpaDecisionInput): EhpaDecision {
     statusReplicas: template.statusReplicas,
     ...(input.tolerance === undefined ? {} : { tolerance: input.tolerance }),
   });
-  const cron = cronProposal(spec, now, template.statusReplicas, input.controllerZone, input.tolerance);
+  const cron = cronProposal(spec, now, input.controllerZone);
   const sources = [observedSummary(observed), prediction, cron].filter((p): p is SourceProposal => p !== undefined);
 
   // Crane leaves a not-ready prediction out of the HPA rather than making it an invalid metric.

@@ -1,17 +1,13 @@
-import { formatTime } from '@flotilla/api';
+import { formatTime, parseGoDuration } from '@flotilla/api';
 import { scheduleBinding, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 
 /** On a (Cluster)PropagationPolicy: fail back to an earlier affinity group after it could hold the workload this long. */
 export const FAIL_BACK_ANNOTATION = 'flotilla.io/fail-back-after';
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** The annotation's Go-style duration (`10m`, `1h30m`, `90s`) in milliseconds; undefined when it is not one. */
+/** The annotation's Go duration (`10m`, `1h30m`, `90s`) in milliseconds; undefined when it is not a positive one. */
 export function parseFailBackPeriod(text: string | undefined): number | undefined {
-  if (text === undefined || !/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text.trim())) return undefined;
-  let total = 0;
-  for (const m of text.trim().matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * UNIT_MS[m[2]!]!;
-  return total > 0 ? total : undefined;
+  const ms = text === undefined ? undefined : parseGoDuration(text.trim());
+  return ms !== undefined && ms > 0 ? ms : undefined;
 }
 
 export interface FailBackInput {

@@ -1,11 +1,9 @@
+import { parseGoDuration } from '@flotilla/api';
 import { SimulationSpecError } from './errors.js';
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /^(\d+(?:\.\d+)?)(ms|s|m|h)/;
-
 /**
- * Go-style durations as the CLI writes them (`30s`, `10m`, `1h30m`, `500ms`); a bare number, or a numeric YAML
- * value, is seconds, as kubectl flags take it. Returns milliseconds.
+ * Go durations as the CLI writes them (`30s`, `10m`, `1h30m`, `500ms`); a bare number, or a numeric YAML value, is
+ * seconds, as kubectl flags take it. Returns milliseconds; a negative duration is refused.
  */
 export function parseDuration(value: unknown, path: string): number {
   if (typeof value === 'number') {
@@ -21,19 +19,11 @@ export function parseDuration(value: unknown, path: string): number {
       path,
       `invalid duration ${JSON.stringify(value)}: expected a string such as 30s, 10m or 1h30m`,
     );
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  let rest = value;
-  let total = 0;
-  while (rest.length > 0) {
-    const m = PART.exec(rest);
-    if (!m) break;
-    total += Number(m[1]) * UNIT_MS[m[2]!]!;
-    rest = rest.slice(m[0].length);
-  }
-  if (value.length === 0 || rest.length > 0)
+  const ms = parseGoDuration(value, { bareNumberSeconds: true });
+  if (ms === undefined || ms < 0)
     throw new SimulationSpecError(
       path,
       `invalid duration ${JSON.stringify(value)}: expected a duration such as 30s, 10m or 1h30m`,
     );
-  return total;
+  return ms;
 }
