@@ -3,3 +3,4 @@ export * from './spread-sweep.js';
 export * from './controller-metrics.js';
 export * from './controller-logger.js';
 export * from './max-timer.js';
+export * from './define-controller.js';

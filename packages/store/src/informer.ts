@@ -1,44 +1,137 @@
 import { decodeJson, listJson, KvWatchInclude, type Bus, type KV } from '@flotilla/bus';
+import type { Registry } from 'prom-client';
+import { InformerMetrics } from './informer-metrics.js';
 import { kindFilter, refFromKey, type ObjectRef, type StoredObject } from './object.js';
 
 export type InformerEvent<T> =
   | { type: 'upsert'; key: string; ref: ObjectRef; value: T; revision: number }
   | { type: 'delete'; key: string; ref: ObjectRef; revision: number };
 
+export type InformerHandler<T> = (e: InformerEvent<T>) => void | Promise<void>;
+
+/** For `kubeEvents`, keys are `<object key>.<reason>.<digest>`: read the object from the value's involvedObject. */
+export type InformerBucket = 'objects' | 'status' | 'kubeEvents';
+const BUCKETS: readonly InformerBucket[] = ['objects', 'status', 'kubeEvents'];
+
+/**
+ * What an owner keeps of each value (client-go's transform): the cache of a large kind stays small. Named, because
+ * an informer is shared by every user in a process (see Informers), and they must agree on one projection.
+ */
+export interface Projection<In, Out> {
+  name: string;
+  project(value: In): Out;
+}
+
+/** Where an informer says whether its cache can be trusted: the runtime's ReadinessGates has this shape. */
+export interface ReadinessSink {
+  set(gate: string, open: boolean, reason?: string): void;
+}
+
+/** What an informer logs through: pino's call shape. */
+export interface InformerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** A user's hold on an informer: its handler gets every event from now on, the informer runs while any is held. */
+export interface Subscription {
+  /** Resolves once the cache is listed and this handler has seen every cached value. */
+  readonly synced: Promise<void>;
+  unsubscribe(): void;
+}
+
+export interface InformerOptions<T> {
+  bus: Bus;
+  bucket: InformerBucket;
+  kind: string;
+  /** Given the stored value (an object with its resourceVersion set, or a status record); default: kept whole. */
+  projection?: Projection<never, T>;
+  /** The handler of `start()`/`stop()`, for an informer with one owner; shared users call `subscribe`. */
+  onEvent?: InformerHandler<T>;
+  /** Handler errors, watch restarts and relists are logged here; silent without one. */
+  logger?: InformerLogger;
+  /** Where handler errors and watch restarts are counted (`flotilla_informer_*`). */
+  registry?: Registry;
+  /** Closed (gate `informer <bucket>/<kind>`) while the cache is not synced, is being rebuilt or its watch is cut. */
+  readiness?: ReadinessSink;
+  /**
+   * How often the informer checks that what it caches is still in the bucket (a purge of the bucket's stream
+   * removes values without a delete marker, and no watch hears of it). Default 30 s.
+   */
+  auditIntervalMs?: number;
+  /** Wait before trying again after a watch or a list failed. Default 1 s. */
+  retryDelayMs?: number;
+}
+
+export const INFORMER_DEFAULTS = { auditIntervalMs: 30_000, retryDelayMs: 1_000 } as const;
+
+const DISCONNECTED = 'disconnected from NATS';
+
+/** Why the informer stopped following the bucket: it resumes from the last revision or relists. */
+class Interruption extends Error {
+  constructor(
+    readonly reason: string,
+    readonly relist: boolean,
+  ) {
+    super(reason);
+  }
+}
+
 /**
  * A local cache of one kind (objects or status bucket), filled by one list and kept current by a watch that resumes
  * right after the list: the informer of client-go, over a KV bucket. Handlers run one at a time, in revision order.
+ *
+ * Supervised: a handler that throws is logged with the object and counted, and the next event goes on. A watch that
+ * ends, fails or loses its connection is resumed from the last revision seen, or the cache is rebuilt by a relist when
+ * that revision is gone (the bucket was purged or re-created); either is one log line and one count, and readiness
+ * is closed until the cache is whole again. Cached values gone from the bucket without a delete (a purged stream)
+ * are found by a periodic audit and lead to a relist.
+ *
+ * Several users share one informer (see Informers): it runs while any subscription is held and stops with the last.
  */
 export class Informer<T = StoredObject> {
   readonly cache = new Map<string, { value: T; revision: number }>();
-  private stopped = false;
+  readonly bucket: InformerBucket;
+  readonly kind: string;
+  private readonly handlers = new Set<InformerHandler<T>>();
+  private holds = 0;
+  /** The run of the current hold; a new run starts when the first hold is taken after the last was released. */
+  private run?: { stopped: boolean; interrupt?: (i: Interruption) => void; synced: Promise<void> };
+  /** One event at a time, to every handler, in order; replays to a late subscriber queue here too. */
+  private delivering: Promise<void> = Promise.resolve();
   private lastRevision = 0;
-  private watcher?: { stop(): void };
-  private synced!: Promise<void>;
+  private streamCreated?: string;
+  private own?: Subscription;
+  private readonly metrics?: InformerMetrics;
+  private readonly projection?: Projection<never, T>;
+  private readonly auditIntervalMs: number;
+  private readonly retryDelayMs: number;
 
-  constructor(
-    private readonly bus: Bus,
-    /** For `kubeEvents`, keys are `<object key>.<reason>.<digest>`: read the object from the value's involvedObject. */
-    private readonly bucket: 'objects' | 'status' | 'kubeEvents',
-    private readonly kind: string,
-    private readonly onEvent: (e: InformerEvent<T>) => void | Promise<void> = () => undefined,
-    /** Keeps only what the owner reads (client-go's transform): the cache of a large kind stays small. */
-    private readonly transform: (value: T) => T = (v) => v,
-  ) {}
-
-  /** Lists, delivers every object as an upsert, then follows changes. Resolves once the list is delivered. */
-  start(): Promise<void> {
-    this.synced = this.run();
-    return this.synced;
+  constructor(private readonly o: InformerOptions<T>) {
+    if (!BUCKETS.includes(o.bucket))
+      throw new RangeError(`Informer: bucket must be one of ${BUCKETS.join(', ')}, got ${JSON.stringify(o.bucket)}`);
+    if (!o.kind) throw new RangeError('Informer: kind is required');
+    this.bucket = o.bucket;
+    this.kind = o.kind;
+    this.projection = o.projection;
+    this.auditIntervalMs = positive('auditIntervalMs', o.auditIntervalMs ?? INFORMER_DEFAULTS.auditIntervalMs);
+    this.retryDelayMs = positive('retryDelayMs', o.retryDelayMs ?? INFORMER_DEFAULTS.retryDelayMs);
+    this.metrics = o.registry ? InformerMetrics.of(o.registry) : undefined;
   }
 
-  stop(): void {
-    this.stopped = true;
-    this.watcher?.stop();
+  /** The projection's name, or undefined when values are kept whole. */
+  get projectionName(): string | undefined {
+    return this.projection?.name;
   }
 
-  get(ref: ObjectRef): T | undefined {
-    return this.cache.get(`${ref.kind}.${ref.namespace || '_'}.${ref.name}`)?.value;
+  /** The readiness gate this informer closes while its cache cannot be trusted. */
+  get gate(): string {
+    return `informer ${this.bucket}/${this.kind}`;
+  }
+
+  get size(): number {
+    return this.cache.size;
   }
 
   /**
@@ -49,57 +142,318 @@ export class Informer<T = StoredObject> {
     return this.lastRevision;
   }
 
+  keys(): IterableIterator<string> {
+    return this.cache.keys();
+  }
+
+  /** Lists, delivers every object to `onEvent` as an upsert, then follows changes. Resolves once the list is delivered. */
+  start(): Promise<void> {
+    this.own ??= this.subscribe(this.o.onEvent ?? (() => undefined));
+    return this.own.synced;
+  }
+
+  stop(): void {
+    this.own?.unsubscribe();
+    this.own = undefined;
+  }
+
+  /**
+   * Adds a handler; the first subscription starts the informer. A subscriber that comes after the list is handed
+   * every cached value as an upsert first (client-go's AddEventHandler on a running informer), so it misses nothing.
+   */
+  subscribe(handler: InformerHandler<T>): Subscription {
+    this.holds++;
+    let run = this.run;
+    if (!run || run.stopped) run = this.begin();
+    const late = this.handlers.size > 0 || this.cache.size > 0;
+    let active = true;
+    const synced = run.synced.then(() => {
+      if (!active) return;
+      this.handlers.add(handler);
+      // Every later event reaches the handler through `delivering`, so the replay comes first.
+      if (late) return this.deliverTo(handler, this.snapshotEvents());
+    });
+    if (!late) this.handlers.add(handler);
+    return {
+      synced,
+      unsubscribe: () => {
+        if (!active) return;
+        active = false;
+        this.handlers.delete(handler);
+        if (--this.holds === 0) this.end();
+      },
+    };
+  }
+
+  get(ref: ObjectRef): T | undefined {
+    return this.cache.get(`${ref.kind}.${ref.namespace || '_'}.${ref.name}`)?.value;
+  }
+
   values(): T[] {
     return [...this.cache.values()].map((v) => v.value);
   }
 
-  private async run(): Promise<void> {
-    const kv: KV = this.bus[this.bucket];
-    const bucketName = {
-      objects: this.bus.names.objectsBucket,
-      status: this.bus.names.statusBucket,
-      kubeEvents: this.bus.names.kubeEventsBucket,
-    }[this.bucket];
-    const snap = await listJson<T>(this.bus.js, bucketName, kindFilter(this.kind));
-    for (const item of snap.items)
-      await this.apply({
-        type: 'upsert',
-        key: item.key,
-        ref: refFromKey(item.key),
-        value: item.value,
-        revision: item.revision,
-      });
-    this.lastRevision = Math.max(this.lastRevision, snap.lastRevision);
-    if (this.stopped) return;
-    const iter = await kv.watch({
+  private begin(): NonNullable<Informer<T>['run']> {
+    let markSynced!: () => void;
+    const run: NonNullable<Informer<T>['run']> = {
+      stopped: false,
+      synced: new Promise<void>((r) => (markSynced = r)),
+    };
+    this.run = run;
+    this.cache.clear();
+    this.lastRevision = 0;
+    this.streamCreated = undefined;
+    this.o.readiness?.set(this.gate, false, 'cache not synced: listing');
+    void this.supervise(run, markSynced);
+    return run;
+  }
+
+  private end(): void {
+    const run = this.run;
+    if (!run) return;
+    run.stopped = true;
+    run.interrupt?.(new Interruption('stopped', false));
+    this.o.readiness?.set(this.gate, true);
+  }
+
+  private get kv(): KV {
+    return this.o.bus[this.bucket];
+  }
+
+  private get streamName(): string {
+    return `KV_${this.bucketName}`;
+  }
+
+  private get bucketName(): string {
+    const names = this.o.bus.names;
+    return { objects: names.objectsBucket, status: names.statusBucket, kubeEvents: names.kubeEventsBucket }[
+      this.bucket
+    ];
+  }
+
+  /** Lists, follows, and after every interruption resumes or relists, until the run is stopped. */
+  private async supervise(run: NonNullable<Informer<T>['run']>, markSynced: () => void): Promise<void> {
+    let relist = true;
+    let listed = false;
+    let why = 'cache not synced: listing';
+    while (!run.stopped) {
+      try {
+        if (relist) {
+          this.o.readiness?.set(this.gate, false, why);
+          await this.relist(run, listed);
+          if (run.stopped) break;
+          listed = true;
+          markSynced();
+        }
+        this.o.readiness?.set(this.gate, true);
+        await this.follow(run);
+        if (run.stopped) break;
+        throw new Interruption('the watch ended', false);
+      } catch (err) {
+        if (run.stopped) break;
+        const cause = err instanceof Interruption ? err.reason : `failed: ${(err as Error).message}`;
+        const failed = !(err instanceof Interruption);
+        if (!listed) {
+          // The first list failed: nothing to resume from, try again (the gate stays closed).
+          this.o.logger?.warn({ err, bucket: this.bucket, kind: this.kind }, 'informer could not list; trying again');
+          await this.pause(run, this.retryDelayMs);
+          continue;
+        }
+        this.o.readiness?.set(this.gate, false, `watch interrupted: ${cause}`);
+        if (failed) await this.pause(run, this.retryDelayMs);
+        await this.reconnected(run);
+        if (run.stopped) break;
+        const gone =
+          err instanceof Interruption && err.relist
+            ? err.reason
+            : await this.revisionGone().catch(() => 'the bucket cannot be read');
+        relist = gone !== undefined;
+        why = `cache being rebuilt: ${gone}`;
+        this.metrics?.restarted(this.bucket, this.kind, relist ? 'relist' : 'resume');
+        const fields = { bucket: this.bucket, kind: this.kind, cause, resumeFromRevision: this.lastRevision + 1 };
+        if (relist) this.o.logger?.warn({ ...fields, gone }, 'informer watch interrupted; relisting');
+        else this.o.logger?.warn(fields, 'informer watch interrupted; resuming from the last revision seen');
+      }
+    }
+  }
+
+  /**
+   * Lists the kind and makes the cache equal to it: changed and new values are delivered as upserts, cached keys the
+   * bucket no longer has as deletes. The first list delivers everything.
+   */
+  private async relist(run: NonNullable<Informer<T>['run']>, rebuilding: boolean): Promise<void> {
+    const info = await this.o.bus.jsm.streams.info(this.streamName);
+    const bucketName = this.streamName.slice('KV_'.length);
+    const snap = await listJson<T>(this.o.bus.js, bucketName, kindFilter(this.kind));
+    if (run.stopped) return;
+    this.streamCreated = info.created;
+    const listed = new Set<string>();
+    for (const item of snap.items) {
+      listed.add(item.key);
+      const known = this.cache.get(item.key);
+      if (rebuilding && known?.revision === item.revision) continue;
+      await this.apply(
+        { type: 'upsert', key: item.key, ref: refFromKey(item.key), value: item.value, revision: item.revision },
+        true,
+      );
+    }
+    for (const key of [...this.cache.keys()])
+      if (!listed.has(key))
+        await this.apply({ type: 'delete', key, ref: refFromKey(key), revision: snap.lastRevision }, true);
+    this.lastRevision = snap.lastRevision;
+  }
+
+  /** Follows the bucket from the revision after the last one seen until interrupted (or the run stops). */
+  private async follow(run: NonNullable<Informer<T>['run']>): Promise<void> {
+    const iter = await this.kv.watch({
       key: kindFilter(this.kind),
       include: KvWatchInclude.UpdatesOnly,
-      resumeFromRevision: snap.lastRevision + 1,
+      resumeFromRevision: this.lastRevision + 1,
     });
-    this.watcher = iter;
+    // A QueuedIterator under its AsyncIterable type: stop() ends it.
+    const status = this.o.bus.nc.status() as AsyncIterable<{ type: string }> & { stop(): void };
+    const audit = setInterval(() => {
+      void this.lostValues().then(
+        (lost) => lost && interrupt(new Interruption(lost, true)),
+        () => undefined, // the next audit, or the connection's status, tells
+      );
+    }, this.auditIntervalMs);
+    let interruption: Interruption | undefined;
+    const interrupt = (i: Interruption) => {
+      interruption ??= i;
+      iter.stop();
+    };
+    run.interrupt = interrupt;
     void (async () => {
+      for await (const s of status) if (s.type === 'disconnect') interrupt(new Interruption(DISCONNECTED, false));
+    })();
+    try {
       for await (const e of iter) {
-        if (this.stopped) break;
+        if (run.stopped || interruption) break;
         const ref = refFromKey(e.key);
         if (e.operation === 'PUT')
           await this.apply({ type: 'upsert', key: e.key, ref, value: decodeJson<T>(e.value), revision: e.revision });
         else await this.apply({ type: 'delete', key: e.key, ref, revision: e.revision });
       }
-    })();
+    } finally {
+      clearInterval(audit);
+      status.stop();
+      iter.stop();
+      run.interrupt = undefined;
+    }
+    if (interruption && !run.stopped) throw interruption;
   }
 
-  private async apply(e: InformerEvent<T>): Promise<void> {
-    this.lastRevision = Math.max(this.lastRevision, e.revision);
+  /**
+   * Waits for the connection to come back, or the run to stop: a flush answers once the server does (while nats.js
+   * reconnects it fails at once, so it is tried again). Nothing is logged meanwhile: the connection's own gate and
+   * log lines tell of the outage.
+   */
+  private async reconnected(run: NonNullable<Informer<T>['run']>): Promise<void> {
+    while (!run.stopped) {
+      const answered = await this.o.bus.nc.flush().then(
+        () => true,
+        () => false,
+      );
+      if (answered) return;
+      await this.pause(run, Math.min(this.retryDelayMs, 250));
+    }
+  }
+
+  /** Why the revision after the last one seen can no longer be read (so the watch cannot resume), if it cannot. */
+  private async revisionGone(): Promise<string | undefined> {
+    const info = await this.o.bus.jsm.streams.info(this.streamName);
+    return this.streamChanged(info);
+  }
+
+  private streamChanged(info: { created: string; state: { first_seq: number; last_seq: number } }): string | undefined {
+    if (this.streamCreated !== undefined && info.created !== this.streamCreated) return 'the bucket was re-created';
+    if (info.state.last_seq < this.lastRevision) return 'the bucket was re-created';
+    if (info.state.first_seq > this.lastRevision + 1)
+      return `revision ${this.lastRevision + 1} is gone from the bucket (first is ${info.state.first_seq})`;
+    return undefined;
+  }
+
+  /**
+   * The audit: a cached value older than the bucket's first revision was removed; normally a newer message replaced
+   * it (in flight to the watch), but if the bucket has no value for the key at all, it was purged under the watch.
+   */
+  private async lostValues(): Promise<string | undefined> {
+    const info = await this.o.bus.jsm.streams.info(this.streamName);
+    if (info.created !== this.streamCreated || info.state.last_seq < this.lastRevision)
+      return 'the bucket was re-created';
+    const suspects: string[] = [];
+    for (const [key, { revision }] of this.cache) {
+      if (revision < info.state.first_seq) suspects.push(key);
+      if (suspects.length >= 8) break;
+    }
+    for (const key of suspects) if ((await this.kv.get(key)) === null) return `${key} was purged from the bucket`;
+    return undefined;
+  }
+
+  private pause(run: NonNullable<Informer<T>['run']>, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      run.interrupt = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  private snapshotEvents(): InformerEvent<T>[] {
+    return [...this.cache].map(([key, { value, revision }]) => ({
+      type: 'upsert',
+      key,
+      ref: refFromKey(key),
+      value,
+      revision,
+    }));
+  }
+
+  /** `force` (a relist) replaces what is cached even by a lower revision: a re-created bucket counts from 1 again. */
+  private async apply(e: InformerEvent<T>, force = false): Promise<void> {
+    if (e.revision > this.lastRevision) this.lastRevision = e.revision;
     const known = this.cache.get(e.key);
-    if (known && known.revision >= e.revision) return; // already seen (list and watch can overlap)
+    if (!force && known && known.revision >= e.revision) return; // already seen (list and watch can overlap)
     if (e.type === 'upsert') {
       if (this.bucket === 'objects') {
         const o = e.value as StoredObject;
         o.metadata = { ...o.metadata, resourceVersion: String(e.revision) };
       }
-      e = { ...e, value: this.transform(e.value) };
-      this.cache.set(e.key, { value: e.value, revision: e.revision });
+      const value = this.projection ? this.projection.project(e.value as never) : e.value;
+      e = { ...e, value };
+      this.cache.set(e.key, { value, revision: e.revision });
     } else this.cache.delete(e.key);
-    await this.onEvent(e);
+    await this.deliver([...this.handlers], [e]);
   }
+
+  private deliverTo(handler: InformerHandler<T>, events: InformerEvent<T>[]): Promise<void> {
+    return this.deliver([handler], events);
+  }
+
+  private deliver(handlers: InformerHandler<T>[], events: InformerEvent<T>[]): Promise<void> {
+    const next = this.delivering.then(async () => {
+      for (const e of events) {
+        for (const h of handlers) {
+          try {
+            await h(e);
+          } catch (err) {
+            this.metrics?.handlerFailed(this.bucket, this.kind);
+            this.o.logger?.error(
+              { err, bucket: this.bucket, kind: this.kind, key: e.key, revision: e.revision, event: e.type },
+              'informer handler failed; going on with the next event',
+            );
+          }
+        }
+      }
+    });
+    this.delivering = next;
+    return next;
+  }
+}
+
+function positive(field: string, v: number): number {
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`Informer: ${field} must be a positive number, got ${v}`);
+  return v;
 }

@@ -126,8 +126,13 @@ describe('Informer', () => {
   it('delivers the listed objects, then every later change once, in order', async () => {
     for (let i = 0; i < 5; i++) await store.apply({ ...deploy(`inf-${i}`, i), kind: 'StatefulSet' });
     const seen: InformerEvent<StoredObject>[] = [];
-    const inf = new Informer<StoredObject>(bus, 'objects', 'StatefulSet', (e) => {
-      seen.push(e);
+    const inf = new Informer<StoredObject>({
+      bus,
+      bucket: 'objects',
+      kind: 'StatefulSet',
+      onEvent: (e) => {
+        seen.push(e);
+      },
     });
     await inf.start();
     expect(seen.filter((e) => e.type === 'upsert')).toHaveLength(5);

@@ -1,11 +1,12 @@
 import { FederatedHpaAnnotations, listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
-  ControllerMetrics,
-  SpreadSweep,
-  WorkQueue,
+  defineController,
+  type Controller,
   type ControllerLogger,
+  type ControllerQueue,
   type ReconcileResult,
+  type WorkQueue,
 } from '@flotilla/controller';
 import { Registry } from 'prom-client';
 import {
@@ -30,8 +31,10 @@ import {
   type ResourceTemplate,
 } from '@flotilla/scheduling';
 import {
-  Informer,
+  Informers,
   NotFoundError,
+  type Informer,
+  type InformerEvent,
   type ObjectStore,
   objectKey,
   refFromKey,
@@ -66,10 +69,14 @@ export interface AffinitySchedulerOptions {
   concurrency?: number;
   /** The service's registry: reconcile, queue, object and Karmada scheduler metrics are reported there. */
   registry?: Registry;
+  /** The process's shared informers; a controller of its own gets private ones. */
+  informers?: Informers;
 }
 
 type Obj = StoredObject & Record<string, unknown>;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
+const TEMPLATE_PROJECTION = { name: 'scheduler-template', project: templateProjection };
+const BINDING_STATUS_PROJECTION = { name: 'scheduler-binding-status', project: bindingStatusProjection };
 
 /**
  * The affinity scheduler's reconcilers, fed by informers:
@@ -96,152 +103,128 @@ export class AffinitySchedulerController {
    */
   private readonly inFlight = new Map<string, { clusters: AssignedReplicas[]; revision?: number }>();
   private readonly clusterSignatures = new Map<string, string>();
+  /** Whether the cluster status event being handled changed what scheduling reads of it. */
+  private clusterStatusRelevant = false;
   /** The clusters joined with their status, rebuilt only after a cluster changed. */
   private views?: ClusterView[];
-  readonly detectQueue: WorkQueue;
-  readonly scheduleQueue: WorkQueue;
-  readonly taintQueue: WorkQueue;
-  private readonly resync: SpreadSweep;
-  private started = false;
-  private readonly metrics: ControllerMetrics;
+  private readonly detection: Controller;
+  private readonly scheduling: Controller;
+  private readonly clusterTaints: Controller;
   private readonly schedulerMetrics: SchedulerMetrics;
 
   constructor(private readonly o: AffinitySchedulerOptions) {
     this.now = o.now ?? (() => new Date());
-    const registry = o.registry ?? new Registry();
-    this.metrics = ControllerMetrics.of(registry);
-    this.schedulerMetrics = SchedulerMetrics.of(registry);
-    const onError = (queue: string) => (key: string, err: unknown, attempt: number) =>
-      o.logger.warn({ err, key, attempt, queue }, 'reconcile failed; retrying');
+    this.schedulerMetrics = SchedulerMetrics.of(o.registry ?? new Registry());
+    const informers = o.informers ?? new Informers({ bus: o.bus });
     const concurrency = o.concurrency ?? DEFAULT_SCHEDULER_CONCURRENCY;
-    const queueOptions = (name: string) => ({ onError: onError(name), observer: this.metrics.observer(name) });
-    this.detectQueue = new WorkQueue((k) => this.detect(k), { concurrency, ...queueOptions('detection') });
-    this.scheduleQueue = new WorkQueue((k, queuedAt) => this.schedule(k, queuedAt), {
-      concurrency,
-      ...queueOptions('scheduling'),
-    });
-    this.taintQueue = new WorkQueue((k) => this.taint(k), queueOptions('cluster-taints'));
-    this.metrics.track('detection', this.detectQueue);
-    this.metrics.track('scheduling', this.scheduleQueue);
-    this.metrics.track('cluster-taints', this.taintQueue);
-
-    // The resync is spread over its period: all at once, 10,000 bindings hold up the one just applied.
-    this.resync = new SpreadSweep({
-      keys: () => this.bindingKeys(),
-      periodMs: o.resyncMs,
-      visit: (key) => this.scheduleQueue.addBackground(key),
-    });
+    const kit = {
+      logger: o.logger,
+      registry: o.registry,
+      failureEvents: { publish: o.publish, objectOf: refFromKey },
+    };
     const templateKinds = listKinds()
       .filter((k) => !k.strict)
       .map((k) => k.kind);
-    for (const kind of templateKinds) {
-      this.templates.set(
-        kind,
-        new Informer<Obj>(
-          o.bus,
-          'objects',
-          kind,
-          (e) => this.whenStarted(() => this.detectQueue.add(e.key)),
-          (t) => templateProjection(t) as Obj,
-        ),
-      );
-    }
-    const onPolicy = () => this.whenStarted(() => this.enqueueAllTemplates());
-    this.policies = new Informer<Obj>(o.bus, 'objects', 'PropagationPolicy', onPolicy);
-    this.clusterPolicies = new Informer<Obj>(o.bus, 'objects', 'ClusterPropagationPolicy', onPolicy);
-    // Any change of a Cluster object, or of a cluster's readiness, can move bindings; capacity reports alone cannot.
-    const onCluster = (e: { key: string }, relevant: boolean) => {
-      this.views = undefined;
-      if (!this.started) return;
-      this.taintQueue.add(e.key);
-      if (relevant) this.enqueueAllBindings();
-    };
-    this.clusters = new Informer<Obj>(o.bus, 'objects', 'Cluster', (e) => onCluster(e, true));
-    this.clusterStatus = new Informer<StatusRecord>(o.bus, 'status', 'Cluster', (e) => {
-      const signature = e.type === 'upsert' ? clusterSchedulingSignature(e.value.status) : undefined;
-      const relevant = signature !== this.clusterSignatures.get(e.key);
-      if (signature === undefined) this.clusterSignatures.delete(e.key);
-      else this.clusterSignatures.set(e.key, signature);
-      onCluster(e, relevant);
-    });
+    for (const kind of templateKinds)
+      this.templates.set(kind, informers.objects(kind, TEMPLATE_PROJECTION) as Informer<Obj>);
+    this.policies = informers.objects('PropagationPolicy') as Informer<Obj>;
+    this.clusterPolicies = informers.objects('ClusterPropagationPolicy') as Informer<Obj>;
+    this.clusters = informers.objects('Cluster') as Informer<Obj>;
+    this.clusterStatus = informers.status('Cluster') as Informer<StatusRecord>;
     for (const kind of BINDING_KINDS) {
-      this.bindings.set(
-        kind,
-        new Informer<Obj>(o.bus, 'objects', kind, (e) => {
-          this.refreshAssumed(e.key);
-          this.whenStarted(() => this.scheduleQueue.add(e.key));
-        }),
-      );
-      this.bindingStatus.set(
-        kind,
-        new Informer<BindingStatusView>(
-          o.bus,
-          'status',
-          kind,
-          (e) => this.refreshAssumed(e.key),
-          bindingStatusProjection as (r: BindingStatusView) => BindingStatusView,
-        ),
-      );
+      this.bindings.set(kind, informers.objects(kind) as Informer<Obj>);
+      this.bindingStatus.set(kind, informers.status(kind, BINDING_STATUS_PROJECTION));
     }
+
+    // 1. detection: a template's change is its own key; a policy's change may move any template.
+    const sweepTemplates = (_e: unknown, c: ControllerQueue) => c.enqueueAll();
+    this.detection = defineController({
+      ...kit,
+      name: 'detection',
+      watches: [
+        ...[...this.templates.values()].map((source) => ({ source })),
+        { source: this.policies, onChange: sweepTemplates },
+        { source: this.clusterPolicies, onChange: sweepTemplates },
+      ],
+      keys: () => this.templateKeys(),
+      reconcile: (k) => this.detect(k),
+      concurrency,
+    });
+
+    // 2. scheduling. Any change of a Cluster object, or of a cluster's readiness, can move bindings; capacity
+    // reports alone cannot. The resync is spread over its period: all at once, 10,000 bindings hold up the one just
+    // applied.
+    const forgetViews = () => {
+      this.views = undefined;
+    };
+    this.scheduling = defineController({
+      ...kit,
+      name: 'scheduling',
+      watches: [
+        ...[...this.bindings.values()].map((source) => ({
+          source,
+          onEvent: (e: { key: string }) => this.refreshAssumed(e.key),
+        })),
+        ...[...this.bindingStatus.values()].map((source) => ({
+          source,
+          onEvent: (e: { key: string }) => this.refreshAssumed(e.key),
+          onChange: () => undefined,
+        })),
+        { source: this.clusters, onEvent: forgetViews, onChange: (_e: unknown, c: ControllerQueue) => c.enqueueAll() },
+        {
+          source: this.clusterStatus,
+          onEvent: (e: InformerEvent<StatusRecord>) => {
+            forgetViews();
+            const signature = e.type === 'upsert' ? clusterSchedulingSignature(e.value.status) : undefined;
+            this.clusterStatusRelevant = signature !== this.clusterSignatures.get(e.key);
+            if (signature === undefined) this.clusterSignatures.delete(e.key);
+            else this.clusterSignatures.set(e.key, signature);
+          },
+          onChange: (_e: unknown, c: ControllerQueue) => {
+            if (this.clusterStatusRelevant) c.enqueueAll();
+          },
+        },
+      ],
+      keys: () => this.bindingKeys(),
+      reconcile: (k, queuedAt) => this.schedule(k, queuedAt),
+      resyncMs: o.resyncMs,
+      concurrency,
+    });
+
+    // 3. cluster taints: every change of a cluster or its status is its own key.
+    this.clusterTaints = defineController({
+      ...kit,
+      name: 'cluster-taints',
+      watches: [{ source: this.clusters }, { source: this.clusterStatus }],
+      reconcile: (k) => this.taint(k),
+    });
   }
 
-  /** Events during the initial list are not queued one by one: start() queues everything once. */
-  private whenStarted(fn: () => void): void {
-    if (this.started) fn();
+  /** The scheduling controller's queue (for tests). */
+  get scheduleQueue(): WorkQueue {
+    return this.scheduling.queue;
   }
 
-  private allInformers(): Array<Informer<unknown>> {
-    return [
-      ...this.templates.values(),
-      this.policies,
-      this.clusterPolicies,
-      this.clusters,
-      this.clusterStatus,
-      ...this.bindings.values(),
-      ...this.bindingStatus.values(),
-    ] as Array<Informer<unknown>>;
+  private controllers(): Controller[] {
+    return [this.detection, this.scheduling, this.clusterTaints];
   }
 
   /** Lists everything, then reconciles it all once and follows changes. */
   async start(): Promise<void> {
-    await Promise.all(this.allInformers().map((i) => i.start()));
-    this.started = true;
-    this.enqueueAllTemplates();
-    this.enqueueAllBindings();
-    for (const key of this.clusters.cache.keys()) this.taintQueue.add(key);
-    this.resync.start();
-    const informers: Array<[string, Informer<Obj>]> = [
-      ...this.templates,
-      ...this.bindings,
-      ['PropagationPolicy', this.policies],
-      ['ClusterPropagationPolicy', this.clusterPolicies],
-      ['Cluster', this.clusters],
-    ];
-    for (const [kind, informer] of informers) this.metrics.countObjects(kind, () => informer.cache.size);
+    await Promise.all(this.controllers().map((c) => c.start()));
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    this.metrics.forgetObjects();
-    this.resync.stop();
-    for (const i of this.allInformers()) i.stop();
-    await Promise.all([this.detectQueue.stop(), this.scheduleQueue.stop(), this.taintQueue.stop()]);
+    await Promise.all(this.controllers().map((c) => c.stop()));
   }
 
   /** Resolves when every queue is empty: for tests and benchmarks. */
   async idle(): Promise<void> {
-    while (this.detectQueue.length || this.scheduleQueue.length || this.taintQueue.length) {
-      await Promise.all([this.detectQueue.idle(), this.scheduleQueue.idle(), this.taintQueue.idle()]);
-    }
+    while (this.controllers().some((c) => c.queue.length)) await Promise.all(this.controllers().map((c) => c.idle()));
   }
 
-  // Sweeps go to the background lane: a change of one object is not held up behind every other one.
-  private enqueueAllTemplates(): void {
-    for (const inf of this.templates.values()) for (const key of inf.cache.keys()) this.detectQueue.addBackground(key);
-  }
-
-  private enqueueAllBindings(): void {
-    for (const key of this.bindingKeys()) this.scheduleQueue.addBackground(key);
+  private *templateKeys(): Generator<string> {
+    for (const inf of this.templates.values()) yield* inf.cache.keys();
   }
 
   private *bindingKeys(): Generator<string> {

@@ -1,6 +1,6 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { baseConfigSchema, connectionGate, envInt, runLeaderService } from '@flotilla/runtime';
-import { ObjectStore } from '@flotilla/store';
+import { Informers, ObjectStore } from '@flotilla/store';
 import { AffinitySchedulerController, DEFAULT_SCHEDULER_CONCURRENCY } from './controller.js';
 
 const configSchema = baseConfigSchema.extend({
@@ -13,16 +13,19 @@ const configSchema = baseConfigSchema.extend({
 await runLeaderService({
   name: 'affinity-scheduler',
   configSchema,
-  async open({ config, gates, logger }) {
+  async open({ config, gates, logger, registry }) {
     const bus = await connectBus(
       busOptionsFromEnv(config, 'affinity-scheduler', connectionGate(gates, logger, 'nats')),
     );
-    return { resources: bus, close: () => bus.close() };
+    // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
+    const informers = new Informers({ bus, logger, registry, readiness: gates });
+    return { resources: { bus, informers }, close: () => bus.close() };
   },
-  repair: (bus) => bus.repair(),
-  async lead({ config, logger, registry }, bus) {
+  repair: ({ bus }) => bus.repair(),
+  async lead({ config, logger, registry }, { bus, informers }) {
     const controller = new AffinitySchedulerController({
       bus,
+      informers,
       store: new ObjectStore(bus),
       publish: (e) => publishEvent(bus, e),
       logger,

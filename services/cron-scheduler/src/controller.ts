@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
-import { ControllerMetrics, WorkQueue, type ControllerLogger } from '@flotilla/controller';
+import { defineController, type Controller, type ControllerLogger, type WorkQueue } from '@flotilla/controller';
 import { Registry } from 'prom-client';
 import {
   executionId,
@@ -16,16 +16,16 @@ import {
   type CronEvent,
   type CronPlan,
 } from '@flotilla/cron';
+import { scheduleAt, systemClock, type Clock } from '@flotilla/runtime';
 import {
-  createDelayedQueue,
-  createWorker,
-  scheduleAt,
-  systemClock,
-  type Clock,
-  type DelayedQueue,
-  type DelayedWorker,
-} from '@flotilla/runtime';
-import { Informer, NotFoundError, ObjectStore, type StoredObject } from '@flotilla/store';
+  Informers,
+  NotFoundError,
+  ObjectStore,
+  refFromKey,
+  type CachedKind,
+  type Informer,
+  type StoredObject,
+} from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import { applyExecutions, type ExecutionOutcome } from './apply-executions.js';
 import { needsNextScheduled } from './next-scheduled.js';
@@ -86,6 +86,8 @@ export interface CronControllerOptions {
   onExecution?: (r: ExecutionReport) => void;
   /** The service's registry: reconcile, queue, object and execution metrics are reported there. */
   registry?: Registry;
+  /** The process's shared informers; a controller of its own gets private ones. */
+  informers?: Informers;
 }
 
 /** A wake-up names no object: whatever is due when it fires is woken (and jobs of earlier versions, per rule, too). */
@@ -115,8 +117,8 @@ export class CronController {
   private readonly clock: Clock;
   private readonly store: ObjectStore;
   private readonly states: RuleStateStore;
-  private readonly informer: Informer<StoredObject>;
-  readonly workQueue: WorkQueue;
+  private readonly informer: Informer<CachedKind<typeof CRON_KIND>>;
+  private readonly controller: Controller<JobData>;
   private readonly cache = new Map<string, StoredCronState>();
   private readonly uids = new Map<string, string>();
   private readonly wakes: WakeSchedule;
@@ -126,58 +128,55 @@ export class CronController {
   private readonly arming = new Set<Promise<void>>();
   private readonly armHorizonMs: number;
   private readonly writeFailures = new Map<string, number>();
-  private queue?: DelayedQueue<JobData>;
-  private worker?: DelayedWorker<JobData, void>;
-  private resyncTimer?: NodeJS.Timeout;
-  private started = false;
-  private readonly metrics: ControllerMetrics;
+  private stored = new Map<string, StoredCronState>();
   private readonly cronMetrics: CronMetrics;
 
   constructor(private readonly o: CronControllerOptions) {
     this.clock = o.clock ?? systemClock;
-    const registry = o.registry ?? new Registry();
-    this.metrics = ControllerMetrics.of(registry);
-    this.cronMetrics = CronMetrics.of(registry);
+    this.cronMetrics = CronMetrics.of(o.registry ?? new Registry());
     this.armHorizonMs = Math.max(o.armHorizonMs ?? DEFAULT_ARM_HORIZON_MS, 2 * (o.resyncMs ?? DEFAULT_RESYNC_MS));
-    this.wakes = new WakeSchedule(this.clock, (key) => {
-      if (this.started) this.workQueue.add(key);
-    });
+    this.wakes = new WakeSchedule(this.clock, (key) => this.controller.enqueue(key));
     this.store = o.store ?? new ObjectStore(o.bus);
     this.states = o.states ?? new RuleStateStore(o.bus);
-    this.informer = new Informer<StoredObject>(o.bus, 'objects', CRON_KIND, (e) => {
-      if (this.started) this.workQueue.add(e.key);
-    });
-    this.workQueue = new WorkQueue((k) => this.reconcile(k), {
+    this.informer = (o.informers ?? new Informers({ bus: o.bus })).objects(CRON_KIND);
+    this.controller = defineController<JobData>({
+      name: CONTROLLER_NAME,
+      watches: [{ source: this.informer }],
+      reconcile: (key) => this.reconcile(key),
       concurrency: o.concurrency ?? DEFAULT_CRON_CONCURRENCY,
-      onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'reconcile failed; retrying'),
-      observer: this.metrics.observer(CONTROLLER_NAME),
+      // Every object in the background lane at once, after forgetting what was armed (see resync()).
+      resyncMs: o.resyncMs ?? DEFAULT_RESYNC_MS,
+      resyncSpread: false,
+      onResync: () => this.armed.clear(),
+      logger: o.logger,
+      registry: o.registry,
+      failureEvents: { publish: o.publish, objectOf: refFromKey },
+      delayed: {
+        redis: o.redis,
+        prefix: o.queuePrefix,
+        queueName: o.queueName ?? CONTROLLER_NAME,
+        concurrency: o.workerConcurrency ?? 50,
+        // The job only wakes up what is due by now, usually already woken by its local timer: what is due is
+        // decided from the stored state, so a redelivered or stale job finds nothing to do.
+        handler: async () => this.wakes.wakeDue(this.clock.now().getTime()),
+      },
+      onStart: async () => {
+        this.stored = await this.states.list();
+        for (const [uid, s] of this.stored) this.cache.set(uid, s);
+      },
+      onStop: async () => this.wakes.clear(),
     });
-    this.metrics.track(CONTROLLER_NAME, this.workQueue);
+  }
+
+  /** The controller's work queue (for tests and benchmarks). */
+  get workQueue(): WorkQueue {
+    return this.controller.queue;
   }
 
   /** Lists the objects and their stored state, rebuilds every timer, and catches up on what came due meanwhile. */
   async start(): Promise<void> {
-    await this.informer.start();
-    const stored = await this.states.list();
-    for (const [uid, s] of stored) this.cache.set(uid, s);
-    const queueName = this.o.queueName ?? CONTROLLER_NAME;
-    this.queue = createDelayedQueue<JobData>({ name: queueName, prefix: this.o.queuePrefix, connection: this.o.redis });
-    this.worker = createWorker<JobData, void>({
-      name: queueName,
-      prefix: this.o.queuePrefix,
-      connection: this.o.redis,
-      concurrency: this.o.workerConcurrency ?? 50,
-      handler: async () => {
-        // The job only wakes up what is due by now, usually already woken by its local timer: what is due is
-        // decided from the stored state, so a redelivered or stale job finds nothing to do.
-        this.wakes.wakeDue(this.clock.now().getTime());
-      },
-    });
-    this.started = true;
-    this.metrics.countObjects(CRON_KIND, () => this.informer.cache.size);
-    this.sweep();
-    await this.collectOrphans(stored);
-    this.resyncTimer = setInterval(() => this.resync(), this.o.resyncMs ?? DEFAULT_RESYNC_MS);
+    await this.controller.start();
+    await this.collectOrphans(this.stored);
   }
 
   /**
@@ -186,30 +185,17 @@ export class CronController {
    * Redis come back.
    */
   resync(): void {
-    this.armed.clear();
-    this.sweep();
-  }
-
-  /** Every object, in the work queue's background lane: a sweep does not hold up the objects that come due. */
-  private sweep(): void {
-    for (const key of this.informer.cache.keys()) this.workQueue.addBackground(key);
+    this.controller.resync();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    this.metrics.forgetObjects();
-    clearInterval(this.resyncTimer);
-    this.informer.stop();
     this.wakes.clear();
-    // Bounded even while Redis is down (createWorker's close), as when a Redis outage deposes this leader.
-    await this.worker?.close();
-    await this.workQueue.stop();
-    await this.queue?.close();
+    await this.controller.stop();
   }
 
   /** Resolves when no reconcile is queued or running and every wake-up being armed is added: for tests and benchmarks. */
   async idle(): Promise<void> {
-    await this.workQueue.idle();
+    await this.controller.idle();
     await Promise.all(this.arming);
   }
 
@@ -300,7 +286,7 @@ export class CronController {
         if (!(err instanceof ConflictError || err instanceof AlreadyExistsError)) throw err;
         // Another replica advanced it (a leader change): plan again from what it stored.
         this.cache.delete(uid);
-        this.workQueue.add(key);
+        this.controller.enqueue(key);
         return;
       }
     }
@@ -422,15 +408,16 @@ export class CronController {
    */
   private armDurable(at: number, now: number): void {
     // A due instant's local timer fires at once; the wall clock only needs following for instants ahead.
-    if (!this.queue || at <= now || at > now + this.armHorizonMs || this.armed.has(at)) return;
+    const queue = this.controller.delayedQueue;
+    if (!queue || at <= now || at > now + this.armHorizonMs || this.armed.has(at)) return;
     this.armed.add(at);
-    const adding: Promise<void> = scheduleAt(this.queue, wakeJobId(at), new Date(at), {}, new Date(now))
+    const adding: Promise<void> = scheduleAt(queue, wakeJobId(at), new Date(at), {}, new Date(now))
       .then(
         () => undefined,
         (err: unknown) => {
           this.armed.delete(at);
           // After stop() the queue is closed under it; the next leader arms its own.
-          if (this.started)
+          if (this.controller.started)
             this.o.logger.warn(
               { err, at: new Date(at).toISOString() },
               'could not arm a durable wake-up; trying again later',

@@ -1,12 +1,13 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
+import { Informers } from '@flotilla/store';
 import { configSchema } from './config.js';
 import { CONTROLLER_NAME, CronController } from './controller.js';
 
 await runLeaderService({
   name: CONTROLLER_NAME,
   configSchema,
-  async open({ config, gates, logger }) {
+  async open({ config, gates, logger, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME, connectionGate(gates, logger, 'nats')));
     // The timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
@@ -14,8 +15,10 @@ await runLeaderService({
       connectionName: CONTROLLER_NAME,
       onConnection: connectionGate(gates, logger, 'redis-timers'),
     });
+    // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
+    const informers = new Informers({ bus, logger, registry, readiness: gates });
     return {
-      resources: { bus, redis },
+      resources: { bus, redis, informers },
       close: async () => {
         await bus.close();
         await closeRedis(redis);
@@ -23,10 +26,11 @@ await runLeaderService({
     };
   },
   repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger, registry }, { bus, redis }) {
+  async lead({ config, logger, registry }, { bus, redis, informers }) {
     const controller = new CronController({
       bus,
       redis,
+      informers,
       queuePrefix: config.FLOTILLA_PREFIX,
       publish: (e) => publishEvent(bus, e),
       logger,

@@ -63,6 +63,13 @@ describe('cron scheduler: a target whose writes keep failing', () => {
     // The other object's writes go through meanwhile.
     const fine = await h.store.get({ kind: 'Deployment', namespace: 'default', name: 'fine' });
     expect((fine?.spec as { replicas: number } | undefined)?.replicas).toBe(3);
+    // Each failed reconcile left a Warning on the object, as the controller kit records every one.
+    const warnings = (await h.events('stuck-cron')).filter((e) => e.type === 'ReconcileFailed');
+    expect(warnings.length).toBeGreaterThanOrEqual(2);
+    expect(warnings[0]?.data).toMatchObject({
+      controller: 'cron-scheduler',
+      kubeEvent: { type: 'Warning', reason: 'CronSchedulerFailed', message: 'simulated write failure' },
+    });
     const status = await h.status('stuck-cron');
     expect(status.executionHistories?.[0]?.failedExecutions?.length).toBeGreaterThanOrEqual(2);
   }, 30_000);

@@ -111,17 +111,22 @@ export class EffectiveHpaController {
     this.store = o.store ?? new ObjectStore(o.bus);
     this.forecasts = new EhpaForecasts(o.history);
     const enqueue = (key: string) => this.started && this.workQueue.add(key);
-    this.ehpas = new Informer<Obj>(o.bus, 'objects', EFFECTIVE_HPA_KIND, (e) => {
-      this.index(e.key, e.type === 'upsert' ? (e.value as unknown as EffectiveHorizontalPodAutoscaler) : undefined);
-      enqueue(e.key);
+    this.ehpas = new Informer<Obj>({
+      bus: o.bus,
+      bucket: 'objects',
+      kind: EFFECTIVE_HPA_KIND,
+      onEvent: (e) => {
+        this.index(e.key, e.type === 'upsert' ? (e.value as unknown as EffectiveHorizontalPodAutoscaler) : undefined);
+        enqueue(e.key);
+      },
     });
     const onBinding = (e: { key: string }) => {
       if (this.started) for (const k of this.byTarget.get(e.key) ?? []) this.workQueue.addBackground(k);
     };
-    this.bindings = new Informer<Obj>(o.bus, 'objects', 'ResourceBinding', onBinding);
-    this.bindingStatus = new Informer(o.bus, 'status', 'ResourceBinding', onBinding);
-    this.clusters = new Informer<Obj>(o.bus, 'objects', 'Cluster');
-    this.clusterStatus = new Informer<StatusRecord>(o.bus, 'status', 'Cluster');
+    this.bindings = new Informer<Obj>({ bus: o.bus, bucket: 'objects', kind: 'ResourceBinding', onEvent: onBinding });
+    this.bindingStatus = new Informer({ bus: o.bus, bucket: 'status', kind: 'ResourceBinding', onEvent: onBinding });
+    this.clusters = new Informer<Obj>({ bus: o.bus, bucket: 'objects', kind: 'Cluster' });
+    this.clusterStatus = new Informer<StatusRecord>({ bus: o.bus, bucket: 'status', kind: 'Cluster' });
     this.workQueue = new WorkQueue((k) => this.reconcile(k), {
       concurrency: o.concurrency ?? 32,
       onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'EffectiveHPA reconcile failed; retrying'),

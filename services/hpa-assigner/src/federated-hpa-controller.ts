@@ -122,27 +122,43 @@ export class FederatedHpaController {
     this.clock = o.clock ?? systemClock;
     this.store = o.store ?? new ObjectStore(o.bus);
     const enqueue = (key: string) => this.started && this.workQueue.add(key);
-    this.fhpas = new Informer<Obj>(o.bus, 'objects', FEDERATED_HPA_KIND, (e) => {
-      this.index(e.key, e.type === 'upsert' ? (e.value as unknown as FederatedHPA) : undefined);
-      enqueue(e.key);
+    this.fhpas = new Informer<Obj>({
+      bus: o.bus,
+      bucket: 'objects',
+      kind: FEDERATED_HPA_KIND,
+      onEvent: (e) => {
+        this.index(e.key, e.type === 'upsert' ? (e.value as unknown as FederatedHPA) : undefined);
+        enqueue(e.key);
+      },
     });
     const onBinding = (e: { key: string }) => {
       for (const k of this.byTarget.get(e.key) ?? []) enqueue(k);
     };
     // The caches keep only what a pass reads: with 10,000 FederatedHPAs they hold 20,000 bindings.
-    this.bindingCache = new Informer<Obj>(o.bus, 'objects', 'ResourceBinding', onBinding, bindingProjection);
-    this.bindingStatus = new Informer<StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>>(
-      o.bus,
-      'status',
-      'ResourceBinding',
-      onBinding,
-      bindingStatusProjection,
-    );
+    this.bindingCache = new Informer<Obj>({
+      bus: o.bus,
+      bucket: 'objects',
+      kind: 'ResourceBinding',
+      onEvent: onBinding,
+      projection: { name: 'bindingProjection', project: bindingProjection },
+    });
+    this.bindingStatus = new Informer<StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>>({
+      bus: o.bus,
+      bucket: 'status',
+      kind: 'ResourceBinding',
+      onEvent: onBinding,
+      projection: { name: 'bindingStatusProjection', project: bindingStatusProjection },
+    });
     const onCluster = () => {
       if (this.started) for (const k of this.fhpas.cache.keys()) this.workQueue.addBackground(k);
     };
-    this.clusterCache = new Informer<Obj>(o.bus, 'objects', 'Cluster', onCluster);
-    this.clusterStatus = new Informer<StatusRecord>(o.bus, 'status', 'Cluster', onCluster);
+    this.clusterCache = new Informer<Obj>({ bus: o.bus, bucket: 'objects', kind: 'Cluster', onEvent: onCluster });
+    this.clusterStatus = new Informer<StatusRecord>({
+      bus: o.bus,
+      bucket: 'status',
+      kind: 'Cluster',
+      onEvent: onCluster,
+    });
     this.workQueue = new WorkQueue((k) => this.reconcile(k), {
       concurrency: o.concurrency ?? 32,
       onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'reconcile failed; retrying'),

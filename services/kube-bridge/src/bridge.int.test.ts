@@ -53,6 +53,7 @@ async function startBridge(): Promise<Running> {
     connection: new HostConnection(gates, logger, cluster.server),
     logger,
     metrics: KubeBridgeMetrics.of(registry),
+    registry,
     concurrency: 8,
     resyncMs: 60_000,
     backoff: { initialMs: 100, maxMs: 1000 },

@@ -1,7 +1,14 @@
 import { formatTime } from '@flotilla/api';
 import type { Bus } from '@flotilla/bus';
 import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
-import { type ReconcileResult, WorkQueue } from '@flotilla/controller';
+import {
+  type Controller,
+  type ControllerQueue,
+  defineController,
+  type ReconcileResult,
+  type Watch,
+  type WatchEvent,
+} from '@flotilla/controller';
 import {
   Informer,
   type KubeEvent,
@@ -12,6 +19,7 @@ import {
   type StoredObject,
 } from '@flotilla/store';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { admittedContent, type AnyObject, flotillaBody, hostBody, mirrorContent, statusDigest } from './content.js';
 import { conflictMessage, decideMirror, decideStatus, type MirrorDecision, type SyncRecord } from './decide.js';
 import { bridgeEvent, CONTROLLER_NAME, mirroredEvent } from './events.js';
@@ -39,6 +47,8 @@ export interface KubeBridgeOptions {
   connection: HostConnectionListener;
   logger: Logger;
   metrics: KubeBridgeMetrics;
+  /** The service's registry: the kit's reconcile, queue and object metrics under `kube-bridge`. */
+  registry?: Registry;
   /** Objects reconciled at once. */
   concurrency: number;
   /** Every object is reconsidered this often, whatever its watches said. */
@@ -61,86 +71,96 @@ interface FlotillaKind {
  * periodic resync, queue the key; a lost event or a restart only delays a reconcile.
  */
 export class KubeBridge {
-  private readonly queue: WorkQueue;
-  /** Flotilla's Kubernetes-style events, written to the host as core/v1 Events: a lane of their own. */
-  private readonly eventQueue: WorkQueue;
-  private kubeEvents: Informer<KubeEvent> | undefined;
+  /** The objects: spec both ways, status back. */
+  readonly controller: Controller;
+  /** Flotilla's Kubernetes-style events, written to the host as core/v1 Events: a controller of their own. */
+  readonly eventController: Controller;
+  private readonly kubeEvents: Informer<KubeEvent>;
   private readonly hostInformers = new Map<string, HostInformer>();
   private readonly flotilla = new Map<string, FlotillaKind>();
   /** Host resourceVersion at which admission refused an object: reported once, tried again when it changes. */
   private readonly rejected = new Map<string, string>();
-  private resyncTimer: NodeJS.Timeout | undefined;
   private readonly now: () => Date;
 
   constructor(private readonly opts: KubeBridgeOptions) {
     this.now = opts.now ?? (() => new Date());
-    this.queue = new WorkQueue((key) => this.reconcile(key), {
+    const watches: Watch[] = [];
+    for (const kind of MIRRORED_KINDS) {
+      const objects = new Informer({ bus: opts.bus, bucket: 'objects', kind: kind.info.kind });
+      const status = new Informer<StatusRecord>({ bus: opts.bus, bucket: 'status', kind: kind.info.kind });
+      const host = new HostInformer({
+        info: kind.info,
+        api: opts.host,
+        connection: opts.connection,
+        backoff: opts.backoff,
+      });
+      this.flotilla.set(kind.info.kind, { objects, status });
+      this.hostInformers.set(kind.info.kind, host);
+      // A policy change can select or release any template: those are looked at again.
+      const onChange = POLICY_KINDS.includes(kind.info.kind)
+        ? (e: WatchEvent, c: ControllerQueue) => {
+            c.enqueue(e.key);
+            for (const t of MIRRORED_KINDS.filter((k) => k.template)) for (const k of this.keysOf(t)) c.enqueue(k);
+          }
+        : undefined;
+      for (const source of [host, objects, status]) watches.push({ source, ...(onChange ? { onChange } : {}) });
+    }
+    const common = {
       concurrency: opts.concurrency,
       baseBackoffMs: opts.backoff.initialMs,
       maxBackoffMs: opts.backoff.maxMs,
-      observer: opts.metrics.reconciles,
-      onError: (key, err, attempt) =>
-        opts.logger.warn({ key, attempt, err: describeError(err) }, 'mirror failed; retrying with backoff'),
+      logger: opts.logger,
+      registry: opts.registry,
+    };
+    this.controller = defineController({
+      ...common,
+      name: CONTROLLER_NAME,
+      watches,
+      reconcile: (key) => this.reconcile(key),
+      // Every object of either side, and those only the records remember (deleted on both sides while away).
+      keys: () => new Set([...MIRRORED_KINDS.flatMap((k) => [...this.keysOf(k)]), ...opts.records.keys()]),
+      resyncMs: opts.resyncMs,
+      onStart: async () => {
+        await opts.records.load();
+        opts.metrics.watchObjects(() => opts.records.size);
+      },
     });
-    this.eventQueue = new WorkQueue((key) => this.reconcileEvent(key), {
-      concurrency: opts.concurrency,
-      baseBackoffMs: opts.backoff.initialMs,
-      maxBackoffMs: opts.backoff.maxMs,
-      onError: (key, err, attempt) =>
-        opts.logger.warn({ key, attempt, err: describeError(err) }, 'event mirror failed; retrying with backoff'),
+    this.kubeEvents = new Informer<KubeEvent>({ bus: opts.bus, bucket: 'kubeEvents', kind: '*' });
+    this.eventController = defineController({
+      ...common,
+      name: `${CONTROLLER_NAME}-events`,
+      watches: [{ source: this.kubeEvents }],
+      reconcile: (key) => this.reconcileEvent(key),
+      resyncMs: opts.resyncMs,
+      onStart: () => opts.eventRecords.load(),
     });
   }
 
+  /** Lists both sides, then reconciles every object once and follows changes (the kit's start). */
   async start(): Promise<void> {
-    this.opts.metrics.track(this.queue);
-    await Promise.all([this.opts.records.load(), this.opts.eventRecords.load()]);
-    for (const kind of MIRRORED_KINDS) {
-      const enqueue = (e: { key: string }) => this.changed(kind, e.key);
-      const objects = new Informer(this.opts.bus, 'objects', kind.info.kind, enqueue);
-      const status = new Informer<StatusRecord>(this.opts.bus, 'status', kind.info.kind, enqueue);
-      this.flotilla.set(kind.info.kind, { objects, status });
-      this.hostInformers.set(
-        kind.info.kind,
-        new HostInformer({
-          info: kind.info,
-          api: this.opts.host,
-          connection: this.opts.connection,
-          backoff: this.opts.backoff,
-          onChange: (o) => this.changed(kind, hostKey(kind, o)),
-        }),
-      );
-    }
-    await Promise.all([...this.flotilla.values()].flatMap((f) => [f.objects.start(), f.status.start()]));
-    await Promise.all([...this.hostInformers.values()].map((h) => h.start()));
-    this.kubeEvents = new Informer<KubeEvent>(this.opts.bus, 'kubeEvents', '*', (e) => {
-      if (e.type === 'upsert') this.eventQueue.add(e.key);
-    });
-    await this.kubeEvents.start();
-    this.opts.metrics.watchObjects(() => this.opts.records.size);
-    for (const key of this.opts.records.keys()) this.queue.addBackground(key);
-    this.scheduleResync();
+    await this.controller.start();
+    await this.eventController.start();
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.resyncTimer);
-    await Promise.all([...this.hostInformers.values()].map((h) => h.stop()));
-    for (const f of this.flotilla.values()) {
-      f.objects.stop();
-      f.status.stop();
-    }
-    this.kubeEvents?.stop();
-    await Promise.all([this.queue.stop(), this.eventQueue.stop()]);
+    await Promise.all([this.controller.stop(), this.eventController.stop()]);
     this.opts.metrics.forget();
   }
 
   /** Resolves when no key is queued or running. */
   async idle(): Promise<void> {
-    await Promise.all([this.queue.idle(), this.eventQueue.idle()]);
+    await Promise.all([this.controller.idle(), this.eventController.idle()]);
+  }
+
+  private keysOf(kind: MirroredKind): Set<string> {
+    const keys = new Set<string>(this.hostInformers.get(kind.info.kind)?.keys() ?? []);
+    for (const key of this.flotilla.get(kind.info.kind)?.objects.keys() ?? []) keys.add(key);
+    return keys;
   }
 
   /** One of Flotilla's events onto its host object, unless the host has it as it is already. */
   private async reconcileEvent(key: string): Promise<ReconcileResult> {
-    const event = this.kubeEvents?.cache.get(key)?.value;
+    const event = this.kubeEvents.cache.get(key)?.value;
     if (!event) return undefined;
     const kind = MIRRORED_KINDS.find((k) => k.info.kind === event.involvedObject.kind);
     if (!kind) return undefined;
@@ -161,30 +181,7 @@ export class KubeBridge {
   /** Queues the events Flotilla holds about an object: after it reached the host, they can follow. */
   private eventsFollow(ref: ObjectRef): void {
     const prefix = `${objectKey(ref)}.`;
-    for (const key of this.kubeEvents?.cache.keys() ?? []) if (key.startsWith(prefix)) this.eventQueue.add(key);
-  }
-
-  private changed(kind: MirroredKind, key: string): void {
-    this.queue.add(key);
-    // A policy change can select or release any template: look at every one again.
-    if (POLICY_KINDS.includes(kind.info.kind))
-      for (const t of MIRRORED_KINDS.filter((k) => k.template))
-        for (const k of this.keysOf(t)) this.queue.addBackground(k);
-  }
-
-  private scheduleResync(): void {
-    this.resyncTimer = setTimeout(() => {
-      for (const kind of MIRRORED_KINDS) for (const key of this.keysOf(kind)) this.queue.addBackground(key);
-      this.scheduleResync();
-    }, this.opts.resyncMs);
-    this.resyncTimer.unref();
-  }
-
-  private keysOf(kind: MirroredKind): Set<string> {
-    const keys = new Set<string>();
-    for (const o of this.hostInformers.get(kind.info.kind)?.list() ?? []) keys.add(hostKey(kind, o));
-    for (const key of this.flotilla.get(kind.info.kind)?.objects.cache.keys() ?? []) keys.add(key);
-    return keys;
+    for (const key of this.kubeEvents.keys()) if (key.startsWith(prefix)) this.eventController.enqueue(key);
   }
 
   /** 1. read both sides and the record; 2. decide; 3. write the spec; 4. write the status; 5. record. */
@@ -347,9 +344,9 @@ export class KubeBridge {
     if (!template) return false;
     const policies = new Map<string, AnyObject>();
     for (const kindName of POLICY_KINDS) {
-      const kind = mirroredKind(kindName);
       for (const p of this.flotilla.get(kindName)?.objects.values() ?? []) policies.set(objectKey(refOfObject(p)), p);
-      for (const p of this.hostInformers.get(kindName)?.list() ?? []) policies.set(hostKey(kind, p), p);
+      const host = this.hostInformers.get(kindName)!;
+      for (const p of host.list()) policies.set(host.keyOf(p), p);
     }
     return isSelectedTemplate(template, [...policies.values()]);
   }
@@ -393,10 +390,6 @@ export class KubeBridge {
       this.opts.logger.warn({ reason, err: describeError(err) }, 'could not write an event to the host'),
     );
   }
-}
-
-function hostKey(kind: MirroredKind, o: AnyObject): string {
-  return objectKey({ kind: kind.info.kind, namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' });
 }
 
 function refOfObject(o: AnyObject): ObjectRef {

@@ -42,6 +42,7 @@ await runLeaderService({
       connection: new HostConnection(gates, logger, server),
       logger,
       metrics: KubeBridgeMetrics.of(registry),
+      registry,
       concurrency: config.KUBE_BRIDGE_CONCURRENCY,
       resyncMs: config.KUBE_BRIDGE_RESYNC_MS,
       backoff: { initialMs: config.KUBE_BRIDGE_BACKOFF_MS, maxMs: config.KUBE_BRIDGE_MAX_BACKOFF_MS },

@@ -73,16 +73,20 @@ export class SimAgent {
     for (const kind of WATCHED_KINDS)
       this.objects.set(
         kind,
-        new Informer<StoredObject>(
-          this.opts.bus,
-          'objects',
+        new Informer<StoredObject>({
+          bus: this.opts.bus,
+          bucket: 'objects',
           kind,
-          undefined,
-          kind.endsWith('ResourceBinding') ? withoutPlacement : undefined,
-        ),
+          ...(kind.endsWith('ResourceBinding') && {
+            projection: { name: 'withoutPlacement', project: withoutPlacement },
+          }),
+        }),
       );
     for (const kind of STATUS_KINDS)
-      this.statuses.set(kind, new Informer<StatusRecord<Record<string, unknown>>>(this.opts.bus, 'status', kind));
+      this.statuses.set(
+        kind,
+        new Informer<StatusRecord<Record<string, unknown>>>({ bus: this.opts.bus, bucket: 'status', kind }),
+      );
     await Promise.all([...this.objects.values(), ...this.statuses.values()].map((i) => i.start()));
     // The stored status, which is what this agent reported once folded: after a hand-over it is known at once.
     const clusterStatus = this.statuses.get('Cluster')!;

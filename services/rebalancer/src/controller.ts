@@ -131,10 +131,13 @@ export class RebalancerController {
     });
     // Spec changes only: status-only writes go to the status bucket and do not come through here (as Karmada's
     // update predicate).
-    this.rebalancers = new Informer<Obj>(o.bus, 'objects', REBALANCER_KIND, (e) =>
-      this.whenStarted(() => this.workQueue.add(e.key)),
-    );
-    this.rebalancerStatus = new Informer<StatusRecord>(o.bus, 'status', REBALANCER_KIND);
+    this.rebalancers = new Informer<Obj>({
+      bus: o.bus,
+      bucket: 'objects',
+      kind: REBALANCER_KIND,
+      onEvent: (e) => this.whenStarted(() => this.workQueue.add(e.key)),
+    });
+    this.rebalancerStatus = new Informer<StatusRecord>({ bus: o.bus, bucket: 'status', kind: REBALANCER_KIND });
     this.failBack = new FailBack({
       bus: o.bus,
       store: this.store,
@@ -146,12 +149,16 @@ export class RebalancerController {
     for (const kind of BINDING_KINDS) {
       this.bindings.set(
         kind,
-        new Informer<Obj>(o.bus, 'objects', kind, (e) =>
-          this.whenStarted(() => {
-            for (const rb of this.waiting.get(e.key) ?? []) this.workQueue.add(rb);
-            this.failBack.bindingChanged(e.key);
-          }),
-        ),
+        new Informer<Obj>({
+          bus: o.bus,
+          bucket: 'objects',
+          kind: kind,
+          onEvent: (e) =>
+            this.whenStarted(() => {
+              for (const rb of this.waiting.get(e.key) ?? []) this.workQueue.add(rb);
+              this.failBack.bindingChanged(e.key);
+            }),
+        }),
       );
     }
   }

@@ -62,8 +62,20 @@ export class FailBack {
     const onPolicy = () => {
       if (this.started) this.follow();
     };
-    this.policies = new Informer<Obj>(o.bus, 'objects', 'PropagationPolicy', onPolicy, annotationsOnly);
-    this.clusterPolicies = new Informer<Obj>(o.bus, 'objects', 'ClusterPropagationPolicy', onPolicy, annotationsOnly);
+    this.policies = new Informer<Obj>({
+      bus: o.bus,
+      bucket: 'objects',
+      kind: 'PropagationPolicy',
+      onEvent: onPolicy,
+      projection: { name: 'annotationsOnly', project: annotationsOnly },
+    });
+    this.clusterPolicies = new Informer<Obj>({
+      bus: o.bus,
+      bucket: 'objects',
+      kind: 'ClusterPropagationPolicy',
+      onEvent: onPolicy,
+      projection: { name: 'annotationsOnly', project: annotationsOnly },
+    });
   }
 
   async start(): Promise<void> {
@@ -93,11 +105,21 @@ export class FailBack {
       const bindingStatus = new Map(
         BINDING_KINDS.map((kind) => [
           kind as string,
-          new Informer<StatusRecord>(this.o.bus, 'status', kind, (e) => this.bindingChanged(e.key)),
+          new Informer<StatusRecord>({
+            bus: this.o.bus,
+            bucket: 'status',
+            kind,
+            onEvent: (e) => this.bindingChanged(e.key),
+          }),
         ]),
       );
-      const clusters = new Informer<Obj>(this.o.bus, 'objects', 'Cluster', everything);
-      const clusterStatus = new Informer<StatusRecord>(this.o.bus, 'status', 'Cluster', everything);
+      const clusters = new Informer<Obj>({ bus: this.o.bus, bucket: 'objects', kind: 'Cluster', onEvent: everything });
+      const clusterStatus = new Informer<StatusRecord>({
+        bus: this.o.bus,
+        bucket: 'status',
+        kind: 'Cluster',
+        onEvent: everything,
+      });
       const ready = Promise.all([
         clusters.start(),
         clusterStatus.start(),

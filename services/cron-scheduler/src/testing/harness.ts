@@ -1,6 +1,6 @@
 import { admit, type CronFederatedHPAStatus } from '@flotilla/api';
 import { eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
-import { evolveHistory, scheduleChecks, type CronEvent } from '@flotilla/cron';
+import { CronEventTypes, evolveHistory, scheduleChecks, type CronEvent } from '@flotilla/cron';
 import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
@@ -61,8 +61,11 @@ export async function harness(label: string, redisUrl = REDIS_URL): Promise<Harn
     /** The status the status writer would fold from these events. */
     async status(name) {
       let status: CronFederatedHPAStatus | undefined;
+      // As the status writer registers its reducer: the cron events only (a ReconcileFailed carries no status).
+      const cronTypes = new Set<string>(Object.values(CronEventTypes));
       for (const e of await h.events(name))
-        status = evolveHistory(status, { type: e.type, data: e.data } as unknown as CronEvent);
+        if (cronTypes.has(e.type))
+          status = evolveHistory(status, { type: e.type, data: e.data } as unknown as CronEvent);
       return status ?? {};
     },
     async dispose() {

@@ -1,0 +1,149 @@
+import type { CloudEvent } from '@flotilla/bus';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { ControllerDefinitionError, defineController, type WatchEvent, type WatchSource } from './define-controller.js';
+
+/** A source whose changes the test makes: the kit sees what an informer would hand it. */
+class Source implements WatchSource {
+  readonly bucket = 'objects';
+  readonly map = new Map<string, number>();
+  private readonly handlers = new Set<(e: WatchEvent) => void>();
+  constructor(readonly kind: string) {}
+  get size(): number {
+    return this.map.size;
+  }
+  keys(): Iterable<string> {
+    return this.map.keys();
+  }
+  subscribe(handler: (e: WatchEvent) => void) {
+    this.handlers.add(handler);
+    for (const [key, revision] of this.map) handler({ type: 'upsert', key, revision });
+    return { synced: Promise.resolve(), unsubscribe: () => void this.handlers.delete(handler) };
+  }
+  put(key: string): void {
+    const revision = (this.map.get(key) ?? 0) + 1;
+    this.map.set(key, revision);
+    for (const h of this.handlers) h({ type: 'upsert', key, revision });
+  }
+}
+
+const quiet = { info() {}, warn() {}, error() {} };
+
+async function sample(registry: Registry, series: string): Promise<number | undefined> {
+  const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('defineController', () => {
+  it('reconciles every key at start and each change after, counted under its name', async () => {
+    const source = new Source('Widget');
+    source.put('Widget.default.a');
+    source.put('Widget.default.b');
+    const seen: string[] = [];
+    const registry = new Registry();
+    const c = defineController({
+      name: 'widgets',
+      watches: [{ source }],
+      reconcile: async (key) => void seen.push(key),
+      logger: quiet,
+      registry,
+    });
+    await c.start();
+    await c.idle();
+    source.put('Widget.default.a');
+    await c.idle();
+    await c.stop();
+    expect(seen).toEqual(['Widget.default.a', 'Widget.default.b', 'Widget.default.a']);
+    expect(await sample(registry, 'flotilla_reconcile_total{controller="widgets",result="success"}')).toBe(3);
+    source.put('Widget.default.c');
+    expect(seen).toHaveLength(3);
+  });
+
+  it('records a Warning event with a CamelCase reason on the object of a failed reconcile', async () => {
+    const source = new Source('Widget');
+    source.put('Widget.team-a.broken');
+    const published: CloudEvent[] = [];
+    const registry = new Registry();
+    let calls = 0;
+    const c = defineController({
+      name: 'widget-sizer',
+      watches: [{ source }],
+      reconcile: async () => {
+        if (++calls === 1) throw new Error('the target is gone');
+      },
+      logger: quiet,
+      registry,
+      baseBackoffMs: 1,
+      failureEvents: {
+        publish: async (e) => void published.push(e),
+        objectOf: (key) => {
+          const [kind, namespace, name] = key.split('.') as [string, string, string];
+          return { kind, namespace, name };
+        },
+      },
+    });
+    await c.start();
+    while (calls < 2) await new Promise((r) => setTimeout(r, 2));
+    await c.idle();
+    await c.stop();
+    expect(published).toHaveLength(1);
+    expect(published[0]).toMatchObject({
+      type: 'io.flotilla.ReconcileFailed',
+      source: 'widget-sizer',
+      subject: 'Widget/team-a/broken',
+      data: { kubeEvent: { type: 'Warning', reason: 'WidgetSizerFailed', message: 'the target is gone' } },
+    });
+    expect(await sample(registry, 'flotilla_reconcile_total{controller="widget-sizer",result="error"}')).toBe(1);
+  });
+
+  it('lets a change queue other keys, and a burst resync sweep every key', async () => {
+    const things = new Source('Thing');
+    const settings = new Source('Setting');
+    things.put('Thing._.x');
+    things.put('Thing._.y');
+    const seen: string[] = [];
+    let resyncs = 0;
+    const c = defineController({
+      name: 'things',
+      watches: [{ source: things }, { source: settings, onChange: (_e, ctl) => ctl.enqueueAll() }],
+      reconcile: async (key) => void seen.push(key),
+      resyncSpread: false,
+      onResync: () => resyncs++,
+      logger: quiet,
+    });
+    await c.start();
+    await c.idle();
+    settings.put('Setting._.s');
+    await c.idle();
+    c.resync();
+    await c.idle();
+    await c.stop();
+    expect(seen).toEqual(['Thing._.x', 'Thing._.y', 'Thing._.x', 'Thing._.y', 'Thing._.x', 'Thing._.y']);
+    expect(resyncs).toBe(1);
+  });
+
+  it('refuses a definition that cannot run, naming the field', () => {
+    const source = new Source('Widget');
+    const base = { name: 'ok', watches: [{ source }], reconcile: async () => undefined, logger: quiet };
+    const bad = (patch: object) => () => defineController({ ...base, ...patch } as never);
+    expect(bad({ name: 'Not Ok' })).toThrow(ControllerDefinitionError);
+    expect(bad({ name: 'Not Ok' })).toThrow(
+      `defineController(Not Ok): name must be lower-case letters, digits and '-'`,
+    );
+    expect(bad({ concurrency: 0 })).toThrow('defineController(ok): concurrency must be an integer >= 1, got 0');
+    expect(bad({ watches: [] })).toThrow('defineController(ok): watches must name at least one source');
+    expect(bad({ watches: [{ source: {} }] })).toThrow(
+      'defineController(ok): watches[0].source must be a watch source',
+    );
+    expect(bad({ resyncMs: -1 })).toThrow(
+      'defineController(ok): resyncMs must be a number of milliseconds >= 0, got -1',
+    );
+    expect(bad({ baseBackoffMs: 10, maxBackoffMs: 5 })).toThrow('maxBackoffMs must be >= baseBackoffMs (10), got 5');
+    expect(
+      bad({ failureEvents: { publish: async () => undefined, objectOf: () => undefined, reason: 'not-camel' } }),
+    ).toThrow('defineController(ok): failureEvents.reason must be CamelCase, got "not-camel"');
+    expect(bad({ delayed: { prefix: 'p', handler: async () => undefined } })).toThrow(
+      'defineController(ok): delayed.redis is required',
+    );
+  });
+});

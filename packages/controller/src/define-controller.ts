@@ -1,0 +1,378 @@
+import { cloudEvent, type CloudEvent } from '@flotilla/bus';
+import {
+  createDelayedQueue,
+  createWorker,
+  type DelayedQueue,
+  type DelayedWorker,
+  type JobTiming,
+} from '@flotilla/runtime';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import type { ControllerLogger } from './controller-logger.js';
+import { ControllerMetrics } from './controller-metrics.js';
+import { SpreadSweep } from './spread-sweep.js';
+import { WorkQueue, type ReconcileResult } from './work-queue.js';
+
+/** One change a watch source reports: a key (`<Kind>.<namespace or _>.<name>`) upserted or deleted. */
+export interface WatchEvent {
+  type: 'upsert' | 'delete';
+  key: string;
+  revision: number;
+}
+
+/**
+ * What a controller watches: a cache of one kind that tells its subscribers of every change. The store's Informer
+ * is one (the kit takes it through this interface so that it stays below the store in the layers).
+ */
+export interface WatchSource<E extends WatchEvent = WatchEvent> {
+  readonly kind: string;
+  /** `objects` or `status`; only objects are counted under `flotilla_objects`. */
+  readonly bucket?: string;
+  readonly size: number;
+  keys(): Iterable<string>;
+  /** Starts delivering events to `handler`; `synced` resolves once the handler has seen every cached value. */
+  subscribe(handler: (e: E) => void | Promise<void>): { synced: Promise<void>; unsubscribe(): void };
+}
+
+/** How a controller follows one source. */
+export interface Watch<E extends WatchEvent = WatchEvent> {
+  source: WatchSource<E>;
+  /** Told of every event, also while the caches are being listed before start: for state derived from the caches. */
+  onEvent?(e: E): void;
+  /**
+   * What a change means once the controller runs: by default its own key is reconciled. Called with the
+   * controller, so it can queue other keys (`enqueue`) or sweep them all (`enqueueAll`), or nothing.
+   */
+  onChange?(e: E, controller: ControllerQueue): void;
+}
+
+/** BullMQ, for wake-ups that must outlive the process (a delay that has to fire after a leader change). */
+export interface DelayedJobs<J> {
+  /** Shared: the queue uses it, the worker a duplicate of it. The owner closes it. */
+  redis: Redis;
+  /** The BullMQ key prefix (FLOTILLA_PREFIX). */
+  prefix: string;
+  /** The BullMQ queue name; the controller's name by default. */
+  queueName?: string;
+  /** Jobs handled at once. */
+  concurrency?: number;
+  handler(job: Job<J, void>, timing: JobTiming): Promise<void>;
+  onLateness?: (lateMs: number, job: Job<J, void>) => void;
+}
+
+/** On every failed reconcile, a Kubernetes-style Warning event on the object (folded by the status writer). */
+export interface FailureEvents {
+  publish(e: CloudEvent): Promise<unknown>;
+  /** The object a key names (the store's refFromKey); undefined for a key that names none (no event then). */
+  objectOf(key: string): { kind: string; namespace?: string | undefined; name: string } | undefined;
+  /** CamelCase, as Karmada's reasons; an error with a CamelCase `reason` of its own gives that instead. */
+  reason?: string;
+  /** The event's source (`component`); the controller's name by default. */
+  component?: string;
+}
+
+export interface ControllerDefinition<J = never> {
+  /** Lower-case letters, digits and '-': the `controller` label of every metric, and the logs' `controller` field. */
+  name: string;
+  /** What the controller reads; the first source's keys are its own (reconciled at start and on resync). */
+  watches: Watch[];
+  /** Reconciles one key; a throw retries it with backoff (and records a Warning event), a result may requeue it. */
+  reconcile(key: string, queuedAtMs: number): Promise<ReconcileResult> | Promise<void>;
+  /** The keys reconciled at start and by every resync; the first watch's keys by default. */
+  keys?: () => Iterable<string>;
+  /** Every key is reconciled again this often (0: never). Spread over the period unless `resyncSpread` is false. */
+  resyncMs?: number;
+  /** true (default): a slice of the keys each second; false: all at once, in the background lane. */
+  resyncSpread?: boolean;
+  /** Runs before each resync (a burst one, and `resync()`), e.g. to forget what must be redone. */
+  onResync?: () => void;
+  /** Keys reconciled at once; one key never twice at once. */
+  concurrency?: number;
+  /** First retry delay after a failure, doubled per consecutive failure up to maxBackoffMs. */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  logger: ControllerLogger;
+  /** The service's registry: reconcile, queue and object metrics under the controller's name. */
+  registry?: Registry;
+  failureEvents?: FailureEvents;
+  delayed?: DelayedJobs<J>;
+  /** After the caches are synced, before the first reconcile: state the reconciles need (and the delayed queue). */
+  onStart?: () => Promise<void>;
+  /** After the work stopped. */
+  onStop?: () => Promise<void>;
+  /** Milliseconds since the epoch; Date.now by default. */
+  now?: () => number;
+}
+
+/** The kit's defaults, defined once. */
+export const CONTROLLER_DEFAULTS = {
+  concurrency: 1,
+  resyncMs: 0,
+  resyncSpread: true,
+  baseBackoffMs: 100,
+  maxBackoffMs: 30_000,
+  delayedConcurrency: 50,
+} as const;
+
+/** A controller definition that cannot run: says which field and why. */
+export class ControllerDefinitionError extends Error {
+  constructor(
+    readonly controller: string,
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`defineController(${controller}): ${field} ${problem}`);
+    this.name = 'ControllerDefinitionError';
+  }
+}
+
+const NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+const CAMEL_CASE = /^[A-Z][A-Za-z0-9]*$/;
+
+/** `cluster-taints` → `ClusterTaints`. */
+function pascal(name: string): string {
+  return name
+    .split('-')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/** What a watch's onChange may do with its controller. */
+export interface ControllerQueue {
+  readonly started: boolean;
+  /** Queues a key in the urgent lane (ignored before start). */
+  enqueue(key: string): void;
+  /** Queues every key in the background lane (ignored before start). */
+  enqueueAll(): void;
+}
+
+export interface Controller<J = never> extends ControllerQueue {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  /** The BullMQ queue to add delayed jobs to, while started with `delayed`. */
+  readonly delayedQueue: DelayedQueue<J> | undefined;
+  /** Subscribes to every source, waits for the caches, reconciles every key once and follows changes. */
+  start(): Promise<void>;
+  /** Stops reconciling and following; running reconciles finish first. */
+  stop(): Promise<void>;
+  /** Resolves when nothing is queued or running: for tests and benchmarks. */
+  idle(): Promise<void>;
+  /** `onResync`, then every key in the background lane. */
+  resync(): void;
+}
+
+/**
+ * One way to write a controller: the definition names what it watches and how it reconciles one key; the kit owns
+ * start, stop and idle, the work queue, the resync, the BullMQ worker where delays must outlive the process,
+ * metrics under the controller's name (`flotilla_reconcile_total{controller,result}`, durations, queue depth and
+ * age, objects watched), and a Kubernetes-style Warning event on the object of every failed reconcile. The
+ * definition is checked when it is made, with an error naming the field.
+ *
+ * @example
+ * const informers = new Informers({ bus, logger, registry, readiness: gates }); // one per process
+ * const crons = informers.objects('CronFederatedHPA');
+ * const controller = defineController({
+ *   name: 'cron-scheduler',
+ *   watches: [{ source: crons }],
+ *   reconcile: async (key) => {
+ *     const cron = crons.cache.get(key)?.value;
+ *     if (!cron) return; // deleted
+ *     // ...decide, write, publish; return { requeueAfterMs } to run again later
+ *   },
+ *   resyncMs: 60_000,
+ *   concurrency: 32,
+ *   logger,
+ *   registry,
+ *   failureEvents: { publish: (e) => publishEvent(bus, e), objectOf: refFromKey },
+ * });
+ * await controller.start();
+ * // ... on demotion or shutdown:
+ * await controller.stop();
+ */
+export function defineController<J = never>(d: ControllerDefinition<J>): Controller<J> {
+  return new KitController<J>(d);
+}
+
+class KitController<J> implements Controller<J> {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  private running = false;
+  private readonly metrics: ControllerMetrics;
+  private readonly sweep?: SpreadSweep;
+  private readonly resyncMs: number;
+  private readonly spread: boolean;
+  private readonly failureReason: string;
+  private subscriptions: Array<{ unsubscribe(): void }> = [];
+  private resyncTimer?: NodeJS.Timeout;
+  private delayedQueueValue?: DelayedQueue<J>;
+  private worker?: DelayedWorker<J, void>;
+  private readonly keys: () => Iterable<string>;
+
+  constructor(private readonly d: ControllerDefinition<J>) {
+    const name = typeof d.name === 'string' ? d.name : String(d.name);
+    const fail = (field: string, problem: string) => new ControllerDefinitionError(name, field, problem);
+    if (!NAME.test(name))
+      throw fail('name', `must be lower-case letters, digits and '-', got ${JSON.stringify(d.name)}`);
+    this.name = name;
+    if (typeof d.reconcile !== 'function') throw fail('reconcile', 'must be a function');
+    if (!Array.isArray(d.watches) || d.watches.length === 0) throw fail('watches', 'must name at least one source');
+    d.watches.forEach((w, i) => {
+      if (typeof w?.source?.subscribe !== 'function')
+        throw fail(`watches[${i}].source`, 'must be a watch source (an informer)');
+    });
+    if (!d.logger) throw fail('logger', 'is required');
+    const concurrency = d.concurrency ?? CONTROLLER_DEFAULTS.concurrency;
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw fail('concurrency', `must be an integer >= 1, got ${String(d.concurrency)}`);
+    this.resyncMs = d.resyncMs ?? CONTROLLER_DEFAULTS.resyncMs;
+    if (!Number.isFinite(this.resyncMs) || this.resyncMs < 0)
+      throw fail('resyncMs', `must be a number of milliseconds >= 0, got ${String(d.resyncMs)}`);
+    const baseBackoffMs = d.baseBackoffMs ?? CONTROLLER_DEFAULTS.baseBackoffMs;
+    const maxBackoffMs = d.maxBackoffMs ?? CONTROLLER_DEFAULTS.maxBackoffMs;
+    if (!(baseBackoffMs > 0)) throw fail('baseBackoffMs', `must be > 0, got ${String(d.baseBackoffMs)}`);
+    if (!(maxBackoffMs >= baseBackoffMs))
+      throw fail('maxBackoffMs', `must be >= baseBackoffMs (${baseBackoffMs}), got ${String(d.maxBackoffMs)}`);
+    this.failureReason = d.failureEvents?.reason ?? `${pascal(name)}Failed`;
+    if (d.failureEvents) {
+      if (typeof d.failureEvents.publish !== 'function') throw fail('failureEvents.publish', 'must be a function');
+      if (typeof d.failureEvents.objectOf !== 'function') throw fail('failureEvents.objectOf', 'must be a function');
+      if (!CAMEL_CASE.test(this.failureReason))
+        throw fail('failureEvents.reason', `must be CamelCase, got ${JSON.stringify(this.failureReason)}`);
+    }
+    if (d.delayed) {
+      if (!d.delayed.redis) throw fail('delayed.redis', 'is required');
+      if (!d.delayed.prefix) throw fail('delayed.prefix', 'is required');
+      if (typeof d.delayed.handler !== 'function') throw fail('delayed.handler', 'must be a function');
+      const c = d.delayed.concurrency ?? CONTROLLER_DEFAULTS.delayedConcurrency;
+      if (!Number.isInteger(c) || c < 1)
+        throw fail('delayed.concurrency', `must be an integer >= 1, got ${String(d.delayed.concurrency)}`);
+    }
+    this.spread = d.resyncSpread ?? CONTROLLER_DEFAULTS.resyncSpread;
+    const primary = d.watches[0]!.source;
+    this.keys = d.keys ?? (() => primary.keys());
+    this.metrics = ControllerMetrics.of(d.registry ?? new Registry());
+    this.queue = new WorkQueue((key, queuedAt) => d.reconcile(key, queuedAt), {
+      concurrency,
+      baseBackoffMs,
+      maxBackoffMs,
+      now: d.now,
+      observer: this.metrics.observer(name),
+      onError: (key, err, attempt) => this.failed(key, err, attempt),
+    });
+    this.metrics.track(name, this.queue);
+    if (this.resyncMs > 0 && this.spread)
+      this.sweep = new SpreadSweep({
+        keys: this.keys,
+        periodMs: this.resyncMs,
+        visit: (key) => this.queue.addBackground(key),
+      });
+  }
+
+  get started(): boolean {
+    return this.running;
+  }
+
+  get delayedQueue(): DelayedQueue<J> | undefined {
+    return this.delayedQueueValue;
+  }
+
+  async start(): Promise<void> {
+    const subs = this.d.watches.map((w) => {
+      const watch = w;
+      return watch.source.subscribe((e) => {
+        watch.onEvent?.(e);
+        if (!this.running) return; // the caches' first list: start() queues every key once
+        if (watch.onChange) watch.onChange(e, this);
+        else this.queue.add(e.key);
+      });
+    });
+    this.subscriptions = subs;
+    await Promise.all(subs.map((s) => s.synced));
+    await this.d.onStart?.();
+    const delayed = this.d.delayed;
+    if (delayed) {
+      const queueName = delayed.queueName ?? this.name;
+      this.delayedQueueValue = createDelayedQueue<J>({
+        name: queueName,
+        prefix: delayed.prefix,
+        connection: delayed.redis,
+      });
+      this.worker = createWorker<J, void>({
+        name: queueName,
+        prefix: delayed.prefix,
+        connection: delayed.redis,
+        concurrency: delayed.concurrency ?? CONTROLLER_DEFAULTS.delayedConcurrency,
+        onLateness: delayed.onLateness,
+        handler: (job, timing) => delayed.handler(job, timing),
+      });
+    }
+    this.running = true;
+    for (const w of this.d.watches) {
+      const source = w.source;
+      if (source.bucket !== 'status') this.metrics.countObjects(source.kind, () => source.size);
+    }
+    this.enqueueAll();
+    if (this.sweep) this.sweep.start();
+    else if (this.resyncMs > 0) this.resyncTimer = setInterval(() => this.resync(), this.resyncMs);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.metrics.forgetObjects();
+    this.sweep?.stop();
+    clearInterval(this.resyncTimer);
+    for (const s of this.subscriptions.splice(0)) s.unsubscribe();
+    // Bounded even while Redis is down (createWorker's close), as when a Redis outage deposes this leader.
+    await this.worker?.close();
+    this.worker = undefined;
+    await this.queue.stop();
+    await this.delayedQueueValue?.close();
+    this.delayedQueueValue = undefined;
+    await this.d.onStop?.();
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  enqueue(key: string): void {
+    if (this.running) this.queue.add(key);
+  }
+
+  enqueueAll(): void {
+    if (!this.running) return;
+    for (const key of this.keys()) this.queue.addBackground(key);
+  }
+
+  resync(): void {
+    this.d.onResync?.();
+    this.enqueueAll();
+  }
+
+  /** A failed reconcile: logged, and a Warning event on its object (never failing the retry itself). */
+  private failed(key: string, err: unknown, attempt: number): void {
+    this.d.logger.warn({ err, key, attempt, controller: this.name }, 'reconcile failed; retrying');
+    const events = this.d.failureEvents;
+    const ref = events?.objectOf(key);
+    if (!events || !ref) return;
+    const own = (err as { reason?: unknown } | undefined)?.reason;
+    const reason = typeof own === 'string' && CAMEL_CASE.test(own) ? own : this.failureReason;
+    const message = err instanceof Error ? err.message : String(err);
+    void events
+      .publish(
+        cloudEvent({
+          source: events.component ?? this.name,
+          type: 'ReconcileFailed',
+          kind: ref.kind,
+          namespace: ref.namespace,
+          name: ref.name,
+          time: new Date(this.d.now?.() ?? Date.now()),
+          data: { controller: this.name, attempt, kubeEvent: { type: 'Warning', reason, message } },
+        }),
+      )
+      .catch((publishErr: unknown) =>
+        this.d.logger.warn({ err: publishErr, key, controller: this.name }, 'could not record the failure event'),
+      );
+  }
+}

@@ -1,0 +1,234 @@
+import { connectBus, destroyBus, type Bus } from '@flotilla/bus';
+import { testBus } from '@flotilla/bus/testing';
+import { ReadinessGates, startHttpServer } from '@flotilla/runtime';
+import { eventually, freeTcpPort, metricSum, PrivateNats, uniquePrefix } from '@flotilla/testkit';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Informer, type InformerEvent, type InformerLogger } from './informer.js';
+import { Informers, InformerProjectionConflictError } from './informers.js';
+import { ObjectStore } from './object-store.js';
+import type { StoredObject } from './object.js';
+
+const deploy = (name: string, replicas: number): StoredObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace: 'default' },
+  spec: { replicas },
+});
+
+/** A logger that keeps its lines, to assert what was logged and how often. */
+function recordingLogger() {
+  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+  const at =
+    (level: string) =>
+    (fields: object, msg: string): void => {
+      lines.push({ level, msg, fields: fields as Record<string, unknown> });
+    };
+  const logger: InformerLogger = { info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, lines };
+}
+
+/** The replicas of every cached Deployment, by name: compared with what the bucket holds. */
+const replicasOf = (objects: Iterable<StoredObject>) =>
+  Object.fromEntries([...objects].map((o) => [o.metadata.name, (o.spec as { replicas: number }).replicas]));
+
+describe('Informer (shared bus)', () => {
+  let bus: Bus & { dispose(): Promise<void> };
+  let store: ObjectStore;
+  const stops: Array<() => void | Promise<void>> = [];
+  beforeAll(async () => {
+    bus = await testBus('informer');
+    store = new ObjectStore(bus);
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+  afterAll(async () => {
+    await bus?.dispose();
+  });
+
+  it('logs and counts a handler that throws, and goes on with the next event', async () => {
+    const registry = new Registry();
+    const { logger, lines } = recordingLogger();
+    const seen: string[] = [];
+    const informer = new Informer<StoredObject>({
+      bus,
+      bucket: 'objects',
+      kind: 'Deployment',
+      logger,
+      registry,
+      onEvent: (e) => {
+        if (e.type === 'upsert' && e.ref.name === 'bad') throw new Error('handler broke');
+        seen.push(e.ref.name);
+      },
+    });
+    await informer.start();
+    stops.push(() => informer.stop());
+    await store.apply(deploy('bad', 1));
+    await store.apply(deploy('good', 2));
+    await eventually(() => (seen.includes('good') ? true : undefined), 5000, 'the event after the failing one');
+    expect(await metricSum(registry, 'flotilla_informer_handler_errors_total', { kind: 'Deployment' })).toBe(1);
+    const failure = lines.find((l) => l.msg.startsWith('informer handler failed'));
+    expect(failure?.fields).toMatchObject({ kind: 'Deployment', key: 'Deployment.default.bad', event: 'upsert' });
+    expect((failure?.fields.err as Error | undefined)?.message).toBe('handler broke');
+    expect(informer.get({ kind: 'Deployment', namespace: 'default', name: 'bad' })).toBeDefined();
+  });
+
+  it('is one per (bucket, kind) in a process: a late subscriber is handed the cache, the last one stops it', async () => {
+    const informers = new Informers({ bus });
+    await store.apply({ ...deploy('shared-1', 1), kind: 'StatefulSet' });
+    const a = informers.objects('StatefulSet');
+    expect(informers.objects('StatefulSet')).toBe(a);
+    const first: string[] = [];
+    const late: string[] = [];
+    const s1 = a.subscribe((e) => void first.push(`${e.type} ${e.ref.name}`));
+    await s1.synced;
+    const s2 = a.subscribe((e) => void late.push(`${e.type} ${e.ref.name}`));
+    await s2.synced;
+    expect(late).toEqual(['upsert shared-1']);
+    await store.apply({ ...deploy('shared-2', 2), kind: 'StatefulSet' });
+    await eventually(() => (late.length === 2 && first.length === 2 ? true : undefined), 5000, 'both handlers');
+    expect(first).toEqual(['upsert shared-1', 'upsert shared-2']);
+    s1.unsubscribe();
+    await store.apply({ ...deploy('shared-3', 3), kind: 'StatefulSet' });
+    await eventually(() => (late.length === 3 ? true : undefined), 5000, 'the remaining handler');
+    s2.unsubscribe();
+    expect(first).toHaveLength(2);
+  });
+
+  it('refuses a second projection of a kind in one process, naming both', () => {
+    const informers = new Informers({ bus });
+    informers.objects('Cluster', { name: 'names-only', project: (c) => c.metadata.name });
+    expect(() => informers.objects('Cluster')).toThrow(InformerProjectionConflictError);
+    expect(() => informers.objects('Cluster')).toThrow(
+      'informer objects/Cluster is shared by every user in the process and keeps projection "names-only", but whole values was asked for',
+    );
+  });
+
+  it('rebuilds the cache when the bucket is purged under it: logged, counted, not ready in between', async () => {
+    const own = await testBus('informer-purge');
+    stops.push(() => own.dispose());
+    const ownStore = new ObjectStore(own);
+    const registry = new Registry();
+    const gates = new ReadinessGates();
+    const { logger, lines } = recordingLogger();
+    const readyz = await startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      registry,
+      readiness: () => gates.reasons(),
+      logger: pino({ level: 'silent' }),
+    });
+    stops.push(() => readyz.close());
+    const informer = new Informer<StoredObject>({
+      bus: own,
+      bucket: 'objects',
+      kind: 'Deployment',
+      logger,
+      registry,
+      readiness: gates,
+      auditIntervalMs: 200,
+    });
+    const readiness: string[] = [];
+    const deletes: string[] = [];
+    const sub = informer.subscribe((e: InformerEvent<StoredObject>) => {
+      if (e.type === 'delete') deletes.push(e.ref.name);
+    });
+    stops.push(() => sub.unsubscribe());
+    expect(gates.reasons()).toEqual(['informer objects/Deployment: cache not synced: listing']);
+    await sub.synced;
+    for (let i = 0; i < 3; i++) await ownStore.apply(deploy(`p-${i}`, i));
+    await eventually(() => (informer.size === 3 ? true : undefined), 5000, 'three cached');
+
+    let stopProbe = false;
+    const probing = (async () => {
+      while (!stopProbe) {
+        const r = await fetch(`http://127.0.0.1:${readyz.port}/readyz`);
+        readiness.push(`${r.status} ${(await r.text()).trim()}`);
+        await new Promise((x) => setTimeout(x, 10));
+      }
+    })();
+    await own.jsm.streams.purge(`KV_${own.names.objectsBucket}`);
+    await ownStore.apply(deploy('after-purge', 7));
+    await eventually(
+      () => (informer.size === 1 && gates.open ? true : undefined),
+      10_000,
+      'the cache rebuilt to the bucket',
+    );
+    await eventually(() => (readiness.at(-1)?.startsWith('200') ? true : undefined), 5000, 'ready again');
+    stopProbe = true;
+    await probing;
+
+    expect(replicasOf(informer.values())).toEqual(replicasOf(await ownStore.list('Deployment')));
+    expect(replicasOf(informer.values())).toEqual({ 'after-purge': 7 });
+    expect(deletes.sort()).toEqual(['p-0', 'p-1', 'p-2']);
+    expect(
+      readiness.some((r) => r.startsWith('503') && r.includes('informer objects/Deployment: cache being rebuilt')),
+    ).toBe(true);
+    expect(await metricSum(registry, 'flotilla_informer_watch_restarts_total', { recovery: 'relist' })).toBe(1);
+    expect(lines.filter((l) => l.msg === 'informer watch interrupted; relisting')).toHaveLength(1);
+    expect(lines.find((l) => l.msg === 'informer watch interrupted; relisting')?.fields).toMatchObject({
+      bucket: 'objects',
+      kind: 'Deployment',
+    });
+  });
+});
+
+describe('Informer (a NATS server of its own, restarted)', () => {
+  let nats: PrivateNats;
+  let bus: Bus | undefined;
+  beforeAll(async () => {
+    nats = new PrivateNats(await freeTcpPort());
+    await nats.start();
+  });
+  afterAll(async () => {
+    if (bus) {
+      await destroyBus(bus).catch(() => undefined);
+      await bus.close().catch(() => undefined);
+    }
+    await nats?.dispose();
+  });
+
+  it('resumes from the last revision seen after the watch is cut: logged, counted, not ready in between', async () => {
+    bus = await connectBus({ url: nats.url, prefix: uniquePrefix('informer-cut'), name: 'test' });
+    const store = new ObjectStore(bus);
+    const registry = new Registry();
+    const gates = new ReadinessGates();
+    const { logger, lines } = recordingLogger();
+    const informer = new Informer<StoredObject>({
+      bus,
+      bucket: 'objects',
+      kind: 'Deployment',
+      logger,
+      registry,
+      readiness: gates,
+    });
+    const reasons: string[][] = [];
+    const seen: string[] = [];
+    const sub = informer.subscribe((e) => {
+      seen.push(`${e.type} ${e.ref.name}`);
+      reasons.push(gates.reasons());
+    });
+    try {
+      await store.apply(deploy('before', 1));
+      await sub.synced;
+      await nats.stop();
+      await eventually(() => (gates.open ? undefined : true), 5000, 'the watch reported cut');
+      expect(gates.reasons()).toEqual([expect.stringMatching(/^informer objects\/Deployment: watch interrupted: /)]);
+      await nats.start();
+      await eventually(() => (gates.open ? true : undefined), 15_000, 'the watch resumed');
+      await store.apply(deploy('after', 2));
+      await store.apply(deploy('before', 3));
+      await eventually(() => (seen.length === 3 ? true : undefined), 10_000, 'the events after the restart');
+      expect(seen).toEqual(['upsert before', 'upsert after', 'upsert before']);
+      expect(replicasOf(informer.values())).toEqual(replicasOf(await store.list('Deployment')));
+      expect(await metricSum(registry, 'flotilla_informer_watch_restarts_total', { recovery: 'resume' })).toBe(1);
+      const restarts = lines.filter((l) => l.msg.startsWith('informer watch interrupted'));
+      expect(restarts).toHaveLength(1);
+      expect(restarts[0]!.fields).toMatchObject({ kind: 'Deployment', resumeFromRevision: 2 });
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});
