@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import type { EffectiveHorizontalPodAutoscaler } from '@flotilla/api';
 import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
@@ -44,7 +45,7 @@ import { EhpaForecasts } from './ehpa-forecasts.js';
 import type { ControllerLogger } from './federated-hpa-controller.js';
 import { bindingNameOf } from './member-objects.js';
 
-export const EHPA_CONTROLLER_NAME = 'effective-hpa';
+export const EHPA_CONTROLLER_NAME = Controllers.effectiveHpa;
 
 export interface EffectiveHpaControllerOptions {
   bus: Bus;

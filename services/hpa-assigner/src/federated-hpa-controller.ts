@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import type { FederatedHPA, ResourceBinding, ResourceBindingSpec } from '@flotilla/api';
 import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
@@ -18,7 +19,7 @@ import { CentralizedMode } from './centralized-mode.js';
 import { bindingNameOf, HPA_KIND } from './member-objects.js';
 import { bindingProjection, bindingStatusProjection } from './projections.js';
 
-export const CONTROLLER_NAME = 'hpa-assigner';
+export const CONTROLLER_NAME = Controllers.federatedHpa;
 export const FEDERATED_HPA_KIND = 'FederatedHPA';
 
 export interface ControllerLogger {

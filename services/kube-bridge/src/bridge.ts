@@ -1,4 +1,5 @@
 import { formatTime } from '@flotilla/api';
+import { Controllers } from '@flotilla/catalogue';
 import type { Bus } from '@flotilla/bus';
 import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
 import {
@@ -128,7 +129,7 @@ export class KubeBridge {
     this.kubeEvents = new Informer<KubeEvent>({ bus: opts.bus, bucket: 'kubeEvents', kind: '*' });
     this.eventController = defineController({
       ...common,
-      name: `${CONTROLLER_NAME}-events`,
+      name: Controllers.kubeBridgeEvents,
       watches: [{ source: this.kubeEvents }],
       reconcile: (key) => this.reconcileEvent(key),
       resyncMs: opts.resyncMs,

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
+import { Controllers } from '@flotilla/catalogue';
 import type { KubeEvent } from '@flotilla/store';
 import type { AnyObject } from './content.js';
 import type { HostEvent } from './host-api.js';
 
 /** The component events carry as their source (Karmada's ControllerName). */
-export const CONTROLLER_NAME = 'kube-bridge';
+export const CONTROLLER_NAME = Controllers.kubeBridge;
 
 /** A stable event name: the object's name and a digest of what identifies the event, so a retried write is one event. */
 export function hostEventName(objectName: string, identity: string): string {

@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import { cloudEvent, type CloudEvent } from '@flotilla/bus';
 import {
@@ -8,7 +9,7 @@ import {
   type WorkloadRescheduleTriggeredData,
 } from '@flotilla/rebalance';
 
-export const CONTROLLER_NAME = 'rebalancer';
+export const CONTROLLER_NAME = Controllers.rebalancer;
 export const REBALANCER_KIND = 'WorkloadRebalancer';
 
 const digest = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 16);
