@@ -17,9 +17,7 @@ await runLeaderService({
   name: SERVICE,
   configSchema,
   async open({ config, gates, logger, registry }) {
-    const bus = await connectBus(
-      busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')),
-    );
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
     const informers = new Informers({ bus, logger, registry, readiness: gates });
     return { resources: { bus, informers }, close: () => bus.close() };
