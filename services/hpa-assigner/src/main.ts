@@ -1,6 +1,7 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { ensureMetricsStream, JetStreamHistory, PrometheusSource } from '@flotilla/metric-history';
 import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
+import { Informers } from '@flotilla/store';
 import { configSchema } from './config.js';
 import { EffectiveHpaController } from './effective-hpa-controller.js';
 import { CONTROLLER_NAME, FederatedHpaController } from './federated-hpa-controller.js';
@@ -8,7 +9,7 @@ import { CONTROLLER_NAME, FederatedHpaController } from './federated-hpa-control
 await runLeaderService({
   name: CONTROLLER_NAME,
   configSchema,
-  async open({ config, gates, logger }) {
+  async open({ config, gates, logger, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME, connectionGate(gates, logger, 'nats')));
     // The delay jobs' and window timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
@@ -16,8 +17,11 @@ await runLeaderService({
       connectionName: CONTROLLER_NAME,
       onConnection: connectionGate(gates, logger, 'redis-timers'),
     });
+    // One informer per kind for the process, shared by both controllers; it closes its readiness gate while its cache
+    // cannot be trusted.
+    const informers = new Informers({ bus, logger, registry, readiness: gates });
     return {
-      resources: { bus, redis },
+      resources: { bus, redis, informers },
       close: async () => {
         await bus.close();
         await closeRedis(redis);
@@ -25,10 +29,12 @@ await runLeaderService({
     };
   },
   repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger }, { bus, redis }) {
+  async lead({ config, logger, registry }, { bus, redis, informers }) {
     const federatedHpas = new FederatedHpaController({
       bus,
       redis,
+      informers,
+      registry,
       queuePrefix: config.FLOTILLA_PREFIX,
       publish: (e) => publishEvent(bus, e),
       logger,
@@ -46,6 +52,8 @@ await runLeaderService({
     const effectiveHpas = new EffectiveHpaController({
       bus,
       redis,
+      informers,
+      registry,
       queuePrefix: config.FLOTILLA_PREFIX,
       publish: (e) => publishEvent(bus, e),
       logger,

@@ -1,5 +1,6 @@
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
+import { Informers } from '@flotilla/store';
 import { CONTROLLER_NAME } from './cloud-events.js';
 import { configSchema } from './config.js';
 import { RebalancerController } from './controller.js';
@@ -7,7 +8,7 @@ import { RebalancerController } from './controller.js';
 await runLeaderService({
   name: CONTROLLER_NAME,
   configSchema,
-  async open({ config, gates, logger }) {
+  async open({ config, gates, logger, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME, connectionGate(gates, logger, 'nats')));
     // The TTL timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
@@ -15,8 +16,10 @@ await runLeaderService({
       connectionName: CONTROLLER_NAME,
       onConnection: connectionGate(gates, logger, 'redis-timers'),
     });
+    // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
+    const informers = new Informers({ bus, logger, registry, readiness: gates });
     return {
-      resources: { bus, redis },
+      resources: { bus, redis, informers },
       close: async () => {
         await bus.close();
         await closeRedis(redis);
@@ -24,10 +27,12 @@ await runLeaderService({
     };
   },
   repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger }, { bus, redis }) {
+  async lead({ config, logger, registry }, { bus, redis, informers }) {
     const controller = new RebalancerController({
       bus,
       redis,
+      informers,
+      registry,
       queuePrefix: config.FLOTILLA_PREFIX,
       publish: (e) => publishEvent(bus, e),
       logger,
