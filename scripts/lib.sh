@@ -25,15 +25,21 @@ url_host() { local r=${1#*://}; r=${r##*@}; r=${r%%/*}; printf '%s' "${r%:*}"; }
 url_port() { local r=${1#*://}; r=${r##*@}; r=${r%%/*}; printf '%s' "${r##*:}"; }
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
-# ensure_binary NAME DEBIAN_PACKAGE: apt-installs in CI; elsewhere says what to install and fails.
+# ensure_binary NAME DEBIAN_PACKAGE: a missing program is apt-installed from Debian when this runs as root or in CI
+# (and apt-get is there); otherwise it says what to install and fails.
+APT_UPDATED=""
 ensure_binary() {
   command -v "$1" >/dev/null 2>&1 && return 0
-  if [ "${CI:-}" = "true" ] && command -v apt-get >/dev/null 2>&1; then
+  if { [ "$(id -u)" = "0" ] || [ "${CI:-}" = "true" ]; } && command -v apt-get >/dev/null 2>&1; then
     log "installing $2 from Debian"
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+    if [ -z "$APT_UPDATED" ]; then apt-get update -qq >/dev/null && APT_UPDATED=1; fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+    # Debian puts some servers in /usr/sbin (nats-server), which a non-login shell may not have on PATH.
+    case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin" ;; esac
     command -v "$1" >/dev/null 2>&1 && return 0
   fi
-  log "$1 is not installed and nothing answers at the configured URL. Install it: apt-get install $2 (or set the URL to a running server)."
+  log "$1 is not installed and nothing answers at the configured URL. Install it: apt-get install $2" \
+    "(scripts/up and scripts/test do so themselves when run as root), or set the URL to a running server."
   return 1
 }
 

@@ -8,7 +8,8 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { FLOTILLA_SERVICES, busNames, natsAuthorization } from '@flotilla/bus';
+import { busNames, natsAuthorization } from '@flotilla/bus';
+import { SERVICE_NAMES } from '@flotilla/catalogue';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { redisAclRules } from '@flotilla/runtime';
 import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
@@ -907,11 +908,11 @@ describe('deploy/secret.example.yaml', () => {
     const defined = [...natsAuthorization(busNames('flotilla'), () => '').matchAll(/user: "([^"]+)"/g)].map(
       (m) => m[1],
     );
-    expect(FLOTILLA_SERVICES.map((service) => String(data[`nats-user-${service}`]))).toEqual(
-      FLOTILLA_SERVICES.map((service) => `flotilla-${service}`),
+    expect(SERVICE_NAMES.map((service) => String(data[`nats-user-${service}`]))).toEqual(
+      SERVICE_NAMES.map((service) => `flotilla-${service}`),
     );
-    for (const service of FLOTILLA_SERVICES) expect(defined).toContain(data[`nats-user-${service}`]);
-    expect([...FLOTILLA_SERVICES].sort()).toEqual(SERVICES.map((s) => s.name).sort());
+    for (const service of SERVICE_NAMES) expect(defined).toContain(data[`nats-user-${service}`]);
+    expect([...SERVICE_NAMES].sort()).toEqual(SERVICES.map((s) => s.name).sort());
   });
 
   it('holds only keys some Deployment reads', () => {

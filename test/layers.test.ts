@@ -244,6 +244,90 @@ describe('one model', () => {
     ).toEqual(['Taint', 'Cluster']);
   });
 
+  /** The property names of every type the API exports, as the compiler resolves them (zod-inferred ones included). */
+  const apiShapes = (() => {
+    const index = join(root, 'packages/api/src/index.ts');
+    const program = ts.createProgram([index], {
+      strict: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      skipLibCheck: true,
+      noEmit: true,
+    });
+    const checker = program.getTypeChecker();
+    const shapes = new Map<string, Set<string>>();
+    for (const exported of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(index)!)!)) {
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      if (!(symbol.flags & (ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Interface))) continue;
+      const props = checker
+        .getDeclaredTypeOfSymbol(symbol)
+        .getProperties()
+        .map((p) => p.name);
+      if (props.length >= 3) shapes.set(exported.name, new Set(props));
+    }
+    return shapes;
+  })();
+  /** Fields every object or reference has: a shape of only these is an envelope, not a copy of one kind. */
+  const ENVELOPE = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status', 'name', 'namespace']);
+
+  /**
+   * Shapes written out again under another name (`BindingSpecView { resource, clusters, replicaRequirements }`): an
+   * interface or object type, at any depth, with three or more properties, one of them beyond the envelope, all of
+   * them properties of one API type. A view derived with `Pick`/`Partial` of the API's type writes no properties.
+   */
+  function renamedCopies(text: string): string[] {
+    const file = ts.createSourceFile('x.ts', text, ts.ScriptTarget.ES2022, true);
+    const found: string[] = [];
+    const visit = (node: ts.Node): void => {
+      const members = ts.isInterfaceDeclaration(node) || ts.isTypeLiteralNode(node) ? node.members : undefined;
+      if (members) {
+        const props = members.filter(ts.isPropertySignature).map((m) => m.name.getText(file).replace(/['"]/g, ''));
+        if (props.length >= 3 && props.some((p) => !ENVELOPE.has(p))) {
+          const copied = [...apiShapes].find(([, shape]) => props.every((p) => shape.has(p)));
+          if (copied) {
+            const where = ts.isInterfaceDeclaration(node)
+              ? node.name.text
+              : `line ${file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1}`;
+            found.push(`${where} {${props.join(', ')}} copies api's ${copied[0]}`);
+          }
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+    return found;
+  }
+
+  it('a renamed copy of an API type is found, a view derived from it is not', () => {
+    expect(
+      renamedCopies(
+        'interface BindingSpecView {\n  resource?: unknown;\n  clusters?: unknown[];\n  replicaRequirements?: unknown;\n}\n' +
+          'type BindingView = { metadata: { name: string }; spec: { resource: R; rescheduleTriggeredAt?: string; clusters?: C[] } };',
+      ),
+    ).toEqual([
+      "BindingSpecView {resource, clusters, replicaRequirements} copies api's ResourceBindingSpec",
+      "line 6 {resource, rescheduleTriggeredAt, clusters} copies api's ResourceBindingSpec",
+    ]);
+    expect(
+      renamedCopies(
+        "type BindingSpecRead = Partial<Pick<ResourceBindingSpec, 'resource' | 'clusters' | 'replicaRequirements'>>;\n" +
+          'interface MemberReport { cluster: string; clusterReady: boolean; specReplicas: number }\n' +
+          'interface Ref { apiVersion: string; kind: string; name: string }',
+      ),
+    ).toEqual([]);
+  });
+
+  it.each(workspaces.filter((w) => w !== api).map((w) => [w.dir, w] as const))(
+    '%s copies no type of the API under another name',
+    (_dir, w) => {
+      const copies = w.sources
+        .filter(({ test }) => !test)
+        .flatMap(({ file, text }) => renamedCopies(text).map((c) => `${file}: ${c}`));
+      expect(copies).toEqual([]);
+    },
+  );
+
   it.each(workspaces.filter((w) => w !== api).map((w) => [w.dir, w] as const))(
     '%s restates no type of the API',
     (_dir, w) => {

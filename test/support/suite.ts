@@ -16,13 +16,18 @@ export interface RunningSuite {
 
 /**
  * Starts the built services as separate processes on a fresh prefix. `stop` sends SIGTERM, checks every process
- * exited cleanly, and removes the prefix's streams and buckets.
+ * exited cleanly, and removes the prefix's streams and buckets. `serviceEnv` adds variables for one service only
+ * (the gateway listens on an ephemeral port unless it names GATEWAY_API_PORT).
  */
-export async function startSuite(services: string[], extraEnv: Record<string, string> = {}): Promise<RunningSuite> {
+export async function startSuite(
+  services: string[],
+  extraEnv: Record<string, string> = {},
+  serviceEnv: Record<string, Record<string, string>> = {},
+): Promise<RunningSuite> {
   const prefix = uniquePrefix('e2e');
   const env = { NATS_URL, REDIS_URL, FLOTILLA_PREFIX: prefix, LOG_LEVEL: 'info', LEADER_LEASE_MS: '2000', ...extraEnv };
   const logs: string[] = [];
-  const suite = new Suite({ root: ROOT, services, env, onOutput: (s, l) => logs.push(`[${s}] ${l}`) });
+  const suite = new Suite({ root: ROOT, services, env, serviceEnv, onOutput: (s, l) => logs.push(`[${s}] ${l}`) });
   try {
     await suite.start();
   } catch (err) {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeTcpPort, PrivateNats } from '@flotilla/testkit';
 import { type Bus, connectBus, destroyBus } from './connect.js';
 import { busNames } from './names.js';
-import { natsAuthorization, type NatsUser } from './nats-permissions.js';
+import type { NatsUser } from '@flotilla/catalogue';
+import { natsAuthorization } from './nats-permissions.js';
 
 const names = busNames('perm');
 const password = (service: NatsUser) => `secret-of-${service}`;

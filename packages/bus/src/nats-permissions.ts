@@ -1,20 +1,11 @@
+import {
+  NATS_USERS,
+  natsUserEntry,
+  type NatsPublishGrant,
+  type NatsSubscribeGrant,
+  type NatsUser,
+} from '@flotilla/catalogue';
 import type { BusNames } from './names.js';
-
-/** The deployables (as the launcher's suite lists them, which this layer may not import). */
-export const FLOTILLA_SERVICES = [
-  'gateway',
-  'status-writer',
-  'member-agent',
-  'affinity-scheduler',
-  'cron-scheduler',
-  'rebalancer',
-  'hpa-assigner',
-  'kube-bridge',
-] as const;
-export type ServiceName = (typeof FLOTILLA_SERVICES)[number];
-/** The services, and `cli`: the command line and other API clients, which call the gateway and read. */
-export type NatsUser = ServiceName | 'cli';
-export const NATS_USERS: readonly NatsUser[] = [...FLOTILLA_SERVICES, 'cli'];
 
 export interface SubjectPermissions {
   publish: { allow: string[]; deny: string[] };
@@ -22,27 +13,27 @@ export interface SubjectPermissions {
 }
 
 /**
- * Where each service may publish and subscribe on NATS. What sets services apart: only the gateway answers the API
- * (`<prefix>.api.*`), only the status writer writes status and Kubernetes events, only the member agent records
- * metric samples, and the status writer never writes objects. Every service reaches JetStream's API because each
- * one provisions the streams and buckets it finds missing; none may delete or purge a stream. The `cli` user may
- * call the API and read, and write nothing directly; so may the kube-bridge, whose writes all go through the API
- * (admission runs on what it mirrors in).
+ * Where each service may publish and subscribe on NATS, from the catalogue's grants. What sets services apart: only
+ * the gateway answers the API (`<prefix>.api.*`), only the status writer writes status and Kubernetes events, only
+ * the member agent records metric samples, and the status writer never writes objects. Every service reaches
+ * JetStream's API because each one provisions the streams and buckets it finds missing; none may delete or purge a
+ * stream. The `cli` user may call the API and read, and write nothing directly; so may the kube-bridge, whose writes
+ * all go through the API (admission runs on what it mirrors in).
  */
 export function servicePermissions(service: NatsUser, names: BusNames): SubjectPermissions {
   const kv = (bucket: string) => `$KV.${bucket}.>`;
-  const apiClient = service === 'cli' || service === 'kube-bridge';
-  const publish = [
-    '$JS.API.>',
-    '$JS.ACK.>',
-    '$JS.FC.>',
-    '_INBOX.>',
-    ...(apiClient ? [`${names.apiRoot}.>`] : [`${names.eventsRoot}.>`]),
-    ...(service === 'status-writer' ? [kv(names.statusBucket), kv(names.kubeEventsBucket)] : []),
-    ...(service !== 'status-writer' && !apiClient ? [kv(names.objectsBucket)] : []),
-    ...(service === 'member-agent' ? [`${names.metricsRoot}.>`] : []),
-  ];
-  const subscribe = ['_INBOX.>', ...(service === 'gateway' ? [`${names.apiRoot}.*`] : [])];
+  const subjects: Record<NatsPublishGrant, string> = {
+    api: `${names.apiRoot}.>`,
+    events: `${names.eventsRoot}.>`,
+    objects: kv(names.objectsBucket),
+    status: kv(names.statusBucket),
+    'kube-events': kv(names.kubeEventsBucket),
+    metrics: `${names.metricsRoot}.>`,
+  };
+  const grants = natsUserEntry(service);
+  const publish = ['$JS.API.>', '$JS.ACK.>', '$JS.FC.>', '_INBOX.>', ...grants.publish.map((g) => subjects[g])];
+  const requests: Record<NatsSubscribeGrant, string> = { 'api-requests': `${names.apiRoot}.*` };
+  const subscribe = ['_INBOX.>', ...grants.subscribe.map((g) => requests[g])];
   return {
     publish: { allow: publish, deny: ['$JS.API.STREAM.DELETE.>', '$JS.API.STREAM.PURGE.>'] },
     subscribe: { allow: subscribe },

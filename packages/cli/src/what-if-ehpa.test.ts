@@ -12,17 +12,19 @@ const nowS = Date.parse(NOW) / 1000;
 const dir = mkdtempSync(join(tmpdir(), 'what-if-ehpa-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Three days of a daily sine (4 ± 3 cores, peak at 06:00 UTC) up to one minute before --now. */
-function historyFile(): string {
+/** A range-query answer of three days of one-minute samples `value(t)` up to one minute before `end`, as a file. */
+function rangeQueryFile(name: string, end: number, value: (t: number) => string): string {
   const values: Array<[number, string]> = [];
-  for (let t = nowS - 3 * 86_400; t < nowS; t += 60) {
-    values.push([t, (4 + 3 * Math.sin((2 * Math.PI * (t % 86_400)) / 86_400)).toFixed(4)]);
-  }
+  for (let t = end - 3 * 86_400; t < end; t += 60) values.push([t, value(t)]);
   const body = { status: 'success', data: { resultType: 'matrix', result: [{ metric: {}, values }] } };
-  const path = join(dir, 'history.json');
+  const path = join(dir, name);
   writeFileSync(path, JSON.stringify(body));
   return path;
 }
+
+/** Three days of a daily sine (4 ± 3 cores, peak at 06:00 UTC) up to one minute before --now. */
+const historyFile = () =>
+  rangeQueryFile('history.json', nowS, (t) => (4 + 3 * Math.sin((2 * Math.PI * (t % 86_400)) / 86_400)).toFixed(4));
 
 async function run(args: string[]) {
   let out = '';
@@ -89,6 +91,22 @@ describe('flotilla what-if ehpa (offline)', () => {
         lastTransitionTime: NOW,
       }),
     );
+  });
+
+  it("gives Crane's forecast for a daily square wave (20 from 08:00 to 20:00 UTC, 5 otherwise, 3 days)", async () => {
+    const midnight = Date.parse('2026-03-04T00:00:00Z') / 1000;
+    const path = rangeQueryFile('square.json', midnight, (t) => {
+      const minute = (t % 86_400) / 60;
+      return minute >= 480 && minute < 1200 ? '20' : '5';
+    });
+    const args = ['what-if', 'ehpa', '-f', FILE, '--history', path, '-o', 'json'];
+    const r = await run([...args, '--now', '2026-03-04T00:00:00Z']);
+    const samples = (JSON.parse(r.out) as Result).prediction.samples;
+    expect(samples[0]![0]).toBe(midnight);
+    // Crane's numbers at minutes 0, 120, 840 and 1439 of the next day
+    expect([0, 120, 840, 1439].map((m) => Number(samples[m]![1].toFixed(4)))).toEqual([
+      5.0328, 5.0975, 20.1525, 5.0118,
+    ]);
   });
 
   it('--horizon sets how far the forecast reaches', async () => {

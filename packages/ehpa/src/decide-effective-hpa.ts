@@ -1,4 +1,4 @@
-import { formatTime, type EffectiveHorizontalPodAutoscaler, type MetricSpec } from '@flotilla/api';
+import { formatTime, type Condition, type EffectiveHorizontalPodAutoscaler, type MetricSpec } from '@flotilla/api';
 import {
   emptyHistory,
   reconcileAutoscaler,
@@ -42,7 +42,7 @@ export interface EhpaStatusPatch {
   expectReplicas: number;
   currentReplicas: number;
   lastScaleTime?: string;
-  conditions: Array<{ type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }>;
+  conditions: Array<Required<Pick<Condition, 'type' | 'status' | 'reason' | 'message'>>>;
   /** Flotilla's addition: each source's current proposal, and which one the maximum came from. */
   proposals: Partial<Record<EhpaSource, ProposalStatus>>;
   winningSource: EhpaSource | null;

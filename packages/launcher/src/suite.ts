@@ -2,25 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVICE_CATALOGUE, SERVICE_NAMES } from '@flotilla/catalogue';
 import { freePort } from './free-port.js';
 
-/** The deployables `startSuite` knows, in start order. */
-export const SERVICES = [
-  'gateway',
-  'status-writer',
-  'member-agent',
-  'affinity-scheduler',
-  'cron-scheduler',
-  'rebalancer',
-  'hpa-assigner',
-] as const;
-export type ServiceName = (typeof SERVICES)[number];
+/** The deployables a Suite starts by default, in start order (the catalogue's, less the optional ones). */
+export const SERVICES = SERVICE_NAMES.filter((s) => !SERVICE_CATALOGUE[s].optional);
 
 /**
  * Deployables a Suite starts only when they are named in `services`: the kube-bridge needs a host API server
  * (KUBE_BRIDGE_KUBECONFIG), which the local suite does not have unless you give it one.
  */
-export const OPTIONAL_SERVICES = ['kube-bridge'] as const;
+export const OPTIONAL_SERVICES = SERVICE_NAMES.filter((s) => SERVICE_CATALOGUE[s].optional);
 
 export interface SuiteOptions {
   /** Repository root (the folder holding services/). */

@@ -1,4 +1,4 @@
-import { normalizeEhpaSchedule } from '@flotilla/api';
+import { normalizeEhpaSchedule, type EhpaCron } from '@flotilla/api';
 import {
   CronSyntaxError,
   NoFireTimeError,
@@ -10,13 +10,7 @@ import {
 import { CronWindowError } from './errors.js';
 
 /** One entry of an EHPA's `spec.crons`. */
-export interface CronWindow {
-  readonly name: string;
-  readonly timezone?: string;
-  readonly start: string;
-  readonly end: string;
-  readonly targetReplicas: number;
-}
+export type CronWindow = Readonly<Pick<EhpaCron, 'name' | 'timezone' | 'start' | 'end' | 'targetReplicas'>>;
 
 /** Go's zero time in Unix seconds: what robfig/cron's `Next` returns for a schedule that never fires. */
 const GO_ZERO_TIME_SECONDS = -62_135_596_800;

@@ -33,7 +33,8 @@ type FilterParams = Pick<
  *
  * The threshold keeps components with amplitude ≥ max(lowAmplitudeThreshold, maxItems-th largest) but always at
  * least the top minItems. Frequencies are computed for all bins, so mirror bins N−k count as high frequency: a
- * low-frequency component below the threshold keeps only half its amplitude (Crane's quirk, kept on purpose).
+ * low-frequency component below the threshold keeps only half its amplitude (Crane's quirk, kept on purpose). A
+ * mirror bin's amplitude is its partner's, so a component at exactly the threshold keeps both halves.
  */
 export function fftFilteredLastPeriod(
   spectrum: Spectrum,
@@ -43,7 +44,12 @@ export function fftFilteredLastPeriod(
 ): Float64Array {
   const n = spectrum.re.length;
   const amplitude = new Float64Array(n);
-  for (let k = 0; k < n; k++) amplitude[k] = Math.sqrt(spectrum.re[k]! ** 2 + spectrum.im[k]! ** 2) / n;
+  // A real signal's spectrum is conjugate-symmetric: bin N−k has bin k's amplitude. Taking it from bin k (rather
+  // than from the transform's own rounding of bin N−k) makes a component whose amplitude is exactly the threshold
+  // keep both halves, as Crane's (go-dsp's) transform does: a daily square wave's 50th harmonic is such a tie, and
+  // losing its mirror half moved the forecast by 0.01–0.05 (5.0223 instead of Crane's 5.0328 at minute 0).
+  for (let k = 0; k <= n >> 1; k++) amplitude[k] = Math.sqrt(spectrum.re[k]! ** 2 + spectrum.im[k]! ** 2) / n;
+  for (let k = (n >> 1) + 1; k < n; k++) amplitude[k] = amplitude[n - k]!;
   // Crane sorts bins 1 … N/2−1 descending and reads positions maxItems−1, minItems−1 and the last; the i-th largest
   // of `count` values is the one at ascending rank count − i.
   const bins = amplitude.slice(1, Math.max(1, Math.floor(n / 2)));

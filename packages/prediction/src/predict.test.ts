@@ -21,8 +21,12 @@ describe("predict (Crane's DSP prediction as one pure fit)", () => {
       expect(got.samples).toHaveLength(1440);
       got.samples.forEach(([t, v], k) => {
         expect(t).toBe(T0 + 60 * (days * 1440 + k));
-        // not exact: pre-processing clips the top and bottom 0.1 % of every long series (the sine's crests)
-        expect(Math.abs(v / (1.01 * sine(days * 1440 + k)) - 1)).toBeLessThan(1e-6);
+        // Not exact: pre-processing clips the top and bottom 0.1 % of every long series (the sine's crests and
+        // troughs, by 4.8e-5), and the low-frequency bins the FFT estimator always keeps carry part of that dent into
+        // the forecast; which near-equal spectrum items survive, and so whether the 3- or the 50-item 1 % estimator
+        // wins, is decided by rounding. Crane's own pipeline (go-dsp) leaves 1.6e-6 on 3 days. On the series as
+        // given, the estimators are exact (crane-acceptance.test.ts).
+        expect(Math.abs(v / (1.01 * sine(days * 1440 + k)) - 1)).toBeLessThan(2e-6);
       });
     }
   });

@@ -1,3 +1,4 @@
+import type { KubeEventData } from '@flotilla/api';
 import type { BindingRef, WorkloadReference } from './types.js';
 
 /** The rebalancer's domain event types (subjects `<prefix>.events.WorkloadRebalancer._.<name>.<type>`). */
@@ -14,11 +15,7 @@ export const WorkloadEventTypes = {
   FailBackTriggered: 'FailBackTriggered',
 } as const;
 
-export interface KubeEventData {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
+export type { KubeEventData };
 
 /** The observed list was rebuilt from spec (created or edited): new references pending, dropped ones gone. */
 export interface RebalanceObservedData {

@@ -1,4 +1,4 @@
-import type { WorkloadSelector } from '@flotilla/api';
+import type { ObjectMeta, WorkloadSelector } from '@flotilla/api';
 import { matchesLabelSelector } from '@flotilla/scheduling';
 import { compareWorkloads, normalizeReference } from './observed-workloads.js';
 import type { WorkloadReference } from './types.js';
@@ -7,7 +7,7 @@ import type { WorkloadReference } from './types.js';
 export interface SelectableTemplate {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'labels'>;
 }
 
 /**

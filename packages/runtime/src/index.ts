@@ -68,10 +68,4 @@ export { perRegistry } from './per-registry.js';
 export { ReadinessGates } from './readiness-gates.js';
 export { connectionGate, type ConnectionListener } from './connection-gate.js';
 export { watchProvisioning, type ProvisioningWatchOptions } from './provisioning-watch.js';
-export {
-  aclSetUserArgs,
-  REDIS_SERVICE_QUEUES,
-  redisAclRules,
-  type RedisAclRule,
-  type RedisService,
-} from './redis-acl.js';
+export { aclSetUserArgs, redisAclRules, type RedisAclRule } from './redis-acl.js';

@@ -1,20 +1,7 @@
-/**
- * The services that use Redis (the gateway does not), and the key spaces `<prefix>:<name>:*` each one owns besides its
- * leases: the BullMQ queues it runs (the kube-bridge's is its sync records).
- */
-export const REDIS_SERVICE_QUEUES = {
-  'status-writer': [],
-  'member-agent': [],
-  'affinity-scheduler': [],
-  'cron-scheduler': ['cron-scheduler'],
-  rebalancer: ['rebalancer'],
-  'hpa-assigner': ['hpa-assigner', 'effective-hpa'],
-  'kube-bridge': ['kube-bridge'],
-} as const satisfies Record<string, readonly string[]>;
-export type RedisService = keyof typeof REDIS_SERVICE_QUEUES;
+import { redisServices, type ServiceName } from '@flotilla/catalogue';
 
 export interface RedisAclRule {
-  service: RedisService;
+  service: ServiceName;
   /** The Redis user, `<prefix>-<service>` like the service's NATS user. */
   user: string;
   /** The `ACL SETUSER <user>` rules after `on` and the password: keys, channels and commands. */
@@ -30,12 +17,11 @@ export interface RedisAclRule {
 const COMMANDS = ['-@all', '+@read', '+@write', '+@scripting', '+@connection', '+@blocking', '-@dangerous', '+info'];
 
 /**
- * Each Redis-using service's ACL: only its leases (`<prefix>:leader:<service>` and the keys under it, the fencing
+ * Each Redis-using service's ACL (the services and their BullMQ queues as the catalogue lists them): only its leases (`<prefix>:leader:<service>` and the keys under it, the fencing
  * counter and scoped leases) and its BullMQ queues (`<prefix>:<queue>:*`), and no Pub/Sub channel.
  */
 export function redisAclRules(prefix: string): RedisAclRule[] {
-  return (Object.keys(REDIS_SERVICE_QUEUES) as RedisService[]).map((service) => {
-    const queues: readonly string[] = REDIS_SERVICE_QUEUES[service];
+  return redisServices().map(({ service, queues }) => {
     const keys = [
       `~${prefix}:leader:${service}`,
       `~${prefix}:leader:${service}:*`,

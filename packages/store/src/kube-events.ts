@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import type { BindingObjectReference } from '@flotilla/api';
 import {
   AlreadyExistsError,
   ConflictError,
@@ -18,7 +19,8 @@ export interface KubeEvent {
   type: 'Normal' | 'Warning';
   reason: string;
   message: string;
-  involvedObject: { apiVersion?: string; kind: string; namespace?: string; name: string; uid?: string };
+  involvedObject: Pick<BindingObjectReference, 'kind' | 'namespace' | 'name' | 'uid'> &
+    Partial<Pick<BindingObjectReference, 'apiVersion'>>;
   count: number;
   firstTimestamp: string;
   lastTimestamp: string;

@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { FederatedHpaAnnotations, listKinds } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
@@ -140,7 +141,7 @@ export class AffinitySchedulerController {
     const sweepTemplates = (_e: unknown, c: ControllerQueue) => c.enqueueAll();
     this.detection = defineController({
       ...kit,
-      name: 'detection',
+      name: Controllers.detection,
       watches: [
         ...[...this.templates.values()].map((source) => ({ source })),
         { source: this.policies, onChange: sweepTemplates },
@@ -159,7 +160,7 @@ export class AffinitySchedulerController {
     };
     this.scheduling = defineController({
       ...kit,
-      name: 'scheduling',
+      name: Controllers.scheduling,
       watches: [
         ...[...this.bindings.values()].map((source) => ({
           source,
@@ -194,7 +195,7 @@ export class AffinitySchedulerController {
     // 3. cluster taints: every change of a cluster or its status is its own key.
     this.clusterTaints = defineController({
       ...kit,
-      name: 'cluster-taints',
+      name: Controllers.clusterTaints,
       watches: [{ source: this.clusters }, { source: this.clusterStatus }],
       reconcile: (k) => this.taint(k),
     });

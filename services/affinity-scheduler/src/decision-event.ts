@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { KubeEventData } from '@flotilla/api';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import {
   statusPatchFor,
@@ -42,7 +43,7 @@ interface EventParts {
   type: string;
   digestOf: unknown[];
   data: Record<string, unknown>;
-  kubeEvent?: { type: 'Normal' | 'Warning'; reason: string; message: string };
+  kubeEvent?: KubeEventData;
 }
 
 function scheduledEvent(binding: ResourceBinding, d: ScheduledDecision): EventParts {

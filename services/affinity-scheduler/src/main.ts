@@ -1,7 +1,10 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { baseConfigSchema, connectionGate, envInt, runLeaderService } from '@flotilla/runtime';
 import { Informers, ObjectStore } from '@flotilla/store';
 import { AffinitySchedulerController, DEFAULT_SCHEDULER_CONCURRENCY } from './controller.js';
+
+const SERVICE: ServiceName = 'affinity-scheduler';
 
 const configSchema = baseConfigSchema.extend({
   /** Karmada's failover eviction timeout: how long a cluster may be not Ready before its bindings move. */
@@ -11,12 +14,10 @@ const configSchema = baseConfigSchema.extend({
 });
 
 await runLeaderService({
-  name: 'affinity-scheduler',
+  name: SERVICE,
   configSchema,
   async open({ config, gates, logger, registry }) {
-    const bus = await connectBus(
-      busOptionsFromEnv(config, 'affinity-scheduler', connectionGate(gates, logger, 'nats')),
-    );
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
     const informers = new Informers({ bus, logger, registry, readiness: gates });
     return { resources: { bus, informers }, close: () => bus.close() };

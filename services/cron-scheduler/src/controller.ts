@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
 import { defineController, type Controller, type ControllerLogger, type WorkQueue } from '@flotilla/controller';
@@ -33,7 +34,7 @@ import { RuleStateStore, type StoredCronState } from './rule-state-store.js';
 import { WakeSchedule } from './wake-schedule.js';
 import { CronMetrics } from './cron-metrics.js';
 
-export const CONTROLLER_NAME = 'cron-scheduler';
+export const CONTROLLER_NAME = Controllers.cron;
 export const CRON_KIND = 'CronFederatedHPA';
 
 /** How often every object is reconsidered and its timers re-armed (survives lost Redis keys). */

@@ -1,18 +1,21 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
 import { Informers } from '@flotilla/store';
 import { configSchema } from './config.js';
-import { CONTROLLER_NAME, CronController } from './controller.js';
+import { CronController } from './controller.js';
+
+const SERVICE: ServiceName = 'cron-scheduler';
 
 await runLeaderService({
-  name: CONTROLLER_NAME,
+  name: SERVICE,
   configSchema,
   async open({ config, gates, logger, registry }) {
-    const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME, connectionGate(gates, logger, 'nats')));
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // The timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
       password: config.REDIS_PASSWORD,
-      connectionName: CONTROLLER_NAME,
+      connectionName: SERVICE,
       onConnection: connectionGate(gates, logger, 'redis-timers'),
     });
     // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.

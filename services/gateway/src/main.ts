@@ -1,3 +1,4 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { readFile } from 'node:fs/promises';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import {
@@ -16,6 +17,8 @@ import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
 import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
+
+const SERVICE: ServiceName = 'gateway';
 
 const configSchema = baseConfigSchema.extend({
   GATEWAY_API_PORT: envPort(8081),
@@ -39,10 +42,10 @@ const configSchema = baseConfigSchema.extend({
 });
 
 await runService({
-  name: 'gateway',
+  name: SERVICE,
   configSchema,
   async start({ config, logger, setReady, registry, gates }) {
-    const bus = await connectBus(busOptionsFromEnv(config, 'gateway', connectionGate(gates, logger, 'nats')));
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     const stopWatch = watchProvisioning({
       repair: () => bus.repair(),
       intervalMs: config.PROVISION_CHECK_MS,

@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import type { EffectiveHorizontalPodAutoscaler } from '@flotilla/api';
 import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
@@ -32,7 +33,7 @@ import { bindingNameOf } from './member-objects.js';
 import { MemberCaches, TargetIndex } from './member-caches.js';
 import type { Registry } from 'prom-client';
 
-export const EHPA_CONTROLLER_NAME = 'effective-hpa';
+export const EHPA_CONTROLLER_NAME = Controllers.effectiveHpa;
 
 export interface EffectiveHpaControllerOptions {
   bus: Bus;

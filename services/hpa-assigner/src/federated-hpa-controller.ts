@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import type { FederatedHPA, ResourceBindingSpec } from '@flotilla/api';
 import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
@@ -21,10 +22,8 @@ import { CentralizedMode } from './centralized-mode.js';
 import { MemberCaches, TargetIndex } from './member-caches.js';
 import { bindingNameOf, HPA_KIND } from './member-objects.js';
 
-export const CONTROLLER_NAME = 'hpa-assigner';
+export const CONTROLLER_NAME = Controllers.federatedHpa;
 export const FEDERATED_HPA_KIND = 'FederatedHPA';
-/** The `controller` label of the FederatedHPA controller's metrics. */
-export const FHPA_CONTROLLER_NAME = 'federated-hpa';
 
 export interface ControllerLogger {
   info(obj: object, msg: string): void;
@@ -61,7 +60,7 @@ export interface FederatedHpaControllerOptions {
   downscaleStabilizationWindowSeconds?: number;
   concurrency?: number;
   onMove?: (r: MoveReport) => void;
-  /** The service's registry: reconcile, queue and object metrics under `federated-hpa`. */
+  /** The service's registry: reconcile, queue and object metrics under `hpa-assigner`. */
   registry?: Registry;
   /** The process's shared informers; a controller of its own gets private ones. */
   informers?: Informers;
@@ -133,7 +132,7 @@ export class FederatedHpaController {
     };
     const syncPeriodMs = o.syncPeriodMs ?? 15_000;
     this.controller = defineController<PendingJob>({
-      name: FHPA_CONTROLLER_NAME,
+      name: CONTROLLER_NAME,
       watches: [
         {
           source: this.fhpas,

@@ -1,20 +1,23 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { ensureMetricsStream, JetStreamHistory, PrometheusSource } from '@flotilla/metric-history';
 import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
 import { Informers } from '@flotilla/store';
 import { configSchema } from './config.js';
 import { EffectiveHpaController } from './effective-hpa-controller.js';
-import { CONTROLLER_NAME, FederatedHpaController } from './federated-hpa-controller.js';
+import { FederatedHpaController } from './federated-hpa-controller.js';
+
+const SERVICE: ServiceName = 'hpa-assigner';
 
 await runLeaderService({
-  name: CONTROLLER_NAME,
+  name: SERVICE,
   configSchema,
   async open({ config, gates, logger, registry }) {
-    const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME, connectionGate(gates, logger, 'nats')));
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // The delay jobs' and window timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
       password: config.REDIS_PASSWORD,
-      connectionName: CONTROLLER_NAME,
+      connectionName: SERVICE,
       onConnection: connectionGate(gates, logger, 'redis-timers'),
     });
     // One informer per kind for the process, shared by both controllers; it closes its readiness gate while its cache

@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import { formatTime } from '@flotilla/api';
 import type { Bus } from '@flotilla/bus';
@@ -15,7 +16,7 @@ import type { SyncRecords } from './sync-records.js';
 import { isSelectedTemplate } from './templates.js';
 
 /** The name events and metrics carry (Karmada's ControllerName). */
-export const CONTROLLER_NAME = 'kube-bridge';
+export const CONTROLLER_NAME = Controllers.kubeBridge;
 
 /** How long a key whose cache is behind the bridge's own last write waits before it is looked at again. */
 const WAIT_REQUEUE_MS = 1000;

@@ -1,21 +1,17 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import type { ObjectMeta } from '@flotilla/api';
 
 /** An object as either side holds it: any kind, metadata as Kubernetes writes it. */
 export interface AnyObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    finalizers?: string[];
-    [field: string]: unknown;
-  };
+  metadata?: Partial<
+    Pick<
+      ObjectMeta,
+      'name' | 'namespace' | 'uid' | 'resourceVersion' | 'deletionTimestamp' | 'labels' | 'annotations' | 'finalizers'
+    >
+  > & { [field: string]: unknown };
   status?: unknown;
   [field: string]: unknown;
 }
@@ -28,12 +24,7 @@ export interface AnyObject {
 export interface MirrorContent {
   apiVersion: string;
   kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
+  metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'labels' | 'annotations'>;
   [field: string]: unknown;
 }
 

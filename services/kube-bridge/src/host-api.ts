@@ -6,7 +6,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import type { KindInfo } from '@flotilla/api';
+import type { BindingObjectReference, KindInfo } from '@flotilla/api';
 import type { AnyObject } from './content.js';
 
 /** The field manager of every server-side apply the bridge makes: `kubectl get -o yaml --show-managed-fields` shows it. */
@@ -25,7 +25,7 @@ export interface HostRef {
 /** A core/v1 Event as the bridge writes it. */
 export interface HostEvent {
   metadata: { name: string; namespace: string };
-  involvedObject: { apiVersion: string; kind: string; name: string; namespace?: string; uid?: string };
+  involvedObject: Pick<BindingObjectReference, 'apiVersion' | 'kind' | 'name' | 'namespace' | 'uid'>;
   type: 'Normal' | 'Warning';
   reason: string;
   message: string;

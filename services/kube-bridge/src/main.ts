@@ -1,8 +1,9 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { hostname } from 'node:os';
 import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
-import { KubeBridge, CONTROLLER_NAME } from './bridge.js';
+import { KubeBridge } from './bridge.js';
 import { configSchema } from './config.js';
 import { HostConnection } from './host-connection.js';
 import { HostApi } from './host-api.js';
@@ -10,16 +11,18 @@ import { loadKubeConfig } from './kube-config.js';
 import { KubeBridgeMetrics } from './metrics.js';
 import { SyncRecords } from './sync-records.js';
 
+const SERVICE: ServiceName = 'kube-bridge';
+
 await runLeaderService({
-  name: CONTROLLER_NAME,
+  name: SERVICE,
   configSchema,
   async open({ config, gates, logger }) {
     const kubeConfig = loadKubeConfig(config.KUBE_BRIDGE_KUBECONFIG);
-    const bus = await connectBus(busOptionsFromEnv(config, CONTROLLER_NAME, connectionGate(gates, logger, 'nats')));
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // The sync records' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
       password: config.REDIS_PASSWORD,
-      connectionName: CONTROLLER_NAME,
+      connectionName: SERVICE,
       onConnection: connectionGate(gates, logger, 'redis-records'),
     });
     return {

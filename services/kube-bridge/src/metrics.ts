@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { ControllerMetrics } from '@flotilla/controller';
 import { perRegistry } from '@flotilla/runtime';
 import { Counter, type Registry } from 'prom-client';
@@ -37,11 +38,11 @@ export class KubeBridgeMetrics {
       registers,
     });
     this.controller = ControllerMetrics.of(registry);
-    this.reconciles = this.controller.observer('kube-bridge');
+    this.reconciles = this.controller.observer(Controllers.kubeBridge);
   }
 
   track(queue: WorkQueue): void {
-    this.controller.track('kube-bridge', queue);
+    this.controller.track(Controllers.kubeBridge, queue);
   }
 
   /** The number of mirrored objects (sync records), asked at every scrape. */

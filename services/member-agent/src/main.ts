@@ -1,3 +1,4 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
 import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
 import { connectionGate, runLeaderService, systemClock } from '@flotilla/runtime';
@@ -8,15 +9,17 @@ import { KubeDriver } from './kube/kube-driver.js';
 import { WorkloadUsageGauge } from './sim/usage-metrics.js';
 import { UsageRecorder } from './sim/usage-recorder.js';
 
+const SERVICE: ServiceName = 'member-agent';
+
 await runLeaderService({
-  name: 'member-agent',
+  name: SERVICE,
   configSchema: memberAgentConfigSchema,
   // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
   leaseScope: (config) => (config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim'),
   async open({ config, logger, registry, gates }) {
     // Fail before connecting anywhere when the kube driver cannot load its client.
     const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
-    const bus = await connectBus(busOptionsFromEnv(config, 'member-agent', connectionGate(gates, logger, 'nats')));
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // Per replica: a metric is registered once per process.
     const usageGauge = config.MEMBER_DRIVER === 'sim' ? new WorkloadUsageGauge(registry) : undefined;
     if (config.MEMBER_DRIVER === 'sim') {

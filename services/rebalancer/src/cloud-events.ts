@@ -1,4 +1,6 @@
+import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
+import type { ObjectMeta } from '@flotilla/api';
 import { cloudEvent, type CloudEvent } from '@flotilla/bus';
 import {
   workloadKey,
@@ -8,7 +10,7 @@ import {
   type WorkloadRescheduleTriggeredData,
 } from '@flotilla/rebalance';
 
-export const CONTROLLER_NAME = 'rebalancer';
+export const CONTROLLER_NAME = Controllers.rebalancer;
 export const REBALANCER_KIND = 'WorkloadRebalancer';
 
 const digest = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 16);
@@ -32,7 +34,7 @@ function identity(e: RebalanceEvent): unknown {
 
 /** A rebalancer event as published: on the rebalancer, with an id from its uid, generation and identity. */
 export function rebalancerEvent(
-  rebalancer: { name: string; uid: string; generation: number },
+  rebalancer: Required<Pick<ObjectMeta, 'name' | 'uid' | 'generation'>>,
   e: RebalanceEvent,
   now: Date,
 ): CloudEvent {

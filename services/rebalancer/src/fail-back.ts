@@ -1,3 +1,4 @@
+import { Controllers } from '@flotilla/catalogue';
 import { cloudEvent, type CloudEvent, type PublishResult } from '@flotilla/bus';
 import {
   defineController,
@@ -52,7 +53,7 @@ const ANNOTATIONS_ONLY = {
 };
 
 /** The `controller` label of fail-back's metrics. */
-export const FAIL_BACK_CONTROLLER_NAME = 'fail-back';
+export const FAIL_BACK_CONTROLLER_NAME = Controllers.failBack;
 
 /**
  * Opt-in fail-back (decideFailBack): bindings whose claiming policy carries `flotilla.io/fail-back-after` are

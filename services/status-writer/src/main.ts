@@ -1,9 +1,12 @@
+import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus, consumeEvents } from '@flotilla/bus';
 import { baseConfigSchema, connectionGate, envInt, runLeaderService } from '@flotilla/runtime';
 import { KubeEventStore, objectKey, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
 import { FoldLag } from './fold-lag.js';
 import { refOfEvent, StatusWriter } from './status-writer.js';
+
+const SERVICE: ServiceName = 'status-writer';
 
 const configSchema = baseConfigSchema.extend({
   /** Objects folded at once; the events of one object are always folded one at a time, in stream order. */
@@ -12,12 +15,12 @@ const configSchema = baseConfigSchema.extend({
 
 // Only the leader folds; an object's status depends on the order of its events, so those go one at a time.
 await runLeaderService({
-  name: 'status-writer',
+  name: SERVICE,
   configSchema,
   async open({ config, registry, gates, logger }) {
-    const bus = await connectBus(busOptionsFromEnv(config, 'status-writer', connectionGate(gates, logger, 'nats')));
+    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // Per replica, not per term: a standby reports the lag too, and a metric is registered once per process.
-    const foldLag = new FoldLag(registry, bus, 'status-writer');
+    const foldLag = new FoldLag(registry, bus, SERVICE);
     return { resources: { bus, foldLag }, close: () => bus.close() };
   },
   repair: ({ bus }) => bus.repair(),

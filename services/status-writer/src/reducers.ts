@@ -1,4 +1,4 @@
-import { applyStatusPatch } from '@flotilla/api';
+import { applyStatusPatch, type KubeEventData } from '@flotilla/api';
 import { eventTypeOf, type CloudEvent } from '@flotilla/bus';
 
 /** Folds one domain event into an object's status. Pure: the same events in the same order give the same status. */
@@ -14,7 +14,7 @@ export type Status = Record<string, unknown>;
  */
 export interface StatusData {
   statusPatch?: Status;
-  kubeEvent?: { type: 'Normal' | 'Warning'; reason: string; message: string };
+  kubeEvent?: KubeEventData;
 }
 
 /** The reducer for every event without a dedicated one: apply `data.statusPatch`. */

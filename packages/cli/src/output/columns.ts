@@ -48,6 +48,14 @@ export const COLUMNS: Record<string, Column[]> = {
     // Karmada's printer column: the replicas the FederatedHPA last saw across its member clusters.
     { header: 'REPLICAS', value: (o) => str(at(o, 'status.currentReplicas')) },
   ],
+  // Crane's printer columns; REPLICAS is the replicas the EffectiveHPA last asked for.
+  EffectiveHorizontalPodAutoscaler: [
+    { header: 'STRATEGY', value: (o) => str(at(o, 'spec.scaleStrategy')) },
+    { header: 'MINPODS', value: (o) => str(at(o, 'spec.minReplicas')) },
+    { header: 'MAXPODS', value: (o) => str(at(o, 'spec.maxReplicas')) },
+    { header: 'SPECIFICPODS', value: (o) => str(at(o, 'spec.specificReplicas')) },
+    { header: 'REPLICAS', value: (o) => str(at(o, 'status.expectReplicas')) },
+  ],
   Deployment: [{ header: 'REPLICAS', value: (o) => str(at(o, 'spec.replicas')) }],
   StatefulSet: [{ header: 'REPLICAS', value: (o) => str(at(o, 'spec.replicas')) }],
 };

@@ -549,7 +549,9 @@ class RunningKubeCluster implements KubeCluster {
       '--kubelet-preferred-address-types=InternalIP',
       '--kubelet-use-node-status-port',
       `--kubelet-certificate-authority=${p.ca.certPath}`,
+      // Its shortest resolution; the scrape timeout must stay under 90 % of it.
       '--metric-resolution=10s',
+      '--kubelet-request-timeout=5s',
     ]);
     await this.timed('metricsServer', async () => {
       await ms.start();
@@ -580,6 +582,12 @@ class RunningKubeCluster implements KubeCluster {
             },
           ],
         }),
+      });
+      await this.waitFor('the metrics.k8s.io APIService to be Available', ms, async () => {
+        const svc = (await this.apiOk('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io')) as {
+          status?: { conditions?: { type: string; status: string }[] };
+        };
+        return svc.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') ?? false;
       });
     });
   }

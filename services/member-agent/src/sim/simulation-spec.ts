@@ -1,3 +1,4 @@
+import type { ClusterSimulation } from '@flotilla/api';
 import { SimulationSpecError } from './errors.js';
 import { parseLoadModel, type LoadModel } from './load.js';
 import { resourcesFrom, type Resources } from './resources.js';
@@ -18,10 +19,10 @@ export interface WorkloadLoad {
  * Flotilla's extension of Karmada's Cluster, `spec.simulation`: a Cluster that carries it is simulated by the
  * member-agent's `sim` driver. `allocatable` is the capacity its pods fit into; `failed` makes it unreachable.
  */
-export interface SimulationSpec {
+export interface SimulationSpec extends Required<Pick<ClusterSimulation, 'kubernetesVersion' | 'failed'>> {
+  /** `allocatable` parsed. */
   allocatable: Resources;
-  kubernetesVersion: string;
-  failed: boolean;
+  /** `loads` checked, their durations read. */
   loads: WorkloadLoad[];
 }
 

@@ -1,0 +1,173 @@
+// The Helm chart renders the manifests of deploy/: with its default values, `helm template` gives the same objects
+// as `kubectl kustomize deploy/` (the member-agent named after its member cluster), so neither drifts from the other.
+// helm and kubectl are the ones scripts/kube-env builds. The chart against a real API server:
+// test/kube-front-door.e2e.test.ts.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { kubeBinDir } from '@flotilla/testkit/kube';
+import { ROOT } from './support/suite.js';
+
+const run = promisify(execFile);
+type Obj = Record<string, unknown> & { kind: string; metadata: { name: string; namespace?: string } };
+
+const docs = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS() as Obj | null)
+    .filter((d): d is Obj => d !== null);
+const key = (o: Obj) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+/** The chart names each member-agent after its cluster; deploy/ has the one agent of member1, unsuffixed. */
+function asDeployNamesIt(o: Obj): Obj {
+  const text = JSON.stringify(o)
+    .replaceAll('flotilla-member-agent-member1', 'flotilla-member-agent')
+    .replaceAll('flotilla-member-kubeconfig-member1', 'flotilla-member-kubeconfig')
+    .replaceAll(',"flotilla.io/member-cluster":"member1"', '');
+  return JSON.parse(text) as Obj;
+}
+
+async function helm(args: string[]): Promise<string> {
+  return (await run(join(kubeBinDir(), 'helm'), args, { maxBuffer: 64 << 20 })).stdout;
+}
+
+describe('deploy/helm/flotilla', () => {
+  const chart = join(ROOT, 'deploy', 'helm', 'flotilla');
+
+  it('renders with its default values exactly the objects of kubectl kustomize deploy/', async () => {
+    const kustomized = docs(
+      (await run(join(kubeBinDir(), 'kubectl'), ['kustomize', join(ROOT, 'deploy')], { maxBuffer: 64 << 20 })).stdout,
+    );
+    const rendered = docs(
+      await helm([
+        'template',
+        'flotilla',
+        chart,
+        '-n',
+        'flotilla-system',
+        '--include-crds',
+        '--set',
+        'createNamespace=true',
+      ]),
+    ).map(asDeployNamesIt);
+    expect(rendered.map(key).sort()).toEqual(kustomized.map(key).sort());
+    const byKey = new Map(kustomized.map((o) => [key(o), o]));
+    for (const o of rendered) expect(o, key(o)).toEqual(byKey.get(key(o)));
+  });
+
+  it('passes helm lint', async () => {
+    expect(await helm(['lint', chart])).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  it('renders one member-agent per member cluster, each with its own kubeconfig Secret', async () => {
+    const rendered = docs(
+      await helm([
+        'template',
+        'flotilla',
+        chart,
+        '-n',
+        'flotilla-system',
+        '--set',
+        'memberAgent.clusters[0].name=east',
+        '--set',
+        'memberAgent.clusters[1].name=west',
+        '--set',
+        'memberAgent.clusters[1].kubeconfigSecret=west-kubeconfig',
+      ]),
+    );
+    const agents = rendered.filter(
+      (o) => o.kind === 'Deployment' && o.metadata.name.startsWith('flotilla-member-agent'),
+    );
+    expect(agents.map((a) => a.metadata.name)).toEqual(['flotilla-member-agent-east', 'flotilla-member-agent-west']);
+    const spec = (a: Obj) =>
+      (
+        a as unknown as {
+          spec: {
+            selector: { matchLabels: Record<string, string> };
+            template: { spec: { volumes: { name: string; secret?: { secretName: string } }[] } };
+          };
+        }
+      ).spec;
+    expect(agents.map((a) => spec(a).selector.matchLabels['flotilla.io/member-cluster'])).toEqual(['east', 'west']);
+    expect(
+      agents.map((a) => spec(a).template.spec.volumes.find((v) => v.name === 'member-kubeconfig')?.secret?.secretName),
+    ).toEqual(['flotilla-member-kubeconfig-east', 'west-kubeconfig']);
+    const configs = rendered.filter(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('flotilla-member-agent'),
+    );
+    expect(configs.map((c) => (c as unknown as { data: Record<string, string> }).data.KUBE_CLUSTER_NAME)).toEqual([
+      'east',
+      'west',
+    ]);
+    // The ServiceAccount and the metrics Service are shared by the agents.
+    expect(
+      rendered.filter((o) => o.kind === 'ServiceAccount' && o.metadata.name === 'flotilla-member-agent'),
+    ).toHaveLength(1);
+  });
+
+  it('takes images, replicas, tokens, NATS and Redis from values', async () => {
+    const rendered = docs(
+      await helm([
+        'template',
+        'flotilla',
+        chart,
+        '-n',
+        'ops',
+        '--set',
+        'image.repository=registry.example.com/flotilla',
+        '--set',
+        'image.tag=0.2.0',
+        '--set',
+        'gateway.replicas=3',
+        '--set',
+        'cronScheduler.replicas=1',
+        '--set',
+        'nats.url=nats://nats:4222',
+        '--set',
+        'redis.url=redis://redis:6379',
+        '--set',
+        'nats.users.gateway.user=gw',
+        '--set',
+        'nats.users.gateway.password=pw',
+        '--set',
+        'gateway.tokens[0].token=t1',
+        '--set',
+        'gateway.tokens[0].role=admin',
+        '--set',
+        'gateway.tokens[0].name=ci',
+        '--set',
+        'gateway.clientCaSecretName=apiserver-client-ca',
+      ]),
+    );
+    const get = (kind: string, name: string) =>
+      // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
+      rendered.find((o) => o.kind === kind && o.metadata.name === name) as Record<string, any>;
+    const gw = get('Deployment', 'flotilla-gateway');
+    expect(gw.metadata.namespace).toBe('ops');
+    expect(gw.spec.replicas).toBe(3);
+    expect(gw.spec.template.spec.containers[0].image).toBe('registry.example.com/flotilla:0.2.0');
+    expect(get('Deployment', 'flotilla-cron-scheduler').spec.replicas).toBe(1);
+    // One replica needs no disruption budget (and kubectl drain would block on minAvailable: 1).
+    expect(get('PodDisruptionBudget', 'flotilla-cron-scheduler')).toBeUndefined();
+    expect(get('Secret', 'flotilla-connections').stringData).toEqual({
+      NATS_URL: 'nats://nats:4222',
+      REDIS_URL: 'redis://redis:6379',
+      'nats-user-gateway': 'gw',
+      'nats-password-gateway': 'pw',
+    });
+    expect(get('Secret', 'flotilla-gateway-tokens').stringData).toEqual({ 'tokens.csv': 't1,admin,ci\n' });
+    expect(get('ConfigMap', 'flotilla-gateway-config').data.GATEWAY_TLS_CLIENT_CA_FILE).toBe(
+      '/etc/flotilla/client-ca/ca.crt',
+    );
+    expect(get('ValidatingWebhookConfiguration', 'flotilla-validate').webhooks[0].clientConfig.service.namespace).toBe(
+      'ops',
+    );
+  });
+
+  it('refuses NATS without Redis, naming the value', async () => {
+    await expect(helm(['template', 'flotilla', chart, '--set', 'nats.url=nats://nats:4222'])).rejects.toThrow(
+      /redis\.url is required with nats\.url/,
+    );
+  });
+});

@@ -1,0 +1,429 @@
+// kubectl as the front door, on a real kube-apiserver (scripts/kube-env build; without it this fails, never skips):
+// the CRDs of deploy/crds load and serve Karmada's and Crane's sample YAML unchanged, with their printer columns and
+// `kubectl explain`; the API server calls the real gateway's /validate over mutual TLS, so `kubectl apply` of a bad
+// object gets the field-path message `flotilla apply` gets; and deploy/ (kustomize, every overlay, the Helm chart)
+// passes `kubectl apply --dry-run=server`.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import { eventually, freeTcpPort } from '@flotilla/testkit';
+import { type KubeCluster, kubeBinDir, startKubeCluster } from '@flotilla/testkit/kube';
+import { flotilla } from './support/cli.js';
+import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
+
+const run = promisify(execFile);
+const DEPLOY = join(ROOT, 'deploy');
+const SAMPLES = join(ROOT, 'packages', 'api', 'src', 'testdata');
+
+let dir: string;
+let cluster: KubeCluster;
+let gateway: RunningSuite;
+let gatewayPort: number;
+
+/** A CA, and a certificate it signs for `cn` (with `san` for a server), by openssl, into `dir`. */
+async function pki(): Promise<void> {
+  const ssl = (...args: string[]) => run('openssl', args, { cwd: dir });
+  for (const ca of ['serving-ca', 'client-ca'])
+    await ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${ca}`,
+      '-keyout',
+      `${ca}.key`,
+      '-out',
+      `${ca}.crt`,
+    );
+  const issue = async (name: string, ca: string, cn: string, ext: string) => {
+    writeFileSync(join(dir, `${name}.ext`), ext);
+    await ssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      `/CN=${cn}`,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+    );
+    await ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${ca}.crt`,
+      '-CAkey',
+      `${ca}.key`,
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.crt`,
+    );
+  };
+  await issue(
+    'gateway',
+    'serving-ca',
+    '127.0.0.1',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
+  );
+  await issue('apiserver-client', 'client-ca', 'kube-apiserver', 'extendedKeyUsage=clientAuth\n');
+}
+
+/** The API server's admission configuration: it presents apiserver-client.crt to every webhook. */
+function admissionConfig(): string {
+  const kubeconfig = join(dir, 'webhook-kubeconfig.yaml');
+  writeFileSync(
+    kubeconfig,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      users: [
+        {
+          name: '*',
+          user: {
+            'client-certificate': join(dir, 'apiserver-client.crt'),
+            'client-key': join(dir, 'apiserver-client.key'),
+          },
+        },
+      ],
+    }),
+  );
+  const path = join(dir, 'admission.yaml');
+  writeFileSync(
+    path,
+    stringify({
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'AdmissionConfiguration',
+      plugins: [
+        {
+          name: 'ValidatingAdmissionWebhook',
+          configuration: {
+            apiVersion: 'apiserver.config.k8s.io/v1',
+            kind: 'WebhookAdmissionConfiguration',
+            kubeConfigFile: kubeconfig,
+          },
+        },
+      ],
+    }),
+  );
+  return path;
+}
+
+async function kubectl(args: string[], input?: string) {
+  return cluster.kubectl(args, input === undefined ? undefined : { input });
+}
+async function kubectlOk(args: string[], input?: string): Promise<string> {
+  const r = await kubectl(args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** deploy/validating-webhook.yaml with its Service swapped for the gateway on loopback (no pods run here). */
+function webhookOnLoopback(): string {
+  const wh = parse(readFileSync(join(DEPLOY, 'validating-webhook.yaml'), 'utf8')) as {
+    metadata: { annotations?: unknown };
+    webhooks: { clientConfig: unknown }[];
+  };
+  delete wh.metadata.annotations;
+  for (const w of wh.webhooks)
+    w.clientConfig = {
+      url: `https://127.0.0.1:${gatewayPort}/validate`,
+      caBundle: readFileSync(join(dir, 'serving-ca.crt')).toString('base64'),
+    };
+  return JSON.stringify(wh);
+}
+
+const badCron = `apiVersion: autoscaling.karmada.io/v1alpha1
+kind: CronFederatedHPA
+metadata: { name: bad-cron, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }
+  rules:
+    - { name: up, schedule: "61 * * * *", targetReplicas: 10, timeZone: Mars/Olympus }
+    - { name: up, schedule: "0 20 * * *" }
+`;
+const badPolicy = `apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: { name: bad-policy, namespace: default }
+spec:
+  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: web }]
+  placement:
+    clusterAffinity: { clusterNames: [member1] }
+    clusterAffinities:
+      - { affinityName: primary, clusterNames: [member1] }
+      - { affinityName: primary, clusterNames: [member2] }
+`;
+const badEhpa = `apiVersion: autoscaling.crane.io/v1alpha1
+kind: EffectiveHorizontalPodAutoscaler
+metadata: { name: bad-ehpa, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }
+  minReplicas: 5
+  maxReplicas: 2
+  crons:
+    - { name: nightly, start: "0 25 * * *", end: "0 6 * * *", targetReplicas: 1 }
+`;
+const goodCron = `apiVersion: autoscaling.karmada.io/v1alpha1
+kind: CronFederatedHPA
+metadata: { name: good-cron, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }
+  rules:
+    - { name: up, schedule: "0 8 * * 1-5", targetReplicas: 10, timeZone: Asia/Shanghai }
+`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'flotilla-front-door-'));
+  await pki();
+  gatewayPort = await freeTcpPort();
+  // The real gateway, HTTPS with the serving certificate; /validate answers only the holder of a client-CA cert.
+  gateway = await startSuite(
+    ['gateway'],
+    {},
+    {
+      gateway: {
+        GATEWAY_API_HOST: '127.0.0.1',
+        GATEWAY_API_PORT: String(gatewayPort),
+        GATEWAY_TLS_CERT_FILE: join(dir, 'gateway.crt'),
+        GATEWAY_TLS_KEY_FILE: join(dir, 'gateway.key'),
+        GATEWAY_TLS_CLIENT_CA_FILE: join(dir, 'client-ca.crt'),
+      },
+    },
+  );
+  cluster = await startKubeCluster({
+    name: 'front-door',
+    controlPlaneOnly: true,
+    extraApiServerArgs: [`--admission-control-config-file=${admissionConfig()}`],
+  });
+  await kubectlOk(['apply', '-f', join(DEPLOY, 'crds')]);
+  await kubectlOk(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  await kubectlOk(['apply', '-f', '-'], webhookOnLoopback());
+  // The API server picks the webhook configuration up from its informer: until then a bad object would be stored,
+  // so probe with a dry run (the webhook has no side effects) until it is refused.
+  await eventually(
+    async () => {
+      const r = await kubectl(['apply', '--dry-run=server', '-f', '-'], badCron);
+      return r.code !== 0 ? true : undefined;
+    },
+    30_000,
+    'the API server to call the webhook',
+  );
+}, 180_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  await gateway?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe('deploy/crds on a real API server', () => {
+  it("accepts Karmada's and Crane's sample YAML unchanged, unknown fields refused (--validate=strict)", async () => {
+    // templates.yaml puts one template in the namespace "data".
+    await kubectlOk(['create', 'namespace', 'data']);
+    const files = readdirSync(SAMPLES).filter((f) => f.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThanOrEqual(7);
+    for (const f of files) {
+      const r = await kubectl(['apply', '--validate=strict', '-f', join(SAMPLES, f)]);
+      expect(r.code, `${f}: ${r.stderr}`).toBe(0);
+    }
+    // The CronFederatedHPA proposal names its rules `ruleName`: stored as written, renamed by Flotilla's defaulting.
+    // (Its three stories share one name; the last, with a time zone per rule, is the one left.)
+    const cron = JSON.parse(await kubectlOk(['get', 'cronfhpa', 'cron-federated-hpa', '-o', 'json']));
+    expect(cron.spec.rules[1]).toEqual({
+      ruleName: 'scale-up-america-los-angeles',
+      schedule: '30 07 * * *',
+      targetMinReplicas: 1000,
+      timeZone: 'America/Los_Angeles',
+    });
+    const unknown = await kubectl(
+      ['apply', '--validate=strict', '-f', '-'],
+      goodCron.replace('name: good-cron', 'name: typo').replace('timeZone:', 'timezone:'),
+    );
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/unknown field "spec\.rules\[0\]\.timezone"/);
+  });
+
+  it("prints Karmada's columns: kubectl get fhpa, rb, cronfhpa and Crane's ehpa", async () => {
+    const header = async (resource: string) => (await kubectlOk(['get', resource, '-A'])).split('\n')[0]!.split(/\s+/);
+    expect(await header('fhpa')).toEqual([
+      'NAMESPACE',
+      'NAME',
+      'REFERENCE-KIND',
+      'REFERENCE-NAME',
+      'MINPODS',
+      'MAXPODS',
+      'REPLICAS',
+      'AGE',
+    ]);
+    expect(await header('rb')).toEqual(['NAMESPACE', 'NAME', 'SCHEDULED', 'FULLYAPPLIED', 'AGE']);
+    expect(await header('cronfhpa')).toEqual(['NAMESPACE', 'NAME', 'REFERENCE-KIND', 'REFERENCE-NAME', 'AGE']);
+    expect(await header('ehpa')).toEqual([
+      'NAMESPACE',
+      'NAME',
+      'STRATEGY',
+      'MINPODS',
+      'MAXPODS',
+      'SPECIFICPODS',
+      'REPLICAS',
+      'AGE',
+    ]);
+    expect(await header('pp')).toEqual(['NAMESPACE', 'NAME', 'CONFLICT-RESOLUTION', 'PRIORITY', 'AGE']);
+    const fhpa = await kubectlOk(['get', 'fhpa', 'nginx', '-n', 'default']);
+    // No status yet: REPLICAS is empty, as with Karmada.
+    expect(fhpa.split('\n')[1]).toMatch(/^nginx\s+Deployment\s+nginx\s+1\s+10\s+\d+s$/);
+  });
+
+  it('kubectl explain lists the fields and their types', async () => {
+    const rules = await kubectlOk(['explain', 'cronfederatedhpa.spec.rules']);
+    expect(rules).toMatch(/GROUP:\s+autoscaling\.karmada\.io/);
+    for (const field of ['name', 'schedule', 'targetReplicas', 'targetMinReplicas', 'timeZone', 'suspend'])
+      expect(rules).toMatch(new RegExp(`^\\s+${field}\\s+<`, 'm'));
+    const assignment = await kubectlOk(['explain', 'fhpa.spec.federatedHPAAssignment.federatedHPAAssignmentType']);
+    expect(assignment).toMatch(/Duplicated/);
+    expect(await kubectlOk(['explain', 'ehpa'])).toMatch(/predicted load/);
+  });
+
+  it('keeps status a subresource: a write to the object leaves status alone', async () => {
+    await kubectlOk([
+      'patch',
+      'fhpa',
+      'nginx',
+      '-n',
+      'default',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"currentReplicas":4}}',
+    ]);
+    await kubectlOk([
+      'patch',
+      'fhpa',
+      'nginx',
+      '-n',
+      'default',
+      '--type=merge',
+      '-p',
+      '{"status":{"currentReplicas":9}}',
+    ]);
+    const fhpa = await kubectlOk(['get', 'fhpa', 'nginx', '-n', 'default']);
+    expect(fhpa.split('\n')[1]).toMatch(/^nginx\s+Deployment\s+nginx\s+1\s+10\s+4\s+/);
+  });
+});
+
+describe("the gateway's admission webhook, called by the API server over mutual TLS", () => {
+  /** Each cause `flotilla apply` prints for a bad object, through the gateway's NATS API. */
+  async function cliMessage(yaml: string): Promise<string> {
+    const r = await flotilla(gateway.env, ['apply', '-f', '-'], yaml);
+    expect(r.code).not.toBe(0);
+    const m = /(\S+ "[^"]+" is invalid: .*)$/m.exec(r.err);
+    if (!m) throw new Error(`flotilla apply printed no admission error:\n${r.err}`);
+    return m[1]!;
+  }
+
+  it.each([
+    ['CronFederatedHPA', 'cronfhpa/bad-cron', badCron, /spec\.rules\[0\]\.schedule: .*61 \* \* \* \*/],
+    ['PropagationPolicy', 'pp/bad-policy', badPolicy, /spec\.placement/],
+    ['EffectiveHorizontalPodAutoscaler', 'ehpa/bad-ehpa', badEhpa, /spec\.crons\[0\]\.start/],
+  ])(
+    'refuses a bad %s with the field-path message flotilla apply gives, and stores nothing',
+    async (_kind, ref, yaml, field) => {
+      const expected = await cliMessage(yaml);
+      expect(expected).toMatch(field);
+      const r = await kubectl(['apply', '-f', '-'], yaml);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('admission webhook "validate.flotilla.io" denied the request');
+      expect(r.stderr).toContain(expected);
+      const [resource, name] = ref.split('/') as [string, string];
+      const get = await kubectl(['get', resource, name, '-n', 'default']);
+      expect(get.stderr).toMatch(/NotFound/);
+    },
+  );
+
+  it('admits a good one, and an update is judged against the stored object', async () => {
+    expect(await kubectlOk(['apply', '-f', '-'], goodCron)).toMatch(
+      /cronfederatedhpa\.autoscaling\.karmada\.io\/good-cron created/,
+    );
+    const bad = await kubectl(['apply', '-f', '-'], goodCron.replace('"0 8 * * 1-5"', '"0 8 * * 8"'));
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/spec\.rules\[0\]\.schedule/);
+    const stored = JSON.parse(await kubectlOk(['get', 'cronfhpa', 'good-cron', '-o', 'json']));
+    expect(stored.spec.rules[0].schedule).toBe('0 8 * * 1-5');
+  });
+
+  it('fails closed (failurePolicy: Fail): with the gateway down nothing is admitted', async () => {
+    await gateway.suite.stop();
+    const r = await kubectl(['apply', '-f', '-'], goodCron.replace('good-cron', 'while-down'));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/failed calling webhook "validate\.flotilla\.io"/);
+    expect((await kubectl(['get', 'cronfhpa', 'while-down'])).stderr).toMatch(/NotFound/);
+  });
+});
+
+describe('deploy/ passes kubectl apply --dry-run=server', () => {
+  beforeAll(async () => {
+    // The namespace exists for real: a dry-run Namespace is not there for the objects that follow it.
+    await kubectlOk(['create', 'namespace', 'flotilla-system']);
+  });
+
+  it('deploy/ (kustomize)', async () => {
+    const out = await kubectlOk(['apply', '--dry-run=server', '-k', DEPLOY]);
+    expect(out).toMatch(/deployment\.apps\/flotilla-gateway (created|configured) \(server dry run\)/);
+    expect(out).toMatch(/validatingwebhookconfiguration\.admissionregistration\.k8s\.io\/flotilla-validate/);
+  });
+
+  it('deploy/member/ (applied in each member cluster)', async () => {
+    const out = await kubectlOk(['apply', '--dry-run=server', '-k', join(DEPLOY, 'member')]);
+    expect(out).toMatch(/clusterrole\.rbac\.authorization\.k8s\.io\/flotilla-member-agent .*\(server dry run\)/);
+  });
+
+  it("deploy/monitoring/: the dashboard ConfigMap (the PrometheusRule needs the Prometheus Operator's CRD)", async () => {
+    const docs = parseAllDocuments(await kubectlOk(['kustomize', join(DEPLOY, 'monitoring')])).map((d) => d.toJS());
+    expect(docs.map((d) => d.kind).sort()).toEqual(['ConfigMap', 'PrometheusRule']);
+    const rest = docs.filter((d) => d.kind !== 'PrometheusRule');
+    const monitoring = await kubectl(['get', 'namespace', 'monitoring']);
+    if (monitoring.code !== 0) await kubectlOk(['create', 'namespace', 'monitoring']);
+    const out = await kubectlOk(['apply', '--dry-run=server', '-f', '-'], rest.map((d) => stringify(d)).join('---\n'));
+    expect(out).toMatch(/configmap\/\S+ created \(server dry run\)/);
+  });
+
+  it('the Helm chart: helm lint, and helm template with two member clusters, tokens, NATS and Redis', async () => {
+    const helm = join(kubeBinDir(), 'helm');
+    const chart = join(DEPLOY, 'helm', 'flotilla');
+    const values = join(dir, 'values.yaml');
+    writeFileSync(
+      values,
+      stringify({
+        image: { repository: 'registry.example.com/flotilla', tag: '0.2.0' },
+        nats: { url: 'nats://nats.nats.svc:4222', users: { gateway: { user: 'flotilla-gateway', password: 'p' } } },
+        redis: { url: 'redis://redis.redis.svc:6379', password: 'r' },
+        gateway: { replicas: 3, tokens: [{ token: 't1', role: 'admin', name: 'ci' }] },
+        memberAgent: { clusters: [{ name: 'member1' }, { name: 'member2', kubeconfigSecret: 'm2-kubeconfig' }] },
+      }),
+    );
+    const lint = await run(helm, ['lint', chart, '-f', values]);
+    expect(lint.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    const rendered = (
+      await run(helm, ['template', 'flotilla', chart, '-n', 'flotilla-system', '-f', values, '--include-crds'])
+    ).stdout;
+    const out = await kubectlOk(['apply', '--dry-run=server', '-f', '-'], rendered);
+    for (const d of ['flotilla-gateway', 'flotilla-member-agent-member1', 'flotilla-member-agent-member2'])
+      expect(out).toContain(`deployment.apps/${d} created (server dry run)`);
+    expect(out).toContain('secret/flotilla-connections created (server dry run)');
+    expect(out).toContain('secret/flotilla-gateway-tokens created (server dry run)');
+  });
+});
