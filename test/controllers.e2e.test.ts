@@ -28,7 +28,7 @@ beforeAll(async () => {
     SIM_TICK_MS: '200',
     RESYNC_MS: '2000',
   });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   if (!s) return;
