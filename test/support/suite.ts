@@ -23,11 +23,19 @@ export async function startSuite(
   services: string[],
   extraEnv: Record<string, string> = {},
   serviceEnv: Record<string, Record<string, string>> = {},
+  opts: { readyTimeoutMs?: number } = {},
 ): Promise<RunningSuite> {
   const prefix = uniquePrefix('e2e');
   const env = { NATS_URL, REDIS_URL, FLOTILLA_PREFIX: prefix, LOG_LEVEL: 'info', LEADER_LEASE_MS: '2000', ...extraEnv };
   const logs: string[] = [];
-  const suite = new Suite({ root: ROOT, services, env, serviceEnv, onOutput: (s, l) => logs.push(`[${s}] ${l}`) });
+  const suite = new Suite({
+    root: ROOT,
+    services,
+    env,
+    serviceEnv,
+    onOutput: (s, l) => logs.push(`[${s}] ${l}`),
+    ...opts,
+  });
   try {
     await suite.start();
   } catch (err) {

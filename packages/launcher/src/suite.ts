@@ -76,6 +76,8 @@ export interface ServiceProcess {
   httpPort: number;
   exited: Promise<number | null>;
   startedAt: number;
+  /** This replica's own environment on top of the suite's (e.g. the member cluster a kube member-agent serves). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -100,17 +102,25 @@ export class Suite {
     return join(this.opts.root, 'services', name, 'dist', 'main.js');
   }
 
-  /** Starts one more replica of a service and waits for it to be ready. */
-  async startService(name: string): Promise<ServiceProcess> {
+  /**
+   * Starts one more replica of a service and waits for it to be ready; `env` is this replica's own (kept across its
+   * restarts), e.g. one kube member-agent per member cluster.
+   */
+  async startService(name: string, env?: Record<string, string>): Promise<ServiceProcess> {
     const replica = this.processes.filter((p) => p.name === name).length;
-    const p = await this.spawnReplica(name, replica);
+    const p = await this.spawnReplica(name, replica, undefined, env);
     this.processes.push(p);
     this.superviseExit(p);
     await this.waitReady(p);
     return p;
   }
 
-  private async spawnReplica(name: string, replica: number, port?: number): Promise<ServiceProcess> {
+  private async spawnReplica(
+    name: string,
+    replica: number,
+    port?: number,
+    replicaEnv?: Record<string, string>,
+  ): Promise<ServiceProcess> {
     const fixed = port ?? (replica === 0 ? this.opts.httpPorts?.[name] : undefined);
     const httpPort = fixed ?? (await freePort());
     const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, this.mainOf(name)], {
@@ -118,6 +128,7 @@ export class Suite {
         ...process.env,
         ...this.opts.env,
         ...this.opts.serviceEnv?.[name],
+        ...replicaEnv,
         HTTP_PORT: String(httpPort),
         HTTP_HOST: '127.0.0.1',
         ...(name === 'gateway' && !this.opts.serviceEnv?.gateway?.GATEWAY_API_PORT ? { GATEWAY_API_PORT: '0' } : {}),
@@ -136,7 +147,15 @@ export class Suite {
       });
     }
     const exited = once(child, 'exit').then(([code]) => code as number | null);
-    return { name, replica, child, httpPort, exited, startedAt: Date.now() };
+    return {
+      name,
+      replica,
+      child,
+      httpPort,
+      exited,
+      startedAt: Date.now(),
+      ...(replicaEnv ? { env: replicaEnv } : {}),
+    };
   }
 
   /** With a restart policy, an exit outside `stop()` schedules a new process in the replica's place. */
@@ -178,7 +197,7 @@ export class Suite {
    * not ready in time is killed and the caller tries again later.
    */
   private async replace(old: ServiceProcess): Promise<ServiceProcess> {
-    const np = await this.spawnReplica(old.name, old.replica, old.httpPort);
+    const np = await this.spawnReplica(old.name, old.replica, old.httpPort, old.env);
     this.processes[this.processes.findIndex((x) => x.name === old.name && x.replica === old.replica)] = np;
     try {
       await this.waitReady(np);

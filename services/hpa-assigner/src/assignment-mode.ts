@@ -172,7 +172,10 @@ export class AssignmentMode {
         at: now,
       }),
       moved ? { reason: decision.reason, message: decision.message } : undefined,
-      moved ? { reason: decision.reason, assignments, moves: decision.moves } : {},
+      // bindingClusters: each member workload's replicas as written, for the replica trail (packages/replica-trail).
+      moved
+        ? { reason: decision.reason, assignments, moves: decision.moves, bindingClusters: decision.bindingClusters }
+        : {},
     );
   }
 

@@ -40,7 +40,7 @@ export const WATCHED_KINDS = [
 const STATUS_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'] as const;
 
 /** A binding's placement (often the larger part of it) only matters to the scheduler: the agent drops it. */
-function withoutPlacement(o: StoredObject): StoredObject {
+export function withoutPlacement(o: StoredObject): StoredObject {
   const { placement: _placement, ...spec } = (o.spec ?? {}) as Record<string, unknown>;
   return { ...o, spec };
 }

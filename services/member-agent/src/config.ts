@@ -26,8 +26,20 @@ export const memberAgentConfigSchema = baseConfigSchema
     KUBE_CLUSTER_NAME: envString(),
     /** With the kube driver: a kubeconfig file; unset means in-cluster or the default kubeconfig. */
     KUBECONFIG: envString(),
-    /** With the kube driver: how often the cluster is polled. */
+    /** With the kube driver: how often `/readyz` is probed (Karmada's cluster status update frequency). */
     KUBE_POLL_MS: envInt({ default: 10_000, min: 100 }),
+    /**
+     * With the kube driver: how long probes must fail before the Cluster is reported not Ready (Karmada's
+     * `--cluster-failure-threshold`); the scheduler's FAILOVER_GRACE_MS starts after that.
+     */
+    KUBE_FAILURE_THRESHOLD_MS: envInt({ default: 30_000, min: 0 }),
+    /** With the kube driver: a full reconcile at least this often besides the one each change triggers. */
+    KUBE_RESYNC_MS: envInt({ default: 30_000, min: 1000 }),
+    /** With the kube driver: client-go's write rate limit against the member API server, and its burst. */
+    KUBE_API_QPS: envInt({ default: 50, min: 1 }),
+    KUBE_API_BURST: envInt({ default: 100, min: 1 }),
+    /** With the kube driver: how many writes are in flight at once. */
+    KUBE_WRITE_CONCURRENCY: envInt({ default: 8, min: 1 }),
   })
   .superRefine((c, ctx) => {
     if (c.MEMBER_DRIVER === 'kube' && !c.KUBE_CLUSTER_NAME) {

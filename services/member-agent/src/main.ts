@@ -4,7 +4,6 @@ import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history'
 import { connectionGate, runLeaderService, systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
-import { clientNodeApi } from './kube/client-node-api.js';
 import { KubeDriver } from './kube/kube-driver.js';
 import { WorkloadUsageGauge } from './sim/usage-metrics.js';
 import { UsageRecorder } from './sim/usage-recorder.js';
@@ -18,18 +17,25 @@ await runLeaderService({
   leaseScope: (config) => (config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim'),
   async open({ config, logger, registry, gates }) {
     // Fail before connecting anywhere when the kube driver cannot load its client.
-    const kubeApi = config.MEMBER_DRIVER === 'kube' ? await clientNodeApi(config.KUBECONFIG) : undefined;
+    // Loaded only for the kube driver: @kubernetes/client-node takes seconds to import, which the sim driver (and every
+    // test suite that runs it) need not pay.
+    const kubeApi =
+      config.MEMBER_DRIVER === 'kube'
+        ? (await import('./kube/client-node-api.js')).clientNodeApi({
+            cluster: config.KUBE_CLUSTER_NAME!,
+            kubeconfig: config.KUBECONFIG,
+          })
+        : undefined;
     const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // Per replica: a metric is registered once per process.
-    const usageGauge = config.MEMBER_DRIVER === 'sim' ? new WorkloadUsageGauge(registry) : undefined;
-    if (config.MEMBER_DRIVER === 'sim') {
-      // The hpa-assigner sizes the stream to the longest historyLength in use; the agent only makes sure it exists.
-      const exists = await bus.jsm.streams.info(bus.names.metricsStream).then(
-        () => true,
-        () => false,
-      );
-      if (!exists) await ensureMetricsStream(bus.jsm, bus, config.METRICS_MAX_AGE_MS);
-    }
+    const usageGauge = new WorkloadUsageGauge(registry);
+    // Both drivers record workload usage. The hpa-assigner sizes the stream to the longest historyLength in use; the
+    // agent only makes sure it exists.
+    const exists = await bus.jsm.streams.info(bus.names.metricsStream).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) await ensureMetricsStream(bus.jsm, bus, config.METRICS_MAX_AGE_MS);
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
     return { resources: { bus, kubeApi, usageGauge }, close: () => bus.close() };
   },
@@ -43,7 +49,16 @@ await runLeaderService({
           clock: systemClock,
           logger,
           pollMs: config.KUBE_POLL_MS,
+          failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
+          resyncMs: config.KUBE_RESYNC_MS,
+          writes: {
+            qps: config.KUBE_API_QPS,
+            burst: config.KUBE_API_BURST,
+            concurrency: config.KUBE_WRITE_CONCURRENCY,
+          },
           registry,
+          usageGauge,
+          usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
         })
       : new SimAgent({
           bus,
@@ -55,7 +70,7 @@ await runLeaderService({
             hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
             hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
           },
-          ...(usageGauge ? { usageGauge } : {}),
+          usageGauge,
           usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
         });
     await driver.start();

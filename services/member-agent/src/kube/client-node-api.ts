@@ -1,49 +1,199 @@
-import type { KubeClusterApi, KubeNode, KubePod } from './kube-api.js';
+import {
+  Health,
+  KubeConfig,
+  KubernetesObjectApi,
+  Metrics,
+  PatchStrategy,
+  VersionApi,
+  Watch,
+  type KubernetesObject,
+  type PodMetricsList,
+} from '@kubernetes/client-node';
+import { cpuMilli } from '../sim/resources.js';
+import { kubeError, statusOf, type KubeRequest } from './errors.js';
+import { MemberInformer, type ListWatchClient, type RawObject } from './informer.js';
+import type { MemberClusterApi, ResourceInfo } from './kube-api.js';
+import { FIELD_MANAGER, type Manifest, type MemberRef } from './member-objects.js';
 
-/** The optional dependency the kube driver loads at start-up (not needed by the sim driver). */
-export const CLIENT_NODE_PACKAGE = '@kubernetes/client-node';
-
-/** The few parts of @kubernetes/client-node 1.x used here, typed locally so the package stays optional. */
-interface ClientNodeModule {
-  KubeConfig: new () => {
-    loadFromDefault(): void;
-    loadFromFile(path: string): void;
-    makeApiClient<T>(api: new (...args: never[]) => T): T;
-  };
-  CoreV1Api: new (
-    ...args: never[]
-  ) => { listNode(): Promise<{ items: KubeNode[] }>; listPodForAllNamespaces(): Promise<{ items: KubePod[] }> };
-  VersionApi: new (...args: never[]) => { getCode(): Promise<{ gitVersion: string }> };
-}
-
-export class KubeClientMissingError extends Error {
-  override readonly name = 'KubeClientMissingError';
-  constructor(options?: { cause?: unknown }) {
-    super(
-      `MEMBER_DRIVER=kube needs the package ${CLIENT_NODE_PACKAGE}@^1.4.0 (1.x runs on node 20; 2.x needs node 22), which is not installed`,
-      options,
-    );
+/** Discovery's `resource()` is protected in client-node 1.x; the driver needs it to build watch paths. */
+class DiscoveringObjectApi extends KubernetesObjectApi {
+  async resourceInfo(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
+    const r = await this.resource(apiVersion, kind);
+    if (!r) return undefined;
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
+    return { group: group!, version: version!, plural: r.name, namespaced: r.namespaced };
   }
 }
 
-/** Connects to a member cluster through @kubernetes/client-node, from `kubeconfig` or the default lookup. */
-export async function clientNodeApi(kubeconfig?: string): Promise<KubeClusterApi> {
-  let k: ClientNodeModule;
-  try {
-    // A variable specifier keeps TypeScript and bundlers from requiring the optional package at build time.
-    const specifier: string = CLIENT_NODE_PACKAGE;
-    k = (await import(specifier)) as ClientNodeModule;
-  } catch (cause) {
-    throw new KubeClientMissingError({ cause });
-  }
-  const kc = new k.KubeConfig();
+export interface ClientNodeApiOptions {
+  /** The Cluster this agent speaks for (named in errors). */
+  cluster: string;
+  /** A kubeconfig file; unset: in-cluster config, or the default lookup (KUBECONFIG, ~/.kube/config). */
+  kubeconfig?: string | undefined;
+  /** Timeout of `/readyz` and `/version` (ms). */
+  probeTimeoutMs?: number;
+}
+
+/** The kubeconfig the agent uses: a file (a mounted Secret), or in-cluster config, or the default lookup. */
+export function loadKubeConfig(kubeconfig: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
   if (kubeconfig) kc.loadFromFile(kubeconfig);
   else kc.loadFromDefault();
-  const core = kc.makeApiClient(k.CoreV1Api);
-  const version = kc.makeApiClient(k.VersionApi);
+  return kc;
+}
+
+/** A member cluster through @kubernetes/client-node 1.x: the only way the kube driver talks to Kubernetes. */
+export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
+  const kc = loadKubeConfig(opts.kubeconfig);
+  const objects = kc.makeApiClient(DiscoveringObjectApi);
+  const versionApi = kc.makeApiClient(VersionApi);
+  const health = new Health(kc);
+  const metrics = new Metrics(kc);
+  const watcher = new Watch(kc);
+  const probeTimeoutMs = opts.probeTimeoutMs ?? 5000;
+  const cluster = opts.cluster;
+
+  const resource = async (apiVersion: string, kind: string): Promise<ResourceInfo> => {
+    let info: ResourceInfo | undefined;
+    try {
+      info = await objects.resourceInfo(apiVersion, kind);
+    } catch (err) {
+      throw kubeError(
+        cluster,
+        {
+          verb: 'get',
+          group: apiVersion.includes('/') ? apiVersion.split('/')[0]! : '',
+          resource: `discovery of ${apiVersion}`,
+        },
+        err,
+      );
+    }
+    if (!info) throw new Error(`member cluster "${cluster}" does not serve ${kind} in ${apiVersion}`);
+    return info;
+  };
+  const requestOf = async (
+    verb: string,
+    ref: Pick<MemberRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>,
+  ): Promise<KubeRequest> => {
+    const info = await resource(ref.apiVersion, ref.kind);
+    return {
+      verb,
+      group: info.group,
+      resource: info.plural,
+      ...(info.namespaced && ref.namespace ? { namespace: ref.namespace } : {}),
+      name: ref.name,
+    };
+  };
+
   return {
-    version: async () => (await version.getCode()).gitVersion,
-    listNodes: async () => (await core.listNode()).items,
-    listPods: async () => (await core.listPodForAllNamespaces()).items,
+    async readyz() {
+      return await health.readyz({ timeout: probeTimeoutMs, signal: AbortSignal.timeout(probeTimeoutMs) } as never);
+    },
+    async version() {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`/version did not answer within ${probeTimeoutMs} ms`)),
+          probeTimeoutMs,
+        );
+      });
+      try {
+        return (await Promise.race([versionApi.getCode(), timeout])).gitVersion;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    resource,
+    async informer(apiVersion, kind, io) {
+      const info = await resource(apiVersion, kind);
+      const path = `${info.group ? `/apis/${info.group}` : '/api'}/${info.version}/${info.plural}`;
+      const client: ListWatchClient = {
+        async list({ labelSelector, limit, continueToken }) {
+          const l = await objects.list<KubernetesObject>(
+            apiVersion,
+            kind,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            labelSelector,
+            limit,
+            continueToken,
+          );
+          // typed kinds come back as client-node models (`_continue`), others as the raw list (`continue`)
+          const meta = (l.metadata ?? {}) as { resourceVersion?: string; _continue?: string; continue?: string };
+          const next = meta._continue ?? meta.continue;
+          return {
+            items: l.items as RawObject[],
+            resourceVersion: meta.resourceVersion ?? '',
+            ...(next ? { continueToken: next } : {}),
+          };
+        },
+        async watch(params, onEvent, done) {
+          const controller = await watcher.watch(path, params, (type, obj) => onEvent(type, obj as RawObject), done);
+          return { abort: () => controller.abort() };
+        },
+      };
+      return new MemberInformer({ ...io, cluster, client, request: { group: info.group, resource: info.plural } });
+    },
+    async apply(manifest: Manifest) {
+      try {
+        return (await objects.patch(
+          manifest as KubernetesObject,
+          undefined,
+          undefined,
+          FIELD_MANAGER,
+          true,
+          PatchStrategy.ServerSideApply,
+        )) as RawObject;
+      } catch (err) {
+        throw kubeError(
+          cluster,
+          await requestOf('patch', {
+            apiVersion: manifest.apiVersion,
+            kind: manifest.kind,
+            namespace: manifest.metadata.namespace ?? '',
+            name: manifest.metadata.name,
+          }),
+          err,
+        );
+      }
+    },
+    async remove(ref: MemberRef) {
+      try {
+        await objects.delete(
+          {
+            apiVersion: ref.apiVersion,
+            kind: ref.kind,
+            metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+          },
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          'Background',
+        );
+      } catch (err) {
+        if (statusOf(err).code === 404) return;
+        throw kubeError(cluster, await requestOf('delete', ref), err);
+      }
+    },
+    async podCpuMilli(namespace: string) {
+      let list: PodMetricsList;
+      try {
+        list = await metrics.getPodMetrics(namespace);
+      } catch (err) {
+        throw kubeError(cluster, { verb: 'list', group: 'metrics.k8s.io', resource: 'pods', namespace }, err);
+      }
+      const out = new Map<string, number>();
+      for (const p of list.items ?? []) {
+        let sum = 0;
+        for (const c of p.containers ?? [])
+          sum += cpuMilli(c.usage?.cpu ?? '0', `pod ${namespace}/${p.metadata.name} usage`);
+        out.set(p.metadata.name, sum);
+      }
+      return out;
+    },
   };
 }

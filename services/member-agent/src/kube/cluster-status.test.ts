@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { kubeClusterStatus, podRequest, unreachableClusterStatus } from './cluster-status.js';
-import type { KubePod } from './kube-api.js';
+import {
+  kubeClusterStatus,
+  nodeView,
+  podRequest,
+  podView,
+  probed,
+  readiness,
+  unreachableClusterStatus,
+  type KubePod,
+} from './cluster-status.js';
 
 const pod = (name: string, nodeName: string | undefined, phase: string, cpu: string, memory: string): KubePod => ({
   metadata: { name, namespace: 'default' },
@@ -24,7 +32,7 @@ describe('kubeClusterStatus (Karmada cluster status controller)', () => {
       pod('crashed', 'n1', 'Failed', '2', '2Gi'),
       pod('waiting', undefined, 'Pending', '250m', '512Mi'),
     ];
-    expect(kubeClusterStatus('v1.30.4', nodes, pods)).toEqual({
+    expect(kubeClusterStatus('v1.30.4', nodes.map(nodeView), pods.map(podView))).toEqual({
       kubernetesVersion: 'v1.30.4',
       conditions: [
         {
@@ -67,6 +75,53 @@ describe('kubeClusterStatus (Karmada cluster status controller)', () => {
       conditions: [
         { type: 'Ready', status: 'False', reason: 'ClusterNotReachable', message: 'cluster is not reachable' },
       ],
+    });
+  });
+
+  it('a pod view keeps what the reports read: scheduling, readiness and the effective request', () => {
+    const v = podView({
+      metadata: { name: 'p', namespace: 'shop', labels: { app: 'web' } },
+      spec: { containers: [{ resources: { requests: { cpu: '250m', memory: '1Gi' } } }] },
+      status: {
+        phase: 'Pending',
+        conditions: [
+          { type: 'PodScheduled', status: 'False' },
+          { type: 'Ready', status: 'False' },
+        ],
+      },
+    });
+    expect(v).toEqual({
+      namespace: 'shop',
+      name: 'p',
+      labels: { app: 'web' },
+      phase: 'Pending',
+      unschedulable: true,
+      ready: false,
+      request: { cpuMilli: 250, memoryBytes: 1024 ** 3, pods: 1 },
+    });
+  });
+});
+
+describe('readiness (Karmada --cluster-failure-threshold)', () => {
+  it('stays Ready until probes have failed for the threshold, then reports why; one success resets it', () => {
+    let h = probed({}, 'unreachable', 1000);
+    expect(readiness(h, 1000, 5000)).toEqual({ ready: 'pending', recheckInMs: 5000 });
+    h = probed(h, 'unreachable', 4000);
+    expect(readiness(h, 4000, 5000)).toEqual({ ready: 'pending', recheckInMs: 2000 });
+    expect(readiness(h, 6000, 5000)).toEqual({ ready: false, patch: unreachableClusterStatus() });
+    expect(readiness(probed(h, 'ok', 6500), 6500, 5000)).toEqual({ ready: true });
+    expect(readiness(probed({}, 'unhealthy', 0), 0, 0)).toEqual({
+      ready: false,
+      patch: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ClusterNotReady',
+            message: 'cluster is reachable but health endpoint responded without ok',
+          },
+        ],
+      },
     });
   });
 });

@@ -1,27 +1,35 @@
+import type { MemberInformer, MemberInformerOptions, RawObject } from './informer.js';
+import type { Manifest, MemberRef } from './member-objects.js';
+
+/** A resource's place in the API, from discovery. */
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  /** Plural resource name, e.g. deployments. */
+  plural: string;
+  namespaced: boolean;
+}
+
 /**
- * What the kube driver needs from a member cluster's API server, as plain data. Implemented over
- * @kubernetes/client-node by `client-node-api.ts`; tests pass a fake.
+ * What the kube driver does with a member cluster's API server. Implemented over @kubernetes/client-node by
+ * `client-node-api.ts`; every error it throws names the request (KubeAccessError on 401 / 403).
  */
-export interface KubeClusterApi {
-  /** `gitVersion` of the API server, e.g. "v1.31.2"; rejects when the server does not answer. */
+export interface MemberClusterApi {
+  /** `/readyz` (Karmada: 200 is healthy, any other answer unhealthy); rejects when the server does not answer. */
+  readyz(): Promise<boolean>;
+  /** `gitVersion` of the API server, e.g. "v1.36.3". */
   version(): Promise<string>;
-  listNodes(): Promise<KubeNode[]>;
-  listPods(): Promise<KubePod[]>;
-}
-
-export type QuantityMap = Record<string, string | undefined>;
-
-export interface KubeNode {
-  metadata?: { name?: string };
-  status?: { allocatable?: QuantityMap };
-}
-
-export interface KubeContainer {
-  resources?: { requests?: QuantityMap };
-}
-
-export interface KubePod {
-  metadata?: { name?: string; namespace?: string };
-  spec?: { nodeName?: string; containers?: KubeContainer[]; initContainers?: KubeContainer[]; overhead?: QuantityMap };
-  status?: { phase?: string };
+  resource(apiVersion: string, kind: string): Promise<ResourceInfo>;
+  /** An informer (list + watch) over one kind, cluster-wide; not started. */
+  informer<T>(
+    apiVersion: string,
+    kind: string,
+    opts: Omit<MemberInformerOptions<T>, 'client' | 'cluster' | 'request'>,
+  ): Promise<MemberInformer<T>>;
+  /** Server-side apply with field manager `flotilla` (forced: what Flotilla applies is Flotilla's); returns the object. */
+  apply(manifest: Manifest): Promise<RawObject>;
+  /** Deletes an object (background propagation); a missing one is not an error. */
+  remove(ref: MemberRef): Promise<void>;
+  /** CPU used by each pod of `namespace` (metrics.k8s.io), in millicores by pod name. */
+  podCpuMilli(namespace: string): Promise<Map<string, number>>;
 }

@@ -105,6 +105,8 @@ export interface WorkloadReplicaStatus {
   cpuRequestMilli?: number;
   /** The member HPA acting on the workload in this cluster, as its status says. */
   hpa?: MemberHpaStatus;
+  /** The workload's own conditions (real clusters), without their times so that only a change is reported. */
+  conditions?: Array<{ type: string; status: string; reason?: string }>;
 }
 
 export interface MemberHpaStatus {

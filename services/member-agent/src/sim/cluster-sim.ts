@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import type { ClusterStatus, Condition, KubeEventData, ResourceBindingSpec } from '@flotilla/api';
-import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
+import { bindingKey, ReportBook, type Report } from '../reports.js';
+export { clusterPatchIsNoop, type Report } from '../reports.js';
 import { MemberLimitsError, parseMemberLimits } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
 import {
@@ -69,12 +68,6 @@ export interface SimInput {
   statusOf?: StatusLookup;
 }
 
-/** One event to publish; `commit` records it as reported, to be called once the bus acknowledged it. */
-export interface Report {
-  event: CloudEvent;
-  commit(): void;
-}
-
 export interface SimulatedClustersOptions {
   /** CloudEvents `source` of the reports. */
   source?: string;
@@ -107,15 +100,6 @@ const NOT_REACHABLE: ClusterCondition = {
   message: 'cluster is not reachable',
 };
 
-interface Memo {
-  /** Canonical JSON of the last reported data (without the derived kubeEvent). */
-  json: string;
-  /** Chain link: a hash over every report so far, which makes each event id unique yet stable across retries. */
-  link: string;
-  ready?: boolean;
-  removed?: boolean;
-}
-
 interface Desired {
   ref: BindingRef;
   replicas: number | undefined;
@@ -124,8 +108,6 @@ interface Desired {
   template?: { kind: string; namespace: string; name: string };
 }
 
-const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 24);
-const bindingKey = (r: BindingRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 const refOfObject = (o: StoredObject): BindingRef => ({
   kind: o.kind,
   namespace: o.metadata.namespace || undefined,
@@ -139,12 +121,9 @@ const refOfObject = (o: StoredObject): BindingRef => ({
  * committed report. Pure apart from its own memory: no I/O and no clock.
  */
 export class SimulatedClusters {
-  private readonly source: string;
+  private readonly book: ReportBook;
   private readonly hpaSyncPeriodMs: number;
   private readonly hpaOptions: HpaOptions;
-  private readonly clusterMemo = new Map<string, Memo>();
-  /** binding key → cluster name → memo. */
-  private readonly workloadMemo = new Map<string, Map<string, Memo>>();
   /** `${cluster}|${namespace}/${hpa}` → state. */
   private readonly hpaStates = new Map<string, HpaState>();
   /** `${cluster}|${namespace}/${hpa}` → the replicas the workload's binding last asked for there. */
@@ -155,7 +134,7 @@ export class SimulatedClusters {
   private readonly firstSeen = new Map<string, number>();
 
   constructor(opts: SimulatedClustersOptions = {}) {
-    this.source = opts.source ?? 'flotilla/member-agent';
+    this.book = new ReportBook(opts.source ?? 'flotilla/member-agent');
     this.hpaSyncPeriodMs = opts.hpaSyncPeriodMs ?? DEFAULT_HPA_SYNC_PERIOD_MS;
     this.hpaOptions = opts.hpa ?? {};
   }
@@ -330,7 +309,7 @@ export class SimulatedClusters {
           }
         }
       }
-      const r = this.clusterReport(cluster, patch, input.now, statusOf);
+      const r = this.book.clusterReport(cluster, patch, input.now, statusOf);
       if (r) reports.push(r);
     }
     for (const key of [...this.hpaStates.keys()]) {
@@ -344,7 +323,7 @@ export class SimulatedClusters {
       bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))),
     )) {
       reports.push(
-        ...this.workloadReports(
+        ...this.book.workloadReports(
           refOfObject(b),
           workloadReports.get(bindingKey(refOfObject(b))) ?? new Map(),
           simulated,
@@ -474,123 +453,10 @@ export class SimulatedClusters {
     return demandAt(model, nowMs - loadOrigin(model, seen));
   }
 
-  private clusterReport(
-    cluster: string,
-    patch: ClusterStatusPatch,
-    now: Date,
-    statusOf: StatusLookup,
-  ): Report | undefined {
-    const json = JSON.stringify(patch);
-    const ready = patch.conditions[0]!.status === 'True';
-    let memo = this.clusterMemo.get(cluster);
-    if (!memo) {
-      const stored = statusOf('Cluster', undefined, cluster);
-      const storedReady = (stored?.conditions as ClusterCondition[] | undefined)?.find((c) => c.type === 'Ready');
-      const seeded = {
-        link: stored ? `stored:${sha(JSON.stringify(stored))}` : 'none',
-        ...(storedReady ? { ready: storedReady.status === 'True' } : {}),
-      };
-      if (stored && clusterPatchIsNoop(stored, patch)) {
-        this.clusterMemo.set(cluster, { ...seeded, json, ready });
-        return undefined;
-      }
-      memo = { ...seeded, json: '' };
-    }
-    if (memo.json === json) return undefined;
-    const link = sha(`${memo.link}\n${json}`);
-    const data: ClusterStatusReportedData = { statusPatch: patch };
-    if (memo.ready !== ready) {
-      data.kubeEvent = ready
-        ? {
-            type: 'Normal',
-            reason: 'ClusterReady',
-            message: `cluster ${cluster} is ready: ${patch.conditions[0]!.message}`,
-          }
-        : {
-            type: 'Warning',
-            reason: 'ClusterNotReady',
-            message: `cluster ${cluster} is not ready: ${patch.conditions[0]!.message}`,
-          };
-    }
-    const event = cloudEvent({
-      id: `Cluster//${cluster}/${EventTypes.ClusterStatusReported}/${link}`,
-      source: this.source,
-      type: EventTypes.ClusterStatusReported,
-      kind: 'Cluster',
-      name: cluster,
-      time: now,
-      data,
-    });
-    return { event, commit: () => this.clusterMemo.set(cluster, { json, link, ready }) };
-  }
-
-  private workloadReports(
-    ref: BindingRef,
-    current: Map<string, WorkloadReport>,
-    simulated: Map<string, unknown>,
-    now: Date,
-    statusOf: StatusLookup,
-  ): Report[] {
-    const bKey = bindingKey(ref);
-    const memos = this.workloadMemo.get(bKey) ?? new Map<string, Memo>();
-    this.workloadMemo.set(bKey, memos);
-    let storedEntries: Map<string, Record<string, unknown>> | undefined;
-    const stored = () => {
-      if (!storedEntries) {
-        const s = statusOf(ref.kind, ref.namespace, ref.name);
-        const list = (s?.aggregatedStatus as Array<Record<string, unknown>> | undefined) ?? [];
-        storedEntries = new Map(list.map((e) => [String(e.clusterName), e]));
-      }
-      return storedEntries;
-    };
-    const clusters = new Set<string>(current.keys());
-    for (const c of memos.keys()) if (simulated.has(c)) clusters.add(c);
-    // Entries of simulated clusters in the stored status that this agent may have reported before a restart.
-    if (memos.size === 0 || [...current.keys()].some((c) => !memos.has(c)))
-      for (const c of stored().keys()) if (simulated.has(c)) clusters.add(c);
-
-    const out: Report[] = [];
-    for (const cluster of [...clusters].sort()) {
-      const report = current.get(cluster);
-      const data: WorkloadStatusReportedData = report
-        ? { clusterName: cluster, ...report }
-        : { clusterName: cluster, applied: false, removed: true };
-      const json = JSON.stringify(data);
-      let memo = memos.get(cluster);
-      if (!memo) {
-        const entry = stored().get(cluster);
-        const link = entry ? `stored:${sha(JSON.stringify(entry))}` : 'none';
-        if (report ? entry !== undefined && workloadEntryMatches(entry, cluster, report) : entry === undefined) {
-          memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) });
-          continue;
-        }
-        memo = { json: '', link };
-      }
-      if (memo.json === json) continue;
-      const link = sha(`${memo.link}\n${json}`);
-      const event = cloudEvent({
-        id: `${ref.kind}/${ref.namespace ?? ''}/${ref.name}/${EventTypes.WorkloadStatusReported}/${cluster}/${link}`,
-        source: this.source,
-        type: EventTypes.WorkloadStatusReported,
-        kind: ref.kind,
-        namespace: ref.namespace,
-        name: ref.name,
-        time: now,
-        data,
-      });
-      out.push({ event, commit: () => memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) }) });
-    }
-    return out;
-  }
-
   /** Drops the memory of clusters no longer simulated and of bindings that are gone (their status went with them). */
   private forgetGone(simulated: Map<string, unknown>, bindings: readonly StoredObject[]): void {
-    for (const c of this.clusterMemo.keys()) if (!simulated.has(c)) this.clusterMemo.delete(c);
     const present = new Set(bindings.map((b) => bindingKey(refOfObject(b))));
-    for (const [b, memos] of this.workloadMemo) {
-      if (!present.has(b)) this.workloadMemo.delete(b);
-      else for (const c of memos.keys()) if (!simulated.has(c)) memos.delete(c);
-    }
+    this.book.forgetGone(simulated, present);
     for (const key of this.firstSeen.keys())
       if (!simulated.has(key.slice(0, key.indexOf('|')))) this.firstSeen.delete(key);
     for (const key of this.usageSamples.keys()) {
@@ -602,24 +468,3 @@ export class SimulatedClusters {
 
 /** What the simulation reads of a stored binding's spec, which it does not trust to be complete. */
 type BindingSpec = Partial<ResourceBindingSpec>;
-
-/** True when folding `patch` into `stored` would change nothing the patch speaks about. */
-export function clusterPatchIsNoop(stored: Record<string, unknown>, patch: ClusterStatusPatch): boolean {
-  for (const [field, value] of Object.entries(patch)) {
-    if (field === 'conditions') {
-      const have = (stored.conditions as ClusterCondition[] | undefined) ?? [];
-      for (const c of value as ClusterCondition[]) {
-        const s = have.find((h) => h.type === c.type);
-        if (!s || s.status !== c.status || s.reason !== c.reason || s.message !== c.message) return false;
-      }
-    } else if (!isDeepStrictEqual(stored[field], value)) return false;
-  }
-  return true;
-}
-
-function workloadEntryMatches(entry: Record<string, unknown>, cluster: string, report: WorkloadReport): boolean {
-  const expected: Record<string, unknown> = { clusterName: cluster, applied: report.applied, health: report.health };
-  if (report.appliedMessage) expected.appliedMessage = report.appliedMessage;
-  if (report.status !== undefined) expected.status = report.status;
-  return isDeepStrictEqual(entry, expected);
-}

@@ -1,0 +1,313 @@
+import { createHash } from 'node:crypto';
+import { MemberLimitsError, parseMemberLimits, type ResourceBindingSpec } from '@flotilla/api';
+import type { StoredObject } from '@flotilla/store';
+import type { BindingRef } from '../sim/capacity.js';
+
+/** The marks every object the kube driver creates in a member cluster carries. */
+export const MemberMarks = {
+  /** Label: selects what Flotilla manages (Kubernetes' recommended label). */
+  managedBy: 'app.kubernetes.io/managed-by',
+  managedByValue: 'flotilla',
+  /** Annotation: the binding that placed the object, `Kind/namespace/name` (namespace empty for cluster scope). */
+  binding: 'flotilla.io/binding',
+  /** Annotation: a hash of what was last applied, so an unchanged object is not applied again. */
+  appliedHash: 'flotilla.io/applied-hash',
+} as const;
+
+/** Server-side apply's field manager of every write. */
+export const FIELD_MANAGER = 'flotilla';
+
+/** A member-cluster object by address. `namespace` is empty for cluster-scoped kinds. */
+export interface MemberRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export const memberKey = (r: Pick<MemberRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string =>
+  `${r.apiVersion}/${r.kind}/${r.namespace}/${r.name}`;
+export const formatBindingRef = (r: BindingRef): string => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+/** A manifest as sent to the API server: plain JSON. */
+export type Manifest = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+};
+
+/** One object the agent wants in its cluster. */
+export interface DesiredObject {
+  ref: MemberRef;
+  binding: BindingRef;
+  /** What to apply (with the marks). Without `spec.replicas` when a member HPA owns the replicas. */
+  manifest: Manifest;
+  /** Hash of `manifest`; equal hashes mean nothing to apply. */
+  hash: string;
+  /** The replicas the binding assigns here (kinds with `spec.replicas`), before any member HPA takes over. */
+  replicas?: number;
+  /** A member HPA propagated to this cluster targets this workload: its replicas are the HPA's. */
+  hpaOwnsReplicas: boolean;
+  /** The template's pod spec (`spec.template.spec`), for the pods' requests. */
+  podTemplate?: Record<string, unknown>;
+}
+
+/** A binding whose template cannot be applied here, with the reason for its aggregated status. */
+export interface BindingProblem {
+  binding: BindingRef;
+  message: string;
+}
+
+export interface DesiredInput {
+  cluster: string;
+  /** ResourceBindings and ClusterResourceBindings (placement may be dropped). */
+  bindings: readonly StoredObject[];
+  /** The stored template a binding's `spec.resource` names, if it exists. */
+  template(ref: { kind: string; namespace: string; name: string }): StoredObject | undefined;
+}
+
+export interface DesiredState {
+  objects: DesiredObject[];
+  /** Bindings assigning this cluster and the member object each asks for (or the problem). */
+  assigned: Map<string, { binding: BindingRef; ref?: MemberRef; problem?: string }>;
+  /** Namespaces the desired objects live in. */
+  namespaces: Set<string>;
+}
+
+/** Annotations that are Flotilla's own or kubectl's bookkeeping: never sent to a member cluster. */
+const DROPPED_ANNOTATION_PREFIXES = [
+  'kubectl.kubernetes.io/last-applied-configuration',
+  'flotilla.io/',
+  'autoscaling.flotilla.io/',
+];
+
+const bindingRefOf = (b: StoredObject): BindingRef => ({
+  kind: b.kind,
+  namespace: b.metadata.namespace || undefined,
+  name: b.metadata.name,
+});
+
+export const manifestHash = (m: Manifest): string =>
+  createHash('sha256').update(canonicalJson(m)).digest('hex').slice(0, 20);
+
+/** JSON with object keys sorted, so equal manifests hash equally whatever order their fields came in. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+/**
+ * The member manifest of a template: its kind and content without status or server-owned metadata, with the
+ * cluster's replicas (when `replicas` is given) and the marks naming the binding.
+ */
+export function memberManifest(template: StoredObject, binding: BindingRef, replicas: number | undefined): Manifest {
+  const { status: _status, metadata, ...rest } = template as StoredObject & { status?: unknown };
+  const meta: Manifest['metadata'] = { name: metadata.name };
+  if (metadata.namespace) meta.namespace = metadata.namespace;
+  const labels = { ...((metadata.labels as Record<string, string> | undefined) ?? {}) };
+  labels[MemberMarks.managedBy] = MemberMarks.managedByValue;
+  meta.labels = labels;
+  const annotations: Record<string, string> = {};
+  for (const [k, v] of Object.entries((metadata.annotations as Record<string, string> | undefined) ?? {}))
+    if (!DROPPED_ANNOTATION_PREFIXES.some((p) => k.startsWith(p))) annotations[k] = v;
+  annotations[MemberMarks.binding] = formatBindingRef(binding);
+  meta.annotations = annotations;
+  const manifest = { ...rest, metadata: meta } as Manifest;
+  if (replicas !== undefined) {
+    const spec = { ...((manifest.spec as Record<string, unknown> | undefined) ?? {}) };
+    spec.replicas = replicas;
+    manifest.spec = spec;
+  }
+  return manifest;
+}
+
+/** `manifest` without `spec.replicas`: what a workload whose replicas a member HPA owns is compared by. */
+export function withoutReplicas(manifest: Manifest): Manifest {
+  const spec = manifest.spec as Record<string, unknown> | undefined;
+  if (!spec || !('replicas' in spec)) return manifest;
+  const { replicas: _r, ...rest } = spec;
+  return { ...manifest, spec: rest };
+}
+
+function hasReplicas(template: StoredObject): boolean {
+  const spec = template.spec as Record<string, unknown> | undefined;
+  return spec !== undefined && typeof spec === 'object' && 'replicas' in spec;
+}
+
+/** Kinds whose template carries a pod template (`spec.template.spec`) at the usual place. */
+function podTemplateOf(template: StoredObject): Record<string, unknown> | undefined {
+  const tpl = (template.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec;
+  return tpl && typeof tpl === 'object' ? tpl : undefined;
+}
+
+interface HpaTarget {
+  namespace: string;
+  kind: string;
+  name: string;
+}
+
+/**
+ * What the bindings ask of `cluster`: every assigned template as a member manifest, with that cluster's replicas,
+ * and for a member HPA (an autoscaling/v2 HorizontalPodAutoscaler template with the binding's member-limits
+ * annotation) that cluster's min/max. A workload targeted by a member HPA propagated here keeps the replicas the
+ * HPA set (karmada-io/karmada#1273, #4109): the driver applies it without taking `spec.replicas` back.
+ */
+export function desiredMemberObjects(input: DesiredInput): DesiredState {
+  const objects: DesiredObject[] = [];
+  const assigned: DesiredState['assigned'] = new Map();
+  const namespaces = new Set<string>();
+  const hpaTargets: HpaTarget[] = [];
+  const pending: Array<{ b: StoredObject; template: StoredObject; replicas: number | undefined }> = [];
+  const sorted = [...input.bindings].sort((x, y) =>
+    formatBindingRef(bindingRefOf(x)).localeCompare(formatBindingRef(bindingRefOf(y))),
+  );
+  for (const b of sorted) {
+    const spec = (b.spec ?? {}) as Partial<ResourceBindingSpec>;
+    const target = (Array.isArray(spec.clusters) ? spec.clusters : []).find((t) => t?.name === input.cluster);
+    if (!target) continue;
+    const binding = bindingRefOf(b);
+    const key = formatBindingRef(binding);
+    const res = spec.resource;
+    if (!res?.kind || !res.name || !res.apiVersion) {
+      assigned.set(key, { binding, problem: 'spec.resource: expected apiVersion, kind and name' });
+      continue;
+    }
+    const namespace = res.namespace ?? binding.namespace ?? '';
+    const template = input.template({ kind: res.kind, namespace, name: res.name });
+    const ref: MemberRef = { apiVersion: res.apiVersion, kind: res.kind, namespace, name: res.name };
+    if (!template) {
+      assigned.set(key, {
+        binding,
+        ref,
+        problem: `the resource template ${res.kind} ${namespace ? `${namespace}/` : ''}${res.name} does not exist`,
+      });
+      continue;
+    }
+    let tpl = template;
+    if (res.kind === 'HorizontalPodAutoscaler') {
+      try {
+        const limits = parseMemberLimits(b.metadata.annotations)?.get(input.cluster);
+        if (limits) tpl = { ...tpl, spec: { ...(tpl.spec as object), ...limits } };
+      } catch (err) {
+        if (!(err instanceof MemberLimitsError)) throw err;
+        assigned.set(key, { binding, ref, problem: err.message });
+        continue;
+      }
+      const scaleTarget = (tpl.spec as { scaleTargetRef?: { kind?: string; name?: string } } | undefined)
+        ?.scaleTargetRef;
+      if (scaleTarget?.kind && scaleTarget.name)
+        hpaTargets.push({ namespace, kind: scaleTarget.kind, name: scaleTarget.name });
+    }
+    const replicas = hasReplicas(template)
+      ? (target.replicas ?? spec.replicas ?? (template.spec as { replicas?: number }).replicas)
+      : undefined;
+    assigned.set(key, { binding, ref });
+    pending.push({ b, template: tpl, replicas });
+  }
+  for (const { b, template, replicas } of pending) {
+    const binding = bindingRefOf(b);
+    const namespace = template.metadata.namespace ?? '';
+    const hpaOwnsReplicas =
+      replicas !== undefined &&
+      hpaTargets.some(
+        (h) => h.namespace === namespace && h.kind === template.kind && h.name === template.metadata.name,
+      );
+    const full = memberManifest(template, binding, replicas);
+    const manifest = hpaOwnsReplicas ? withoutReplicas(full) : full;
+    const podTemplate = podTemplateOf(template);
+    if (namespace) namespaces.add(namespace);
+    objects.push({
+      ref: { apiVersion: template.apiVersion, kind: template.kind, namespace, name: template.metadata.name },
+      binding,
+      manifest,
+      hash: manifestHash(manifest),
+      ...(replicas !== undefined ? { replicas } : {}),
+      hpaOwnsReplicas,
+      ...(podTemplate ? { podTemplate } : {}),
+    });
+  }
+  return { objects, assigned, namespaces };
+}
+
+/** What the agent knows about one object in its cluster (from its informers). */
+export interface ObservedObject {
+  ref: MemberRef;
+  /** `flotilla.io/binding` of an object Flotilla created; undefined for anyone else's. */
+  binding?: string;
+  appliedHash?: string;
+  /** `spec.replicas` as the cluster has it now. */
+  replicas?: number;
+  /** Being deleted (a delete was issued and finalizers run). */
+  deleting?: boolean;
+}
+
+export type ApplyAction =
+  | { type: 'apply'; object: DesiredObject; manifest: Manifest; reason: 'create' | 'update' }
+  | { type: 'delete'; ref: MemberRef; binding: string };
+
+export interface ApplyPlan {
+  actions: ApplyAction[];
+  /** Desired objects that exist in the cluster but were not created by Flotilla: left alone, reported. */
+  conflicts: Array<{ object: DesiredObject; message: string }>;
+}
+
+/**
+ * Decides the writes that bring the cluster to `desired`: apply what is missing or whose manifest changed (a workload
+ * whose replicas a member HPA owns is applied with the replicas the cluster has, so the HPA's value stands), delete
+ * what Flotilla created and no binding assigns any more, and never touch an object Flotilla did not create.
+ */
+export function planApply(desired: readonly DesiredObject[], observed: ReadonlyMap<string, ObservedObject>): ApplyPlan {
+  const actions: ApplyAction[] = [];
+  const conflicts: ApplyPlan['conflicts'] = [];
+  const wanted = new Set<string>();
+  for (const d of desired) {
+    const key = memberKey(d.ref);
+    wanted.add(key);
+    const have = observed.get(key);
+    const bindingText = formatBindingRef(d.binding);
+    if (have && have.binding === undefined) {
+      conflicts.push({
+        object: d,
+        message: `${d.ref.kind} ${d.ref.namespace ? `${d.ref.namespace}/` : ''}${d.ref.name} already exists in the member cluster and was not created by Flotilla: left unchanged`,
+      });
+      continue;
+    }
+    if (have && have.binding !== bindingText) {
+      conflicts.push({
+        object: d,
+        message: `${d.ref.kind} ${d.ref.namespace ? `${d.ref.namespace}/` : ''}${d.ref.name} in the member cluster belongs to binding ${have.binding}: left unchanged`,
+      });
+      continue;
+    }
+    if (have && !have.deleting && have.appliedHash === d.hash) continue;
+    let manifest = stamped(d.manifest, d.hash);
+    if (d.hpaOwnsReplicas) {
+      // First creation starts at the assignment; after that the HPA's replicas are kept as the cluster has them.
+      const replicas = have?.replicas ?? d.replicas;
+      if (replicas !== undefined)
+        manifest = { ...manifest, spec: { ...((manifest.spec as Record<string, unknown>) ?? {}), replicas } };
+    }
+    actions.push({ type: 'apply', object: d, manifest, reason: have ? 'update' : 'create' });
+  }
+  for (const [key, o] of [...observed].sort(([a], [b]) => a.localeCompare(b))) {
+    if (wanted.has(key) || o.binding === undefined || o.deleting) continue;
+    actions.push({ type: 'delete', ref: o.ref, binding: o.binding });
+  }
+  return { actions, conflicts };
+}
+
+function stamped(manifest: Manifest, hash: string): Manifest {
+  return {
+    ...manifest,
+    metadata: {
+      ...manifest.metadata,
+      annotations: { ...(manifest.metadata.annotations ?? {}), [MemberMarks.appliedHash]: hash },
+    },
+  };
+}

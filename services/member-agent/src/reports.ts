@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
+import type { BindingRef, WorkloadReport } from './sim/capacity.js';
+import type {
+  ClusterCondition,
+  ClusterStatusPatch,
+  ClusterStatusReportedData,
+  StatusLookup,
+  WorkloadStatusReportedData,
+} from './sim/cluster-sim.js';
+
+/** One event to publish; `commit` records it as reported, to be called once the bus acknowledged it. */
+export interface Report {
+  event: CloudEvent;
+  commit(): void;
+}
+
+interface Memo {
+  /** Canonical JSON of the last reported data (without the derived kubeEvent). */
+  json: string;
+  /** Chain link: a hash over every report so far, which makes each event id unique yet stable across retries. */
+  link: string;
+  ready?: boolean;
+  removed?: boolean;
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 24);
+export const bindingKey = (r: BindingRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+/**
+ * What an agent has reported, per cluster and per binding and cluster, and the events for what changed since. Both
+ * drivers report through it, so a cluster's status and a workload's `aggregatedStatus` entry mean the same from a
+ * simulated and from a real cluster. A new agent seeds its memory from the stored status (`statusOf`): it repeats
+ * nothing that is already folded.
+ */
+export class ReportBook {
+  private readonly clusterMemo = new Map<string, Memo>();
+  /** binding key → cluster name → memo. */
+  private readonly workloadMemo = new Map<string, Map<string, Memo>>();
+
+  constructor(private readonly source: string) {}
+
+  /** The `ClusterStatusReported` event for `patch`, unless it is what was last reported (or is stored). */
+  clusterReport(cluster: string, patch: ClusterStatusPatch, now: Date, statusOf: StatusLookup): Report | undefined {
+    const json = JSON.stringify(patch);
+    const ready = patch.conditions[0]!.status === 'True';
+    let memo = this.clusterMemo.get(cluster);
+    if (!memo) {
+      const stored = statusOf('Cluster', undefined, cluster);
+      const storedReady = (stored?.conditions as ClusterCondition[] | undefined)?.find((c) => c.type === 'Ready');
+      const seeded = {
+        link: stored ? `stored:${sha(JSON.stringify(stored))}` : 'none',
+        ...(storedReady ? { ready: storedReady.status === 'True' } : {}),
+      };
+      if (stored && clusterPatchIsNoop(stored, patch)) {
+        this.clusterMemo.set(cluster, { ...seeded, json, ready });
+        return undefined;
+      }
+      memo = { ...seeded, json: '' };
+    }
+    if (memo.json === json) return undefined;
+    const link = sha(`${memo.link}\n${json}`);
+    const data: ClusterStatusReportedData = { statusPatch: patch };
+    if (memo.ready !== ready) {
+      data.kubeEvent = ready
+        ? {
+            type: 'Normal',
+            reason: 'ClusterReady',
+            message: `cluster ${cluster} is ready: ${patch.conditions[0]!.message}`,
+          }
+        : {
+            type: 'Warning',
+            reason: 'ClusterNotReady',
+            message: `cluster ${cluster} is not ready: ${patch.conditions[0]!.message}`,
+          };
+    }
+    const event = cloudEvent({
+      id: `Cluster//${cluster}/${EventTypes.ClusterStatusReported}/${link}`,
+      source: this.source,
+      type: EventTypes.ClusterStatusReported,
+      kind: 'Cluster',
+      name: cluster,
+      time: now,
+      data,
+    });
+    return { event, commit: () => this.clusterMemo.set(cluster, { json, link, ready }) };
+  }
+
+  /**
+   * The `WorkloadStatusReported` events of one binding: `current` holds this agent's report per cluster; a cluster
+   * in `owned` (the clusters this agent speaks for) without a report is reported removed once.
+   */
+  workloadReports(
+    ref: BindingRef,
+    current: Map<string, WorkloadReport>,
+    owned: { has(cluster: string): boolean },
+    now: Date,
+    statusOf: StatusLookup,
+  ): Report[] {
+    const bKey = bindingKey(ref);
+    const memos = this.workloadMemo.get(bKey) ?? new Map<string, Memo>();
+    this.workloadMemo.set(bKey, memos);
+    let storedEntries: Map<string, Record<string, unknown>> | undefined;
+    const stored = () => {
+      if (!storedEntries) {
+        const s = statusOf(ref.kind, ref.namespace, ref.name);
+        const list = (s?.aggregatedStatus as Array<Record<string, unknown>> | undefined) ?? [];
+        storedEntries = new Map(list.map((e) => [String(e.clusterName), e]));
+      }
+      return storedEntries;
+    };
+    const clusters = new Set<string>(current.keys());
+    for (const c of memos.keys()) if (owned.has(c)) clusters.add(c);
+    // Entries of this agent's clusters in the stored status that it may have reported before a restart.
+    if (memos.size === 0 || [...current.keys()].some((c) => !memos.has(c)))
+      for (const c of stored().keys()) if (owned.has(c)) clusters.add(c);
+
+    const out: Report[] = [];
+    for (const cluster of [...clusters].sort()) {
+      const report = current.get(cluster);
+      const data: WorkloadStatusReportedData = report
+        ? { clusterName: cluster, ...report }
+        : { clusterName: cluster, applied: false, removed: true };
+      const json = JSON.stringify(data);
+      let memo = memos.get(cluster);
+      if (!memo) {
+        const entry = stored().get(cluster);
+        const link = entry ? `stored:${sha(JSON.stringify(entry))}` : 'none';
+        if (report ? entry !== undefined && workloadEntryMatches(entry, cluster, report) : entry === undefined) {
+          memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) });
+          continue;
+        }
+        memo = { json: '', link };
+      }
+      if (memo.json === json) continue;
+      const link = sha(`${memo.link}\n${json}`);
+      const event = cloudEvent({
+        id: `${ref.kind}/${ref.namespace ?? ''}/${ref.name}/${EventTypes.WorkloadStatusReported}/${cluster}/${link}`,
+        source: this.source,
+        type: EventTypes.WorkloadStatusReported,
+        kind: ref.kind,
+        namespace: ref.namespace,
+        name: ref.name,
+        time: now,
+        data,
+      });
+      out.push({ event, commit: () => memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) }) });
+    }
+    return out;
+  }
+
+  /** Drops the memory of clusters no longer owned and of bindings that are gone (their status went with them). */
+  forgetGone(owned: { has(cluster: string): boolean }, presentBindings: ReadonlySet<string>): void {
+    for (const c of this.clusterMemo.keys()) if (!owned.has(c)) this.clusterMemo.delete(c);
+    for (const [b, memos] of this.workloadMemo) {
+      if (!presentBindings.has(b)) this.workloadMemo.delete(b);
+      else for (const c of memos.keys()) if (!owned.has(c)) memos.delete(c);
+    }
+  }
+}
+
+/** True when folding `patch` into `stored` would change nothing the patch speaks about. */
+export function clusterPatchIsNoop(stored: Record<string, unknown>, patch: ClusterStatusPatch): boolean {
+  for (const [field, value] of Object.entries(patch)) {
+    if (field === 'conditions') {
+      const have = (stored.conditions as ClusterCondition[] | undefined) ?? [];
+      for (const c of value as ClusterCondition[]) {
+        const s = have.find((h) => h.type === c.type);
+        if (!s || s.status !== c.status || s.reason !== c.reason || s.message !== c.message) return false;
+      }
+    } else if (!isDeepStrictEqual(stored[field], value)) return false;
+  }
+  return true;
+}
+
+function workloadEntryMatches(entry: Record<string, unknown>, cluster: string, report: WorkloadReport): boolean {
+  const expected: Record<string, unknown> = { clusterName: cluster, applied: report.applied, health: report.health };
+  if (report.appliedMessage) expected.appliedMessage = report.appliedMessage;
+  if (report.status !== undefined) expected.status = report.status;
+  return isDeepStrictEqual(entry, expected);
+}
