@@ -22,6 +22,8 @@ export const Controllers = {
   effectiveHpa: 'effective-hpa',
   /** kube-bridge: a host API server's objects mirrored in, status written back. */
   kubeBridge: 'kube-bridge',
+  /** kube-bridge: Flotilla's Kubernetes-style events written to the host as core/v1 Events. */
+  kubeBridgeEvents: 'kube-bridge-events',
 } as const;
 export type ControllerName = (typeof Controllers)[keyof typeof Controllers];
 
@@ -108,7 +110,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['api'], subscribe: [] },
     redis: true,
     queues: [Controllers.kubeBridge],
-    controllers: [Controllers.kubeBridge],
+    controllers: [Controllers.kubeBridge, Controllers.kubeBridgeEvents],
     optional: true,
   },
 } as const satisfies Record<string, ServiceEntry>;
