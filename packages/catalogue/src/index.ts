@@ -14,8 +14,10 @@ export const Controllers = {
   clusterTaints: 'cluster-taints',
   /** cron-scheduler: CronFederatedHPA rules and EffectiveHPA cron windows. */
   cron: 'cron-scheduler',
-  /** rebalancer: WorkloadRebalancers (and opt-in fail-back). */
+  /** rebalancer: WorkloadRebalancers. */
   rebalancer: 'rebalancer',
+  /** rebalancer: opt-in fail-back of bindings to an earlier affinity group. */
+  failBack: 'fail-back',
   /** hpa-assigner: FederatedHPAs, both modes. */
   federatedHpa: 'hpa-assigner',
   /** hpa-assigner: Crane's EffectiveHPAs. */
@@ -95,7 +97,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['events', 'objects'], subscribe: [] },
     redis: true,
     queues: [Controllers.rebalancer],
-    controllers: [Controllers.rebalancer],
+    controllers: [Controllers.rebalancer, Controllers.failBack],
     optional: false,
   },
   'hpa-assigner': {
