@@ -84,42 +84,30 @@ async function pki(): Promise<void> {
   await issue('apiserver-client', 'client-ca', 'kube-apiserver', 'extendedKeyUsage=clientAuth\n');
 }
 
-/** The API server's admission configuration: it presents apiserver-client.crt to every webhook. */
+/**
+ * deploy/apiserver's example files with their paths in `dir`: the API server presents apiserver-client.crt to every
+ * webhook ("*": the gateway here is a URL on loopback, not the Service the example names).
+ */
 function admissionConfig(): string {
+  const example = (f: string) => readFileSync(join(DEPLOY, 'apiserver', f), 'utf8');
+  const written = (file: string, text: string) => {
+    if (!text.includes(dir)) throw new Error(`${file}: the example's paths were not replaced`);
+    writeFileSync(file, text);
+  };
   const kubeconfig = join(dir, 'webhook-kubeconfig.yaml');
-  writeFileSync(
+  written(
     kubeconfig,
-    stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      users: [
-        {
-          name: '*',
-          user: {
-            'client-certificate': join(dir, 'apiserver-client.crt'),
-            'client-key': join(dir, 'apiserver-client.key'),
-          },
-        },
-      ],
-    }),
+    example('webhook-kubeconfig.example.yaml')
+      .replace('name: flotilla-gateway.flotilla-system.svc', 'name: "*"')
+      .replaceAll('/etc/kubernetes/flotilla/webhook-client.', join(dir, 'apiserver-client.')),
   );
   const path = join(dir, 'admission.yaml');
-  writeFileSync(
+  written(
     path,
-    stringify({
-      apiVersion: 'apiserver.config.k8s.io/v1',
-      kind: 'AdmissionConfiguration',
-      plugins: [
-        {
-          name: 'ValidatingAdmissionWebhook',
-          configuration: {
-            apiVersion: 'apiserver.config.k8s.io/v1',
-            kind: 'WebhookAdmissionConfiguration',
-            kubeConfigFile: kubeconfig,
-          },
-        },
-      ],
-    }),
+    example('admission-configuration.example.yaml').replace(
+      '/etc/kubernetes/flotilla/webhook-kubeconfig.yaml',
+      kubeconfig,
+    ),
   );
   return path;
 }

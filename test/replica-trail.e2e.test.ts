@@ -270,3 +270,99 @@ spec:
     expect(reportedAt - executedAt).toBeLessThan(FHPA_SYNC_PERIOD_MS);
   }, 60_000);
 });
+
+interface Trail {
+  entries: Array<{
+    field: { kind: string; cluster?: string; autoscaler?: string };
+    from: unknown;
+    to: unknown;
+    by: string;
+    why: string;
+  }>;
+}
+
+describe('explain replicas: why this count?', () => {
+  it('names every decider of the replicas from the event stream, and describe ends with the latest', async () => {
+    setUp();
+    // the EffectiveHPA's workload of the test above: the user's 22, then the cron window's 24
+    const land = await flotilla(s.env, ['explain', 'replicas', 'deploy/land', '-n', 'default', '-o', 'json']);
+    expect(land.code, land.err).toBe(0);
+    const replicas = (JSON.parse(land.out) as Trail).entries.filter((e) => e.field.kind === 'replicas');
+    expect(replicas.map((e) => [e.from, e.to, e.by])).toEqual([
+      [null, 22, 'a user through the gateway (nats)'],
+      [22, 24, 'EffectiveHorizontalPodAutoscaler default/land (winning source: cron)'],
+    ]);
+    const table = await flotilla(s.env, ['explain', 'replicas', 'deploy/land', '--since', '24h']);
+    expect(table.out).toMatch(/TIME\s+FIELD\s+FROM\s+TO\s+BY\s+WHY/);
+    expect(table.out).toMatch(
+      /spec\.replicas\s+22\s+24\s+EffectiveHorizontalPodAutoscaler default\/land \(winning source: cron\)/,
+    );
+
+    // the FederatedHPA's workload: its member HPAs' min/max, each cluster's share, and the cron rule that raised the min
+    const floor = (
+      JSON.parse((await flotilla(s.env, ['explain', 'replicas', 'deploy/floor', '-o', 'json'])).out) as Trail
+    ).entries;
+    const raised = floor.findIndex((e) => e.field.kind === 'autoscalerLimits');
+    expect(floor[raised], JSON.stringify(floor, null, 1)).toMatchObject({
+      field: { kind: 'autoscalerLimits', autoscaler: 'FederatedHPA floor' },
+      to: { minReplicas: 9 },
+      by: 'CronFederatedHPA default/floor-cron rule floor',
+    });
+    // after it, the FederatedHPA re-split the min over the member HPAs (1:2:3 of 9; the trail's latest limits add
+    // up to it) and the member workloads followed
+    const after = floor.slice(raised + 1);
+    const mins = new Map<string, number>();
+    for (const e of floor)
+      if (e.field.kind === 'memberHpa') mins.set(e.field.cluster!, (e.to as { minReplicas: number }).minReplicas);
+    expect(
+      [...mins.values()].reduce((n, x) => n + x, 0),
+      JSON.stringify(after, null, 1),
+    ).toBe(9);
+    expect(
+      after
+        .filter((e) => e.field.kind === 'memberHpa')
+        .every((e) => e.by === 'FederatedHPA default/floor (Reassigned)'),
+    ).toBe(true);
+    expect(after.some((e) => e.field.kind === 'cluster' && e.by === 'FederatedHPA default/floor (Reassigned)')).toBe(
+      true,
+    );
+
+    const described = await flotilla(s.env, ['describe', 'deploy', 'land']);
+    expect(described.out).toMatch(
+      /Replica trail \(latest 2 of 2; all: flotilla explain replicas deployment\/land -n default\):/,
+    );
+  }, 30_000);
+});
+
+describe('owner conflicts: two writers of one replica field', () => {
+  it("refuses a CronFederatedHPA aimed at an autoscaled workload, and keeps the autoscaler's count against an apply", async () => {
+    setUp();
+    const cron = await flotilla(
+      s.env,
+      ['apply', '-f', '-'],
+      `
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: CronFederatedHPA
+metadata: { name: land-cron, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: floor }
+  rules:
+  - { name: up, schedule: "0 8 * * *", targetReplicas: 5 }
+`,
+    );
+    expect(cron.code).not.toBe(0);
+    expect(cron.err).toContain(
+      'spec.scaleTargetRef: Invalid value: "Deployment/floor": its spec.replicas is written by FederatedHPA default/floor',
+    );
+    expect(cron.err).toContain('aim it at the FederatedHPA instead');
+    expect((await flotilla(s.env, ['get', 'cronfhpa', 'land-cron', '-n', 'default'])).code).not.toBe(0);
+
+    // The user applies the workload again with 5 replicas: the EffectiveHPA's 24 stays, and the reply says so.
+    const again = await flotilla(s.env, ['apply', '-f', '-'], deployment('land', 5));
+    expect(again.code, again.err).toBe(0);
+    expect(again.err).toContain(
+      'warning: deployment/land: spec.replicas: kept at 24 (asked for 5): EffectiveHorizontalPodAutoscaler default/land scales this workload',
+    );
+    expect((await getJson<{ spec: { replicas: number } }>('deployment', 'land')).spec.replicas).toBe(24);
+  }, 30_000);
+});

@@ -186,7 +186,13 @@ export async function lastEvent<T = unknown>(
 }
 
 export interface ReadOptions {
-  filter?: Partial<EventAddress>;
+  filter?: Partial<EventAddress> | undefined;
+  /** Several addresses at once, merged in stream order (without `follow`); wins over `filter`. */
+  filters?: ReadonlyArray<Partial<EventAddress>> | undefined;
+  /** A whole filter subject, already built from an address (internal to `filters`). */
+  subject?: string;
+  /** Start at the first event stored at or after this time (default: the first event). */
+  since?: Date;
   /** Start at this stream sequence (default: the first event). */
   fromSeq?: number;
   /** Keep going after the last stored event, delivering new ones as they arrive. */
@@ -219,10 +225,34 @@ export async function* readUpTo(consumer: Consumer, lastSeq: number, signal?: Ab
  * `flotilla events`. Without `follow` it ends at the last event stored when it started.
  */
 export async function* readEvents(bus: Bus, opts: ReadOptions = {}): AsyncGenerator<DeliveredEvent> {
-  const filter = eventFilter(bus.names.eventsRoot, opts.filter);
+  if (opts.filters) {
+    // One ordered consumer per address, merged by stream sequence: several filter subjects on one consumer need
+    // nats-server 2.10, and each address's read is one subject's messages only, however large the stream.
+    if (opts.follow) throw new RangeError('readEvents: `filters` reads what is stored; follow one `filter` instead');
+    const subjects = [...new Set(opts.filters.map((f) => eventFilter(bus.names.eventsRoot, f)))];
+    const reads = await Promise.all(
+      subjects.map(async (subject) => {
+        const out: DeliveredEvent[] = [];
+        // An exact subject with nothing stored is not read at all (a read of nothing waits out a fetch's expiry).
+        if (!subject.includes('*') && !subject.includes('>')) {
+          const last = await bus.jsm.streams.getMessage(bus.names.eventsStream, { last_by_subj: subject });
+          if (!last) return out;
+        }
+        for await (const d of readEvents(bus, { ...opts, filters: undefined, filter: undefined, subject })) out.push(d);
+        return out;
+      }),
+    );
+    yield* reads.flat().sort((a, b) => a.seq - b.seq);
+    return;
+  }
+  const filter = opts.subject ?? eventFilter(bus.names.eventsRoot, opts.filter);
   const consumer = await bus.js.consumers.get(bus.names.eventsStream, {
     filter_subjects: filter,
-    ...(opts.fromSeq ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.fromSeq } : {}),
+    ...(opts.fromSeq
+      ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.fromSeq }
+      : opts.since
+        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: opts.since.toISOString() }
+        : {}),
   });
   if (!opts.follow) {
     const lastSeq = (await bus.jsm.streams.info(bus.names.eventsStream)).state.last_seq;

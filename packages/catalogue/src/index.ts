@@ -14,14 +14,18 @@ export const Controllers = {
   clusterTaints: 'cluster-taints',
   /** cron-scheduler: CronFederatedHPA rules and EffectiveHPA cron windows. */
   cron: 'cron-scheduler',
-  /** rebalancer: WorkloadRebalancers (and opt-in fail-back). */
+  /** rebalancer: WorkloadRebalancers. */
   rebalancer: 'rebalancer',
+  /** rebalancer: opt-in fail-back of bindings to an earlier affinity group. */
+  failBack: 'fail-back',
   /** hpa-assigner: FederatedHPAs, both modes. */
   federatedHpa: 'hpa-assigner',
   /** hpa-assigner: Crane's EffectiveHPAs. */
   effectiveHpa: 'effective-hpa',
   /** kube-bridge: a host API server's objects mirrored in, status written back. */
   kubeBridge: 'kube-bridge',
+  /** kube-bridge: Flotilla's Kubernetes-style events written to the host as core/v1 Events. */
+  kubeBridgeEvents: 'kube-bridge-events',
 } as const;
 export type ControllerName = (typeof Controllers)[keyof typeof Controllers];
 
@@ -93,7 +97,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['events', 'objects'], subscribe: [] },
     redis: true,
     queues: [Controllers.rebalancer],
-    controllers: [Controllers.rebalancer],
+    controllers: [Controllers.rebalancer, Controllers.failBack],
     optional: false,
   },
   'hpa-assigner': {
@@ -108,7 +112,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['api'], subscribe: [] },
     redis: true,
     queues: [Controllers.kubeBridge],
-    controllers: [Controllers.kubeBridge],
+    controllers: [Controllers.kubeBridge, Controllers.kubeBridgeEvents],
     optional: true,
   },
 } as const satisfies Record<string, ServiceEntry>;

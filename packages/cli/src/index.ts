@@ -1,2 +1,3 @@
 export { main } from './main.js';
 export type { CliIo } from './context.js';
+export { replicaTrail } from './commands/explain.js';

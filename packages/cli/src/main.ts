@@ -5,6 +5,7 @@ import { clusterAddCommand, clusterFailCommand, clusterLoadCommand } from './com
 import { deleteCommand } from './commands/delete.js';
 import { describeCommand } from './commands/describe.js';
 import { eventsCommand } from './commands/events.js';
+import { explainReplicasCommand } from './commands/explain.js';
 import { getCommand } from './commands/get.js';
 import { waitCommand } from './commands/wait.js';
 import { rebalanceCommand, type RebalanceOptions } from './commands/rebalance.js';
@@ -171,6 +172,21 @@ function program(io: CliIo, result: { code: number }): Command {
     .option('--interval <duration>', 'step of --series', '1m')
     .description('set the CPU demand (cores) of a workload in a simulated cluster, driving its HPA there')
     .action((name: string, o) => online((s) => clusterLoadCommand(io, s, name, o))());
+
+  cli
+    .command('explain')
+    .description('why an object is as it is')
+    .command('replicas')
+    .description(
+      "every change of a workload's replicas (spec.replicas, each cluster's share, member HPA min/max): when, from, to, who decided it and why, from the event stream",
+    )
+    .argument('<target>', 'KIND/NAME, e.g. deploy/web')
+    .option('-n, --namespace <ns>')
+    .option('--since <duration>', 'only changes in this last span, e.g. 24h')
+    .option('-o, --output <format>', 'json')
+    .action((target: string, o: { namespace?: string; since?: string; output?: string }) =>
+      online((s) => explainReplicasCommand(io, s, target, o))(),
+    );
 
   const whatIf = cli.command('what-if').description('offline planning: no NATS or Redis needed');
   whatIf

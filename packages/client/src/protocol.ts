@@ -20,6 +20,8 @@ export interface ApplyRequest {
 export interface ApplyReply {
   object: StoredLike;
   outcome: 'created' | 'configured' | 'unchanged';
+  /** What the apply did otherwise than asked, e.g. an autoscaled workload's replicas kept (Karmada's retain). */
+  warnings?: string[];
 }
 
 export type GetRequest = ObjectQuery;

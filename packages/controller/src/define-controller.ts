@@ -143,6 +143,8 @@ export interface ControllerQueue {
   readonly started: boolean;
   /** Queues a key in the urgent lane (ignored before start). */
   enqueue(key: string): void;
+  /** Queues a key in the background lane, behind changes (ignored before start). */
+  enqueueBackground(key: string): void;
   /** Queues every key in the background lane (ignored before start). */
   enqueueAll(): void;
 }
@@ -338,6 +340,10 @@ class KitController<J> implements Controller<J> {
 
   enqueue(key: string): void {
     if (this.running) this.queue.add(key);
+  }
+
+  enqueueBackground(key: string): void {
+    if (this.running) this.queue.addBackground(key);
   }
 
   enqueueAll(): void {

@@ -25,6 +25,8 @@ export interface CronRuleExecutedData extends AppliedValues {
   /** The rule's next fire time after this run; null when it is suspended. */
   nextExecutionTime: string | null;
   successfulHistoryLimit: number;
+  /** What it set, `FederatedHPA shop` or `Deployment web`: the replica trail names it (packages/replica-trail). */
+  target?: string;
   kubeEvent?: KubeEventData;
 }
 

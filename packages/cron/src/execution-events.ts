@@ -64,6 +64,7 @@ export function executionEvent(
   rule: CronFederatedHPARule,
   effect: ScaleEffect,
   executionTime: Date,
+  target?: string,
 ): CronEvent {
   const base = {
     ruleName: execution.ruleName,
@@ -90,6 +91,11 @@ export function executionEvent(
   }
   return {
     type: 'CronRuleExecuted',
-    data: { ...base, ...effect.applied, successfulHistoryLimit: rule.successfulHistoryLimit ?? DEFAULT_HISTORY_LIMIT },
+    data: {
+      ...base,
+      ...effect.applied,
+      successfulHistoryLimit: rule.successfulHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
+      ...(target ? { target } : {}),
+    },
   };
 }

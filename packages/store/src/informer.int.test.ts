@@ -99,7 +99,10 @@ describe('Informer (shared bus)', () => {
 
   it('refuses a second projection of a kind in one process, naming both', () => {
     const informers = new Informers({ bus });
-    informers.objects('Cluster', { name: 'names-only', project: (c) => c.metadata.name });
+    informers.objects('Cluster', {
+      name: 'names-only',
+      project: (c: { metadata: { name: string } }) => c.metadata.name,
+    });
     expect(() => informers.objects('Cluster')).toThrow(InformerProjectionConflictError);
     expect(() => informers.objects('Cluster')).toThrow(
       'informer objects/Cluster is shared by every user in the process and keeps projection "names-only", but whole values was asked for',

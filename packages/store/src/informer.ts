@@ -9,7 +9,9 @@ export type InformerEvent<T> =
 
 export type InformerHandler<T> = (e: InformerEvent<T>) => void | Promise<void>;
 
-export type InformerBucket = 'objects' | 'status';
+/** For `kubeEvents`, keys are `<object key>.<reason>.<digest>`: read the object from the value's involvedObject. */
+export type InformerBucket = 'objects' | 'status' | 'kubeEvents';
+const BUCKETS: readonly InformerBucket[] = ['objects', 'status', 'kubeEvents'];
 
 /**
  * What an owner keeps of each value (client-go's transform): the cache of a large kind stays small. Named, because
@@ -107,8 +109,8 @@ export class Informer<T = StoredObject> {
   private readonly retryDelayMs: number;
 
   constructor(private readonly o: InformerOptions<T>) {
-    if (o.bucket !== 'objects' && o.bucket !== 'status')
-      throw new RangeError(`Informer: bucket must be "objects" or "status", got ${JSON.stringify(o.bucket)}`);
+    if (!BUCKETS.includes(o.bucket))
+      throw new RangeError(`Informer: bucket must be one of ${BUCKETS.join(', ')}, got ${JSON.stringify(o.bucket)}`);
     if (!o.kind) throw new RangeError('Informer: kind is required');
     this.bucket = o.bucket;
     this.kind = o.kind;
@@ -215,12 +217,18 @@ export class Informer<T = StoredObject> {
   }
 
   private get kv(): KV {
-    return this.bucket === 'objects' ? this.o.bus.objects : this.o.bus.status;
+    return this.o.bus[this.bucket];
   }
 
   private get streamName(): string {
+    return `KV_${this.bucketName}`;
+  }
+
+  private get bucketName(): string {
     const names = this.o.bus.names;
-    return `KV_${this.bucket === 'objects' ? names.objectsBucket : names.statusBucket}`;
+    return { objects: names.objectsBucket, status: names.statusBucket, kubeEvents: names.kubeEventsBucket }[
+      this.bucket
+    ];
   }
 
   /** Lists, follows, and after every interruption resumes or relists, until the run is stopped. */

@@ -52,17 +52,20 @@ export class Informers {
 
   constructor(private readonly o: InformersOptions) {}
 
-  /** The informer of a kind's objects (metadata and spec, resourceVersion set), whole or projected. */
+  /**
+   * The informer of a kind's objects (metadata and spec, resourceVersion set), whole or projected. A projection may
+   * read the stored value as a looser or narrower type than the kind's (a view of the fields it keeps).
+   */
   objects<K extends string>(kind: K): Informer<CachedKind<K>>;
-  objects<K extends string, T>(kind: K, projection: Projection<CachedKind<K>, T>): Informer<T>;
-  objects<K extends string, T>(kind: K, projection?: Projection<CachedKind<K>, T>): Informer<T> {
+  objects<K extends string, T>(kind: K, projection: Projection<never, T>): Informer<T>;
+  objects<K extends string, T>(kind: K, projection?: Projection<never, T>): Informer<T> {
     return this.informer('objects', kind, projection as Projection<never, T> | undefined);
   }
 
   /** The informer of a kind's status records, whole or projected. */
   status<K extends string>(kind: K): Informer<StatusRecord<StatusOfKind<K>>>;
-  status<K extends string, T>(kind: K, projection: Projection<StatusRecord<StatusOfKind<K>>, T>): Informer<T>;
-  status<K extends string, T>(kind: K, projection?: Projection<StatusRecord<StatusOfKind<K>>, T>): Informer<T> {
+  status<K extends string, T>(kind: K, projection: Projection<never, T>): Informer<T>;
+  status<K extends string, T>(kind: K, projection?: Projection<never, T>): Informer<T> {
     return this.informer('status', kind, projection as Projection<never, T> | undefined);
   }
 

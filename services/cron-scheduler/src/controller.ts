@@ -384,7 +384,8 @@ export class CronController {
       });
     });
     outcomes.forEach((o, i) => {
-      const ev = executionEvent(plan, o.execution, ruleOf(o.execution.ruleName), o.effect, now);
+      const target = `${obj.spec.scaleTargetRef.kind} ${obj.spec.scaleTargetRef.name}`;
+      const ev = executionEvent(plan, o.execution, ruleOf(o.execution.ruleName), o.effect, now, target);
       timed.push({
         at: o.execution.scheduleTime.getTime(),
         order: plan.missed.length + plan.skipped.length + i,

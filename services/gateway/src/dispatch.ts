@@ -1,6 +1,6 @@
 import { OPERATIONS, type ApiReply, type Operation } from '@flotilla/client';
 import { BadRequestError, toApiError } from './errors.js';
-import type { GatewayHandler } from './handler.js';
+import type { Caller, GatewayHandler } from './handler.js';
 import type { RequestMetrics } from './request-metrics.js';
 
 export interface DispatchLogger {
@@ -14,6 +14,7 @@ export async function dispatch(
   body: unknown,
   log: DispatchLogger,
   metrics?: RequestMetrics,
+  caller?: Caller,
 ): Promise<ApiReply<unknown>> {
   const started = performance.now();
   const operation = OPERATIONS.includes(op as Operation) ? op : 'unknown';
@@ -21,7 +22,11 @@ export async function dispatch(
     if (operation === 'unknown')
       throw new BadRequestError(`unknown operation "${op}"; one of ${OPERATIONS.join(', ')}`);
     if (body === null || typeof body !== 'object') throw new BadRequestError('request body must be a JSON object');
-    const result = await (handler[op as Operation] as (b: unknown) => Promise<unknown>).call(handler, body);
+    const result = await (handler[op as Operation] as (b: unknown, c?: Caller) => Promise<unknown>).call(
+      handler,
+      body,
+      caller,
+    );
     metrics?.answered(operation, 'Success', (performance.now() - started) / 1000);
     return { ok: true, result };
   } catch (err) {

@@ -143,7 +143,7 @@ describe('gateway', () => {
     expect((await client.get('Deployment', 'occ')).spec).toMatchObject({ replicas: 2 });
   });
 
-  it('deletes, publishes ObjectDeleted, and reports NotFound afterwards', async () => {
+  it('deletes, publishes ObjectDeleted, and reports NotFound afterwards (after the replica record of the apply)', async () => {
     await client.apply(deployment('gone'));
     await client.delete('deploy', 'gone');
     const notFound = await rejected(client.get('deploy', 'gone'));
@@ -152,7 +152,7 @@ describe('gateway', () => {
     const types = [];
     for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'gone' } }))
       types.push(d.event.type);
-    expect(types).toEqual(['io.flotilla.ObjectDeleted']);
+    expect(types).toEqual(['io.flotilla.ReplicasApplied', 'io.flotilla.ObjectDeleted']);
   });
 
   it('a client with no gateway on its subject gets ServiceUnavailable, not a timeout text to parse', async () => {

@@ -21,9 +21,28 @@ import type {
   StoredLike,
 } from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
+import { REPLICAS_APPLIED, type ReplicasAppliedData } from '@flotilla/replica-trail';
 import type { KubeEventStore, ObjectRef, ObjectStore, StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
-import { AUTOSCALER_KINDS, scaleTargetConflict } from './scale-target-conflict.js';
+import {
+  AUTOSCALER_KINDS,
+  replicaOwnerConflict,
+  replicaWriters,
+  retainAutoscaledReplicas,
+  scaleTargetConflict,
+} from './scale-target-conflict.js';
+
+/** Who sent a request, as the front door knows it: the token's name over HTTP, nothing more over NATS. */
+export interface Caller {
+  name?: string | undefined;
+  via: 'http' | 'nats';
+}
+
+/** A CronFederatedHPA writes replicas too: its target is checked against the autoscalers (replicaOwnerConflict). */
+const REPLICA_WRITER_KINDS = [...AUTOSCALER_KINDS, 'CronFederatedHPA'] as const;
+const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
+const isWorkload = (o: StoredObject) =>
+  !BINDING_KINDS.has(o.kind) && typeof (o.spec as { replicas?: unknown } | undefined)?.replicas === 'number';
 
 /** Request fields of the wrong type: a `dryRun: "yes"` is not taken for true, it is refused with the field named. */
 function checkFields(req: object, rules: Record<string, 'present' | 'boolean' | 'string'>): void {
@@ -53,7 +72,7 @@ export class GatewayHandler {
     private readonly ensureRoom: () => Promise<void> = async () => {},
   ) {}
 
-  async apply(req: ApplyRequest): Promise<ApplyReply> {
+  async apply(req: ApplyRequest, caller: Caller = { via: 'nats' }): Promise<ApplyReply> {
     checkFields(req, { object: 'present', dryRun: 'boolean' });
     const size = Buffer.byteLength(JSON.stringify(req.object ?? null));
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
@@ -62,11 +81,26 @@ export class GatewayHandler {
       schedules: scheduleChecks,
       ...(existing ? { existing: existing as KubeObject } : {}),
     }) as StoredObject;
-    await this.refuseSecondAutoscaler(admitted);
-    if (req.dryRun) return { object: admitted as StoredLike, outcome: existing ? 'configured' : 'created' };
+    await this.refuseReplicaConflicts(admitted);
+    const replicas = isWorkload(admitted)
+      ? retainAutoscaledReplicas(admitted, existing, replicaWriters(admitted, await this.writersOf(admitted)))
+      : undefined;
+    const toStore = replicas?.object ?? admitted;
+    const warnings = replicas?.retainedBy
+      ? [
+          `spec.replicas: kept at ${replicas.toReplicas} (asked for ${replicas.requestedReplicas}): ${replicas.retainedBy} scales this workload; change its min/max instead`,
+        ]
+      : undefined;
+    if (req.dryRun)
+      return {
+        object: toStore as StoredLike,
+        outcome: existing ? 'configured' : 'created',
+        ...(warnings && { warnings }),
+      };
     await this.ensureRoom();
-    const { object, outcome } = await this.store.apply(admitted);
-    return { object: object as StoredLike, outcome };
+    const { object, outcome } = await this.store.apply(toStore);
+    if (replicas && outcome !== 'unchanged') await this.publishReplicasApplied(object, replicas, outcome, caller);
+    return { object: object as StoredLike, outcome, ...(warnings && { warnings }) };
   }
 
   async get(req: GetRequest): Promise<StoredLike> {
@@ -109,13 +143,60 @@ export class GatewayHandler {
     return { items: await this.kubeEvents.list({ kind, namespace, name: q.name }) };
   }
 
-  /** Admission that needs the store: a workload takes one FederatedHPA or EffectiveHPA. */
-  private async refuseSecondAutoscaler(object: StoredObject): Promise<void> {
-    if (!(AUTOSCALER_KINDS as readonly string[]).includes(object.kind)) return;
+  /**
+   * Admission that needs the store: a workload takes one FederatedHPA or EffectiveHPA, and a CronFederatedHPA does
+   * not set the replicas one of them writes (two writers of one field).
+   */
+  private async refuseReplicaConflicts(object: StoredObject): Promise<void> {
+    if (!(REPLICA_WRITER_KINDS as readonly string[]).includes(object.kind)) return;
     const ns = object.metadata.namespace;
-    const others = (await Promise.all(AUTOSCALER_KINDS.map((k) => this.store.list(k, ns)))).flat();
-    const conflict = scaleTargetConflict(object, others);
+    const others = (await Promise.all(REPLICA_WRITER_KINDS.map((k) => this.store.list(k, ns)))).flat();
+    const conflict =
+      (object.kind === 'CronFederatedHPA'
+        ? undefined
+        : scaleTargetConflict(
+            object,
+            others.filter((o) => o.kind !== 'CronFederatedHPA'),
+          )) ?? replicaOwnerConflict(object, others);
     if (conflict) throw new AdmissionError(object.kind, object.metadata.name, [conflict]);
+  }
+
+  /** The stored autoscalers of a workload's namespace. */
+  private async writersOf(workload: StoredObject): Promise<StoredObject[]> {
+    const ns = workload.metadata.namespace;
+    return (await Promise.all(AUTOSCALER_KINDS.map((k) => this.store.list(k, ns)))).flat();
+  }
+
+  /** The replica trail's record of an apply (packages/replica-trail): on the workload, with who sent it. */
+  private async publishReplicasApplied(
+    object: StoredObject,
+    r: ReturnType<typeof retainAutoscaledReplicas>,
+    outcome: 'created' | 'configured',
+    caller: Caller,
+  ): Promise<void> {
+    if (r.toReplicas === undefined || r.requestedReplicas === undefined) return;
+    if (outcome === 'configured' && r.fromReplicas === r.toReplicas && !r.retainedBy) return;
+    const data: ReplicasAppliedData = {
+      fromReplicas: r.fromReplicas,
+      requestedReplicas: r.requestedReplicas,
+      toReplicas: r.toReplicas,
+      ...(caller.name ? { caller: caller.name } : {}),
+      via: caller.via,
+      outcome,
+      ...(r.retainedBy ? { retainedBy: r.retainedBy } : {}),
+    };
+    await this.publish(
+      cloudEvent({
+        id: `${object.metadata.uid}/${REPLICAS_APPLIED}/${object.metadata.resourceVersion}`,
+        source: 'gateway',
+        type: REPLICAS_APPLIED,
+        kind: object.kind,
+        namespace: object.metadata.namespace,
+        name: object.metadata.name,
+        time: this.now(),
+        data,
+      }),
+    );
   }
 
   private ref(q: { kind: string; namespace?: string | undefined; name: string }): ObjectRef {

@@ -94,12 +94,13 @@ async function route(
     const webhook = url.pathname === '/validate';
     const m = /^\/api\/([a-z]+)$/.exec(url.pathname);
     // Checked before the body is read: an unknown caller cannot make the gateway buffer 4 MiB.
+    let caller: string | undefined;
     if (webhook) authorizeWebhook(auth, req);
-    else if (m) authorize(auth, req, m[1]!);
+    else if (m) caller = authorize(auth, req, m[1]!);
     const body = parseBody(await readBody(req));
     if (webhook) return send(res, 200, review(body));
     if (!m) return send(res, 404, { ok: false, error: { reason: 'NotFound', message: `no route ${url.pathname}` } });
-    const reply = await dispatch(handler, m[1]!, body, log, metrics);
+    const reply = await dispatch(handler, m[1]!, body, log, metrics, { name: caller, via: 'http' });
     send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
   } catch (err) {
     const error = toApiError(err);
@@ -110,11 +111,13 @@ async function route(
   }
 }
 
-function authorize(auth: Auth, req: IncomingMessage, operation: string): void {
-  if (!auth.tokens) return;
+/** Checks the caller's token and role; returns the token's name (undefined when the API is open). */
+function authorize(auth: Auth, req: IncomingMessage, operation: string): string | undefined {
+  if (!auth.tokens) return undefined;
   const caller = auth.tokens.caller(req.headers.authorization);
   if (!caller) throw new UnauthenticatedError('a valid "Authorization: Bearer <token>" header is required');
   if (!allows(caller.role, operation)) throw new NotPermittedError(caller.name, caller.role, operation);
+  return caller.name;
 }
 
 /** Kubernetes calls webhooks with its client certificate when one is configured; otherwise the webhook takes tokens. */

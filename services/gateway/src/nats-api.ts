@@ -26,7 +26,7 @@ export function serveNatsApi(
       void (async () => {
         let reply: ApiReply<unknown>;
         try {
-          reply = await dispatch(handler, op, parseBody(msg.string()), log, metrics);
+          reply = await dispatch(handler, op, parseBody(msg.string()), log, metrics, { via: 'nats' });
         } catch (parseErr) {
           reply = { ok: false, error: toApiError(parseErr) };
         }

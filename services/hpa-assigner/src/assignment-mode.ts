@@ -13,33 +13,21 @@ import {
 } from '@flotilla/assignment';
 import { AlreadyExistsError } from '@flotilla/bus';
 import { MAX_TIMER_MS, type ReconcileResult } from '@flotilla/controller';
-import {
-  createDelayedQueue,
-  createWorker,
-  encodeJobId,
-  jobDueAt,
-  removeJob,
-  scheduleAt,
-  type DelayedQueue,
-  type DelayedWorker,
-} from '@flotilla/runtime';
+import { encodeJobId, jobDueAt, removeJob, scheduleAt, type DelayedQueue } from '@flotilla/runtime';
 import { NotFoundError, type ObjectRef, type StoredObject } from '@flotilla/store';
-import type { Redis } from 'ioredis';
 import { FederatedHpaEventTypes } from './fhpa-events.js';
 import type { BindingSpecRead, FederatedHpaPass, MoveReport } from './federated-hpa-controller.js';
 import { bindingNameOf, HPA_KIND, memberHpaBinding, memberHpaTemplate } from './member-objects.js';
 
 export interface AssignmentModeOptions {
-  /** Shared by the pending-pods delay queue; the worker runs on a duplicate. The owner closes it. */
-  redis: Redis;
-  queuePrefix: string;
-  queueName: string;
+  /** The pending-pods delay queue (the controller kit's BullMQ queue, whose worker wakes the FederatedHPA). */
+  queue: () => DelayedQueue<PendingJob> | undefined;
   optimisePeriodMs: number;
   defaultMultiClusterDelaySeconds: number;
   onMove?: (r: MoveReport) => void;
 }
 
-interface PendingJob {
+export interface PendingJob {
   key: string;
   cluster: string;
 }
@@ -57,38 +45,16 @@ export class AssignmentMode {
   /** FederatedHPAs whose stale delay jobs were looked for once in this term. */
   private readonly swept = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private queue?: DelayedQueue<PendingJob>;
-  private worker?: DelayedWorker<PendingJob, void>;
 
   constructor(
     private readonly pass: FederatedHpaPass,
     private readonly o: AssignmentModeOptions,
   ) {}
 
-  async start(): Promise<void> {
-    const { queueName: name, queuePrefix: prefix, redis: connection } = this.o;
-    this.queue = createDelayedQueue<PendingJob>({ name, prefix, connection });
-    this.worker = createWorker<PendingJob, void>({
-      name,
-      prefix,
-      connection,
-      concurrency: 50,
-      // The delay ran out: the pass finds the job active or completed and treats the cluster as starved, as long as
-      // its pods still pend. A leader that dies before acting leaves the job completed for the next one to find.
-      handler: async (job) => this.pass.enqueue(job.data.key),
-    });
-  }
-
-  /** Stops waking objects: the timers and the worker. */
-  async stop(): Promise<void> {
+  /** Stops waking objects: the pending-pods timers. */
+  stop(): void {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
-    await this.worker?.close();
-  }
-
-  /** Closes the queue, once no pass runs any more. */
-  async close(): Promise<void> {
-    await this.queue?.close();
   }
 
   forget(key: string): void {
@@ -206,7 +172,10 @@ export class AssignmentMode {
         at: now,
       }),
       moved ? { reason: decision.reason, message: decision.message } : undefined,
-      moved ? { reason: decision.reason, assignments, moves: decision.moves } : {},
+      // bindingClusters: each member workload's replicas as written, for the replica trail (packages/replica-trail).
+      moved
+        ? { reason: decision.reason, assignments, moves: decision.moves, bindingClusters: decision.bindingClusters }
+        : {},
     );
   }
 
@@ -296,7 +265,7 @@ export class AssignmentMode {
     now: Date,
   ): Promise<Map<string, number>> {
     const starved = new Map<string, number>();
-    const queue = this.queue;
+    const queue = this.o.queue();
     const policy = fhpa.spec!.federatedHPAAssignment?.federatedHPAAssignmentType ?? 'Duplicated';
     if (!queue || policy === 'Duplicated') return starved;
     const delayMs = (fhpa.spec!.autoscaleMultiClusterDelay ?? this.o.defaultMultiClusterDelaySeconds) * 1000;

@@ -2,7 +2,7 @@ import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
 import type { EffectiveHorizontalPodAutoscaler } from '@flotilla/api';
 import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
-import { WorkQueue, type ReconcileResult } from '@flotilla/controller';
+import { defineController, type Controller, type ReconcileResult, type WorkQueue } from '@flotilla/controller';
 import {
   decideEffectiveHpa,
   historyRetentionMs,
@@ -12,31 +12,17 @@ import {
   type EhpaDecision,
   type Forecast,
 } from '@flotilla/ehpa';
-import {
-  memberReports,
-  type AggregatedWorkloadEntry,
-  type AutoscalerHistory,
-  type MemberReport,
-} from '@flotilla/hpa-math';
+import type { AutoscalerHistory, MemberReport } from '@flotilla/hpa-math';
 import type { MetricHistorySource } from '@flotilla/metric-history';
+import { encodeJobId, jobDueAt, scheduleAt, systemClock, type Clock } from '@flotilla/runtime';
 import {
-  createDelayedQueue,
-  createWorker,
-  encodeJobId,
-  jobDueAt,
-  scheduleAt,
-  systemClock,
-  type Clock,
-  type DelayedQueue,
-  type DelayedWorker,
-} from '@flotilla/runtime';
-import { isReady, type Cluster } from '@flotilla/scheduling';
-import {
-  Informer,
+  Informers,
   ObjectStore,
   objectKey,
+  refFromKey,
+  type Informer,
+  type InformerEvent,
   type ObjectRef,
-  type StatusRecord,
   type StoredObject,
 } from '@flotilla/store';
 import type { Redis } from 'ioredis';
@@ -44,6 +30,8 @@ import { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
 import { EhpaForecasts } from './ehpa-forecasts.js';
 import type { ControllerLogger } from './federated-hpa-controller.js';
 import { bindingNameOf } from './member-objects.js';
+import { MemberCaches, TargetIndex } from './member-caches.js';
+import type { Registry } from 'prom-client';
 
 export const EHPA_CONTROLLER_NAME = Controllers.effectiveHpa;
 
@@ -67,6 +55,10 @@ export interface EffectiveHpaControllerOptions {
   controllerZone?: string;
   downscaleStabilizationWindowSeconds?: number;
   concurrency?: number;
+  /** The service's registry: reconcile, queue and object metrics under `effective-hpa`. */
+  registry?: Registry;
+  /** The process's shared informers (the binding caches keep the FederatedHPA controller's projection). */
+  informers?: Informers;
 }
 
 type Obj = StoredObject & Record<string, unknown>;
@@ -86,14 +78,11 @@ export class EffectiveHpaController {
   private readonly clock: Clock;
   private readonly store: ObjectStore;
   private readonly ehpas: Informer<Obj>;
-  private readonly bindings: Informer<Obj>;
-  private readonly bindingStatus: Informer<StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>>;
-  private readonly clusters: Informer<Obj>;
-  private readonly clusterStatus: Informer<StatusRecord>;
+  private readonly caches: MemberCaches;
   private readonly forecasts: EhpaForecasts;
-  readonly workQueue: WorkQueue;
+  private readonly controller: Controller<BoundaryJob>;
   /** Target binding key → the EffectiveHPAs that scale it. */
-  private readonly byTarget = new Map<string, Set<string>>();
+  private readonly targets = new TargetIndex();
   /** The managed HPA's in-memory state per EffectiveHPA, as Kubernetes' HPA controller keeps it. */
   private readonly states = new Map<string, { history?: AutoscalerHistory; lastSyncMs?: number }>();
   private readonly published = new Map<string, string>();
@@ -102,118 +91,94 @@ export class EffectiveHpaController {
   /** Keys woken by a cron boundary: evaluated even within the sync period. */
   private readonly woken = new Set<string>();
   private retentionMs = 0;
-  private queue?: DelayedQueue<BoundaryJob>;
-  private worker?: DelayedWorker<BoundaryJob, void>;
-  private syncTimer?: NodeJS.Timeout;
-  private started = false;
 
   constructor(private readonly o: EffectiveHpaControllerOptions) {
     this.clock = o.clock ?? systemClock;
     this.store = o.store ?? new ObjectStore(o.bus);
     this.forecasts = new EhpaForecasts(o.history);
-    const enqueue = (key: string) => this.started && this.workQueue.add(key);
-    this.ehpas = new Informer<Obj>({
-      bus: o.bus,
-      bucket: 'objects',
-      kind: EFFECTIVE_HPA_KIND,
-      onEvent: (e) => {
-        this.index(e.key, e.type === 'upsert' ? (e.value as unknown as EffectiveHorizontalPodAutoscaler) : undefined);
-        enqueue(e.key);
-      },
-    });
-    const onBinding = (e: { key: string }) => {
-      if (this.started) for (const k of this.byTarget.get(e.key) ?? []) this.workQueue.addBackground(k);
+    const informers = o.informers ?? new Informers({ bus: o.bus });
+    this.ehpas = informers.objects(EFFECTIVE_HPA_KIND) as Informer<Obj>;
+    // The FederatedHPA controller's caches: what a pass reads of the member clusters' reports is the same.
+    this.caches = new MemberCaches(informers);
+    const onBinding = (e: { key: string }, c: { enqueueBackground(key: string): void }) => {
+      for (const k of this.targets.readersOf(e.key)) c.enqueueBackground(k);
     };
-    this.bindings = new Informer<Obj>({ bus: o.bus, bucket: 'objects', kind: 'ResourceBinding', onEvent: onBinding });
-    this.bindingStatus = new Informer({ bus: o.bus, bucket: 'status', kind: 'ResourceBinding', onEvent: onBinding });
-    this.clusters = new Informer<Obj>({ bus: o.bus, bucket: 'objects', kind: 'Cluster' });
-    this.clusterStatus = new Informer<StatusRecord>({ bus: o.bus, bucket: 'status', kind: 'Cluster' });
-    this.workQueue = new WorkQueue((k) => this.reconcile(k), {
+    const nothing = () => undefined;
+    this.controller = defineController<BoundaryJob>({
+      name: EHPA_CONTROLLER_NAME,
+      watches: [
+        {
+          source: this.ehpas,
+          onEvent: (e: InformerEvent<Obj>) =>
+            this.index(
+              e.key,
+              e.type === 'upsert' ? (e.value as unknown as EffectiveHorizontalPodAutoscaler) : undefined,
+            ),
+        },
+        { source: this.caches.bindings, onChange: onBinding },
+        { source: this.caches.bindingStatus, onChange: onBinding },
+        // Read at each pass; a cluster's change alone reconciles nothing.
+        { source: this.caches.clusters, onChange: nothing },
+        { source: this.caches.clusterStatus, onChange: nothing },
+      ],
+      reconcile: (k) => this.reconcile(k),
+      // Every EffectiveHPA each sync period, all at once behind the changes.
+      resyncMs: o.syncPeriodMs ?? 15_000,
+      resyncSpread: false,
       concurrency: o.concurrency ?? 32,
-      onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'EffectiveHPA reconcile failed; retrying'),
+      logger: o.logger,
+      registry: o.registry,
+      failureEvents: { publish: o.publish, objectOf: refFromKey },
+      delayed: {
+        redis: o.redis,
+        prefix: o.queuePrefix,
+        queueName: o.queueName ?? EHPA_CONTROLLER_NAME,
+        handler: async (job) => {
+          // Redis and this process may disagree on the time by a little: a window is judged at its boundary, not before.
+          const early = jobDueAt(job) - this.clock.now().getTime();
+          if (early > 0) await new Promise((r) => setTimeout(r, early));
+          if (!this.controller.started) return;
+          this.woken.add(job.data.key);
+          this.controller.enqueue(job.data.key);
+        },
+      },
     });
   }
 
-  private informers(): Array<Informer<unknown>> {
-    return [this.clusters, this.clusterStatus, this.bindings, this.bindingStatus, this.ehpas] as Array<
-      Informer<unknown>
-    >;
+  /** The controller's work queue (for tests and benchmarks). */
+  get workQueue(): WorkQueue {
+    return this.controller.queue;
   }
 
   async start(): Promise<void> {
-    await Promise.all(this.informers().map((i) => i.start()));
-    const name = this.o.queueName ?? EHPA_CONTROLLER_NAME;
-    this.queue = createDelayedQueue<BoundaryJob>({ name, prefix: this.o.queuePrefix, connection: this.o.redis });
-    this.worker = createWorker<BoundaryJob, void>({
-      name,
-      prefix: this.o.queuePrefix,
-      connection: this.o.redis,
-      concurrency: 50,
-      handler: async (job) => {
-        // Redis and this process may disagree on the time by a little: a window is judged at its boundary, not before.
-        const early = jobDueAt(job) - this.clock.now().getTime();
-        if (early > 0) await new Promise((r) => setTimeout(r, early));
-        if (!this.started) return;
-        this.woken.add(job.data.key);
-        this.workQueue.add(job.data.key);
-      },
-    });
-    this.started = true;
-    for (const k of this.ehpas.cache.keys()) this.workQueue.add(k);
-    this.syncTimer = setInterval(() => {
-      for (const k of this.ehpas.cache.keys()) this.workQueue.addBackground(k);
-    }, this.o.syncPeriodMs ?? 15_000);
+    await this.controller.start();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    clearInterval(this.syncTimer);
-    for (const i of this.informers()) i.stop();
-    await this.worker?.close();
-    await this.workQueue.stop();
-    await this.queue?.close();
+    await this.controller.stop();
   }
 
   /** Evaluates every EffectiveHPA now, as if each sync period had run out (a benchmark's round). */
   refreshAll(): void {
     for (const k of this.ehpas.cache.keys()) {
       this.woken.add(k);
-      this.workQueue.add(k);
+      this.controller.enqueue(k);
     }
   }
 
   /** Resolves when no reconcile is queued or running: for tests and benchmarks. */
   async idle(): Promise<void> {
-    await this.workQueue.idle();
+    await this.controller.idle();
   }
 
   private index(key: string, ehpa: EffectiveHorizontalPodAutoscaler | undefined): void {
-    for (const set of this.byTarget.values()) set.delete(key);
-    if (!ehpa?.spec) return;
-    const ref = ehpa.spec.scaleTargetRef;
-    const k = objectKey({
-      kind: 'ResourceBinding',
-      namespace: ehpa.metadata.namespace,
-      name: bindingNameOf(ref.name, ref.kind),
-    });
-    const set = this.byTarget.get(k) ?? new Set<string>();
-    set.add(key);
-    this.byTarget.set(k, set);
+    const ref = ehpa?.spec?.scaleTargetRef;
+    this.targets.set(key, ehpa?.metadata.namespace, ref ? [bindingNameOf(ref.name, ref.kind)] : []);
   }
 
   /** The member clusters' reports of the target, on the clusters its binding places it on. */
   private members(namespace: string | undefined, bindingName: string): MemberReport[] {
-    const ref = { kind: 'ResourceBinding', namespace, name: bindingName };
-    const bound = (
-      (this.bindings.get(ref)?.spec as { clusters?: Array<{ name: string }> } | undefined)?.clusters ?? []
-    ).map((c) => c.name);
-    const ready = new Map(
-      [...this.clusters.cache.entries()].map(([key, { value }]) => {
-        const cluster = { ...value, status: this.clusterStatus.cache.get(key)?.value.status } as unknown as Cluster;
-        return [cluster.metadata.name ?? '', isReady(cluster)] as const;
-      }),
-    );
-    return memberReports(this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? [], bound, ready);
+    return this.caches.membersOf(namespace, bindingName).members;
   }
 
   /** The metrics stream keeps the longest history any EffectiveHPA reads (historyLength + Crane's extra hour). */
@@ -323,12 +288,13 @@ export class EffectiveHpaController {
     now: Date,
   ): Promise<void> {
     const next = d.statusPatch.nextCronBoundary;
-    if (!next || !this.queue) return;
+    const queue = this.controller.delayedQueue;
+    if (!next || !queue) return;
     const atMs = Date.parse(next);
     if (this.armed.get(key) === atMs) return;
     // One id per EffectiveHPA and boundary: arming it again (another pass, a new leader) adds nothing.
     const jobId = encodeJobId('boundary', ehpa.metadata.uid ?? key, String(atMs));
-    await scheduleAt(this.queue, jobId, new Date(atMs), { key }, now);
+    await scheduleAt(queue, jobId, new Date(atMs), { key }, now);
     this.armed.set(key, atMs);
   }
 

@@ -1,23 +1,26 @@
 import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
-import type { FederatedHPA, ResourceBinding, ResourceBindingSpec } from '@flotilla/api';
+import type { FederatedHPA, ResourceBindingSpec } from '@flotilla/api';
 import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
-import { WorkQueue, type ReconcileResult } from '@flotilla/controller';
-import {
-  memberHpaStatuses,
-  memberReports,
-  type AggregatedWorkloadEntry,
-  type MemberHpaStatus,
-  type MemberReport,
-} from '@flotilla/hpa-math';
+import { defineController, type Controller, type ReconcileResult, type WorkQueue } from '@flotilla/controller';
+import type { MemberHpaStatus, MemberReport } from '@flotilla/hpa-math';
 import { systemClock, type Clock } from '@flotilla/runtime';
-import { isReady, type Cluster } from '@flotilla/scheduling';
-import { Informer, ObjectStore, objectKey, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
+import type { Cluster } from '@flotilla/scheduling';
+import {
+  Informers,
+  ObjectStore,
+  objectKey,
+  refFromKey,
+  type Informer,
+  type InformerEvent,
+  type StoredObject,
+} from '@flotilla/store';
+import type { Registry } from 'prom-client';
 import type { Redis } from 'ioredis';
-import { AssignmentMode } from './assignment-mode.js';
+import { AssignmentMode, type PendingJob } from './assignment-mode.js';
 import { CentralizedMode } from './centralized-mode.js';
+import { MemberCaches, TargetIndex } from './member-caches.js';
 import { bindingNameOf, HPA_KIND } from './member-objects.js';
-import { bindingProjection, bindingStatusProjection } from './projections.js';
 
 export const CONTROLLER_NAME = Controllers.federatedHpa;
 export const FEDERATED_HPA_KIND = 'FederatedHPA';
@@ -57,6 +60,10 @@ export interface FederatedHpaControllerOptions {
   downscaleStabilizationWindowSeconds?: number;
   concurrency?: number;
   onMove?: (r: MoveReport) => void;
+  /** The service's registry: reconcile, queue and object metrics under `hpa-assigner`. */
+  registry?: Registry;
+  /** The process's shared informers; a controller of its own gets private ones. */
+  informers?: Informers;
 }
 
 type Obj = StoredObject & Record<string, unknown>;
@@ -105,80 +112,73 @@ export class FederatedHpaController {
   private readonly clock: Clock;
   private readonly store: ObjectStore;
   private readonly fhpas: Informer<Obj>;
-  private readonly bindingCache: Informer<Obj>;
-  private readonly bindingStatus: Informer<StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>>;
-  private readonly clusterCache: Informer<Obj>;
-  private readonly clusterStatus: Informer<StatusRecord>;
-  readonly workQueue: WorkQueue;
+  private readonly caches: MemberCaches;
+  private readonly controller: Controller<PendingJob>;
   /** Target binding key → the FederatedHPA keys that scale it. */
-  private readonly byTarget = new Map<string, Set<string>>();
+  private readonly targets = new TargetIndex();
   /** A digest of the last status patch published per FederatedHPA, so an unchanged pass publishes nothing. */
   private readonly published = new Map<string, string>();
   private readonly centralized: CentralizedMode;
   private readonly assignment: AssignmentMode;
-  private syncTimer?: NodeJS.Timeout;
-  private started = false;
 
   constructor(private readonly o: FederatedHpaControllerOptions) {
     this.clock = o.clock ?? systemClock;
     this.store = o.store ?? new ObjectStore(o.bus);
-    const enqueue = (key: string) => this.started && this.workQueue.add(key);
-    this.fhpas = new Informer<Obj>({
-      bus: o.bus,
-      bucket: 'objects',
-      kind: FEDERATED_HPA_KIND,
-      onEvent: (e) => {
-        this.index(e.key, e.type === 'upsert' ? (e.value as unknown as FederatedHPA) : undefined);
-        enqueue(e.key);
-      },
-    });
-    const onBinding = (e: { key: string }) => {
-      for (const k of this.byTarget.get(e.key) ?? []) enqueue(k);
+    const informers = o.informers ?? new Informers({ bus: o.bus });
+    this.fhpas = informers.objects(FEDERATED_HPA_KIND) as Informer<Obj>;
+    this.caches = new MemberCaches(informers);
+    const onBinding = (e: { key: string }, c: { enqueue(key: string): void }) => {
+      for (const k of this.targets.readersOf(e.key)) c.enqueue(k);
     };
-    // The caches keep only what a pass reads: with 10,000 FederatedHPAs they hold 20,000 bindings.
-    this.bindingCache = new Informer<Obj>({
-      bus: o.bus,
-      bucket: 'objects',
-      kind: 'ResourceBinding',
-      onEvent: onBinding,
-      projection: { name: 'bindingProjection', project: bindingProjection },
-    });
-    this.bindingStatus = new Informer<StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>>({
-      bus: o.bus,
-      bucket: 'status',
-      kind: 'ResourceBinding',
-      onEvent: onBinding,
-      projection: { name: 'bindingStatusProjection', project: bindingStatusProjection },
-    });
-    const onCluster = () => {
-      if (this.started) for (const k of this.fhpas.cache.keys()) this.workQueue.addBackground(k);
-    };
-    this.clusterCache = new Informer<Obj>({ bus: o.bus, bucket: 'objects', kind: 'Cluster', onEvent: onCluster });
-    this.clusterStatus = new Informer<StatusRecord>({
-      bus: o.bus,
-      bucket: 'status',
-      kind: 'Cluster',
-      onEvent: onCluster,
-    });
-    this.workQueue = new WorkQueue((k) => this.reconcile(k), {
+    const syncPeriodMs = o.syncPeriodMs ?? 15_000;
+    this.controller = defineController<PendingJob>({
+      name: CONTROLLER_NAME,
+      watches: [
+        {
+          source: this.fhpas,
+          onEvent: (e: InformerEvent<Obj>) =>
+            this.index(e.key, e.type === 'upsert' ? (e.value as unknown as FederatedHPA) : undefined),
+        },
+        { source: this.caches.bindings, onChange: onBinding },
+        { source: this.caches.bindingStatus, onChange: onBinding },
+        { source: this.caches.clusters, onChange: (_e, c) => c.enqueueAll() },
+        { source: this.caches.clusterStatus, onChange: (_e, c) => c.enqueueAll() },
+      ],
+      reconcile: (k) => this.reconcile(k),
+      // Every FederatedHPA each sync period, all at once behind the changes (Karmada's sync period).
+      resyncMs: syncPeriodMs,
+      resyncSpread: false,
       concurrency: o.concurrency ?? 32,
-      onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'reconcile failed; retrying'),
+      logger: o.logger,
+      registry: o.registry,
+      failureEvents: { publish: o.publish, objectOf: refFromKey },
+      delayed: {
+        redis: o.redis,
+        prefix: o.queuePrefix,
+        queueName: o.queueName ?? CONTROLLER_NAME,
+        // The delay ran out: the pass finds the job active or completed and treats the cluster as starved, as long as
+        // its pods still pend. A leader that dies before acting leaves the job completed for the next one to find.
+        handler: async (job) => this.controller.enqueue(job.data.key),
+      },
     });
     const pass = this.pass();
     this.centralized = new CentralizedMode(pass, {
-      syncPeriodMs: o.syncPeriodMs ?? 15_000,
+      syncPeriodMs,
       ...(o.downscaleStabilizationWindowSeconds !== undefined
         ? { downscaleStabilizationWindowSeconds: o.downscaleStabilizationWindowSeconds }
         : {}),
     });
     this.assignment = new AssignmentMode(pass, {
-      redis: o.redis,
-      queuePrefix: o.queuePrefix,
-      queueName: o.queueName ?? CONTROLLER_NAME,
+      queue: () => this.controller.delayedQueue,
       optimisePeriodMs: o.optimisePeriodMs ?? 300_000,
       defaultMultiClusterDelaySeconds: o.defaultMultiClusterDelaySeconds ?? 30,
       ...(o.onMove ? { onMove: o.onMove } : {}),
     });
+  }
+
+  /** The controller's work queue (for tests and benchmarks). */
+  get workQueue(): WorkQueue {
+    return this.controller.queue;
   }
 
   private pass(): FederatedHpaPass {
@@ -186,67 +186,36 @@ export class FederatedHpaController {
       store: this.store,
       clock: this.clock,
       logger: this.o.logger,
-      binding: (ref) => this.bindingCache.get({ kind: 'ResourceBinding', ...ref }),
-      bindings: () => this.bindingCache.values(),
-      clusters: () => this.clusterList(),
-      membersOf: (ns, name) => this.membersOf(ns, name),
-      enqueue: (key) => {
-        if (this.started) this.workQueue.add(key);
-      },
+      binding: (ref) => this.caches.bindings.get({ kind: 'ResourceBinding', ...ref }),
+      bindings: () => this.caches.bindings.values(),
+      clusters: () => this.caches.clusterList(),
+      membersOf: (ns, name) => this.caches.membersOf(ns, name),
+      enqueue: (key) => this.controller.enqueue(key),
       observe: (...args) => this.observe(...args),
     };
   }
 
-  private informers(): Array<Informer<unknown>> {
-    return [this.clusterCache, this.clusterStatus, this.bindingCache, this.bindingStatus, this.fhpas] as Array<
-      Informer<unknown>
-    >;
-  }
-
   async start(): Promise<void> {
-    await Promise.all(this.informers().map((i) => i.start()));
-    await this.assignment.start();
-    this.started = true;
-    for (const k of this.fhpas.cache.keys()) this.workQueue.add(k);
-    this.syncTimer = setInterval(() => {
-      for (const k of this.fhpas.cache.keys()) this.workQueue.addBackground(k);
-    }, this.o.syncPeriodMs ?? 15_000);
+    await this.controller.start();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    clearInterval(this.syncTimer);
-    for (const i of this.informers()) i.stop();
-    await this.assignment.stop();
-    await this.workQueue.stop();
-    await this.assignment.close();
+    // The pending-pods timers first: a timer that fires meanwhile queues nothing.
+    this.assignment.stop();
+    await this.controller.stop();
   }
 
   /** Resolves when no reconcile is queued or running: for tests and benchmarks. */
   async idle(): Promise<void> {
-    await this.workQueue.idle();
+    await this.controller.idle();
   }
 
   private index(key: string, fhpa: FederatedHPA | undefined): void {
-    for (const set of this.byTarget.values()) set.delete(key);
-    if (!fhpa?.spec) return;
-    const ref = fhpa.spec.scaleTargetRef;
-    const ns = fhpa.metadata.namespace;
-    const keys = [
-      objectKey({ kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(ref.name, ref.kind) }),
-      objectKey({ kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(fhpa.metadata.name!, HPA_KIND) }),
-    ];
-    for (const k of keys) {
-      const set = this.byTarget.get(k) ?? new Set<string>();
-      set.add(key);
-      this.byTarget.set(k, set);
-    }
-  }
-
-  private clusterList(): Cluster[] {
-    return [...this.clusterCache.cache.entries()].map(
-      ([key, { value }]) =>
-        ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster,
+    const ref = fhpa?.spec?.scaleTargetRef;
+    this.targets.set(
+      key,
+      fhpa?.metadata.namespace,
+      ref ? [bindingNameOf(ref.name, ref.kind), bindingNameOf(fhpa.metadata.name!, HPA_KIND)] : [],
     );
   }
 
@@ -291,21 +260,5 @@ export class FederatedHpaController {
       }),
     );
     this.published.set(key, json);
-  }
-
-  /** The member workloads of a binding and their member HPAs, as the member clusters reported them. */
-  private membersOf(namespace: string | undefined, bindingName: string): BindingMembers {
-    const ref = { kind: 'ResourceBinding', namespace, name: bindingName };
-    const binding = this.bindingCache.get(ref);
-    const spec = ((binding as ResourceBinding | undefined)?.spec ?? {}) as BindingSpecRead;
-    const bound = (spec.clusters ?? []).map((c) => c.name);
-    const entries = this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? [];
-    const ready = new Map(this.clusterList().map((c) => [c.metadata.name ?? '', isReady(c)]));
-    return {
-      ...(binding ? { binding } : {}),
-      spec,
-      members: memberReports(entries, bound, ready),
-      hpas: memberHpaStatuses(entries, bound),
-    };
   }
 }

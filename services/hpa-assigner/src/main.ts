@@ -2,6 +2,7 @@ import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { ensureMetricsStream, JetStreamHistory, PrometheusSource } from '@flotilla/metric-history';
 import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
+import { Informers } from '@flotilla/store';
 import { configSchema } from './config.js';
 import { EffectiveHpaController } from './effective-hpa-controller.js';
 import { FederatedHpaController } from './federated-hpa-controller.js';
@@ -11,7 +12,7 @@ const SERVICE: ServiceName = 'hpa-assigner';
 await runLeaderService({
   name: SERVICE,
   configSchema,
-  async open({ config, gates, logger }) {
+  async open({ config, gates, logger, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // The delay jobs' and window timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
@@ -19,8 +20,11 @@ await runLeaderService({
       connectionName: SERVICE,
       onConnection: connectionGate(gates, logger, 'redis-timers'),
     });
+    // One informer per kind for the process, shared by both controllers; it closes its readiness gate while its cache
+    // cannot be trusted.
+    const informers = new Informers({ bus, logger, registry, readiness: gates });
     return {
-      resources: { bus, redis },
+      resources: { bus, redis, informers },
       close: async () => {
         await bus.close();
         await closeRedis(redis);
@@ -28,10 +32,12 @@ await runLeaderService({
     };
   },
   repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger }, { bus, redis }) {
+  async lead({ config, logger, registry }, { bus, redis, informers }) {
     const federatedHpas = new FederatedHpaController({
       bus,
       redis,
+      informers,
+      registry,
       queuePrefix: config.FLOTILLA_PREFIX,
       publish: (e) => publishEvent(bus, e),
       logger,
@@ -49,6 +55,8 @@ await runLeaderService({
     const effectiveHpas = new EffectiveHpaController({
       bus,
       redis,
+      informers,
+      registry,
       queuePrefix: config.FLOTILLA_PREFIX,
       publish: (e) => publishEvent(bus, e),
       logger,

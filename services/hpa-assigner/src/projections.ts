@@ -53,3 +53,11 @@ export function bindingStatusProjection(
     },
   };
 }
+
+/**
+ * The projections of the process's shared binding informers: the FederatedHPA and EffectiveHPA controllers read
+ * the same fields (identity, clusters, requests; per cluster the replica counts, cpu and member HPA), so one cache
+ * of each serves both.
+ */
+export const BINDING_PROJECTION = { name: 'hpa-assigner-binding', project: bindingProjection };
+export const BINDING_STATUS_PROJECTION = { name: 'hpa-assigner-binding-status', project: bindingStatusProjection };

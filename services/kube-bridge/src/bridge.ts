@@ -1,24 +1,39 @@
-import { Controllers } from '@flotilla/catalogue';
-import { createHash } from 'node:crypto';
 import { formatTime } from '@flotilla/api';
+import { Controllers } from '@flotilla/catalogue';
 import type { Bus } from '@flotilla/bus';
-import { ConflictError, type GatewayClient, InvalidError, NotFoundError } from '@flotilla/client';
-import { type ReconcileResult, WorkQueue } from '@flotilla/controller';
-import { Informer, objectKey, type ObjectRef, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
+import {
+  type Controller,
+  type ControllerQueue,
+  defineController,
+  type ReconcileResult,
+  type Watch,
+  type WatchEvent,
+} from '@flotilla/controller';
+import {
+  Informer,
+  type KubeEvent,
+  objectKey,
+  type ObjectRef,
+  refFromKey,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import type { Logger } from 'pino';
-import { type AnyObject, flotillaBody, hostBody, mirrorContent } from './content.js';
+import type { Registry } from 'prom-client';
+import { admittedContent, type AnyObject, flotillaBody, hostBody, mirrorContent, statusDigest } from './content.js';
 import { conflictMessage, decideMirror, decideStatus, type MirrorDecision, type SyncRecord } from './decide.js';
-import { type HostApi, type HostEvent, hostStatusCode } from './host-api.js';
+import { bridgeEvent, CONTROLLER_NAME, mirroredEvent } from './events.js';
+import { type HostApi, hostStatusCode } from './host-api.js';
 import { type Backoff, describeError, type HostConnectionListener, HostInformer } from './host-informer.js';
 import { MIRRORED_KINDS, type MirroredKind, mirroredKind, POLICY_KINDS } from './kinds.js';
 import type { KubeBridgeMetrics } from './metrics.js';
 import type { SyncRecords } from './sync-records.js';
 import { isSelectedTemplate } from './templates.js';
 
-/** The name events and metrics carry (Karmada's ControllerName). */
-export const CONTROLLER_NAME = Controllers.kubeBridge;
+export { CONTROLLER_NAME };
 
-/** How long a key whose cache is behind the bridge's own last write waits before it is looked at again. */
+/** How long a key waits before it is looked at again when a cache is behind (the bridge's own write, a first list). */
 const WAIT_REQUEUE_MS = 1000;
 
 export interface KubeBridgeOptions {
@@ -28,9 +43,13 @@ export interface KubeBridgeOptions {
   gateway: GatewayClient;
   host: HostApi;
   records: SyncRecords;
+  /** Per Flotilla event (its key in the events bucket), the digest of what was last written to the host. */
+  eventRecords: SyncRecords<string>;
   connection: HostConnectionListener;
   logger: Logger;
   metrics: KubeBridgeMetrics;
+  /** The service's registry: the kit's reconcile, queue and object metrics under `kube-bridge`. */
+  registry?: Registry;
   /** Objects reconciled at once. */
   concurrency: number;
   /** Every object is reconsidered this often, whatever its watches said. */
@@ -53,94 +72,117 @@ interface FlotillaKind {
  * periodic resync, queue the key; a lost event or a restart only delays a reconcile.
  */
 export class KubeBridge {
-  private readonly queue: WorkQueue;
+  /** The objects: spec both ways, status back. */
+  readonly controller: Controller;
+  /** Flotilla's Kubernetes-style events, written to the host as core/v1 Events: a controller of their own. */
+  readonly eventController: Controller;
+  private readonly kubeEvents: Informer<KubeEvent>;
   private readonly hostInformers = new Map<string, HostInformer>();
   private readonly flotilla = new Map<string, FlotillaKind>();
   /** Host resourceVersion at which admission refused an object: reported once, tried again when it changes. */
   private readonly rejected = new Map<string, string>();
-  private resyncTimer: NodeJS.Timeout | undefined;
   private readonly now: () => Date;
 
   constructor(private readonly opts: KubeBridgeOptions) {
     this.now = opts.now ?? (() => new Date());
-    this.queue = new WorkQueue((key) => this.reconcile(key), {
+    const watches: Watch[] = [];
+    for (const kind of MIRRORED_KINDS) {
+      const objects = new Informer({ bus: opts.bus, bucket: 'objects', kind: kind.info.kind });
+      const status = new Informer<StatusRecord>({ bus: opts.bus, bucket: 'status', kind: kind.info.kind });
+      const host = new HostInformer({
+        info: kind.info,
+        api: opts.host,
+        connection: opts.connection,
+        backoff: opts.backoff,
+      });
+      this.flotilla.set(kind.info.kind, { objects, status });
+      this.hostInformers.set(kind.info.kind, host);
+      // A policy change can select or release any template: those are looked at again.
+      const onChange = POLICY_KINDS.includes(kind.info.kind)
+        ? (e: WatchEvent, c: ControllerQueue) => {
+            c.enqueue(e.key);
+            for (const t of MIRRORED_KINDS.filter((k) => k.template)) for (const k of this.keysOf(t)) c.enqueue(k);
+          }
+        : undefined;
+      for (const source of [host, objects, status]) watches.push({ source, ...(onChange ? { onChange } : {}) });
+    }
+    const common = {
       concurrency: opts.concurrency,
       baseBackoffMs: opts.backoff.initialMs,
       maxBackoffMs: opts.backoff.maxMs,
-      observer: opts.metrics.reconciles,
-      onError: (key, err, attempt) =>
-        opts.logger.warn({ key, attempt, err: describeError(err) }, 'mirror failed; retrying with backoff'),
+      logger: opts.logger,
+      registry: opts.registry,
+    };
+    this.controller = defineController({
+      ...common,
+      name: CONTROLLER_NAME,
+      watches,
+      reconcile: (key) => this.reconcile(key),
+      // Every object of either side, and those only the records remember (deleted on both sides while away).
+      keys: () => new Set([...MIRRORED_KINDS.flatMap((k) => [...this.keysOf(k)]), ...opts.records.keys()]),
+      resyncMs: opts.resyncMs,
+      onStart: async () => {
+        await opts.records.load();
+        opts.metrics.watchObjects(() => opts.records.size);
+      },
+    });
+    this.kubeEvents = new Informer<KubeEvent>({ bus: opts.bus, bucket: 'kubeEvents', kind: '*' });
+    this.eventController = defineController({
+      ...common,
+      name: Controllers.kubeBridgeEvents,
+      watches: [{ source: this.kubeEvents }],
+      reconcile: (key) => this.reconcileEvent(key),
+      resyncMs: opts.resyncMs,
+      onStart: () => opts.eventRecords.load(),
     });
   }
 
+  /** Lists both sides, then reconciles every object once and follows changes (the kit's start). */
   async start(): Promise<void> {
-    this.opts.metrics.track(this.queue);
-    await this.opts.records.load();
-    for (const kind of MIRRORED_KINDS) {
-      const enqueue = (e: { key: string }) => this.changed(kind, e.key);
-      const objects = new Informer({ bus: this.opts.bus, bucket: 'objects', kind: kind.info.kind, onEvent: enqueue });
-      const status = new Informer<StatusRecord>({
-        bus: this.opts.bus,
-        bucket: 'status',
-        kind: kind.info.kind,
-        onEvent: enqueue,
-      });
-      this.flotilla.set(kind.info.kind, { objects, status });
-      this.hostInformers.set(
-        kind.info.kind,
-        new HostInformer({
-          info: kind.info,
-          api: this.opts.host,
-          connection: this.opts.connection,
-          backoff: this.opts.backoff,
-          onChange: (o) => this.changed(kind, hostKey(kind, o)),
-        }),
-      );
-    }
-    await Promise.all([...this.flotilla.values()].flatMap((f) => [f.objects.start(), f.status.start()]));
-    await Promise.all([...this.hostInformers.values()].map((h) => h.start()));
-    this.opts.metrics.watchObjects(() => this.opts.records.size);
-    for (const key of this.opts.records.keys()) this.queue.addBackground(key);
-    this.scheduleResync();
+    await this.controller.start();
+    await this.eventController.start();
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.resyncTimer);
-    await Promise.all([...this.hostInformers.values()].map((h) => h.stop()));
-    for (const f of this.flotilla.values()) {
-      f.objects.stop();
-      f.status.stop();
-    }
-    await this.queue.stop();
+    await Promise.all([this.controller.stop(), this.eventController.stop()]);
     this.opts.metrics.forget();
   }
 
   /** Resolves when no key is queued or running. */
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  private changed(kind: MirroredKind, key: string): void {
-    this.queue.add(key);
-    // A policy change can select or release any template: look at every one again.
-    if (POLICY_KINDS.includes(kind.info.kind))
-      for (const t of MIRRORED_KINDS.filter((k) => k.template))
-        for (const k of this.keysOf(t)) this.queue.addBackground(k);
-  }
-
-  private scheduleResync(): void {
-    this.resyncTimer = setTimeout(() => {
-      for (const kind of MIRRORED_KINDS) for (const key of this.keysOf(kind)) this.queue.addBackground(key);
-      this.scheduleResync();
-    }, this.opts.resyncMs);
-    this.resyncTimer.unref();
+  async idle(): Promise<void> {
+    await Promise.all([this.controller.idle(), this.eventController.idle()]);
   }
 
   private keysOf(kind: MirroredKind): Set<string> {
-    const keys = new Set<string>();
-    for (const o of this.hostInformers.get(kind.info.kind)?.list() ?? []) keys.add(hostKey(kind, o));
-    for (const key of this.flotilla.get(kind.info.kind)?.objects.cache.keys() ?? []) keys.add(key);
+    const keys = new Set<string>(this.hostInformers.get(kind.info.kind)?.keys() ?? []);
+    for (const key of this.flotilla.get(kind.info.kind)?.objects.keys() ?? []) keys.add(key);
     return keys;
+  }
+
+  /** One of Flotilla's events onto its host object, unless the host has it as it is already. */
+  private async reconcileEvent(key: string): Promise<ReconcileResult> {
+    const event = this.kubeEvents.cache.get(key)?.value;
+    if (!event) return undefined;
+    const kind = MIRRORED_KINDS.find((k) => k.info.kind === event.involvedObject.kind);
+    if (!kind) return undefined;
+    const host = this.hostInformers.get(kind.info.kind)!;
+    if (!host.synced) return { requeueAfterMs: WAIT_REQUEUE_MS };
+    const hostObject = host.get(event.involvedObject.name, event.involvedObject.namespace);
+    // Not on the host (yet): the object's next mirror brings its events along.
+    if (!hostObject) return undefined;
+    const digest = statusDigest({ event, uid: hostObject.metadata?.uid });
+    if (this.opts.eventRecords.get(key) === digest) return undefined;
+    await this.hostWrite('event', () =>
+      this.opts.host.applyEvent(mirroredEvent(event, key, hostObject, kind.info.apiVersion, this.opts.instance)),
+    );
+    await this.opts.eventRecords.set(key, digest);
+    return undefined;
+  }
+
+  /** Queues the events Flotilla holds about an object: after it reached the host, they can follow. */
+  private eventsFollow(ref: ObjectRef): void {
+    const prefix = `${objectKey(ref)}.`;
+    for (const key of this.kubeEvents.keys()) if (key.startsWith(prefix)) this.eventController.enqueue(key);
   }
 
   /** 1. read both sides and the record; 2. decide; 3. write the spec; 4. write the status; 5. record. */
@@ -149,6 +191,8 @@ export class KubeBridge {
     const kind = mirroredKind(ref.kind);
     const hostInformer = this.hostInformers.get(ref.kind)!;
     const flotilla = this.flotilla.get(ref.kind)!;
+    // 0. Until the host's first list, a missing object would read as deleted there.
+    if (!hostInformer.synced) return { requeueAfterMs: WAIT_REQUEUE_MS };
     // 1. Read. An object being deleted on the host is gone as far as mirroring goes.
     const cached = hostInformer.get(ref.name, ref.namespace);
     const hostObject = cached?.metadata?.deletionTimestamp ? undefined : cached;
@@ -159,7 +203,7 @@ export class KubeBridge {
       owner: kind.owner,
       host: hostObject && {
         resourceVersion: hostObject.metadata!.resourceVersion!,
-        content: mirrorContent(hostObject),
+        content: admittedContent(hostObject),
       },
       flotilla: flotillaObject && {
         resourceVersion: flotillaObject.metadata.resourceVersion!,
@@ -175,6 +219,7 @@ export class KubeBridge {
     // 2–3. The spec.
     const after = await this.act(kind, ref, key, decision, { hostObject, flotillaObject, record });
     if (!after) return undefined;
+    if (decision.action.type === 'to-host' || decision.action.type === 'to-flotilla') this.eventsFollow(ref);
     // 4. The status, onto the host object as it now is.
     const status = flotilla.status.get(ref)?.status;
     const statusDecision = decideStatus({ status, hostUid: after.hostObject.metadata?.uid, record: after.record });
@@ -233,11 +278,12 @@ export class KubeBridge {
       case 'to-flotilla': {
         const hostRv = hostObject!.metadata!.resourceVersion!;
         if (this.rejected.get(key) === hostRv) return undefined;
-        let stored: { metadata: { resourceVersion?: unknown } };
+        let stored: StoredLike;
         try {
-          stored = (await this.flotillaWrite('apply', () =>
+          const reply = await this.flotillaWrite('apply', () =>
             this.opts.gateway.apply(flotillaBody(mirrorContent(hostObject!), action.expect)),
-          )) as never;
+          );
+          stored = reply.object;
         } catch (err) {
           if (!(err instanceof InvalidError)) throw err;
           // Admission refused what a user put on the host: say so on the object, and wait for it to change.
@@ -299,9 +345,9 @@ export class KubeBridge {
     if (!template) return false;
     const policies = new Map<string, AnyObject>();
     for (const kindName of POLICY_KINDS) {
-      const kind = mirroredKind(kindName);
       for (const p of this.flotilla.get(kindName)?.objects.values() ?? []) policies.set(objectKey(refOfObject(p)), p);
-      for (const p of this.hostInformers.get(kindName)?.list() ?? []) policies.set(hostKey(kind, p), p);
+      const host = this.hostInformers.get(kindName)!;
+      for (const p of host.list()) policies.set(host.keyOf(p), p);
     }
     return isSelectedTemplate(template, [...policies.values()]);
   }
@@ -326,7 +372,7 @@ export class KubeBridge {
     return result;
   }
 
-  /** A core/v1 Event on the host object; its name is derived from the object, reason and message, so it is written once. */
+  /** The bridge's own event on a host object; written once however often the write is retried. */
   private async event(
     kind: MirroredKind,
     object: AnyObject,
@@ -334,36 +380,17 @@ export class KubeBridge {
     reason: string,
     message: string,
   ): Promise<void> {
-    const meta = object.metadata!;
-    const at = formatTime(this.now());
-    const digest = createHash('sha256').update(`${meta.uid}\n${reason}\n${message}`).digest('hex').slice(0, 16);
-    const event: HostEvent = {
-      metadata: { name: `${meta.name}.${digest}`, namespace: meta.namespace ?? 'default' },
-      involvedObject: {
-        apiVersion: kind.info.apiVersion,
-        kind: kind.info.kind,
-        name: meta.name!,
-        ...(meta.namespace ? { namespace: meta.namespace } : {}),
-        ...(meta.uid ? { uid: meta.uid } : {}),
-      },
+    const event = bridgeEvent(object, kind.info.apiVersion, kind.info.kind, {
       type,
       reason,
       message,
-      count: 1,
-      firstTimestamp: at,
-      lastTimestamp: at,
-      source: { component: CONTROLLER_NAME },
-      reportingComponent: CONTROLLER_NAME,
-      reportingInstance: this.opts.instance,
-    };
+      at: formatTime(this.now()),
+      instance: this.opts.instance,
+    });
     await this.hostWrite('event', () => this.opts.host.applyEvent(event)).catch((err: unknown) =>
       this.opts.logger.warn({ reason, err: describeError(err) }, 'could not write an event to the host'),
     );
   }
-}
-
-function hostKey(kind: MirroredKind, o: AnyObject): string {
-  return objectKey({ kind: kind.info.kind, namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' });
 }
 
 function refOfObject(o: AnyObject): ObjectRef {

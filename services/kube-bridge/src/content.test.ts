@@ -68,3 +68,31 @@ describe('hostBody', () => {
     expect(body.status).toBeUndefined();
   });
 });
+
+describe('admittedContent', () => {
+  it("reads a host object as Flotilla stores it after admission's defaulting", async () => {
+    const { admittedContent } = await import('./content.js');
+    const cron = {
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'CronFederatedHPA',
+      metadata: { name: 'c', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        rules: [{ name: 'r', schedule: '0 8 * * *', targetReplicas: 3 }],
+      },
+    };
+    const { admit } = await import('@flotilla/api');
+    expect(sameContent(admittedContent(cron), mirrorContent(admit(cron) as never))).toBe(true);
+    expect(sameContent(mirrorContent(cron), mirrorContent(admit(cron) as never))).toBe(false);
+  });
+  it('compares an object admission refuses as it is', async () => {
+    const { admittedContent } = await import('./content.js');
+    const bad = {
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'CronFederatedHPA',
+      metadata: { name: 'c' },
+      spec: { rules: 'no' },
+    };
+    expect(admittedContent(bad)).toEqual(mirrorContent(bad));
+  });
+});

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { ObjectMeta } from '@flotilla/api';
+import { admit, type ObjectMeta } from '@flotilla/api';
 
 /** An object as either side holds it: any kind, metadata as Kubernetes writes it. */
 export interface AnyObject {
@@ -48,6 +48,20 @@ export function mirrorContent(o: AnyObject): MirrorContent {
   const annotations = Object.entries(metadata.annotations ?? {}).filter(([k]) => !HOST_ONLY_ANNOTATIONS.includes(k));
   if (annotations.length) content.metadata.annotations = Object.fromEntries(annotations);
   return content;
+}
+
+/**
+ * The mirrored part of a host object as Flotilla would store it: admission's defaulting applied, so that an object
+ * mirrored in reads the same on both sides even when the record of that write was lost. An object admission refuses
+ * is compared as it is (the gateway will refuse it with the field path when it is written).
+ */
+export function admittedContent(o: AnyObject): MirrorContent {
+  const content = mirrorContent(o);
+  try {
+    return mirrorContent(admit(content) as AnyObject);
+  } catch {
+    return content;
+  }
 }
 
 export function sameContent(a: MirrorContent, b: MirrorContent): boolean {

@@ -1,4 +1,6 @@
 import type { KindInfo } from '@flotilla/api';
+import type { WatchEvent, WatchSource } from '@flotilla/controller';
+import { objectKey } from '@flotilla/store';
 import { ADD, DELETE, ERROR, type KubernetesObject, ListWatch, UPDATE, Watch } from '@kubernetes/client-node';
 import type { AnyObject } from './content.js';
 import { HostApi } from './host-api.js';
@@ -17,8 +19,6 @@ export interface HostConnectionListener {
 export interface HostInformerOptions {
   info: KindInfo;
   api: HostApi;
-  /** Called with each object that was added, changed or deleted (also for every object a relist delivers). */
-  onChange(object: AnyObject): void;
   connection: HostConnectionListener;
   backoff: Backoff;
 }
@@ -29,16 +29,23 @@ export interface HostInformerOptions {
  * Watch events resume from the last resourceVersion seen, so nothing that happened while it was away is missed:
  * either the watch replays it or the relist's differences (deletions included) are delivered.
  * Managed fields are dropped from the cache: they are most of a small object and the bridge never reads them.
+ * A watch source of the controller kit: its keys are Flotilla's object keys (`Kind.namespace.name`).
  */
-export class HostInformer {
+export class HostInformer implements WatchSource {
+  readonly kind: string;
+  readonly bucket = 'host';
+  private readonly handlers = new Set<(e: WatchEvent) => void | Promise<void>>();
+  private starting: Promise<void> | undefined;
   private readonly listWatch: ListWatch<KubernetesObject>;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private delayMs: number;
   private failed = false;
+  private listed = false;
 
   constructor(private readonly opts: HostInformerOptions) {
     const { info, api } = opts;
+    this.kind = info.kind;
     this.delayMs = opts.backoff.initialMs;
     this.listWatch = new ListWatch(
       HostApi.watchPath(info),
@@ -49,16 +56,49 @@ export class HostInformer {
     // The generic client hands over the API server's JSON as it is (timestamps stay strings): AnyObject.
     const changed = (o: KubernetesObject) => {
       if (o.metadata) delete o.metadata.managedFields;
-      opts.onChange(o as AnyObject);
+      this.emit('upsert', o);
     };
     this.listWatch.on(ADD, changed);
     this.listWatch.on(UPDATE, changed);
-    this.listWatch.on(DELETE, (o) => opts.onChange(o as AnyObject));
+    this.listWatch.on(DELETE, (o) => this.emit('delete', o));
     this.listWatch.on(ERROR, (err) => this.lost(err));
   }
 
+  /**
+   * The first subscription starts the list and watch; `synced` resolves after the first list, or after the first
+   * failure (it retries by itself, and `synced` the getter tells whether the cache may be trusted yet).
+   */
+  subscribe(handler: (e: WatchEvent) => void | Promise<void>): { synced: Promise<void>; unsubscribe(): void } {
+    this.handlers.add(handler);
+    this.starting ??= this.start();
+    return {
+      synced: this.starting,
+      unsubscribe: () => {
+        this.handlers.delete(handler);
+        if (this.handlers.size === 0) void this.stop();
+      },
+    };
+  }
+
+  get size(): number {
+    return this.listWatch.list().length;
+  }
+
+  keys(): Iterable<string> {
+    return this.listWatch.list().map((o) => this.keyOf(o as AnyObject));
+  }
+
+  keyOf(o: AnyObject): string {
+    return objectKey({ kind: this.kind, namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' });
+  }
+
+  private emit(type: 'upsert' | 'delete', o: KubernetesObject): void {
+    const event = { type, key: this.keyOf(o as AnyObject), revision: Number(o.metadata?.resourceVersion) || 0 };
+    for (const h of this.handlers) void h(event);
+  }
+
   /** Lists and starts watching; resolves after the first list, or after the first failure (it retries by itself). */
-  async start(): Promise<void> {
+  private async start(): Promise<void> {
     this.failed = false;
     await this.listWatch.start();
     if (!this.failed) this.connected();
@@ -83,7 +123,16 @@ export class HostInformer {
     return this.listWatch.latestResourceVersion();
   }
 
+  /**
+   * True once a list has succeeded: before that an empty cache says nothing (client-go's HasSynced), and nothing may
+   * be concluded from an object missing from it.
+   */
+  get synced(): boolean {
+    return this.listed;
+  }
+
   private connected(): void {
+    this.listed = true;
     this.delayMs = this.opts.backoff.initialMs;
     this.opts.connection.restored(this.opts.info.kind);
   }

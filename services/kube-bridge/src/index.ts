@@ -1,4 +1,5 @@
 export { CONTROLLER_NAME, KubeBridge, type KubeBridgeOptions } from './bridge.js';
+export { bridgeEvent, hostEventName, mirroredEvent } from './events.js';
 export { configSchema } from './config.js';
 export * from './content.js';
 export * from './decide.js';

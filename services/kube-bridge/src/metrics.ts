@@ -1,10 +1,8 @@
-import { Controllers } from '@flotilla/catalogue';
 import { ControllerMetrics } from '@flotilla/controller';
 import { perRegistry } from '@flotilla/runtime';
 import { Counter, type Registry } from 'prom-client';
-import type { WorkQueue, WorkQueueObserver } from '@flotilla/controller';
 
-/** The bridge's own metrics beside the controller kit's (reconciles, queue depth and age, cached objects). */
+/** The bridge's own metrics beside those the controller kit keeps (reconciles, queue depth and age). */
 export class KubeBridgeMetrics {
   /** Writes by side (host, flotilla) and what they wrote: a restart that writes again shows here. */
   readonly writes: Counter<'side' | 'write'>;
@@ -12,7 +10,6 @@ export class KubeBridgeMetrics {
   readonly conflicts: Counter<'kind'>;
   /** Compare-and-sets lost to a concurrent writer (retried). */
   readonly lostWrites: Counter<'side'>;
-  readonly reconciles: WorkQueueObserver;
   private readonly controller: ControllerMetrics;
 
   static readonly of = perRegistry((registry) => new KubeBridgeMetrics(registry));
@@ -38,11 +35,6 @@ export class KubeBridgeMetrics {
       registers,
     });
     this.controller = ControllerMetrics.of(registry);
-    this.reconciles = this.controller.observer(Controllers.kubeBridge);
-  }
-
-  track(queue: WorkQueue): void {
-    this.controller.track(Controllers.kubeBridge, queue);
   }
 
   /** The number of mirrored objects (sync records), asked at every scrape. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeEventStore, type StoredObject } from '@flotilla/store';
+import { KubeEventStore } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import type { RebalancerController } from './controller.js';
 import { bindingFor, deployment, harness, rebalancer, workload, type Harness } from './testing/harness.js';
@@ -109,35 +109,6 @@ describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
       ['sel-b', 'Successful', ''],
     ]);
     expect(await triggeredAt('sel-c', 'shop')).toBeUndefined();
-  });
-
-  it('TTL: deleted by its BullMQ delayed job once the TTL after finishTime has run out; an edit before moves it', async () => {
-    await h.apply(bindingFor('ttl-1'));
-    await h.apply(bindingFor('ttl-2'));
-    await h.apply(rebalancer('short-lived', [workload('ttl-1')], { ttlSecondsAfterFinished: 3 }));
-    const first = await finished('short-lived');
-    // Karmada's corner case 1: a workload added before the TTL runs out refreshes finishTime
-    await new Promise((r) => setTimeout(r, 1500));
-    const current = (await h.store.get(rbRef('short-lived'))) as StoredObject;
-    await h.store.apply({
-      ...current,
-      spec: { workloads: [workload('ttl-1'), workload('ttl-2')], ttlSecondsAfterFinished: 3 },
-    });
-    const second = await finished('short-lived', (s) => s.finishTime !== first.finishTime);
-    expect(Date.parse(second.finishTime!)).toBeGreaterThan(Date.parse(first.finishTime!));
-    expect(results(second)).toEqual([
-      ['ttl-1', 'Successful', ''],
-      ['ttl-2', 'Successful', ''],
-    ]);
-    // past the first deadline, before the second: still there
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(first.finishTime!) + 3500 - Date.now())));
-    expect(await h.store.get(rbRef('short-lived'))).toBeDefined();
-    await eventually(
-      async () => ((await h.store.get(rbRef('short-lived'))) ? undefined : true),
-      8000,
-      'the TTL delete',
-    );
-    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(second.finishTime!) + 3000);
   });
 
   it('TTL 0 deletes as soon as it finishes; the bindings keep their trigger', async () => {

@@ -1,5 +1,5 @@
 import { cloudEvent, EventTypes, type Bus, type CloudEvent, type PublishResult } from '@flotilla/bus';
-import { WorkQueue } from '@flotilla/controller';
+import { defineController, type Controller, type WorkQueue } from '@flotilla/controller';
 import {
   bindingKey,
   bindingRefOf,
@@ -23,19 +23,12 @@ import {
   type WorkloadReference,
 } from '@flotilla/rebalance';
 import { listKinds } from '@flotilla/api';
+import { encodeJobId, scheduleAt, systemClock, type Clock } from '@flotilla/runtime';
 import {
-  createDelayedQueue,
-  createWorker,
-  encodeJobId,
-  scheduleAt,
-  systemClock,
-  type Clock,
-  type DelayedQueue,
-  type DelayedWorker,
-} from '@flotilla/runtime';
-import {
-  Informer,
+  Informers,
   NotFoundError,
+  refFromKey,
+  type Informer,
   ObjectStore,
   objectKey,
   StaleResourceVersionError,
@@ -45,6 +38,7 @@ import {
 } from '@flotilla/store';
 import type { Redis } from 'ioredis';
 import pMap from 'p-map';
+import type { Registry } from 'prom-client';
 import { CONTROLLER_NAME, REBALANCER_KIND, rebalancerEvent, workloadTriggeredEvent } from './cloud-events.js';
 import { RebalanceRetryError } from './errors.js';
 import { FailBack } from './fail-back.js';
@@ -77,6 +71,10 @@ export interface RebalancerControllerOptions {
   resyncMs?: number;
   /** Called after each pass that published something: for benchmarks and tests. */
   onPass?: (r: { key: string; decision: RebalanceDecision; ms: number }) => void;
+  /** The service's registry: reconcile, queue and object metrics under `rebalancer` and `fail-back`. */
+  registry?: Registry;
+  /** The process's shared informers; a controller of its own gets private ones. */
+  informers?: Informers;
 }
 
 type Obj = StoredObject & Record<string, unknown>;
@@ -115,99 +113,73 @@ export class RebalancerController {
   /** Binding key -> rebalancers with a Failed or pending workload of that binding (re-checked when it changes). */
   private readonly waiting = new Map<string, Set<string>>();
   private readonly waitingOf = new Map<string, string[]>();
-  readonly workQueue: WorkQueue;
   readonly failBack: FailBack;
-  private queue?: DelayedQueue<TtlJob>;
-  private worker?: DelayedWorker<TtlJob, void>;
-  private resyncTimer?: NodeJS.Timeout;
-  private started = false;
+  private readonly controller: Controller<TtlJob>;
 
   constructor(private readonly o: RebalancerControllerOptions) {
     this.clock = o.clock ?? systemClock;
     this.store = o.store ?? new ObjectStore(o.bus);
-    this.workQueue = new WorkQueue((k) => this.reconcile(k), {
-      concurrency: o.concurrency ?? 4,
-      onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'rebalance pass failed; retrying'),
-    });
-    // Spec changes only: status-only writes go to the status bucket and do not come through here (as Karmada's
-    // update predicate).
-    this.rebalancers = new Informer<Obj>({
-      bus: o.bus,
-      bucket: 'objects',
-      kind: REBALANCER_KIND,
-      onEvent: (e) => this.whenStarted(() => this.workQueue.add(e.key)),
-    });
-    this.rebalancerStatus = new Informer<StatusRecord>({ bus: o.bus, bucket: 'status', kind: REBALANCER_KIND });
+    const informers = o.informers ?? new Informers({ bus: o.bus });
+    this.rebalancers = informers.objects(REBALANCER_KIND) as Informer<Obj>;
+    this.rebalancerStatus = informers.status(REBALANCER_KIND) as Informer<StatusRecord>;
+    for (const kind of BINDING_KINDS) this.bindings.set(kind, informers.objects(kind) as Informer<Obj>);
+    const resyncMs = o.resyncMs ?? 60_000;
+    const kit = {
+      logger: o.logger,
+      registry: o.registry,
+      failureEvents: { publish: o.publish, objectOf: refFromKey },
+    };
     this.failBack = new FailBack({
-      bus: o.bus,
       store: this.store,
       publish: o.publish,
       clock: this.clock,
-      logger: o.logger,
+      informers,
       bindings: this.bindings,
+      resyncMs,
+      ...kit,
     });
-    for (const kind of BINDING_KINDS) {
-      this.bindings.set(
-        kind,
-        new Informer<Obj>({
-          bus: o.bus,
-          bucket: 'objects',
-          kind: kind,
-          onEvent: (e) =>
-            this.whenStarted(() => {
-              for (const rb of this.waiting.get(e.key) ?? []) this.workQueue.add(rb);
-              this.failBack.bindingChanged(e.key);
-            }),
-        }),
-      );
-    }
+    this.controller = defineController<TtlJob>({
+      ...kit,
+      name: CONTROLLER_NAME,
+      watches: [
+        // Spec changes only: status-only writes go to the status bucket and do not come through here (as Karmada's
+        // update predicate).
+        { source: this.rebalancers },
+        { source: this.rebalancerStatus, onChange: () => undefined },
+        ...[...this.bindings.values()].map((source) => ({
+          source,
+          onChange: (e: { key: string }, c: { enqueue(key: string): void }) => {
+            for (const rb of this.waiting.get(e.key) ?? []) c.enqueue(rb);
+          },
+        })),
+      ],
+      reconcile: (k) => this.reconcile(k),
+      concurrency: o.concurrency ?? 4,
+      resyncMs,
+      resyncSpread: false,
+      delayed: {
+        redis: o.redis,
+        prefix: o.queuePrefix,
+        queueName: o.queueName ?? CONTROLLER_NAME,
+        concurrency: 16,
+        // The job only wakes the rebalancer: whether the TTL ran out is decided again from what is stored.
+        handler: async (job) => this.controller.enqueue(job.data.key),
+      },
+    });
   }
 
-  private whenStarted(fn: () => void): void {
-    if (this.started) fn();
+  /** The rebalancer's work queue (for tests and benchmarks). */
+  get workQueue(): WorkQueue {
+    return this.controller.queue;
   }
 
   /** Lists everything, arms the TTL worker, and reconciles every rebalancer once. */
   async start(): Promise<void> {
-    await Promise.all([
-      this.rebalancers.start(),
-      this.rebalancerStatus.start(),
-      ...[...this.bindings.values()].map((i) => i.start()),
-      this.failBack.start(),
-    ]);
-    const name = this.o.queueName ?? CONTROLLER_NAME;
-    this.queue = createDelayedQueue<TtlJob>({ name, prefix: this.o.queuePrefix, connection: this.o.redis });
-    this.worker = createWorker<TtlJob, void>({
-      name,
-      prefix: this.o.queuePrefix,
-      connection: this.o.redis,
-      concurrency: 16,
-      // The job only wakes the rebalancer: whether the TTL ran out is decided again from what is stored.
-      handler: async (job) => {
-        if (this.started) this.workQueue.add(job.data.key);
-      },
-    });
-    this.started = true;
-    this.sweep();
-    this.failBack.sweep();
-    this.resyncTimer = setInterval(() => {
-      this.sweep();
-      this.failBack.sweep();
-    }, this.o.resyncMs ?? 60_000);
-  }
-
-  private sweep(): void {
-    for (const key of this.rebalancers.cache.keys()) this.workQueue.addBackground(key);
+    await Promise.all([this.controller.start(), this.failBack.start()]);
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    clearInterval(this.resyncTimer);
-    for (const i of [this.rebalancers, this.rebalancerStatus, ...this.bindings.values()]) i.stop();
-    await this.failBack.stop();
-    await this.worker?.close();
-    await this.workQueue.stop();
-    await this.queue?.close();
+    await Promise.all([this.failBack.stop(), this.controller.stop()]);
   }
 
   /** Resolves when nothing is queued or running: for tests and benchmarks. */
@@ -412,7 +384,8 @@ export class RebalancerController {
   }
 
   private async armTtl(key: string, uid: string, at: Date, now: Date): Promise<void> {
-    if (!this.queue) return;
-    await scheduleAt(this.queue, encodeJobId('ttl', uid, at.toISOString()), at, { key }, now);
+    const queue = this.controller.delayedQueue;
+    if (!queue) return;
+    await scheduleAt(queue, encodeJobId('ttl', uid, at.toISOString()), at, { key }, now);
   }
 }

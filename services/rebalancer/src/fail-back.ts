@@ -1,37 +1,59 @@
-import { cloudEvent, type Bus, type CloudEvent, type PublishResult } from '@flotilla/bus';
-import { WorkQueue, type ReconcileResult } from '@flotilla/controller';
+import { Controllers } from '@flotilla/catalogue';
+import { cloudEvent, type CloudEvent, type PublishResult } from '@flotilla/bus';
+import {
+  defineController,
+  type Controller,
+  type ControllerLogger,
+  type FailureEvents,
+  type ReconcileResult,
+  type WorkQueue,
+} from '@flotilla/controller';
 import { decideFailBack, FAIL_BACK_ANNOTATION, needsTrigger, WorkloadEventTypes } from '@flotilla/rebalance';
 import { policyClaim, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 import type { Clock } from '@flotilla/runtime';
 import {
-  Informer,
   objectKey,
+  type Informer,
+  type Informers,
+  type Subscription,
   refFromKey,
   type ObjectStore,
   type StatusRecord,
   type StoredObject,
 } from '@flotilla/store';
+import type { Registry } from 'prom-client';
 import { CONTROLLER_NAME } from './cloud-events.js';
 
 type Obj = StoredObject & Record<string, unknown>;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
 
 export interface FailBackOptions {
-  bus: Bus;
   store: ObjectStore;
   publish: (e: CloudEvent) => Promise<PublishResult>;
   clock: Clock;
-  logger: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
-  /** The controller's binding informers (shared: one cache of the bindings per process). */
+  logger: ControllerLogger;
+  /** The process's shared informers: policies, and clusters and binding status while some policy opts in. */
+  informers: Informers;
+  /** The rebalancer's binding informers (shared: one cache of the bindings per process). */
   bindings: ReadonlyMap<string, Informer<Obj>>;
+  /** Every candidate is checked again this often. */
+  resyncMs: number;
+  registry?: Registry;
+  failureEvents?: FailureEvents;
 }
 
 /** Keeps a policy's identity and annotations only: the fail-back period is all this reads of it. */
-const annotationsOnly = (p: Obj): Obj => ({
-  apiVersion: p.apiVersion,
-  kind: p.kind,
-  metadata: { name: p.metadata.name, namespace: p.metadata.namespace, annotations: p.metadata.annotations },
-});
+const ANNOTATIONS_ONLY = {
+  name: 'fail-back-policy-annotations',
+  project: (p: Obj): Obj => ({
+    apiVersion: p.apiVersion,
+    kind: p.kind,
+    metadata: { name: p.metadata.name, namespace: p.metadata.namespace, annotations: p.metadata.annotations },
+  }),
+};
+
+/** The `controller` label of fail-back's metrics. */
+export const FAIL_BACK_CONTROLLER_NAME = Controllers.failBack;
 
 /**
  * Opt-in fail-back (decideFailBack): bindings whose claiming policy carries `flotilla.io/fail-back-after` are
@@ -41,7 +63,7 @@ const annotationsOnly = (p: Obj): Obj => ({
  * fail-back can come later than the period after a leader change, never earlier.
  */
 export class FailBack {
-  readonly queue: WorkQueue;
+  private readonly controller: Controller;
   private readonly policies: Informer<Obj>;
   private readonly clusterPolicies: Informer<Obj>;
   /** Clusters and binding status, watched only while some policy opts in (every status fold is a message to decode). */
@@ -49,85 +71,75 @@ export class FailBack {
     clusters: Informer<Obj>;
     clusterStatus: Informer<StatusRecord>;
     bindingStatus: Map<string, Informer<StatusRecord>>;
+    subscriptions: Subscription[];
     ready: Promise<unknown>;
   };
   private readonly holdingSince = new Map<string, string>();
-  private started = false;
 
   constructor(private readonly o: FailBackOptions) {
-    this.queue = new WorkQueue((k) => this.reconcile(k), {
+    this.policies = o.informers.objects('PropagationPolicy', ANNOTATIONS_ONLY);
+    this.clusterPolicies = o.informers.objects('ClusterPropagationPolicy', ANNOTATIONS_ONLY);
+    const follow = () => this.follow();
+    this.controller = defineController({
+      name: FAIL_BACK_CONTROLLER_NAME,
+      watches: [
+        { source: this.policies, onChange: follow },
+        { source: this.clusterPolicies, onChange: follow },
+        ...[...o.bindings.values()].map((source) => ({
+          source,
+          onChange: (e: { key: string }) => this.bindingChanged(e.key),
+        })),
+      ],
+      // The opted-in bindings, while clusters are watched.
+      keys: () => this.candidates(),
+      reconcile: (k) => this.reconcile(k),
       concurrency: 8,
-      onError: (key, err, attempt) => o.logger.warn({ err, key, attempt }, 'fail-back check failed; retrying'),
-    });
-    const onPolicy = () => {
-      if (this.started) this.follow();
-    };
-    this.policies = new Informer<Obj>({
-      bus: o.bus,
-      bucket: 'objects',
-      kind: 'PropagationPolicy',
-      onEvent: onPolicy,
-      projection: { name: 'annotationsOnly', project: annotationsOnly },
-    });
-    this.clusterPolicies = new Informer<Obj>({
-      bus: o.bus,
-      bucket: 'objects',
-      kind: 'ClusterPropagationPolicy',
-      onEvent: onPolicy,
-      projection: { name: 'annotationsOnly', project: annotationsOnly },
+      resyncMs: o.resyncMs,
+      resyncSpread: false,
+      logger: o.logger,
+      registry: o.registry,
+      failureEvents: o.failureEvents,
     });
   }
 
+  /** The controller's work queue (for tests). */
+  get queue(): WorkQueue {
+    return this.controller.queue;
+  }
+
   async start(): Promise<void> {
-    await Promise.all([this.policies.start(), this.clusterPolicies.start()]);
-    this.started = true;
+    await this.controller.start();
     this.follow();
     await this.watching?.ready;
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    this.policies.stop();
-    this.clusterPolicies.stop();
     this.unwatch();
-    await this.queue.stop();
+    await this.controller.stop();
   }
 
   /** Watches clusters and binding status while a policy opts in, and stops when none does; then checks every candidate. */
   private follow(): void {
+    if (!this.controller.started) return;
     const optedIn = [...this.policies.values(), ...this.clusterPolicies.values()].some(
       (p) => p.metadata.annotations?.[FAIL_BACK_ANNOTATION],
     );
     if (optedIn && !this.watching) {
-      const everything = () => {
-        if (this.started) this.sweep();
-      };
+      const everything = () => this.sweep();
       const bindingStatus = new Map(
-        BINDING_KINDS.map((kind) => [
-          kind as string,
-          new Informer<StatusRecord>({
-            bus: this.o.bus,
-            bucket: 'status',
-            kind,
-            onEvent: (e) => this.bindingChanged(e.key),
-          }),
-        ]),
+        BINDING_KINDS.map((kind) => [kind as string, this.o.informers.status(kind) as Informer<StatusRecord>]),
       );
-      const clusters = new Informer<Obj>({ bus: this.o.bus, bucket: 'objects', kind: 'Cluster', onEvent: everything });
-      const clusterStatus = new Informer<StatusRecord>({
-        bus: this.o.bus,
-        bucket: 'status',
-        kind: 'Cluster',
-        onEvent: everything,
-      });
-      const ready = Promise.all([
-        clusters.start(),
-        clusterStatus.start(),
-        ...[...bindingStatus.values()].map((i) => i.start()),
-      ]).then(everything);
+      const clusters = this.o.informers.objects('Cluster') as Informer<Obj>;
+      const clusterStatus = this.o.informers.status('Cluster') as Informer<StatusRecord>;
+      const subscriptions = [
+        clusters.subscribe(everything),
+        clusterStatus.subscribe(everything),
+        ...[...bindingStatus.values()].map((i) => i.subscribe((e) => this.bindingChanged(e.key))),
+      ];
+      const ready = Promise.all(subscriptions.map((sub) => sub.synced)).then(everything);
       // Awaited by the next pass; until then a failed list must not surface as an unhandled rejection.
       ready.catch(() => undefined);
-      this.watching = { clusters, clusterStatus, bindingStatus, ready };
+      this.watching = { clusters, clusterStatus, bindingStatus, subscriptions, ready };
     } else if (!optedIn && this.watching) this.unwatch();
     else if (optedIn) this.sweep();
   }
@@ -136,21 +148,24 @@ export class FailBack {
     const w = this.watching;
     this.watching = undefined;
     if (!w) return;
-    for (const i of [w.clusters, w.clusterStatus, ...w.bindingStatus.values()] as Array<Informer<unknown>>) i.stop();
+    for (const sub of w.subscriptions) sub.unsubscribe();
     this.holdingSince.clear();
   }
 
   /** A binding (or its status) changed: check it, if its policy opted in. */
   bindingChanged(key: string): void {
-    if (this.started && this.watching && this.policyAnnotationsOf(key) !== undefined) this.queue.add(key);
+    if (this.watching && this.policyAnnotationsOf(key) !== undefined) this.controller.enqueue(key);
   }
 
   /** Every opted-in binding, in the background lane (a cluster or policy changed, or the resync). */
   sweep(): void {
+    this.controller.enqueueAll();
+  }
+
+  private *candidates(): Generator<string> {
     if (!this.watching) return;
     for (const inf of this.o.bindings.values())
-      for (const key of inf.cache.keys())
-        if (this.policyAnnotationsOf(key) !== undefined) this.queue.addBackground(key);
+      for (const key of inf.cache.keys()) if (this.policyAnnotationsOf(key) !== undefined) yield key;
   }
 
   /** The claiming policy's annotations when it opted in to fail-back; undefined otherwise. */

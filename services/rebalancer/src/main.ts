@@ -1,6 +1,7 @@
 import type { ServiceName } from '@flotilla/catalogue';
 import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
 import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
+import { Informers } from '@flotilla/store';
 import { configSchema } from './config.js';
 import { RebalancerController } from './controller.js';
 
@@ -9,7 +10,7 @@ const SERVICE: ServiceName = 'rebalancer';
 await runLeaderService({
   name: SERVICE,
   configSchema,
-  async open({ config, gates, logger }) {
+  async open({ config, gates, logger, registry }) {
     const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
     // The TTL timers' connection; the lease has its own.
     const redis = await connectRedis(config.REDIS_URL, {
@@ -17,8 +18,10 @@ await runLeaderService({
       connectionName: SERVICE,
       onConnection: connectionGate(gates, logger, 'redis-timers'),
     });
+    // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
+    const informers = new Informers({ bus, logger, registry, readiness: gates });
     return {
-      resources: { bus, redis },
+      resources: { bus, redis, informers },
       close: async () => {
         await bus.close();
         await closeRedis(redis);
@@ -26,10 +29,12 @@ await runLeaderService({
     };
   },
   repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger }, { bus, redis }) {
+  async lead({ config, logger, registry }, { bus, redis, informers }) {
     const controller = new RebalancerController({
       bus,
       redis,
+      informers,
+      registry,
       queuePrefix: config.FLOTILLA_PREFIX,
       publish: (e) => publishEvent(bus, e),
       logger,

@@ -31,6 +31,8 @@ export async function applyCommand(
     try {
       const r = await s.client.apply(doc, dryRun);
       io.out(`${r.object.kind.toLowerCase()}/${r.object.metadata.name} ${r.outcome}${dryRun ? ' (dry run)' : ''}`);
+      for (const w of r.warnings ?? [])
+        io.err(`warning: ${r.object.kind.toLowerCase()}/${r.object.metadata.name}: ${w}`);
     } catch (err) {
       failed++;
       io.err(errorText(err));

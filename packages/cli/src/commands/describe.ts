@@ -3,11 +3,14 @@ import { EventTypes, eventTypeOf, lastEvent, readEvents, type Bus, type CloudEve
 import type { FilteredCluster, TargetCluster } from '@flotilla/scheduling';
 import type { CliIo, Session } from '../context.js';
 import { effectiveHpaLines } from './describe-ehpa.js';
+import { replicaTrail, trailTable } from './explain.js';
 import { federatedHpaLines, replicaDivisionLines } from './describe-fhpa.js';
 import { formatAge, formatTable } from '../output/table.js';
 import { rebalanceReport, reportTable } from './rebalance-report.js';
 
 const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
+/** How many of a workload's latest replica changes `describe` ends with. */
+const TRAIL_TAIL = 5;
 
 /**
  * kubectl-like description: identity, spec and status as YAML, for a binding the latest scheduling decision (why the
@@ -89,6 +92,15 @@ export async function describeCommand(
           ),
         )}`,
   );
+  // A workload ends with the latest of its replica trail: why it has the count it has.
+  if (!BINDING_KINDS.has(info.kind) && typeof (o.spec as { replicas?: unknown } | undefined)?.replicas === 'number') {
+    const trail = await replicaTrail(s.bus, s.client, { kind: info.kind, namespace: ns, name });
+    lines.push(
+      trail.length
+        ? `Replica trail (latest ${Math.min(TRAIL_TAIL, trail.length)} of ${trail.length}; all: flotilla explain replicas ${info.kind.toLowerCase()}/${name}${ns ? ` -n ${ns}` : ''}):\n${indent(trailTable(trail.slice(-TRAIL_TAIL)))}`
+        : 'Replica trail: <none>',
+    );
+  }
   io.out(lines.join('\n'));
   return 0;
 }

@@ -120,6 +120,27 @@ describe('a cluster with played nodes and metrics', () => {
     console.info(`pod metrics at the set usage after ${Math.round(performance.now() - started)} ms: ${usage}`);
     expect(usage).toHaveLength(3);
   }, 150_000);
+
+  it('carries on after an API server outage: the nodes stay Ready and a scale-up runs its new pods', async () => {
+    await cluster.stopApiServer();
+    expect((await cluster.kubectl(['get', 'nodes', '--request-timeout=2s'])).code).not.toBe(0);
+    await cluster.startApiServer();
+    const scaled = await cluster.kubectl(['scale', 'deployment', 'web', '-n', ns, '--replicas=4']);
+    expect(scaled.code).toBe(0);
+    await eventually(
+      async () => {
+        const d = await json<{ status: { availableReplicas?: number } }>(['get', 'deployment', 'web', '-n', ns]);
+        return d.status.availableReplicas === 4 ? true : undefined;
+      },
+      60_000,
+      'the Deployment to have 4 available replicas after the outage',
+    );
+    const nodes = await json<{ items: { status: { conditions: { type: string; status: string }[] } }[] }>([
+      'get',
+      'nodes',
+    ]);
+    for (const node of nodes.items) expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+  }, 120_000);
 });
 
 /** '250m' → 250, '249876543n' → 249.9, '1' → 1000. */

@@ -357,7 +357,19 @@ class RunningKubeCluster implements KubeCluster {
         return res.status === 200;
       });
     });
+    // After an outage, restart the controller-manager and the scheduler as a control-plane node does: there they lose
+    // their leader lease and exit, and the kubelet starts them again. Left running, their watches only come back
+    // after client-go's reconnect backoff (up to a minute of a Deployment change going unnoticed).
+    if (existing) await this.restartControllers();
     await this.writeRecord();
+  }
+
+  private async restartControllers(): Promise<void> {
+    const controllers = ['kube-controller-manager', 'kube-scheduler']
+      .map((name) => this.processes.get(name))
+      .filter((p): p is ManagedProcess => p !== undefined);
+    await Promise.all(controllers.map((p) => p.stop()));
+    await Promise.all(controllers.map((p) => p.start()));
   }
 
   async stopApiServer(): Promise<void> {

@@ -1,0 +1,89 @@
+import { resolveKind } from '@flotilla/api';
+import { eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
+import type { GatewayClient } from '@flotilla/client';
+import {
+  foldReplicaTrail,
+  formatTrailField,
+  formatTrailValue,
+  trailAddresses,
+  type AutoscalerLike,
+  type TrailEntry,
+  type WorkloadRef,
+} from '@flotilla/replica-trail';
+import { CliError, type CliIo, type Session } from '../context.js';
+import { parseDuration } from '../duration.js';
+import { formatTable } from '../output/table.js';
+
+const AUTOSCALER_KINDS = ['FederatedHPA', 'EffectiveHorizontalPodAutoscaler', 'CronFederatedHPA'] as const;
+
+/**
+ * A workload's replica trail from the event stream: the autoscalers aimed at it now say which subjects to read,
+ * and only those are read (one ordered consumer with a filter subject each), so the answer costs the workload's
+ * own decisions, not the stream's size.
+ */
+export async function replicaTrail(
+  bus: Bus,
+  client: Pick<GatewayClient, 'list'>,
+  workload: WorkloadRef,
+  since?: Date,
+): Promise<TrailEntry[]> {
+  const autoscalers = (await Promise.all(AUTOSCALER_KINDS.map((k) => client.list(k, workload.namespace)))).flatMap(
+    (r) => r.items as unknown as AutoscalerLike[],
+  );
+  const events = [];
+  for await (const d of readEvents(bus, {
+    filters: trailAddresses(workload, autoscalers),
+    ...(since ? { since } : {}),
+  }))
+    events.push({
+      type: eventTypeOf(d.event),
+      kind: d.event.flotillakind,
+      namespace: d.event.flotillanamespace,
+      name: d.event.flotillaname,
+      time: d.event.time,
+      data: d.event.data,
+    });
+  return foldReplicaTrail(events);
+}
+
+/** One table of trail entries (TIME, FIELD, FROM, TO, BY, WHY). */
+export function trailTable(entries: readonly TrailEntry[]): string {
+  return formatTable(
+    ['TIME', 'FIELD', 'FROM', 'TO', 'BY', 'WHY'],
+    entries.map((e) => [
+      e.time,
+      formatTrailField(e.field),
+      formatTrailValue(e.from),
+      formatTrailValue(e.to),
+      e.by,
+      e.why,
+    ]),
+  );
+}
+
+/** `flotilla explain replicas KIND/NAME [-n NS] [--since 24h] [-o json]`. */
+export async function explainReplicasCommand(
+  io: CliIo,
+  s: Session,
+  target: string,
+  o: { namespace?: string; since?: string; output?: string },
+): Promise<number> {
+  if (o.output !== undefined && o.output !== 'json') throw new CliError(`error: -o must be json, not "${o.output}"`);
+  const slash = target.indexOf('/');
+  if (slash <= 0 || slash === target.length - 1)
+    throw new CliError(`error: explain replicas takes KIND/NAME, such as deploy/web, not "${target}"`);
+  const info = resolveKind(target.slice(0, slash));
+  const workload = {
+    kind: info.kind,
+    namespace: info.namespaced ? (o.namespace ?? 'default') : undefined,
+    name: target.slice(slash + 1),
+  };
+  const since = o.since === undefined ? undefined : new Date(io.now().getTime() - parseDuration(o.since, '--since'));
+  const entries = await replicaTrail(s.bus, s.client, workload, since);
+  if (o.output === 'json') {
+    io.out(JSON.stringify({ workload, ...(since ? { since: since.toISOString() } : {}), entries }, null, 2));
+    return 0;
+  }
+  io.out(entries.length ? trailTable(entries) : 'No replica changes recorded.');
+  return 0;
+}

@@ -1,0 +1,273 @@
+/**
+ * "Why this count?": a workload's replica trail folded from the domain events of the objects that decide it. Pure;
+ * the events are plain CloudEvents fields, so a replay of the stream gives the same trail as the live one.
+ */
+
+/** One event as read from the stream (the CloudEvent's address, time and data; `type` without its prefix). */
+export interface TrailEvent {
+  type: string;
+  kind: string;
+  namespace?: string | undefined;
+  name: string;
+  time: string;
+  data: unknown;
+}
+
+/** A member HPA's limits. */
+export interface HpaLimits {
+  minReplicas: number;
+  maxReplicas: number;
+}
+
+/** A FederatedHPA's limits as far as known (a rule may set one of them only). */
+export interface PartialLimits {
+  minReplicas?: number;
+  maxReplicas?: number;
+}
+
+export type TrailValue = number | HpaLimits | PartialLimits;
+
+/** What changed: the template's `spec.replicas`, one cluster's share, one member HPA's min/max, or an autoscaler's limits. */
+export type TrailField =
+  | { kind: 'replicas' }
+  | { kind: 'cluster'; cluster: string }
+  | { kind: 'memberHpa'; cluster: string }
+  | { kind: 'autoscalerLimits'; autoscaler: string };
+
+export interface TrailEntry {
+  /** When it was decided (the event's time, RFC 3339). */
+  time: string;
+  field: TrailField;
+  /** Before; null when unknown (the first change seen) or absent (a cluster that had no share). */
+  from: TrailValue | null;
+  /** After; null when removed (a cluster's share gone). */
+  to: TrailValue | null;
+  /** Who decided it, e.g. `CronFederatedHPA default/shop-cron rule scale-up`. */
+  by: string;
+  /** Why, in the decider's words. */
+  why: string;
+  /** The domain event type it was folded from. */
+  event: string;
+}
+
+/** The replica-trail events the gateway publishes on a workload when an apply sets its `spec.replicas`. */
+export const REPLICAS_APPLIED = 'ReplicasApplied';
+
+/** `ReplicasApplied`'s data. */
+export interface ReplicasAppliedData {
+  /** The stored value before, null when the apply created the workload or it had none. */
+  fromReplicas: number | null;
+  /** The value the apply asked for. */
+  requestedReplicas: number;
+  /** The value stored: the requested one, or the autoscaler's when it keeps its count (retain). */
+  toReplicas: number;
+  /** The token's name, where the caller presented one. */
+  caller?: string;
+  /** The gateway's front door the request came through (`http` or `nats`). */
+  via: string;
+  outcome: 'created' | 'configured';
+  /** The autoscaler whose count was kept instead of the requested one (`FederatedHPA shop`). */
+  retainedBy?: string;
+}
+
+interface State {
+  replicas: number | null;
+  clusters: Map<string, number>;
+  hpas: Map<string, HpaLimits>;
+  limits: Map<string, PartialLimits>;
+  /** Who asked for the next Fresh rescheduling (a WorkloadRebalancer, a fail-back), until it is seen. */
+  rescheduleBy?: string;
+}
+
+type Data = Record<string, unknown>;
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const obj = (v: unknown): Data => (v && typeof v === 'object' ? (v as Data) : {});
+const ref = (e: TrailEvent) => `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
+const kubeMessage = (d: Data) => str(obj(d.kubeEvent).message) ?? '';
+const sameLimits = (a: PartialLimits | undefined, b: PartialLimits) =>
+  a !== undefined && a.minReplicas === b.minReplicas && a.maxReplicas === b.maxReplicas;
+
+/** Why the scheduler rescheduled, by its trigger (packages/scheduling's scheduleTrigger). */
+const TRIGGER_WORDS: Readonly<Record<string, string>> = {
+  ClusterEvicted: 'failover',
+  RescheduleRequested: 'rescheduling asked for',
+  ReplicasChanged: "the template's replicas changed",
+  PlacementChanged: 'the placement changed',
+  AlwaysScheduled: 'scheduling',
+};
+
+function setReplicas(s: State, out: TrailEntry[], e: TrailEvent, to: number, by: string, why: string, from?: number) {
+  const before = from ?? s.replicas;
+  s.replicas = to;
+  if (before === to) return;
+  out.push({ time: e.time, field: { kind: 'replicas' }, from: before, to, by, why, event: e.type });
+}
+
+function setClusters(
+  s: State,
+  out: TrailEntry[],
+  e: TrailEvent,
+  clusters: ReadonlyArray<{ name?: unknown; replicas?: unknown }>,
+  by: string,
+  why: string,
+) {
+  const next = new Map<string, number>();
+  for (const c of clusters) {
+    const name = str(c.name);
+    const replicas = num(c.replicas);
+    if (name !== undefined && replicas !== undefined) next.set(name, replicas);
+  }
+  for (const [cluster, to] of next) {
+    const from = s.clusters.get(cluster);
+    if (from !== to)
+      out.push({ time: e.time, field: { kind: 'cluster', cluster }, from: from ?? null, to, by, why, event: e.type });
+  }
+  for (const [cluster, from] of s.clusters)
+    if (!next.has(cluster))
+      out.push({ time: e.time, field: { kind: 'cluster', cluster }, from, to: null, by, why, event: e.type });
+  s.clusters = next;
+}
+
+function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
+  const d = obj(e.data);
+  switch (e.type) {
+    case REPLICAS_APPLIED: {
+      const to = num(d.toReplicas);
+      if (to === undefined) return;
+      const who = str(d.caller) ? `user ${str(d.caller)}` : 'a user';
+      const requested = num(d.requestedReplicas);
+      const why = str(d.retainedBy)
+        ? `apply asked for ${requested}; ${str(d.retainedBy)} scales this workload, its count is kept`
+        : `apply (${str(d.outcome) ?? 'configured'})`;
+      const from = d.fromReplicas === null ? undefined : num(d.fromReplicas);
+      setReplicas(s, out, e, to, `${who} through the gateway (${str(d.via) ?? 'api'})`, why, from);
+      return;
+    }
+    case 'CronRuleExecuted': {
+      const by = `${ref(e)} rule ${str(d.ruleName) ?? '?'}`;
+      const why = `scheduled at ${str(d.scheduleTime) ?? '?'}`;
+      const replicas = num(d.appliedReplicas);
+      if (replicas !== undefined) setReplicas(s, out, e, replicas, by, why);
+      const min = num(d.appliedMinReplicas);
+      const max = num(d.appliedMaxReplicas);
+      if (min === undefined && max === undefined) return;
+      // A rule aimed at the FederatedHPA sets its limits; the member HPAs follow in FederatedHPAAssigned.
+      const target = str(d.target) ?? 'the FederatedHPA';
+      const before = s.limits.get(target);
+      const after: PartialLimits = { ...before };
+      if (min !== undefined) after.minReplicas = min;
+      if (max !== undefined) after.maxReplicas = max;
+      s.limits.set(target, after);
+      if (sameLimits(before, after)) return;
+      out.push({
+        time: e.time,
+        field: { kind: 'autoscalerLimits', autoscaler: target },
+        from: before ?? null,
+        to: after,
+        by,
+        why,
+        event: e.type,
+      });
+      return;
+    }
+    case 'EffectiveHPAScaled': {
+      const to = num(d.toReplicas);
+      if (to === undefined) return;
+      const source = str(d.source) ?? '?';
+      const by = `${ref(e)} (${source === 'specificReplicas' ? 'specificReplicas' : `winning source: ${source}`})`;
+      setReplicas(s, out, e, to, by, kubeMessage(d), num(d.fromReplicas));
+      return;
+    }
+    case 'FederatedHPARescaled': {
+      const patch = obj(d.statusPatch);
+      const to = num(patch.desiredReplicas);
+      if (to === undefined) return;
+      setReplicas(s, out, e, to, ref(e), kubeMessage(d), num(patch.currentReplicas));
+      return;
+    }
+    case 'FederatedHPAAssigned': {
+      const by = `${ref(e)} (${str(d.reason) ?? 'Assigned'})`;
+      const why = kubeMessage(d);
+      const assignments = Array.isArray(d.assignments) ? (d.assignments as Data[]) : [];
+      const next = new Map<string, HpaLimits>();
+      for (const a of assignments) {
+        const cluster = str(a.cluster);
+        const min = num(a.minReplicas);
+        const max = num(a.maxReplicas);
+        if (cluster !== undefined && min !== undefined && max !== undefined)
+          next.set(cluster, { minReplicas: min, maxReplicas: max });
+      }
+      for (const [cluster, to] of next) {
+        const from = s.hpas.get(cluster);
+        if (!sameLimits(from, to))
+          out.push({
+            time: e.time,
+            field: { kind: 'memberHpa', cluster },
+            from: from ?? null,
+            to,
+            by,
+            why,
+            event: e.type,
+          });
+      }
+      for (const [cluster, from] of s.hpas)
+        if (!next.has(cluster))
+          out.push({ time: e.time, field: { kind: 'memberHpa', cluster }, from, to: null, by, why, event: e.type });
+      s.hpas = next;
+      if (Array.isArray(d.bindingClusters)) setClusters(s, out, e, d.bindingClusters as Data[], by, why);
+      return;
+    }
+    case 'WorkloadRescheduleTriggered':
+      s.rescheduleBy = `WorkloadRebalancer ${str(d.rebalancer) ?? '?'}`;
+      return;
+    case 'FailBackTriggered':
+      s.rescheduleBy = `fail-back from ${str(d.fromGroup) ?? '?'} to ${str(d.toGroup) ?? '?'}`;
+      return;
+    case 'BindingScheduled': {
+      if (!Array.isArray(d.clusters)) return;
+      const trigger = str(d.trigger);
+      let by = `affinity-scheduler (${trigger ? (TRIGGER_WORDS[trigger] ?? trigger) : 'assignment kept'})`;
+      if (trigger === 'RescheduleRequested' && s.rescheduleBy) {
+        by = `affinity-scheduler (rebalance by ${s.rescheduleBy})`;
+        delete s.rescheduleBy;
+      }
+      setClusters(s, out, e, d.clusters as Data[], by, kubeMessage(d));
+      return;
+    }
+  }
+}
+
+/** Folds events, in stream order, into the trail of every change of the workload's replicas, oldest first. */
+export function foldReplicaTrail(events: Iterable<TrailEvent>): TrailEntry[] {
+  const state: State = { replicas: null, clusters: new Map(), hpas: new Map(), limits: new Map() };
+  const out: TrailEntry[] = [];
+  for (const e of events) apply(state, out, e);
+  return out;
+}
+
+/** A trail value as one line prints it: `5`, `min 1 max 4`, or `-`. */
+export function formatTrailValue(v: TrailValue | null): string {
+  if (v === null) return '-';
+  if (typeof v === 'number') return String(v);
+  const parts = [
+    ...(v.minReplicas === undefined ? [] : [`min ${v.minReplicas}`]),
+    ...(v.maxReplicas === undefined ? [] : [`max ${v.maxReplicas}`]),
+  ];
+  return parts.join(' ') || '-';
+}
+
+/** A trail field as one line prints it: `spec.replicas`, `cluster member1`, `member HPA member1`. */
+export function formatTrailField(f: TrailField): string {
+  switch (f.kind) {
+    case 'replicas':
+      return 'spec.replicas';
+    case 'cluster':
+      return `cluster ${f.cluster}`;
+    case 'memberHpa':
+      return `member HPA ${f.cluster}`;
+    case 'autoscalerLimits':
+      return `${f.autoscaler} min/max`;
+  }
+}

@@ -1,0 +1,382 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { publishEvent, type Bus } from '@flotilla/bus';
+import { testBus } from '@flotilla/bus/testing';
+import { GatewayClient } from '@flotilla/client';
+import { GatewayHandler, serveNatsApi } from '@flotilla/gateway';
+import { ReadinessGates } from '@flotilla/runtime';
+import { KubeEventStore, ObjectStore, type ObjectRef, StatusStore } from '@flotilla/store';
+import { eventually, metricSum, REDIS_URL, uniquePrefix } from '@flotilla/testkit';
+import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeBridge } from './bridge.js';
+import { HOST_GATE, HostConnection } from './host-connection.js';
+import { HostApi } from './host-api.js';
+import { loadKubeConfig } from './kube-config.js';
+import { KubeBridgeMetrics } from './metrics.js';
+import { SyncRecords } from './sync-records.js';
+
+const CRDS = fileURLToPath(new URL('../../../deploy/crds/', import.meta.url));
+
+// A real etcd and kube-apiserver (scripts/kube-env build), real NATS and Redis, the gateway in-process.
+let cluster: KubeCluster;
+let bus: Bus & { dispose(): Promise<void> };
+let stopGateway: () => Promise<void>;
+let redis: Redis;
+let gateway: GatewayClient;
+let prefix: string;
+const objects = () => new ObjectStore(bus);
+const statuses = () => new StatusStore(bus);
+
+interface Running {
+  bridge: KubeBridge;
+  registry: Registry;
+  gates: ReadinessGates;
+}
+let running: Running | undefined;
+
+async function startBridge(): Promise<Running> {
+  const registry = new Registry();
+  const gates = new ReadinessGates();
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
+  const kubeConfig = loadKubeConfig(cluster.kubeconfigPath);
+  const bridge = new KubeBridge({
+    bus,
+    gateway,
+    host: new HostApi(kubeConfig),
+    records: new SyncRecords(redis, SyncRecords.hashKeyFor(prefix)),
+    eventRecords: new SyncRecords<string>(redis, SyncRecords.eventsHashKeyFor(prefix)),
+    connection: new HostConnection(gates, logger, cluster.server),
+    logger,
+    metrics: KubeBridgeMetrics.of(registry),
+    registry,
+    concurrency: 8,
+    resyncMs: 60_000,
+    backoff: { initialMs: 100, maxMs: 1000 },
+    instance: 'bridge-test',
+  });
+  await bridge.start();
+  running = { bridge, registry, gates };
+  return running;
+}
+
+async function stopBridge(): Promise<void> {
+  await running?.bridge.stop();
+  running = undefined;
+}
+
+async function kubectl(args: string[], input?: string): Promise<string> {
+  const res = await cluster.kubectl(args, input === undefined ? {} : { input });
+  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
+  return res.stdout;
+}
+
+interface HostObject {
+  metadata: { name: string; resourceVersion: string; uid: string };
+  spec?: unknown;
+  status?: unknown;
+}
+
+async function hostGet(resource: string, name: string): Promise<HostObject | undefined> {
+  const res = await cluster.kubectl(['get', resource, name, '-n', 'default', '-o', 'json']);
+  if (res.code !== 0) {
+    if (/NotFound/.test(res.stderr)) return undefined;
+    throw new Error(res.stderr);
+  }
+  return JSON.parse(res.stdout) as HostObject;
+}
+
+async function flotillaGet(ref: ObjectRef) {
+  return objects().get(ref);
+}
+
+const writes = (r: Running, side: string) => metricSum(r.registry, 'flotilla_kube_bridge_writes_total', { side });
+
+const cronYaml = (name: string, targetReplicas: number) => `
+apiVersion: autoscaling.karmada.io/v1alpha1
+kind: CronFederatedHPA
+metadata:
+  name: ${name}
+  namespace: default
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  rules:
+    - name: scale-up
+      schedule: "0 8 * * 1-5"
+      targetReplicas: ${targetReplicas}
+      timeZone: Asia/Shanghai
+`;
+const cronRef = (name: string): ObjectRef => ({ kind: 'CronFederatedHPA', namespace: 'default', name });
+
+beforeAll(async () => {
+  cluster = await startKubeCluster({ name: 'bridge-host', controlPlaneOnly: true });
+  for (const file of readdirSync(CRDS).filter((f) => f.endsWith('.yaml')))
+    await kubectl(['apply', '-f', join(CRDS, file)]);
+  await kubectl(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  bus = await testBus('kb');
+  const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
+  const served = serveNatsApi(bus, handler, { error: () => undefined }, new Registry());
+  stopGateway = async () => served.stop();
+  gateway = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot });
+  redis = new Redis(REDIS_URL);
+  prefix = uniquePrefix('kb');
+  await startBridge();
+}, 180_000);
+
+afterAll(async () => {
+  await stopBridge();
+  await redis?.del(SyncRecords.hashKeyFor(prefix), SyncRecords.eventsHashKeyFor(prefix));
+  redis?.disconnect();
+  await stopGateway?.();
+  await bus?.dispose();
+  await cluster?.stop();
+}, 60_000);
+
+describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
+  it('mirrors a CronFederatedHPA applied with kubectl into Flotilla', async () => {
+    await kubectl(['apply', '-f', '-'], cronYaml('web-cron', 10));
+    const mirrored = await eventually(() => flotillaGet(cronRef('web-cron')), 15_000, 'the mirrored CronFederatedHPA');
+    expect(mirrored.spec).toMatchObject({ rules: [{ name: 'scale-up', targetReplicas: 10 }] });
+  });
+
+  it("writes Flotilla's status to the status subresource under the field manager flotilla", async () => {
+    const status = { executionHistories: [{ ruleName: 'scale-up', nextExecutionTime: '2026-11-27T00:00:00Z' }] };
+    await statuses().fold(cronRef('web-cron'), 1, () => status);
+    const host = await eventually(
+      async () => {
+        const o = await hostGet('cronfhpa', 'web-cron');
+        return o?.status ? o : undefined;
+      },
+      15_000,
+      'the status on the host',
+    );
+    expect(host.status).toEqual(status);
+    const managed = await kubectl(['get', 'cronfhpa', 'web-cron', '-o', 'json', '--show-managed-fields']);
+    const entries = (
+      JSON.parse(managed) as { metadata: { managedFields: Array<{ manager: string; subresource?: string }> } }
+    ).metadata.managedFields;
+    expect(entries).toContainEqual(expect.objectContaining({ manager: 'flotilla', subresource: 'status' }));
+  });
+
+  it('writes ResourceBindings out, and kubectl waits for their Scheduled condition', async () => {
+    const ref = { kind: 'ResourceBinding', namespace: 'default', name: 'web-deployment' };
+    await objects().create({
+      apiVersion: 'work.karmada.io/v1alpha2',
+      kind: 'ResourceBinding',
+      metadata: { name: ref.name, namespace: 'default' },
+      spec: {
+        resource: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'default' },
+        replicas: 3,
+        clusters: [{ name: 'member1', replicas: 3 }],
+      },
+    });
+    await statuses().fold(ref, 1, () => ({
+      conditions: [
+        {
+          type: 'Scheduled',
+          status: 'True',
+          reason: 'Success',
+          message: 'Binding has been scheduled successfully.',
+          lastTransitionTime: '2026-11-26T12:00:00Z',
+        },
+      ],
+    }));
+    await kubectl(['wait', '--for=condition=Scheduled', 'rb/web-deployment', '-n', 'default', '--timeout=30s']);
+    expect(await kubectl(['get', 'rb', '-n', 'default'])).toContain('web-deployment');
+    const host = await hostGet('rb', 'web-deployment');
+    expect(host?.spec).toMatchObject({ clusters: [{ name: 'member1', replicas: 3 }] });
+    // The scheduler's decision, as the status writer records it, is an event kubectl describe shows.
+    await new KubeEventStore(bus).record(
+      ref,
+      {
+        type: 'Normal',
+        reason: 'ScheduleBindingSucceed',
+        message: 'Binding has been scheduled successfully. Result: {member1:3}',
+        component: 'affinity-scheduler',
+        time: new Date(),
+      },
+      1,
+    );
+    const described = await eventually(
+      async () => {
+        const text = await kubectl(['describe', 'rb', 'web-deployment', '-n', 'default']);
+        return text.includes('ScheduleBindingSucceed') ? text : undefined;
+      },
+      15_000,
+      'the event in kubectl describe',
+    );
+    expect(described).toContain('Binding has been scheduled successfully. Result: {member1:3}');
+  });
+
+  it('copies an object created in Flotilla to the host', async () => {
+    await gateway.apply({
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }],
+        placement: { clusterAffinity: { clusterNames: ['member1'] } },
+      },
+    });
+    const host = await eventually(() => hostGet('pp', 'web'), 15_000, 'the policy on the host');
+    expect(host.spec).toMatchObject({ placement: { clusterAffinity: { clusterNames: ['member1'] } } });
+  });
+
+  it('mirrors the resource templates a policy selects, and only those', async () => {
+    const deployment = (name: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'default', labels: { app: name } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    await kubectl(['apply', '-f', '-'], JSON.stringify(deployment('web')));
+    await kubectl(['apply', '-f', '-'], JSON.stringify(deployment('unselected')));
+    const web = await eventually(
+      () => flotillaGet({ kind: 'Deployment', namespace: 'default', name: 'web' }),
+      15_000,
+      'the selected template in Flotilla',
+    );
+    expect(web.spec).toMatchObject({ replicas: 2 });
+    await running!.bridge.idle();
+    expect(await flotillaGet({ kind: 'Deployment', namespace: 'default', name: 'unselected' })).toBeUndefined();
+  });
+
+  it('deletions flow both ways', async () => {
+    await kubectl(['delete', 'cronfhpa', 'web-cron', '-n', 'default']);
+    await eventually(
+      async () => ((await flotillaGet(cronRef('web-cron'))) ? undefined : true),
+      15_000,
+      'the CronFederatedHPA gone from Flotilla',
+    );
+    await gateway.delete('PropagationPolicy', 'web', 'default');
+    await eventually(
+      async () => ((await hostGet('pp', 'web')) ? undefined : true),
+      15_000,
+      'the policy gone from the host',
+    );
+    await objects().delete({ kind: 'ResourceBinding', namespace: 'default', name: 'web-deployment' });
+    await eventually(
+      async () => ((await hostGet('rb', 'web-deployment')) ? undefined : true),
+      15_000,
+      'the binding gone from the host',
+    );
+  });
+
+  it("a change on both sides keeps the host's, and says so with both resourceVersions", async () => {
+    await kubectl(['apply', '-f', '-'], cronYaml('both', 4));
+    await eventually(() => flotillaGet(cronRef('both')), 15_000, 'the mirrored CronFederatedHPA');
+    await running!.bridge.idle();
+    await stopBridge();
+    await kubectl(['apply', '-f', '-'], cronYaml('both', 6));
+    await gateway.apply({
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'CronFederatedHPA',
+      metadata: { name: 'both', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        rules: [{ name: 'scale-up', schedule: '0 8 * * 1-5', targetReplicas: 9, timeZone: 'Asia/Shanghai' }],
+      },
+    });
+    await startBridge();
+    await eventually(
+      async () => {
+        const o = await flotillaGet(cronRef('both'));
+        const rules = (o?.spec as { rules?: Array<{ targetReplicas: number }> } | undefined)?.rules;
+        return rules?.[0]?.targetReplicas === 6 ? o : undefined;
+      },
+      15_000,
+      "the host's change in Flotilla",
+    );
+    const events = await eventually(
+      async () => {
+        const list = JSON.parse(
+          await kubectl([
+            'get',
+            'events',
+            '-n',
+            'default',
+            '--field-selector',
+            'involvedObject.name=both',
+            '-o',
+            'json',
+          ]),
+        ) as { items: Array<{ type: string; reason: string; message: string }> };
+        return list.items.length ? list.items : undefined;
+      },
+      15_000,
+      'the conflict event',
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'Warning',
+        reason: 'MirrorConflict',
+        message: expect.stringMatching(
+          /changed on both sides since the last sync \(host \d+, Flotilla \d+\): host resourceVersion \d+, Flotilla resourceVersion \d+/,
+        ),
+      }),
+    );
+    expect(await kubectl(['describe', 'cronfhpa', 'both', '-n', 'default'])).toContain('MirrorConflict');
+  });
+
+  it('a restarted bridge writes nothing again and catches up on what changed while it was away', async () => {
+    await running!.bridge.idle();
+    await stopBridge();
+    const before = {
+      host: (await hostGet('cronfhpa', 'both'))!.metadata.resourceVersion as string,
+      flotilla: (await flotillaGet(cronRef('both')))!.metadata.resourceVersion,
+    };
+    await kubectl(['apply', '-f', '-'], cronYaml('while-away', 2));
+    const r = await startBridge();
+    await eventually(() => flotillaGet(cronRef('while-away')), 15_000, 'the object created while the bridge was away');
+    await r.bridge.idle();
+    // One write: the object created while away, into Flotilla. Nothing already mirrored is written again.
+    expect(await writes(r, 'flotilla')).toBe(1);
+    expect(await writes(r, 'host')).toBe(0);
+    expect((await hostGet('cronfhpa', 'both'))!.metadata.resourceVersion).toBe(before.host);
+    expect((await flotillaGet(cronRef('both')))!.metadata.resourceVersion).toBe(before.flotilla);
+  });
+
+  it('the host API server unreachable: unready and says why, then catches up', async () => {
+    const r = running!;
+    await cluster.stopApiServer();
+    await eventually(() => (r.gates.open ? undefined : true), 30_000, 'the bridge unready');
+    expect(r.gates.reasons().join('\n')).toMatch(
+      new RegExp(`${HOST_GATE}: cannot reach the host API server https://127\\.0\\.0\\.1:\\d+`),
+    );
+    // Flotilla moves on meanwhile.
+    const status = { executionHistories: [{ ruleName: 'scale-up', nextExecutionTime: '2026-11-28T00:00:00Z' }] };
+    await statuses().fold(cronRef('while-away'), 1, () => status);
+    await gateway.apply({
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'CronFederatedHPA',
+      metadata: { name: 'during-outage', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        rules: [{ name: 'r', schedule: '0 9 * * *', targetReplicas: 2 }],
+      },
+    });
+    await cluster.startApiServer();
+    await eventually(() => (r.gates.open ? true : undefined), 30_000, 'the bridge ready again');
+    const host = await eventually(
+      async () => {
+        const o = await hostGet('cronfhpa', 'while-away');
+        return o?.status ? o : undefined;
+      },
+      30_000,
+      'the status written after the outage',
+    );
+    expect(host.status).toEqual(status);
+    await eventually(() => hostGet('cronfhpa', 'during-outage'), 30_000, 'the object created during the outage');
+  });
+});

@@ -1,0 +1,76 @@
+// ttlSecondsAfterFinished on the controller's own clock (a ManualClock the test moves): whether the TTL has run out is
+// decided on that clock, so the test sets the moment instead of waiting out real seconds and racing them.
+import { createDelayedQueue, jobDueAt, ManualClock } from '@flotilla/runtime';
+import type { StoredObject } from '@flotilla/store';
+import { eventually } from '@flotilla/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindingFor, harness, rebalancer, workload, type Harness } from './testing/harness.js';
+
+const TTL_SECONDS = 3600;
+const RESYNC_MS = 200;
+let h: Harness;
+// Starts at the store's time (creationTimestamp is the store's), whole seconds like finishTime.
+const clock = new ManualClock(Math.ceil(Date.now() / 1000) * 1000 + 1000);
+
+beforeAll(async () => {
+  h = await harness('rebalancer-ttl');
+  // Every rebalancer is reconsidered every RESYNC_MS: a pass soon after each move of the clock.
+  await h.controller({ clock, resyncMs: RESYNC_MS }).start();
+});
+afterAll(async () => {
+  await h?.dispose();
+});
+
+const ref = { kind: 'WorkloadRebalancer', name: 'short-lived' };
+type Status = { observedWorkloads?: Array<{ workload: { name: string }; result?: string }>; finishTime?: string };
+const statusOf = async () => (await h.store.get(ref))?.status as Status | undefined;
+/** Several resync passes on the clock as it is now. */
+const passes = () => new Promise((r) => setTimeout(r, RESYNC_MS * 5));
+
+describe('rebalancer TTL on the controller clock', () => {
+  it("waits out ttlSecondsAfterFinished after finishTime; a workload added before moves it (Karmada's case 1)", async () => {
+    await h.apply(bindingFor('ttl-1'));
+    await h.apply(bindingFor('ttl-2'));
+    await h.apply(rebalancer('short-lived', [workload('ttl-1')], { ttlSecondsAfterFinished: TTL_SECONDS }));
+    const first = await eventually(async () => (await statusOf())?.finishTime, 10_000, 'finished');
+    expect(Date.parse(first)).toBe(clock.now().getTime());
+
+    // The durable timer: a BullMQ delayed job due when the TTL runs out, so a restart or a new leader keeps it.
+    const queue = createDelayedQueue({ name: 'rebalancer', prefix: h.bus.names.prefix, connection: h.redis });
+    try {
+      const armed = await eventually(async () => {
+        const jobs = await queue.getJobs(['delayed']);
+        return jobs.length ? jobs : undefined;
+      });
+      expect(armed.map(jobDueAt)).toContain(Date.parse(first) + TTL_SECONDS * 1000);
+    } finally {
+      await queue.close();
+    }
+
+    // Half the TTL later a second workload is added: finishTime moves to then.
+    clock.advance((TTL_SECONDS / 2) * 1000);
+    const current = (await h.store.get(ref)) as StoredObject;
+    await h.store.apply({
+      ...current,
+      spec: { workloads: [workload('ttl-1'), workload('ttl-2')], ttlSecondsAfterFinished: TTL_SECONDS },
+    });
+    const second = await eventually(
+      async () => {
+        const s = await statusOf();
+        return s?.finishTime !== first && s?.observedWorkloads?.every((o) => o.result === 'Successful') ? s : undefined;
+      },
+      10_000,
+      'finished again',
+    );
+    expect(Date.parse(second.finishTime!)).toBe(Date.parse(first) + (TTL_SECONDS / 2) * 1000);
+
+    // Past the first deadline, a second before the second one: passes keep it.
+    clock.set(Date.parse(second.finishTime!) + TTL_SECONDS * 1000 - 1000);
+    await passes();
+    expect(await h.store.get(ref)).toBeDefined();
+
+    // The second deadline: deleted.
+    clock.advance(1000);
+    await eventually(async () => ((await h.store.get(ref)) ? undefined : true), 10_000, 'the TTL delete');
+  });
+});
