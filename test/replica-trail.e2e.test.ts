@@ -364,5 +364,22 @@ spec:
       'warning: deployment/land: spec.replicas: kept at 24 (asked for 5): EffectiveHorizontalPodAutoscaler default/land scales this workload',
     );
     expect((await getJson<{ spec: { replicas: number } }>('deployment', 'land')).spec.replicas).toBe(24);
+    // A Warning on both objects, naming both.
+    for (const [kind, name] of [
+      ['deploy', 'land'],
+      ['ehpa', 'land'],
+    ] as const)
+      await eventually(
+        async () => {
+          const d = await flotilla(s.env, ['describe', kind, name]);
+          return /Warning\s+ReplicaOwnerConflict.*Deployment\/land spec\.replicas.*EffectiveHorizontalPodAutoscaler default\/land scales it/.test(
+            d.out,
+          )
+            ? true
+            : undefined;
+        },
+        10_000,
+        `the ReplicaOwnerConflict Warning on ${kind}/${name}`,
+      );
   }, 30_000);
 });

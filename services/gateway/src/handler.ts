@@ -39,6 +39,8 @@ export interface Caller {
 }
 
 /** A CronFederatedHPA writes replicas too: its target is checked against the autoscalers (replicaOwnerConflict). */
+/** The Warning event's reason (and the event type on the autoscaler) when two writers meet on one replica field. */
+export const REPLICA_OWNER_CONFLICT = 'ReplicaOwnerConflict';
 const REPLICA_WRITER_KINDS = [...AUTOSCALER_KINDS, 'CronFederatedHPA'] as const;
 const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
 const isWorkload = (o: StoredObject) =>
@@ -99,7 +101,9 @@ export class GatewayHandler {
       };
     await this.ensureRoom();
     const { object, outcome } = await this.store.apply(toStore);
-    if (replicas && outcome !== 'unchanged') await this.publishReplicasApplied(object, replicas, outcome, caller);
+    // A kept count leaves the object unchanged, and is still news: the conflict's Warning goes with it.
+    if (replicas && (outcome !== 'unchanged' || replicas.retainedBy))
+      await this.publishReplicasApplied(object, replicas, outcome === 'created' ? 'created' : 'configured', caller);
     return { object: object as StoredLike, outcome, ...(warnings && { warnings }) };
   }
 
@@ -185,18 +189,43 @@ export class GatewayHandler {
       outcome,
       ...(r.retainedBy ? { retainedBy: r.retainedBy } : {}),
     };
+    const workloadRef = `${object.kind}/${object.metadata.name}`;
+    const conflict = r.retainedBy
+      ? `two writers of ${workloadRef} spec.replicas: an apply${caller.name ? ` by ${caller.name}` : ''} asked for ${r.requestedReplicas}, and ${r.retainedBy} scales it; its count ${r.toReplicas} is kept`
+      : undefined;
+    const id = `${object.metadata.uid}/${REPLICAS_APPLIED}/${object.metadata.resourceVersion}`;
     await this.publish(
       cloudEvent({
-        id: `${object.metadata.uid}/${REPLICAS_APPLIED}/${object.metadata.resourceVersion}`,
+        id,
         source: 'gateway',
         type: REPLICAS_APPLIED,
         kind: object.kind,
         namespace: object.metadata.namespace,
         name: object.metadata.name,
         time: this.now(),
-        data,
+        data: {
+          ...data,
+          ...(conflict ? { kubeEvent: { type: 'Warning', reason: REPLICA_OWNER_CONFLICT, message: conflict } } : {}),
+        },
       }),
     );
+    // The same Warning on the autoscaler, so that `describe` of either object names both.
+    if (conflict && r.retainedByRef?.name)
+      await this.publish(
+        cloudEvent({
+          id: `${id}/${REPLICA_OWNER_CONFLICT}`,
+          source: 'gateway',
+          type: REPLICA_OWNER_CONFLICT,
+          kind: r.retainedByRef.kind,
+          namespace: r.retainedByRef.namespace,
+          name: r.retainedByRef.name,
+          time: this.now(),
+          data: {
+            workload: workloadRef,
+            kubeEvent: { type: 'Warning', reason: REPLICA_OWNER_CONFLICT, message: conflict },
+          },
+        }),
+      );
   }
 
   private ref(q: { kind: string; namespace?: string | undefined; name: string }): ObjectRef {

@@ -60,6 +60,8 @@ export interface ReplicasOfApply {
   toReplicas: number | undefined;
   /** `FederatedHPA default/web` when its count was kept instead of the requested one. */
   retainedBy?: string;
+  /** That autoscaler, to record the conflict on it too. */
+  retainedByRef?: { kind: string; namespace: string | undefined; name: string | undefined };
 }
 
 const replicasOf = (o: { spec?: unknown } | undefined): number | undefined => {
@@ -88,6 +90,7 @@ export function retainAutoscaledReplicas<T extends { spec?: unknown }>(
     object: { ...applied, spec: { ...(applied.spec as object), replicas: before } },
     toReplicas: before,
     retainedBy: `${writer.kind} ${writer.metadata.namespace ?? 'default'}/${writer.metadata.name}`,
+    retainedByRef: { kind: writer.kind, namespace: writer.metadata.namespace, name: writer.metadata.name },
   };
 }
 

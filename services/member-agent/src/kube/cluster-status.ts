@@ -1,3 +1,4 @@
+import type { ObjectMeta } from '@flotilla/api';
 import { addResources, resourcesFrom, toResourceList, ZERO, type Resources } from '../sim/resources.js';
 import type { ClusterStatusPatch } from '../sim/cluster-sim.js';
 import type { PodView } from './workload-status.js';
@@ -14,7 +15,7 @@ export interface KubeContainer {
 
 /** The parts of a Pod the driver reads. */
 export interface KubePod {
-  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+  metadata?: Partial<Pick<ObjectMeta, 'name' | 'namespace' | 'labels'>>;
   spec?: {
     nodeName?: string;
     containers?: KubeContainer[];

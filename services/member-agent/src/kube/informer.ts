@@ -1,8 +1,9 @@
+import type { ObjectMeta } from '@flotilla/api';
 import { backoffDelay, kubeError, statusOf, type KubeRequest } from './errors.js';
 
 /** A raw object as the API server sends it. */
 export interface RawObject {
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  metadata?: Partial<Pick<ObjectMeta, 'name' | 'namespace' | 'resourceVersion'>>;
   [field: string]: unknown;
 }
 

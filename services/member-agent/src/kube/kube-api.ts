@@ -1,14 +1,10 @@
+import type { KindDefinition } from '@flotilla/api';
 import type { MemberInformer, MemberInformerOptions, RawObject } from './informer.js';
 import type { Manifest, MemberRef } from './member-objects.js';
 
 /** A resource's place in the API, from discovery. */
-export interface ResourceInfo {
-  group: string;
-  version: string;
-  /** Plural resource name, e.g. deployments. */
-  plural: string;
-  namespaced: boolean;
-}
+/** Where a kind's objects are served: group, version, plural resource name (e.g. deployments), namespaced. */
+export type ResourceInfo = Pick<KindDefinition, 'group' | 'version' | 'plural' | 'namespaced'>;
 
 /**
  * What the kube driver does with a member cluster's API server. Implemented over @kubernetes/client-node by

@@ -1,3 +1,4 @@
+import type { Condition, ObjectMeta } from '@flotilla/api';
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
@@ -97,13 +98,9 @@ const kindKey = (k: KindRef) => `${k.apiVersion}/${k.kind}`;
 
 /** What the driver keeps of an object of a kind it applies (the informers' transform). */
 export function memberObjectView(k: KindRef, raw: RawObject): MemberObjectView {
-  const md = (raw.metadata ?? {}) as {
-    name?: string;
-    namespace?: string;
-    annotations?: Record<string, string>;
-    generation?: number;
-    deletionTimestamp?: unknown;
-  };
+  const md = (raw.metadata ?? {}) as Partial<
+    Pick<ObjectMeta, 'name' | 'namespace' | 'annotations' | 'generation' | 'deletionTimestamp'>
+  >;
   const view: MemberObjectView = {
     ref: { apiVersion: k.apiVersion, kind: k.kind, namespace: md.namespace ?? '', name: md.name ?? '' },
   };
@@ -141,7 +138,7 @@ export function memberObjectView(k: KindRef, raw: RawObject): MemberObjectView {
       ...(cpu !== undefined ? { cpuUtilization: cpu } : {}),
     };
   } else if (view.replicas !== undefined) {
-    const conditions = (status.conditions ?? []) as Array<{ type: string; status: string; reason?: string }>;
+    const conditions = (status.conditions ?? []) as Array<Pick<Condition, 'type' | 'status' | 'reason'>>;
     const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
     view.status = {
       ...(num(status.observedGeneration) !== undefined ? { observedGeneration: num(status.observedGeneration) } : {}),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MemberLimitsError, parseMemberLimits, type ResourceBindingSpec } from '@flotilla/api';
+import { MemberLimitsError, parseMemberLimits, type ResourceBindingSpec, type ObjectMeta } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
 import type { BindingRef } from '../sim/capacity.js';
 
@@ -33,7 +33,7 @@ export const formatBindingRef = (r: BindingRef): string => `${r.kind}/${r.namesp
 export type Manifest = Record<string, unknown> & {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'labels' | 'annotations'>;
 };
 
 /** One object the agent wants in its cluster. */

@@ -1,3 +1,4 @@
+import type { Condition } from '@flotilla/api';
 import type { MemberHpaStatus, WorkloadReplicaStatus, WorkloadReport } from '../sim/capacity.js';
 import type { Resources } from '../sim/resources.js';
 import type { MemberRef, ObservedObject } from './member-objects.js';
@@ -26,7 +27,7 @@ export interface MemberObjectView extends ObservedObject {
     readyReplicas?: number;
     availableReplicas?: number;
     updatedReplicas?: number;
-    conditions?: Array<{ type: string; status: string; reason?: string }>;
+    conditions?: Array<Pick<Condition, 'type' | 'status' | 'reason'>>;
   };
   /** A HorizontalPodAutoscaler's spec and status. */
   hpa?: {

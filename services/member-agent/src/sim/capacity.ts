@@ -1,3 +1,4 @@
+import type { Condition } from '@flotilla/api';
 import {
   addResources,
   timesPods,
@@ -106,7 +107,7 @@ export interface WorkloadReplicaStatus {
   /** The member HPA acting on the workload in this cluster, as its status says. */
   hpa?: MemberHpaStatus;
   /** The workload's own conditions (real clusters), without their times so that only a change is reported. */
-  conditions?: Array<{ type: string; status: string; reason?: string }>;
+  conditions?: Array<Pick<Condition, 'type' | 'status' | 'reason'>>;
 }
 
 export interface MemberHpaStatus {
