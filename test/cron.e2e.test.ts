@@ -147,12 +147,15 @@ describe('cron scheduler end to end', () => {
   it('scales a Deployment up and down, sets a FederatedHPA min, honours suspend, renames and history limits', async () => {
     setUp();
     await apply(deployment('web', 1));
+    // The FederatedHPA scales a Deployment of its own: a CronFederatedHPA aimed at a workload that a FederatedHPA
+    // also scales is refused at admission (two owners of spec.replicas), so the rules below reach it through the HPA.
+    await apply(deployment('web-autoscaled', 1));
     await apply(`
 apiVersion: autoscaling.karmada.io/v1alpha1
 kind: FederatedHPA
 metadata: { name: web-hpa, namespace: default }
 spec:
-  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web-autoscaled }
   minReplicas: 1
   maxReplicas: 10
 `);
