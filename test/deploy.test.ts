@@ -12,6 +12,7 @@ import { busNames, natsAuthorization } from '@flotilla/bus';
 import { SERVICE_NAMES } from '@flotilla/catalogue';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { redisAclRules } from '@flotilla/runtime';
+import { kubeBinDir } from '@flotilla/testkit/kube';
 import { configSchema as rebalancerConfig } from '@flotilla/rebalancer';
 import { configSchema as hpaAssignerConfig } from '@flotilla/hpa-assigner';
 
@@ -657,19 +658,13 @@ describe('deploymentProblems: each broken invariant is reported', () => {
   });
 });
 
-// kustomize is built into kubectl; where kubectl is installed, render deploy/ exactly as `kubectl apply -k` would.
-const kubectlAvailable = ((): boolean => {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+// kustomize is built into kubectl: render deploy/ exactly as `kubectl apply -k` would, with the kubectl that
+// scripts/kube-env builds (kubeBinDir throws, naming the build command, when it is missing: this never skips).
+const kubectl = join(kubeBinDir(), 'kubectl');
 
-describe.skipIf(!kubectlAvailable)('kubectl kustomize deploy/ (needs kubectl, no cluster)', () => {
+describe('kubectl kustomize deploy/ (kubectl, no cluster)', () => {
   const render = (dir: string): Obj[] =>
-    parseAllDocuments(execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' }))
+    parseAllDocuments(execFileSync(kubectl, ['kustomize', dir], { encoding: 'utf8' }))
       .map((d) => d.toJS() as unknown)
       .filter(isObj);
 
@@ -806,21 +801,26 @@ describe('deploy/monitoring', () => {
     expect([...new Set(read)].filter((m) => !registered.has(m))).toEqual([]);
   });
 
-  it.skipIf(!promtoolAvailable)('promtool accepts the rules and every dashboard query (needs promtool)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flotilla-rules-'));
-    try {
-      const dashboardRules = dashboardExprs.map((expr, i) => ({
-        record: `flotilla:dashboard_query_${i}`,
-        expr: expr.replaceAll('$__rate_interval', '5m'),
-      }));
-      const groups = [...arr(get(prometheusRule, 'spec.groups')), { name: 'dashboard', rules: dashboardRules }];
-      writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
-      const out = execFileSync('promtool', ['check', 'rules', join(dir, 'rules.yaml')], { encoding: 'utf8' });
-      expect(out).toContain(`SUCCESS: ${alerts.length + dashboardRules.length} rules found`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  // promtool comes with Debian's prometheus package, which scripts/test installs: in CI a missing promtool fails here;
+  // only on a developer machine without it is this one check skipped.
+  it.skipIf(!promtoolAvailable && process.env.CI !== 'true')(
+    'promtool accepts the rules and every dashboard query (needs promtool)',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'flotilla-rules-'));
+      try {
+        const dashboardRules = dashboardExprs.map((expr, i) => ({
+          record: `flotilla:dashboard_query_${i}`,
+          expr: expr.replaceAll('$__rate_interval', '5m'),
+        }));
+        const groups = [...arr(get(prometheusRule, 'spec.groups')), { name: 'dashboard', rules: dashboardRules }];
+        writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
+        const out = execFileSync('promtool', ['check', 'rules', join(dir, 'rules.yaml')], { encoding: 'utf8' });
+        expect(out).toContain(`SUCCESS: ${alerts.length + dashboardRules.length} rules found`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('the metric name check catches a misspelt metric', () => {
     expect(
