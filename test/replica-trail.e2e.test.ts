@@ -71,6 +71,34 @@ async function getJson<T>(kind: string, name: string): Promise<T> {
   return JSON.parse(r.out) as T;
 }
 
+/** Waits for `describe` of each object (`kind/name`) to show an event matching `event`. */
+async function warnedOn(objects: string[], event: RegExp): Promise<void> {
+  for (const o of objects) {
+    const [kind, name] = o.split('/') as [string, string];
+    await eventually(
+      async () => (event.test((await flotilla(s.env, ['describe', kind, name])).out) ? true : undefined),
+      10_000,
+      `the ReplicaOwnerConflict Warning on ${o}`,
+    );
+  }
+}
+
+/** Waits for the autoscaler's ReplicaOwnerConflict condition to have `status`, and returns it. */
+function ownerCondition(kind: string, name: string, status: 'True' | 'False') {
+  return eventually(
+    async () =>
+      (await getJson<AutoscalerStatus>(kind, name)).status?.conditions?.find(
+        (x) => x.type === 'ReplicaOwnerConflict' && x.status === status,
+      ),
+    15_000,
+    `the ReplicaOwnerConflict condition of ${kind}/${name} ${status}`,
+  );
+}
+
+interface AutoscalerStatus {
+  status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
+}
+
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 interface RuleHistory {
@@ -377,21 +405,51 @@ spec:
     );
     expect((await getJson<{ spec: { replicas: number } }>('deployment', 'land')).spec.replicas).toBe(24);
     // A Warning on both objects, naming both.
-    for (const [kind, name] of [
-      ['deploy', 'land'],
-      ['ehpa', 'land'],
-    ] as const)
-      await eventually(
-        async () => {
-          const d = await flotilla(s.env, ['describe', kind, name]);
-          return /Warning\s+ReplicaOwnerConflict.*Deployment\/land spec\.replicas.*EffectiveHorizontalPodAutoscaler default\/land scales it/.test(
-            d.out,
-          )
-            ? true
-            : undefined;
-        },
-        10_000,
-        `the ReplicaOwnerConflict Warning on ${kind}/${name}`,
-      );
+    await warnedOn(
+      ['deploy/land', 'ehpa/land'],
+      /Warning\s+ReplicaOwnerConflict.*Deployment\/land spec\.replicas.*EffectiveHorizontalPodAutoscaler default\/land scales it/,
+    );
+    // ... and a condition on the autoscaler, which stays for a while (the apply was a moment, not a state).
+    expect(await ownerCondition('ehpa', 'land', 'True')).toMatchObject({ reason: 'AppliedReplicasRetained' });
   }, 30_000);
+
+  it('a member HPA Flotilla did not create, on a workload a FederatedHPA scales: a Warning on both and a condition, until it goes', async () => {
+    setUp();
+    const withForeignHpa = `${simCluster('member2', 'weighted', '16')}    foreignHorizontalPodAutoscalers:
+    - name: floor-local
+      namespace: default
+      scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: floor }
+      minReplicas: 1
+      maxReplicas: 5
+`;
+    await apply(withForeignHpa);
+    // The sim reports it in the Cluster's status ...
+    await eventually(
+      async () => {
+        const c = await getJson<{ status?: { foreignHorizontalPodAutoscalers?: unknown[] } }>('cluster', 'member2');
+        return c.status?.foreignHorizontalPodAutoscalers?.length === 1 ? true : undefined;
+      },
+      10_000,
+      "member2's foreign HPA in its status",
+    );
+    // ... the hpa-assigner finds the conflict: the condition on the FederatedHPA, naming the member HPA ...
+    const condition = await ownerCondition('fhpa', 'floor', 'True');
+    expect(condition).toMatchObject({ reason: 'ForeignMemberHPA' });
+    expect(condition.message).toContain(
+      'HorizontalPodAutoscaler member2/default/floor-local (not created by Flotilla)',
+    );
+    // ... and a Warning on both objects, naming both.
+    await warnedOn(
+      ['fhpa/floor', 'deploy/floor'],
+      /Warning\s+ReplicaOwnerConflict.*HorizontalPodAutoscaler member2\/default\/floor-local.*FederatedHPA default\/floor scales/,
+    );
+
+    // The member HPA goes: the condition clears.
+    await apply(simCluster('member2', 'weighted', '16'));
+    const cleared = await ownerCondition('fhpa', 'floor', 'False');
+    expect(cleared).toMatchObject({ reason: 'NoConflict' });
+    expect((await getJson<{ status?: Record<string, unknown> }>('cluster', 'member2')).status).not.toHaveProperty(
+      'foreignHorizontalPodAutoscalers',
+    );
+  }, 60_000);
 });

@@ -71,10 +71,12 @@ export {
   clusterSpecSchema,
   clusterSimulationSchema,
   clusterStatusSchema,
+  foreignHorizontalPodAutoscalerSchema,
   type Cluster,
   type ClusterSimulation,
   type ClusterSpec,
   type ClusterStatus,
+  type ForeignHorizontalPodAutoscaler,
 } from './kinds/cluster.js';
 export {
   clusterAffinitySchema,

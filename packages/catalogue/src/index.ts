@@ -22,6 +22,8 @@ export const Controllers = {
   federatedHpa: 'hpa-assigner',
   /** hpa-assigner: Crane's EffectiveHPAs. */
   effectiveHpa: 'effective-hpa',
+  /** hpa-assigner: member HPAs Flotilla did not create, aimed at what an autoscaler scales (owner conflicts). */
+  replicaOwners: 'replica-owners',
   /** kube-bridge: a host API server's objects mirrored in, status written back. */
   kubeBridge: 'kube-bridge',
   /** kube-bridge: Flotilla's Kubernetes-style events written to the host as core/v1 Events. */
@@ -104,7 +106,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['events', 'objects'], subscribe: [] },
     redis: true,
     queues: [Controllers.federatedHpa, Controllers.effectiveHpa],
-    controllers: [Controllers.federatedHpa, Controllers.effectiveHpa],
+    controllers: [Controllers.federatedHpa, Controllers.effectiveHpa, Controllers.replicaOwners],
     optional: false,
   },
   // Every write goes through the API (admission runs on what it mirrors in); its queue holds its sync records.

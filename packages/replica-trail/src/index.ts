@@ -22,3 +22,13 @@ export {
   type TrailAddress,
   type WorkloadRef,
 } from './addresses.js';
+export {
+  decideOwnerConflict,
+  ONE_TIME_CONFLICT_HOLD_MS,
+  OwnerConflictReasons,
+  REPLICA_OWNER_CONFLICT,
+  scaledWorkload,
+  type OwnerConflictDecision,
+  type OwnerConflictEvent,
+  type OwnerConflictInput,
+} from './owner-conflicts.js';

@@ -21,7 +21,7 @@ import type {
   StoredLike,
 } from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import { REPLICAS_APPLIED, type ReplicasAppliedData } from '@flotilla/replica-trail';
+import { OwnerConflictReasons, REPLICAS_APPLIED, type ReplicasAppliedData } from '@flotilla/replica-trail';
 import type { KubeEventStore, ObjectRef, ObjectStore, StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
 import {
@@ -259,6 +259,18 @@ export class GatewayHandler {
           time: this.now(),
           data: {
             workload: workloadRef,
+            // The autoscaler's condition (packages/replica-trail's owner conflicts): a one-time conflict, which the
+            // hpa-assigner's replica-owners controller clears after ONE_TIME_CONFLICT_HOLD_MS.
+            statusPatch: {
+              conditions: [
+                {
+                  type: REPLICA_OWNER_CONFLICT,
+                  status: 'True',
+                  reason: OwnerConflictReasons.appliedReplicasRetained,
+                  message: conflict,
+                },
+              ],
+            },
             kubeEvent: { type: 'Warning', reason: REPLICA_OWNER_CONFLICT, message: conflict },
           },
         }),

@@ -16,3 +16,9 @@ export {
 } from './effective-hpa-controller.js';
 export { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
 export { EhpaForecasts } from './ehpa-forecasts.js';
+export {
+  REPLICA_OWNER_CONFLICT_RESOLVED,
+  REPLICA_OWNERS_CONTROLLER_NAME,
+  ReplicaOwnersController,
+  type ReplicaOwnersControllerOptions,
+} from './replica-owners-controller.js';

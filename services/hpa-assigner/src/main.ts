@@ -6,6 +6,7 @@ import { Informers } from '@flotilla/store';
 import { configSchema } from './config.js';
 import { EffectiveHpaController } from './effective-hpa-controller.js';
 import { FederatedHpaController } from './federated-hpa-controller.js';
+import { ReplicaOwnersController } from './replica-owners-controller.js';
 
 const SERVICE: ServiceName = 'hpa-assigner';
 
@@ -68,9 +69,17 @@ await runLeaderService({
       controllerZone: config.EHPA_CONTROLLER_ZONE,
       concurrency: config.EHPA_CONCURRENCY,
     });
+    const replicaOwners = new ReplicaOwnersController({
+      informers,
+      registry,
+      publish: (e) => publishEvent(bus, e),
+      logger,
+    });
     try {
       await effectiveHpas.start();
+      await replicaOwners.start();
     } catch (err) {
+      await effectiveHpas.stop();
       await federatedHpas.stop();
       throw err;
     }
@@ -79,6 +88,7 @@ await runLeaderService({
       'assigning FederatedHPAs and scaling EffectiveHPAs as leader',
     );
     return async () => {
+      await replicaOwners.stop();
       await effectiveHpas.stop();
       await federatedHpas.stop();
     };

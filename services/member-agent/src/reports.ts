@@ -169,7 +169,7 @@ export function clusterPatchIsNoop(stored: Record<string, unknown>, patch: Clust
         const s = have.find((h) => h.type === c.type);
         if (!s || s.status !== c.status || s.reason !== c.reason || s.message !== c.message) return false;
       }
-    } else if (!isDeepStrictEqual(stored[field], value)) return false;
+    } else if (value === null ? stored[field] != null : !isDeepStrictEqual(stored[field], value)) return false;
   }
   return true;
 }

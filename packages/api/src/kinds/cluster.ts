@@ -43,6 +43,24 @@ const loadModelSchema = z.discriminatedUnion('type', [
 ]);
 
 /**
+ * Flotilla's extension: a HorizontalPodAutoscaler in a member cluster that Flotilla did not create (no binding
+ * annotation), as a member-agent reports it in the Cluster's `status.foreignHorizontalPodAutoscalers` (and as a
+ * simulated cluster declares it). An autoscaler of Flotilla's aimed at the same workload has an owner conflict.
+ */
+export const foreignHorizontalPodAutoscalerSchema = z.strictObject({
+  namespace: z.string().optional(),
+  name: z.string().min(1),
+  scaleTargetRef: z.strictObject({
+    apiVersion: z.string().optional(),
+    kind: z.string().min(1),
+    name: z.string().min(1),
+  }),
+  minReplicas: z.number().int().min(0).optional(),
+  maxReplicas: z.number().int().min(1).optional(),
+});
+export type ForeignHorizontalPodAutoscaler = z.infer<typeof foreignHorizontalPodAutoscalerSchema>;
+
+/**
  * Flotilla's extension: a Cluster with `spec.simulation` has no real API server behind it; the sim driver of the
  * member-agent plays it with this capacity, version, failure switch and per-workload load.
  */
@@ -63,6 +81,12 @@ export const clusterSimulationSchema = z.strictObject({
       }),
     )
     .optional(),
+  /**
+   * HorizontalPodAutoscalers someone made in the simulated cluster without Flotilla (kubectl on the member, say):
+   * reported in the Cluster's `status.foreignHorizontalPodAutoscalers`, where an autoscaler aimed at the same
+   * workload finds its owner conflict. They are reported, not run.
+   */
+  foreignHorizontalPodAutoscalers: z.array(foreignHorizontalPodAutoscalerSchema).optional(),
 });
 export type ClusterSimulation = z.infer<typeof clusterSimulationSchema>;
 
@@ -107,6 +131,8 @@ export const clusterStatusSchema = z.looseObject({
     })
     .optional(),
   remedyActions: z.array(z.string()).optional(),
+  /** The member cluster's HPAs Flotilla did not create, sorted by namespace and name; absent when there are none. */
+  foreignHorizontalPodAutoscalers: z.array(foreignHorizontalPodAutoscalerSchema).optional(),
   lastHeartbeatTime: timeSchema.optional(),
 });
 export type ClusterStatus = z.infer<typeof clusterStatusSchema>;

@@ -1,4 +1,4 @@
-import type { Condition, ObjectMeta } from '@flotilla/api';
+import type { Condition, ForeignHorizontalPodAutoscaler, ObjectMeta } from '@flotilla/api';
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
@@ -7,7 +7,12 @@ import { withoutPlacement, type AgentLogger } from '../agent.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
 import { bindingKey, ReportBook, type Report } from '../reports.js';
 import { unreachableWorkloadReport, type BindingRef, type WorkloadReport } from '../sim/capacity.js';
-import type { ClusterStatusPatch, StatusLookup, WorkloadUsage } from '../sim/cluster-sim.js';
+import {
+  foreignHpasField,
+  type ClusterStatusPatch,
+  type StatusLookup,
+  type WorkloadUsage,
+} from '../sim/cluster-sim.js';
 import type { WorkloadUsageGauge } from '../sim/usage-metrics.js';
 import type { UsageRecorder } from '../sim/usage-recorder.js';
 import {
@@ -105,8 +110,25 @@ export function memberObjectView(k: KindRef, raw: RawObject): MemberObjectView {
     ref: { apiVersion: k.apiVersion, kind: k.kind, namespace: md.namespace ?? '', name: md.name ?? '' },
   };
   const binding = md.annotations?.[MemberMarks.binding];
-  // Someone else's object: only its name is kept, to see a conflict.
-  if (binding === undefined) return view;
+  // Someone else's object: only its name is kept, to see a conflict; of an HPA also what it scales, within which
+  // limits (an autoscaler of Flotilla's aimed at the same workload has an owner conflict).
+  if (binding === undefined) {
+    if (k.kind === 'HorizontalPodAutoscaler') {
+      const spec = (raw.spec ?? {}) as Record<string, unknown>;
+      const target = (spec.scaleTargetRef ?? {}) as Record<string, unknown>;
+      if (typeof target.kind === 'string' && typeof target.name === 'string')
+        view.hpa = {
+          target: {
+            kind: target.kind,
+            name: target.name,
+            ...(typeof target.apiVersion === 'string' ? { apiVersion: target.apiVersion } : {}),
+          },
+          ...(typeof spec.minReplicas === 'number' ? { minReplicas: spec.minReplicas } : {}),
+          ...(typeof spec.maxReplicas === 'number' ? { maxReplicas: spec.maxReplicas } : {}),
+        };
+    }
+    return view;
+  }
   view.binding = binding;
   const hash = md.annotations?.[MemberMarks.appliedHash];
   if (hash) view.appliedHash = hash;
@@ -158,6 +180,27 @@ export function memberObjectView(k: KindRef, raw: RawObject): MemberObjectView {
     };
   }
   return view;
+}
+
+/** The HorizontalPodAutoscalers Flotilla did not create (no binding annotation), as a Cluster's status lists them. */
+export function foreignHpasOf(views: Iterable<MemberObjectView>): ForeignHorizontalPodAutoscaler[] {
+  const out: ForeignHorizontalPodAutoscaler[] = [];
+  for (const v of views) {
+    const target = v.hpa?.target;
+    if (v.binding !== undefined || !target?.kind || !target.name) continue;
+    out.push({
+      namespace: v.ref.namespace,
+      name: v.ref.name,
+      scaleTargetRef: {
+        ...(target.apiVersion ? { apiVersion: target.apiVersion } : {}),
+        kind: target.kind,
+        name: target.name,
+      },
+      ...(v.hpa!.minReplicas !== undefined ? { minReplicas: v.hpa!.minReplicas } : {}),
+      ...(v.hpa!.maxReplicas !== undefined ? { maxReplicas: v.hpa!.maxReplicas } : {}),
+    });
+  }
+  return out;
 }
 
 /**
@@ -567,7 +610,12 @@ export class KubeDriver {
         });
     }
     if (!this.nodes?.synced || !this.pods?.synced || this.version === undefined) return undefined;
-    return kubeClusterStatus(this.version, this.nodes.cache.values(), this.pods.cache.values());
+    const patch = kubeClusterStatus(this.version, this.nodes.cache.values(), this.pods.cache.values());
+    const hpaInformer = this.managed.get('autoscaling/v2/HorizontalPodAutoscaler');
+    // Only from a full list: a partial one would report a foreign HPA gone that is not.
+    if (hpaInformer?.synced)
+      patch.foreignHorizontalPodAutoscalers = foreignHpasField(foreignHpasOf(hpaInformer.cache.values()));
+    return patch;
   }
 
   /** Creates the namespaces the objects to apply live in, when missing (never removed: others may use them). */

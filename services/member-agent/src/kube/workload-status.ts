@@ -33,7 +33,7 @@ export interface MemberObjectView extends ObservedObject {
   hpa?: {
     minReplicas?: number;
     maxReplicas?: number;
-    target?: { kind?: string; name?: string };
+    target?: { apiVersion?: string; kind?: string; name?: string };
     currentReplicas?: number;
     desiredReplicas?: number;
     cpuUtilization?: number;

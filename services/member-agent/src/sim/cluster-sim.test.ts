@@ -110,6 +110,8 @@ describe('SimulatedClusters: cluster status', () => {
           allocated: { cpu: '0', memory: '0', pods: '0' },
           allocating: { cpu: '0', memory: '0', pods: '0' },
         },
+        // none: the field is removed from the status (null in a status patch)
+        foreignHorizontalPodAutoscalers: null,
       },
       kubeEvent: {
         type: 'Normal',
@@ -170,6 +172,29 @@ describe('SimulatedClusters: cluster status', () => {
     expect(clusterData(recovered, 'm1')?.statusPatch.conditions[0]?.status).toBe('True');
     expect(clusterData(recovered, 'm1')?.kubeEvent?.reason).toBe('ClusterReady');
     expect(workloadData(recovered, 'web-deployment', 'm1')?.health).toBe('Healthy');
+  });
+
+  it('reports the HPAs made without Flotilla, sorted, and removes the field once they are gone', () => {
+    const s = new SimulatedClusters();
+    const foreign = (name: string, namespace: string) => ({
+      name,
+      namespace,
+      scaleTargetRef: { kind: 'Deployment', name: 'web' },
+      maxReplicas: 4,
+    });
+    step(s, { clusters: [cluster('m1', sim())], bindings: [], now: at(0) });
+    const added = step(s, {
+      clusters: [cluster('m1', sim({ foreignHorizontalPodAutoscalers: [foreign('b', 'shop'), foreign('a', 'shop')] }))],
+      bindings: [],
+      now: at(1000),
+    });
+    expect(clusterData(added, 'm1')?.statusPatch.foreignHorizontalPodAutoscalers).toEqual([
+      { namespace: 'shop', name: 'a', scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 4 },
+      { namespace: 'shop', name: 'b', scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 4 },
+    ]);
+    expect(clusterData(added, 'm1')?.kubeEvent).toBeUndefined();
+    const gone = step(s, { clusters: [cluster('m1', sim())], bindings: [], now: at(2000) });
+    expect(clusterData(gone, 'm1')?.statusPatch.foreignHorizontalPodAutoscalers).toBeNull();
   });
 
   it('a changed capacity is reported without a Ready event', () => {

@@ -1,4 +1,10 @@
-import type { ClusterStatus, Condition, KubeEventData, ResourceBindingSpec } from '@flotilla/api';
+import type {
+  ClusterStatus,
+  Condition,
+  ForeignHorizontalPodAutoscaler,
+  KubeEventData,
+  ResourceBindingSpec,
+} from '@flotilla/api';
 import { bindingKey, ReportBook, type Report } from '../reports.js';
 export { clusterPatchIsNoop, type Report } from '../reports.js';
 import { MemberLimitsError, parseMemberLimits } from '@flotilla/api';
@@ -37,7 +43,24 @@ export type ClusterCondition = Pick<Condition, 'type'> &
 export type ClusterStatusPatch = Pick<ClusterStatus, 'kubernetesVersion'> & {
   conditions: ClusterCondition[];
   resourceSummary?: ResourceSummary;
+} & ForeignHpasPatch;
+
+/**
+ * The member cluster's HorizontalPodAutoscalers that Flotilla did not create (null: none, the field is removed),
+ * sorted by namespace and name: an autoscaler aimed at the same workload has an owner conflict (hpa-assigner's
+ * replica-owners controller). Absent from a patch that could not look (an unreachable cluster).
+ */
+type ForeignHpasPatch = {
+  [K in 'foreignHorizontalPodAutoscalers']?: ClusterStatus[K] | null;
 };
+
+/** A cluster's foreign HPAs as a status patch carries them: sorted, and null for none. */
+export function foreignHpasField(
+  hpas: readonly ForeignHorizontalPodAutoscaler[],
+): ForeignHorizontalPodAutoscaler[] | null {
+  if (hpas.length === 0) return null;
+  return [...hpas].sort((a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name));
+}
 
 export interface ClusterStatusReportedData {
   statusPatch: ClusterStatusPatch;
@@ -297,6 +320,7 @@ export class SimulatedClusters {
           kubernetesVersion: spec.kubernetesVersion,
           conditions: [READY],
           resourceSummary: resourceSummary(spec.allocatable, fit),
+          foreignHorizontalPodAutoscalers: foreignHpasField(spec.foreignHpas),
         };
         const fitByKey = new Map(fit.workloads.map((w) => [bindingKey(w.binding), w]));
         usage.push(...this.usageIn(cluster, spec, wanted, fitByKey, nowMs));

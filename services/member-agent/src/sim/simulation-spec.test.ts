@@ -9,7 +9,25 @@ describe('parseSimulation', () => {
       kubernetesVersion: 'v1.31.0',
       failed: false,
       loads: [],
+      foreignHpas: [],
     });
+  });
+
+  it('reads the HPAs someone made in the cluster without Flotilla, namespace defaulted', () => {
+    const s = parseSimulation({
+      allocatable: { cpu: '2' },
+      foreignHorizontalPodAutoscalers: [
+        { name: 'local', scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 5 },
+      ],
+    });
+    expect(s.foreignHpas).toEqual([
+      {
+        namespace: 'default',
+        name: 'local',
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        maxReplicas: 5,
+      },
+    ]);
   });
 
   it('reads failed, version and loads', () => {
@@ -33,6 +51,14 @@ describe('parseSimulation', () => {
     [{ allocatable: {}, kubernetesVersion: 131 }, 'spec.simulation.kubernetesVersion: expected a string'],
     [{ allocatable: {}, cpu: 8 }, 'spec.simulation.cpu: unknown field'],
     [{ allocatable: {}, loads: {} }, 'spec.simulation.loads: expected a list'],
+    [
+      { allocatable: {}, foreignHorizontalPodAutoscalers: {} },
+      'spec.simulation.foreignHorizontalPodAutoscalers: expected a list',
+    ],
+    [
+      { allocatable: {}, foreignHorizontalPodAutoscalers: [{ name: 'h', scaleTargetRef: { kind: 'Deployment' } }] },
+      'spec.simulation.foreignHorizontalPodAutoscalers[0].scaleTargetRef.name: required',
+    ],
     [
       { allocatable: {}, loads: [{ workload: { kind: 'Deployment' }, model: { type: 'constant', cores: 1 } }] },
       'spec.simulation.loads[0].workload.name: required',

@@ -1,4 +1,4 @@
-import type { ClusterSimulation } from '@flotilla/api';
+import type { ClusterSimulation, ForeignHorizontalPodAutoscaler } from '@flotilla/api';
 import { SimulationSpecError } from './errors.js';
 import { parseLoadModel, type LoadModel } from './load.js';
 import { resourcesFrom, type Resources } from './resources.js';
@@ -24,11 +24,36 @@ export interface SimulationSpec extends Required<Pick<ClusterSimulation, 'kubern
   allocatable: Resources;
   /** `loads` checked, their durations read. */
   loads: WorkloadLoad[];
+  /** `foreignHorizontalPodAutoscalers` checked, with their namespace defaulted: reported, not run. */
+  foreignHpas: ForeignHorizontalPodAutoscaler[];
 }
 
 export const DEFAULT_KUBERNETES_VERSION = 'v1.31.0';
 
-const KNOWN = new Set(['allocatable', 'kubernetesVersion', 'failed', 'loads']);
+const KNOWN = new Set(['allocatable', 'kubernetesVersion', 'failed', 'loads', 'foreignHorizontalPodAutoscalers']);
+
+/** Reads `foreignHorizontalPodAutoscalers` (admission checked its shape; a stored object may predate it). */
+function foreignHpas(raw: unknown, path: string): ForeignHorizontalPodAutoscaler[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) throw new SimulationSpecError(path, 'expected a list');
+  return raw.map((h, i) => {
+    const p = `${path}[${i}]`;
+    const e = (h ?? {}) as Partial<ForeignHorizontalPodAutoscaler>;
+    if (typeof e.name !== 'string' || e.name === '') throw new SimulationSpecError(`${p}.name`, 'required');
+    const target = workloadRef(e.scaleTargetRef, `${p}.scaleTargetRef`);
+    return {
+      namespace: e.namespace || 'default',
+      name: e.name,
+      scaleTargetRef: {
+        ...(e.scaleTargetRef?.apiVersion ? { apiVersion: e.scaleTargetRef.apiVersion } : {}),
+        kind: target.kind,
+        name: target.name,
+      },
+      ...(typeof e.minReplicas === 'number' ? { minReplicas: e.minReplicas } : {}),
+      ...(typeof e.maxReplicas === 'number' ? { maxReplicas: e.maxReplicas } : {}),
+    };
+  });
+}
 
 function workloadRef(raw: unknown, path: string): WorkloadRef {
   if (typeof raw !== 'object' || raw === null) throw new SimulationSpecError(path, 'expected {kind, namespace, name}');
@@ -70,5 +95,6 @@ export function parseSimulation(raw: unknown, path = 'spec.simulation'): Simulat
     kubernetesVersion: (s.kubernetesVersion as string | undefined) ?? DEFAULT_KUBERNETES_VERSION,
     failed: s.failed === true,
     loads,
+    foreignHpas: foreignHpas(s.foreignHorizontalPodAutoscalers, `${path}.foreignHorizontalPodAutoscalers`),
   };
 }
