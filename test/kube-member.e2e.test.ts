@@ -6,7 +6,7 @@
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { flotilla } from './support/cli.js';
-import { memberClusters, type MemberCluster as KubeCluster } from './support/member-clusters.js';
+import { memberClusters, type MemberCluster as KubeCluster, startKubeMemberAgents } from './support/member-clusters.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 type Targets = Array<{ name: string; replicas?: number }>;
@@ -88,19 +88,7 @@ beforeAll(async () => {
       { name: 'kube2', cpu: '8' },
     ])),
   );
-  for (const c of kube)
-    await s.suite
-      .startService('member-agent', {
-        MEMBER_DRIVER: 'kube',
-        KUBE_CLUSTER_NAME: c.name,
-        KUBECONFIG: c.kubeconfigPath,
-        KUBE_POLL_MS: '500',
-        KUBE_FAILURE_THRESHOLD_MS: '2000',
-        KUBE_RESYNC_MS: '2000',
-      })
-      .catch((err: unknown) => {
-        throw new Error(`${(err as Error).message}\n${s!.logs.slice(-30).join('\n')}`);
-      });
+  await startKubeMemberAgents(s, kube);
 }, 300_000);
 
 afterAll(async () => {
