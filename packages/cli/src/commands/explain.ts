@@ -62,12 +62,17 @@ export function trailTable(entries: readonly TrailEntry[]): string {
 }
 
 /** `flotilla explain replicas KIND/NAME [-n NS] [--since 24h] [-o json]`. */
-export async function explainReplicasCommand(
-  io: CliIo,
-  s: Session,
-  target: string,
-  o: { namespace?: string; since?: string; output?: string },
-): Promise<number> {
+export interface ExplainReplicasOptions {
+  /** KIND/NAME of the workload. */
+  target: string;
+  namespace?: string;
+  /** `--since`: a duration; only changes in this last span. */
+  since?: string;
+  output?: string;
+}
+
+export async function explainReplicasCommand(io: CliIo, s: Session, o: ExplainReplicasOptions): Promise<number> {
+  const { target } = o;
   if (o.output !== undefined && o.output !== 'json') throw new CliError(`error: -o must be json, not "${o.output}"`);
   const slash = target.indexOf('/');
   if (slash <= 0 || slash === target.length - 1)
