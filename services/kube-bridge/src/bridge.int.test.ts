@@ -134,7 +134,11 @@ beforeAll(async () => {
   await kubectl(['apply', '-f', '-'], rbac.map((d) => stringify(d)).join('---\n'));
   bridgeKubeconfig = await cluster.userKubeconfig({ name: SERVICE_ACCOUNT });
   bus = await testBus('kb');
-  const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
+  const handler = new GatewayHandler({
+    store: new ObjectStore(bus),
+    kubeEvents: new KubeEventStore(bus),
+    publish: (e) => publishEvent(bus, e),
+  });
   const served = serveNatsApi(bus, handler, { error: () => undefined }, new Registry());
   stopGateway = async () => served.stop();
   gateway = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot });
