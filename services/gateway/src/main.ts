@@ -56,13 +56,12 @@ await runService({
       jetStreamStorageUse(bus.jsm, config.GATEWAY_STORE_MAX_BYTES),
       config.GATEWAY_STORE_HEADROOM_PERCENT,
     );
-    const handler = new GatewayHandler(
-      new ObjectStore(bus),
-      new KubeEventStore(bus),
-      (e) => publishEvent(bus, e),
-      undefined,
-      () => headroom.ensureRoom(),
-    );
+    const handler = new GatewayHandler({
+      store: new ObjectStore(bus),
+      kubeEvents: new KubeEventStore(bus),
+      publish: (e) => publishEvent(bus, e),
+      ensureRoom: () => headroom.ensureRoom(),
+    });
     const nats = serveNatsApi(bus, handler, logger, registry);
     if (
       Boolean(config.GATEWAY_TLS_CERT_FILE) !== Boolean(config.GATEWAY_TLS_KEY_FILE) ||
