@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { startKubeCluster } from '@flotilla/testkit/kube';
-import type { RunningSuite } from './suite.js';
 
 /** What the kube end-to-end tests need of a member cluster. */
 export interface MemberCluster {
@@ -75,27 +74,4 @@ export async function memberClusters(clusters: Array<{ name: string; cpu: string
       stop: async () => undefined,
     };
   });
-}
-
-/**
- * Starts one kube member-agent per cluster in the running suite, one after the other, with the short probe, failure
- * and resync periods the end-to-end tests use (a member is not Ready 2 s after its API server stops answering).
- */
-export async function startKubeMemberAgents(
-  s: RunningSuite,
-  clusters: ReadonlyArray<{ name: string; kubeconfigPath: string }>,
-): Promise<void> {
-  for (const c of clusters)
-    await s.suite
-      .startService('member-agent', {
-        MEMBER_DRIVER: 'kube',
-        KUBE_CLUSTER_NAME: c.name,
-        KUBECONFIG: c.kubeconfigPath,
-        KUBE_POLL_MS: '500',
-        KUBE_FAILURE_THRESHOLD_MS: '2000',
-        KUBE_RESYNC_MS: '2000',
-      })
-      .catch((err: unknown) => {
-        throw new Error(`${(err as Error).message}\n${s.logs.slice(-30).join('\n')}`);
-      });
 }
