@@ -103,7 +103,9 @@ describe('KubeDriver against a real member control plane', () => {
   let store: ObjectStore;
   const drivers: KubeDriver[] = [];
 
-  const driver = (opts: { kubeconfig?: string; logger?: AgentLogger; failureThresholdMs?: number } = {}) => {
+  const driver = (
+    opts: { kubeconfig?: string; logger?: AgentLogger; failureThresholdMs?: number; resyncMs?: number } = {},
+  ) => {
     const d = new KubeDriver({
       clusterName: CLUSTER,
       api: clientNodeApi({
@@ -116,7 +118,7 @@ describe('KubeDriver against a real member control plane', () => {
       logger: opts.logger ?? recordingLogger(),
       pollMs: 300,
       failureThresholdMs: opts.failureThresholdMs ?? 1500,
-      resyncMs: 2000,
+      resyncMs: opts.resyncMs ?? 2000,
       metricsPeriodMs: 1000,
     });
     drivers.push(d);
@@ -353,7 +355,8 @@ describe('KubeDriver against a real member control plane', () => {
     const web = deployment(ns, 'web', 1, '100m');
     await store.apply(web);
     await store.apply(binding(web, [{ name: CLUSTER, replicas: 1 }]));
-    const agent = driver({ failureThresholdMs: 1500 });
+    // No periodic resync: NotReady (and Ready again) must come from the probes, not from a later full reconcile.
+    const agent = driver({ failureThresholdMs: 1500, resyncMs: 600_000 });
     await agent.start();
     await eventually(async () => ((await lastWorkload(bus, 'web-deployment'))?.applied ? true : undefined), 30_000);
     const writes = agent.writesSent;

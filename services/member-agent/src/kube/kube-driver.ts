@@ -18,6 +18,7 @@ import {
   probed,
   readiness,
   type KubeNode,
+  type Readiness,
   type KubePod,
   type NodeView,
   type ProbeHistory,
@@ -180,6 +181,12 @@ export class KubeDriver {
   /** Kinds a binding asks for that the member cluster does not serve (or refused to list), with why. */
   private readonly unservedKinds = new Map<string, string>();
   private history: ProbeHistory = {};
+  /**
+   * Readiness as of the last probe. A change is what triggers a reconcile; it must be compared with the last state
+   * seen, not recomputed from the old history at the new time (that hides the pending -> not Ready step, and NotReady
+   * then waited for the next resync).
+   */
+  private readyState: Readiness['ready'] = true;
   private version: string | undefined;
   private lastPatch: ClusterStatusPatch | undefined;
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
@@ -309,9 +316,10 @@ export class KubeDriver {
         this.opts.logger.warn({ err: statusOf(err).message, cluster: this.cluster }, 'member cluster did not answer');
         result = 'unreachable';
       }
-      const before = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs).ready;
+      const before = this.readyState;
       this.history = probed(this.history, result, this.opts.clock.now().getTime());
       const now = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs);
+      this.readyState = now.ready;
       if (now.ready !== before) {
         if (now.ready === true) this.wakeInformers();
         this.kick();
