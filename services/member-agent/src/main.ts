@@ -37,7 +37,13 @@ await runLeaderService({
     );
     if (!exists) await ensureMetricsStream(bus.jsm, bus, config.METRICS_MAX_AGE_MS);
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
-    return { resources: { bus, kubeApi, usageGauge }, close: () => bus.close() };
+    return {
+      resources: { bus, kubeApi, usageGauge },
+      close: async () => {
+        kubeApi?.close();
+        await bus.close();
+      },
+    };
   },
   repair: ({ bus }) => bus.repair(),
   async lead({ config, logger, registry }, { bus, kubeApi, usageGauge }) {
