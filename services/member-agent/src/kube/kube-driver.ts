@@ -95,6 +95,8 @@ export interface KubeDriverOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How long a new informer's first list may take before reconciling goes on without it (its objects wait). */
 const FIRST_SYNC_WAIT_MS = 10_000;
+/** Reports published at once, awaiting their acks (see `publish`). */
+const REPORTS_IN_FLIGHT = 64;
 const kindKey = (k: KindRef) => `${k.apiVersion}/${k.kind}`;
 
 /** What the driver keeps of an object of a kind it applies (the informers' transform). */
@@ -472,16 +474,29 @@ export class KubeDriver {
       );
     }
     this.book.forgetGone(owned, present);
-    for (const r of reports) {
-      if (this.stopped) return;
-      await publishEvent(this.opts.bus, r.event);
-      r.commit();
-    }
+    await this.publish(reports);
+    if (this.stopped) return;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
     if (ready.ready === true) {
       this.opts.usageGauge?.update(usage);
       await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
     }
+  }
+
+  /**
+   * Publishes the reports with up to REPORTS_IN_FLIGHT awaiting their acks: one at a time, a thousand workloads'
+   * reports cost a thousand round trips to JetStream. Each report is about a different object (one chain of ids each),
+   * so their order in the stream does not matter; each is committed once acknowledged, and the first failure is thrown
+   * after the others settled (what failed is reported again by the next reconcile).
+   */
+  private async publish(reports: readonly Report[]): Promise<void> {
+    const outcomes = await mapLimited(reports, REPORTS_IN_FLIGHT, async (r) => {
+      if (this.stopped) return;
+      await publishEvent(this.opts.bus, r.event);
+      r.commit();
+    });
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** Writes what the plan says, then reads back every assigned binding's object into a report. */
