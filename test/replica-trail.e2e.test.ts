@@ -327,6 +327,18 @@ describe('explain replicas: why this count?', () => {
       true,
     );
 
+    // The status writer keeps land's trail projected, so an answer reads the stored entries (and what is newer).
+    await eventually(
+      async () => {
+        const head = await bus.trails.get('Deployment.default.land');
+        return head?.operation === 'PUT' && (head.json<{ entries: number }>().entries ?? 0) >= 2 ? true : undefined;
+      },
+      10_000,
+      "the status writer's projection of deploy/land's trail",
+    );
+    const projected = await flotilla(s.env, ['explain', 'replicas', 'deploy/land', '-o', 'json']);
+    expect(JSON.parse(projected.out)).toEqual(JSON.parse(land.out));
+
     const described = await flotilla(s.env, ['describe', 'deploy', 'land']);
     expect(described.out).toMatch(
       /Replica trail \(latest 2 of 2; all: flotilla explain replicas deployment\/land -n default\):/,

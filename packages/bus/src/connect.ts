@@ -30,6 +30,7 @@ export interface Bus {
   readonly objects: KV;
   readonly status: KV;
   readonly kubeEvents: KV;
+  readonly trails: KV;
   close(): Promise<void>;
   /**
    * Re-creates the events stream and buckets if the server lost them (a NATS restarted without its data) and returns
@@ -47,17 +48,24 @@ async function provision(
 ) {
   await ensureEventsStream(jsm, names, retention);
   const kvm = new Kvm(js);
-  const [objects, status, kubeEvents] = await Promise.all([
+  const [objects, status, kubeEvents, trails] = await Promise.all([
     kvm.create(names.objectsBucket, { history: 1 }),
     kvm.create(names.statusBucket, { history: 1 }),
     kvm.create(names.kubeEventsBucket, { history: 1 }),
+    kvm.create(names.trailsBucket, { history: 1 }),
   ]);
-  return { objects, status, kubeEvents };
+  return { objects, status, kubeEvents, trails };
 }
 
 /** The streams every service needs: the events stream and the buckets' streams. */
 export function requiredStreams(names: BusNames): string[] {
-  return [names.eventsStream, `KV_${names.objectsBucket}`, `KV_${names.statusBucket}`, `KV_${names.kubeEventsBucket}`];
+  return [
+    names.eventsStream,
+    `KV_${names.objectsBucket}`,
+    `KV_${names.statusBucket}`,
+    `KV_${names.kubeEventsBucket}`,
+    `KV_${names.trailsBucket}`,
+  ];
 }
 
 /** Each required stream's creation time (undefined: missing), which tells a stream from its re-created namesake. */
@@ -137,7 +145,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
   try {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
-    const { objects, status, kubeEvents } = await provision(jsm, js, names, opts.retention);
+    const { objects, status, kubeEvents, trails } = await provision(jsm, js, names, opts.retention);
     const known = await streamIdentities(jsm, names);
     if (opts.onConnection) watchConnection(nc, opts.onConnection);
     const retention = opts.retention;
@@ -149,6 +157,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
       objects,
       status,
       kubeEvents,
+      trails,
       close: () => nc.drain(),
       repair: () => repairBus(jsm, js, names, known, retention),
     };
@@ -167,6 +176,7 @@ export async function destroyBus(bus: Bus): Promise<void> {
     `KV_${names.objectsBucket}`,
     `KV_${names.statusBucket}`,
     `KV_${names.kubeEventsBucket}`,
+    `KV_${names.trailsBucket}`,
   ]) {
     await jsm.streams.delete(stream).catch(() => false);
   }

@@ -63,4 +63,5 @@ export function isWrongLastSequence(err: unknown): boolean {
 
 export const isConsumerNotFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.ConsumerNotFound);
 export const isStreamNotFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.StreamNotFound);
+export const isNoMessageFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.NoMessageFound);
 export const isStreamNameInUse = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.StreamNameInUse);

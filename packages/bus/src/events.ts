@@ -189,6 +189,8 @@ export interface ReadOptions {
   filter?: Partial<EventAddress> | undefined;
   /** Several addresses at once, merged in stream order (without `follow`); wins over `filter`. */
   filters?: ReadonlyArray<Partial<EventAddress>> | undefined;
+  /** Several whole filter subjects at once, as `filters` (wins over it). */
+  subjects?: readonly string[] | undefined;
   /** A whole filter subject, already built from an address (internal to `filters`). */
   subject?: string;
   /** Start at the first event stored at or after this time (default: the first event). */
@@ -225,20 +227,24 @@ export async function* readUpTo(consumer: Consumer, lastSeq: number, signal?: Ab
  * `flotilla events`. Without `follow` it ends at the last event stored when it started.
  */
 export async function* readEvents(bus: Bus, opts: ReadOptions = {}): AsyncGenerator<DeliveredEvent> {
-  if (opts.filters) {
+  if (opts.filters || opts.subjects) {
     // One ordered consumer per address, merged by stream sequence: several filter subjects on one consumer need
     // nats-server 2.10, and each address's read is one subject's messages only, however large the stream.
     if (opts.follow) throw new RangeError('readEvents: `filters` reads what is stored; follow one `filter` instead');
-    const subjects = [...new Set(opts.filters.map((f) => eventFilter(bus.names.eventsRoot, f)))];
+    const subjects = [
+      ...new Set(opts.subjects ?? (opts.filters ?? []).map((f) => eventFilter(bus.names.eventsRoot, f))),
+    ];
     const reads = await Promise.all(
       subjects.map(async (subject) => {
         const out: DeliveredEvent[] = [];
-        // An exact subject with nothing stored is not read at all (a read of nothing waits out a fetch's expiry).
+        // An exact subject with nothing stored from the start on is not read at all (a read of nothing waits out a
+        // fetch's expiry; the projections' reads of what is new mostly find nothing).
         if (!subject.includes('*') && !subject.includes('>')) {
           const last = await bus.jsm.streams.getMessage(bus.names.eventsStream, { last_by_subj: subject });
-          if (!last) return out;
+          if (!last || (opts.fromSeq !== undefined && last.seq < opts.fromSeq)) return out;
         }
-        for await (const d of readEvents(bus, { ...opts, filters: undefined, filter: undefined, subject })) out.push(d);
+        const one = { ...opts, filters: undefined, subjects: undefined, filter: undefined, subject };
+        for await (const d of readEvents(bus, one)) out.push(d);
         return out;
       }),
     );

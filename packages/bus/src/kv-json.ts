@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
+import { DeliverPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { AlreadyExistsError, ConflictError, isWrongLastSequence } from './errors.js';
+import { AlreadyExistsError, ConflictError, isNoMessageFound, isWrongLastSequence } from './errors.js';
 
 /** A KV value decoded from JSON, with the revision that compare-and-set needs. */
 export interface Versioned<T> {
@@ -75,56 +75,101 @@ export interface Snapshot<T> {
   lastRevision: number;
 }
 
+/** How long a listing waits for its next message before asking the server whether any will come. */
+const LIST_SILENCE_CHECK_MS = 1000;
+
 /**
  * The live values of every key matching `filter` (a NATS wildcard over keys), read in one ordered consumer pass
  * instead of a get per key.
  *
- * A bucket keeps one message per key, so a key rewritten while the pass runs loses its old message before it is
- * delivered and shows up later, under a newer sequence. The pass therefore reads up to the stream's last sequence,
- * then again up to the new last sequence while writers have moved it (a few rounds at most), keeping the newest
- * value per key: every key that exists throughout the pass is listed.
+ * The pass reads the last message of every key, up to the newest matching sequence when it began. A bucket keeps one
+ * message per key, so a key rewritten while the pass runs loses the message the pass was about to deliver; when
+ * anything was written during the pass, the keys the stream holds but the pass never saw are read one by one at the
+ * end. Every key that exists throughout the pass is listed. `lastRevision` is never below a sequence the pass skipped
+ * without seeing its successor, so a watch resuming after it misses nothing.
+ *
+ * Nothing waits on a timer for its outcome (a timer that ended rounds early on a loaded machine lost keys): a
+ * silence only makes the pass ask the server whether anything matching is left to come (a stream purged under it).
  */
 export async function listJson<T>(js: JetStreamClient, bucket: string, filter: string): Promise<Snapshot<T>> {
   const stream = `KV_${bucket}`;
+  const subjects = kvSubject(bucket, filter);
+  const prefixLen = kvSubject(bucket, '').length;
   const jsm = await js.jetstreamManager();
   const lastSeq = async () => (await jsm.streams.info(stream)).state.last_seq;
+  const lastMatchingSeq = async (): Promise<number> => {
+    try {
+      return (await jsm.streams.getMessage(stream, { last_by_subj: subjects }))?.seq ?? 0;
+    } catch (err) {
+      if (isNoMessageFound(err)) return 0;
+      throw err;
+    }
+  };
+  const before = await lastSeq();
   const consumer = await js.consumers.getPushConsumer(stream, {
-    filter_subjects: kvSubject(bucket, filter),
+    filter_subjects: subjects,
     deliver_policy: DeliverPolicy.LastPerSubject,
   });
-  const byKey = new Map<string, Versioned<T>>();
-  let lastRevision = await lastSeq();
+  let lastRevision = before;
   if ((await consumer.info(true)).num_pending === 0) return { items: [], lastRevision };
-  const prefixLen = kvSubject(bucket, '').length;
+  const target = await lastMatchingSeq();
+
+  const byKey = new Map<string, Versioned<T>>();
+  const seen = new Set<string>();
+  const take = (subject: string, seq: number, data: Uint8Array, operation: string | undefined) => {
+    const key = subject.slice(prefixLen);
+    seen.add(key);
+    lastRevision = Math.max(lastRevision, seq);
+    if (operation === 'DEL' || operation === 'PURGE') byKey.delete(key);
+    else if ((byKey.get(key)?.revision ?? 0) < seq) byKey.set(key, { key, value: decodeJson<T>(data), revision: seq });
+  };
+
   const messages = await consumer.consume();
   const iterator = messages[Symbol.asyncIterator]();
-  // Later rounds only wait briefly: what they look for is already stored, or was written to other keys.
-  const nextWithin = (ms: number) =>
-    Promise.race([
-      iterator.next(),
-      new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), ms)),
-    ]);
-  try {
-    let target = lastRevision;
-    for (let round = 0; round < 5; round++) {
-      for (;;) {
-        const next = round === 0 ? await iterator.next() : await nextWithin(100);
-        if (next.done) break;
-        const m = next.value;
-        lastRevision = Math.max(lastRevision, m.seq);
-        const key = m.subject.slice(prefixLen);
-        const op = m.headers?.get('KV-Operation');
-        if (op === 'DEL' || op === 'PURGE') byKey.delete(key);
-        else if ((byKey.get(key)?.revision ?? 0) < m.seq)
-          byKey.set(key, { key, value: decodeJson<T>(m.data), revision: m.seq });
-        if (m.seq >= target || m.info.pending === 0) break;
+  let lastDelivered = 0;
+  let waiting: ReturnType<typeof iterator.next> | undefined;
+  /** The next message, or done when nothing matching past the last one delivered exists any more. */
+  const nextMessage = async (): Promise<IteratorResult<JsMsg, undefined>> => {
+    for (;;) {
+      // The same `next()` is awaited again after a silence: an abandoned one would swallow the message it gets.
+      waiting ??= iterator.next();
+      let timer: NodeJS.Timeout | undefined;
+      const silence = new Promise<'silence'>((r) => {
+        timer = setTimeout(() => r('silence'), LIST_SILENCE_CHECK_MS);
+      });
+      const next = await Promise.race([waiting, silence]).finally(() => clearTimeout(timer));
+      if (next !== 'silence') {
+        waiting = undefined;
+        return next;
       }
-      const moved = await lastSeq();
-      if (moved <= target) break;
-      target = moved;
+      if ((await lastMatchingSeq()) <= lastDelivered) return { done: true, value: undefined };
+    }
+  };
+  try {
+    // The message at `target`, or the one that replaced it, ends the pass: messages come in sequence order.
+    while (lastDelivered < target) {
+      const next = await nextMessage();
+      if (next.done) break;
+      const m = next.value;
+      lastDelivered = m.seq;
+      take(m.subject, m.seq, m.data, m.headers?.get('KV-Operation'));
     }
   } finally {
     messages.stop();
+  }
+
+  if ((await lastSeq()) !== before) {
+    // Written to during the pass: a rewritten key may have lost its message before delivery.
+    const held = (await jsm.streams.info(stream, { subjects_filter: subjects })).state.subjects ?? {};
+    for (const subject of Object.keys(held)) {
+      if (seen.has(subject.slice(prefixLen))) continue;
+      try {
+        const m = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+        if (m) take(m.subject, m.seq, m.data, m.header?.get('KV-Operation'));
+      } catch (err) {
+        if (!isNoMessageFound(err)) throw err; // deleted since: nothing to list
+      }
+    }
   }
   return { items: [...byKey.values()], lastRevision };
 }

@@ -14,6 +14,11 @@ export interface BusNames {
   readonly statusBucket: string;
   /** KV bucket of Kubernetes-style events (type, reason, message, count, first/last time). */
   readonly kubeEventsBucket: string;
+  /**
+   * KV bucket of replica-trail projections (packages/replica-trail's fold of a workload's decisions, kept by the
+   * status writer so that `flotilla explain replicas` reads what is new only); derived, rebuilt from the events.
+   */
+  readonly trailsBucket: string;
   /** Subject root of the gateway's request-reply API: `<prefix>.api`. */
   readonly apiRoot: string;
   /** JetStream stream of workload metric samples (the embedded metric history). */
@@ -43,6 +48,7 @@ export function busNames(prefix = 'flotilla'): BusNames {
     objectsBucket: `${prefix}-objects`,
     statusBucket: `${prefix}-status`,
     kubeEventsBucket: `${prefix}-kube-events`,
+    trailsBucket: `${prefix}-trails`,
     apiRoot: `${prefix}.api`,
     metricsStream: `${upper}_METRICS`,
     metricsRoot: `${prefix}.metrics`,

@@ -14,10 +14,10 @@ export interface SubjectPermissions {
 
 /**
  * Where each service may publish and subscribe on NATS, from the catalogue's grants. What sets services apart: only
- * the gateway answers the API (`<prefix>.api.*`), only the status writer writes status and Kubernetes events, only
- * the member agent records metric samples, and the status writer never writes objects. Every service reaches
- * JetStream's API because each one provisions the streams and buckets it finds missing; none may delete or purge a
- * stream. The `cli` user may call the API and read, and write nothing directly; so may the kube-bridge, whose writes
+ * the gateway answers the API (`<prefix>.api.*`), only the status writer writes status, Kubernetes events and the
+ * replica-trail projections, only the member agent records metric samples, and the status writer never writes
+ * objects. Every service reaches JetStream's API because each one provisions the streams and buckets it finds
+ * missing; none may delete or purge a stream. The `cli` user may call the API and read, and write nothing directly; so may the kube-bridge, whose writes
  * all go through the API (admission runs on what it mirrors in).
  */
 export function servicePermissions(service: NatsUser, names: BusNames): SubjectPermissions {
@@ -28,6 +28,7 @@ export function servicePermissions(service: NatsUser, names: BusNames): SubjectP
     objects: kv(names.objectsBucket),
     status: kv(names.statusBucket),
     'kube-events': kv(names.kubeEventsBucket),
+    trails: kv(names.trailsBucket),
     metrics: `${names.metricsRoot}.>`,
   };
   const grants = natsUserEntry(service);

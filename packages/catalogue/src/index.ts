@@ -31,10 +31,10 @@ export type ControllerName = (typeof Controllers)[keyof typeof Controllers];
 
 /**
  * Subject families a NATS user may publish to (the bus maps each to its subjects under the prefix): `api` the API's
- * request subjects, `events` the domain events, `objects`/`status`/`kube-events` the KV buckets, `metrics` the
+ * request subjects, `events` the domain events, `objects`/`status`/`kube-events`/`trails` the KV buckets, `metrics` the
  * metric samples.
  */
-export type NatsPublishGrant = 'api' | 'events' | 'objects' | 'status' | 'kube-events' | 'metrics';
+export type NatsPublishGrant = 'api' | 'events' | 'objects' | 'status' | 'kube-events' | 'trails' | 'metrics';
 /** Subject families a NATS user may subscribe to besides its inboxes: `api-requests` answers the API. */
 export type NatsSubscribeGrant = 'api-requests';
 
@@ -66,7 +66,7 @@ export const SERVICE_CATALOGUE = {
     optional: false,
   },
   'status-writer': {
-    nats: { publish: ['events', 'status', 'kube-events'], subscribe: [] },
+    nats: { publish: ['events', 'status', 'kube-events', 'trails'], subscribe: [] },
     redis: true,
     queues: [],
     controllers: [],

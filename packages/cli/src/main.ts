@@ -1,22 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
-import { clusterAddCommand, clusterFailCommand, clusterLoadCommand } from './commands/cluster.js';
+import {
+  CLUSTER_ADD_DEFAULTS,
+  CLUSTER_LOAD_DEFAULTS,
+  clusterAddCommand,
+  clusterFailCommand,
+  clusterLoadCommand,
+} from './commands/cluster.js';
 import { deleteCommand } from './commands/delete.js';
 import { describeCommand } from './commands/describe.js';
 import { eventsCommand } from './commands/events.js';
 import { explainReplicasCommand } from './commands/explain.js';
 import { getCommand } from './commands/get.js';
-import { waitCommand } from './commands/wait.js';
-import { rebalanceCommand, type RebalanceOptions } from './commands/rebalance.js';
+import { WAIT_DEFAULTS, waitCommand } from './commands/wait.js';
+import { REBALANCE_DEFAULTS, rebalanceCommand } from './commands/rebalance.js';
 import { whatIfRebalanceCommand } from './commands/what-if-rebalance.js';
-import { whatIfCronCommand, whatIfFhpaCommand, whatIfScheduleCommand } from './commands/what-if.js';
+import { WHAT_IF_DEFAULTS, whatIfCronCommand, whatIfFhpaCommand, whatIfScheduleCommand } from './commands/what-if.js';
 import { whatIfEhpaCommand } from './commands/what-if-ehpa.js';
-import { reportEhpaCommand } from './commands/report-ehpa.js';
+import { REPORT_EHPA_DEFAULTS, reportEhpaCommand } from './commands/report-ehpa.js';
 import { processIo, withLazySession, withSession, type CliIo, type Session } from './context.js';
 import { errorText } from './errors.js';
 
-const collect = (v: string, acc: string[]) => [...acc, v];
+const collect = (v: string, acc: readonly string[]) => [...acc, v];
 
 /** The CLI package's own version (src/ and dist/ both sit one level below the package.json). */
 function cliVersion(): string {
@@ -47,9 +53,7 @@ function program(io: CliIo, result: { code: number }): Command {
     .description('create or update objects from multi-document YAML (files, directories or - for stdin)')
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .option('--dry-run', 'run admission only, store nothing')
-    .action((o: { filename: string[]; dryRun?: boolean }) =>
-      lazy((session) => applyCommand(io, session, o.filename, Boolean(o.dryRun)))(),
-    );
+    .action((o: { filename: string[]; dryRun?: boolean }) => lazy((session) => applyCommand(io, session, o))());
 
   cli
     .command('get')
@@ -59,7 +63,7 @@ function program(io: CliIo, result: { code: number }): Command {
     .option('-n, --namespace <ns>')
     .option('-A, --all-namespaces')
     .option('-o, --output <format>', 'json | yaml | wide')
-    .action((kind: string, names: string[], o) => online((s) => getCommand(io, s, kind, names, o))());
+    .action((kind: string, names: string[], o) => online((s) => getCommand(io, s, { ...o, kind, names }))());
 
   cli
     .command('describe')
@@ -68,7 +72,7 @@ function program(io: CliIo, result: { code: number }): Command {
     .argument('<name>')
     .option('-n, --namespace <ns>')
     .action((kind: string, name: string, o: { namespace?: string }) =>
-      online((s) => describeCommand(io, s, kind, name, o.namespace))(),
+      online((s) => describeCommand(io, s, { ...o, kind, name }))(),
     );
 
   cli
@@ -79,7 +83,7 @@ function program(io: CliIo, result: { code: number }): Command {
     .option('-f, --filename <path>', 'file, directory or -', collect, [])
     .option('-n, --namespace <ns>')
     .action((kind: string | undefined, names: string[], o: { filename: string[]; namespace?: string }) =>
-      lazy((session) => deleteCommand(io, session, { kind, names, files: o.filename, namespace: o.namespace }))(),
+      lazy((session) => deleteCommand(io, session, { ...o, kind, names }))(),
     );
 
   cli
@@ -87,10 +91,10 @@ function program(io: CliIo, result: { code: number }): Command {
     .description('wait for a condition on one object: --for=condition=Ready[=True] or --for=delete')
     .argument('<target>', 'KIND/NAME')
     .requiredOption('--for <condition>')
-    .option('--timeout <duration>', 'how long to wait', '30s')
+    .option('--timeout <duration>', 'how long to wait', WAIT_DEFAULTS.timeout)
     .option('-n, --namespace <ns>')
     .action((target: string, o: { for: string; timeout: string; namespace?: string }) =>
-      online((s) => waitCommand(io, s, target, o.for, o.timeout, o.namespace))(),
+      online((s) => waitCommand(io, s, { ...o, target }))(),
     );
 
   cli
@@ -124,7 +128,7 @@ function program(io: CliIo, result: { code: number }): Command {
       '--selector <k=v>',
       'also rebalance the workloads with this label (repeatable; all must match)',
       collect,
-      [],
+      REBALANCE_DEFAULTS.selector,
     )
     .option('--ttl <duration>', 'delete the rebalancer this long after it finishes (ttlSecondsAfterFinished)')
     .option('--name <name>', "the rebalancer's name (default: rebalance-<time>-<random>)")
@@ -132,8 +136,8 @@ function program(io: CliIo, result: { code: number }): Command {
       '--wait',
       'wait until it finishes and the scheduler has rescheduled the workloads, then print results and placements',
     )
-    .option('--timeout <duration>', 'how long --wait waits', '2m')
-    .action((targets: string[], o: RebalanceOptions) => online((s) => rebalanceCommand(io, s, targets, o))());
+    .option('--timeout <duration>', 'how long --wait waits', REBALANCE_DEFAULTS.timeout)
+    .action((targets: string[], o) => online((s) => rebalanceCommand(io, s, { ...o, targets }))());
 
   const cluster = cli
     .command('cluster')
@@ -142,24 +146,24 @@ function program(io: CliIo, result: { code: number }): Command {
     .command('add')
     .argument('<name>')
     .option('--sim', 'a simulated member cluster')
-    .option('--cpu <quantity>', 'allocatable CPU', '8')
-    .option('--memory <quantity>', 'allocatable memory', '32Gi')
-    .option('--pods <count>', 'allocatable pods', '110')
-    .option('--label <k=v>', 'cluster label (repeatable)', collect, [])
-    .option('--taint <k=v:Effect>', 'cluster taint (repeatable)', collect, [])
+    .option('--cpu <quantity>', 'allocatable CPU', CLUSTER_ADD_DEFAULTS.cpu)
+    .option('--memory <quantity>', 'allocatable memory', CLUSTER_ADD_DEFAULTS.memory)
+    .option('--pods <count>', 'allocatable pods', CLUSTER_ADD_DEFAULTS.pods)
+    .option('--label <k=v>', 'cluster label (repeatable)', collect, CLUSTER_ADD_DEFAULTS.label)
+    .option('--taint <k=v:Effect>', 'cluster taint (repeatable)', collect, CLUSTER_ADD_DEFAULTS.taint)
     .option('--provider <name>')
     .option('--region <name>')
     .option('--zone <name>')
-    .action((name: string, o) => online((s) => clusterAddCommand(io, s, name, o))());
+    .action((name: string, o) => online((s) => clusterAddCommand(io, s, { ...o, name }))());
   cluster
     .command('fail')
     .argument('<name>')
     .description('make a simulated cluster unreachable (its Ready condition turns False)')
-    .action((name: string) => online((s) => clusterFailCommand(io, s, name, true))());
+    .action((name: string) => online((s) => clusterFailCommand(io, s, { name, failed: true }))());
   cluster
     .command('recover')
     .argument('<name>')
-    .action((name: string) => online((s) => clusterFailCommand(io, s, name, false))());
+    .action((name: string) => online((s) => clusterFailCommand(io, s, { name, failed: false }))());
   cluster
     .command('load')
     .argument('<name>', 'simulated cluster')
@@ -169,9 +173,9 @@ function program(io: CliIo, result: { code: number }): Command {
     .option('--step <before,after,at>')
     .option('--sine <mean,amplitude,period>')
     .option('--series <v1,v2,...>')
-    .option('--interval <duration>', 'step of --series', '1m')
+    .option('--interval <duration>', 'step of --series', CLUSTER_LOAD_DEFAULTS.interval)
     .description('set the CPU demand (cores) of a workload in a simulated cluster, driving its HPA there')
-    .action((name: string, o) => online((s) => clusterLoadCommand(io, s, name, o))());
+    .action((name: string, o) => online((s) => clusterLoadCommand(io, s, { ...o, name }))());
 
   cli
     .command('explain')
@@ -185,7 +189,7 @@ function program(io: CliIo, result: { code: number }): Command {
     .option('--since <duration>', 'only changes in this last span, e.g. 24h')
     .option('-o, --output <format>', 'json')
     .action((target: string, o: { namespace?: string; since?: string; output?: string }) =>
-      online((s) => explainReplicasCommand(io, s, target, o))(),
+      online((s) => explainReplicasCommand(io, s, { ...o, target }))(),
     );
 
   const whatIf = cli.command('what-if').description('offline planning: no NATS or Redis needed');
@@ -197,28 +201,24 @@ function program(io: CliIo, result: { code: number }): Command {
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .option('--now <rfc3339>', 'the scheduling time (default: now)')
-    .action((o: { filename: string[]; output?: string; now?: string }) =>
-      run(() => whatIfScheduleCommand(io, o.filename, o))(),
-    );
+    .action((o: { filename: string[]; output?: string; now?: string }) => run(() => whatIfScheduleCommand(io, o))());
   whatIf
     .command('fhpa')
     .description("print the target's binding after the FederatedHPA assignment and each cluster's member HPA min/max")
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .option('--now <rfc3339>', 'the assignment time (default: now)')
-    .action((o: { filename: string[]; output?: string; now?: string }) =>
-      run(() => whatIfFhpaCommand(io, o.filename, o))(),
-    );
+    .action((o: { filename: string[]; output?: string; now?: string }) => run(() => whatIfFhpaCommand(io, o))());
   whatIf
     .command('cron')
     .description("print each rule's next execution and the executions in (now, until]")
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .requiredOption('--now <rfc3339>')
     .option('--until <rfc3339>')
-    .option('--time-zone <zone>', 'the controller zone for rules without timeZone', 'UTC')
+    .option('--time-zone <zone>', 'the controller zone for rules without timeZone', WHAT_IF_DEFAULTS.timeZone)
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .action((o: { filename: string[]; output?: string; now: string; until?: string; timeZone: string }) =>
-      run(() => whatIfCronCommand(io, o.filename, o))(),
+      run(() => whatIfCronCommand(io, o))(),
     );
 
   whatIf
@@ -229,9 +229,7 @@ function program(io: CliIo, result: { code: number }): Command {
     .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
     .requiredOption('--now <rfc3339>')
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
-    .action((o: { filename: string[]; output?: string; now: string }) =>
-      run(() => whatIfRebalanceCommand(io, o.filename, o))(),
-    );
+    .action((o: { filename: string[]; output?: string; now: string }) => run(() => whatIfRebalanceCommand(io, o))());
 
   whatIf
     .command('ehpa')
@@ -240,11 +238,11 @@ function program(io: CliIo, result: { code: number }): Command {
     .requiredOption('--now <rfc3339>')
     .option('--history <file.json>', 'the workload usage as a Prometheus range-query response')
     .option('--horizon <duration>', 'how far to forecast (default: one detected period, at least the window)')
-    .option('--time-zone <zone>', 'the controller zone for crons with timezone Local', 'UTC')
+    .option('--time-zone <zone>', 'the controller zone for crons with timezone Local', WHAT_IF_DEFAULTS.timeZone)
     .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
     .action(
       (o: { filename: string[]; output?: string; now: string; history?: string; horizon?: string; timeZone: string }) =>
-        run(() => whatIfEhpaCommand(io, o.filename, o))(),
+        run(() => whatIfEhpaCommand(io, o))(),
     );
 
   cli
@@ -259,8 +257,8 @@ function program(io: CliIo, result: { code: number }): Command {
       'demand in cores as a Prometheus range-query response (the last --days are replayed)',
     )
     .option('--synthetic <shape>', 'a generated trace: daily')
-    .option('--days <n>', 'days to replay', '3')
-    .option('--out <dir>', 'where to write ehpa-report.html and ehpa-report.svg', '.')
+    .option('--days <n>', 'days to replay', REPORT_EHPA_DEFAULTS.days)
+    .option('--out <dir>', 'where to write ehpa-report.html and ehpa-report.svg', REPORT_EHPA_DEFAULTS.out)
     .action((o: { trace?: string; synthetic?: string; days: string; out: string }) =>
       run(() => reportEhpaCommand(io, o))(),
     );

@@ -22,6 +22,21 @@ export interface AutoscalerLike {
   spec?: { scaleTargetRef?: { kind?: string; name?: string } } | undefined;
 }
 
+/** The kinds whose objects aim at a workload's replicas, as `trailAddresses` reads them. */
+export const TRAIL_AUTOSCALER_KINDS = ['FederatedHPA', 'EffectiveHorizontalPodAutoscaler', 'CronFederatedHPA'] as const;
+
+/** Every event type `trailAddresses` reads: an event of another type never changes a trail. */
+export const TRAIL_EVENT_TYPES: ReadonlySet<string> = new Set([
+  REPLICAS_APPLIED,
+  'WorkloadRescheduleTriggered',
+  'BindingScheduled',
+  'FailBackTriggered',
+  'FederatedHPAAssigned',
+  'FederatedHPARescaled',
+  'EffectiveHPAScaled',
+  'CronRuleExecuted',
+]);
+
 const FHPA = 'FederatedHPA';
 const EHPA = 'EffectiveHorizontalPodAutoscaler';
 const CRON = 'CronFederatedHPA';

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { trailAddresses } from './addresses.js';
-import { foldReplicaTrail, formatTrailField, formatTrailValue, type TrailEntry, type TrailEvent } from './fold.js';
+import {
+  foldReplicaTrail,
+  formatTrailField,
+  formatTrailValue,
+  initialTrailState,
+  resumeReplicaTrail,
+  type TrailEntry,
+  type TrailEvent,
+  type TrailState,
+} from './fold.js';
 
 let clock = 0;
 const ev = (type: string, kind: string, name: string, data: unknown): TrailEvent => ({
@@ -209,7 +218,15 @@ describe('foldReplicaTrail: who changed the replicas, and why', () => {
       [],
     ],
   ])('%s', (_title, events, lines) => {
-    expect(foldReplicaTrail(events).map(line)).toEqual(lines);
+    const whole = foldReplicaTrail(events);
+    expect(whole.map(line)).toEqual(lines);
+    // A projection stores the state as JSON and resumes from it: every split point gives the whole fold's entries.
+    for (let cut = 0; cut <= events.length; cut++) {
+      const first = resumeReplicaTrail(initialTrailState(), events.slice(0, cut));
+      const stored = JSON.parse(JSON.stringify(first.state)) as TrailState;
+      const rest = resumeReplicaTrail(stored, events.slice(cut));
+      expect([...first.entries, ...rest.entries]).toEqual(whole);
+    }
   });
 
   it('keeps the event time and type on each entry', () => {

@@ -239,12 +239,50 @@ function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
   }
 }
 
+/**
+ * What the fold knows after some events, as plain JSON: a projection stores it beside the entries so that the next
+ * events continue the fold where it stopped (`resumeReplicaTrail`) instead of reading the stream from its start.
+ */
+export interface TrailState {
+  replicas: number | null;
+  clusters: Array<[cluster: string, replicas: number]>;
+  hpas: Array<[cluster: string, limits: HpaLimits]>;
+  limits: Array<[autoscaler: string, limits: PartialLimits]>;
+  rescheduleBy?: string;
+}
+
+export const initialTrailState = (): TrailState => ({ replicas: null, clusters: [], hpas: [], limits: [] });
+
+/**
+ * Continues a fold from `from` over the next events, in stream order: the new entries and the state after them.
+ * Folding a stream in two parts this way gives the same entries as folding it whole.
+ */
+export function resumeReplicaTrail(
+  from: TrailState,
+  events: Iterable<TrailEvent>,
+): { entries: TrailEntry[]; state: TrailState } {
+  const s: State = {
+    replicas: from.replicas,
+    clusters: new Map(from.clusters),
+    hpas: new Map(from.hpas),
+    limits: new Map(from.limits),
+    ...(from.rescheduleBy === undefined ? {} : { rescheduleBy: from.rescheduleBy }),
+  };
+  const entries: TrailEntry[] = [];
+  for (const e of events) apply(s, entries, e);
+  const state: TrailState = {
+    replicas: s.replicas,
+    clusters: [...s.clusters],
+    hpas: [...s.hpas],
+    limits: [...s.limits],
+    ...(s.rescheduleBy === undefined ? {} : { rescheduleBy: s.rescheduleBy }),
+  };
+  return { entries, state };
+}
+
 /** Folds events, in stream order, into the trail of every change of the workload's replicas, oldest first. */
 export function foldReplicaTrail(events: Iterable<TrailEvent>): TrailEntry[] {
-  const state: State = { replicas: null, clusters: new Map(), hpas: new Map(), limits: new Map() };
-  const out: TrailEntry[] = [];
-  for (const e of events) apply(state, out, e);
-  return out;
+  return resumeReplicaTrail(initialTrailState(), events).entries;
 }
 
 /** A trail value as one line prints it: `5`, `min 1 max 4`, or `-`. */

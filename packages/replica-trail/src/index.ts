@@ -1,5 +1,7 @@
 export {
   foldReplicaTrail,
+  initialTrailState,
+  resumeReplicaTrail,
   formatTrailField,
   formatTrailValue,
   REPLICAS_APPLIED,
@@ -9,6 +11,14 @@ export {
   type TrailEntry,
   type TrailEvent,
   type TrailField,
+  type TrailState,
   type TrailValue,
 } from './fold.js';
-export { trailAddresses, type AutoscalerLike, type TrailAddress, type WorkloadRef } from './addresses.js';
+export {
+  TRAIL_AUTOSCALER_KINDS,
+  TRAIL_EVENT_TYPES,
+  trailAddresses,
+  type AutoscalerLike,
+  type TrailAddress,
+  type WorkloadRef,
+} from './addresses.js';

@@ -6,3 +6,4 @@ export * from './informer.js';
 export * from './kube-events.js';
 export * from './informers.js';
 export * from './informer-metrics.js';
+export * from './trail-projection.js';

@@ -29,7 +29,11 @@ const registry = new Registry();
 
 beforeAll(async () => {
   bus = await testBus('gw');
-  const handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
+  const handler = new GatewayHandler({
+    store: new ObjectStore(bus),
+    kubeEvents: new KubeEventStore(bus),
+    publish: (e) => publishEvent(bus, e),
+  });
   stopNats = serveNatsApi(bus, handler, log, registry).stop;
   http = await serveHttpApi(handler, { host: '127.0.0.1', port: 0 }, log);
   client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot });

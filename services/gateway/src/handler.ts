@@ -60,19 +60,56 @@ function checkFields(req: object, rules: Record<string, 'present' | 'boolean' | 
   if (errs.length) throw new InvalidRequestError(errs);
 }
 
+export interface GatewayHandlerOptions {
+  /** Where objects are applied, read and deleted. */
+  store: ObjectStore;
+  /** The Kubernetes-style events `events` lists. */
+  kubeEvents: KubeEventStore;
+  /** Publishes a domain event (ObjectDeleted, ReplicasApplied, ReplicaOwnerConflict). */
+  publish: (e: CloudEvent) => Promise<unknown>;
+  /** The events' time; the system clock by default. */
+  now?: () => Date;
+  /** Throws while the store is too full for a write other than a delete (StoreHeadroom.ensureRoom); never by default. */
+  ensureRoom?: () => Promise<void>;
+}
+
+/** The handler's defaults, defined once. */
+export const GATEWAY_HANDLER_DEFAULTS = {
+  now: (): Date => new Date(),
+  ensureRoom: async (): Promise<void> => {},
+} as const;
+
+/** Checked at construction, so that a missing dependency fails at start-up with its name, not on the first request. */
+function checkOptions(o: GatewayHandlerOptions): void {
+  if (typeof o !== 'object' || o === null) throw new TypeError('GatewayHandler: options must be an object');
+  const required = { store: o.store, kubeEvents: o.kubeEvents };
+  for (const [field, value] of Object.entries(required))
+    if (typeof value !== 'object' || value === null) throw new TypeError(`GatewayHandler: ${field} is required`);
+  const functions = { publish: o.publish, now: o.now, ensureRoom: o.ensureRoom };
+  for (const [field, value] of Object.entries(functions))
+    if ((field === 'publish' || value !== undefined) && typeof value !== 'function')
+      throw new TypeError(`GatewayHandler: ${field} must be a function, got ${value === null ? 'null' : typeof value}`);
+}
+
 /**
  * The gateway's operations over the object store. Admission runs here and only here: what reaches the store has
  * been defaulted and validated, and a rejected object leaves the stored one untouched.
  */
 export class GatewayHandler {
-  constructor(
-    private readonly store: ObjectStore,
-    private readonly kubeEvents: KubeEventStore,
-    private readonly publish: (e: CloudEvent) => Promise<unknown>,
-    private readonly now: () => Date = () => new Date(),
-    /** Throws while the store is too full for a write other than a delete (StoreHeadroom.ensureRoom). */
-    private readonly ensureRoom: () => Promise<void> = async () => {},
-  ) {}
+  private readonly store: ObjectStore;
+  private readonly kubeEvents: KubeEventStore;
+  private readonly publish: (e: CloudEvent) => Promise<unknown>;
+  private readonly now: () => Date;
+  private readonly ensureRoom: () => Promise<void>;
+
+  constructor(options: GatewayHandlerOptions) {
+    checkOptions(options);
+    this.store = options.store;
+    this.kubeEvents = options.kubeEvents;
+    this.publish = options.publish;
+    this.now = options.now ?? GATEWAY_HANDLER_DEFAULTS.now;
+    this.ensureRoom = options.ensureRoom ?? GATEWAY_HANDLER_DEFAULTS.ensureRoom;
+  }
 
   async apply(req: ApplyRequest, caller: Caller = { via: 'nats' }): Promise<ApplyReply> {
     checkFields(req, { object: 'present', dryRun: 'boolean' });

@@ -22,7 +22,11 @@ let http: { port: number; close(): Promise<void> };
 
 beforeAll(async () => {
   bus = await testBus('gwauth');
-  handler = new GatewayHandler(new ObjectStore(bus), new KubeEventStore(bus), (e) => publishEvent(bus, e));
+  handler = new GatewayHandler({
+    store: new ObjectStore(bus),
+    kubeEvents: new KubeEventStore(bus),
+    publish: (e) => publishEvent(bus, e),
+  });
   http = await serveHttpApi(handler, { host: '127.0.0.1', port: 0, tokens }, log);
 });
 afterAll(async () => {

@@ -1,16 +1,7 @@
 import type { ServiceName } from '@flotilla/catalogue';
 import { readFile } from 'node:fs/promises';
-import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import {
-  baseConfigSchema,
-  connectionGate,
-  envBool,
-  envInt,
-  envPort,
-  envString,
-  runService,
-  watchProvisioning,
-} from '@flotilla/runtime';
+import { runBusService } from '@flotilla/controller';
+import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
 import { GatewayHandler } from './handler.js';
@@ -41,28 +32,22 @@ const configSchema = baseConfigSchema.extend({
   GATEWAY_STORE_MAX_BYTES: envInt({ min: 1 }),
 });
 
-await runService({
+await runBusService({
   name: SERVICE,
   configSchema,
-  async start({ config, logger, setReady, registry, gates }) {
-    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
-    const stopWatch = watchProvisioning({
-      repair: () => bus.repair(),
-      intervalMs: config.PROVISION_CHECK_MS,
-      gates,
-      logger,
-    });
+  // Every replica serves the API: no lease.
+  leader: false,
+  async run({ config, logger, registry }, { bus, publish }) {
     const headroom = new StoreHeadroom(
       jetStreamStorageUse(bus.jsm, config.GATEWAY_STORE_MAX_BYTES),
       config.GATEWAY_STORE_HEADROOM_PERCENT,
     );
-    const handler = new GatewayHandler(
-      new ObjectStore(bus),
-      new KubeEventStore(bus),
-      (e) => publishEvent(bus, e),
-      undefined,
-      () => headroom.ensureRoom(),
-    );
+    const handler = new GatewayHandler({
+      store: new ObjectStore(bus),
+      kubeEvents: new KubeEventStore(bus),
+      publish,
+      ensureRoom: () => headroom.ensureRoom(),
+    });
     const nats = serveNatsApi(bus, handler, logger, registry);
     if (
       Boolean(config.GATEWAY_TLS_CERT_FILE) !== Boolean(config.GATEWAY_TLS_KEY_FILE) ||
@@ -99,13 +84,9 @@ await runService({
       { apiPort: http.port, subjects: `${bus.names.apiRoot}.*`, apiTokens: tokens?.size ?? 0 },
       'gateway serving',
     );
-    setReady(true);
     return async () => {
-      setReady(false);
-      stopWatch();
       await nats.stop();
       await http.close();
-      await bus.close();
     };
   },
 });

@@ -25,13 +25,12 @@ beforeAll(async () => {
     retention: { maxBytes: 64 * 1024 },
   });
   const headroom = new StoreHeadroom(jetStreamStorageUse(bus.jsm), 5, 0);
-  const handler = new GatewayHandler(
-    new ObjectStore(bus),
-    new KubeEventStore(bus),
-    (e) => publishEvent(bus, e),
-    undefined,
-    () => headroom.ensureRoom(),
-  );
+  const handler = new GatewayHandler({
+    store: new ObjectStore(bus),
+    kubeEvents: new KubeEventStore(bus),
+    publish: (e) => publishEvent(bus, e),
+    ensureRoom: () => headroom.ensureRoom(),
+  });
   stop = serveNatsApi(bus, handler, { error: () => undefined }).stop;
   client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot });
 }, 30_000);

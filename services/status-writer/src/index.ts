@@ -3,3 +3,4 @@ export * from './status-writer.js';
 export * from './replay.js';
 export * from './default-reducers.js';
 export * from './fold-lag.js';
+export { TrailProjector, type TrailProjectorOptions } from './trail-projector.js';

@@ -101,7 +101,7 @@ describe('flotilla apply -f: several documents, some invalid', () => {
     ].join('---\n');
     const io = captureIo(text);
     const applied: string[] = [];
-    expect(await applyCommand(io, admittingSession(applied), ['-'], false)).toBe(1);
+    expect(await applyCommand(io, admittingSession(applied), { filename: ['-'], dryRun: false })).toBe(1);
     expect(applied).toEqual(['first', 'second']);
     expect(io.outs).toEqual(['configmap/first created', 'configmap/second created']);
     expect(io.errs).toEqual([

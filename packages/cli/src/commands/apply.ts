@@ -8,13 +8,16 @@ import { errorText } from '../errors.js';
  * apply, each document is applied on its own: the valid ones are stored, each invalid one prints its error, and the
  * exit code is 1 if any failed.
  */
-export async function applyCommand(
-  io: CliIo,
-  session: () => Promise<Session>,
-  files: string[],
-  dryRun: boolean,
-): Promise<number> {
-  const docs = await readManifests(io, files);
+export interface ApplyOptions {
+  /** `-f`: files, directories or `-` (stdin). */
+  filename: string[];
+  /** `--dry-run`: admission only, nothing stored. */
+  dryRun?: boolean;
+}
+
+export async function applyCommand(io: CliIo, session: () => Promise<Session>, o: ApplyOptions): Promise<number> {
+  const dryRun = Boolean(o.dryRun);
+  const docs = await readManifests(io, o.filename);
   if (docs.length === 0) throw new CliError('error: no objects passed to apply');
   const s = await session();
   let failed = 0;

@@ -3,21 +3,36 @@ import { CliError, type CliIo, type Session } from '../context.js';
 import { errorText } from '../errors.js';
 
 export interface AddClusterOptions {
+  name: string;
+  /** Only simulated clusters can be added from the CLI. */
   sim?: boolean;
-  cpu: string;
-  memory: string;
-  pods: string;
-  label: string[];
-  taint: string[];
+  /** Allocatable capacity; CLUSTER_ADD_DEFAULTS where not given. */
+  cpu?: string;
+  memory?: string;
+  pods?: string;
+  /** `k=v`, repeatable. */
+  label?: readonly string[];
+  /** `k[=v]:Effect`, repeatable. */
+  taint?: readonly string[];
   provider?: string;
   region?: string;
   zone?: string;
 }
 
+export const CLUSTER_ADD_DEFAULTS = {
+  cpu: '8',
+  memory: '32Gi',
+  pods: '110',
+  label: [] as readonly string[],
+  taint: [] as readonly string[],
+} as const;
+
 const TAINT = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/;
 
 /** The Cluster object `cluster add` applies; simulated capacity lives in `spec.simulation`. */
-export function simulatedCluster(name: string, o: AddClusterOptions): object {
+export function simulatedCluster(options: AddClusterOptions): object {
+  const o = { ...CLUSTER_ADD_DEFAULTS, ...definedOnly(options) };
+  const { name } = o;
   const labels: Record<string, string> = {};
   for (const l of o.label) {
     const i = l.indexOf('=');
@@ -47,13 +62,18 @@ export function simulatedCluster(name: string, o: AddClusterOptions): object {
   };
 }
 
-export async function clusterAddCommand(io: CliIo, s: Session, name: string, o: AddClusterOptions): Promise<number> {
+/** The fields of `o` that are set: an option left undefined takes its default. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export async function clusterAddCommand(io: CliIo, s: Session, o: AddClusterOptions): Promise<number> {
   if (!o.sim)
     throw new CliError(
       'error: only simulated clusters can be added from the CLI (--sim); join a real cluster by applying its Cluster object and running a member-agent with the kube driver',
     );
-  const r = await s.client.apply(simulatedCluster(name, o));
-  io.out(`cluster/${name} ${r.outcome}`);
+  const r = await s.client.apply(simulatedCluster(o));
+  io.out(`cluster/${o.name} ${r.outcome}`);
   return 0;
 }
 
@@ -69,7 +89,14 @@ async function updateSimulation(s: Session, name: string, change: (sim: Sim) => 
   return s.client.apply({ ...rest, spec: { ...spec, simulation: change({ ...spec.simulation }) } });
 }
 
-export async function clusterFailCommand(io: CliIo, s: Session, name: string, failed: boolean): Promise<number> {
+export interface ClusterFailOptions {
+  name: string;
+  /** true: `cluster fail` (unreachable); false: `cluster recover`. */
+  failed: boolean;
+}
+
+export async function clusterFailCommand(io: CliIo, s: Session, o: ClusterFailOptions): Promise<number> {
+  const { name, failed } = o;
   try {
     const r = await updateSimulation(s, name, (sim) => ({ ...sim, failed }));
     io.out(`cluster/${name} ${failed ? 'failed' : 'recovered'}${r.outcome === 'unchanged' ? ' (unchanged)' : ''}`);
@@ -81,14 +108,20 @@ export async function clusterFailCommand(io: CliIo, s: Session, name: string, fa
 }
 
 export interface LoadOptions {
+  /** The simulated cluster. */
+  name: string;
+  /** KIND/NAME. */
   workload: string;
   namespace?: string;
   constant?: string;
   sine?: string;
   step?: string;
   series?: string;
+  /** The step of --series; CLUSTER_LOAD_DEFAULTS.interval when not given. */
   interval?: string;
 }
+
+export const CLUSTER_LOAD_DEFAULTS = { interval: '1m' } as const;
 
 /**
  * The load model of one workload in one simulated cluster, as total CPU demand in cores:
@@ -112,10 +145,15 @@ export function loadModel(o: LoadOptions): object {
     const [mean, amplitude, period] = nums(o.sine, 3, '--sine');
     return { type: 'sine', cores: Number(mean), amplitude: Number(amplitude), period };
   }
-  return { type: 'series', values: o.series!.split(',').map(Number), interval: o.interval ?? '1m' };
+  return {
+    type: 'series',
+    values: o.series!.split(',').map(Number),
+    interval: o.interval ?? CLUSTER_LOAD_DEFAULTS.interval,
+  };
 }
 
-export async function clusterLoadCommand(io: CliIo, s: Session, name: string, o: LoadOptions): Promise<number> {
+export async function clusterLoadCommand(io: CliIo, s: Session, o: LoadOptions): Promise<number> {
+  const { name } = o;
   const slash = o.workload.indexOf('/');
   if (slash <= 0) throw new CliError(`error: --workload takes KIND/NAME, not "${o.workload}"`);
   const workload = {

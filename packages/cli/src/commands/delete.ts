@@ -3,14 +3,19 @@ import type { CliIo, Session } from '../context.js';
 import { readManifests } from '../context.js';
 import { errorText } from '../errors.js';
 
-export async function deleteCommand(
-  io: CliIo,
-  session: () => Promise<Session>,
-  args: { kind?: string; names: string[]; files?: string[]; namespace?: string },
-): Promise<number> {
+export interface DeleteOptions {
+  /** With `names`: what to delete; not used with `filename`. */
+  kind?: string;
+  names: string[];
+  /** `-f`: delete the objects these files name. */
+  filename?: string[];
+  namespace?: string;
+}
+
+export async function deleteCommand(io: CliIo, session: () => Promise<Session>, args: DeleteOptions): Promise<number> {
   const targets: Array<{ kind: string; name: string; namespace?: string }> = [];
-  if (args.files?.length) {
-    for (const { doc } of await readManifests(io, args.files)) {
+  if (args.filename?.length) {
+    for (const { doc } of await readManifests(io, args.filename)) {
       const o = doc as { kind?: string; metadata?: { name?: string; namespace?: string } };
       if (!o?.kind || !o.metadata?.name) {
         io.err('error: a document without kind or metadata.name cannot be deleted');

@@ -35,7 +35,7 @@ async function describeOutput(kind: string, stored: StoredLike): Promise<string>
     now: () => now,
     env: {},
   };
-  expect(await describeCommand(io, session(stored), kind, stored.metadata.name)).toBe(0);
+  expect(await describeCommand(io, session(stored), { kind, name: stored.metadata.name })).toBe(0);
   return out.join('\n');
 }
 

@@ -16,15 +16,17 @@ const TRAIL_TAIL = 5;
  * kubectl-like description: identity, spec and status as YAML, for a binding the latest scheduling decision (why the
  * replicas are where they are), then the object's events.
  */
-export async function describeCommand(
-  io: CliIo,
-  s: Session,
-  kindToken: string,
-  name: string,
-  namespace?: string,
-): Promise<number> {
-  const info = resolveKind(kindToken);
-  const ns = info.namespaced ? (namespace ?? 'default') : undefined;
+export interface DescribeOptions {
+  /** A kind, plural or short name. */
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export async function describeCommand(io: CliIo, s: Session, options: DescribeOptions): Promise<number> {
+  const { name } = options;
+  const info = resolveKind(options.kind);
+  const ns = info.namespaced ? (options.namespace ?? 'default') : undefined;
   const o = await s.client.get(info.kind, name, ns);
   const { items: events } = await s.client.events({ kind: info.kind, namespace: ns, name });
   const m = o.metadata as Record<string, unknown>;

@@ -9,6 +9,7 @@ export interface EventsOptions {
   for?: string;
   namespace?: string;
   output?: string;
+  /** Stops a --follow. */
   signal?: AbortSignal;
 }
 

@@ -1,25 +1,26 @@
 import { resolveKind } from '@flotilla/api';
-import { eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
+import type { Bus } from '@flotilla/bus';
 import type { GatewayClient } from '@flotilla/client';
 import {
   foldReplicaTrail,
   formatTrailField,
   formatTrailValue,
+  TRAIL_AUTOSCALER_KINDS,
   trailAddresses,
   type AutoscalerLike,
   type TrailEntry,
   type WorkloadRef,
 } from '@flotilla/replica-trail';
+import { readReplicaTrail } from '@flotilla/store';
 import { CliError, type CliIo, type Session } from '../context.js';
 import { parseDuration } from '../duration.js';
 import { formatTable } from '../output/table.js';
 
-const AUTOSCALER_KINDS = ['FederatedHPA', 'EffectiveHorizontalPodAutoscaler', 'CronFederatedHPA'] as const;
-
 /**
- * A workload's replica trail from the event stream: the autoscalers aimed at it now say which subjects to read,
- * and only those are read (one ordered consumer with a filter subject each), so the answer costs the workload's
- * own decisions, not the stream's size.
+ * A workload's replica trail: the autoscalers aimed at it now say which subjects hold its decisions, and the status
+ * writer's projection of those subjects (packages/store's trail projection) gives the entries folded so far, so the
+ * answer reads the events after it only; without a projection that fits, the subjects are folded from the stream.
+ * `since` keeps the entries from then on (their old values still come from the whole history).
  */
 export async function replicaTrail(
   bus: Bus,
@@ -27,23 +28,13 @@ export async function replicaTrail(
   workload: WorkloadRef,
   since?: Date,
 ): Promise<TrailEntry[]> {
-  const autoscalers = (await Promise.all(AUTOSCALER_KINDS.map((k) => client.list(k, workload.namespace)))).flatMap(
-    (r) => r.items as unknown as AutoscalerLike[],
-  );
-  const events = [];
-  for await (const d of readEvents(bus, {
-    filters: trailAddresses(workload, autoscalers),
-    ...(since ? { since } : {}),
-  }))
-    events.push({
-      type: eventTypeOf(d.event),
-      kind: d.event.flotillakind,
-      namespace: d.event.flotillanamespace,
-      name: d.event.flotillaname,
-      time: d.event.time,
-      data: d.event.data,
-    });
-  return foldReplicaTrail(events);
+  const autoscalers = (
+    await Promise.all(TRAIL_AUTOSCALER_KINDS.map((k) => client.list(k, workload.namespace)))
+  ).flatMap((r) => r.items as unknown as AutoscalerLike[]);
+  const { entries } = await readReplicaTrail(bus, workload, trailAddresses(workload, autoscalers));
+  if (!since) return entries;
+  const from = since.getTime();
+  return entries.filter((e) => Date.parse(e.time) >= from);
 }
 
 /** One table of trail entries (TIME, FIELD, FROM, TO, BY, WHY). */
@@ -62,12 +53,17 @@ export function trailTable(entries: readonly TrailEntry[]): string {
 }
 
 /** `flotilla explain replicas KIND/NAME [-n NS] [--since 24h] [-o json]`. */
-export async function explainReplicasCommand(
-  io: CliIo,
-  s: Session,
-  target: string,
-  o: { namespace?: string; since?: string; output?: string },
-): Promise<number> {
+export interface ExplainReplicasOptions {
+  /** KIND/NAME of the workload. */
+  target: string;
+  namespace?: string;
+  /** `--since`: a duration; only changes in this last span. */
+  since?: string;
+  output?: string;
+}
+
+export async function explainReplicasCommand(io: CliIo, s: Session, o: ExplainReplicasOptions): Promise<number> {
+  const { target } = o;
   if (o.output !== undefined && o.output !== 'json') throw new CliError(`error: -o must be json, not "${o.output}"`);
   const slash = target.indexOf('/');
   if (slash <= 0 || slash === target.length - 1)

@@ -4,20 +4,19 @@ import type { CliIo, Session } from '../context.js';
 import { parseOutput, printObjects } from '../output/format.js';
 
 export interface GetOptions {
+  /** A kind, plural or short name. */
+  kind: string;
+  /** Objects to show; all of the kind when empty. */
+  names: string[];
   namespace?: string;
   allNamespaces?: boolean;
   output?: string;
 }
 
-export async function getCommand(
-  io: CliIo,
-  s: Session,
-  kindToken: string,
-  names: string[],
-  o: GetOptions,
-): Promise<number> {
+export async function getCommand(io: CliIo, s: Session, o: GetOptions): Promise<number> {
   const format = parseOutput(o.output);
-  const info = resolveKind(kindToken);
+  const { names } = o;
+  const info = resolveKind(o.kind);
   const namespace = info.namespaced && !o.allNamespaces ? (o.namespace ?? 'default') : undefined;
   let items: StoredLike[];
   if (names.length) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rebalancerFor } from './rebalance.js';
+import type { CliIo, Session } from '../context.js';
+import { rebalanceCommand, rebalancerFor } from './rebalance.js';
 
 const now = new Date('2026-03-08T09:04:05Z');
 const base = { selector: [] as string[], timeout: '2m' };
@@ -7,8 +8,7 @@ const base = { selector: [] as string[], timeout: '2m' };
 describe('rebalancerFor (flotilla rebalance)', () => {
   it('names namespaced workloads in -n (default "default") and cluster-scoped ones without, with the TTL in seconds', () => {
     const rb = rebalancerFor(
-      ['deploy/web', 'clusterrole/viewer'],
-      { ...base, namespace: 'shop', ttl: '10m', name: 'r1' },
+      { ...base, targets: ['deploy/web', 'clusterrole/viewer'], namespace: 'shop', ttl: '10m', name: 'r1' },
       now,
     );
     expect(rb).toEqual({
@@ -24,12 +24,15 @@ describe('rebalancerFor (flotilla rebalance)', () => {
       },
     });
     expect(
-      (rebalancerFor(['deploy/web'], base, now) as { spec: { workloads: Array<{ namespace: string }> } }).spec
-        .workloads[0]!.namespace,
+      (
+        rebalancerFor({ ...base, targets: ['deploy/web'] }, now) as {
+          spec: { workloads: Array<{ namespace: string }> };
+        }
+      ).spec.workloads[0]!.namespace,
     ).toBe('default');
   });
   it('--selector becomes one workloadSelector in -n, and the generated name carries the time', () => {
-    const rb = rebalancerFor([], { ...base, selector: ['tier=web', 'team=a'], namespace: 'shop' }, now) as {
+    const rb = rebalancerFor({ ...base, targets: [], selector: ['tier=web', 'team=a'], namespace: 'shop' }, now) as {
       metadata: { name: string };
       spec: unknown;
     };
@@ -44,6 +47,16 @@ describe('rebalancerFor (flotilla rebalance)', () => {
     [[], { ...base, selector: ['tier'] }, /--selector "tier" is not key=value/],
     [['deploy/web'], { ...base, ttl: 'soon' }, /--ttl/],
   ])('refuses %j', (targets, o, message) => {
-    expect(() => rebalancerFor(targets as string[], o, now)).toThrow(message);
+    expect(() => rebalancerFor({ ...o, targets: targets as string[] }, now)).toThrow(message);
+  });
+
+  it('checks --timeout before it creates anything', async () => {
+    const applied: unknown[] = [];
+    const s = { client: { apply: async (o: unknown) => void applied.push(o) } } as unknown as Session;
+    const io = { out: () => undefined, err: () => undefined, now: () => now, env: {} } as unknown as CliIo;
+    await expect(rebalanceCommand(io, s, { ...base, targets: ['deploy/web'], timeout: 'soon' })).rejects.toThrow(
+      /invalid value "soon" for --timeout/,
+    );
+    expect(applied).toEqual([]);
   });
 });

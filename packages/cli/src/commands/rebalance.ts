@@ -6,17 +6,23 @@ import { parseDuration } from '../duration.js';
 import { rebalanceReport, reportTable } from './rebalance-report.js';
 
 export interface RebalanceOptions {
+  /** KIND/NAME of each workload. */
+  targets: readonly string[];
   namespace?: string;
-  selector: string[];
+  /** `--selector k=v` (repeatable); REBALANCE_DEFAULTS.selector when not given. */
+  selector?: readonly string[];
   ttl?: string;
   wait?: boolean;
-  timeout: string;
+  /** How long --wait waits; REBALANCE_DEFAULTS.timeout when not given. */
+  timeout?: string;
   name?: string;
 }
 
+export const REBALANCE_DEFAULTS = { selector: [] as readonly string[], timeout: '2m' } as const;
+
 /** The WorkloadRebalancer `flotilla rebalance` creates: named workloads, plus one label selector from --selector. */
-export function rebalancerFor(targets: readonly string[], o: RebalanceOptions, now: Date): object {
-  const workloads: RebalancerObjectReference[] = targets.map((t) => {
+export function rebalancerFor(o: RebalanceOptions, now: Date): object {
+  const workloads: RebalancerObjectReference[] = o.targets.map((t) => {
     const slash = t.indexOf('/');
     if (slash <= 0 || slash === t.length - 1) throw new CliError(`error: "${t}" is not KIND/NAME`);
     const info = resolveKind(t.slice(0, slash));
@@ -28,7 +34,7 @@ export function rebalancerFor(targets: readonly string[], o: RebalanceOptions, n
     };
   });
   const matchLabels: Record<string, string> = {};
-  for (const kv of o.selector) {
+  for (const kv of o.selector ?? REBALANCE_DEFAULTS.selector) {
     const m = /^([^=]+)=(.*)$/.exec(kv);
     if (!m) throw new CliError(`error: --selector "${kv}" is not key=value`);
     matchLabels[m[1]!] = m[2]!;
@@ -57,14 +63,16 @@ export function rebalancerFor(targets: readonly string[], o: RebalanceOptions, n
  * with --wait, waits for it to finish and for the scheduler to reschedule each Successful workload, then prints
  * the results and placements (read from the event log, so a TTL that already deleted it does not matter).
  */
-export async function rebalanceCommand(io: CliIo, s: Session, targets: string[], o: RebalanceOptions): Promise<number> {
-  const rb = rebalancerFor(targets, o, io.now()) as { metadata: { name: string } };
+export async function rebalanceCommand(io: CliIo, s: Session, o: RebalanceOptions): Promise<number> {
+  // Every flag is checked before anything is created: a bad --timeout must not leave a rebalancer behind.
+  const rb = rebalancerFor(o, io.now()) as { metadata: { name: string } };
+  const timeoutMs = parseDuration(o.timeout ?? REBALANCE_DEFAULTS.timeout, '--timeout');
   const created = await s.client.apply(rb);
   const name = created.object.metadata.name;
   io.out(`workloadrebalancer.apps.karmada.io/${name} created`);
   if (!o.wait) return 0;
   const uid = created.object.metadata.uid as string | undefined;
-  const deadline = Date.now() + parseDuration(o.timeout, '--timeout');
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     // The bindings are read only once the rebalancer has finished: one read per workload.
     const done = (await rebalanceReport(s, name, uid, { placements: false })).status?.finishTime !== undefined;

@@ -10,18 +10,29 @@ const SYNTHETIC_START = Date.parse('2026-03-02T00:00:00Z') / 1000;
 /** Days of history the synthetic replay starts with (Crane's DSP needs two whole periods; 3 days is its example). */
 const SYNTHETIC_HISTORY_DAYS = 3;
 
-interface ReportFlags {
+export interface ReportEhpaOptions {
+  /** `--trace`: demand in cores as a Prometheus range-query response. */
   trace?: string;
+  /** `--synthetic daily`: a generated trace instead. */
   synthetic?: string;
-  days: string;
-  out: string;
+  /** Days to replay, a whole number as typed; REPORT_EHPA_DEFAULTS.days when not given. */
+  days?: string;
+  /** Where the report is written; REPORT_EHPA_DEFAULTS.out when not given. */
+  out?: string;
 }
+
+export const REPORT_EHPA_DEFAULTS = { days: '3', out: '.' } as const;
 
 /**
  * `report ehpa`: replays a load trace through the EffectiveHPA decision and through a reactive HPA, and writes
  * `ehpa-report.html` (self-contained) and `ehpa-report.svg` into --out.
  */
-export async function reportEhpaCommand(io: CliIo, o: ReportFlags): Promise<number> {
+export async function reportEhpaCommand(io: CliIo, options: ReportEhpaOptions): Promise<number> {
+  const o = {
+    ...options,
+    days: options.days ?? REPORT_EHPA_DEFAULTS.days,
+    out: options.out ?? REPORT_EHPA_DEFAULTS.out,
+  };
   const days = Number(o.days);
   if (!Number.isInteger(days) || days < 1)
     throw new CliError(`error: --days must be a whole number of days ≥ 1, not "${o.days}"`);

@@ -46,7 +46,11 @@ describe('flotilla wait', () => {
     const { s, gets } = session(['missing']);
     const { cli } = io();
     const started = Date.now();
-    const failure = await waitCommand(cli, s, 'cluster/member9', 'condition=Ready', '30s').catch((e: unknown) => e);
+    const failure = await waitCommand(cli, s, {
+      target: 'cluster/member9',
+      for: 'condition=Ready',
+      timeout: '30s',
+    }).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(gets()).toBe(1);
     expect(errorText(failure)).toBe('Error from server (NotFound): Cluster "member9" not found');
@@ -55,21 +59,21 @@ describe('flotilla wait', () => {
   it('succeeds at once on --for=delete when the object never existed, saying so', async () => {
     const { s } = session(['missing']);
     const { cli, out } = io();
-    expect(await waitCommand(cli, s, 'cluster/member9', 'delete', '30s')).toBe(0);
+    expect(await waitCommand(cli, s, { target: 'cluster/member9', for: 'delete', timeout: '30s' })).toBe(0);
     expect(out).toEqual(['cluster/member9 does not exist: nothing to wait for']);
   });
 
   it('reports deleted when an existing object goes away', async () => {
     const { s } = session([cluster('True'), 'missing']);
     const { cli, out } = io();
-    expect(await waitCommand(cli, s, 'cluster/member1', 'delete', '30s')).toBe(0);
+    expect(await waitCommand(cli, s, { target: 'cluster/member1', for: 'delete', timeout: '30s' })).toBe(0);
     expect(out).toEqual(['cluster/member1 deleted']);
   });
 
   it('waits until the condition holds', async () => {
     const { s, gets } = session([cluster('False'), cluster('True')]);
     const { cli, out } = io();
-    expect(await waitCommand(cli, s, 'cluster/member1', 'condition=Ready', '30s')).toBe(0);
+    expect(await waitCommand(cli, s, { target: 'cluster/member1', for: 'condition=Ready', timeout: '30s' })).toBe(0);
     expect(out).toEqual(['cluster/member1 condition met']);
     expect(gets()).toBe(2);
   });

@@ -14,16 +14,22 @@ export function parseWaitFor(
   return { type: 'condition', condition: m[1]!, status: (m[2] ?? 'True').toLowerCase() };
 }
 
-export async function waitCommand(
-  io: CliIo,
-  s: Session,
-  target: string,
-  forText: string,
-  timeoutText: string,
-  namespace?: string,
-): Promise<number> {
-  const want = parseWaitFor(forText);
-  const timeoutMs = parseDuration(timeoutText, '--timeout');
+export interface WaitOptions {
+  /** KIND/NAME. */
+  target: string;
+  /** `--for`: `condition=NAME[=VALUE]` or `delete`. */
+  for: string;
+  /** `--timeout`: a duration; WAIT_DEFAULTS.timeout when not given. */
+  timeout?: string;
+  namespace?: string;
+}
+
+export const WAIT_DEFAULTS = { timeout: '30s' } as const;
+
+export async function waitCommand(io: CliIo, s: Session, o: WaitOptions): Promise<number> {
+  const { target, namespace } = o;
+  const want = parseWaitFor(o.for);
+  const timeoutMs = parseDuration(o.timeout ?? WAIT_DEFAULTS.timeout, '--timeout');
   const slash = target.indexOf('/');
   if (slash <= 0) throw new CliError(`error: "${target}" is not KIND/NAME`);
   const info = resolveKind(target.slice(0, slash));

@@ -5,23 +5,27 @@ import { parseDuration } from '../duration.js';
 import { formatTable } from '../output/table.js';
 import { readRangeFile } from '../range-file.js';
 import { scheduleChecks } from '@flotilla/cron';
+import { WHAT_IF_DEFAULTS, type WhatIfOptions } from './what-if.js';
 
-interface WhatIfEhpaFlags {
-  output?: string;
+export interface WhatIfEhpaOptions extends WhatIfOptions {
+  /** Required here: the answer depends on the time of day of the crons and the forecast. */
   now: string;
+  /** `--history`: the workload usage as a Prometheus range-query response. */
   history?: string;
+  /** `--horizon`: how far to forecast, a duration. */
   horizon?: string;
+  /** WHAT_IF_DEFAULTS.timeZone when not given. */
   timeZone?: string;
 }
 
 /** `what-if ehpa`: the status the EffectiveHPA controller would write at --now, the cron metric and the forecast. */
-export async function whatIfEhpaCommand(io: CliIo, files: string[], o: WhatIfEhpaFlags): Promise<number> {
+export async function whatIfEhpaCommand(io: CliIo, o: WhatIfEhpaOptions): Promise<number> {
   const now = new Date(Date.parse(o.now));
   if (Number.isNaN(now.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(o.now)) {
     throw new CliError(`error: --now "${o.now}" is not an RFC 3339 time such as 2026-03-08T09:04:00Z`);
   }
   // The gateway's admission, cron and time-zone checks included, so a file it refuses is refused here too.
-  const docs = (await readManifests(io, files)).map(({ doc }) => admit(doc, { schedules: scheduleChecks }));
+  const docs = (await readManifests(io, o.filename)).map(({ doc }) => admit(doc, { schedules: scheduleChecks }));
   const history = o.history === undefined ? undefined : await readRangeFile(o.history, '--history');
   const horizonMs = o.horizon === undefined ? undefined : parseDuration(o.horizon, '--horizon');
   if (horizonMs !== undefined && horizonMs <= 0) throw new CliError('error: --horizon must be longer than zero');
@@ -31,7 +35,7 @@ export async function whatIfEhpaCommand(io: CliIo, files: string[], o: WhatIfEhp
       now,
       ...(history ? { history } : {}),
       ...(horizonMs === undefined ? {} : { horizonSeconds: Math.ceil(horizonMs / 1000) }),
-      ...(o.timeZone ? { controllerZone: o.timeZone } : {}),
+      controllerZone: o.timeZone || WHAT_IF_DEFAULTS.timeZone,
     });
   } catch (err) {
     if (err instanceof WhatIfInputError) throw new CliError(`error: ${err.message}`);

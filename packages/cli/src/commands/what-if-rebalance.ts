@@ -1,7 +1,7 @@
 import { whatIfRebalance } from '@flotilla/rebalance';
 import { CliError, type CliIo } from '../context.js';
 import { formatTable } from '../output/table.js';
-import { admittedDocs, parseInstant, print } from './what-if.js';
+import { admittedDocs, parseInstant, print, type WhatIfOptions } from './what-if.js';
 
 type Item = {
   kind: string;
@@ -22,15 +22,11 @@ type Item = {
  * by the service's own decision. `-o json|yaml` prints a List (the rebalancer as left, then each binding written)
  * with `deleted` and `requeueAfterSeconds`.
  */
-export async function whatIfRebalanceCommand(
-  io: CliIo,
-  files: string[],
-  o: { output?: string; now?: string },
-): Promise<number> {
+export async function whatIfRebalanceCommand(io: CliIo, o: WhatIfOptions): Promise<number> {
   if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml')
     throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
   const now = parseInstant(o.now, '--now', io.now());
-  const result = whatIfRebalance(await admittedDocs(io, files), now);
+  const result = whatIfRebalance(await admittedDocs(io, o.filename), now);
   if (o.output) {
     print(io, o.output, result);
     return 0;

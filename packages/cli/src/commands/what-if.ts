@@ -6,6 +6,18 @@ import { CliError, readManifests, type CliIo } from '../context.js';
 import { asList } from '../output/format.js';
 import { formatTable } from '../output/table.js';
 
+/** What every offline command reads: `-f` files, directories or `-`, and `-o`. */
+export interface WhatIfOptions {
+  filename: string[];
+  /** `-o json|yaml`. */
+  output?: string;
+  /** `--now`: an RFC 3339 time; the clock's now by default. */
+  now?: string;
+}
+
+/** The controller zone of rules and crons that name none (`--time-zone`). */
+export const WHAT_IF_DEFAULTS = { timeZone: 'UTC' } as const;
+
 export function parseInstant(text: string | undefined, flag: string, fallback: Date): Date {
   if (text === undefined) return fallback;
   const t = Date.parse(text);
@@ -51,15 +63,11 @@ function checkClusterStatus(io: CliIo, docs: unknown[]): void {
  * binding is placed under a clusterAffinities term with overflowAffinities, the List also carries `tiers`: per such
  * binding, which tier (the term's own name or an overflow entry's) each of its clusters came from.
  */
-export async function whatIfScheduleCommand(
-  io: CliIo,
-  files: string[],
-  o: { output?: string; now?: string },
-): Promise<number> {
+export async function whatIfScheduleCommand(io: CliIo, o: WhatIfOptions): Promise<number> {
   if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml')
     throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
   const now = parseInstant(o.now, '--now', io.now());
-  const docs = await admittedDocs(io, files);
+  const docs = await admittedDocs(io, o.filename);
   checkClusterStatus(io, docs);
   const bindings = whatIfSchedule(docs, now);
   const clusters = (docs as ClusterDoc[]).filter((d) => d.kind === 'Cluster') as Cluster[];
@@ -78,15 +86,11 @@ const bindingRef = (b: ResourceBinding) =>
  * `what-if fhpa`: the target's ResourceBinding after the hpa-assigner's update and the member HPAs' limits, by the
  * scheduler's and the hpa-assigner's own functions, offline.
  */
-export async function whatIfFhpaCommand(
-  io: CliIo,
-  files: string[],
-  o: { output?: string; now?: string },
-): Promise<number> {
+export async function whatIfFhpaCommand(io: CliIo, o: WhatIfOptions): Promise<number> {
   if (o.output !== undefined && o.output !== 'json' && o.output !== 'yaml')
     throw new CliError(`error: -o must be json or yaml, not "${o.output}"`);
   const now = parseInstant(o.now, '--now', io.now());
-  const result = whatIfFederatedHpa(await admittedDocs(io, files), now);
+  const result = whatIfFederatedHpa(await admittedDocs(io, o.filename), now);
   // Exactly this shape (a public interface): the List and the assignments, nothing else.
   print(io, o.output ?? 'yaml', {
     apiVersion: 'v1',
@@ -98,16 +102,19 @@ export async function whatIfFhpaCommand(
 }
 
 /** `what-if cron`: next execution times at --now and the executions in (now, until]. */
-export async function whatIfCronCommand(
-  io: CliIo,
-  files: string[],
-  o: { output?: string; now?: string; until?: string; timeZone?: string },
-): Promise<number> {
+export interface WhatIfCronOptions extends WhatIfOptions {
+  /** `--until`: list the executions in (now, until]. */
+  until?: string;
+  /** WHAT_IF_DEFAULTS.timeZone when not given. */
+  timeZone?: string;
+}
+
+export async function whatIfCronCommand(io: CliIo, o: WhatIfCronOptions): Promise<number> {
   const now = parseInstant(o.now, '--now', io.now());
   const until = o.until === undefined ? undefined : parseInstant(o.until, '--until', now);
   if (until && until <= now) throw new CliError('error: --until must be later than --now');
-  const docs = (await admittedDocs(io, files)).filter((d) => (d as { kind?: string }).kind === 'CronFederatedHPA');
-  const result = whatIfCron(docs as never, now, until, o.timeZone);
+  const docs = (await admittedDocs(io, o.filename)).filter((d) => (d as { kind?: string }).kind === 'CronFederatedHPA');
+  const result = whatIfCron(docs as never, now, until, o.timeZone ?? WHAT_IF_DEFAULTS.timeZone);
   if (o.output === 'json' || o.output === 'yaml') {
     print(io, o.output, {
       ...asList(result.items as never),

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testBus } from '@flotilla/bus/testing';
+import { cloudEvent, publishEvent, type Bus } from '@flotilla/bus';
+import { trailAddresses, type AutoscalerLike } from '@flotilla/replica-trail';
+import { ObjectStore, readReplicaTrail } from '@flotilla/store';
+import { TrailProjector } from './trail-projector.js';
+
+let bus: Bus & { dispose(): Promise<void> };
+beforeAll(async () => {
+  bus = await testBus('trail-projector');
+});
+afterAll(async () => {
+  await bus?.dispose();
+});
+
+const object = (apiVersion: string, kind: string, name: string, spec: unknown) => ({
+  apiVersion,
+  kind,
+  metadata: { name, namespace: 'default' },
+  spec,
+});
+
+describe('TrailProjector', () => {
+  it("projects the workload a decision is about: a binding's resource, a cron aimed at its FederatedHPA", async () => {
+    const store = new ObjectStore(bus);
+    await store.apply(object('apps/v1', 'Deployment', 'shop', { replicas: 2 }) as never);
+    await store.apply(
+      object('work.karmada.io/v1alpha2', 'ResourceBinding', 'shop-deployment', {
+        resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'shop' },
+      }) as never,
+    );
+    const fhpa = object('autoscaling.karmada.io/v1alpha1', 'FederatedHPA', 'shop', {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },
+    });
+    const cron = object('autoscaling.karmada.io/v1alpha1', 'CronFederatedHPA', 'shop-cron', {
+      scaleTargetRef: { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop' },
+    });
+    await store.apply(fhpa as never);
+    await store.apply(cron as never);
+    const events = [
+      cloudEvent({
+        source: 'test',
+        time: new Date(),
+        type: 'BindingScheduled',
+        kind: 'ResourceBinding',
+        namespace: 'default',
+        name: 'shop-deployment',
+        data: { trigger: 'ReplicasChanged', clusters: [{ name: 'm1', replicas: 2 }] },
+      }),
+      cloudEvent({
+        source: 'test',
+        time: new Date(),
+        type: 'CronRuleExecuted',
+        kind: 'CronFederatedHPA',
+        namespace: 'default',
+        name: 'shop-cron',
+        data: { ruleName: 'up', appliedMinReplicas: 4, target: 'FederatedHPA shop' },
+      }),
+      // not a replica decision: never makes a projection
+      cloudEvent({
+        source: 'test',
+        time: new Date(),
+        type: 'WorkloadStatusReported',
+        kind: 'ResourceBinding',
+        name: 'x-deployment',
+        data: {},
+      }),
+    ];
+    for (const e of events) await publishEvent(bus, e);
+
+    const projector = new TrailProjector({ bus, objects: store, delayMs: 60_000 });
+    for (const e of events) projector.noticed(e);
+    await projector.flush();
+    await projector.stop();
+
+    const shop = { kind: 'Deployment', namespace: 'default', name: 'shop' };
+    const read = await readReplicaTrail(bus, shop, trailAddresses(shop, [fhpa, cron] as AutoscalerLike[]));
+    expect(read.eventsRead).toBe(0);
+    expect(read.entries.map((e) => [e.field, e.to, e.event])).toEqual([
+      [{ kind: 'cluster', cluster: 'm1' }, 2, 'BindingScheduled'],
+      [{ kind: 'autoscalerLimits', autoscaler: 'FederatedHPA shop' }, { minReplicas: 4 }, 'CronRuleExecuted'],
+    ]);
+    const keys: string[] = [];
+    for await (const k of await bus.trails.keys()) keys.push(k);
+    expect(keys.filter((k) => !k.startsWith('Deployment.default.shop'))).toEqual([]);
+  });
+
+  it('refuses a negative delay', () => {
+    expect(() => new TrailProjector({ bus, objects: new ObjectStore(bus), delayMs: -1 })).toThrow(/delayMs/);
+  });
+});

@@ -1,0 +1,102 @@
+import { eventTypeOf, type Bus, type CloudEvent } from '@flotilla/bus';
+import {
+  REPLICAS_APPLIED,
+  TRAIL_AUTOSCALER_KINDS,
+  TRAIL_EVENT_TYPES,
+  trailAddresses,
+  type AutoscalerLike,
+  type WorkloadRef,
+} from '@flotilla/replica-trail';
+import { objectKey, projectReplicaTrail, type ObjectRef, type ObjectStore } from '@flotilla/store';
+
+export interface TrailProjectorOptions {
+  bus: Bus;
+  objects: Pick<ObjectStore, 'get' | 'list'>;
+  /** How long decisions gather before the workloads they touched are projected (default 500 ms). */
+  delayMs?: number;
+  onError?: (err: unknown, workload: WorkloadRef) => void;
+}
+
+type Spec = { scaleTargetRef?: { kind?: string; name?: string }; resource?: Partial<WorkloadRef> };
+
+/**
+ * Keeps the workloads' replica-trail projections (packages/store) up to the stream: the status writer tells it of
+ * each event it folds; the workloads those decisions touched are projected after a short gathering delay, one at a
+ * time. A decision noticed and not yet projected when the leader stops is only later in the projection: a reader
+ * folds what the projection lacks from the stream itself.
+ */
+export class TrailProjector {
+  private readonly pending = new Map<string, { ref: ObjectRef; type: string }>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private readonly delayMs: number;
+
+  constructor(private readonly opts: TrailProjectorOptions) {
+    this.delayMs = opts.delayMs ?? 500;
+    if (!(this.delayMs >= 0)) throw new RangeError(`TrailProjector: delayMs must be >= 0, not ${opts.delayMs}`);
+  }
+
+  noticed(e: CloudEvent): void {
+    const type = eventTypeOf(e);
+    if (this.stopped || !TRAIL_EVENT_TYPES.has(type)) return;
+    const ref = { kind: e.flotillakind, namespace: e.flotillanamespace || undefined, name: e.flotillaname };
+    this.pending.set(`${objectKey(ref)}/${type}`, { ref, type });
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.running = this.running.then(() => this.projectPending());
+    }, this.delayMs);
+  }
+
+  /** Projects what is pending now, then resolves. */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.running = this.running.then(() => this.projectPending());
+    await this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending.clear();
+    await this.running;
+  }
+
+  private async projectPending(): Promise<void> {
+    const decisions = [...this.pending.values()];
+    this.pending.clear();
+    const workloads = new Map<string, WorkloadRef>();
+    for (const d of decisions) {
+      const w = await this.workloadOf(d.ref, d.type).catch(() => undefined);
+      if (w) workloads.set(objectKey(w), w);
+    }
+    for (const w of workloads.values()) {
+      if (this.stopped) return;
+      try {
+        const autoscalers = (
+          await Promise.all(TRAIL_AUTOSCALER_KINDS.map((k) => this.opts.objects.list(k, w.namespace)))
+        ).flat() as unknown as AutoscalerLike[];
+        await projectReplicaTrail(this.opts.bus, w, trailAddresses(w, autoscalers));
+      } catch (err) {
+        this.opts.onError?.(err, w);
+      }
+    }
+  }
+
+  /** The workload a decision is about: the event's own object, a binding's resource, an autoscaler's target. */
+  private async workloadOf(ref: ObjectRef, type: string, depth = 0): Promise<WorkloadRef | undefined> {
+    if (type === REPLICAS_APPLIED || type === 'WorkloadRescheduleTriggered') return ref;
+    const spec = (await this.opts.objects.get(ref))?.spec as Spec | undefined;
+    if (ref.kind === 'ResourceBinding') {
+      const r = spec?.resource;
+      return r?.kind && r.name ? { kind: r.kind, namespace: r.namespace ?? ref.namespace, name: r.name } : undefined;
+    }
+    const target = spec?.scaleTargetRef;
+    if (!target?.kind || !target.name) return undefined;
+    const aimed = { kind: target.kind, namespace: ref.namespace, name: target.name };
+    // A CronFederatedHPA aimed at a FederatedHPA decides the FederatedHPA's workload.
+    return target.kind === 'FederatedHPA' && depth === 0 ? this.workloadOf(aimed, type, 1) : aimed;
+  }
+}
