@@ -47,21 +47,16 @@ const CONTROLLER_MANAGER_ARGS = ['--horizontal-pod-autoscaler-sync-period=3s'];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flotilla-kube-autoscaling-'));
-  s = await startSuite(
-    ['gateway', 'status-writer', 'affinity-scheduler', 'hpa-assigner', 'cron-scheduler'],
-    {
-      // Leadership is not what this file tests: a longer lease keeps it steady on a loaded machine.
-      LEADER_LEASE_MS: '10000',
-      RESYNC_MS: '2000',
-      FHPA_SYNC_PERIOD_MS: '1000',
-      // A cluster that just received max hands it back after this long at its min: longer than a real member HPA
-      // needs to act on a new pod (metrics-server's 10 s resolution and the HPA's sample rules), else load that
-      // arrives there is too late to keep it.
-      FHPA_OPTIMISE_PERIOD_MS: '40000',
-    },
-    {},
-    { readyTimeoutMs: 60_000 },
-  );
+  s = await startSuite(['gateway', 'status-writer', 'affinity-scheduler', 'hpa-assigner', 'cron-scheduler'], {
+    // Leadership is not what this file tests: a longer lease keeps it steady on a loaded machine.
+    LEADER_LEASE_MS: '10000',
+    RESYNC_MS: '2000',
+    FHPA_SYNC_PERIOD_MS: '1000',
+    // A cluster that just received max hands it back after this long at its min: longer than a real member HPA
+    // needs to act on a new pod (metrics-server's 10 s resolution and the HPA's sample rules), else load that
+    // arrives there is too late to keep it.
+    FHPA_OPTIMISE_PERIOD_MS: '40000',
+  });
   // kube2 serves Deployments without the watch cache: their watches go to etcd, so compacting it expires them.
   kube.push(
     ...(await Promise.all([
