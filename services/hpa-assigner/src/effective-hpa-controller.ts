@@ -1,6 +1,5 @@
 import { Controllers } from '@flotilla/catalogue';
 import type { EffectiveHorizontalPodAutoscaler } from '@flotilla/api';
-import type { Bus, CloudEvent } from '@flotilla/bus';
 import { defineController, type Controller, type ReconcileResult, type WorkQueue } from '@flotilla/controller';
 import {
   decideEffectiveHpa,
@@ -23,27 +22,16 @@ import {
   type ObjectRef,
   type StoredObject,
 } from '@flotilla/store';
-import type { Redis } from 'ioredis';
 import { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
 import { EhpaForecasts } from './ehpa-forecasts.js';
 import { StatusPublisher } from './status-publisher.js';
-import type { ControllerLogger } from './federated-hpa-controller.js';
+import type { HpaControllerDependencies } from './federated-hpa-controller.js';
 import { bindingNameOf } from './member-objects.js';
 import { MemberCaches, TargetIndex } from './member-caches.js';
-import type { Registry } from 'prom-client';
 
 export const EHPA_CONTROLLER_NAME = Controllers.effectiveHpa;
 
-export interface EffectiveHpaControllerOptions {
-  bus: Bus;
-  store?: ObjectStore;
-  /** Shared by the cron boundary queue; the worker runs on a duplicate. The owner closes it. */
-  redis: Redis;
-  queuePrefix: string;
-  queueName?: string;
-  publish: (e: CloudEvent) => Promise<unknown>;
-  clock?: Clock;
-  logger: ControllerLogger;
+export interface EffectiveHpaControllerOptions extends HpaControllerDependencies {
   /** Where the usage history for prediction comes from: the metrics stream or Prometheus. */
   history: MetricHistorySource;
   /** Keeps the metrics stream's max age at the longest historyLength in use (the embedded source only). */
@@ -54,8 +42,6 @@ export interface EffectiveHpaControllerOptions {
   controllerZone?: string;
   downscaleStabilizationWindowSeconds?: number;
   concurrency?: number;
-  /** The service's registry: reconcile, queue and object metrics under `effective-hpa`. */
-  registry?: Registry;
   /** The process's shared informers (the binding caches keep the FederatedHPA controller's projection). */
   informers?: Informers;
 }

@@ -40,16 +40,23 @@ export interface MoveReport {
   appliedAtMs: number;
 }
 
-export interface FederatedHpaControllerOptions {
+/** What both of the hpa-assigner's controllers are built from (the service's deps). */
+export interface HpaControllerDependencies {
   bus: Bus;
   store?: ObjectStore;
-  /** Shared by the pending-pods delay queue; the worker runs on a duplicate. The owner closes it. */
+  /** Shared by the controller's delay queue (pending pods, cron boundaries); the worker runs on a duplicate. The owner closes it. */
   redis: Redis;
+  /** BullMQ key prefix (FLOTILLA_PREFIX). */
   queuePrefix: string;
   queueName?: string;
   publish: (e: CloudEvent) => Promise<unknown>;
   clock?: Clock;
   logger: ControllerLogger;
+  /** The service's registry: reconcile, queue and object metrics under the controller's name. */
+  registry?: Registry;
+}
+
+export interface FederatedHpaControllerOptions extends HpaControllerDependencies {
   /** Every FederatedHPA is evaluated this often (Karmada's --horizontal-pod-autoscaler-sync-period). Default 15 s. */
   syncPeriodMs?: number;
   /** How often the max of an assignment is re-split (Karmada's FederatedHPA proposal). Default 5 minutes. */
@@ -59,8 +66,6 @@ export interface FederatedHpaControllerOptions {
   downscaleStabilizationWindowSeconds?: number;
   concurrency?: number;
   onMove?: (r: MoveReport) => void;
-  /** The service's registry: reconcile, queue and object metrics under `hpa-assigner`. */
-  registry?: Registry;
   /** The process's shared informers; a controller of its own gets private ones. */
   informers?: Informers;
 }
