@@ -51,6 +51,7 @@ await runBusService({
           pollMs: config.KUBE_POLL_MS,
           failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
           resyncMs: config.KUBE_RESYNC_MS,
+          watchTimeoutSeconds: config.KUBE_WATCH_TIMEOUT_SECONDS,
           writes: {
             qps: config.KUBE_API_QPS,
             burst: config.KUBE_API_BURST,

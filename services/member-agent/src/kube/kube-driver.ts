@@ -25,6 +25,7 @@ import {
 import { statusOf } from './errors.js';
 import type { MemberInformer, RawObject } from './informer.js';
 import type { MemberClusterApi } from './kube-api.js';
+import { kubeDriverMetrics } from './kube-metrics.js';
 import {
   desiredMemberObjects,
   formatBindingRef,
@@ -82,6 +83,8 @@ export interface KubeDriverOptions {
   /** client-go's write rate limit (KUBE_API_QPS / KUBE_API_BURST) and how many writes are in flight at once. */
   writes?: { qps: number; burst: number; concurrency: number };
   managedKinds?: readonly KindRef[];
+  /** How long each watch asks the API server to keep it open before resuming (KUBE_WATCH_TIMEOUT_SECONDS). */
+  watchTimeoutSeconds?: number;
   /** The service's registry: the cluster's readiness and capacity are reported there. */
   registry?: Registry;
   /** Exposes each workload's CPU usage in this cluster (as the sim driver does). */
@@ -170,6 +173,7 @@ export function memberObjectView(k: KindRef, raw: RawObject): MemberObjectView {
 export class KubeDriver {
   private readonly book = new ReportBook('flotilla/member-agent/kube');
   private readonly metrics: ClusterMetrics;
+  private readonly counters: ReturnType<typeof kubeDriverMetrics>;
   private readonly bindings = new Map<string, Informer<StoredObject>>();
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
   private readonly templates = new Map<string, Informer<StoredObject>>();
@@ -201,7 +205,9 @@ export class KubeDriver {
   writesSent = 0;
 
   constructor(private readonly opts: KubeDriverOptions) {
-    this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
+    const registry = opts.registry ?? new Registry();
+    this.metrics = ClusterMetrics.of(registry);
+    this.counters = kubeDriverMetrics(registry);
     for (const [name, v] of [
       ['pollMs', opts.pollMs],
       ['failureThresholdMs', opts.failureThresholdMs],
@@ -324,6 +330,23 @@ export class KubeDriver {
     return this.probing;
   }
 
+  /** What every member informer is given: changes kick a reconcile, errors probe, expiries are logged and counted. */
+  private informerOptions(what: string) {
+    return {
+      onChange: () => this.kick(),
+      onError: (err: Error) => this.onInformerError(what, err),
+      onExpired: (resourceVersion: string) => {
+        this.counters.watchExpired.inc({ cluster: this.cluster, resource: what });
+        this.opts.logger.info(
+          { cluster: this.cluster, informer: what, resourceVersion },
+          'member watch expired (410 Gone); listing again',
+        );
+      },
+      ...(this.opts.watchTimeoutSeconds !== undefined ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
+      ...(this.opts.random ? { random: this.opts.random } : {}),
+    };
+  }
+
   /** An informer that failed (a broken watch) may mean the API server stopped: probe now rather than later. */
   private onInformerError(what: string, err: Error): void {
     this.opts.logger.warn({ err: err.message, cluster: this.cluster, informer: what }, 'member informer failed');
@@ -337,11 +360,7 @@ export class KubeDriver {
   private async ensureMemberInformers(): Promise<boolean> {
     if (this.nodes && this.pods && this.namespaces) return true;
     const api = this.opts.api;
-    const common = (what: string) => ({
-      onChange: () => this.kick(),
-      onError: (err: Error) => this.onInformerError(what, err),
-      ...(this.opts.random ? { random: this.opts.random } : {}),
-    });
+    const common = (what: string) => this.informerOptions(what);
     try {
       this.nodes ??= await api.informer('v1', 'Node', {
         project: (raw) => nodeView(raw as KubeNode),
@@ -377,9 +396,7 @@ export class KubeDriver {
     try {
       informer = await this.opts.api.informer<MemberObjectView>(k.apiVersion, k.kind, {
         project: (raw) => memberObjectView(k, raw),
-        onChange: () => this.kick(),
-        onError: (err) => this.onInformerError(key, err),
-        ...(this.opts.random ? { random: this.opts.random } : {}),
+        ...this.informerOptions(key),
       });
     } catch (err) {
       this.unservedKinds.set(key, (err as Error).message);
@@ -584,7 +601,7 @@ export class KubeDriver {
         metadata: { name, labels: { [MemberMarks.managedBy]: MemberMarks.managedByValue } },
       };
       try {
-        await this.rateLimited(() => this.opts.api.apply(manifest));
+        await this.rateLimited('apply', () => this.opts.api.apply(manifest));
         this.namespaces!.upsert({ metadata: { name } });
       } catch (err) {
         this.opts.logger.error({ err: (err as Error).message, cluster: this.cluster }, 'creating a namespace failed');
@@ -592,10 +609,11 @@ export class KubeDriver {
     });
   }
 
-  private async rateLimited<T>(write: () => Promise<T>): Promise<T> {
+  private async rateLimited<T>(action: 'apply' | 'delete', write: () => Promise<T>): Promise<T> {
     const wait = this.bucket.take(performance.now());
     if (wait > 0) await sleep(wait);
     this.writesSent++;
+    this.counters.writes.inc({ cluster: this.cluster, action });
     return write();
   }
 
@@ -606,10 +624,10 @@ export class KubeDriver {
       const informer = this.managed.get(kindKey(a.type === 'apply' ? a.object.ref : a.ref));
       try {
         if (a.type === 'apply') {
-          const applied = await this.rateLimited(() => this.opts.api.apply(a.manifest));
+          const applied = await this.rateLimited('apply', () => this.opts.api.apply(a.manifest));
           informer?.upsert(applied);
         } else {
-          await this.rateLimited(() => this.opts.api.remove(a.ref));
+          await this.rateLimited('delete', () => this.opts.api.remove(a.ref));
           informer?.cache.delete(`${a.ref.namespace}/${a.ref.name}`);
         }
         this.writeErrors.delete(key);
