@@ -1,3 +1,4 @@
+import type { ObjectMeta } from '@flotilla/api';
 import { createHash } from 'node:crypto';
 import { cloudEvent, type CloudEvent } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
@@ -5,12 +6,7 @@ import { objectKey } from '@flotilla/store';
 
 /** The object a status patch is about: what the event names, and what makes its id unique. */
 export interface StatusSubject {
-  metadata: {
-    namespace?: string | undefined;
-    name?: string | undefined;
-    uid?: string | undefined;
-    generation?: number;
-  };
+  metadata: Partial<Pick<ObjectMeta, 'namespace' | 'name' | 'uid' | 'generation'>>;
 }
 
 /** A Kubernetes-style event to record with the status (always Normal: failures are the kit's Warning events). */
