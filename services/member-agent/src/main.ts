@@ -75,6 +75,10 @@ await runBusService({
           usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
         });
     await driver.start();
-    return () => driver.stop();
+    return async () => {
+      await driver.stop();
+      // its kept-alive connections; a later term opens new ones
+      kubeApi?.close();
+    };
   },
 });

@@ -18,6 +18,7 @@ import {
   probed,
   readiness,
   type KubeNode,
+  type Readiness,
   type KubePod,
   type NodeView,
   type ProbeHistory,
@@ -97,6 +98,8 @@ export interface KubeDriverOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How long a new informer's first list may take before reconciling goes on without it (its objects wait). */
 const FIRST_SYNC_WAIT_MS = 10_000;
+/** Reports published at once, awaiting their acks (see `publish`). */
+const REPORTS_IN_FLIGHT = 64;
 const kindKey = (k: KindRef) => `${k.apiVersion}/${k.kind}`;
 
 /** What the driver keeps of an object of a kind it applies (the informers' transform). */
@@ -184,6 +187,12 @@ export class KubeDriver {
   /** Kinds a binding asks for that the member cluster does not serve (or refused to list), with why. */
   private readonly unservedKinds = new Map<string, string>();
   private history: ProbeHistory = {};
+  /**
+   * Readiness as of the last probe. A change is what triggers a reconcile; it must be compared with the last state
+   * seen, not recomputed from the old history at the new time (that hides the pending -> not Ready step, and NotReady
+   * then waited for the next resync).
+   */
+  private readyState: Readiness['ready'] = true;
   private version: string | undefined;
   private lastPatch: ClusterStatusPatch | undefined;
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
@@ -315,9 +324,10 @@ export class KubeDriver {
         this.opts.logger.warn({ err: statusOf(err).message, cluster: this.cluster }, 'member cluster did not answer');
         result = 'unreachable';
       }
-      const before = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs).ready;
+      const before = this.readyState;
       this.history = probed(this.history, result, this.opts.clock.now().getTime());
       const now = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs);
+      this.readyState = now.ready;
       if (now.ready !== before) {
         if (now.ready === true) this.wakeInformers();
         this.kick();
@@ -481,16 +491,29 @@ export class KubeDriver {
       );
     }
     this.book.forgetGone(owned, present);
-    for (const r of reports) {
-      if (this.stopped) return;
-      await publishEvent(this.opts.bus, r.event);
-      r.commit();
-    }
+    await this.publish(reports);
+    if (this.stopped) return;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
     if (ready.ready === true) {
       this.opts.usageGauge?.update(usage);
       await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
     }
+  }
+
+  /**
+   * Publishes the reports with up to REPORTS_IN_FLIGHT awaiting their acks: one at a time, a thousand workloads'
+   * reports cost a thousand round trips to JetStream. Each report is about a different object (one chain of ids each),
+   * so their order in the stream does not matter; each is committed once acknowledged, and the first failure is thrown
+   * after the others settled (what failed is reported again by the next reconcile).
+   */
+  private async publish(reports: readonly Report[]): Promise<void> {
+    const outcomes = await mapLimited(reports, REPORTS_IN_FLIGHT, async (r) => {
+      if (this.stopped) return;
+      await publishEvent(this.opts.bus, r.event);
+      r.commit();
+    });
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** Writes what the plan says, then reads back every assigned binding's object into a report. */
