@@ -4,15 +4,16 @@
 // object gets the field-path message `flotilla apply` gets; and deploy/ (kustomize, every overlay, the Helm chart)
 // passes `kubectl apply --dry-run=server`.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { type KubeCluster, kubeBinDir, startKubeCluster } from '@flotilla/testkit/kube';
 import { flotilla } from './support/cli.js';
+import { webhookPki } from './support/kube-webhook.js';
 import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
 
 const run = promisify(execFile);
@@ -22,95 +23,6 @@ const SAMPLES = join(ROOT, 'packages', 'api', 'src', 'testdata');
 let dir: string;
 let cluster: KubeCluster;
 let gateway: RunningSuite;
-let gatewayPort: number;
-
-/** A CA, and a certificate it signs for `cn` (with `san` for a server), by openssl, into `dir`. */
-async function pki(): Promise<void> {
-  const ssl = (...args: string[]) => run('openssl', args, { cwd: dir });
-  for (const ca of ['serving-ca', 'client-ca'])
-    await ssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${ca}`,
-      '-keyout',
-      `${ca}.key`,
-      '-out',
-      `${ca}.crt`,
-    );
-  const issue = async (name: string, ca: string, cn: string, ext: string) => {
-    writeFileSync(join(dir, `${name}.ext`), ext);
-    await ssl(
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      `/CN=${cn}`,
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-    );
-    await ssl(
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      `${ca}.crt`,
-      '-CAkey',
-      `${ca}.key`,
-      '-CAcreateserial',
-      '-days',
-      '1',
-      '-extfile',
-      `${name}.ext`,
-      '-out',
-      `${name}.crt`,
-    );
-  };
-  await issue(
-    'gateway',
-    'serving-ca',
-    '127.0.0.1',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
-  );
-  await issue('apiserver-client', 'client-ca', 'kube-apiserver', 'extendedKeyUsage=clientAuth\n');
-}
-
-/**
- * deploy/apiserver's example files with their paths in `dir`: the API server presents apiserver-client.crt to every
- * webhook ("*": the gateway here is a URL on loopback, not the Service the example names).
- */
-function admissionConfig(): string {
-  const example = (f: string) => readFileSync(join(DEPLOY, 'apiserver', f), 'utf8');
-  const written = (file: string, text: string) => {
-    if (!text.includes(dir)) throw new Error(`${file}: the example's paths were not replaced`);
-    writeFileSync(file, text);
-  };
-  const kubeconfig = join(dir, 'webhook-kubeconfig.yaml');
-  written(
-    kubeconfig,
-    example('webhook-kubeconfig.example.yaml')
-      .replace('name: flotilla-gateway.flotilla-system.svc', 'name: "*"')
-      .replaceAll('/etc/kubernetes/flotilla/webhook-client.', join(dir, 'apiserver-client.')),
-  );
-  const path = join(dir, 'admission.yaml');
-  written(
-    path,
-    example('admission-configuration.example.yaml').replace(
-      '/etc/kubernetes/flotilla/webhook-kubeconfig.yaml',
-      kubeconfig,
-    ),
-  );
-  return path;
-}
 
 async function kubectl(args: string[], input?: string) {
   return cluster.kubectl(args, input === undefined ? undefined : { input });
@@ -119,21 +31,6 @@ async function kubectlOk(args: string[], input?: string): Promise<string> {
   const r = await kubectl(args, input);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
-}
-
-/** deploy/validating-webhook.yaml with its Service swapped for the gateway on loopback (no pods run here). */
-function webhookOnLoopback(): string {
-  const wh = parse(readFileSync(join(DEPLOY, 'validating-webhook.yaml'), 'utf8')) as {
-    metadata: { annotations?: unknown };
-    webhooks: { clientConfig: unknown }[];
-  };
-  delete wh.metadata.annotations;
-  for (const w of wh.webhooks)
-    w.clientConfig = {
-      url: `https://127.0.0.1:${gatewayPort}/validate`,
-      caBundle: readFileSync(join(dir, 'serving-ca.crt')).toString('base64'),
-    };
-  return JSON.stringify(wh);
 }
 
 const badCron = `apiVersion: autoscaling.karmada.io/v1alpha1
@@ -177,30 +74,18 @@ spec:
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flotilla-front-door-'));
-  await pki();
-  gatewayPort = await freeTcpPort();
+  const pki = await webhookPki(dir);
+  const gatewayPort = await freeTcpPort();
   // The real gateway, HTTPS with the serving certificate; /validate answers only the holder of a client-CA cert.
-  gateway = await startSuite(
-    ['gateway'],
-    {},
-    {
-      gateway: {
-        GATEWAY_API_HOST: '127.0.0.1',
-        GATEWAY_API_PORT: String(gatewayPort),
-        GATEWAY_TLS_CERT_FILE: join(dir, 'gateway.crt'),
-        GATEWAY_TLS_KEY_FILE: join(dir, 'gateway.key'),
-        GATEWAY_TLS_CLIENT_CA_FILE: join(dir, 'client-ca.crt'),
-      },
-    },
-  );
+  gateway = await startSuite(['gateway'], {}, { gateway: pki.gatewayEnv(gatewayPort) });
   cluster = await startKubeCluster({
     name: 'front-door',
     controlPlaneOnly: true,
-    extraApiServerArgs: [`--admission-control-config-file=${admissionConfig()}`],
+    extraApiServerArgs: [`--admission-control-config-file=${pki.admissionConfigPath}`],
   });
   await kubectlOk(['apply', '-f', join(DEPLOY, 'crds')]);
   await kubectlOk(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
-  await kubectlOk(['apply', '-f', '-'], webhookOnLoopback());
+  await kubectlOk(['apply', '-f', '-'], pki.webhookOnLoopback(gatewayPort));
   // The API server picks the webhook configuration up from its informer: until then a bad object would be stored,
   // so probe with a dry run (the webhook has no side effects) until it is refused.
   await eventually(
@@ -277,8 +162,12 @@ describe('deploy/crds on a real API server', () => {
   });
 
   it('kubectl explain lists the fields and their types', async () => {
-    const rules = await kubectlOk(['explain', 'cronfederatedhpa.spec.rules']);
+    const rules = await kubectlOk(['explain', 'cronfhpa.spec.rules']);
     expect(rules).toMatch(/GROUP:\s+autoscaling\.karmada\.io/);
+    // The descriptions come from the schemas' .describe(): the field's own, and each of its fields'.
+    expect(rules).toMatch(/DESCRIPTION:\s+The cron rules; each fires on its own schedule\./);
+    expect(rules).toMatch(/^\s+schedule\s+<string> -required-\n\s+When the rule fires: a cron expression/m);
+    expect(await kubectlOk(['explain', 'fhpa.spec.federatedHPAAssignment'])).toMatch(/DynamicWeighted \(by available/);
     for (const field of ['name', 'schedule', 'targetReplicas', 'targetMinReplicas', 'timeZone', 'suspend'])
       expect(rules).toMatch(new RegExp(`^\\s+${field}\\s+<`, 'm'));
     const assignment = await kubectlOk(['explain', 'fhpa.spec.federatedHPAAssignment.federatedHPAAssignmentType']);
@@ -409,8 +298,17 @@ describe('deploy/ passes kubectl apply --dry-run=server', () => {
       await run(helm, ['template', 'flotilla', chart, '-n', 'flotilla-system', '-f', values, '--include-crds'])
     ).stdout;
     const out = await kubectlOk(['apply', '--dry-run=server', '-f', '-'], rendered);
-    for (const d of ['flotilla-gateway', 'flotilla-member-agent-member1', 'flotilla-member-agent-member2'])
+    for (const d of [
+      'flotilla-gateway',
+      'flotilla-kube-bridge',
+      'flotilla-member-agent-member1',
+      'flotilla-member-agent-member2',
+    ])
       expect(out).toContain(`deployment.apps/${d} created (server dry run)`);
+    // The kube-bridge's identity and what it may do in this cluster (services/kube-bridge proves the role suffices).
+    expect(out).toContain('serviceaccount/flotilla-kube-bridge created (server dry run)');
+    expect(out).toContain('clusterrole.rbac.authorization.k8s.io/flotilla-kube-bridge created (server dry run)');
+    expect(out).toContain('clusterrolebinding.rbac.authorization.k8s.io/flotilla-kube-bridge created (server dry run)');
     expect(out).toContain('secret/flotilla-connections created (server dry run)');
     expect(out).toContain('secret/flotilla-gateway-tokens created (server dry run)');
   });

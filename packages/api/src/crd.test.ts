@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CrdSchemaError, toOpenApi } from './crd.js';
+import { CrdSchemaError, customResourceDefinition, type OpenApiSchema, toOpenApi } from './crd.js';
+import { resolveKind } from './registry.js';
 
 describe('toOpenApi', () => {
   it('maps zod shapes to structural OpenAPI', () => {
@@ -49,6 +50,36 @@ describe('toOpenApi', () => {
       properties: { type: { type: 'string', enum: ['a', 'b'] }, x: { type: 'number' }, y: { type: 'string' } },
       required: ['type'],
     });
+  });
+
+  it("carries each field's .describe() text, set inside or outside optional()", () => {
+    const schema = z.strictObject({
+      outside: z.string().optional().describe('Set on the optional wrapper.'),
+      inside: z.int().describe('Set on the field itself.').optional(),
+      rules: z.array(z.strictObject({ a: z.boolean() })).describe('A list.'),
+      plain: z.string(),
+    });
+    expect(toOpenApi(schema).properties).toEqual({
+      outside: { description: 'Set on the optional wrapper.', type: 'string' },
+      inside: { description: 'Set on the field itself.', type: 'integer', format: 'int64' },
+      rules: {
+        description: 'A list.',
+        type: 'array',
+        items: { type: 'object', properties: { a: { type: 'boolean' } }, required: ['a'] },
+      },
+      plain: { type: 'string' },
+    });
+  });
+
+  it("describes the fields users set on Karmada's and Crane's kinds", () => {
+    const crd = customResourceDefinition(resolveKind('CronFederatedHPA')) as {
+      spec: { versions: Array<{ schema: { openAPIV3Schema: OpenApiSchema } }> };
+    };
+    const spec = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
+    const rule = spec.properties!.rules!.items!;
+    for (const field of ['name', 'schedule', 'targetReplicas', 'targetMinReplicas', 'timeZone', 'suspend'])
+      expect(rule.properties![field]!.description, field).toMatch(/\w/);
+    expect(spec.properties!.scaleTargetRef!.description).toMatch(/FederatedHPA/);
   });
 
   it('refuses what has no structural schema, naming the field', () => {

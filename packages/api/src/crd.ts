@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { int32 } from './kinds/common.js';
 import { toYaml } from './manifests.js';
 import { admissionOf, listKinds } from './registry.js';
@@ -74,6 +74,22 @@ function unwrap(s: z.ZodType): { inner: z.ZodType; optional: boolean; nullable: 
       continue;
     } else return { inner: cur, optional, nullable };
     cur = def.innerType as z.ZodType;
+  }
+}
+
+/**
+ * The field's `.describe()` text, on the schema or on any wrapper around it (`int32.min(0).optional().describe(…)`
+ * and `int32.describe(…).optional()` read the same): what `kubectl explain` prints for the field.
+ */
+function descriptionOf(s: z.ZodType): string | undefined {
+  let cur = s;
+  for (;;) {
+    const found = z.globalRegistry.get(cur)?.description;
+    if (found) return found;
+    const def = defOf(cur);
+    if (def.type === 'pipe') cur = def.in as z.ZodType;
+    else if (['optional', 'default', 'prefault', 'nullable'].includes(def.type)) cur = def.innerType as z.ZodType;
+    else return undefined;
   }
 }
 
@@ -194,7 +210,8 @@ export function toOpenApi(schema: z.ZodType, path = ''): OpenApiSchema {
       throw new CrdSchemaError(path, `zod type "${def.type}" has no structural schema`);
   }
   if (nullable) out.nullable = true;
-  return out;
+  const description = descriptionOf(schema);
+  return description ? { description, ...out } : out;
 }
 
 /** How Karmada and Crane present each kind: kubectl's columns, categories and a one-line description. */

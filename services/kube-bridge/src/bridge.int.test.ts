@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publishEvent, type Bus } from '@flotilla/bus';
@@ -13,17 +13,24 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
 import { KubeBridge } from './bridge.js';
 import { HOST_GATE, HostConnection } from './host-connection.js';
 import { HostApi } from './host-api.js';
 import { loadKubeConfig } from './kube-config.js';
+import { MIRROR_FINALIZER } from './finalizer.js';
 import { KubeBridgeMetrics } from './metrics.js';
 import { SyncRecords } from './sync-records.js';
 
 const CRDS = fileURLToPath(new URL('../../../deploy/crds/', import.meta.url));
+const MANIFEST = fileURLToPath(new URL('../../../deploy/services/kube-bridge.yaml', import.meta.url));
+/** Who the bridge is in the host cluster: deploy/'s ServiceAccount, whose ClusterRole is all it may do. */
+const SERVICE_ACCOUNT = 'system:serviceaccount:flotilla-system:flotilla-kube-bridge';
 
-// A real etcd and kube-apiserver (scripts/kube-env build), real NATS and Redis, the gateway in-process.
+// A real etcd and kube-apiserver (scripts/kube-env build), real NATS and Redis, the gateway in-process. The bridge
+// talks to the API server as deploy/'s ServiceAccount under deploy/'s RBAC: each test proves the ClusterRole too.
 let cluster: KubeCluster;
+let bridgeKubeconfig: string;
 let bus: Bus & { dispose(): Promise<void> };
 let stopGateway: () => Promise<void>;
 let redis: Redis;
@@ -43,7 +50,7 @@ async function startBridge(): Promise<Running> {
   const registry = new Registry();
   const gates = new ReadinessGates();
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
-  const kubeConfig = loadKubeConfig(cluster.kubeconfigPath);
+  const kubeConfig = loadKubeConfig(bridgeKubeconfig);
   const bridge = new KubeBridge({
     bus,
     gateway,
@@ -76,7 +83,7 @@ async function kubectl(args: string[], input?: string): Promise<string> {
 }
 
 interface HostObject {
-  metadata: { name: string; resourceVersion: string; uid: string };
+  metadata: { name: string; resourceVersion: string; uid: string; finalizers?: string[]; deletionTimestamp?: string };
   spec?: unknown;
   status?: unknown;
 }
@@ -120,6 +127,12 @@ beforeAll(async () => {
   for (const file of readdirSync(CRDS).filter((f) => f.endsWith('.yaml')))
     await kubectl(['apply', '-f', join(CRDS, file)]);
   await kubectl(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  const rbac = parseAllDocuments(readFileSync(MANIFEST, 'utf8'))
+    .map((d) => d.toJS() as { kind: string })
+    .filter((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding');
+  expect(rbac).toHaveLength(2);
+  await kubectl(['apply', '-f', '-'], rbac.map((d) => stringify(d)).join('---\n'));
+  bridgeKubeconfig = await cluster.userKubeconfig({ name: SERVICE_ACCOUNT });
   bus = await testBus('kb');
   const handler = new GatewayHandler({
     store: new ObjectStore(bus),
@@ -256,19 +269,66 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     expect(await flotillaGet({ kind: 'Deployment', namespace: 'default', name: 'unselected' })).toBeUndefined();
   });
 
-  it('deletions flow both ways', async () => {
-    await kubectl(['delete', 'cronfhpa', 'web-cron', '-n', 'default']);
-    await eventually(
-      async () => ((await flotillaGet(cronRef('web-cron'))) ? undefined : true),
+  it("a template's replicas set in Flotilla (as its autoscalers set them) reach the host's copy", async () => {
+    const ref: ObjectRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
+    await running!.bridge.idle();
+    await objects().update(ref, (d) => ({ ...d, spec: { ...(d.spec as object), replicas: 5 } }));
+    const host = await eventually(
+      async () => {
+        const o = await hostGet('deployment', 'web');
+        return (o?.spec as { replicas?: number } | undefined)?.replicas === 5 ? o : undefined;
+      },
       15_000,
-      'the CronFederatedHPA gone from Flotilla',
+      'the new replicas on the host',
     );
+    expect(host.spec).toMatchObject({ replicas: 5 });
+  });
+
+  it("kubectl delete returns only once Flotilla deleted its copy: the bridge's finalizer holds the host object", async () => {
+    const host = await hostGet('cronfhpa', 'web-cron');
+    expect(host?.metadata.finalizers).toContain(MIRROR_FINALIZER);
+    // kubectl delete waits for the object to be gone, and the API server keeps it while the finalizer is on.
+    await kubectl(['delete', 'cronfhpa', 'web-cron', '-n', 'default', '--timeout=60s']);
+    expect(await flotillaGet(cronRef('web-cron'))).toBeUndefined();
+    expect(await hostGet('cronfhpa', 'web-cron')).toBeUndefined();
+  });
+
+  it('an object deleted on the host while the bridge is away stays Terminating until it is back', async () => {
+    await kubectl(['apply', '-f', '-'], cronYaml('away-delete', 3));
+    await eventually(() => flotillaGet(cronRef('away-delete')), 15_000, 'the mirrored CronFederatedHPA');
+    await eventually(
+      async () => ((await hostGet('cronfhpa', 'away-delete'))?.metadata.finalizers?.length ? true : undefined),
+      15_000,
+      'the finalizer on the host object',
+    );
+    await running!.bridge.idle();
+    await stopBridge();
+    await kubectl(['delete', 'cronfhpa', 'away-delete', '-n', 'default', '--wait=false']);
+    const terminating = await hostGet('cronfhpa', 'away-delete');
+    expect(terminating?.metadata.deletionTimestamp).toBeDefined();
+    expect(await flotillaGet(cronRef('away-delete'))).toBeDefined();
+    await startBridge();
+    await kubectl(['wait', '--for=delete', 'cronfhpa/away-delete', '-n', 'default', '--timeout=30s']);
+    expect(await flotillaGet(cronRef('away-delete'))).toBeUndefined();
+  });
+
+  it('deletions in Flotilla remove the host object (its finalizer taken off)', async () => {
+    // Written to the host by the bridge: with its finalizer from the start. The template it selects has one too.
+    expect((await hostGet('pp', 'web'))?.metadata.finalizers).toContain(MIRROR_FINALIZER);
+    expect((await hostGet('deployment', 'web'))?.metadata.finalizers).toContain(MIRROR_FINALIZER);
     await gateway.delete('PropagationPolicy', 'web', 'default');
     await eventually(
       async () => ((await hostGet('pp', 'web')) ? undefined : true),
       15_000,
       'the policy gone from the host',
     );
+    // No policy selects the template any more: the bridge lets go of it, so its deletion is not held.
+    await eventually(
+      async () => ((await hostGet('deployment', 'web'))?.metadata.finalizers?.length ? undefined : true),
+      15_000,
+      "the template's finalizer taken off",
+    );
+    await kubectl(['delete', 'deployment', 'web', '-n', 'default', '--timeout=30s']);
     await objects().delete({ kind: 'ResourceBinding', namespace: 'default', name: 'web-deployment' });
     await eventually(
       async () => ((await hostGet('rb', 'web-deployment')) ? undefined : true),
@@ -344,9 +404,13 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     const r = await startBridge();
     await eventually(() => flotillaGet(cronRef('while-away')), 15_000, 'the object created while the bridge was away');
     await r.bridge.idle();
-    // One write: the object created while away, into Flotilla. Nothing already mirrored is written again.
+    // The object created while away: into Flotilla, then its finalizer on the host. Nothing already mirrored is
+    // written again.
     expect(await writes(r, 'flotilla')).toBe(1);
-    expect(await writes(r, 'host')).toBe(0);
+    expect(await writes(r, 'host')).toBe(1);
+    expect(await metricSum(r.registry, 'flotilla_kube_bridge_writes_total', { side: 'host', write: 'finalizer' })).toBe(
+      1,
+    );
     expect((await hostGet('cronfhpa', 'both'))!.metadata.resourceVersion).toBe(before.host);
     expect((await flotillaGet(cronRef('both')))!.metadata.resourceVersion).toBe(before.flotilla);
   });

@@ -24,6 +24,7 @@ import type { Registry } from 'prom-client';
 import { admittedContent, type AnyObject, flotillaBody, hostBody, mirrorContent, statusDigest } from './content.js';
 import { conflictMessage, decideMirror, decideStatus, type MirrorDecision, type SyncRecord } from './decide.js';
 import { bridgeEvent, CONTROLLER_NAME, mirroredEvent } from './events.js';
+import { decideFinalizer, isDeleting, withMirrorFinalizer } from './finalizer.js';
 import { type HostApi, hostStatusCode } from './host-api.js';
 import { type Backoff, describeError, type HostConnectionListener, HostInformer } from './host-informer.js';
 import { MIRRORED_KINDS, type MirroredKind, mirroredKind, POLICY_KINDS } from './kinds.js';
@@ -195,9 +196,15 @@ export class KubeBridge {
     if (!hostInformer.synced) return { requeueAfterMs: WAIT_REQUEUE_MS };
     // 1. Read. An object being deleted on the host is gone as far as mirroring goes.
     const cached = hostInformer.get(ref.name, ref.namespace);
-    const hostObject = cached?.metadata?.deletionTimestamp ? undefined : cached;
+    const deleting = isDeleting(cached);
+    const hostObject = deleting ? undefined : cached;
     const flotillaObject = flotilla.objects.get(ref);
-    if (kind.template && !this.selected((hostObject ?? flotillaObject) as AnyObject | undefined)) return undefined;
+    if (kind.template && !this.selected((hostObject ?? flotillaObject) as AnyObject | undefined)) {
+      // No longer mirrored: its finalizer must not hold a deletion nobody will finish.
+      if (decideFinalizer({ host: cached, mirrored: false, inFlotilla: false }) === 'remove')
+        await this.setFinalizer(kind, ref, cached!, 'remove');
+      return undefined;
+    }
     const record = this.opts.records.get(key);
     const decision = decideMirror({
       owner: kind.owner,
@@ -212,14 +219,29 @@ export class KubeBridge {
       record,
       hostSeen: hostInformer.seen,
       flotillaSeen: String(flotilla.objects.revision),
+      hostDeleting: deleting,
     });
     this.opts.logger.debug({ key, action: decision.action.type, reason: decision.reason }, 'mirror decision');
     // The watch event of the bridge's own write brings the key back; the requeue is in case it never comes.
     if (decision.action.type === 'wait') return { requeueAfterMs: WAIT_REQUEUE_MS };
     // 2–3. The spec.
     const after = await this.act(kind, ref, key, decision, { hostObject, flotillaObject, record });
-    if (!after) return undefined;
     if (decision.action.type === 'to-host' || decision.action.type === 'to-flotilla') this.eventsFollow(ref);
+    // The finalizer: on while both sides hold the object, off once Flotilla's copy is gone from one being deleted.
+    if (kind.owner === 'shared') {
+      const flotillaGone = decision.action.type === 'delete-flotilla' || flotillaObject === undefined;
+      const host = after?.hostObject ?? cached;
+      const change = decideFinalizer({ host, mirrored: true, inFlotilla: deleting ? !flotillaGone : !!after });
+      if (change !== 'none') {
+        const written = await this.setFinalizer(kind, ref, host!, change);
+        if (after && written) {
+          after.hostObject = written;
+          after.record = { ...after.record, host: written.metadata!.resourceVersion! };
+          await this.opts.records.set(key, after.record);
+        }
+      }
+    }
+    if (!after) return undefined;
     // 4. The status, onto the host object as it now is.
     const status = flotilla.status.get(ref)?.status;
     const statusDecision = decideStatus({ status, hostUid: after.hostObject.metadata?.uid, record: after.record });
@@ -300,12 +322,17 @@ export class KubeBridge {
       }
       case 'to-host': {
         const content = mirrorContent(flotillaObject as AnyObject);
+        // What the bridge writes to the host for a kind users write carries its finalizer from the start.
+        const withFinalizer = (body: AnyObject) => {
+          body.metadata!.finalizers = withMirrorFinalizer(body.metadata!.finalizers, 'add');
+          return body;
+        };
         const written = await this.hostWrite('spec', () =>
           kind.owner === 'flotilla'
             ? this.opts.host.apply(kind.info, hostBody(content, hostObject))
             : action.expect === undefined
-              ? this.opts.host.create(kind.info, hostBody(content, undefined))
-              : this.opts.host.replace(kind.info, hostBody(content, hostObject, action.expect)),
+              ? this.opts.host.create(kind.info, withFinalizer(hostBody(content, undefined)))
+              : this.opts.host.replace(kind.info, withFinalizer(hostBody(content, hostObject, action.expect))),
         );
         const next = {
           host: written.metadata!.resourceVersion!,
@@ -341,6 +368,27 @@ export class KubeBridge {
     }
   }
 
+  /**
+   * Puts the bridge's finalizer on a host object or takes it off, a compare-and-set on the version the cache holds
+   * (a 409 retries with the newer one). Returns the object as written; undefined when it is gone already.
+   */
+  private async setFinalizer(
+    kind: MirroredKind,
+    ref: ObjectRef,
+    host: AnyObject,
+    change: 'add' | 'remove',
+  ): Promise<AnyObject | undefined> {
+    const finalizers = withMirrorFinalizer(host.metadata?.finalizers, change);
+    try {
+      return await this.hostWrite('finalizer', () =>
+        this.opts.host.setFinalizers(kind.info, ref, finalizers, host.metadata!.resourceVersion!),
+      );
+    } catch (err) {
+      if (hostStatusCode(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
   private selected(template: AnyObject | undefined): boolean {
     if (!template) return false;
     const policies = new Map<string, AnyObject>();
@@ -352,7 +400,10 @@ export class KubeBridge {
     return isSelectedTemplate(template, [...policies.values()]);
   }
 
-  private async hostWrite<T>(what: 'spec' | 'status' | 'delete' | 'event', write: () => Promise<T>): Promise<T> {
+  private async hostWrite<T>(
+    what: 'spec' | 'status' | 'delete' | 'event' | 'finalizer',
+    write: () => Promise<T>,
+  ): Promise<T> {
     // A failure is retried with backoff; a 409 is a lost compare-and-set, and the watch brings the newer object.
     // An unreachable host shows in readiness through the watches, which break at the same time.
     const result = await write().catch((err: unknown) => {

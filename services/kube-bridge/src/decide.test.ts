@@ -20,6 +20,12 @@ describe('decideMirror, kinds users write on either side', () => {
     ['new on the host', { host: at('5') }, { type: 'to-flotilla' }, undefined],
     ['new in Flotilla', { flotilla: at('7') }, { type: 'to-host' }, undefined],
     [
+      'being deleted on the host, no record of a sync: Flotilla lets go too',
+      { flotilla: at('7'), hostDeleting: true },
+      { type: 'delete-flotilla', expect: '7' },
+      undefined,
+    ],
+    [
       'deleted in Flotilla, host untouched',
       { host: at('5'), record: rec('5', '7') },
       { type: 'delete-host', expect: '5' },

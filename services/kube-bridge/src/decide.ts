@@ -32,6 +32,11 @@ export interface MirrorInput {
    */
   hostSeen: string;
   flotillaSeen: string;
+  /**
+   * The host object is being deleted (`kubectl delete` marked it; the bridge's finalizer holds it): it counts as
+   * absent, and Flotilla's copy goes whatever the record says, even when no record remembers the sync.
+   */
+  hostDeleting?: boolean;
 }
 
 export type MirrorAction =
@@ -105,6 +110,8 @@ export function decideMirror(input: MirrorInput): MirrorDecision {
     return decision({ type: 'to-flotilla' }, 'deleted in Flotilla but changed on the host', conflict(input, 'host'));
   }
   if (!host && flotilla) {
+    if (!record && input.hostDeleting)
+      return decision({ type: 'delete-flotilla', expect: flotilla.resourceVersion }, 'being deleted on the host');
     if (!record) return decision({ type: 'to-host' }, 'new in Flotilla');
     const deleteFlotilla = { type: 'delete-flotilla', expect: flotilla.resourceVersion } as const;
     if (flotilla.resourceVersion === record.flotilla) return decision(deleteFlotilla, 'deleted on the host');

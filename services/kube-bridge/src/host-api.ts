@@ -52,6 +52,7 @@ export class HostApi {
   private readonly objects: CustomObjectsApi;
   private readonly core: CoreV1Api;
   private static readonly APPLY = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+  private static readonly MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
   constructor(readonly kubeConfig: KubeConfig) {
     this.objects = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -118,6 +119,18 @@ export class HostApi {
     return (await (info.namespaced
       ? this.objects.patchNamespacedCustomObjectStatus({ ...common, namespace: p.namespace! }, HostApi.APPLY)
       : this.objects.patchClusterCustomObjectStatus(common, HostApi.APPLY))) as AnyObject;
+  }
+
+  /**
+   * Sets the object's finalizers, only if it is still at `resourceVersion` (409 otherwise): a merge patch replaces
+   * the whole list, so the compare-and-set keeps another controller's finalizer written meanwhile.
+   */
+  async setFinalizers(info: KindInfo, ref: HostRef, finalizers: string[], resourceVersion: string): Promise<AnyObject> {
+    const p = this.params(info, ref);
+    const body = { metadata: { resourceVersion, finalizers } };
+    return (await (info.namespaced
+      ? this.objects.patchNamespacedCustomObject({ ...p, namespace: p.namespace!, name: p.name, body }, HostApi.MERGE)
+      : this.objects.patchClusterCustomObject({ ...p, name: p.name, body }, HostApi.MERGE))) as AnyObject;
   }
 
   /** Deletes the object only if it is still at `resourceVersion` (409 otherwise). */

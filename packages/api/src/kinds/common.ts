@@ -88,9 +88,9 @@ export interface Condition {
 
 /** autoscalingv2.CrossVersionObjectReference. */
 export const crossVersionObjectReferenceSchema = z.strictObject({
-  apiVersion: z.string().optional(),
-  kind: z.string(),
-  name: z.string(),
+  apiVersion: z.string().optional().describe('API version of the referent, e.g. apps/v1.'),
+  kind: z.string().describe('Kind of the referent, e.g. Deployment.'),
+  name: z.string().describe('Name of the referent, in the same namespace.'),
 });
 export type CrossVersionObjectReference = z.infer<typeof crossVersionObjectReferenceSchema>;
 

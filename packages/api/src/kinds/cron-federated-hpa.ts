@@ -13,26 +13,57 @@ export const DEFAULT_HISTORY_LIMIT = 3;
 export const MAX_EXCLUDE_DATES = 256;
 
 export const cronFederatedHpaRuleSchema = z.strictObject({
-  name: z.string().min(1).max(32),
-  schedule: z.string().min(1),
-  targetReplicas: int32.min(0).optional(),
-  targetMinReplicas: int32.min(0).optional(),
-  targetMaxReplicas: int32.min(0).optional(),
-  suspend: z.boolean().optional(),
-  timeZone: z.string().optional(),
-  successfulHistoryLimit: int32.min(1).max(32).optional(),
-  failedHistoryLimit: int32.min(0).max(32).optional(),
+  name: z.string().min(1).max(32).describe('Name of the rule, unique within the CronFederatedHPA (1-32 characters).'),
+  schedule: z
+    .string()
+    .min(1)
+    .describe('When the rule fires: a cron expression (minute hour day-of-month month day-of-week), read in timeZone.'),
+  targetReplicas: int32
+    .min(0)
+    .optional()
+    .describe('The replicas the target workload is scaled to when the rule fires (a workload target only).'),
+  targetMinReplicas: int32
+    .min(0)
+    .optional()
+    .describe("The FederatedHPA's minReplicas set when the rule fires (a FederatedHPA target); unset leaves it."),
+  targetMaxReplicas: int32
+    .min(0)
+    .optional()
+    .describe("The FederatedHPA's maxReplicas set when the rule fires (a FederatedHPA target); unset leaves it."),
+  suspend: z.boolean().optional().describe('True stops the rule firing until it is false again.'),
+  timeZone: z
+    .string()
+    .optional()
+    .describe("IANA time zone the schedule is read in, e.g. Asia/Shanghai. Defaults to the cron-scheduler's zone."),
+  successfulHistoryLimit: int32
+    .min(1)
+    .max(32)
+    .optional()
+    .describe('How many successful executions status keeps (1-32). Defaults to 3.'),
+  failedHistoryLimit: int32
+    .min(0)
+    .max(32)
+    .optional()
+    .describe('How many failed executions status keeps (0-32). Defaults to 3.'),
   /**
    * A Flotilla extension: days on which the rule does not fire, in its time zone (dates, date ranges and cron day
    * patterns as Alibaba's kubernetes-cronhpa-controller accepts them; packages/cron's exclude-dates.ts).
    */
-  excludeDates: z.array(z.string()).max(MAX_EXCLUDE_DATES).optional(),
+  excludeDates: z
+    .array(z.string())
+    .max(MAX_EXCLUDE_DATES)
+    .optional()
+    .describe(
+      'Flotilla: days the rule does not fire on, in its time zone: dates (2026-12-25), ranges and cron day patterns.',
+    ),
 });
 export type CronFederatedHPARule = z.infer<typeof cronFederatedHpaRuleSchema>;
 
 export const cronFederatedHpaSpecSchema = z.strictObject({
-  scaleTargetRef: crossVersionObjectReferenceSchema,
-  rules: z.array(cronFederatedHpaRuleSchema),
+  scaleTargetRef: crossVersionObjectReferenceSchema.describe(
+    'What the rules scale: a workload (apps/v1 Deployment, StatefulSet) or a FederatedHPA (autoscaling.karmada.io/v1alpha1).',
+  ),
+  rules: z.array(cronFederatedHpaRuleSchema).describe('The cron rules; each fires on its own schedule.'),
 });
 export type CronFederatedHPASpec = z.infer<typeof cronFederatedHpaSpecSchema>;
 

@@ -40,7 +40,7 @@ const dspSchema = z.strictObject({
 });
 
 export const ehpaPredictionSchema = z.strictObject({
-  predictionWindowSeconds: int32.min(1).optional(),
+  predictionWindowSeconds: int32.min(1).optional().describe('How far ahead the load is predicted, in seconds.'),
   predictionAlgorithm: z
     .strictObject({
       algorithmType: z.enum(['dsp', 'percentile']),
@@ -52,26 +52,31 @@ export const ehpaPredictionSchema = z.strictObject({
 });
 
 export const ehpaCronSchema = z.strictObject({
-  name: z.string().min(1),
-  description: z.string().optional(),
-  timezone: z.string().optional(),
-  start: z.string(),
-  end: z.string(),
-  targetReplicas: int32.min(0),
+  name: z.string().min(1).describe('Name of the cron window.'),
+  description: z.string().optional().describe('What the window is for.'),
+  timezone: z.string().optional().describe('IANA time zone start and end are read in. Defaults to UTC.'),
+  start: z.string().describe('Cron expression of when the window opens.'),
+  end: z.string().describe('Cron expression of when the window closes.'),
+  targetReplicas: int32.min(0).describe('The replicas the workload has while the window is open.'),
 });
 export type EhpaCron = z.infer<typeof ehpaCronSchema>;
 
 /** Crane's EffectiveHorizontalPodAutoscaler spec (reference/crane-ehpa.md section 1). */
 export const ehpaSpecSchema = z.strictObject({
-  scaleTargetRef: crossVersionObjectReferenceSchema,
-  minReplicas: int32.min(0).optional(),
-  maxReplicas: int32,
-  scaleStrategy: z.enum(['Auto', 'Preview']).optional(),
-  specificReplicas: int32.min(0).optional(),
-  metrics: z.array(metricSpecSchema).optional(),
-  behavior: hpaBehaviorSchema.optional(),
-  prediction: ehpaPredictionSchema.optional(),
-  crons: z.array(ehpaCronSchema).optional(),
+  scaleTargetRef: crossVersionObjectReferenceSchema.describe('The workload scaled, e.g. an apps/v1 Deployment.'),
+  minReplicas: int32.min(0).optional().describe('The fewest replicas. Defaults to 1.'),
+  maxReplicas: int32.describe('The most replicas.'),
+  scaleStrategy: z
+    .enum(['Auto', 'Preview'])
+    .optional()
+    .describe(
+      'Auto scales the workload; Preview only computes the replicas (or holds specificReplicas). Defaults to Auto.',
+    ),
+  specificReplicas: int32.min(0).optional().describe('Under Preview: the replicas the workload is held at.'),
+  metrics: z.array(metricSpecSchema).optional().describe('What the desired replicas are computed from, as an HPA.'),
+  behavior: hpaBehaviorSchema.optional().describe('Scaling rates and stabilization, as an autoscaling/v2 HPA.'),
+  prediction: ehpaPredictionSchema.optional().describe("Scale ahead of the load predicted from the metrics' history."),
+  crons: z.array(ehpaCronSchema).optional().describe('Windows of time with a fixed replica count.'),
 });
 export type EffectiveHorizontalPodAutoscalerSpec = z.infer<typeof ehpaSpecSchema>;
 

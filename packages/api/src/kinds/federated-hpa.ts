@@ -27,30 +27,46 @@ export type FederatedHPAAssignmentType = (typeof FEDERATED_HPA_ASSIGNMENT_TYPES)
 
 /** Karmada's FederatedHPA proposal: how FederatedHPA min/max are assigned to member clusters, with per-cluster weight or priority. */
 export const federatedHpaAssignmentSchema = z.strictObject({
-  federatedHPAAssignmentType: z.enum(FEDERATED_HPA_ASSIGNMENT_TYPES).optional(),
+  federatedHPAAssignmentType: z
+    .enum(FEDERATED_HPA_ASSIGNMENT_TYPES)
+    .optional()
+    .describe(
+      'How min/max are spread over the member clusters: Duplicated (each gets them), Aggregated, StaticWeighted, DynamicWeighted (by available replicas) or Prioritized.',
+    ),
   clusterAutoscalingPreference: z
     .array(
       z.strictObject({
         targetCluster: clusterAffinitySchema,
-        staticWeight: int32.optional(),
-        priority: int32.optional(),
+        staticWeight: int32.optional().describe("The clusters' weight under StaticWeighted."),
+        priority: int32.optional().describe("The clusters' priority under Prioritized: higher is filled first."),
       }),
     )
-    .optional(),
+    .optional()
+    .describe('Per group of clusters (targetCluster), its weight or priority.'),
 });
 export type FederatedHPAAssignment = z.infer<typeof federatedHpaAssignmentSchema>;
 
 /** Shipped Karmada (the HPA spec) plus the FederatedHPA proposal's assignment fields. */
 export const federatedHpaSpecSchema = z.strictObject({
-  scaleTargetRef: crossVersionObjectReferenceSchema,
-  minReplicas: int32.optional(),
-  maxReplicas: int32,
-  metrics: z.array(metricSpecSchema).optional(),
-  behavior: hpaBehaviorSchema.optional(),
-  clusterAffinity: clusterAffinitySchema.optional(),
-  autoscaleMultiClusterDelay: int32.min(0).optional(),
-  scalingToZero: z.boolean().optional(),
-  federatedHPAAssignment: federatedHpaAssignmentSchema.optional(),
+  scaleTargetRef: crossVersionObjectReferenceSchema.describe('The workload scaled, e.g. an apps/v1 Deployment.'),
+  minReplicas: int32.optional().describe('The fewest replicas across all member clusters. Defaults to 1.'),
+  maxReplicas: int32.describe('The most replicas across all member clusters.'),
+  metrics: z
+    .array(metricSpecSchema)
+    .optional()
+    .describe('What the desired replicas are computed from, as an autoscaling/v2 HPA. Defaults to 80 % CPU.'),
+  behavior: hpaBehaviorSchema
+    .optional()
+    .describe('Scaling up and down rates and stabilization, as an autoscaling/v2 HPA.'),
+  clusterAffinity: clusterAffinitySchema.optional().describe('The member clusters the workload is scaled in.'),
+  autoscaleMultiClusterDelay: int32
+    .min(0)
+    .optional()
+    .describe('Seconds a cluster stays unable to place replicas before they are scaled in another cluster.'),
+  scalingToZero: z.boolean().optional().describe('True lets the replicas go down to 0.'),
+  federatedHPAAssignment: federatedHpaAssignmentSchema
+    .optional()
+    .describe("How min/max are assigned to each member cluster's HPA (Karmada's FederatedHPA proposal)."),
 });
 export type FederatedHPASpec = z.infer<typeof federatedHpaSpecSchema>;
 

@@ -7,11 +7,14 @@ import type { KindAdmission } from './kind-admission.js';
 import { objAt, objectsAt } from './kind-admission.js';
 
 export const resourceSelectorSchema = z.strictObject({
-  apiVersion: z.string().min(1),
-  kind: z.string().min(1),
-  namespace: z.string().optional(),
-  name: z.string().optional(),
-  labelSelector: labelSelectorSchema.optional(),
+  apiVersion: z.string().min(1).describe('API version of the templates selected, e.g. apps/v1.'),
+  kind: z.string().min(1).describe('Kind of the templates selected, e.g. Deployment.'),
+  namespace: z
+    .string()
+    .optional()
+    .describe("Namespace of the templates (a ClusterPropagationPolicy's); any when unset."),
+  name: z.string().optional().describe('Name of the one template selected; with it labelSelector is ignored.'),
+  labelSelector: labelSelectorSchema.optional().describe('Labels of the templates selected.'),
 });
 export type ResourceSelector = z.infer<typeof resourceSelectorSchema>;
 
@@ -20,17 +23,21 @@ export const fieldSelectorSchema = z.strictObject({
 });
 
 const clusterAffinityShape = {
-  labelSelector: labelSelectorSchema.optional(),
-  fieldSelector: fieldSelectorSchema.optional(),
-  clusterNames: z.array(z.string()).optional(),
-  exclude: z.array(z.string()).optional(),
+  labelSelector: labelSelectorSchema.optional().describe('Labels of the member clusters chosen.'),
+  fieldSelector: fieldSelectorSchema.optional().describe('Provider, region and zone of the member clusters chosen.'),
+  clusterNames: z.array(z.string()).optional().describe('Names of the member clusters chosen.'),
+  exclude: z.array(z.string()).optional().describe('Names of member clusters never chosen.'),
 };
 
 /** Karmada ClusterAffinity: label selector, field selector (provider/region/zone), names, exclusions. */
 export const clusterAffinitySchema = z.strictObject(clusterAffinityShape);
 export type ClusterAffinity = z.infer<typeof clusterAffinitySchema>;
 
-const affinityNameSchema = z.string().min(1).max(32);
+const affinityNameSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .describe('Name of the group, unique in the policy (1-32 characters).');
 
 /** One named group of `placement.clusterAffinities`; `overflowAffinities` are Karmada v1.18's tiers inside it. */
 export const clusterAffinityTermSchema = z.strictObject({
@@ -54,8 +61,14 @@ export const staticClusterWeightSchema = z.strictObject({
 });
 
 export const replicaSchedulingSchema = z.strictObject({
-  replicaSchedulingType: z.enum(['Duplicated', 'Divided']).optional(),
-  replicaDivisionPreference: z.enum(['Aggregated', 'Weighted']).optional(),
+  replicaSchedulingType: z
+    .enum(['Duplicated', 'Divided'])
+    .optional()
+    .describe('Duplicated: every cluster runs all replicas. Divided: the replicas are split among the clusters.'),
+  replicaDivisionPreference: z
+    .enum(['Aggregated', 'Weighted'])
+    .optional()
+    .describe('Under Divided: Aggregated (as few clusters as fit) or Weighted (by weightPreference).'),
   weightPreference: z
     .strictObject({
       staticWeightList: z.array(staticClusterWeightSchema).optional(),
@@ -66,11 +79,16 @@ export const replicaSchedulingSchema = z.strictObject({
 export type ReplicaSchedulingStrategy = z.infer<typeof replicaSchedulingSchema>;
 
 export const placementSchema = z.strictObject({
-  clusterAffinity: clusterAffinitySchema.optional(),
-  clusterAffinities: z.array(clusterAffinityTermSchema).optional(),
-  clusterTolerations: z.array(tolerationSchema).optional(),
-  spreadConstraints: z.array(spreadConstraintSchema).optional(),
-  replicaScheduling: replicaSchedulingSchema.optional(),
+  clusterAffinity: clusterAffinitySchema.optional().describe('The member clusters that may be chosen.'),
+  clusterAffinities: z
+    .array(clusterAffinityTermSchema)
+    .optional()
+    .describe('Ordered groups of clusters: the first group that fits is used, the next one on failover.'),
+  clusterTolerations: z.array(tolerationSchema).optional().describe('The cluster taints tolerated.'),
+  spreadConstraints: z.array(spreadConstraintSchema).optional().describe('How many clusters, regions or zones.'),
+  replicaScheduling: replicaSchedulingSchema
+    .optional()
+    .describe('Duplicated (every cluster runs all replicas) or Divided (replicas split by weight or aggregated).'),
 });
 export type Placement = z.infer<typeof placementSchema>;
 
@@ -101,11 +119,16 @@ export const failoverBehaviorSchema = z.strictObject({
 export type FailoverBehavior = z.infer<typeof failoverBehaviorSchema>;
 
 export const propagationSpecSchema = z.strictObject({
-  resourceSelectors: z.array(resourceSelectorSchema).min(1),
+  resourceSelectors: z
+    .array(resourceSelectorSchema)
+    .min(1)
+    .describe('The resource templates the policy propagates (by apiVersion and kind, and name or labelSelector).'),
   association: z.boolean().optional(),
   propagateDeps: z.boolean().optional(),
-  placement: placementSchema.optional(),
-  priority: int32.optional(),
+  placement: placementSchema
+    .optional()
+    .describe('Where the selected templates go: cluster affinity (or ordered affinity groups), spread and replicas.'),
+  priority: int32.optional().describe('Among policies selecting one template, the higher priority one applies.'),
   preemption: z.enum(['Always', 'Never']).optional(),
   dependentOverrides: z.array(z.string()).optional(),
   schedulerName: z.string().optional(),
