@@ -42,12 +42,7 @@ await runBusService({
       controllerZone: config.EHPA_CONTROLLER_ZONE,
       concurrency: config.EHPA_CONCURRENCY,
     });
-    const replicaOwners = new ReplicaOwnersController({
-      informers,
-      registry,
-      publish: (e) => publishEvent(bus, e),
-      logger,
-    });
+    const replicaOwners = new ReplicaOwnersController(deps);
     try {
       await effectiveHpas.start();
       await replicaOwners.start();
