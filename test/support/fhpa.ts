@@ -52,7 +52,8 @@ spec:
     allocatable: { cpu: "${cpu}", memory: 64Gi, pods: "110" }
 `;
 
-export const deployment = (name: string, replicas: number) => `apiVersion: apps/v1
+/** A Deployment whose pods (app=`name`) each request `cpu`. */
+export const deployment = (name: string, replicas: number, cpu = '500m') => `apiVersion: apps/v1
 kind: Deployment
 metadata: { name: ${name}, namespace: default }
 spec:
@@ -60,21 +61,50 @@ spec:
   selector: { matchLabels: { app: ${name} } }
   template:
     metadata: { labels: { app: ${name} } }
-    spec: { containers: [{ name: c, image: nginx, resources: { requests: { cpu: 500m, memory: 128Mi } } }] }
+    spec: { containers: [{ name: c, image: nginx, resources: { requests: { cpu: ${cpu}, memory: 128Mi } } }] }
 `;
 
-export const policy = (
+/** A PropagationPolicy of Deployment `name`: `clusterAffinity` and `scheduling` are flow YAML placement fields. */
+export const placementPolicy = (
   name: string,
-  pool: string,
-  scheduling = 'replicaScheduling: { replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated }',
+  clusterAffinity: string,
+  scheduling: string,
 ) => `apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: { name: ${name}, namespace: default }
 spec:
   resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: ${name} }]
   placement:
-    clusterAffinity: { labelSelector: { matchLabels: { pool: ${pool} } } }
+    clusterAffinity: ${clusterAffinity}
     ${scheduling}
+`;
+
+export const policy = (
+  name: string,
+  pool: string,
+  scheduling = 'replicaScheduling: { replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated }',
+) => placementPolicy(name, `{ labelSelector: { matchLabels: { pool: ${pool} } } }`, scheduling);
+
+/**
+ * A Prioritized FederatedHPA on Deployment `name` at 50 % cpu: `clusters` from the most preferred to the least;
+ * `extra` adds spec fields (flow YAML lines, e.g. behavior).
+ */
+export const prioritizedFhpa = (
+  name: string,
+  o: { minReplicas: number; maxReplicas: number; delaySeconds: number; clusters: readonly string[]; extra?: string },
+) => `apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: { name: ${name}, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: ${name} }
+  minReplicas: ${o.minReplicas}
+  maxReplicas: ${o.maxReplicas}
+  autoscaleMultiClusterDelay: ${o.delaySeconds}
+  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]${o.extra ? `\n  ${o.extra}` : ''}
+  federatedHPAAssignment:
+    federatedHPAAssignmentType: Prioritized
+    clusterAutoscalingPreference:
+${o.clusters.map((c, i) => `      - { targetCluster: { clusterNames: [${c}] }, priority: ${o.clusters.length - i} }`).join('\n')}
 `;
 
 /**
@@ -84,22 +114,7 @@ export const prioritizedBurst = (delaySeconds: number) =>
   [
     deployment('burst', 2),
     policy('burst', 'prio'),
-    `apiVersion: autoscaling.karmada.io/v1alpha1
-kind: FederatedHPA
-metadata: { name: burst, namespace: default }
-spec:
-  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: burst }
-  minReplicas: 2
-  maxReplicas: 12
-  autoscaleMultiClusterDelay: ${delaySeconds}
-  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
-  federatedHPAAssignment:
-    federatedHPAAssignmentType: Prioritized
-    clusterAutoscalingPreference:
-      - { targetCluster: { clusterNames: [small1] }, priority: 3 }
-      - { targetCluster: { clusterNames: [big2] }, priority: 2 }
-      - { targetCluster: { clusterNames: [big3] }, priority: 1 }
-`,
+    prioritizedFhpa('burst', { minReplicas: 2, maxReplicas: 12, delaySeconds, clusters: ['small1', 'big2', 'big3'] }),
   ].join('---\n');
 
 /** 12 pods of 500m pinned to small1, placed before `burst` (bindings are fitted in name order). */

@@ -4,3 +4,4 @@ export * from './controller-metrics.js';
 export * from './controller-logger.js';
 export * from './max-timer.js';
 export * from './define-controller.js';
+export * from './bus-service.js';

@@ -14,6 +14,13 @@ export const SERVICES = SERVICE_NAMES.filter((s) => !SERVICE_CATALOGUE[s].option
  */
 export const OPTIONAL_SERVICES = SERVICE_NAMES.filter((s) => SERVICE_CATALOGUE[s].optional);
 
+/**
+ * A service's start-up is mostly loading its modules (about 1.5 s of CPU); on a 2-core machine running other work
+ * (load average 30 was seen) that took over 20 s of wall time, so the wait is generous: it only bounds a start that
+ * hangs.
+ */
+export const DEFAULT_READY_TIMEOUT_MS = 60_000;
+
 export interface SuiteOptions {
   /** Repository root (the folder holding services/). */
   root: string;
@@ -24,6 +31,7 @@ export interface SuiteOptions {
   serviceEnv?: Record<string, Record<string, string>>;
   /** Where each service's output goes; default: discarded. */
   onOutput?: (service: string, line: string) => void;
+  /** How long a replica may take to answer /readyz 200 after it was spawned; default `DEFAULT_READY_TIMEOUT_MS`. */
   readyTimeoutMs?: number;
   /**
    * Restart a service that exits while the suite runs (a crash, or a fatal start-up error), waiting
@@ -211,7 +219,7 @@ export class Suite {
   }
 
   private async waitReady(p: ServiceProcess): Promise<void> {
-    const deadline = Date.now() + (this.opts.readyTimeoutMs ?? 20_000);
+    const deadline = Date.now() + (this.opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
     let exitCode: number | null | undefined;
     void p.exited.then((c) => (exitCode = c));
     for (;;) {
@@ -223,7 +231,7 @@ export class Suite {
         // not listening yet
       }
       if (Date.now() > deadline)
-        throw new Error(`${p.name} was not ready within ${this.opts.readyTimeoutMs ?? 20_000} ms`);
+        throw new Error(`${p.name} was not ready within ${this.opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS} ms`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -43,6 +43,10 @@ export const baseConfigSchema = z.object({
 });
 
 export type BaseConfig = z.output<typeof baseConfigSchema>;
+/** A service's configuration schema: the base variables and the service's own (`baseConfigSchema.extend`). */
+export type ConfigSchema = z.ZodType<BaseConfig>;
+/** The configuration a schema yields, for code that takes a service's schema without importing zod. */
+export type ConfigOf<S extends ConfigSchema> = z.output<S>;
 
 export type EnvSource = Readonly<Record<string, string | undefined>>;
 

@@ -1,5 +1,14 @@
 export { ManualClock, systemClock, type Clock } from './clock.js';
-export { baseConfigSchema, loadConfig, LOG_LEVELS, type BaseConfig, type EnvSource, type LogLevel } from './config.js';
+export {
+  baseConfigSchema,
+  loadConfig,
+  LOG_LEVELS,
+  type BaseConfig,
+  type ConfigOf,
+  type ConfigSchema,
+  type EnvSource,
+  type LogLevel,
+} from './config.js';
 export {
   decodeJobId,
   createDelayedQueue,

@@ -98,3 +98,16 @@ export class Informers {
     return made;
   }
 }
+
+/**
+ * A service's `open` step (runBusService): the process's informers, with the service's logger, registry and
+ * readiness gates, so that each informer closes its gate while its cache cannot be trusted.
+ */
+export function openInformers(
+  service: { logger: InformerLogger; registry: Registry; gates: ReadinessSink },
+  { bus }: { bus: Bus },
+): { informers: Informers } {
+  return {
+    informers: new Informers({ bus, logger: service.logger, registry: service.registry, readiness: service.gates }),
+  };
+}

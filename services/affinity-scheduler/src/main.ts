@@ -1,7 +1,7 @@
 import type { ServiceName } from '@flotilla/catalogue';
-import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { baseConfigSchema, connectionGate, envInt, runLeaderService } from '@flotilla/runtime';
-import { Informers, ObjectStore } from '@flotilla/store';
+import { runBusService } from '@flotilla/controller';
+import { baseConfigSchema, envInt } from '@flotilla/runtime';
+import { ObjectStore, openInformers } from '@flotilla/store';
 import { AffinitySchedulerController, DEFAULT_SCHEDULER_CONCURRENCY } from './controller.js';
 
 const SERVICE: ServiceName = 'affinity-scheduler';
@@ -13,27 +13,18 @@ const configSchema = baseConfigSchema.extend({
   SCHEDULER_CONCURRENCY: envInt({ default: DEFAULT_SCHEDULER_CONCURRENCY, min: 1 }),
 });
 
-await runLeaderService({
+await runBusService({
   name: SERVICE,
   configSchema,
-  async open({ config, gates, logger, registry }) {
-    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
-    // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
-    const informers = new Informers({ bus, logger, registry, readiness: gates });
-    return { resources: { bus, informers }, close: () => bus.close() };
-  },
-  repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger, registry }, { bus, informers }) {
+  // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
+  open: openInformers,
+  async run({ config, logger }, deps) {
     const controller = new AffinitySchedulerController({
-      bus,
-      informers,
-      store: new ObjectStore(bus),
-      publish: (e) => publishEvent(bus, e),
-      logger,
+      ...deps,
+      store: new ObjectStore(deps.bus),
       failoverGraceMs: config.FAILOVER_GRACE_MS,
       resyncMs: config.RESYNC_MS,
       concurrency: config.SCHEDULER_CONCURRENCY,
-      registry,
     });
     await controller.start();
     logger.info({}, 'scheduling as leader');

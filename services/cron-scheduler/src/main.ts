@@ -1,47 +1,25 @@
 import type { ServiceName } from '@flotilla/catalogue';
-import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
-import { Informers } from '@flotilla/store';
+import { runBusService } from '@flotilla/controller';
+import { openInformers } from '@flotilla/store';
 import { configSchema } from './config.js';
 import { CronController } from './controller.js';
 
 const SERVICE: ServiceName = 'cron-scheduler';
 
-await runLeaderService({
+await runBusService({
   name: SERVICE,
   configSchema,
-  async open({ config, gates, logger, registry }) {
-    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
-    // The timers' connection; the lease has its own.
-    const redis = await connectRedis(config.REDIS_URL, {
-      password: config.REDIS_PASSWORD,
-      connectionName: SERVICE,
-      onConnection: connectionGate(gates, logger, 'redis-timers'),
-    });
-    // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
-    const informers = new Informers({ bus, logger, registry, readiness: gates });
-    return {
-      resources: { bus, redis, informers },
-      close: async () => {
-        await bus.close();
-        await closeRedis(redis);
-      },
-    };
-  },
-  repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger, registry }, { bus, redis, informers }) {
+  // The timers' connection; the lease has its own.
+  redis: { gate: 'redis-timers' },
+  // One informer per kind for the process; it closes its readiness gate while its cache cannot be trusted.
+  open: openInformers,
+  async run({ config, logger }, deps) {
     const controller = new CronController({
-      bus,
-      redis,
-      informers,
-      queuePrefix: config.FLOTILLA_PREFIX,
-      publish: (e) => publishEvent(bus, e),
-      logger,
+      ...deps,
       catchUpWindowMs: config.CRON_CATCHUP_WINDOW_MS,
       defaultTimeZone: config.CRON_DEFAULT_TIME_ZONE,
       resyncMs: config.CRON_RESYNC_MS,
       concurrency: config.CRON_CONCURRENCY,
-      registry,
     });
     await controller.start();
     logger.info(

@@ -1,16 +1,7 @@
 import type { ServiceName } from '@flotilla/catalogue';
 import { readFile } from 'node:fs/promises';
-import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
-import {
-  baseConfigSchema,
-  connectionGate,
-  envBool,
-  envInt,
-  envPort,
-  envString,
-  runService,
-  watchProvisioning,
-} from '@flotilla/runtime';
+import { runBusService } from '@flotilla/controller';
+import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
 import { KubeEventStore, ObjectStore } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
 import { GatewayHandler } from './handler.js';
@@ -41,17 +32,12 @@ const configSchema = baseConfigSchema.extend({
   GATEWAY_STORE_MAX_BYTES: envInt({ min: 1 }),
 });
 
-await runService({
+await runBusService({
   name: SERVICE,
   configSchema,
-  async start({ config, logger, setReady, registry, gates }) {
-    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
-    const stopWatch = watchProvisioning({
-      repair: () => bus.repair(),
-      intervalMs: config.PROVISION_CHECK_MS,
-      gates,
-      logger,
-    });
+  // Every replica serves the API: no lease.
+  leader: false,
+  async run({ config, logger, registry }, { bus, publish }) {
     const headroom = new StoreHeadroom(
       jetStreamStorageUse(bus.jsm, config.GATEWAY_STORE_MAX_BYTES),
       config.GATEWAY_STORE_HEADROOM_PERCENT,
@@ -59,7 +45,7 @@ await runService({
     const handler = new GatewayHandler({
       store: new ObjectStore(bus),
       kubeEvents: new KubeEventStore(bus),
-      publish: (e) => publishEvent(bus, e),
+      publish,
       ensureRoom: () => headroom.ensureRoom(),
     });
     const nats = serveNatsApi(bus, handler, logger, registry);
@@ -98,13 +84,9 @@ await runService({
       { apiPort: http.port, subjects: `${bus.names.apiRoot}.*`, apiTokens: tokens?.size ?? 0 },
       'gateway serving',
     );
-    setReady(true);
     return async () => {
-      setReady(false);
-      stopWatch();
       await nats.stop();
       await http.close();
-      await bus.close();
     };
   },
 });

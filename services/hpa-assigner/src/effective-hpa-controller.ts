@@ -1,7 +1,5 @@
 import { Controllers } from '@flotilla/catalogue';
-import { createHash } from 'node:crypto';
 import type { EffectiveHorizontalPodAutoscaler } from '@flotilla/api';
-import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
 import { defineController, type Controller, type ReconcileResult, type WorkQueue } from '@flotilla/controller';
 import {
   decideEffectiveHpa,
@@ -18,33 +16,22 @@ import { encodeJobId, jobDueAt, scheduleAt, systemClock, type Clock } from '@flo
 import {
   Informers,
   ObjectStore,
-  objectKey,
   refFromKey,
   type Informer,
   type InformerEvent,
   type ObjectRef,
   type StoredObject,
 } from '@flotilla/store';
-import type { Redis } from 'ioredis';
 import { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
 import { EhpaForecasts } from './ehpa-forecasts.js';
-import type { ControllerLogger } from './federated-hpa-controller.js';
+import { StatusPublisher } from './status-publisher.js';
+import type { HpaControllerDependencies } from './federated-hpa-controller.js';
 import { bindingNameOf } from './member-objects.js';
 import { MemberCaches, TargetIndex } from './member-caches.js';
-import type { Registry } from 'prom-client';
 
 export const EHPA_CONTROLLER_NAME = Controllers.effectiveHpa;
 
-export interface EffectiveHpaControllerOptions {
-  bus: Bus;
-  store?: ObjectStore;
-  /** Shared by the cron boundary queue; the worker runs on a duplicate. The owner closes it. */
-  redis: Redis;
-  queuePrefix: string;
-  queueName?: string;
-  publish: (e: CloudEvent) => Promise<unknown>;
-  clock?: Clock;
-  logger: ControllerLogger;
+export interface EffectiveHpaControllerOptions extends HpaControllerDependencies {
   /** Where the usage history for prediction comes from: the metrics stream or Prometheus. */
   history: MetricHistorySource;
   /** Keeps the metrics stream's max age at the longest historyLength in use (the embedded source only). */
@@ -55,8 +42,6 @@ export interface EffectiveHpaControllerOptions {
   controllerZone?: string;
   downscaleStabilizationWindowSeconds?: number;
   concurrency?: number;
-  /** The service's registry: reconcile, queue and object metrics under `effective-hpa`. */
-  registry?: Registry;
   /** The process's shared informers (the binding caches keep the FederatedHPA controller's projection). */
   informers?: Informers;
 }
@@ -85,7 +70,8 @@ export class EffectiveHpaController {
   private readonly targets = new TargetIndex();
   /** The managed HPA's in-memory state per EffectiveHPA, as Kubernetes' HPA controller keeps it. */
   private readonly states = new Map<string, { history?: AutoscalerHistory; lastSyncMs?: number }>();
-  private readonly published = new Map<string, string>();
+  /** Status patches out, each only when it differs from the last one published. */
+  private readonly status: StatusPublisher;
   /** The cron boundary (ms) each EffectiveHPA has a job for. */
   private readonly armed = new Map<string, number>();
   /** Keys woken by a cron boundary: evaluated even within the sync period. */
@@ -95,6 +81,14 @@ export class EffectiveHpaController {
   constructor(private readonly o: EffectiveHpaControllerOptions) {
     this.clock = o.clock ?? systemClock;
     this.store = o.store ?? new ObjectStore(o.bus);
+    this.status = new StatusPublisher({
+      kind: EFFECTIVE_HPA_KIND,
+      idPrefix: 'ehpa',
+      source: EHPA_CONTROLLER_NAME,
+      volatileFields: ['lastScaleTime'],
+      publish: o.publish,
+      clock: this.clock,
+    });
     this.forecasts = new EhpaForecasts(o.history);
     const informers = o.informers ?? new Informers({ bus: o.bus });
     this.ehpas = informers.objects(EFFECTIVE_HPA_KIND) as Informer<Obj>;
@@ -216,7 +210,7 @@ export class EffectiveHpaController {
     const ehpa = this.ehpas.cache.get(key)?.value as unknown as EffectiveHorizontalPodAutoscaler | undefined;
     if (!ehpa?.spec) {
       this.states.delete(key);
-      this.published.delete(key);
+      this.status.forget(key);
       this.armed.delete(key);
       this.forecasts.forget(key);
       return;
@@ -235,7 +229,7 @@ export class EffectiveHpaController {
     const ref: ObjectRef = { kind: spec.scaleTargetRef.kind, namespace: ns, name: spec.scaleTargetRef.name };
     const template = await this.store.get(ref);
     if (!template) {
-      await this.observe(ehpa, EffectiveHpaEventTypes.EffectiveHPAObserved, {
+      await this.status.observe(ehpa, EffectiveHpaEventTypes.EffectiveHPAObserved, {
         conditions: [
           { type: 'Ready', status: 'False', reason: 'FailedGetScale', message: `${ref.kind} ${ref.name} not found` },
         ],
@@ -271,7 +265,7 @@ export class EffectiveHpaController {
     await this.armBoundary(key, ehpa, decision, now);
     // 5. Status.
     const scaled = decision.events[0];
-    await this.observe(
+    await this.status.observe(
       ehpa,
       scaled ? EffectiveHpaEventTypes.EffectiveHPAScaled : EffectiveHpaEventTypes.EffectiveHPAObserved,
       decision.statusPatch as unknown as Record<string, unknown>,
@@ -296,33 +290,5 @@ export class EffectiveHpaController {
     const jobId = encodeJobId('boundary', ehpa.metadata.uid ?? key, String(atMs));
     await scheduleAt(queue, jobId, new Date(atMs), { key }, now);
     this.armed.set(key, atMs);
-  }
-
-  /** Publishes a status patch when it differs from the last one this leader published (and always for a write). */
-  private async observe(
-    ehpa: EffectiveHorizontalPodAutoscaler,
-    type: string,
-    statusPatch: Record<string, unknown>,
-    kubeEvent?: { reason: string; message: string },
-    extra: Record<string, unknown> = {},
-  ): Promise<void> {
-    const key = objectKey({ kind: EFFECTIVE_HPA_KIND, namespace: ehpa.metadata.namespace, name: ehpa.metadata.name! });
-    const { lastScaleTime: _t, ...comparable } = statusPatch;
-    const json = JSON.stringify(comparable);
-    if (!kubeEvent && this.published.get(key) === json) return;
-    const digest = createHash('sha256').update(JSON.stringify({ statusPatch, extra })).digest('hex').slice(0, 16);
-    await this.o.publish(
-      cloudEvent({
-        id: `ehpa.${ehpa.metadata.uid}.${type}.${ehpa.metadata.generation ?? 0}.${digest}`,
-        source: EHPA_CONTROLLER_NAME,
-        type,
-        kind: EFFECTIVE_HPA_KIND,
-        namespace: ehpa.metadata.namespace,
-        name: ehpa.metadata.name!,
-        time: this.clock.now(),
-        data: { ...extra, statusPatch, ...(kubeEvent ? { kubeEvent: { type: 'Normal', ...kubeEvent } } : {}) },
-      }),
-    );
-    this.published.set(key, json);
   }
 }

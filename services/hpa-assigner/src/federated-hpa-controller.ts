@@ -1,7 +1,6 @@
 import { Controllers } from '@flotilla/catalogue';
-import { createHash } from 'node:crypto';
 import type { FederatedHPA, ResourceBindingSpec } from '@flotilla/api';
-import { cloudEvent, type Bus, type CloudEvent } from '@flotilla/bus';
+import type { Bus, CloudEvent } from '@flotilla/bus';
 import { defineController, type Controller, type ReconcileResult, type WorkQueue } from '@flotilla/controller';
 import type { MemberHpaStatus, MemberReport } from '@flotilla/hpa-math';
 import { systemClock, type Clock } from '@flotilla/runtime';
@@ -9,7 +8,6 @@ import type { Cluster } from '@flotilla/scheduling';
 import {
   Informers,
   ObjectStore,
-  objectKey,
   refFromKey,
   type Informer,
   type InformerEvent,
@@ -20,6 +18,7 @@ import type { Redis } from 'ioredis';
 import { AssignmentMode, type PendingJob } from './assignment-mode.js';
 import { CentralizedMode } from './centralized-mode.js';
 import { MemberCaches, TargetIndex } from './member-caches.js';
+import { StatusPublisher } from './status-publisher.js';
 import { bindingNameOf, HPA_KIND } from './member-objects.js';
 
 export const CONTROLLER_NAME = Controllers.federatedHpa;
@@ -41,16 +40,23 @@ export interface MoveReport {
   appliedAtMs: number;
 }
 
-export interface FederatedHpaControllerOptions {
+/** What both of the hpa-assigner's controllers are built from (the service's deps). */
+export interface HpaControllerDependencies {
   bus: Bus;
   store?: ObjectStore;
-  /** Shared by the pending-pods delay queue; the worker runs on a duplicate. The owner closes it. */
+  /** Shared by the controller's delay queue (pending pods, cron boundaries); the worker runs on a duplicate. The owner closes it. */
   redis: Redis;
+  /** BullMQ key prefix (FLOTILLA_PREFIX). */
   queuePrefix: string;
   queueName?: string;
   publish: (e: CloudEvent) => Promise<unknown>;
   clock?: Clock;
   logger: ControllerLogger;
+  /** The service's registry: reconcile, queue and object metrics under the controller's name. */
+  registry?: Registry;
+}
+
+export interface FederatedHpaControllerOptions extends HpaControllerDependencies {
   /** Every FederatedHPA is evaluated this often (Karmada's --horizontal-pod-autoscaler-sync-period). Default 15 s. */
   syncPeriodMs?: number;
   /** How often the max of an assignment is re-split (Karmada's FederatedHPA proposal). Default 5 minutes. */
@@ -60,8 +66,6 @@ export interface FederatedHpaControllerOptions {
   downscaleStabilizationWindowSeconds?: number;
   concurrency?: number;
   onMove?: (r: MoveReport) => void;
-  /** The service's registry: reconcile, queue and object metrics under `hpa-assigner`. */
-  registry?: Registry;
   /** The process's shared informers; a controller of its own gets private ones. */
   informers?: Informers;
 }
@@ -116,14 +120,22 @@ export class FederatedHpaController {
   private readonly controller: Controller<PendingJob>;
   /** Target binding key → the FederatedHPA keys that scale it. */
   private readonly targets = new TargetIndex();
-  /** A digest of the last status patch published per FederatedHPA, so an unchanged pass publishes nothing. */
-  private readonly published = new Map<string, string>();
+  /** Status patches out, each only when it differs from the last one published. */
+  private readonly status: StatusPublisher;
   private readonly centralized: CentralizedMode;
   private readonly assignment: AssignmentMode;
 
   constructor(private readonly o: FederatedHpaControllerOptions) {
     this.clock = o.clock ?? systemClock;
     this.store = o.store ?? new ObjectStore(o.bus);
+    this.status = new StatusPublisher({
+      kind: FEDERATED_HPA_KIND,
+      idPrefix: 'fhpa',
+      source: CONTROLLER_NAME,
+      volatileFields: ['lastScaleTime', 'lastAssignment'],
+      publish: o.publish,
+      clock: this.clock,
+    });
     const informers = o.informers ?? new Informers({ bus: o.bus });
     this.fhpas = informers.objects(FEDERATED_HPA_KIND) as Informer<Obj>;
     this.caches = new MemberCaches(informers);
@@ -191,7 +203,7 @@ export class FederatedHpaController {
       clusters: () => this.caches.clusterList(),
       membersOf: (ns, name) => this.caches.membersOf(ns, name),
       enqueue: (key) => this.controller.enqueue(key),
-      observe: (...args) => this.observe(...args),
+      observe: (...args) => this.status.observe(...args),
     };
   }
 
@@ -224,7 +236,7 @@ export class FederatedHpaController {
     if (!fhpa?.spec) {
       this.centralized.forget(key);
       this.assignment.forget(key);
-      this.published.delete(key);
+      this.status.forget(key);
       // Deleted: its member HPAs go, and the scheduler divides the target's replicas again.
       const ref = refFromKey(key);
       await this.assignment.release(ref.namespace, ref.name);
@@ -233,32 +245,5 @@ export class FederatedHpaController {
     if (fhpa.spec.federatedHPAAssignment) return this.assignment.reconcile(key, fhpa);
     await this.assignment.release(fhpa.metadata.namespace, fhpa.metadata.name!);
     return this.centralized.reconcile(key, fhpa);
-  }
-
-  private async observe(
-    fhpa: FederatedHPA,
-    type: string,
-    statusPatch: Record<string, unknown>,
-    kubeEvent?: { reason: string; message: string },
-    extra: Record<string, unknown> = {},
-  ): Promise<void> {
-    const key = objectKey({ kind: FEDERATED_HPA_KIND, namespace: fhpa.metadata.namespace, name: fhpa.metadata.name! });
-    const { lastScaleTime: _t, lastAssignment: _a, ...comparable } = statusPatch;
-    const json = createHash('sha256').update(JSON.stringify(comparable)).digest('base64url').slice(0, 22);
-    if (!kubeEvent && this.published.get(key) === json) return;
-    const digest = createHash('sha256').update(JSON.stringify({ statusPatch, extra })).digest('hex').slice(0, 16);
-    await this.o.publish(
-      cloudEvent({
-        id: `fhpa.${fhpa.metadata.uid}.${type}.${fhpa.metadata.generation ?? 0}.${digest}`,
-        source: CONTROLLER_NAME,
-        type,
-        kind: FEDERATED_HPA_KIND,
-        namespace: fhpa.metadata.namespace,
-        name: fhpa.metadata.name!,
-        time: this.clock.now(),
-        data: { ...extra, statusPatch, ...(kubeEvent ? { kubeEvent: { type: 'Normal', ...kubeEvent } } : {}) },
-      }),
-    );
-    this.published.set(key, json);
   }
 }

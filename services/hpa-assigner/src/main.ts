@@ -1,46 +1,25 @@
 import type { ServiceName } from '@flotilla/catalogue';
-import { busOptionsFromEnv, connectBus, publishEvent } from '@flotilla/bus';
+import { runBusService } from '@flotilla/controller';
 import { ensureMetricsStream, JetStreamHistory, PrometheusSource } from '@flotilla/metric-history';
-import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
-import { Informers } from '@flotilla/store';
+import { openInformers } from '@flotilla/store';
 import { configSchema } from './config.js';
 import { EffectiveHpaController } from './effective-hpa-controller.js';
 import { FederatedHpaController } from './federated-hpa-controller.js';
 
 const SERVICE: ServiceName = 'hpa-assigner';
 
-await runLeaderService({
+await runBusService({
   name: SERVICE,
   configSchema,
-  async open({ config, gates, logger, registry }) {
-    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
-    // The delay jobs' and window timers' connection; the lease has its own.
-    const redis = await connectRedis(config.REDIS_URL, {
-      password: config.REDIS_PASSWORD,
-      connectionName: SERVICE,
-      onConnection: connectionGate(gates, logger, 'redis-timers'),
-    });
-    // One informer per kind for the process, shared by both controllers; it closes its readiness gate while its cache
-    // cannot be trusted.
-    const informers = new Informers({ bus, logger, registry, readiness: gates });
-    return {
-      resources: { bus, redis, informers },
-      close: async () => {
-        await bus.close();
-        await closeRedis(redis);
-      },
-    };
-  },
-  repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger, registry }, { bus, redis, informers }) {
+  // The delay jobs' and window timers' connection; the lease has its own.
+  redis: { gate: 'redis-timers' },
+  // One informer per kind for the process, shared by both controllers; it closes its readiness gate while its cache
+  // cannot be trusted.
+  open: openInformers,
+  async run({ config, logger }, deps) {
+    const { bus } = deps;
     const federatedHpas = new FederatedHpaController({
-      bus,
-      redis,
-      informers,
-      registry,
-      queuePrefix: config.FLOTILLA_PREFIX,
-      publish: (e) => publishEvent(bus, e),
-      logger,
+      ...deps,
       syncPeriodMs: config.FHPA_SYNC_PERIOD_MS,
       optimisePeriodMs: config.FHPA_OPTIMISE_PERIOD_MS,
       defaultMultiClusterDelaySeconds: config.FHPA_DEFAULT_MULTI_CLUSTER_DELAY_SECONDS,
@@ -53,13 +32,7 @@ await runLeaderService({
       ? new PrometheusSource({ url: config.PROMETHEUS_URL, queryTemplate: config.PROMETHEUS_QUERY_TEMPLATE })
       : new JetStreamHistory(bus);
     const effectiveHpas = new EffectiveHpaController({
-      bus,
-      redis,
-      informers,
-      registry,
-      queuePrefix: config.FLOTILLA_PREFIX,
-      publish: (e) => publishEvent(bus, e),
-      logger,
+      ...deps,
       history,
       ...(config.PROMETHEUS_URL
         ? {}

@@ -269,6 +269,21 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     expect(await flotillaGet({ kind: 'Deployment', namespace: 'default', name: 'unselected' })).toBeUndefined();
   });
 
+  it("a template's replicas set in Flotilla (as its autoscalers set them) reach the host's copy", async () => {
+    const ref: ObjectRef = { kind: 'Deployment', namespace: 'default', name: 'web' };
+    await running!.bridge.idle();
+    await objects().update(ref, (d) => ({ ...d, spec: { ...(d.spec as object), replicas: 5 } }));
+    const host = await eventually(
+      async () => {
+        const o = await hostGet('deployment', 'web');
+        return (o?.spec as { replicas?: number } | undefined)?.replicas === 5 ? o : undefined;
+      },
+      15_000,
+      'the new replicas on the host',
+    );
+    expect(host.spec).toMatchObject({ replicas: 5 });
+  });
+
   it("kubectl delete returns only once Flotilla deleted its copy: the bridge's finalizer holds the host object", async () => {
     const host = await hostGet('cronfhpa', 'web-cron');
     expect(host?.metadata.finalizers).toContain(MIRROR_FINALIZER);

@@ -1,8 +1,7 @@
 import type { ServiceName } from '@flotilla/catalogue';
 import { hostname } from 'node:os';
-import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
-import { closeRedis, connectionGate, connectRedis, runLeaderService } from '@flotilla/runtime';
+import { runBusService } from '@flotilla/controller';
 import { KubeBridge } from './bridge.js';
 import { configSchema } from './config.js';
 import { HostConnection } from './host-connection.js';
@@ -13,28 +12,14 @@ import { SyncRecords } from './sync-records.js';
 
 const SERVICE: ServiceName = 'kube-bridge';
 
-await runLeaderService({
+await runBusService({
   name: SERVICE,
   configSchema,
-  async open({ config, gates, logger }) {
-    const kubeConfig = loadKubeConfig(config.KUBE_BRIDGE_KUBECONFIG);
-    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
-    // The sync records' connection; the lease has its own.
-    const redis = await connectRedis(config.REDIS_URL, {
-      password: config.REDIS_PASSWORD,
-      connectionName: SERVICE,
-      onConnection: connectionGate(gates, logger, 'redis-records'),
-    });
-    return {
-      resources: { bus, redis, kubeConfig },
-      close: async () => {
-        await bus.close();
-        await closeRedis(redis);
-      },
-    };
-  },
-  repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger, gates, registry }, { bus, redis, kubeConfig }) {
+  // A kubeconfig that cannot load fails start-up before anything is connected.
+  prepare: ({ config }) => ({ kubeConfig: loadKubeConfig(config.KUBE_BRIDGE_KUBECONFIG) }),
+  // The sync records' connection; the lease has its own.
+  redis: { gate: 'redis-records' },
+  async run({ config, logger, gates, registry }, { bus, redis, kubeConfig }) {
     const server = kubeConfig.getCurrentCluster()?.server ?? 'unknown';
     const bridge = new KubeBridge({
       bus,

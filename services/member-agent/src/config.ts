@@ -38,6 +38,11 @@ export const memberAgentConfigSchema = baseConfigSchema
     /** With the kube driver: client-go's write rate limit against the member API server, and its burst. */
     KUBE_API_QPS: envInt({ default: 50, min: 1 }),
     KUBE_API_BURST: envInt({ default: 100, min: 1 }),
+    /**
+     * With the kube driver: how long each watch asks the member API server to keep it open (±20 %) before it resumes
+     * from the last resourceVersion (client-go's reflector: 5 minutes and up); a resume refused with 410 Gone lists.
+     */
+    KUBE_WATCH_TIMEOUT_SECONDS: envInt({ default: 300, min: 1 }),
     /** With the kube driver: how many writes are in flight at once. */
     KUBE_WRITE_CONCURRENCY: envInt({ default: 8, min: 1 }),
   })

@@ -1,7 +1,7 @@
 import type { ServiceName } from '@flotilla/catalogue';
-import { busOptionsFromEnv, connectBus } from '@flotilla/bus';
+import { runBusService } from '@flotilla/controller';
 import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
-import { connectionGate, runLeaderService, systemClock } from '@flotilla/runtime';
+import { systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { KubeDriver } from './kube/kube-driver.js';
@@ -10,23 +10,24 @@ import { UsageRecorder } from './sim/usage-recorder.js';
 
 const SERVICE: ServiceName = 'member-agent';
 
-await runLeaderService({
+await runBusService({
   name: SERVICE,
   configSchema: memberAgentConfigSchema,
   // One lease per simulating installation, one per real cluster: agents of different clusters never compete.
   leaseScope: (config) => (config.MEMBER_DRIVER === 'kube' ? `kube:${config.KUBE_CLUSTER_NAME}` : 'sim'),
-  async open({ config, logger, registry, gates }) {
-    // Fail before connecting anywhere when the kube driver cannot load its client.
-    // Loaded only for the kube driver: @kubernetes/client-node takes seconds to import, which the sim driver (and every
-    // test suite that runs it) need not pay.
-    const kubeApi =
+  // Fail before connecting anywhere when the kube driver cannot load its client.
+  // Loaded only for the kube driver: @kubernetes/client-node takes seconds to import, which the sim driver (and every
+  // test suite that runs it) need not pay.
+  prepare: async ({ config }) => ({
+    kubeApi:
       config.MEMBER_DRIVER === 'kube'
         ? (await import('./kube/client-node-api.js')).clientNodeApi({
             cluster: config.KUBE_CLUSTER_NAME!,
             kubeconfig: config.KUBECONFIG,
           })
-        : undefined;
-    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
+        : undefined,
+  }),
+  async open({ config, logger, registry }, { bus }) {
     // Per replica: a metric is registered once per process.
     const usageGauge = new WorkloadUsageGauge(registry);
     // Both drivers record workload usage. The hpa-assigner sizes the stream to the longest historyLength in use; the
@@ -37,10 +38,9 @@ await runLeaderService({
     );
     if (!exists) await ensureMetricsStream(bus.jsm, bus, config.METRICS_MAX_AGE_MS);
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
-    return { resources: { bus, kubeApi, usageGauge }, close: () => bus.close() };
+    return { usageGauge };
   },
-  repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger, registry }, { bus, kubeApi, usageGauge }) {
+  async run({ config, logger, registry }, { bus, kubeApi, usageGauge }) {
     const driver = kubeApi
       ? new KubeDriver({
           clusterName: config.KUBE_CLUSTER_NAME!,
@@ -51,6 +51,7 @@ await runLeaderService({
           pollMs: config.KUBE_POLL_MS,
           failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
           resyncMs: config.KUBE_RESYNC_MS,
+          watchTimeoutSeconds: config.KUBE_WATCH_TIMEOUT_SECONDS,
           writes: {
             qps: config.KUBE_API_QPS,
             burst: config.KUBE_API_BURST,
@@ -74,6 +75,10 @@ await runLeaderService({
           usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
         });
     await driver.start();
-    return () => driver.stop();
+    return async () => {
+      await driver.stop();
+      // its kept-alive connections; a later term opens new ones
+      kubeApi?.close();
+    };
   },
 });

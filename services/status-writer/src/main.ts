@@ -1,6 +1,7 @@
 import type { ServiceName } from '@flotilla/catalogue';
-import { busOptionsFromEnv, connectBus, consumeEvents } from '@flotilla/bus';
-import { baseConfigSchema, connectionGate, envInt, runLeaderService } from '@flotilla/runtime';
+import { consumeEvents } from '@flotilla/bus';
+import { runBusService } from '@flotilla/controller';
+import { baseConfigSchema, envInt } from '@flotilla/runtime';
 import { KubeEventStore, ObjectStore, objectKey, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
 import { FoldLag } from './fold-lag.js';
@@ -15,17 +16,12 @@ const configSchema = baseConfigSchema.extend({
 });
 
 // Only the leader folds; an object's status depends on the order of its events, so those go one at a time.
-await runLeaderService({
+await runBusService({
   name: SERVICE,
   configSchema,
-  async open({ config, registry, gates, logger }) {
-    const bus = await connectBus(busOptionsFromEnv(config, SERVICE, connectionGate(gates, logger, 'nats')));
-    // Per replica, not per term: a standby reports the lag too, and a metric is registered once per process.
-    const foldLag = new FoldLag(registry, bus, SERVICE);
-    return { resources: { bus, foldLag }, close: () => bus.close() };
-  },
-  repair: ({ bus }) => bus.repair(),
-  async lead({ config, logger }, { bus, foldLag }) {
+  // Per replica, not per term: a standby reports the lag too, and a metric is registered once per process.
+  open: ({ registry }, { bus }) => ({ foldLag: new FoldLag(registry, bus, SERVICE) }),
+  async run({ config, logger }, { bus, foldLag }) {
     const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers(), foldLag);
     // The replica-trail projections follow the folded events (`flotilla explain replicas` reads them).
     const trails = new TrailProjector({

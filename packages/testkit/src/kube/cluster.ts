@@ -28,6 +28,8 @@ export interface KubeClusterOptions {
   metrics?: boolean;
   /** Appended to kube-apiserver's arguments, e.g. --admission-control-config-file=… */
   extraApiServerArgs?: string[];
+  /** Appended to kube-controller-manager's arguments, e.g. --horizontal-pod-autoscaler-sync-period=5s */
+  extraControllerManagerArgs?: string[];
 }
 
 /** Options for scripts/kube-env and tests that need them; the public shape is KubeClusterOptions. */
@@ -65,6 +67,12 @@ export interface KubeCluster {
    * (a one-container pod uses `milliCpu`). It reaches metrics.k8s.io where metrics-server runs.
    */
   setPodCpuUsage(opts: { namespace: string; selector: string; milliCpu: number }): Promise<void>;
+  /**
+   * Writes a key outside the API server's prefix (so etcd's revision moves past every resourceVersion handed out so
+   * far) and compacts etcd's history up to it, as kube-apiserver does every 5 minutes: a watch that resumes from an
+   * older resourceVersion and is served by etcd (no watch cache for its resource) gets 410 Gone. Returns the revision.
+   */
+  compactEtcd(): Promise<number>;
   /** Stops kube-apiserver: the member is unreachable; etcd and its data stay. */
   stopApiServer(): Promise<void>;
   /** Starts kube-apiserver again on the same port with the same data, and waits until it is ready. */
@@ -102,11 +110,17 @@ export function validateKubeClusterOptions(opts: KubeClusterOptions): void {
   }
   if (opts.controlPlaneOnly && opts.metrics)
     errors.push('metrics: metrics-server needs nodes to scrape, which a controlPlaneOnly cluster has none of');
-  if (opts.extraApiServerArgs !== undefined) {
-    for (const [i, a] of opts.extraApiServerArgs.entries())
-      if (typeof a !== 'string' || !a.startsWith('--'))
-        errors.push(`extraApiServerArgs[${i}]: must be a --flag, got ${JSON.stringify(a)}`);
+  for (const field of ['extraApiServerArgs', 'extraControllerManagerArgs'] as const) {
+    const args = opts[field];
+    if (args === undefined) continue;
+    if (!Array.isArray(args)) errors.push(`${field}: must be a list of --flags, got ${JSON.stringify(args)}`);
+    else
+      for (const [i, a] of args.entries())
+        if (typeof a !== 'string' || !a.startsWith('--'))
+          errors.push(`${field}[${i}]: must be a --flag, got ${JSON.stringify(a)}`);
   }
+  if (opts.controlPlaneOnly && opts.extraControllerManagerArgs?.length)
+    errors.push('extraControllerManagerArgs: a controlPlaneOnly cluster runs no kube-controller-manager');
   if (errors.length) throw new Error(`invalid kube cluster options: ${errors.join('; ')}`);
 }
 
@@ -372,6 +386,38 @@ class RunningKubeCluster implements KubeCluster {
     await Promise.all(controllers.map((p) => p.start()));
   }
 
+  /** One call to etcd's v3 JSON gateway (keys and values base64, revisions as strings). */
+  private async etcd(path: string, body: unknown): Promise<Record<string, unknown>> {
+    const res = await fetch(`http://127.0.0.1:${this.ports.etcdClient}/v3/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok)
+      throw new Error(`cluster ${this.name}: etcd /v3/${path} answered ${res.status}: ${text.slice(0, 500)}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  }
+
+  async compactEtcd(): Promise<number> {
+    this.assertNotStopped();
+    const b64 = (s: string) => Buffer.from(s).toString('base64');
+    // Twice: a watch from resourceVersion R asks for R + 1 onwards, and etcd keeps the compaction revision itself, so
+    // the revision compacted to must be beyond R + 1 for every R handed out before this call.
+    let revision = 0;
+    for (let i = 0; i < 2; i++) {
+      const put = (await this.etcd('kv/put', {
+        key: b64('/flotilla-testkit/compaction'),
+        value: b64(`${new Date().toISOString()} ${i}`),
+      })) as { header?: { revision?: string } };
+      revision = Number(put.header?.revision);
+      if (!Number.isInteger(revision) || revision < 1)
+        throw new Error(`cluster ${this.name}: etcd's put answered no revision: ${JSON.stringify(put)}`);
+    }
+    await this.etcd('kv/compaction', { revision: String(revision), physical: true });
+    return revision;
+  }
+
   async stopApiServer(): Promise<void> {
     this.assertNotStopped();
     await this.processes.get('kube-apiserver')?.stop();
@@ -425,6 +471,7 @@ class RunningKubeCluster implements KubeCluster {
       `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       '--kube-api-qps=100',
       '--kube-api-burst=200',
+      ...(this.opts.extraControllerManagerArgs ?? []),
     ]);
     const scheduler = this.process('kube-scheduler', this.program('kube-scheduler'), [
       ...kubeconfigArgs(schedulerConfig),

@@ -14,10 +14,14 @@ describe('startKubeCluster options', () => {
         memory: '8GB',
         pods: 0,
         extraApiServerArgs: ['v=4'],
+        extraControllerManagerArgs: ['--v=2', 'x'],
       }),
     ).toThrow(
-      /name: "Not_A_Label".*nodes: must be.*pods: must be.*cpu: "four".*memory: "8GB".*extraApiServerArgs\[0\]/,
+      /name: "Not_A_Label".*nodes: must be.*pods: must be.*cpu: "four".*memory: "8GB".*extraApiServerArgs\[0\].*extraControllerManagerArgs\[1\]/,
     );
+    expect(() =>
+      validateKubeClusterOptions({ name: 'a', controlPlaneOnly: true, extraControllerManagerArgs: ['--v=2'] }),
+    ).toThrow('extraControllerManagerArgs: a controlPlaneOnly cluster runs no kube-controller-manager');
     expect(() => validateKubeClusterOptions({ name: 'a', controlPlaneOnly: true, metrics: true })).toThrow(
       'metrics: metrics-server needs nodes',
     );
@@ -28,7 +32,12 @@ describe('startKubeCluster options', () => {
 describe('a control-plane-only cluster', () => {
   let cluster: KubeCluster;
   beforeAll(async () => {
-    cluster = await startKubeCluster({ name: 'cp-test', controlPlaneOnly: true });
+    // ConfigMaps without the watch cache: their watches are served by etcd, so compacting it expires them.
+    cluster = await startKubeCluster({
+      name: 'cp-test',
+      controlPlaneOnly: true,
+      extraApiServerArgs: ['--watch-cache-sizes=configmaps#0'],
+    });
   }, 120_000);
   afterAll(() => cluster?.stop(), 60_000);
 
@@ -57,6 +66,40 @@ describe('a control-plane-only cluster', () => {
       data: Record<string, string>;
     };
     expect(cm.data).toEqual({ k: 'v' });
+  });
+
+  it('compacts etcd past every resourceVersion so far: a watch from an older one gets 410 Gone', async () => {
+    await kubectlOk(['create', 'configmap', 'compacted', '-n', 'default', '--from-literal=k=1']);
+    const rvOf = async () =>
+      (
+        JSON.parse(await kubectlOk(['get', 'configmap', 'compacted', '-n', 'default', '-o', 'json'])) as {
+          metadata: { resourceVersion: string };
+        }
+      ).metadata.resourceVersion;
+    const before = await rvOf();
+    const watchFrom = (rv: string) =>
+      kubectlOk([
+        'get',
+        '--raw',
+        `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&timeoutSeconds=1`,
+      ]);
+    // Before compaction the watch replays from there (nothing changed since: no event, no error).
+    expect(await watchFrom(before)).not.toContain('"ERROR"');
+    const revision = await cluster.compactEtcd();
+    expect(revision).toBeGreaterThan(Number(before));
+    const expired = JSON.parse((await watchFrom(before)).trim().split('\n')[0]!) as {
+      type: string;
+      object: { code: number; reason: string };
+    };
+    expect(expired).toMatchObject({ type: 'ERROR', object: { code: 410, reason: 'Expired' } });
+    // A watch from the current resourceVersion still works.
+    await kubectlOk(['create', 'configmap', 'after', '-n', 'default']);
+    const after = (
+      JSON.parse(await kubectlOk(['get', 'configmap', 'after', '-n', 'default', '-o', 'json'])) as {
+        metadata: { resourceVersion: string };
+      }
+    ).metadata.resourceVersion;
+    expect(await watchFrom(after)).not.toContain('"ERROR"');
   });
 
   it('signs user certificates that the API server reads as user and groups, under RBAC', async () => {

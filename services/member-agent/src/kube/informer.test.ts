@@ -10,6 +10,7 @@ type WatchScript = (emit: (type: string, o: RawObject) => void, done: (err: unkn
 
 function scripted(lists: Array<RawObject[] | Error>, watches: WatchScript[]) {
   const calls: string[] = [];
+  const timeouts: number[] = [];
   let listN = 0;
   let watchN = 0;
   const client: ListWatchClient = {
@@ -21,17 +22,22 @@ function scripted(lists: Array<RawObject[] | Error>, watches: WatchScript[]) {
     },
     async watch(params, onEvent, done) {
       calls.push(`watch rv=${params.resourceVersion} bookmarks=${params.allowWatchBookmarks}`);
+      timeouts.push(Number(params.timeoutSeconds));
       const script = watches[watchN++];
       if (script) setTimeout(() => script(onEvent, done), 1);
       return { abort: () => undefined };
     },
   };
-  return { client, calls };
+  return { client, calls, timeouts };
 }
 
 const obj = (name: string, rv: string): RawObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv } });
 
-function informer(client: ListWatchClient, errors: Error[] = []) {
+function informer(
+  client: ListWatchClient,
+  errors: Error[] = [],
+  more: Partial<ConstructorParameters<typeof MemberInformer<string>>[0]> = {},
+) {
   return new MemberInformer<string>({
     cluster: 'm',
     client,
@@ -41,6 +47,7 @@ function informer(client: ListWatchClient, errors: Error[] = []) {
     onError: (e) => errors.push(e),
     backoff: { baseMs: 1, maxMs: 2 },
     random: () => 0.5,
+    ...more,
   });
 }
 
@@ -70,17 +77,50 @@ describe('MemberInformer (list + watch)', () => {
     await i.stop();
   });
 
-  it('lists again on 410 Gone, replacing the cache', async () => {
+  it('lists again on 410 Gone, replacing the cache, and says which resourceVersion expired (not as an error)', async () => {
     const { client, calls } = scripted(
       [[obj('a', '1')], [obj('c', '2')]],
-      [(emit) => emit('ERROR', { kind: 'Status', code: 410, reason: 'Expired' } as unknown as RawObject)],
+      [
+        (emit) => {
+          emit('ADDED', obj('b', '120'));
+          emit('ERROR', { kind: 'Status', code: 410, reason: 'Expired' } as unknown as RawObject);
+        },
+      ],
     );
-    const i = informer(client);
+    const expired: string[] = [];
+    const errors: Error[] = [];
+    const i = informer(client, errors, { onExpired: (rv) => expired.push(rv) });
     await i.start();
     await until(() => calls.includes('watch rv=200 bookmarks=true'));
     expect(calls.slice(0, 4)).toEqual(['list', 'watch rv=100 bookmarks=true', 'list', 'watch rv=200 bookmarks=true']);
     expect([...i.cache.keys()]).toEqual(['ns/c']);
+    expect(expired).toEqual(['120']);
+    expect(errors).toEqual([]);
     await i.stop();
+  });
+
+  it('asks each watch to end after the configured timeout, ±20 %', async () => {
+    for (const [random, expected] of [
+      [0, 8],
+      [0.5, 10],
+      [0.999, 12],
+    ] as const) {
+      const { client, timeouts } = scripted([[obj('a', '1')]], []);
+      const i = informer(client, [], { watchTimeoutSeconds: 10, random: () => random });
+      await i.start();
+      await until(() => timeouts.length > 0);
+      expect(timeouts[0]).toBe(expected);
+      await i.stop();
+    }
+    const { client, timeouts } = scripted([[obj('a', '1')]], []);
+    const i = informer(client); // client-go's reflector: 5 minutes and up
+    await i.start();
+    await until(() => timeouts.length > 0);
+    expect(timeouts[0]).toBe(300);
+    await i.stop();
+    expect(() => informer(client, [], { watchTimeoutSeconds: 0 })).toThrow(
+      'watchTimeoutSeconds: expected a whole number of seconds >= 1, got 0',
+    );
   });
 
   it('a refused list is a typed error naming verb and resource, retried with backoff until it succeeds', async () => {

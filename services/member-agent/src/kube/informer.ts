@@ -35,6 +35,13 @@ export interface MemberInformerOptions<T> {
   onChange(): void;
   /** Called on each failed list or watch, with the typed error (KubeAccessError on 401 / 403). */
   onError(err: Error): void;
+  /** Called when a watch is refused with 410 Gone (its resourceVersion compacted away), before the informer lists. */
+  onExpired?(resourceVersion: string): void;
+  /**
+   * How long each watch asks the server to keep it open (`timeoutSeconds`), ±20 % so watches do not all end together;
+   * it then resumes from the last resourceVersion it saw. Default 300 (client-go's reflector: 5 to 10 minutes).
+   */
+  watchTimeoutSeconds?: number;
   backoff?: { baseMs: number; maxMs: number };
   pageSize?: number;
   random?: () => number;
@@ -50,7 +57,13 @@ const sleep = (ms: number, signal: { stopped: boolean; wake?: () => void }) =>
   });
 
 /** Thrown out of a watch that the server ended with 410 Gone: the informer lists again. */
-class Expired extends Error {}
+class Expired extends Error {
+  constructor(readonly resourceVersion: string) {
+    super(`watch from resourceVersion ${resourceVersion} expired (410 Gone)`);
+  }
+}
+
+export const DEFAULT_WATCH_TIMEOUT_SECONDS = 300;
 
 /**
  * client-go's reflector and store over @kubernetes/client-node: lists in pages, then watches from the list's
@@ -70,7 +83,11 @@ export class MemberInformer<T> {
   private firstSync!: Promise<void>;
   private resolveFirstSync!: () => void;
 
-  constructor(private readonly o: MemberInformerOptions<T>) {}
+  constructor(private readonly o: MemberInformerOptions<T>) {
+    const t = o.watchTimeoutSeconds;
+    if (t !== undefined && (!Number.isInteger(t) || t < 1))
+      throw new RangeError(`watchTimeoutSeconds: expected a whole number of seconds >= 1, got ${t}`);
+  }
 
   /** Starts the list-watch loop; resolves once the first list is in the cache (it keeps retrying until then). */
   start(): Promise<void> {
@@ -133,7 +150,8 @@ export class MemberInformer<T> {
         }
       } catch (err) {
         if (this.state.stopped) return;
-        if (!(err instanceof Expired)) {
+        if (err instanceof Expired) this.o.onExpired?.(err.resourceVersion);
+        else {
           const typed = kubeError(this.o.cluster, { verb, ...this.o.request }, err);
           this.lastError = typed;
           this.o.onError(typed);
@@ -170,6 +188,11 @@ export class MemberInformer<T> {
     return rv;
   }
 
+  private watchTimeoutSeconds(): number {
+    const base = this.o.watchTimeoutSeconds ?? DEFAULT_WATCH_TIMEOUT_SECONDS;
+    return Math.max(1, Math.round(base * (0.8 + 0.4 * (this.o.random ?? Math.random)())));
+  }
+
   /** One watch from `rv`; resolves with the last resourceVersion seen when the server ends it normally. */
   private watchFrom(rv: string): Promise<{ rv: string; events: number }> {
     return new Promise((resolve, reject) => {
@@ -191,7 +214,7 @@ export class MemberInformer<T> {
         if (settled) return;
         if (type === 'ERROR') {
           const { code } = statusOf(obj);
-          settle({ err: code === 410 ? new Expired() : Object.assign(new Error(statusOf(obj).message), { code }) });
+          settle({ err: code === 410 ? new Expired(last) : Object.assign(new Error(statusOf(obj).message), { code }) });
           return;
         }
         const objRv = obj?.metadata?.resourceVersion;
@@ -209,7 +232,7 @@ export class MemberInformer<T> {
             resourceVersion: rv,
             allowWatchBookmarks: true,
             // the server ends each watch after a while (as client-go's reflector asks), so a stale one never lingers
-            timeoutSeconds: 240 + Math.floor((this.o.random ?? Math.random)() * 120),
+            timeoutSeconds: this.watchTimeoutSeconds(),
             ...(this.o.labelSelector ? { labelSelector: this.o.labelSelector } : {}),
           },
           onEvent,

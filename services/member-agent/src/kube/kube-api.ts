@@ -28,4 +28,6 @@ export interface MemberClusterApi {
   remove(ref: MemberRef): Promise<void>;
   /** CPU used by each pod of `namespace` (metrics.k8s.io), in millicores by pod name. */
   podCpuMilli(namespace: string): Promise<Map<string, number>>;
+  /** Closes the connections it keeps open (after the driver stopped); a later request opens new ones. */
+  close(): void;
 }

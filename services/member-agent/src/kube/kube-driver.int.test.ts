@@ -103,7 +103,9 @@ describe('KubeDriver against a real member control plane', () => {
   let store: ObjectStore;
   const drivers: KubeDriver[] = [];
 
-  const driver = (opts: { kubeconfig?: string; logger?: AgentLogger; failureThresholdMs?: number } = {}) => {
+  const driver = (
+    opts: { kubeconfig?: string; logger?: AgentLogger; failureThresholdMs?: number; resyncMs?: number } = {},
+  ) => {
     const d = new KubeDriver({
       clusterName: CLUSTER,
       api: clientNodeApi({
@@ -116,7 +118,7 @@ describe('KubeDriver against a real member control plane', () => {
       logger: opts.logger ?? recordingLogger(),
       pollMs: 300,
       failureThresholdMs: opts.failureThresholdMs ?? 1500,
-      resyncMs: 2000,
+      resyncMs: opts.resyncMs ?? 2000,
       metricsPeriodMs: 1000,
     });
     drivers.push(d);
@@ -353,7 +355,8 @@ describe('KubeDriver against a real member control plane', () => {
     const web = deployment(ns, 'web', 1, '100m');
     await store.apply(web);
     await store.apply(binding(web, [{ name: CLUSTER, replicas: 1 }]));
-    const agent = driver({ failureThresholdMs: 1500 });
+    // No periodic resync: NotReady (and Ready again) must come from the probes, not from a later full reconcile.
+    const agent = driver({ failureThresholdMs: 1500, resyncMs: 600_000 });
     await agent.start();
     await eventually(async () => ((await lastWorkload(bus, 'web-deployment'))?.applied ? true : undefined), 30_000);
     const writes = agent.writesSent;
@@ -382,6 +385,51 @@ describe('KubeDriver against a real member control plane', () => {
     await agent.reconcileNow();
     expect(agent.writesSent).toBe(writes);
   }, 120_000);
+
+  it('lists every page of a kind and hands the informer the JSON as the API server sent it', async () => {
+    const ns = 'kd-pages';
+    const cms = [1, 2, 3, 4, 5].map((i) => configMap(ns, `page-${i}`, { i: String(i) }));
+    const k = await cluster.kubectl(['create', 'namespace', ns]);
+    expect(k.code).toBe(0);
+    const created = await cluster.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: cms.map((c) => ({ ...c, metadata: { ...c.metadata, labels: { page: 'test' } } })),
+      }),
+    });
+    expect(created.code).toBe(0);
+    const api = clientNodeApi({ cluster: CLUSTER, kubeconfig: cluster.kubeconfigPath });
+    const seen: Array<{ name: string; created: unknown; data: unknown }> = [];
+    const informer = await api.informer('v1', 'ConfigMap', {
+      labelSelector: 'page=test',
+      pageSize: 2,
+      project: (raw) => {
+        const v = {
+          name: raw.metadata?.name ?? '',
+          created: (raw.metadata as { creationTimestamp?: unknown }).creationTimestamp,
+          data: raw.data,
+        };
+        seen.push(v);
+        return v;
+      },
+      onChange: () => undefined,
+      onError: (err) => {
+        throw err;
+      },
+    });
+    try {
+      await informer.start();
+      // three pages of two: the continue token is followed to the end
+      expect([...informer.cache.keys()].sort()).toEqual([1, 2, 3, 4, 5].map((i) => `${ns}/page-${i}`));
+      // as sent: timestamps stay strings (client-node's models would make them Dates)
+      expect(typeof seen[0]!.created).toBe('string');
+      expect(informer.cache.get(`${ns}/page-3`)!.data).toEqual({ i: '3' });
+    } finally {
+      await informer.stop();
+      api.close();
+    }
+  });
 
   it('runs with exactly the deploy/member/ ClusterRole; with one verb removed the error names it and its rule', async () => {
     const ns = 'kd-rbac';

@@ -18,6 +18,7 @@ import {
   probed,
   readiness,
   type KubeNode,
+  type Readiness,
   type KubePod,
   type NodeView,
   type ProbeHistory,
@@ -25,6 +26,7 @@ import {
 import { statusOf } from './errors.js';
 import type { MemberInformer, RawObject } from './informer.js';
 import type { MemberClusterApi } from './kube-api.js';
+import { kubeDriverMetrics } from './kube-metrics.js';
 import {
   desiredMemberObjects,
   formatBindingRef,
@@ -82,6 +84,8 @@ export interface KubeDriverOptions {
   /** client-go's write rate limit (KUBE_API_QPS / KUBE_API_BURST) and how many writes are in flight at once. */
   writes?: { qps: number; burst: number; concurrency: number };
   managedKinds?: readonly KindRef[];
+  /** How long each watch asks the API server to keep it open before resuming (KUBE_WATCH_TIMEOUT_SECONDS). */
+  watchTimeoutSeconds?: number;
   /** The service's registry: the cluster's readiness and capacity are reported there. */
   registry?: Registry;
   /** Exposes each workload's CPU usage in this cluster (as the sim driver does). */
@@ -94,6 +98,8 @@ export interface KubeDriverOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How long a new informer's first list may take before reconciling goes on without it (its objects wait). */
 const FIRST_SYNC_WAIT_MS = 10_000;
+/** Reports published at once, awaiting their acks (see `publish`). */
+const REPORTS_IN_FLIGHT = 64;
 const kindKey = (k: KindRef) => `${k.apiVersion}/${k.kind}`;
 
 /** What the driver keeps of an object of a kind it applies (the informers' transform). */
@@ -170,6 +176,7 @@ export function memberObjectView(k: KindRef, raw: RawObject): MemberObjectView {
 export class KubeDriver {
   private readonly book = new ReportBook('flotilla/member-agent/kube');
   private readonly metrics: ClusterMetrics;
+  private readonly counters: ReturnType<typeof kubeDriverMetrics>;
   private readonly bindings = new Map<string, Informer<StoredObject>>();
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
   private readonly templates = new Map<string, Informer<StoredObject>>();
@@ -180,6 +187,12 @@ export class KubeDriver {
   /** Kinds a binding asks for that the member cluster does not serve (or refused to list), with why. */
   private readonly unservedKinds = new Map<string, string>();
   private history: ProbeHistory = {};
+  /**
+   * Readiness as of the last probe. A change is what triggers a reconcile; it must be compared with the last state
+   * seen, not recomputed from the old history at the new time (that hides the pending -> not Ready step, and NotReady
+   * then waited for the next resync).
+   */
+  private readyState: Readiness['ready'] = true;
   private version: string | undefined;
   private lastPatch: ClusterStatusPatch | undefined;
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
@@ -201,7 +214,9 @@ export class KubeDriver {
   writesSent = 0;
 
   constructor(private readonly opts: KubeDriverOptions) {
-    this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
+    const registry = opts.registry ?? new Registry();
+    this.metrics = ClusterMetrics.of(registry);
+    this.counters = kubeDriverMetrics(registry);
     for (const [name, v] of [
       ['pollMs', opts.pollMs],
       ['failureThresholdMs', opts.failureThresholdMs],
@@ -309,9 +324,10 @@ export class KubeDriver {
         this.opts.logger.warn({ err: statusOf(err).message, cluster: this.cluster }, 'member cluster did not answer');
         result = 'unreachable';
       }
-      const before = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs).ready;
+      const before = this.readyState;
       this.history = probed(this.history, result, this.opts.clock.now().getTime());
       const now = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs);
+      this.readyState = now.ready;
       if (now.ready !== before) {
         if (now.ready === true) this.wakeInformers();
         this.kick();
@@ -322,6 +338,23 @@ export class KubeDriver {
       this.probing = undefined;
     });
     return this.probing;
+  }
+
+  /** What every member informer is given: changes kick a reconcile, errors probe, expiries are logged and counted. */
+  private informerOptions(what: string) {
+    return {
+      onChange: () => this.kick(),
+      onError: (err: Error) => this.onInformerError(what, err),
+      onExpired: (resourceVersion: string) => {
+        this.counters.watchExpired.inc({ cluster: this.cluster, resource: what });
+        this.opts.logger.info(
+          { cluster: this.cluster, informer: what, resourceVersion },
+          'member watch expired (410 Gone); listing again',
+        );
+      },
+      ...(this.opts.watchTimeoutSeconds !== undefined ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
+      ...(this.opts.random ? { random: this.opts.random } : {}),
+    };
   }
 
   /** An informer that failed (a broken watch) may mean the API server stopped: probe now rather than later. */
@@ -337,11 +370,7 @@ export class KubeDriver {
   private async ensureMemberInformers(): Promise<boolean> {
     if (this.nodes && this.pods && this.namespaces) return true;
     const api = this.opts.api;
-    const common = (what: string) => ({
-      onChange: () => this.kick(),
-      onError: (err: Error) => this.onInformerError(what, err),
-      ...(this.opts.random ? { random: this.opts.random } : {}),
-    });
+    const common = (what: string) => this.informerOptions(what);
     try {
       this.nodes ??= await api.informer('v1', 'Node', {
         project: (raw) => nodeView(raw as KubeNode),
@@ -377,9 +406,7 @@ export class KubeDriver {
     try {
       informer = await this.opts.api.informer<MemberObjectView>(k.apiVersion, k.kind, {
         project: (raw) => memberObjectView(k, raw),
-        onChange: () => this.kick(),
-        onError: (err) => this.onInformerError(key, err),
-        ...(this.opts.random ? { random: this.opts.random } : {}),
+        ...this.informerOptions(key),
       });
     } catch (err) {
       this.unservedKinds.set(key, (err as Error).message);
@@ -464,16 +491,29 @@ export class KubeDriver {
       );
     }
     this.book.forgetGone(owned, present);
-    for (const r of reports) {
-      if (this.stopped) return;
-      await publishEvent(this.opts.bus, r.event);
-      r.commit();
-    }
+    await this.publish(reports);
+    if (this.stopped) return;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
     if (ready.ready === true) {
       this.opts.usageGauge?.update(usage);
       await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
     }
+  }
+
+  /**
+   * Publishes the reports with up to REPORTS_IN_FLIGHT awaiting their acks: one at a time, a thousand workloads'
+   * reports cost a thousand round trips to JetStream. Each report is about a different object (one chain of ids each),
+   * so their order in the stream does not matter; each is committed once acknowledged, and the first failure is thrown
+   * after the others settled (what failed is reported again by the next reconcile).
+   */
+  private async publish(reports: readonly Report[]): Promise<void> {
+    const outcomes = await mapLimited(reports, REPORTS_IN_FLIGHT, async (r) => {
+      if (this.stopped) return;
+      await publishEvent(this.opts.bus, r.event);
+      r.commit();
+    });
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** Writes what the plan says, then reads back every assigned binding's object into a report. */
@@ -584,7 +624,7 @@ export class KubeDriver {
         metadata: { name, labels: { [MemberMarks.managedBy]: MemberMarks.managedByValue } },
       };
       try {
-        await this.rateLimited(() => this.opts.api.apply(manifest));
+        await this.rateLimited('apply', () => this.opts.api.apply(manifest));
         this.namespaces!.upsert({ metadata: { name } });
       } catch (err) {
         this.opts.logger.error({ err: (err as Error).message, cluster: this.cluster }, 'creating a namespace failed');
@@ -592,10 +632,11 @@ export class KubeDriver {
     });
   }
 
-  private async rateLimited<T>(write: () => Promise<T>): Promise<T> {
+  private async rateLimited<T>(action: 'apply' | 'delete', write: () => Promise<T>): Promise<T> {
     const wait = this.bucket.take(performance.now());
     if (wait > 0) await sleep(wait);
     this.writesSent++;
+    this.counters.writes.inc({ cluster: this.cluster, action });
     return write();
   }
 
@@ -606,10 +647,10 @@ export class KubeDriver {
       const informer = this.managed.get(kindKey(a.type === 'apply' ? a.object.ref : a.ref));
       try {
         if (a.type === 'apply') {
-          const applied = await this.rateLimited(() => this.opts.api.apply(a.manifest));
+          const applied = await this.rateLimited('apply', () => this.opts.api.apply(a.manifest));
           informer?.upsert(applied);
         } else {
-          await this.rateLimited(() => this.opts.api.remove(a.ref));
+          await this.rateLimited('delete', () => this.opts.api.remove(a.ref));
           informer?.cache.delete(`${a.ref.namespace}/${a.ref.name}`);
         }
         this.writeErrors.delete(key);

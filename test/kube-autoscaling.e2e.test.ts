@@ -1,0 +1,395 @@
+// End to end: autoscaling on real member control planes. Two kube clusters (each a real kube-apiserver, etcd,
+// controller-manager with its HPA controller, scheduler and metrics-server; kwok plays the kubelets and the pods' CPU
+// usage), a kube member-agent each, and the running suite with the hpa-assigner and the cron-scheduler:
+// - a Prioritized FederatedHPA whose pods the real kube-scheduler leaves Pending in the full preferred cluster scales
+//   across to the next one after autoscaleMultiClusterDelay, and back when load falls;
+// - Karmada's shipped FederatedHPA scales a workload on pod metrics read from metrics.k8s.io;
+// - a CronFederatedHPA scales a workload at its schedule;
+// - a member watch that etcd compaction expires (a real 410 Gone) makes the driver list again, and nothing is applied
+//   twice or lost.
+// The clusters are shared by every case (their start-up is most of this file's run time).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Bus, connectBus, eventTypeOf, readEvents } from '@flotilla/bus';
+import type { ServiceProcess } from '@flotilla/launcher';
+import { eventually } from '@flotilla/testkit';
+import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { deployment, fhpaCli, prioritizedFhpa } from './support/fhpa.js';
+import {
+  policyOn,
+  stopSuiteAndClusters,
+  memberReplicas,
+  podsOf,
+  pushClusters,
+  runningPods,
+  scrapedSum,
+  startKubeAgents,
+} from './support/kube-e2e.js';
+import { startSuite, type RunningSuite } from './support/suite.js';
+
+let s: RunningSuite | undefined;
+let dir: string;
+const kube: KubeCluster[] = [];
+let agents: ServiceProcess[] = [];
+const { cli, apply, getJson, limitsOf } = fhpaCli(
+  () => s!.env,
+  () => dir,
+);
+let bus: Bus | undefined;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const kube1 = () => kube[0]!;
+const kube2 = () => kube[1]!;
+
+/** The member HPAs act every 3 s (kube-controller-manager's default is 15 s); metrics-server scrapes every 10 s. */
+const CONTROLLER_MANAGER_ARGS = ['--horizontal-pod-autoscaler-sync-period=3s'];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'flotilla-kube-autoscaling-'));
+  s = await startSuite(['gateway', 'status-writer', 'affinity-scheduler', 'hpa-assigner', 'cron-scheduler'], {
+    // Leadership is not what this file tests: a longer lease keeps it steady on a loaded machine.
+    LEADER_LEASE_MS: '10000',
+    RESYNC_MS: '2000',
+    FHPA_SYNC_PERIOD_MS: '1000',
+    // A cluster that just received max hands it back after this long at its min: longer than a real member HPA
+    // needs to act on a new pod (metrics-server's 10 s resolution and the HPA's sample rules), else load that
+    // arrives there is too late to keep it.
+    FHPA_OPTIMISE_PERIOD_MS: '40000',
+  });
+  // kube2 serves Deployments without the watch cache: their watches go to etcd, so compacting it expires them.
+  kube.push(
+    ...(await Promise.all([
+      startKubeCluster({
+        name: 'kube1',
+        cpu: '4',
+        memory: '16Gi',
+        metrics: true,
+        extraControllerManagerArgs: CONTROLLER_MANAGER_ARGS,
+      }),
+      startKubeCluster({
+        name: 'kube2',
+        cpu: '4',
+        memory: '16Gi',
+        metrics: true,
+        extraControllerManagerArgs: CONTROLLER_MANAGER_ARGS,
+        extraApiServerArgs: ['--watch-cache-sizes=deployments.apps#0'],
+      }),
+    ])),
+  );
+  // Watches resume every 4-6 s, so an expired resourceVersion is found out quickly.
+  bus = await connectBus({ url: s.env.NATS_URL!, prefix: s.env.FLOTILLA_PREFIX! });
+  agents = await startKubeAgents(s, kube, { KUBE_WATCH_TIMEOUT_SECONDS: '5' });
+  await apply('clusters', pushClusters(['kube1', 'kube2']));
+  for (const c of ['kube1', 'kube2'])
+    expect((await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '60s')).code).toBe(0);
+}, 300_000);
+
+afterAll(async () => {
+  try {
+    await bus?.close();
+    await stopSuiteAndClusters(s, kube);
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+function logOnFailure(): void {
+  onTestFailed(() => console.log(`the services' last output:\n${s!.logs.slice(-60).join('\n')}`));
+}
+
+/** Divided over both kube clusters, half each. */
+const evenlyDivided = (name: string) =>
+  policyOn(
+    name,
+    ['kube1', 'kube2'],
+    '{ replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: { staticWeightList: ' +
+      '[{ targetCluster: { clusterNames: [kube1] }, weight: 1 }, { targetCluster: { clusterNames: [kube2] }, weight: 1 }] } }',
+  );
+
+/** The FederatedHPA's assignments so far, oldest first, from its FederatedHPAAssigned events. */
+async function assignedEvents(
+  name: string,
+): Promise<Array<{ reason: string; moves: unknown[]; assignments: unknown[] }>> {
+  const out: Array<{ reason: string; moves: unknown[]; assignments: unknown[] }> = [];
+  for await (const d of readEvents(bus!, { filter: { kind: 'FederatedHPA', name } }))
+    if (eventTypeOf(d.event) === 'FederatedHPAAssigned')
+      out.push(d.event.data as { reason: string; moves: unknown[]; assignments: unknown[] });
+  return out;
+}
+
+/** Both member Deployments at `each` replicas, with that many pods Running in each cluster. */
+async function runningInBoth(name: string, each: number, timeoutMs = 90_000): Promise<void> {
+  for (const c of kube) {
+    await eventually(
+      async () => ((await memberReplicas(c, name)) === each ? true : undefined),
+      timeoutMs,
+      `${name} at ${each} replicas in ${c.name}`,
+    );
+    await runningPods(c, name, each, timeoutMs);
+  }
+}
+
+const templateReplicas = async (name: string) => (await getJson('deploy', name))?.spec?.replicas as number | undefined;
+
+describe('autoscaling on kube member clusters', () => {
+  it('a real 410 Gone: a member watch whose resourceVersion etcd compacted lists again, and nothing is applied twice or lost', async () => {
+    logOnFailure();
+    const agent = agents[1]!; // kube2's
+    await apply(
+      'steady',
+      [deployment('steady', 2, '100m'), policyOn('steady', ['kube2'], '{ replicaSchedulingType: Duplicated }')].join(
+        '---\n',
+      ),
+    );
+    await runningPods(kube2(), 'steady', 2);
+    const memberDeployment = async () => {
+      const r = await kube2().kubectl(['get', 'deployment', 'steady', '-n', 'default', '-o', 'json']);
+      return r.code === 0
+        ? (JSON.parse(r.stdout) as { metadata: { uid: string; generation: number }; spec: { replicas: number } })
+        : undefined;
+    };
+    const before = (await memberDeployment())!;
+    const expired = () =>
+      scrapedSum(agent, 'flotilla_kube_watch_expired_total', { cluster: 'kube2', resource: 'apps/v1/Deployment' });
+    const writes = () => scrapedSum(agent, 'flotilla_kube_member_writes_total', { cluster: 'kube2' });
+    // Everything is applied: the agent's writes have stopped (two resyncs pass without one).
+    let writesBefore = await writes();
+    await eventually(
+      async () => {
+        await sleep(4500);
+        const now = await writes();
+        const quiet = now === writesBefore;
+        writesBefore = now;
+        return quiet ? true : undefined;
+      },
+      60_000,
+      'the agent stops writing',
+    );
+    const expiredBefore = await expired();
+
+    // Twice: after the first expiry the informer lists and watches from the list's resourceVersion, which a later
+    // compaction expires again. Compacting again while waiting is harmless (a driver that just listed, e.g. in a new
+    // leader term, holds a resourceVersion from after the last compaction).
+    for (const round of [1, 2]) {
+      await eventually(
+        async () => {
+          if ((await expired()) >= expiredBefore + round) return true;
+          await kube2().compactEtcd();
+          await sleep(3000);
+          return (await expired()) >= expiredBefore + round ? true : undefined;
+        },
+        60_000,
+        `the Deployment watch expired (${round})`,
+      );
+    }
+    expect(
+      s!.logs.some(
+        (l) =>
+          l.includes('member watch expired (410 Gone); listing again') &&
+          l.includes('"cluster":"kube2"') &&
+          l.includes('"informer":"apps/v1/Deployment"'),
+      ),
+    ).toBe(true);
+    // Nothing applied twice: the relists found everything as applied, and the member Deployment is the same object.
+    expect(await writes()).toBe(writesBefore);
+    const after = (await memberDeployment())!;
+    expect(after.metadata.uid).toBe(before.metadata.uid);
+    expect(after.metadata.generation).toBe(before.metadata.generation);
+
+    // Nothing lost: the watches after the relist see what changes in the member cluster and in Flotilla.
+    expect((await kube2().kubectl(['delete', 'deployment', 'steady', '-n', 'default'])).code).toBe(0);
+    const recreated = await eventually(
+      async () => {
+        const d = await memberDeployment();
+        return d && d.metadata.uid !== before.metadata.uid ? d : undefined;
+      },
+      30_000,
+      'the agent re-creates the Deployment deleted behind its back',
+    );
+    expect(recreated.spec.replicas).toBe(2);
+    expect(await writes()).toBe(writesBefore + 1);
+    await apply('steady-3', deployment('steady', 3, '100m'));
+    await runningPods(kube2(), 'steady', 3);
+  }, 180_000);
+
+  it('Prioritized FederatedHPA: pods the real scheduler leaves Pending in the full preferred cluster scale across after autoscaleMultiClusterDelay, and back when load falls', async () => {
+    logOnFailure();
+    await apply(
+      'burst',
+      [
+        deployment('burst', 2, '500m'),
+        policyOn(
+          'burst',
+          ['kube1', 'kube2'],
+          '{ replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated }',
+        ),
+        prioritizedFhpa('burst', {
+          minReplicas: 2,
+          maxReplicas: 8,
+          delaySeconds: 10,
+          clusters: ['kube1', 'kube2'],
+          extra: 'behavior: { scaleDown: { stabilizationWindowSeconds: 0 } }',
+        }),
+      ].join('---\n'),
+    );
+    // kube1 (4 cores, 8 pods of 500m) has room for the whole max when the assignment is made.
+    const first = await eventually(
+      async () => {
+        const l = await limitsOf('burst');
+        return l?.kube1 ? l : undefined;
+      },
+      30_000,
+      'member limits',
+    );
+    expect(first).toEqual({ kube1: { minReplicas: 2, maxReplicas: 8 } });
+    await runningPods(kube1(), 'burst', 2);
+    // Then another tenant of kube1 takes half of it: 4 pods of 500m, created there directly, not by Flotilla.
+    const filler = await kube1().kubectl(['apply', '-f', '-'], { input: deployment('filler', 4, '500m') });
+    expect(filler.code, filler.stderr).toBe(0);
+    await runningPods(kube1(), 'filler', 4);
+
+    // Load: every burst pod, wherever it runs, uses twice its request. kube1's member HPA (kube-controller-manager's,
+    // on metrics-server's numbers) scales burst up to its max of 8; 4 fit, the real scheduler leaves the rest Pending.
+    for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 1000 });
+    const unschedulable = await eventually(
+      async () => {
+        const pods = (await podsOf(kube1(), 'burst')) ?? [];
+        const pending = pods.filter((p) =>
+          p.status.conditions?.some(
+            (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+          ),
+        );
+        return pending.length > 0 ? pending : undefined;
+      },
+      120_000,
+      'burst pods Unschedulable in kube1',
+    );
+    expect(unschedulable.every((p) => p.status.phase === 'Pending')).toBe(true);
+    // After the delay the max kube1 cannot use moves to kube2 (what fits in kube1 stays there).
+    const across = await eventually(
+      async () => (await assignedEvents('burst')).find((e) => e.reason === 'ScaledUpAcross'),
+      60_000,
+      'the ScaledUpAcross assignment',
+    );
+    expect(across.moves).toEqual([{ from: 'kube1', to: 'kube2', replicas: 4 }]);
+    expect(across.assignments).toEqual([
+      { cluster: 'kube1', minReplicas: 2, maxReplicas: 4 },
+      { cluster: 'kube2', minReplicas: 1, maxReplicas: 4 },
+    ]);
+    // kube1's member HPA is held to what fits: nothing pends any more. kube2's scales up within its new max.
+    await eventually(
+      async () => {
+        const pods = (await podsOf(kube1(), 'burst')) ?? [];
+        return pods.length === 4 && pods.every((p) => p.status.phase === 'Running') ? true : undefined;
+      },
+      60_000,
+      '4 burst pods Running in kube1 and none Pending',
+    );
+    await eventually(
+      async () => (((await memberReplicas(kube2(), 'burst')) ?? 0) > 1 ? true : undefined),
+      90_000,
+      'kube2 scales up',
+    );
+    // kube1, more preferred, is held at its replicas while kube2 is above its min.
+    await eventually(
+      async () => ((await limitsOf('burst'))?.kube1?.minReplicas === 4 ? true : undefined),
+      30_000,
+      'kube1 held at 4',
+    );
+
+    // Load falls everywhere. kube2, the least preferred, scales down first; while it is above its min, kube1 stays at 4
+    // although its own HPA alone would go to 2. Then kube1 scales down, and a period after the move kube2's max goes
+    // back to kube1.
+    await kube1().setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 100 });
+    await kube2().setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 50 });
+    const kube1WhileKube2ScalesDown: number[] = [];
+    const back = await eventually(
+      async () => {
+        const l = await limitsOf('burst');
+        if (l?.kube2?.maxReplicas === 1) return l;
+        const [one, two] = await Promise.all([memberReplicas(kube1(), 'burst'), memberReplicas(kube2(), 'burst')]);
+        if (one !== undefined && two !== undefined && two > 1) kube1WhileKube2ScalesDown.push(one);
+        return undefined;
+      },
+      120_000,
+      'kube2 handed its max back',
+    );
+    expect(kube1WhileKube2ScalesDown.length).toBeGreaterThan(0);
+    expect(Math.min(...kube1WhileKube2ScalesDown)).toBe(4);
+    expect(back).toEqual({ kube1: { minReplicas: 2, maxReplicas: 7 }, kube2: { minReplicas: 1, maxReplicas: 1 } });
+    await eventually(
+      async () => ((await memberReplicas(kube1(), 'burst')) === 2 ? true : undefined),
+      90_000,
+      'kube1 scales down to its min once released',
+    );
+    expect(await memberReplicas(kube2(), 'burst')).toBe(1);
+  }, 600_000);
+
+  it("Karmada's shipped FederatedHPA scales a workload on its pods' CPU usage from metrics.k8s.io", async () => {
+    logOnFailure();
+    await apply(
+      'web',
+      [
+        deployment('web', 2, '100m'),
+        evenlyDivided('web'),
+        `apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: { name: web, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }
+  minReplicas: 2
+  maxReplicas: 6
+  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
+  behavior: { scaleDown: { stabilizationWindowSeconds: 0 } }
+`,
+      ].join('---\n'),
+    );
+    await runningInBoth('web', 1);
+    // Each pod uses all it asked for (100 % of its request, twice the target): the template goes to the max.
+    for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=web', milliCpu: 100 });
+    await eventually(async () => ((await templateReplicas('web')) === 6 ? true : undefined), 120_000, 'web at 6');
+    await runningInBoth('web', 3);
+    // Idle (10 %): back to the min.
+    for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=web', milliCpu: 10 });
+    await eventually(async () => ((await templateReplicas('web')) === 2 ? true : undefined), 120_000, 'web at 2');
+    await runningInBoth('web', 1);
+  }, 360_000);
+
+  it('a CronFederatedHPA scales a workload on the kube clusters at its schedule', async () => {
+    logOnFailure();
+    await apply('nightly', [deployment('nightly', 2, '100m'), evenlyDivided('nightly')].join('---\n'));
+    await runningInBoth('nightly', 1);
+    // A whole second far enough ahead for the rule to be stored and timed first (6-field cron: seconds first).
+    const at = new Date(Math.ceil((Date.now() + 15_000) / 1000) * 1000);
+    const schedule = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
+    await apply(
+      'nightly-cron',
+      `apiVersion: autoscaling.karmada.io/v1alpha1
+kind: CronFederatedHPA
+metadata: { name: nightly, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: nightly }
+  rules:
+    - { name: peak, schedule: "${schedule}", timeZone: UTC, targetReplicas: 6 }
+`,
+    );
+    const done = await eventually(
+      async () => {
+        const h = (await getJson('cronfhpa', 'nightly'))?.status?.executionHistories as
+          | Array<{
+              ruleName: string;
+              successfulExecutions?: Array<{ scheduleTime: string; appliedReplicas?: number }>;
+            }>
+          | undefined;
+        return h?.find((x) => x.ruleName === 'peak')?.successfulExecutions?.[0];
+      },
+      60_000,
+      'the rule ran',
+    );
+    expect(new Date(done.scheduleTime).getTime()).toBe(at.getTime());
+    expect(done.appliedReplicas).toBe(6);
+    expect(await templateReplicas('nightly')).toBe(6);
+    await runningInBoth('nightly', 3);
+  }, 180_000);
+});
