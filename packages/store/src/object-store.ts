@@ -72,13 +72,16 @@ export class ObjectStore {
       listJson<StatusRecord>(this.bus.js, this.bus.names.statusBucket, filter),
     ]);
     const statusByKey = new Map(statuses.items.map((s) => [s.key, s.value.status]));
-    return objs.items
-      .map((o) => withVersion(o, statusByKey.get(o.key)))
-      .sort(
-        (a, b) =>
-          (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
-          a.metadata.name.localeCompare(b.metadata.name),
-      );
+    return objs.items.map((o) => withVersion(o, statusByKey.get(o.key))).sort(byNamespaceAndName);
+  }
+
+  /**
+   * As `list`, without status: one read of the objects bucket instead of two, for callers that look only at specs
+   * (the gateway's admission checks).
+   */
+  async listSpecs(kind: string, namespace?: string): Promise<StoredObject[]> {
+    const objs = await listJson<StoredObject>(this.bus.js, this.bus.names.objectsBucket, kindFilter(kind, namespace));
+    return objs.items.map((o) => withVersion(o, undefined)).sort(byNamespaceAndName);
   }
 
   /**
@@ -220,4 +223,11 @@ function withVersion(v: Versioned<StoredObject>, status: unknown): StoredObject 
 /** JSON round-trip semantics: a field set to undefined is the same as an absent one. */
 function stripUndefined<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+function byNamespaceAndName(a: StoredObject, b: StoredObject): number {
+  return (
+    (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
+    a.metadata.name.localeCompare(b.metadata.name)
+  );
 }

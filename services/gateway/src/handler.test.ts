@@ -1,7 +1,7 @@
 import type { CloudEvent } from '@flotilla/bus';
 import type { KubeEventStore, ObjectStore, StoredObject } from '@flotilla/store';
 import { describe, expect, it } from 'vitest';
-import { GatewayHandler, type GatewayHandlerOptions } from './handler.js';
+import { conflictingKinds, GatewayHandler, type GatewayHandlerOptions } from './handler.js';
 
 const stored = {
   apiVersion: 'v1',
@@ -51,5 +51,25 @@ describe('GatewayHandler options', () => {
     expect(published.map((e) => [e.type, e.time])).toEqual([
       [expect.stringMatching(/ObjectDeleted$/), '2026-03-08T09:04:00.000Z'],
     ]);
+  });
+});
+
+describe("conflictingKinds: what a replica writer's admission reads from the store", () => {
+  const cron = (kind: string) => ({ kind: 'CronFederatedHPA', spec: { scaleTargetRef: { kind, name: 'web' } } });
+  it.each([
+    [
+      'a CronFederatedHPA of a workload: the autoscalers only',
+      cron('Deployment'),
+      ['FederatedHPA', 'EffectiveHorizontalPodAutoscaler'],
+    ],
+    ['a CronFederatedHPA of a FederatedHPA (its min/max): nothing', cron('FederatedHPA'), []],
+    [
+      'a FederatedHPA: the autoscalers and the CronFederatedHPAs',
+      { kind: 'FederatedHPA' },
+      ['FederatedHPA', 'EffectiveHorizontalPodAutoscaler', 'CronFederatedHPA'],
+    ],
+    ['a Deployment: nothing', { kind: 'Deployment' }, []],
+  ])('%s', (_what, object, kinds) => {
+    expect(conflictingKinds(object)).toEqual(kinds);
   });
 });

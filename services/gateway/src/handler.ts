@@ -42,6 +42,19 @@ export interface Caller {
 /** The Warning event's reason (and the event type on the autoscaler) when two writers meet on one replica field. */
 export const REPLICA_OWNER_CONFLICT = 'ReplicaOwnerConflict';
 const REPLICA_WRITER_KINDS = [...AUTOSCALER_KINDS, 'CronFederatedHPA'] as const;
+
+/**
+ * The stored kinds an object's replica-writer checks read (scaleTargetConflict, replicaOwnerConflict): a
+ * CronFederatedHPA conflicts only with the autoscalers of its workload (none when it sets a FederatedHPA's min/max),
+ * never with another CronFederatedHPA, so its admission does not read every CronFederatedHPA of its namespace (a
+ * namespace of n of them cost n² reads to fill).
+ */
+export function conflictingKinds(object: { kind: string; spec?: unknown }): readonly string[] {
+  if (object.kind !== 'CronFederatedHPA')
+    return (REPLICA_WRITER_KINDS as readonly string[]).includes(object.kind) ? REPLICA_WRITER_KINDS : [];
+  const target = (object.spec as { scaleTargetRef?: { kind?: string } } | undefined)?.scaleTargetRef;
+  return target?.kind === 'FederatedHPA' ? [] : AUTOSCALER_KINDS;
+}
 const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
 const isWorkload = (o: StoredObject) =>
   !BINDING_KINDS.has(o.kind) && typeof (o.spec as { replicas?: unknown } | undefined)?.replicas === 'number';
@@ -189,9 +202,10 @@ export class GatewayHandler {
    * not set the replicas one of them writes (two writers of one field).
    */
   private async refuseReplicaConflicts(object: StoredObject): Promise<void> {
-    if (!(REPLICA_WRITER_KINDS as readonly string[]).includes(object.kind)) return;
+    const kinds = conflictingKinds(object);
+    if (kinds.length === 0) return;
     const ns = object.metadata.namespace;
-    const others = (await Promise.all(REPLICA_WRITER_KINDS.map((k) => this.store.list(k, ns)))).flat();
+    const others = (await Promise.all(kinds.map((k) => this.store.listSpecs(k, ns)))).flat();
     const conflict =
       (object.kind === 'CronFederatedHPA'
         ? undefined
@@ -205,7 +219,7 @@ export class GatewayHandler {
   /** The stored autoscalers of a workload's namespace. */
   private async writersOf(workload: StoredObject): Promise<StoredObject[]> {
     const ns = workload.metadata.namespace;
-    return (await Promise.all(AUTOSCALER_KINDS.map((k) => this.store.list(k, ns)))).flat();
+    return (await Promise.all(AUTOSCALER_KINDS.map((k) => this.store.listSpecs(k, ns)))).flat();
   }
 
   /** The replica trail's record of an apply (packages/replica-trail): on the workload, with who sent it. */

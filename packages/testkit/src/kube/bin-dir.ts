@@ -52,3 +52,15 @@ export function kubeProgram(binDir: string, program: string): string {
     );
   return path;
 }
+
+/**
+ * A CRD of another project that `scripts/kube-env build` fetched from that project's Go module into the `crds` folder
+ * beside the programs (the Prometheus Operator's `monitoring.coreos.com_prometheusrules.yaml`); throws naming the
+ * build command when it is not there.
+ */
+export function kubeCrdFile(file: string): string {
+  const path = join(kubeBinDir(), '..', 'crds', file);
+  if (!existsSync(path))
+    throw new KubeBinariesMissingError(`${path} is missing: run \`bash scripts/kube-env build\` (it fetches ${file})`);
+  return path;
+}

@@ -1,4 +1,4 @@
-export { KUBE_ENV_SCRIPT, KubeBinariesMissingError, kubeBinDir, kubeProgram } from './bin-dir.js';
+export { KUBE_ENV_SCRIPT, KubeBinariesMissingError, kubeBinDir, kubeCrdFile, kubeProgram } from './bin-dir.js';
 export {
   KUBE_CLUSTER_DEFAULTS,
   type KubeCluster,
