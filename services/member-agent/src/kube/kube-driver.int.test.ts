@@ -88,13 +88,17 @@ function binding(
   };
 }
 
-async function getJson(cluster: KubeCluster, args: string[]): Promise<Record<string, any> | undefined> {
+/** An object as kubectl prints it with `-o json`: the tests read whichever of its fields they check. */
+// biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary fields of the member's objects
+type KubectlJson = Record<string, any>;
+
+async function getJson(cluster: KubeCluster, args: string[]): Promise<KubectlJson | undefined> {
   const r = await cluster.kubectl(['get', ...args, '-o', 'json']);
   if (r.code !== 0) {
     if (/NotFound|not found/.test(r.stderr)) return undefined;
     throw new Error(`kubectl get ${args.join(' ')}: ${r.stderr}`);
   }
-  return JSON.parse(r.stdout) as Record<string, any>;
+  return JSON.parse(r.stdout) as KubectlJson;
 }
 
 describe('KubeDriver against a real member control plane', () => {
