@@ -99,6 +99,9 @@ describe('kube member clusters in the running suite', () => {
     for (const name of ['shop', 'cart']) {
       await placed(`${name}-deployment`, [{ name: 'kube1', replicas: 2 }], `${name} on the first group`);
       await runningPods(kube1, name, 2);
+      // Karmada's FullyApplied: every target cluster reported the workload applied.
+      const applied = await cli('wait', '--for=condition=FullyApplied', `rb/${name}-deployment`, '--timeout', '30s');
+      expect(applied.code).toBe(0);
     }
 
     await kube1.stopApiServer();

@@ -84,6 +84,7 @@ describe('SimAgent against real NATS', () => {
       applied: true,
       health: 'Unhealthy',
       status: { replicas: 5, readyReplicas: 4, availableReplicas: 4, pendingReplicas: 1 },
+      targetClusters: ['m1'],
     });
 
     await store.update({ kind: 'Cluster', name: 'm1' }, (c) => {

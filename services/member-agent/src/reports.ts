@@ -28,6 +28,28 @@ interface Memo {
 const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 24);
 export const bindingKey = (r: BindingRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
+/** The names of the clusters a binding targets (`spec.clusters`), sorted. */
+export function targetClusterNames(binding: { spec?: unknown }): string[] {
+  const clusters = (binding.spec as { clusters?: unknown } | undefined)?.clusters;
+  if (!Array.isArray(clusters)) return [];
+  return clusters
+    .map((c) => (c as { name?: unknown }).name)
+    .filter((n): n is string => typeof n === 'string')
+    .sort();
+}
+
+export interface WorkloadReportsOptions {
+  ref: BindingRef;
+  /** This agent's report per cluster. */
+  current: Map<string, WorkloadReport>;
+  /** The clusters this agent speaks for. */
+  owned: { has(cluster: string): boolean };
+  /** The binding's target clusters (targetClusterNames), carried by every report for the FullyApplied condition. */
+  targetClusters: string[];
+  now: Date;
+  statusOf: StatusLookup;
+}
+
 /**
  * What an agent has reported, per cluster and per binding and cluster, and the events for what changed since. Both
  * drivers report through it, so a cluster's status and a workload's `aggregatedStatus` entry mean the same from a
@@ -91,13 +113,7 @@ export class ReportBook {
    * The `WorkloadStatusReported` events of one binding: `current` holds this agent's report per cluster; a cluster
    * in `owned` (the clusters this agent speaks for) without a report is reported removed once.
    */
-  workloadReports(
-    ref: BindingRef,
-    current: Map<string, WorkloadReport>,
-    owned: { has(cluster: string): boolean },
-    now: Date,
-    statusOf: StatusLookup,
-  ): Report[] {
+  workloadReports({ ref, current, owned, targetClusters, now, statusOf }: WorkloadReportsOptions): Report[] {
     const bKey = bindingKey(ref);
     const memos = this.workloadMemo.get(bKey) ?? new Map<string, Memo>();
     this.workloadMemo.set(bKey, memos);
@@ -120,8 +136,8 @@ export class ReportBook {
     for (const cluster of [...clusters].sort()) {
       const report = current.get(cluster);
       const data: WorkloadStatusReportedData = report
-        ? { clusterName: cluster, ...report }
-        : { clusterName: cluster, applied: false, removed: true };
+        ? { clusterName: cluster, ...report, targetClusters }
+        : { clusterName: cluster, applied: false, removed: true, targetClusters };
       const json = JSON.stringify(data);
       let memo = memos.get(cluster);
       if (!memo) {

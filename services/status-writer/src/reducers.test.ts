@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cloudEvent } from '@flotilla/bus';
-import { patchReducer, ReducerRegistry, workloadStatusReducer } from './reducers.js';
+import { fullyAppliedCondition, patchReducer, ReducerRegistry, workloadStatusReducer } from './reducers.js';
 
 const at = (iso: string, type: string, data: unknown) =>
   cloudEvent({
@@ -89,5 +89,58 @@ describe('patchReducer: removing a field', () => {
       }),
     );
     expect(s).toEqual({ lastScheduledTime: 'y' });
+  });
+});
+
+describe("FullyApplied (Karmada's binding controller)", () => {
+  const applied = (clusterName: string, ok = true) => ({ clusterName, applied: ok });
+  it.each([
+    ['every target applied', ['m1', 'm2'], [applied('m1'), applied('m2')], 'True'],
+    ['one target not applied', ['m1', 'm2'], [applied('m1'), applied('m2', false)], 'False'],
+    ['a target not reported yet', ['m1', 'm2'], [applied('m1')], 'False'],
+    ['a report from a cluster no longer targeted', ['m1'], [applied('m1'), applied('m2')], 'False'],
+    ['as many reports as targets, but from another cluster', ['m1', 'm3'], [applied('m1'), applied('m2')], 'False'],
+    ['nothing scheduled', [], [], 'False'],
+  ])('%s', (_case, targets, items, status) => {
+    const c = fullyAppliedCondition(targets, items);
+    expect(c.status).toBe(status);
+    expect(c).toEqual(
+      status === 'True'
+        ? {
+            type: 'FullyApplied',
+            status,
+            reason: 'FullyAppliedSuccess',
+            message: 'All works have been successfully applied',
+          }
+        : {
+            type: 'FullyApplied',
+            status,
+            reason: 'FullyAppliedFailed',
+            message: 'Failed to apply all works, see status.aggregatedStatus for details',
+          },
+    );
+  });
+
+  it('follows the reports: False until every target cluster reported applied, then True; False again on a new target', () => {
+    const report = (iso: string, clusterName: string, targetClusters: string[]) =>
+      at(iso, 'WorkloadStatusReported', { clusterName, applied: true, health: 'Healthy', targetClusters });
+    const fully = (s: Record<string, unknown>) =>
+      (s.conditions as Array<{ type: string; status: string; lastTransitionTime: string }>).find(
+        (c) => c.type === 'FullyApplied',
+      );
+    const s1 = workloadStatusReducer(undefined, report('2026-01-01T00:00:00Z', 'm1', ['m1', 'm2']));
+    expect(fully(s1)).toMatchObject({ status: 'False', lastTransitionTime: '2026-01-01T00:00:00.000Z' });
+    const s2 = workloadStatusReducer(s1, report('2026-01-01T00:00:05Z', 'm2', ['m1', 'm2']));
+    expect(fully(s2)).toMatchObject({ status: 'True', lastTransitionTime: '2026-01-01T00:00:05.000Z' });
+    const s3 = workloadStatusReducer(s2, report('2026-01-01T00:00:09Z', 'm1', ['m1', 'm2', 'm3']));
+    expect(fully(s3)).toMatchObject({ status: 'False', reason: 'FullyAppliedFailed' });
+  });
+
+  it('leaves the condition alone for a report without target clusters (an agent from before the field)', () => {
+    const s = workloadStatusReducer(
+      undefined,
+      at('2026-01-01T00:00:00Z', 'WorkloadStatusReported', { clusterName: 'm1', applied: true }),
+    );
+    expect(s.conditions).toBeUndefined();
   });
 });

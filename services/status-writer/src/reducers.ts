@@ -36,6 +36,7 @@ export const workloadStatusReducer: Reducer = (status, event) => {
     status?: unknown;
     appliedMessage?: string;
     removed?: boolean;
+    targetClusters?: string[];
   };
   const items = ((status?.aggregatedStatus as Array<{ clusterName: string }> | undefined) ?? []).filter(
     (i) => i.clusterName !== d.clusterName,
@@ -50,8 +51,47 @@ export const workloadStatusReducer: Reducer = (status, event) => {
     } as { clusterName: string });
   }
   items.sort((a, b) => a.clusterName.localeCompare(b.clusterName));
-  return patchReducer({ ...(status ?? {}), aggregatedStatus: items }, event);
+  const folded = patchReducer({ ...(status ?? {}), aggregatedStatus: items }, event);
+  if (!d.targetClusters) return folded; // a report from before the field existed: the condition stays as it was
+  return applyStatusPatch(
+    folded,
+    { conditions: [fullyAppliedCondition(d.targetClusters, items as AggregatedStatusItem[])] },
+    event.time,
+  );
 };
+
+interface AggregatedStatusItem {
+  clusterName: string;
+  applied: boolean;
+}
+
+/**
+ * Karmada's `FullyApplied` condition of a binding: True when every target cluster, and only those, reported the
+ * workload applied; False with Karmada's reason and message otherwise (also while nothing is scheduled).
+ */
+export function fullyAppliedCondition(
+  targetClusters: readonly string[],
+  aggregatedStatus: readonly AggregatedStatusItem[],
+): { type: 'FullyApplied'; status: 'True' | 'False'; reason: string; message: string } {
+  const targets = new Set(targetClusters);
+  const fully =
+    targets.size > 0 &&
+    aggregatedStatus.length === targets.size &&
+    aggregatedStatus.every((i) => i.applied && targets.has(i.clusterName));
+  return fully
+    ? {
+        type: 'FullyApplied',
+        status: 'True',
+        reason: 'FullyAppliedSuccess',
+        message: 'All works have been successfully applied',
+      }
+    : {
+        type: 'FullyApplied',
+        status: 'False',
+        reason: 'FullyAppliedFailed',
+        message: 'Failed to apply all works, see status.aggregatedStatus for details',
+      };
+}
 
 export class ReducerRegistry {
   private readonly byType = new Map<string, Reducer>();

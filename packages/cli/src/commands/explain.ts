@@ -2,7 +2,6 @@ import { resolveKind } from '@flotilla/api';
 import type { Bus } from '@flotilla/bus';
 import type { GatewayClient } from '@flotilla/client';
 import {
-  foldReplicaTrail,
   formatTrailField,
   formatTrailValue,
   TRAIL_AUTOSCALER_KINDS,

@@ -200,6 +200,7 @@ describe('KubeDriver against a real member control plane', () => {
       clusterName: CLUSTER,
       applied: true,
       health: 'Healthy',
+      targetClusters: [CLUSTER],
     });
 
     // The binding changes: the member follows. The template changes: so does the member object.
@@ -228,6 +229,7 @@ describe('KubeDriver against a real member control plane', () => {
       clusterName: CLUSTER,
       applied: false,
       removed: true,
+      targetClusters: ['other'],
     });
 
     // A new agent (a restart, a new leader) over the same state writes nothing: nothing is applied twice.
@@ -254,6 +256,7 @@ describe('KubeDriver against a real member control plane', () => {
       clusterName: CLUSTER,
       applied: false,
       health: 'Unknown',
+      targetClusters: [CLUSTER],
       appliedMessage:
         'ConfigMap kd-conflict/settings already exists in the member cluster and was not created by Flotilla: left unchanged',
     });

@@ -5,7 +5,7 @@ import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store'
 import { Registry } from 'prom-client';
 import { withoutPlacement, type AgentLogger } from '../agent.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
-import { bindingKey, ReportBook, type Report } from '../reports.js';
+import { bindingKey, ReportBook, targetClusterNames, type Report } from '../reports.js';
 import { unreachableWorkloadReport, type BindingRef, type WorkloadReport } from '../sim/capacity.js';
 import {
   foreignHpasField,
@@ -524,13 +524,14 @@ export class KubeDriver {
       present.add(bindingKey(ref));
       const report = current.get(formatBindingRef(ref));
       reports.push(
-        ...this.book.workloadReports(
+        ...this.book.workloadReports({
           ref,
-          report ? new Map([[this.cluster, report]]) : new Map(),
+          current: report ? new Map([[this.cluster, report]]) : new Map(),
           owned,
-          this.opts.clock.now(),
-          this.statusOf,
-        ),
+          targetClusters: targetClusterNames(b),
+          now: this.opts.clock.now(),
+          statusOf: this.statusOf,
+        }),
       );
     }
     this.book.forgetGone(owned, present);

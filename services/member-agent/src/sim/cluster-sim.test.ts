@@ -165,6 +165,7 @@ describe('SimulatedClusters: cluster status', () => {
       applied: false,
       health: 'Unknown',
       appliedMessage: 'cluster "m1" is not reachable',
+      targetClusters: ['m1'],
     });
     expect(step(s, { clusters: [cluster('m1', sim({ failed: true }))], bindings: [b], now: at(2000) })).toEqual([]);
 
@@ -238,7 +239,8 @@ describe('SimulatedClusters: cluster status', () => {
     const input = { clusters: [cluster('m1', sim())], bindings: [b], now: at(0) };
     const reports = step(first, input);
     const cs = clusterData(reports, 'm1')!.statusPatch;
-    const ws = workloadData(reports, 'web-deployment', 'm1')!;
+    // The status writer keeps the binding-level target clusters out of the per-cluster entry.
+    const { targetClusters: _targets, ...ws } = workloadData(reports, 'web-deployment', 'm1')!;
     const stored: Record<string, Record<string, unknown>> = {
       'Cluster//m1': {
         ...cs,
@@ -271,12 +273,14 @@ describe('SimulatedClusters: workloads', () => {
       applied: true,
       health: 'Healthy',
       status: { replicas: 2, readyReplicas: 2, availableReplicas: 2, pendingReplicas: 0 },
+      targetClusters: ['m1'],
     });
     expect(workloadData(r, 'b-deployment', 'm1')).toEqual({
       clusterName: 'm1',
       applied: true,
       health: 'Unhealthy',
       status: { replicas: 10, readyReplicas: 6, availableReplicas: 6, pendingReplicas: 4 },
+      targetClusters: ['m1'],
     });
     expect(clusterData(r, 'm1')?.statusPatch.resourceSummary).toEqual({
       allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
@@ -317,7 +321,9 @@ describe('SimulatedClusters: workloads', () => {
       r2
         .filter((x) => x.event.flotillakind === 'ResourceBinding')
         .map((x) => (x.event.data as WorkloadStatusReportedData).clusterName),
-    ).toEqual(['m2']);
+    ).toEqual(['m1', 'm2']); // m1 too: the binding's target clusters, which every report carries, lost real and ghost
+    const r3 = step(s, { clusters, bindings: [scaled], now: at(2000) });
+    expect(r3.filter((x) => x.event.flotillakind === 'ResourceBinding')).toEqual([]); // nothing changed since
   });
 
   it('reports removed when a binding no longer targets a cluster', () => {
@@ -329,7 +335,12 @@ describe('SimulatedClusters: workloads', () => {
       bindings: [binding('web', [{ name: 'm2', replicas: 1 }], { replicas: 1 })],
       now: at(1000),
     });
-    expect(workloadData(moved, 'web-deployment', 'm1')).toEqual({ clusterName: 'm1', applied: false, removed: true });
+    expect(workloadData(moved, 'web-deployment', 'm1')).toEqual({
+      clusterName: 'm1',
+      applied: false,
+      removed: true,
+      targetClusters: ['m2'],
+    });
     expect(workloadData(moved, 'web-deployment', 'm2')?.applied).toBe(true);
     expect(
       step(s, { clusters, bindings: [binding('web', [{ name: 'm2', replicas: 1 }], { replicas: 1 })], now: at(2000) }),
@@ -345,7 +356,7 @@ describe('SimulatedClusters: workloads', () => {
     });
     const e = r.find((x) => x.event.flotillakind === 'ClusterResourceBinding')!.event;
     expect(e.subject).toBe('ClusterResourceBinding//ns-clusterrole');
-    expect(e.data).toEqual({ clusterName: 'm1', applied: true, health: 'Healthy' });
+    expect(e.data).toEqual({ clusterName: 'm1', applied: true, health: 'Healthy', targetClusters: ['m1'] });
   });
 
   it('a bad resource request is reported as not applied, naming the field', () => {

@@ -5,7 +5,7 @@ import type {
   KubeEventData,
   ResourceBindingSpec,
 } from '@flotilla/api';
-import { bindingKey, ReportBook, type Report } from '../reports.js';
+import { bindingKey, targetClusterNames, ReportBook, type Report } from '../reports.js';
 export { clusterPatchIsNoop, type Report } from '../reports.js';
 import { MemberLimitsError, parseMemberLimits } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
@@ -71,6 +71,11 @@ export interface WorkloadStatusReportedData extends Partial<WorkloadReport> {
   clusterName: string;
   applied: boolean;
   removed?: true;
+  /**
+   * The clusters the binding targets as the agent saw it (spec.clusters' names, sorted): the status writer decides
+   * the binding's FullyApplied condition from them and the aggregated status, as Karmada's binding controller does.
+   */
+  targetClusters?: string[];
 }
 
 /** Stored status of an object, used after a restart so that what is already reported is not published again. */
@@ -347,13 +352,14 @@ export class SimulatedClusters {
       bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))),
     )) {
       reports.push(
-        ...this.book.workloadReports(
-          refOfObject(b),
-          workloadReports.get(bindingKey(refOfObject(b))) ?? new Map(),
-          simulated,
-          input.now,
+        ...this.book.workloadReports({
+          ref: refOfObject(b),
+          current: workloadReports.get(bindingKey(refOfObject(b))) ?? new Map(),
+          owned: simulated,
+          targetClusters: targetClusterNames(b),
+          now: input.now,
           statusOf,
-        ),
+        }),
       );
     }
     return reports;
