@@ -184,6 +184,15 @@ spec: { syncMode: Push, region: ap-east, zone: ap-east-1a }
       /Scheduler Observing Affinity Name:\s+dc-beijing/,
     );
     await memberDeployment(member1(), 'nginx', 2);
+    // Karmada's FULLYAPPLIED column: True once member1 reported nginx applied, written back to the host's rb.
+    await eventually(
+      async () =>
+        /^nginx-deployment\s+True\s+True\s+/m.test(await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default']))
+          ? true
+          : undefined,
+      30_000,
+      'FULLYAPPLIED True on the host',
+    );
     expect(await getIn(member2(), 'deployment', 'nginx')).toBeUndefined();
   });
 
