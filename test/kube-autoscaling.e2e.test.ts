@@ -233,7 +233,11 @@ describe('autoscaling on kube member clusters', () => {
         }),
       ].join('---\n'),
     );
-    // kube1 (4 cores, 8 pods of 500m) has room for the whole max when the assignment is made.
+    // kube1 (4 cores, 8 pods of 500m) has room for the whole max unless its report already counts burst's own two
+    // pods when the assignment is made: the workload's own replicas are not added back (the proposal's Prioritized
+    // rule, packages/assignment availability.ts), and then kube1 takes 6 and kube2 the other 2. Which of the two
+    // happens depends on whether the member-agent reported the pods before the hpa-assigner assigned; the test does
+    // not control that order, and every later step is the same for both (kube1 keeps 4, the rest moves to kube2).
     const first = await eventually(
       async () => {
         const l = await limitsOf('burst');
@@ -242,7 +246,9 @@ describe('autoscaling on kube member clusters', () => {
       30_000,
       'member limits',
     );
-    expect(first).toEqual({ kube1: { minReplicas: 2, maxReplicas: 8 } });
+    const whole = { kube1: { minReplicas: 2, maxReplicas: 8 } };
+    const ownPodsCounted = { kube1: { minReplicas: 2, maxReplicas: 6 }, kube2: { minReplicas: 1, maxReplicas: 2 } };
+    expect([whole, ownPodsCounted]).toContainEqual(first);
     await runningPods(kube1(), 'burst', 2);
     // Then another tenant of kube1 takes half of it: 4 pods of 500m, created there directly, not by Flotilla.
     const filler = await kube1().kubectl(['apply', '-f', '-'], { input: deployment('filler', 4, '500m') });
@@ -272,7 +278,7 @@ describe('autoscaling on kube member clusters', () => {
       60_000,
       'the ScaledUpAcross assignment',
     );
-    expect(across.moves).toEqual([{ from: 'kube1', to: 'kube2', replicas: 4 }]);
+    expect(across.moves).toEqual([{ from: 'kube1', to: 'kube2', replicas: first.kube1!.maxReplicas - 4 }]);
     expect(across.assignments).toEqual([
       { cluster: 'kube1', minReplicas: 2, maxReplicas: 4 },
       { cluster: 'kube2', minReplicas: 1, maxReplicas: 4 },

@@ -1,4 +1,4 @@
-import { applyStatusPatch, type KubeEventData } from '@flotilla/api';
+import { applyStatusPatch, type Condition, type KubeEventData } from '@flotilla/api';
 import { eventTypeOf, type CloudEvent } from '@flotilla/bus';
 
 /** Folds one domain event into an object's status. Pure: the same events in the same order give the same status. */
@@ -72,7 +72,7 @@ interface AggregatedStatusItem {
 export function fullyAppliedCondition(
   targetClusters: readonly string[],
   aggregatedStatus: readonly AggregatedStatusItem[],
-): { type: 'FullyApplied'; status: 'True' | 'False'; reason: string; message: string } {
+): Condition {
   const targets = new Set(targetClusters);
   const fully =
     targets.size > 0 &&
