@@ -74,15 +74,21 @@ export const conditionSchema = z.looseObject({
   reason: z.string().optional(),
   message: z.string().optional(),
   lastTransitionTime: timeSchema.optional(),
+  lastUpdateTime: timeSchema.optional(),
   observedGeneration: int64.optional(),
 });
-/** metav1.Condition. */
+/** metav1.Condition, with apps/v1 DeploymentCondition's `lastUpdateTime` where a condition needs it. */
 export interface Condition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
   reason?: string;
   message?: string;
   lastTransitionTime?: string;
+  /**
+   * The last time the condition was set again, its status unchanged (apps/v1 DeploymentCondition's field): when
+   * each occurrence matters, not only the first (an apply whose replicas were retained, made again).
+   */
+  lastUpdateTime?: string;
   observedGeneration?: number;
 }
 
