@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 /** The host's kubeconfig from a file, or the in-cluster service account when no file is given. */
 export function loadKubeConfig(path: string | undefined): KubeConfig {
