@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Condition } from '@flotilla/api';
 import { connectBus, eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
 import { eventually } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
@@ -96,7 +97,7 @@ function ownerCondition(kind: string, name: string, status: 'True' | 'False') {
 }
 
 interface AutoscalerStatus {
-  status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
+  status?: { conditions?: Condition[] };
 }
 
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -410,8 +411,41 @@ spec:
       /Warning\s+ReplicaOwnerConflict.*Deployment\/land spec\.replicas.*EffectiveHorizontalPodAutoscaler default\/land scales it/,
     );
     // ... and a condition on the autoscaler, which stays for a while (the apply was a moment, not a state).
-    expect(await ownerCondition('ehpa', 'land', 'True')).toMatchObject({ reason: 'AppliedReplicasRetained' });
-  }, 30_000);
+    const held = await ownerCondition('ehpa', 'land', 'True');
+    expect(held).toMatchObject({ reason: 'AppliedReplicasRetained' });
+
+    // The same apply again: not dropped as a repeat; it restarts the hold (lastUpdateTime), the transition stays.
+    const twice = await flotilla(s.env, ['apply', '-f', '-'], deployment('land', 5));
+    expect(twice.err).toContain('kept at 24 (asked for 5)');
+    const restarted = await eventually(
+      async () => {
+        const c = (await getJson<AutoscalerStatus>('ehpa', 'land')).status?.conditions?.find(
+          (x) => x.type === 'ReplicaOwnerConflict',
+        );
+        return c?.lastUpdateTime !== held.lastUpdateTime ? c : undefined;
+      },
+      15_000,
+      "the second apply's hold on ehpa/land",
+    );
+    expect(restarted).toMatchObject({ status: 'True', lastTransitionTime: held.lastTransitionTime });
+    expect(Date.parse(restarted.lastUpdateTime!)).toBeGreaterThan(Date.parse(held.lastUpdateTime!));
+
+    // Both applies are in the trail, as the EffectiveHPA's condition set, naming the user.
+    const trail = JSON.parse(
+      (await flotilla(s.env, ['explain', 'replicas', 'deploy/land', '-o', 'json'])).out,
+    ) as Trail;
+    const conflicts = trail.entries.filter((e) => e.field.kind === 'ownerConflict');
+    const retained = { status: 'True', reason: 'AppliedReplicasRetained' };
+    expect(conflicts.map((e) => [e.field.autoscaler, e.from, e.to, e.by])).toEqual([
+      ['EffectiveHorizontalPodAutoscaler land', null, retained, 'a user through the gateway (nats)'],
+      ['EffectiveHorizontalPodAutoscaler land', retained, retained, 'a user through the gateway (nats)'],
+    ]);
+    expect(conflicts[1]!.why).toContain('asked for 5');
+    const table = await flotilla(s.env, ['explain', 'replicas', 'deploy/land']);
+    expect(table.out).toMatch(
+      /EffectiveHorizontalPodAutoscaler land ReplicaOwnerConflict\s+True \(AppliedReplicasRetained\)\s+True \(AppliedReplicasRetained\)\s+a user through the gateway \(nats\)/,
+    );
+  }, 45_000);
 
   it('a member HPA Flotilla did not create, on a workload a FederatedHPA scales: a Warning on both and a condition, until it goes', async () => {
     setUp();
@@ -448,6 +482,26 @@ spec:
     await apply(simCluster('member2', 'weighted', '16'));
     const cleared = await ownerCondition('fhpa', 'floor', 'False');
     expect(cleared).toMatchObject({ reason: 'NoConflict' });
+    // The trail of the workload tells both: the member HPA's conflict, and who saw it go.
+    const trail = JSON.parse(
+      (await flotilla(s.env, ['explain', 'replicas', 'deploy/floor', '-o', 'json'])).out,
+    ) as Trail;
+    expect(
+      trail.entries
+        .filter((e) => e.field.kind === 'ownerConflict' && e.field.autoscaler === 'FederatedHPA floor')
+        .map((e) => [e.from, e.to, e.by]),
+    ).toEqual([
+      [
+        null,
+        { status: 'True', reason: 'ForeignMemberHPA' },
+        'member HPA member2/default/floor-local (not created by Flotilla)',
+      ],
+      [
+        { status: 'True', reason: 'ForeignMemberHPA' },
+        { status: 'False', reason: 'NoConflict' },
+        'hpa-assigner (replica-owners)',
+      ],
+    ]);
     expect((await getJson<{ status?: Record<string, unknown> }>('cluster', 'member2')).status).not.toHaveProperty(
       'foreignHorizontalPodAutoscalers',
     );

@@ -82,6 +82,35 @@ describe('toOpenApi', () => {
     expect(spec.properties!.scaleTargetRef!.description).toMatch(/FederatedHPA/);
   });
 
+  it("describes WorkloadRebalancer's fields as Karmada's API does", () => {
+    const crd = customResourceDefinition(resolveKind('WorkloadRebalancer')) as {
+      spec: { versions: Array<{ schema: { openAPIV3Schema: OpenApiSchema } }> };
+    };
+    const root = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!;
+    const spec = root.spec!;
+    expect(spec.description).toBe('Spec represents the specification of the desired behavior of WorkloadRebalancer.');
+    expect(spec.properties!.workloads!.description).toMatch(/^Workloads used to specify the list of expected resource/);
+    expect(spec.properties!.ttlSecondsAfterFinished!.description).toMatch(
+      /^TTLSecondsAfterFinished limits the lifetime of a WorkloadRebalancer that has finished execution/,
+    );
+    const workload = spec.properties!.workloads!.items!;
+    expect(workload.description).toBe('ObjectReference the expected resource.');
+    expect(
+      Object.fromEntries(Object.entries(workload.properties!).map(([k, v]) => [k, v.description?.split('.')[0]])),
+    ).toEqual({
+      apiVersion: 'APIVersion represents the API version of the target resource',
+      kind: 'Kind represents the Kind of the target resource',
+      name: 'Name of the target resource',
+      namespace: 'Namespace of the target resource',
+    });
+    const status = root.status!;
+    expect(status.description).toBe('Status represents the status of WorkloadRebalancer.');
+    expect(status.properties!.finishTime!.description).toBe('FinishTime represents the finish time of rebalancer.');
+    expect(status.properties!.observedWorkloads!.items!.properties!.workload!.description).toBe(
+      'Workload the observed resource.',
+    );
+  });
+
   it('refuses what has no structural schema, naming the field', () => {
     expect(() => toOpenApi(z.strictObject({ spec: z.strictObject({ t: z.tuple([z.string()]) }) }))).toThrow(
       new CrdSchemaError('spec.t', 'zod type "tuple" has no structural schema'),

@@ -44,7 +44,7 @@ export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitO
 export { parseManifests, toYaml } from './manifests.js';
 export { getCondition, isConditionTrue, type Condition } from './conditions.js';
 export { formatTime } from './kube-time.js';
-export { applyStatusPatch } from './status-patch.js';
+export { applyStatusPatch, mergeConditions, type PatchCondition } from './status-patch.js';
 export type { KubeEventData } from './kube-event.js';
 export type { AdmissionContext, KindAdmission, ScheduleChecks } from './kinds/kind-admission.js';
 export {

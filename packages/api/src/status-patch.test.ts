@@ -12,6 +12,15 @@ describe('mergeConditions', () => {
     const other = mergeConditions(flipped, [{ type: 'Scheduled', status: 'True' }], 't4');
     expect(other.map((c) => c.type)).toEqual(['Ready', 'Scheduled']);
   });
+
+  it("takes an update's lastUpdateTime as it is, and drops it with an update that has none", () => {
+    const first = mergeConditions(undefined, [{ type: 'X', status: 'True', lastUpdateTime: 't1' }], 't1');
+    const again = mergeConditions(first, [{ type: 'X', status: 'True', lastUpdateTime: 't2' }], 't2');
+    expect(again).toEqual([{ type: 'X', status: 'True', lastTransitionTime: 't1', lastUpdateTime: 't2' }]);
+    expect(mergeConditions(again, [{ type: 'X', status: 'True' }], 't3')).toEqual([
+      { type: 'X', status: 'True', lastTransitionTime: 't1' },
+    ]);
+  });
 });
 
 describe('applyStatusPatch', () => {

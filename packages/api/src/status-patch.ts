@@ -5,6 +5,7 @@ export interface PatchCondition {
   reason?: string;
   message?: string;
   lastTransitionTime?: string;
+  lastUpdateTime?: string;
   observedGeneration?: number;
 }
 

@@ -1,4 +1,5 @@
 import { REPLICAS_APPLIED } from './fold.js';
+import { REPLICA_OWNER_CONFLICT, REPLICA_OWNER_CONFLICT_RESOLVED } from './owner-conflicts.js';
 
 /** A workload: a resource template with `spec.replicas`. */
 export interface WorkloadRef {
@@ -35,6 +36,8 @@ export const TRAIL_EVENT_TYPES: ReadonlySet<string> = new Set([
   'FederatedHPARescaled',
   'EffectiveHPAScaled',
   'CronRuleExecuted',
+  REPLICA_OWNER_CONFLICT,
+  REPLICA_OWNER_CONFLICT_RESOLVED,
 ]);
 
 const FHPA = 'FederatedHPA';
@@ -48,12 +51,14 @@ const targets = (a: AutoscalerLike, kind: string, name: string) =>
  * The event addresses that hold a workload's replica decisions, and nothing else: its own (applies, rebalances),
  * its binding's scheduling decisions and fail-backs (not the frequent status reports), and the decisions of the
  * autoscalers aimed at it now: FederatedHPAs, EffectiveHPAs, and CronFederatedHPAs aimed at it or at one of those
- * FederatedHPAs. Reading these subjects only keeps `explain replicas` fast in a stream of many workloads.
+ * FederatedHPAs, with each one's owner conflicts (its `ReplicaOwnerConflict` condition set and cleared). Reading these subjects only keeps `explain replicas` fast in a stream of many workloads.
  */
 export function trailAddresses(workload: WorkloadRef, autoscalers: readonly AutoscalerLike[]): TrailAddress[] {
   const ns = workload.namespace;
   const at = (kind: string, name: string, ...types: string[]) =>
     types.map((type) => ({ kind, namespace: ns, name, type }));
+  // Each autoscaler's ReplicaOwnerConflict condition changes with these (the gateway's and the hpa-assigner's).
+  const conflicts = [REPLICA_OWNER_CONFLICT, REPLICA_OWNER_CONFLICT_RESOLVED];
   const binding = `${workload.name}-${workload.kind.toLowerCase()}`;
   const fhpas = autoscalers.filter((a) => a.kind === FHPA && targets(a, workload.kind, workload.name));
   const ehpas = autoscalers.filter((a) => a.kind === EHPA && targets(a, workload.kind, workload.name));
@@ -65,8 +70,8 @@ export function trailAddresses(workload: WorkloadRef, autoscalers: readonly Auto
   return [
     ...at(workload.kind, workload.name, REPLICAS_APPLIED, 'WorkloadRescheduleTriggered'),
     ...at('ResourceBinding', binding, 'BindingScheduled', 'FailBackTriggered'),
-    ...fhpas.flatMap((f) => at(FHPA, f.metadata.name, 'FederatedHPAAssigned', 'FederatedHPARescaled')),
-    ...ehpas.flatMap((e) => at(EHPA, e.metadata.name, 'EffectiveHPAScaled')),
-    ...crons.flatMap((c) => at(CRON, c.metadata.name, 'CronRuleExecuted')),
+    ...fhpas.flatMap((f) => at(FHPA, f.metadata.name, 'FederatedHPAAssigned', 'FederatedHPARescaled', ...conflicts)),
+    ...ehpas.flatMap((e) => at(EHPA, e.metadata.name, 'EffectiveHPAScaled', ...conflicts)),
+    ...crons.flatMap((c) => at(CRON, c.metadata.name, 'CronRuleExecuted', ...conflicts)),
   ];
 }

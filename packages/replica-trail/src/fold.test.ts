@@ -209,11 +209,135 @@ describe('foldReplicaTrail: who changed the replicas, and why', () => {
       ],
     ],
     [
+      "owner conflicts: a member HPA Flotilla did not create, on the FederatedHPA's workload, and its CronFederatedHPA; then gone",
+      [
+        ev('ReplicaOwnerConflict', 'FederatedHPA', 'shop', {
+          conflicts: ['m2/default/shop-local'],
+          autoscaler: 'FederatedHPA/shop',
+          statusPatch: {
+            conditions: [
+              { type: 'ReplicaOwnerConflict', status: 'True', reason: 'ForeignMemberHPA', message: 'two writers (m2)' },
+            ],
+          },
+          kubeEvent: { type: 'Warning', reason: 'ReplicaOwnerConflict', message: 'two writers (m2)' },
+        }),
+        // The same Warning on the workload carries no condition: the autoscaler's entry says it.
+        ev('ReplicaOwnerConflict', 'Deployment', 'shop', {
+          conflicts: ['m2/default/shop-local'],
+          autoscaler: 'FederatedHPA/shop',
+          kubeEvent: { type: 'Warning', reason: 'ReplicaOwnerConflict', message: 'two writers (m2)' },
+        }),
+        ev('ReplicaOwnerConflict', 'CronFederatedHPA', 'shop-floor', {
+          conflicts: ['m2/default/shop-local'],
+          autoscaler: 'CronFederatedHPA/shop-floor',
+          statusPatch: {
+            conditions: [
+              {
+                type: 'ReplicaOwnerConflict',
+                status: 'True',
+                reason: 'ForeignMemberHPA',
+                message: 'two writers (m2, cron)',
+              },
+            ],
+          },
+        }),
+        ev('ReplicaOwnerConflict', 'FederatedHPA', 'shop', {
+          conflicts: ['m2/default/shop-local', 'm3/default/other'],
+          autoscaler: 'FederatedHPA/shop',
+          statusPatch: {
+            conditions: [
+              {
+                type: 'ReplicaOwnerConflict',
+                status: 'True',
+                reason: 'ForeignMemberHPA',
+                message: 'two writers (m2, m3)',
+              },
+            ],
+          },
+        }),
+        ev('ReplicaOwnerConflictResolved', 'FederatedHPA', 'shop', {
+          conflicts: [],
+          autoscaler: 'FederatedHPA/shop',
+          statusPatch: {
+            conditions: [
+              { type: 'ReplicaOwnerConflict', status: 'False', reason: 'NoConflict', message: 'no other writer' },
+            ],
+          },
+          kubeEvent: { type: 'Normal', reason: 'ReplicaOwnerConflictResolved', message: 'no other writer' },
+        }),
+      ],
+      [
+        'FederatedHPA shop ReplicaOwnerConflict: - -> True (ForeignMemberHPA) by member HPA m2/default/shop-local (not created by Flotilla) (two writers (m2))',
+        'CronFederatedHPA shop-floor ReplicaOwnerConflict: - -> True (ForeignMemberHPA) by member HPA m2/default/shop-local (not created by Flotilla) (two writers (m2, cron))',
+        'FederatedHPA shop ReplicaOwnerConflict: True (ForeignMemberHPA) -> True (ForeignMemberHPA) by member HPA m2/default/shop-local, member HPA m3/default/other (not created by Flotilla) (two writers (m2, m3))',
+        'FederatedHPA shop ReplicaOwnerConflict: True (ForeignMemberHPA) -> False (NoConflict) by hpa-assigner (replica-owners) (no other writer)',
+      ],
+    ],
+    [
+      "owner conflicts: an apply kept back by the EffectiveHPA, twice (each is told), then the hold's end",
+      [
+        ev('ReplicasApplied', 'Deployment', 'web', {
+          fromReplicas: 24,
+          requestedReplicas: 5,
+          toReplicas: 24,
+          caller: 'alice',
+          via: 'http',
+          outcome: 'configured',
+          retainedBy: 'EffectiveHorizontalPodAutoscaler default/web',
+        }),
+        ev('ReplicaOwnerConflict', 'EffectiveHorizontalPodAutoscaler', 'web', {
+          workload: 'Deployment/web',
+          caller: 'alice',
+          via: 'http',
+          statusPatch: {
+            conditions: [
+              {
+                type: 'ReplicaOwnerConflict',
+                status: 'True',
+                reason: 'AppliedReplicasRetained',
+                message: 'kept 24 (asked for 5)',
+              },
+            ],
+          },
+        }),
+        ev('ReplicaOwnerConflict', 'EffectiveHorizontalPodAutoscaler', 'web', {
+          workload: 'Deployment/web',
+          via: 'nats',
+          statusPatch: {
+            conditions: [
+              {
+                type: 'ReplicaOwnerConflict',
+                status: 'True',
+                reason: 'AppliedReplicasRetained',
+                message: 'kept 24 (asked for 6)',
+              },
+            ],
+          },
+        }),
+        ev('ReplicaOwnerConflictResolved', 'EffectiveHorizontalPodAutoscaler', 'web', {
+          statusPatch: { conditions: [{ type: 'ReplicaOwnerConflict', status: 'False', reason: 'NoConflict' }] },
+          kubeEvent: { type: 'Normal', reason: 'ReplicaOwnerConflictResolved', message: 'no other writer' },
+        }),
+      ],
+      [
+        'EffectiveHorizontalPodAutoscaler web ReplicaOwnerConflict: - -> True (AppliedReplicasRetained) by user alice through the gateway (http) (kept 24 (asked for 5))',
+        'EffectiveHorizontalPodAutoscaler web ReplicaOwnerConflict: True (AppliedReplicasRetained) -> True (AppliedReplicasRetained) by a user through the gateway (nats) (kept 24 (asked for 6))',
+        'EffectiveHorizontalPodAutoscaler web ReplicaOwnerConflict: True (AppliedReplicasRetained) -> False (NoConflict) by hpa-assigner (replica-owners) (no other writer)',
+      ],
+    ],
+    [
       'events of other types and malformed data change nothing',
       [
         ev('WorkloadStatusReported', 'ResourceBinding', 'web-deployment', { clusterName: 'm1' }),
         ev('CronRuleExecuted', 'CronFederatedHPA', 'c', 'not an object'),
         ev('EffectiveHPAScaled', 'EffectiveHorizontalPodAutoscaler', 'e', { toReplicas: 'many' }),
+        ev('ReplicaOwnerConflict', 'FederatedHPA', 'f', { statusPatch: { conditions: 'none' } }),
+        ev('ReplicaOwnerConflict', 'FederatedHPA', 'f', {
+          statusPatch: { conditions: [{ type: 'Other', status: 'True' }] },
+        }),
+        ev('ReplicaOwnerConflictResolved', 'FederatedHPA', 'f', {
+          statusPatch: { conditions: [{ type: 'ReplicaOwnerConflict' }] },
+        }),
       ],
       [],
     ],
@@ -227,6 +351,17 @@ describe('foldReplicaTrail: who changed the replicas, and why', () => {
       const rest = resumeReplicaTrail(stored, events.slice(cut));
       expect([...first.entries, ...rest.entries]).toEqual(whole);
     }
+  });
+
+  it('resumes a state stored before owner conflicts were folded (it has none)', () => {
+    const { conflicts: _none, ...old } = initialTrailState();
+    const conflict = ev('ReplicaOwnerConflict', 'FederatedHPA', 'web', {
+      conflicts: ['m1/default/web'],
+      statusPatch: { conditions: [{ type: 'ReplicaOwnerConflict', status: 'True', reason: 'ForeignMemberHPA' }] },
+    });
+    const resumed = resumeReplicaTrail(old, [conflict]);
+    expect(resumed.entries).toEqual(foldReplicaTrail([conflict]));
+    expect(resumed.state.conflicts).toEqual([['FederatedHPA web', { status: 'True', reason: 'ForeignMemberHPA' }]]);
   });
 
   it('keeps the event time and type on each entry', () => {
@@ -271,9 +406,17 @@ describe('trailAddresses: the subjects of one workload, and no others', () => {
       'ResourceBinding/web-deployment/FailBackTriggered',
       'FederatedHPA/web-hpa/FederatedHPAAssigned',
       'FederatedHPA/web-hpa/FederatedHPARescaled',
+      'FederatedHPA/web-hpa/ReplicaOwnerConflict',
+      'FederatedHPA/web-hpa/ReplicaOwnerConflictResolved',
       'EffectiveHorizontalPodAutoscaler/web-ehpa/EffectiveHPAScaled',
+      'EffectiveHorizontalPodAutoscaler/web-ehpa/ReplicaOwnerConflict',
+      'EffectiveHorizontalPodAutoscaler/web-ehpa/ReplicaOwnerConflictResolved',
       'CronFederatedHPA/on-hpa/CronRuleExecuted',
+      'CronFederatedHPA/on-hpa/ReplicaOwnerConflict',
+      'CronFederatedHPA/on-hpa/ReplicaOwnerConflictResolved',
       'CronFederatedHPA/on-web/CronRuleExecuted',
+      'CronFederatedHPA/on-web/ReplicaOwnerConflict',
+      'CronFederatedHPA/on-web/ReplicaOwnerConflictResolved',
     ]);
     expect(addresses.every((x) => x.namespace === 'default')).toBe(true);
   });

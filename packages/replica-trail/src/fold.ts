@@ -3,6 +3,8 @@
  * the events are plain CloudEvents fields, so a replay of the stream gives the same trail as the live one.
  */
 
+import { OwnerConflictReasons, REPLICA_OWNER_CONFLICT, REPLICA_OWNER_CONFLICT_RESOLVED } from './owner-conflicts.js';
+
 /** One event as read from the stream (the CloudEvent's address, time and data; `type` without its prefix). */
 export interface TrailEvent {
   type: string;
@@ -25,14 +27,24 @@ export interface PartialLimits {
   maxReplicas?: number;
 }
 
-export type TrailValue = number | HpaLimits | PartialLimits;
+/** An autoscaler's `ReplicaOwnerConflict` condition: its status and reason (`True`, `ForeignMemberHPA`). */
+export interface ConditionValue {
+  status: string;
+  reason?: string;
+}
 
-/** What changed: the template's `spec.replicas`, one cluster's share, one member HPA's min/max, or an autoscaler's limits. */
+export type TrailValue = number | HpaLimits | PartialLimits | ConditionValue;
+
+/**
+ * What changed: the template's `spec.replicas`, one cluster's share, one member HPA's min/max, an autoscaler's
+ * limits, or an autoscaler's `ReplicaOwnerConflict` condition (another writer of the replicas seen, or gone).
+ */
 export type TrailField =
   | { kind: 'replicas' }
   | { kind: 'cluster'; cluster: string }
   | { kind: 'memberHpa'; cluster: string }
-  | { kind: 'autoscalerLimits'; autoscaler: string };
+  | { kind: 'autoscalerLimits'; autoscaler: string }
+  | { kind: 'ownerConflict'; autoscaler: string };
 
 export interface TrailEntry {
   /** When it was decided (the event's time, RFC 3339). */
@@ -75,6 +87,8 @@ interface State {
   clusters: Map<string, number>;
   hpas: Map<string, HpaLimits>;
   limits: Map<string, PartialLimits>;
+  /** Each autoscaler's `ReplicaOwnerConflict` condition as last folded, by `Kind name`. */
+  conflicts: Map<string, ConditionValue>;
   /** Who asked for the next Fresh rescheduling (a WorkloadRebalancer, a fail-back), until it is seen. */
   rescheduleBy?: string;
 }
@@ -86,6 +100,10 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 const obj = (v: unknown): Data => (v && typeof v === 'object' ? (v as Data) : {});
 const ref = (e: TrailEvent) => `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
 const kubeMessage = (d: Data) => str(obj(d.kubeEvent).message) ?? '';
+const conditionOf = (d: Data, type: string): Data | undefined => {
+  const conditions = obj(d.statusPatch).conditions;
+  return Array.isArray(conditions) ? (conditions as unknown[]).map(obj).find((c) => c.type === type) : undefined;
+};
 const sameLimits = (a: PartialLimits | undefined, b: PartialLimits) =>
   a !== undefined && a.minReplicas === b.minReplicas && a.maxReplicas === b.maxReplicas;
 
@@ -130,19 +148,36 @@ function setClusters(
   s.clusters = next;
 }
 
+/** A user through the gateway, as `ReplicasApplied` and the gateway's `ReplicaOwnerConflict` name them. */
+const userThroughGateway = (d: Data) =>
+  `${str(d.caller) ? `user ${str(d.caller)}` : 'a user'} through the gateway (${str(d.via) ?? 'api'})`;
+
+/**
+ * Who an owner conflict's entry names: the other writer of the replicas (the user whose apply was kept back, the
+ * member HPAs Flotilla did not create), or the controller that saw the conflict go.
+ */
+function conflictBy(d: Data, to: ConditionValue): string {
+  // The hpa-assigner's replica-owners controller is the only one that clears the condition.
+  if (to.status !== 'True') return 'hpa-assigner (replica-owners)';
+  if (to.reason === OwnerConflictReasons.appliedReplicasRetained) return userThroughGateway(d);
+  const hpas = Array.isArray(d.conflicts) ? (d.conflicts as unknown[]).flatMap((c) => str(c) ?? []) : [];
+  return hpas.length
+    ? `${hpas.map((h) => `member HPA ${h}`).join(', ')} (not created by Flotilla)`
+    : 'a member HPA not created by Flotilla';
+}
+
 function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
   const d = obj(e.data);
   switch (e.type) {
     case REPLICAS_APPLIED: {
       const to = num(d.toReplicas);
       if (to === undefined) return;
-      const who = str(d.caller) ? `user ${str(d.caller)}` : 'a user';
       const requested = num(d.requestedReplicas);
       const why = str(d.retainedBy)
         ? `apply asked for ${requested}; ${str(d.retainedBy)} scales this workload, its count is kept`
         : `apply (${str(d.outcome) ?? 'configured'})`;
       const from = d.fromReplicas === null ? undefined : num(d.fromReplicas);
-      setReplicas(s, out, e, to, `${who} through the gateway (${str(d.via) ?? 'api'})`, why, from);
+      setReplicas(s, out, e, to, userThroughGateway(d), why, from);
       return;
     }
     case 'CronRuleExecuted': {
@@ -219,6 +254,29 @@ function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
       if (Array.isArray(d.bindingClusters)) setClusters(s, out, e, d.bindingClusters as Data[], by, why);
       return;
     }
+    case REPLICA_OWNER_CONFLICT:
+    case REPLICA_OWNER_CONFLICT_RESOLVED: {
+      // The autoscaler's events carry its condition; the Warning on the workload carries none and says the same.
+      const condition = conditionOf(d, REPLICA_OWNER_CONFLICT);
+      const status = str(condition?.status);
+      if (!condition || status === undefined) return;
+      const reason = str(condition.reason);
+      const to: ConditionValue = { status, ...(reason === undefined ? {} : { reason }) };
+      const autoscaler = `${e.kind} ${e.name}`;
+      const from = s.conflicts.get(autoscaler) ?? null;
+      s.conflicts.set(autoscaler, to);
+      // Every conflict is an entry, also one that repeats (an apply kept back again): the user did it again.
+      out.push({
+        time: e.time,
+        field: { kind: 'ownerConflict', autoscaler },
+        from,
+        to,
+        by: conflictBy(d, to),
+        why: str(condition.message) ?? kubeMessage(d),
+        event: e.type,
+      });
+      return;
+    }
     case 'WorkloadRescheduleTriggered':
       s.rescheduleBy = `WorkloadRebalancer ${str(d.rebalancer) ?? '?'}`;
       return;
@@ -248,10 +306,18 @@ export interface TrailState {
   clusters: Array<[cluster: string, replicas: number]>;
   hpas: Array<[cluster: string, limits: HpaLimits]>;
   limits: Array<[autoscaler: string, limits: PartialLimits]>;
+  /** Absent in a state stored before owner conflicts were folded (none had been, then). */
+  conflicts?: Array<[autoscaler: string, condition: ConditionValue]>;
   rescheduleBy?: string;
 }
 
-export const initialTrailState = (): TrailState => ({ replicas: null, clusters: [], hpas: [], limits: [] });
+export const initialTrailState = (): TrailState => ({
+  replicas: null,
+  clusters: [],
+  hpas: [],
+  limits: [],
+  conflicts: [],
+});
 
 /**
  * Continues a fold from `from` over the next events, in stream order: the new entries and the state after them.
@@ -266,6 +332,7 @@ export function resumeReplicaTrail(
     clusters: new Map(from.clusters),
     hpas: new Map(from.hpas),
     limits: new Map(from.limits),
+    conflicts: new Map(from.conflicts ?? []),
     ...(from.rescheduleBy === undefined ? {} : { rescheduleBy: from.rescheduleBy }),
   };
   const entries: TrailEntry[] = [];
@@ -275,6 +342,7 @@ export function resumeReplicaTrail(
     clusters: [...s.clusters],
     hpas: [...s.hpas],
     limits: [...s.limits],
+    conflicts: [...s.conflicts],
     ...(s.rescheduleBy === undefined ? {} : { rescheduleBy: s.rescheduleBy }),
   };
   return { entries, state };
@@ -285,10 +353,11 @@ export function foldReplicaTrail(events: Iterable<TrailEvent>): TrailEntry[] {
   return resumeReplicaTrail(initialTrailState(), events).entries;
 }
 
-/** A trail value as one line prints it: `5`, `min 1 max 4`, or `-`. */
+/** A trail value as one line prints it: `5`, `min 1 max 4`, `True (ForeignMemberHPA)`, or `-`. */
 export function formatTrailValue(v: TrailValue | null): string {
   if (v === null) return '-';
   if (typeof v === 'number') return String(v);
+  if ('status' in v) return v.reason ? `${v.status} (${v.reason})` : v.status;
   const parts = [
     ...(v.minReplicas === undefined ? [] : [`min ${v.minReplicas}`]),
     ...(v.maxReplicas === undefined ? [] : [`max ${v.maxReplicas}`]),
@@ -296,7 +365,10 @@ export function formatTrailValue(v: TrailValue | null): string {
   return parts.join(' ') || '-';
 }
 
-/** A trail field as one line prints it: `spec.replicas`, `cluster member1`, `member HPA member1`. */
+/**
+ * A trail field as one line prints it: `spec.replicas`, `cluster member1`, `member HPA member1`,
+ * `FederatedHPA web min/max`, `FederatedHPA web ReplicaOwnerConflict`.
+ */
 export function formatTrailField(f: TrailField): string {
   switch (f.kind) {
     case 'replicas':
@@ -307,5 +379,7 @@ export function formatTrailField(f: TrailField): string {
       return `member HPA ${f.cluster}`;
     case 'autoscalerLimits':
       return `${f.autoscaler} min/max`;
+    case 'ownerConflict':
+      return `${f.autoscaler} ${REPLICA_OWNER_CONFLICT}`;
   }
 }

@@ -5,6 +5,7 @@ export {
   formatTrailField,
   formatTrailValue,
   REPLICAS_APPLIED,
+  type ConditionValue,
   type HpaLimits,
   type PartialLimits,
   type ReplicasAppliedData,
@@ -23,10 +24,13 @@ export {
   type WorkloadRef,
 } from './addresses.js';
 export {
+  appliedReplicasRetainedCondition,
   decideOwnerConflict,
   ONE_TIME_CONFLICT_HOLD_MS,
+  oneTimeConflictHoldEnd,
   OwnerConflictReasons,
   REPLICA_OWNER_CONFLICT,
+  REPLICA_OWNER_CONFLICT_RESOLVED,
   scaledWorkload,
   type OwnerConflictDecision,
   type OwnerConflictEvent,

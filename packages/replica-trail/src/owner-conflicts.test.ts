@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition, ForeignHorizontalPodAutoscaler } from '@flotilla/api';
+import {
+  mergeConditions,
+  type Condition,
+  type ForeignHorizontalPodAutoscaler,
+  type PatchCondition,
+} from '@flotilla/api';
 import type { AutoscalerLike } from './addresses.js';
-import { decideOwnerConflict, ONE_TIME_CONFLICT_HOLD_MS, scaledWorkload } from './owner-conflicts.js';
+import {
+  appliedReplicasRetainedCondition,
+  decideOwnerConflict,
+  ONE_TIME_CONFLICT_HOLD_MS,
+  oneTimeConflictHoldEnd,
+  scaledWorkload,
+} from './owner-conflicts.js';
 
 const at = (kind: string, name: string, target: { kind: string; name: string }): AutoscalerLike => ({
   kind,
@@ -156,5 +167,132 @@ describe('decideOwnerConflict: a member HPA Flotilla did not create, on a worklo
     expect(scaledWorkload(cronOnFhpa, [])).toBeUndefined();
     expect(scaledWorkload(at('FederatedHPA', 'x', { kind: '', name: '' }), [])).toBeUndefined();
     expect(scaledWorkload(cronOnFhpa, [fhpa])).toEqual({ kind: 'Deployment', namespace: 'default', name: 'web' });
+  });
+});
+
+/** One thing that happened to the autoscaler's condition, as the status writer folds it (mergeConditions). */
+type Step = [at: string, what: 'apply' | 'foreign' | 'cleared'];
+
+describe('the hold of a retained apply: from the latest such apply', () => {
+  const foreignCondition = { type: 'ReplicaOwnerConflict', status: 'True', reason: 'ForeignMemberHPA', message: ONE };
+  const cleared = { type: 'ReplicaOwnerConflict', status: 'False', reason: 'NoConflict', message: 'none' };
+  /** The condition after the steps, folded as the status writer does (lastTransitionTime moves on a status change). */
+  const fold = (steps: Step[]): Condition | undefined => {
+    let conditions: PatchCondition[] | undefined;
+    for (const [at, what] of steps) {
+      const update =
+        what === 'apply'
+          ? appliedReplicasRetainedCondition(`an apply at ${at}`, new Date(`2026-05-04T${at}Z`))
+          : what === 'foreign'
+            ? foreignCondition
+            : cleared;
+      conditions = mergeConditions(conditions, [update], `2026-05-04T${at}Z`);
+    }
+    return conditions?.[0] as Condition | undefined;
+  };
+
+  it.each<[title: string, steps: Step[], now: string, expected: 'held' | 'cleared']>([
+    ['one apply, a second before the hold ends', [['08:00:00', 'apply']], '08:09:59', 'held'],
+    ['one apply, when the hold ends', [['08:00:00', 'apply']], '08:10:00', 'cleared'],
+    [
+      'applied again within the hold: past the first hold',
+      [
+        ['08:00:00', 'apply'],
+        ['08:07:00', 'apply'],
+      ],
+      '08:12:00',
+      'held',
+    ],
+    [
+      'applied again within the hold: a second before the restarted hold ends',
+      [
+        ['08:00:00', 'apply'],
+        ['08:07:00', 'apply'],
+      ],
+      '08:16:59',
+      'held',
+    ],
+    [
+      'applied again within the hold: when the restarted hold ends',
+      [
+        ['08:00:00', 'apply'],
+        ['08:07:00', 'apply'],
+      ],
+      '08:17:00',
+      'cleared',
+    ],
+    [
+      'applied again after it cleared: a new hold',
+      [
+        ['08:00:00', 'apply'],
+        ['08:10:00', 'cleared'],
+        ['08:15:00', 'apply'],
+      ],
+      '08:24:59',
+      'held',
+    ],
+    [
+      'applied while a foreign member HPA stood (its transition an hour before), the HPA gone since: held from the apply',
+      [
+        ['07:00:00', 'foreign'],
+        ['08:00:00', 'apply'],
+      ],
+      '08:05:00',
+      'held',
+    ],
+    [
+      'applied while a foreign member HPA stood, the HPA gone since: cleared when the hold ends',
+      [
+        ['07:00:00', 'foreign'],
+        ['08:00:00', 'apply'],
+      ],
+      '08:10:00',
+      'cleared',
+    ],
+  ])('%s', (_title, steps, at, expected) => {
+    const d = decideOwnerConflict({
+      autoscaler: fhpa,
+      federatedHpas: [fhpa],
+      foreignByCluster: new Map(),
+      current: fold(steps),
+      now: new Date(`2026-05-04T${at}Z`),
+    });
+    expect(d.condition?.reason ?? 'held').toBe(expected === 'held' ? 'held' : 'NoConflict');
+  });
+
+  it('a foreign member HPA still there outweighs an apply: the condition goes back to ForeignMemberHPA', () => {
+    const d = decideOwnerConflict({
+      autoscaler: fhpa,
+      federatedHpas: [fhpa],
+      foreignByCluster: new Map([['member1', [hpa('web-hpa', 'web')]]]),
+      current: fold([
+        ['07:00:00', 'foreign'],
+        ['08:00:00', 'apply'],
+      ]),
+      now: new Date('2026-05-04T08:01:00Z'),
+    });
+    expect(d.condition).toMatchObject({ status: 'True', reason: 'ForeignMemberHPA', message: ONE });
+  });
+
+  it('oneTimeConflictHoldEnd: from lastUpdateTime, else (a condition written before it) lastTransitionTime', () => {
+    const base = { type: 'ReplicaOwnerConflict', status: 'True', reason: 'AppliedReplicasRetained' } as const;
+    expect(
+      oneTimeConflictHoldEnd({
+        ...base,
+        lastTransitionTime: '2026-05-04T08:00:00Z',
+        lastUpdateTime: '2026-05-04T08:05:00Z',
+      })?.toISOString(),
+    ).toBe('2026-05-04T08:15:00.000Z');
+    expect(oneTimeConflictHoldEnd({ ...base, lastTransitionTime: '2026-05-04T08:00:00Z' })?.toISOString()).toBe(
+      '2026-05-04T08:10:00.000Z',
+    );
+    expect(oneTimeConflictHoldEnd({ ...base })).toBeUndefined();
+    expect(oneTimeConflictHoldEnd({ ...foreignCondition, status: 'True' })).toBeUndefined();
+    expect(oneTimeConflictHoldEnd(undefined)).toBeUndefined();
+    expect(appliedReplicasRetainedCondition('m', new Date('2026-05-04T08:05:00Z'))).toEqual({
+      ...base,
+      message: 'm',
+      lastUpdateTime: '2026-05-04T08:05:00.000Z',
+    });
   });
 });

@@ -10,6 +10,9 @@ import type { AutoscalerLike, WorkloadRef } from './addresses.js';
 /** The condition type, on FederatedHPA, EffectiveHorizontalPodAutoscaler and CronFederatedHPA. */
 export const REPLICA_OWNER_CONFLICT = 'ReplicaOwnerConflict';
 
+/** The domain event on the autoscaler when its conflict clears (a conflict is `ReplicaOwnerConflict`). */
+export const REPLICA_OWNER_CONFLICT_RESOLVED = 'ReplicaOwnerConflictResolved';
+
 /** The condition's reasons: why it is True (a member HPA; an apply whose count was kept), or that it cleared. */
 export const OwnerConflictReasons = {
   /** A member cluster runs an HPA Flotilla did not create on the autoscaler's workload. */
@@ -22,9 +25,36 @@ export const OwnerConflictReasons = {
 
 /**
  * How long the condition keeps showing a conflict that happened once (an apply, whose count was kept) before it
- * clears: a foreign member HPA is a state, seen as long as it lasts; an apply is a moment.
+ * clears: a foreign member HPA is a state, seen as long as it lasts; an apply is a moment. Counted from the latest
+ * such apply: one made again within the hold restarts it (the user did it again, they are told again).
  */
 export const ONE_TIME_CONFLICT_HOLD_MS = 10 * 60_000;
+
+/**
+ * The condition the gateway sets on the autoscaler whose count an apply kept: True (AppliedReplicasRetained), with
+ * `lastUpdateTime` the apply's time. The status writer moves `lastTransitionTime` only when the status changes, so
+ * a second apply while the first one's condition stands is told apart by `lastUpdateTime` alone.
+ */
+export function appliedReplicasRetainedCondition(message: string, appliedAt: Date): Condition {
+  return {
+    type: REPLICA_OWNER_CONFLICT,
+    status: 'True',
+    reason: OwnerConflictReasons.appliedReplicasRetained,
+    message,
+    lastUpdateTime: appliedAt.toISOString(),
+  };
+}
+
+/**
+ * When a one-time conflict's condition clears: ONE_TIME_CONFLICT_HOLD_MS after the latest apply that set it
+ * (`lastUpdateTime`; `lastTransitionTime` for a condition written before that field). Undefined for a condition
+ * that is not a standing one-time conflict, or that tells no time (it is then never cleared by time).
+ */
+export function oneTimeConflictHoldEnd(c: Condition | undefined): Date | undefined {
+  if (c?.status !== 'True' || c.reason !== OwnerConflictReasons.appliedReplicasRetained) return undefined;
+  const since = Date.parse(c.lastUpdateTime ?? c.lastTransitionTime ?? '');
+  return Number.isNaN(since) ? undefined : new Date(since + ONE_TIME_CONFLICT_HOLD_MS);
+}
 
 const FHPA = 'FederatedHPA';
 
@@ -77,7 +107,7 @@ const refText = (r: WorkloadRef) => `${r.kind} ${r.namespace ? `${r.namespace}/`
  * Decides the autoscaler's `ReplicaOwnerConflict` condition: True (ForeignMemberHPA) while a member cluster reports
  * an HPA Flotilla did not create on its workload, naming them; a Warning `ReplicaOwnerConflict` on the autoscaler
  * and on the workload, naming both, whenever that set changes. Once none is left, False (NoConflict), with a Normal
- * event. A one-time conflict (AppliedReplicasRetained) is left standing for ONE_TIME_CONFLICT_HOLD_MS.
+ * event. A one-time conflict (AppliedReplicasRetained) is left standing until its hold ends (oneTimeConflictHoldEnd).
  */
 export function decideOwnerConflict(input: OwnerConflictInput): OwnerConflictDecision {
   const { autoscaler, current } = input;
@@ -120,8 +150,8 @@ export function decideOwnerConflict(input: OwnerConflictInput): OwnerConflictDec
   }
   if (current?.status !== 'True') return { conflicts, events: [] };
   if (current.reason === OwnerConflictReasons.appliedReplicasRetained) {
-    const since = current.lastTransitionTime ? Date.parse(current.lastTransitionTime) : Number.NaN;
-    if (!(input.now.getTime() - since >= ONE_TIME_CONFLICT_HOLD_MS)) return { conflicts, events: [] };
+    const end = oneTimeConflictHoldEnd(current);
+    if (end === undefined || input.now.getTime() < end.getTime()) return { conflicts, events: [] };
   }
   const message = `no other writer of ${workload ? refText(workload) : 'its target'}'s replicas is seen`;
   return {

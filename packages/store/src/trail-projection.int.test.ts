@@ -20,17 +20,34 @@ const ehpa = (name: string, target: string): AutoscalerLike => ({
 });
 
 let n = 0;
-/** A decision of `ehpaName` (to `to` replicas) or an apply of `workload`, published on the stream. */
-async function decide(e: { ehpa?: string; workload?: string; to: number }): Promise<TrailEvent> {
+/**
+ * A decision of `ehpa` (to `to` replicas), an apply of `workload`, or a change of `conflictOn`'s (an EffectiveHPA's)
+ * ReplicaOwnerConflict condition (`to` 1: True, 0: False), published on the stream.
+ */
+async function decide(e: { ehpa?: string; workload?: string; conflictOn?: string; to: number }): Promise<TrailEvent> {
   const time = new Date(Date.UTC(2026, 4, 4, 8, 0, n++));
+  const condition = (status: string, reason: string) => ({
+    statusPatch: { conditions: [{ type: 'ReplicaOwnerConflict', status, reason, message: `${reason} at ${n}` }] },
+  });
   const [kind, name, type, data] = e.ehpa
     ? ['EffectiveHorizontalPodAutoscaler', e.ehpa, 'EffectiveHPAScaled', { source: 'observed', toReplicas: e.to }]
-    : [
-        'Deployment',
-        e.workload!,
-        'ReplicasApplied',
-        { fromReplicas: null, requestedReplicas: e.to, toReplicas: e.to, via: 'nats', outcome: 'configured' },
-      ];
+    : e.conflictOn
+      ? [
+          'EffectiveHorizontalPodAutoscaler',
+          e.conflictOn,
+          ...(e.to
+            ? ([
+                'ReplicaOwnerConflict',
+                { conflicts: ['m1/default/local'], ...condition('True', 'ForeignMemberHPA') },
+              ] as const)
+            : (['ReplicaOwnerConflictResolved', condition('False', 'NoConflict')] as const)),
+        ]
+      : [
+          'Deployment',
+          e.workload!,
+          'ReplicasApplied',
+          { fromReplicas: null, requestedReplicas: e.to, toReplicas: e.to, via: 'nats', outcome: 'configured' },
+        ];
   await publishEvent(bus, cloudEvent({ source: 'test', kind, namespace: 'default', name, type, time, data }));
   return { type, kind, namespace: 'default', name, time: time.toISOString(), data };
 }
@@ -44,19 +61,34 @@ describe('the replica-trail projection', () => {
       seen.push(await decide({ ehpa: 'web', to: i + 1 }));
       await decide({ ehpa: 'other', to: i + 10 });
     }
+    // An owner conflict of web's EffectiveHPA is in its trail; one of another workload's is not.
+    seen.push(await decide({ conflictOn: 'web', to: 1 }));
+    await decide({ conflictOn: 'other', to: 1 });
     // No projection yet: folded from the stream.
-    expect(await readReplicaTrail(bus, web, addresses)).toMatchObject({ projected: 0, eventsRead: 7 });
-    // Chunks of 3 entries: 7 entries end in a partial chunk that the next projection rewrites.
-    expect(await projectReplicaTrail(bus, web, addresses, { chunkEntries: 3 })).toEqual({ folded: 7, rebuilt: true });
-    seen.push(await decide({ workload: 'web', to: 20 }), await decide({ ehpa: 'web', to: 21 }));
+    expect(await readReplicaTrail(bus, web, addresses)).toMatchObject({ projected: 0, eventsRead: 8 });
+    // Chunks of 3 entries: 8 entries end in a partial chunk that the next projection rewrites.
+    expect(await projectReplicaTrail(bus, web, addresses, { chunkEntries: 3 })).toEqual({ folded: 8, rebuilt: true });
+    // The conflict clears after the projection: the entry's old value comes from the state the head stored.
+    seen.push(
+      await decide({ workload: 'web', to: 20 }),
+      await decide({ conflictOn: 'web', to: 0 }),
+      await decide({ ehpa: 'web', to: 21 }),
+    );
     const read = await readReplicaTrail(bus, web, addresses);
-    expect(read).toMatchObject({ projected: 7, eventsRead: 2 });
+    expect(read).toMatchObject({ projected: 8, eventsRead: 3 });
     expect(read.entries).toEqual(foldReplicaTrail(seen));
+    expect(read.entries.filter((x) => x.field.kind === 'ownerConflict').map((x) => [x.from, x.to])).toEqual([
+      [null, { status: 'True', reason: 'ForeignMemberHPA' }],
+      [
+        { status: 'True', reason: 'ForeignMemberHPA' },
+        { status: 'False', reason: 'NoConflict' },
+      ],
+    ]);
 
-    expect(await projectReplicaTrail(bus, web, addresses, { chunkEntries: 3 })).toEqual({ folded: 2, rebuilt: false });
+    expect(await projectReplicaTrail(bus, web, addresses, { chunkEntries: 3 })).toEqual({ folded: 3, rebuilt: false });
     expect(await projectReplicaTrail(bus, web, addresses, { chunkEntries: 3 })).toEqual({ folded: 0, rebuilt: false });
     const again = await readReplicaTrail(bus, web, addresses);
-    expect(again).toMatchObject({ projected: 9, eventsRead: 0 });
+    expect(again).toMatchObject({ projected: 11, eventsRead: 0 });
     expect(again.entries).toEqual(foldReplicaTrail(seen));
   });
 

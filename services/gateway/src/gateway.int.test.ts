@@ -191,6 +191,54 @@ describe('gateway', () => {
     }
   });
 
+  it('an apply kept back again publishes again, each restarting the hold of the autoscaler condition', async () => {
+    // A handler with its own clock on the same bus: two applies a few minutes apart leave the object as it was.
+    let now = new Date('2026-05-04T08:00:00Z');
+    const handler = new GatewayHandler({
+      store: new ObjectStore(bus),
+      kubeEvents: new KubeEventStore(bus),
+      publish: (e) => publishEvent(bus, e),
+      now: () => now,
+    });
+    await handler.apply({ object: deployment('kept', 3) });
+    await handler.apply({
+      object: {
+        apiVersion: 'autoscaling.karmada.io/v1alpha1',
+        kind: 'FederatedHPA',
+        metadata: { name: 'kept', namespace: 'default' },
+        spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'kept' }, maxReplicas: 10 },
+      },
+    });
+    const first = await handler.apply({ object: deployment('kept', 5) }, { name: 'alice', via: 'http' });
+    now = new Date('2026-05-04T08:07:00Z');
+    const again = await handler.apply({ object: deployment('kept', 5) }, { name: 'alice', via: 'http' });
+    expect([first.outcome, again.outcome, (again.object.spec as { replicas: number }).replicas]).toEqual([
+      'unchanged',
+      'unchanged',
+      3,
+    ]);
+    const conflicts: Array<{ time: string; data: unknown }> = [];
+    for await (const d of readEvents(bus, { filter: { kind: 'FederatedHPA', namespace: 'default', name: 'kept' } }))
+      if (d.event.type.endsWith('.ReplicaOwnerConflict')) conflicts.push({ time: d.event.time, data: d.event.data });
+    expect(conflicts).toEqual(
+      ['2026-05-04T08:00:00.000Z', '2026-05-04T08:07:00.000Z'].map((time) => ({
+        time,
+        data: expect.objectContaining({
+          workload: 'Deployment/kept',
+          caller: 'alice',
+          via: 'http',
+          statusPatch: {
+            conditions: [expect.objectContaining({ reason: 'AppliedReplicasRetained', lastUpdateTime: time })],
+          },
+        }),
+      })),
+    );
+    const applied: string[] = [];
+    for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'kept' } }))
+      if (d.event.type.endsWith('.ReplicasApplied')) applied.push(d.event.time);
+    expect(applied).toHaveLength(3);
+  });
+
   it('rejects an object over the size limit', async () => {
     const big = deployment('big', 1, {
       metadata: { name: 'big', namespace: 'default', annotations: { blob: 'x'.repeat(2 * 1024 * 1024) } },

@@ -21,7 +21,7 @@ import type {
   StoredLike,
 } from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import { OwnerConflictReasons, REPLICAS_APPLIED, type ReplicasAppliedData } from '@flotilla/replica-trail';
+import { appliedReplicasRetainedCondition, REPLICAS_APPLIED, type ReplicasAppliedData } from '@flotilla/replica-trail';
 import type { KubeEventStore, ObjectRef, ObjectStore, SpecLister, StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
 import {
@@ -161,7 +161,7 @@ export class GatewayHandler {
     const { object, outcome } = await this.store.apply(toStore);
     // A kept count leaves the object unchanged, and is still news: the conflict's Warning goes with it.
     if (replicas && (outcome !== 'unchanged' || replicas.retainedBy))
-      await this.publishReplicasApplied(object, replicas, outcome === 'created' ? 'created' : 'configured', caller);
+      await this.publishReplicasApplied(object, replicas, outcome, caller);
     return { object: object as StoredLike, outcome, ...(warnings && { warnings }) };
   }
 
@@ -234,11 +234,13 @@ export class GatewayHandler {
   private async publishReplicasApplied(
     object: StoredObject,
     r: ReturnType<typeof retainAutoscaledReplicas>,
-    outcome: 'created' | 'configured',
+    stored: 'created' | 'configured' | 'unchanged',
     caller: Caller,
   ): Promise<void> {
     if (r.toReplicas === undefined || r.requestedReplicas === undefined) return;
+    const outcome = stored === 'created' ? 'created' : 'configured';
     if (outcome === 'configured' && r.fromReplicas === r.toReplicas && !r.retainedBy) return;
+    const now = this.now();
     const data: ReplicasAppliedData = {
       fromReplicas: r.fromReplicas,
       requestedReplicas: r.requestedReplicas,
@@ -252,7 +254,9 @@ export class GatewayHandler {
     const conflict = r.retainedBy
       ? `two writers of ${workloadRef} spec.replicas: an apply${caller.name ? ` by ${caller.name}` : ''} asked for ${r.requestedReplicas}, and ${r.retainedBy} scales it; its count ${r.toReplicas} is kept`
       : undefined;
-    const id = `${object.metadata.uid}/${REPLICAS_APPLIED}/${object.metadata.resourceVersion}`;
+    // One record per stored revision; an apply kept back that left the object as it was is told apart from the one
+    // before it by its time only (with the revision alone, the stream would drop it as a duplicate).
+    const id = `${object.metadata.uid}/${REPLICAS_APPLIED}/${object.metadata.resourceVersion}${stored === 'unchanged' ? `/${now.toISOString()}` : ''}`;
     await this.publish(
       cloudEvent({
         id,
@@ -261,7 +265,7 @@ export class GatewayHandler {
         kind: object.kind,
         namespace: object.metadata.namespace,
         name: object.metadata.name,
-        time: this.now(),
+        time: now,
         data: {
           ...data,
           ...(conflict ? { kubeEvent: { type: 'Warning', reason: REPLICA_OWNER_CONFLICT, message: conflict } } : {}),
@@ -278,21 +282,16 @@ export class GatewayHandler {
           kind: r.retainedByRef.kind,
           namespace: r.retainedByRef.namespace,
           name: r.retainedByRef.name,
-          time: this.now(),
+          time: now,
           data: {
             workload: workloadRef,
+            // Who applied, as ReplicasApplied names them: the replica trail's entry for this conflict names the user.
+            ...(caller.name ? { caller: caller.name } : {}),
+            via: caller.via,
             // The autoscaler's condition (packages/replica-trail's owner conflicts): a one-time conflict, which the
-            // hpa-assigner's replica-owners controller clears after ONE_TIME_CONFLICT_HOLD_MS.
-            statusPatch: {
-              conditions: [
-                {
-                  type: REPLICA_OWNER_CONFLICT,
-                  status: 'True',
-                  reason: OwnerConflictReasons.appliedReplicasRetained,
-                  message: conflict,
-                },
-              ],
-            },
+            // hpa-assigner's replica-owners controller clears ONE_TIME_CONFLICT_HOLD_MS after the latest such apply
+            // (its lastUpdateTime is this apply's time: a second one restarts the hold).
+            statusPatch: { conditions: [appliedReplicasRetainedCondition(conflict, now)] },
             kubeEvent: { type: 'Warning', reason: REPLICA_OWNER_CONFLICT, message: conflict },
           },
         }),

@@ -5,6 +5,7 @@ import { defineController, type Controller, type ControllerQueue } from '@flotil
 import {
   decideOwnerConflict,
   REPLICA_OWNER_CONFLICT,
+  REPLICA_OWNER_CONFLICT_RESOLVED,
   TRAIL_AUTOSCALER_KINDS,
   type AutoscalerLike,
 } from '@flotilla/replica-trail';
@@ -17,7 +18,7 @@ import type { ControllerLogger } from './federated-hpa-controller.js';
 export const REPLICA_OWNERS_CONTROLLER_NAME = Controllers.replicaOwners;
 
 /** The domain event on the autoscaler when its conflict clears (a conflict is `ReplicaOwnerConflict`, as the gateway's). */
-export const REPLICA_OWNER_CONFLICT_RESOLVED = 'ReplicaOwnerConflictResolved';
+export { REPLICA_OWNER_CONFLICT_RESOLVED };
 
 export interface ReplicaOwnersControllerOptions {
   informers: Informers;

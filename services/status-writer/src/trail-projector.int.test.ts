@@ -21,7 +21,7 @@ const object = (apiVersion: string, kind: string, name: string, spec: unknown) =
 });
 
 describe('TrailProjector', () => {
-  it("projects the workload a decision is about: a binding's resource, a cron aimed at its FederatedHPA", async () => {
+  it("projects the workload a decision is about: a binding's resource, a cron aimed at its FederatedHPA, its conflict", async () => {
     const store = new ObjectStore(bus);
     await store.apply(object('apps/v1', 'Deployment', 'shop', { replicas: 2 }) as never);
     await store.apply(
@@ -56,6 +56,21 @@ describe('TrailProjector', () => {
         name: 'shop-cron',
         data: { ruleName: 'up', appliedMinReplicas: 4, target: 'FederatedHPA shop' },
       }),
+      // an owner conflict on the cron: the workload of the FederatedHPA it is aimed at
+      cloudEvent({
+        source: 'test',
+        time: new Date(),
+        type: 'ReplicaOwnerConflict',
+        kind: 'CronFederatedHPA',
+        namespace: 'default',
+        name: 'shop-cron',
+        data: {
+          conflicts: ['m1/default/shop-local'],
+          statusPatch: {
+            conditions: [{ type: 'ReplicaOwnerConflict', status: 'True', reason: 'ForeignMemberHPA', message: 'm1' }],
+          },
+        },
+      }),
       // not a replica decision: never makes a projection
       cloudEvent({
         source: 'test',
@@ -79,6 +94,11 @@ describe('TrailProjector', () => {
     expect(read.entries.map((e) => [e.field, e.to, e.event])).toEqual([
       [{ kind: 'cluster', cluster: 'm1' }, 2, 'BindingScheduled'],
       [{ kind: 'autoscalerLimits', autoscaler: 'FederatedHPA shop' }, { minReplicas: 4 }, 'CronRuleExecuted'],
+      [
+        { kind: 'ownerConflict', autoscaler: 'CronFederatedHPA shop-cron' },
+        { status: 'True', reason: 'ForeignMemberHPA' },
+        'ReplicaOwnerConflict',
+      ],
     ]);
     const keys: string[] = [];
     for await (const k of await bus.trails.keys()) keys.push(k);

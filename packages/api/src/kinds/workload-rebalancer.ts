@@ -6,46 +6,93 @@ import { dns1123LabelErrors } from '../names.js';
 import { int32, int64, labelSelectorSchema, type LabelSelector } from './common.js';
 import type { AdmissionContext, KindAdmission } from './kind-admission.js';
 
-export const rebalancerObjectReferenceSchema = z.strictObject({
-  apiVersion: z.string().min(1),
-  kind: z.string().min(1),
-  name: z.string().min(1),
-  namespace: z.string().optional(),
-});
+// Descriptions follow Karmada's WorkloadRebalancer API (apps.karmada.io/v1alpha1), with Flotilla's departures said.
+export const rebalancerObjectReferenceSchema = z
+  .strictObject({
+    apiVersion: z.string().min(1).describe('APIVersion represents the API version of the target resource.'),
+    kind: z.string().min(1).describe('Kind represents the Kind of the target resource.'),
+    name: z.string().min(1).describe('Name of the target resource.'),
+    namespace: z
+      .string()
+      .optional()
+      .describe(
+        'Namespace of the target resource. Default is empty, which means it is a non-namespacescoped resource (required for a namespaced one).',
+      ),
+  })
+  .describe('ObjectReference the expected resource.');
 export type RebalancerObjectReference = z.infer<typeof rebalancerObjectReferenceSchema>;
 
 /**
  * Flotilla's extension (asked for in karmada-io/karmada#5206): workloads chosen by labels, optionally narrowed to
  * one apiVersion/kind and one namespace. Resolved when the rebalancer's spec is observed, into the observed list.
  */
-export const workloadSelectorSchema = z.strictObject({
-  apiVersion: z.string().min(1).optional(),
-  kind: z.string().min(1).optional(),
-  namespace: z.string().min(1).optional(),
-  labelSelector: labelSelectorSchema,
-});
+export const workloadSelectorSchema = z
+  .strictObject({
+    apiVersion: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Flotilla: the API version of the workloads selected (required with kind).'),
+    kind: z.string().min(1).optional().describe('Flotilla: only workloads of this kind. Unset selects every kind.'),
+    namespace: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Flotilla: only workloads in this namespace. Unset selects in every namespace.'),
+    labelSelector: labelSelectorSchema.describe(
+      'Flotilla: the labels the workloads carry. Must not be empty (it would select every workload).',
+    ),
+  })
+  .describe('Flotilla: workloads chosen by labels, resolved into status.observedWorkloads when the spec is observed.');
 export type WorkloadSelector = z.infer<typeof workloadSelectorSchema>;
 
 export const workloadRebalancerSpecSchema = z.strictObject({
   // Karmada's CRD has minItems 1; with workloadSelectors the list may be left out (validate checks one is given).
-  workloads: z.array(rebalancerObjectReferenceSchema).optional(),
-  workloadSelectors: z.array(workloadSelectorSchema).optional(),
-  ttlSecondsAfterFinished: int32.optional(),
+  workloads: z
+    .array(rebalancerObjectReferenceSchema)
+    .optional()
+    .describe(
+      'Workloads used to specify the list of expected resource. Nil or empty list is not allowed (unless workloadSelectors are given).',
+    ),
+  workloadSelectors: z
+    .array(workloadSelectorSchema)
+    .optional()
+    .describe('Flotilla: workloads chosen by labels, in addition to workloads (karmada-io/karmada#5206).'),
+  ttlSecondsAfterFinished: int32
+    .optional()
+    .describe(
+      "TTLSecondsAfterFinished limits the lifetime of a WorkloadRebalancer that has finished execution (means each target workload is finished with result of Successful or Failed). If this field is set, ttlSecondsAfterFinished after the WorkloadRebalancer finishes, it is eligible to be automatically deleted. If this field is unset, the WorkloadRebalancer won't be automatically deleted. If this field is set to zero, the WorkloadRebalancer becomes eligible to be deleted immediately after it finishes. Must not be negative.",
+    ),
 });
 export type WorkloadRebalancerSpec = z.infer<typeof workloadRebalancerSpecSchema>;
 
 export const workloadRebalancerStatusSchema = z.looseObject({
   observedWorkloads: z
     .array(
-      z.looseObject({
-        workload: rebalancerObjectReferenceSchema,
-        result: z.enum(['Successful', 'Failed', '']).optional(),
-        reason: z.string().optional(),
-      }),
+      z
+        .looseObject({
+          workload: rebalancerObjectReferenceSchema.describe('Workload the observed resource.'),
+          result: z
+            .enum(['Successful', 'Failed', ''])
+            .optional()
+            .describe('Result the observed rebalance result of resource: Successful or Failed.'),
+          reason: z
+            .string()
+            .optional()
+            .describe(
+              'Reason represents a machine-readable description of why this resource rebalanced failed (ReferencedBindingNotFound).',
+            ),
+        })
+        .describe('ObservedWorkload the observed resource.'),
     )
-    .optional(),
-  observedGeneration: int64.optional(),
-  finishTime: timeSchema.optional(),
+    .optional()
+    .describe('ObservedWorkloads contains information about the execution states and messages of target resources.'),
+  observedGeneration: int64
+    .optional()
+    .describe(
+      "ObservedGeneration is the generation(.metadata.generation) observed by the controller. If ObservedGeneration is less than the generation in metadata means the controller hasn't confirmed the rebalance result or hasn't done the rebalance yet.",
+    ),
+  finishTime: timeSchema.optional().describe('FinishTime represents the finish time of rebalancer.'),
 });
 export type WorkloadRebalancerStatus = z.infer<typeof workloadRebalancerStatusSchema>;
 
@@ -55,8 +102,10 @@ export const workloadRebalancerSchema = z.strictObject({
   apiVersion: z.string(),
   kind: z.string(),
   metadata: z.unknown(),
-  spec: workloadRebalancerSpecSchema,
-  status: workloadRebalancerStatusSchema.optional(),
+  spec: workloadRebalancerSpecSchema.describe(
+    'Spec represents the specification of the desired behavior of WorkloadRebalancer.',
+  ),
+  status: workloadRebalancerStatusSchema.optional().describe('Status represents the status of WorkloadRebalancer.'),
 });
 
 export const workloadRebalancerAdmission: KindAdmission = {
