@@ -218,6 +218,13 @@ async function applyPart(): Promise<void> {
 
       // flotilla apply, the bridge stopped; the status bucket's watch tells when each status was folded.
       const bridge = s.suite.processes.find((p) => p.name === 'kube-bridge')!;
+      const gateway = s.suite.processes.find((p) => p.name === 'gateway')!;
+      // What the bridge did for the kubectl part, to tell where its time went.
+      const bridgeWork = await metricLines(bridge.httpPort, [
+        'flotilla_kube_bridge_writes_total',
+        'flotilla_kube_bridge_lost_writes_total',
+        'flotilla_reconcile_total',
+      ]);
       bridge.child.kill('SIGTERM');
       await bridge.exited;
       const viaFlotilla = new Timeline();
@@ -254,6 +261,11 @@ async function applyPart(): Promise<void> {
           ['flotilla apply', `${fmt(f.totalMs)} ms  (${fmt(f.rate)}/s; ${flotillaRuns} run(s))`],
           ['  latency to status in Flotilla', latencySummary(f.latencies)],
           ['kubectl / flotilla rate', `${fmt(ratio * 100)} %  (target >= 50 %: ${ratio >= 0.5 ? 'met' : 'missed'})`],
+          ['kube-bridge during kubectl', bridgeWork],
+          [
+            'gateway, both parts',
+            await metricLines(gateway.httpPort, ['flotilla_spec_reads_total', 'flotilla_api_requests_total']),
+          ],
         ],
       );
     } finally {
@@ -264,6 +276,17 @@ async function applyPart(): Promise<void> {
     await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The samples of some counters of a service, as `name{labels} value` separated by commas (zeros left out). */
+async function metricLines(httpPort: number | undefined, names: string[]): Promise<string> {
+  if (httpPort === undefined) return 'no metrics port';
+  const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => names.some((n) => l.startsWith(`${n}{`) || l.startsWith(`${n} `)) && !/ 0$/.test(l))
+    .map((l) => l.replace(/^flotilla_/, ''))
+    .join(', ');
 }
 
 /** When each CronFederatedHPA in `prefix`'s namespaces was first written in a bucket (from now on), by name. */
