@@ -1,10 +1,10 @@
-// client-node's modules one by one, not its index (see raw-api.ts).
+// client-node's modules one by one, not its index (see @flotilla/kube-client's RawObjectApi).
+import { HttpMethod, RawObjectApi } from '@flotilla/kube-client';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { BindingObjectReference, KindInfo } from '@flotilla/api';
 import type { AnyObject } from './content.js';
-import { HttpMethod, RawObjectApi } from './raw-api.js';
 
 /** The field manager of every server-side apply the bridge makes: `kubectl get -o yaml --show-managed-fields` shows it. */
 export const FIELD_MANAGER = 'flotilla';

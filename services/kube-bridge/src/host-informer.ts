@@ -1,7 +1,7 @@
 import type { KindInfo } from '@flotilla/api';
 import type { WatchEvent, WatchSource } from '@flotilla/controller';
 import { objectKey } from '@flotilla/store';
-// client-node's modules one by one, not its index (see raw-api.ts).
+// client-node's modules one by one, not its index (see @flotilla/kube-client's RawObjectApi).
 import { ListWatch } from '@kubernetes/client-node/dist/cache.js';
 import { ADD, DELETE, ERROR, UPDATE } from '@kubernetes/client-node/dist/informer.js';
 import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';

@@ -17,9 +17,11 @@ export interface RawRequest {
 
 /**
  * Requests through client-node's pipeline (authentication, middleware, ApiException on errors) with the JSON as the
- * API server sent it, for any path: the generated typed APIs that would do the same (CustomObjectsApi, CoreV1Api)
- * load every generated API with them, and KubernetesObjectApi's own methods turn every object into client-node's
- * model classes and back (renaming and dropping fields its models do not know).
+ * API server sent it, for any path. The generated typed APIs that would do the same (CustomObjectsApi, CoreV1Api,
+ * VersionApi) load every generated API with them; KubernetesObjectApi's own methods turn every object into
+ * client-node's model classes and back, which costs CPU and memory on every page and every write, renames fields (a
+ * list's `continue` becomes `_continue`) and drops, on the way in, fields its models do not know. Its discovery
+ * (`resource`, `specUriPath`) is there for subclasses. Make one with `kubeConfig.makeApiClient(RawObjectApi)`.
  */
 export class RawObjectApi extends KubernetesObjectApi {
   async send<T>(method: HttpMethod, path: string, request: RawRequest = {}): Promise<T> {
@@ -34,7 +36,11 @@ export class RawObjectApi extends KubernetesObjectApi {
     return (await this.requestPromise(ctx, AS_SENT)) as T;
   }
 
-  /** A successful answer to a raw request is parsed and returned as it is; anything else as client-node does it. */
+  /**
+   * A successful answer to a raw request is parsed and returned as it is (client-node's would make any object with
+   * `apiVersion` and `kind` a KubernetesObject, whose metadata model drops a list's `continue`); anything else, and
+   * errors, as client-node does it.
+   */
   protected override async processResponse<T extends KubernetesObject>(
     response: ResponseContext,
     type?: string,
