@@ -153,6 +153,7 @@ try {
         logger: quiet,
         pollMs: 60_000,
         failureThresholdMs: 30_000,
+        successThresholdMs: 30_000,
         resyncMs: 600_000,
         // the same writes in flight as the bare run; the rate limit out of the way (it is client-go's, not a cost)
         writes: { qps: 1e6, burst: 1e6, concurrency: IN_FLIGHT },
@@ -206,6 +207,7 @@ try {
         logger: quiet,
         pollMs: POLL_MS,
         failureThresholdMs: THRESHOLD_MS,
+        successThresholdMs: 30_000,
         // no periodic resync to fall back on: NotReady must come from the probes themselves
         resyncMs: 600_000,
         managedKinds: [],

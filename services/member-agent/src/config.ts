@@ -33,6 +33,11 @@ export const memberAgentConfigSchema = baseConfigSchema
      * `--cluster-failure-threshold`); the scheduler's FAILOVER_GRACE_MS starts after that.
      */
     KUBE_FAILURE_THRESHOLD_MS: envInt({ default: 30_000, min: 0 }),
+    /**
+     * With the kube driver: how long probes must succeed before a Cluster reported not Ready is Ready again (Karmada's
+     * `--cluster-success-threshold`), so that an API server that flaps does not bounce workloads back and forth.
+     */
+    KUBE_SUCCESS_THRESHOLD_MS: envInt({ default: 30_000, min: 0 }),
     /** With the kube driver: a full reconcile at least this often besides the one each change triggers. */
     KUBE_RESYNC_MS: envInt({ default: 30_000, min: 1000 }),
     /** With the kube driver: client-go's write rate limit against the member API server, and its burst. */

@@ -50,6 +50,7 @@ await runBusService({
           logger,
           pollMs: config.KUBE_POLL_MS,
           failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
+          successThresholdMs: config.KUBE_SUCCESS_THRESHOLD_MS,
           resyncMs: config.KUBE_RESYNC_MS,
           watchTimeoutSeconds: config.KUBE_WATCH_TIMEOUT_SECONDS,
           writes: {

@@ -8,6 +8,10 @@ import {
   readiness,
   unreachableClusterStatus,
   type KubePod,
+  type ProbeHistory,
+  type ProbeResult,
+  type Readiness,
+  type ReadinessThresholds,
 } from './cluster-status.js';
 
 const pod = (name: string, nodeName: string | undefined, phase: string, cpu: string, memory: string): KubePod => ({
@@ -102,26 +106,127 @@ describe('kubeClusterStatus (Karmada cluster status controller)', () => {
   });
 });
 
-describe('readiness (Karmada --cluster-failure-threshold)', () => {
-  it('stays Ready until probes have failed for the threshold, then reports why; one success resets it', () => {
-    let h = probed({}, 'unreachable', 1000);
-    expect(readiness(h, 1000, 5000)).toEqual({ ready: 'pending', recheckInMs: 5000 });
-    h = probed(h, 'unreachable', 4000);
-    expect(readiness(h, 4000, 5000)).toEqual({ ready: 'pending', recheckInMs: 2000 });
-    expect(readiness(h, 6000, 5000)).toEqual({ ready: false, patch: unreachableClusterStatus() });
-    expect(readiness(probed(h, 'ok', 6500), 6500, 5000)).toEqual({ ready: true });
-    expect(readiness(probed({}, 'unhealthy', 0), 0, 0)).toEqual({
+const T = { failureThresholdMs: 5000, successThresholdMs: 3000 };
+const NOT_HEALTHY_PATCH = {
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'False',
+      reason: 'ClusterNotReady',
+      message: 'cluster is reachable but health endpoint responded without ok',
+    },
+  ],
+};
+
+/** Folds the probes in order and gives the readiness seen right after each one. */
+function afterEachProbe(
+  probes: Array<[atMs: number, result: ProbeResult]>,
+  thresholds: ReadinessThresholds = T,
+): Array<Readiness['ready']> {
+  let h: ProbeHistory = {};
+  return probes.map(([at, result]) => {
+    h = probed(h, result, at, thresholds);
+    return readiness(h, at, thresholds).ready;
+  });
+}
+
+describe('readiness (Karmada --cluster-failure-threshold and --cluster-success-threshold)', () => {
+  it('stays Ready until probes have failed for the failure threshold, then reports why', () => {
+    let h = probed({}, 'unreachable', 1000, T);
+    expect(readiness(h, 1000, T)).toEqual({ ready: 'pending', recheckInMs: 5000 });
+    h = probed(h, 'unreachable', 4000, T);
+    expect(readiness(h, 4000, T)).toEqual({ ready: 'pending', recheckInMs: 2000 });
+    expect(readiness(h, 6000, T)).toEqual({ ready: false, patch: unreachableClusterStatus() });
+    const atOnce = { ...T, failureThresholdMs: 0 };
+    expect(readiness(probed({}, 'unhealthy', 0, atOnce), 0, atOnce)).toEqual({
       ready: false,
-      patch: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'False',
-            reason: 'ClusterNotReady',
-            message: 'cluster is reachable but health endpoint responded without ok',
-          },
-        ],
-      },
+      patch: NOT_HEALTHY_PATCH,
     });
+  });
+
+  it('is Ready again only once probes have succeeded for the success threshold, not Ready for the last reason until then', () => {
+    let h = probed(probed({}, 'unhealthy', 0, T), 'unhealthy', 5000, T);
+    expect(readiness(h, 5000, T)).toEqual({ ready: false, patch: NOT_HEALTHY_PATCH });
+    h = probed(h, 'ok', 6000, T);
+    expect(readiness(h, 6000, T)).toEqual({ ready: false, patch: NOT_HEALTHY_PATCH, recheckInMs: 3000 });
+    h = probed(h, 'ok', 8000, T);
+    expect(readiness(h, 8000, T)).toEqual({ ready: false, patch: NOT_HEALTHY_PATCH, recheckInMs: 1000 });
+    expect(readiness(h, 9000, T)).toEqual({ ready: true });
+    // Ready again: the history is clean, and a new failure runs the whole failure threshold.
+    h = probed(h, 'ok', 9000, T);
+    expect(h).toEqual({});
+    expect(readiness(probed(h, 'unreachable', 9500, T), 9500, T)).toEqual({ ready: 'pending', recheckInMs: 5000 });
+  });
+
+  it.each<{
+    name: string;
+    thresholds?: ReadinessThresholds;
+    probes: Array<[number, ProbeResult]>;
+    want: Array<Readiness['ready']>;
+  }>([
+    {
+      name: 'one lost probe within the failure threshold: Ready throughout, no recovery to wait for',
+      probes: [
+        [0, 'ok'],
+        [1000, 'unreachable'],
+        [2000, 'ok'],
+      ],
+      want: [true, 'pending', true],
+    },
+    {
+      name: 'flapping: fail, succeed once, fail again does not bounce Ready',
+      probes: [
+        [0, 'unreachable'],
+        [5000, 'unreachable'],
+        [6000, 'ok'],
+        [7000, 'unreachable'],
+        [8000, 'ok'],
+        [10_000, 'ok'],
+        [11_000, 'ok'],
+      ],
+      want: [
+        'pending',
+        false,
+        false,
+        // failing again while recovering: not Ready at once, the failure threshold is not run again
+        false,
+        // the recovery starts again from the first good probe after the last failure
+        false,
+        false,
+        true,
+      ],
+    },
+    {
+      name: 'a recovery that outlasted the threshold between two probes was reached: the next failure starts afresh',
+      probes: [
+        [0, 'unreachable'],
+        [5000, 'unreachable'],
+        [6000, 'ok'],
+        [20_000, 'unreachable'],
+        [25_000, 'unreachable'],
+      ],
+      want: ['pending', false, false, 'pending', false],
+    },
+    {
+      name: 'a failure threshold that ran out between two probes was reached: the good probe starts a recovery',
+      probes: [
+        [0, 'unreachable'],
+        [9000, 'ok'],
+        [12_000, 'ok'],
+      ],
+      want: ['pending', false, true],
+    },
+    {
+      name: 'success threshold 0: Ready again on the first good probe',
+      thresholds: { ...T, successThresholdMs: 0 },
+      probes: [
+        [0, 'unreachable'],
+        [5000, 'unreachable'],
+        [6000, 'ok'],
+      ],
+      want: ['pending', false, true],
+    },
+  ])('$name', ({ thresholds, probes, want }) => {
+    expect(afterEachProbe(probes, thresholds)).toEqual(want);
   });
 });

@@ -133,38 +133,93 @@ export function unhealthyClusterStatus(): ClusterStatusPatch {
   return { conditions: [{ ...NOT_HEALTHY }] };
 }
 
-/** The health probes so far: since when they fail, and what they saw. */
+/** The health probes so far: since when they fail, what they saw, and since when they succeed again. */
 export interface ProbeHistory {
-  /** Time the current run of failed probes began; undefined while the cluster answers. */
+  /**
+   * Time the current run of failed probes began; undefined while the cluster answers. Kept while the cluster
+   * recovers (it was reported not Ready and must answer for the success threshold before it is Ready again).
+   */
   failingSinceMs?: number;
   /** What the failing probes saw: no answer, or an answer other than 200. */
   failure?: 'unreachable' | 'unhealthy';
+  /** Time the current run of good probes began after the cluster was reported not Ready. */
+  recoveringSinceMs?: number;
 }
 
-/** Folds one probe into the history: `ok` (200 from /readyz), `unhealthy` (another answer) or `unreachable`. */
-export function probed(history: ProbeHistory, result: 'ok' | 'unhealthy' | 'unreachable', nowMs: number): ProbeHistory {
-  if (result === 'ok') return {};
-  return { failingSinceMs: history.failingSinceMs ?? nowMs, failure: result };
+/** Karmada's `--cluster-failure-threshold` and `--cluster-success-threshold`, in milliseconds. */
+export interface ReadinessThresholds {
+  /** How long probes must fail before a Ready cluster is reported not Ready. */
+  failureThresholdMs: number;
+  /** How long probes must succeed before a cluster reported not Ready is reported Ready again. */
+  successThresholdMs: number;
+}
+
+export type ProbeResult = 'ok' | 'unhealthy' | 'unreachable';
+
+/**
+ * Folds one probe into the history: `ok` (200 from /readyz), `unhealthy` (another answer) or `unreachable`.
+ * As in Karmada's cluster condition cache, a change of what the probes see restarts the threshold that applies: a
+ * failure while the cluster recovers puts it back to not Ready (its recovery starts again at the next good probe),
+ * and a good probe before the failure threshold ran out leaves the cluster Ready as if nothing happened.
+ */
+export function probed(
+  history: ProbeHistory,
+  result: ProbeResult,
+  nowMs: number,
+  thresholds: ReadinessThresholds,
+): ProbeHistory {
+  const state = reportedState(history, nowMs, thresholds);
+  if (result === 'ok') {
+    if (state === 'ready' || state === 'failing') return {};
+    if (state === 'recovering') return history;
+    return { ...history, recoveringSinceMs: nowMs };
+  }
+  // A Ready cluster starts the failure threshold now. Failing on (or again while it recovers), the first failure is
+  // kept: a cluster not Ready stays so at once, without running the failure threshold a second time.
+  if (state === 'ready') return { failingSinceMs: nowMs, failure: result };
+  return { failingSinceMs: history.failingSinceMs!, failure: result };
 }
 
 export type Readiness =
   | { ready: true }
-  | { ready: false; patch: ClusterStatusPatch }
+  | { ready: false; patch: ClusterStatusPatch; recheckInMs?: number }
   | { ready: 'pending'; recheckInMs: number };
 
 /**
- * Karmada's `--cluster-failure-threshold`: a cluster whose probes fail is reported not Ready only once they have
- * failed for `thresholdMs`, so one lost probe does not fail a cluster over. While the threshold runs, the cluster
- * keeps its last report and the caller looks again after `recheckInMs`.
+ * Karmada's cluster thresholds: a cluster whose probes fail is reported not Ready only once they have failed for
+ * `failureThresholdMs`, so one lost probe does not fail a cluster over. While that runs, the cluster keeps its last
+ * report (`pending`) and the caller looks again after `recheckInMs`. A cluster reported not Ready is Ready again only
+ * once its probes have succeeded for `successThresholdMs`, so a flapping API server does not bounce its workloads
+ * back; until then it stays not Ready for the reason last seen, and the caller looks again after `recheckInMs`.
  */
-export function readiness(history: ProbeHistory, nowMs: number, thresholdMs: number): Readiness {
-  if (history.failingSinceMs === undefined) return { ready: true };
-  const remaining = history.failingSinceMs + thresholdMs - nowMs;
-  if (remaining > 0) return { ready: 'pending', recheckInMs: remaining };
+export function readiness(history: ProbeHistory, nowMs: number, thresholds: ReadinessThresholds): Readiness {
+  const state = reportedState(history, nowMs, thresholds);
+  if (state === 'ready') return { ready: true };
+  if (state === 'failing')
+    return { ready: 'pending', recheckInMs: history.failingSinceMs! + thresholds.failureThresholdMs - nowMs };
+  const patch = history.failure === 'unhealthy' ? unhealthyClusterStatus() : unreachableClusterStatus();
+  if (state === 'notReady') return { ready: false, patch };
   return {
     ready: false,
-    patch: history.failure === 'unhealthy' ? unhealthyClusterStatus() : unreachableClusterStatus(),
+    patch,
+    recheckInMs: history.recoveringSinceMs! + thresholds.successThresholdMs - nowMs,
   };
+}
+
+/**
+ * Where the history stands at `nowMs`: `ready`; `failing` within the failure threshold (still reported Ready);
+ * `notReady`; or `recovering` within the success threshold (still reported not Ready). A run of probes lasts until a
+ * probe says otherwise, so a threshold that ran out between two probes has been reached.
+ */
+function reportedState(
+  history: ProbeHistory,
+  nowMs: number,
+  thresholds: ReadinessThresholds,
+): 'ready' | 'failing' | 'notReady' | 'recovering' {
+  if (history.failingSinceMs === undefined) return 'ready';
+  if (history.recoveringSinceMs !== undefined)
+    return nowMs - history.recoveringSinceMs >= thresholds.successThresholdMs ? 'ready' : 'recovering';
+  return nowMs - history.failingSinceMs >= thresholds.failureThresholdMs ? 'notReady' : 'failing';
 }
 
 function pick(list: Record<string, string | undefined> | undefined): Record<string, string> {

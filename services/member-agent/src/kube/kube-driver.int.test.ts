@@ -122,6 +122,7 @@ describe('KubeDriver against a real member control plane', () => {
       logger: opts.logger ?? recordingLogger(),
       pollMs: 300,
       failureThresholdMs: opts.failureThresholdMs ?? 1500,
+      successThresholdMs: 1500,
       resyncMs: opts.resyncMs ?? 2000,
       metricsPeriodMs: 1000,
     });

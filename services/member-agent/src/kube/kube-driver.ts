@@ -82,6 +82,8 @@ export interface KubeDriverOptions {
   pollMs: number;
   /** How long probes must fail before the cluster is reported not Ready (KUBE_FAILURE_THRESHOLD_MS). */
   failureThresholdMs: number;
+  /** How long probes must succeed before a cluster reported not Ready is Ready again (KUBE_SUCCESS_THRESHOLD_MS). */
+  successThresholdMs: number;
   /** A full reconcile at least this often, besides the one every change triggers (default 30 s). */
   resyncMs?: number;
   /** How often pod CPU usage is read from metrics.k8s.io (default 15 s, the HPA controller's sync period). */
@@ -263,6 +265,7 @@ export class KubeDriver {
     for (const [name, v] of [
       ['pollMs', opts.pollMs],
       ['failureThresholdMs', opts.failureThresholdMs],
+      ['successThresholdMs', opts.successThresholdMs],
     ] as const)
       if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name}: expected an integer >= 0, got ${v}`);
     this.writes = opts.writes ?? { qps: 50, burst: 100, concurrency: 8 };
@@ -368,15 +371,16 @@ export class KubeDriver {
         result = 'unreachable';
       }
       const before = this.readyState;
-      this.history = probed(this.history, result, this.opts.clock.now().getTime());
-      const now = readiness(this.history, this.opts.clock.now().getTime(), this.opts.failureThresholdMs);
+      const answersAgain = result === 'ok' && this.history.failingSinceMs !== undefined;
+      this.history = probed(this.history, result, this.opts.clock.now().getTime(), this.opts);
+      const now = readiness(this.history, this.opts.clock.now().getTime(), this.opts);
       this.readyState = now.ready;
-      if (now.ready !== before) {
-        if (now.ready === true) this.wakeInformers();
-        this.kick();
-      }
-      // While the threshold runs, look again right when it ends, so NotReady comes on time.
-      this.scheduleProbe(now.ready === 'pending' ? Math.min(this.opts.pollMs, now.recheckInMs) : this.opts.pollMs);
+      // Informers waiting out their backoff list at once, so the caches are fresh when the cluster is Ready again.
+      if (answersAgain) this.wakeInformers();
+      if (now.ready !== before) this.kick();
+      // While a threshold runs, look again right when it ends, so NotReady (or Ready again) comes on time.
+      const recheckInMs = now.ready === true ? undefined : now.recheckInMs;
+      this.scheduleProbe(recheckInMs === undefined ? this.opts.pollMs : Math.min(this.opts.pollMs, recheckInMs));
     })().finally(() => {
       this.probing = undefined;
     });
@@ -495,7 +499,7 @@ export class KubeDriver {
     await this.followTemplates(bindings);
     const desired = desiredMemberObjects({ cluster: this.cluster, bindings, template: this.templateLookup });
     const nowMs = this.opts.clock.now().getTime();
-    const ready = readiness(this.history, nowMs, this.opts.failureThresholdMs);
+    const ready = readiness(this.history, nowMs, this.opts);
     const current = new Map<string, WorkloadReport>();
     const usage: WorkloadUsage[] = [];
     let patch: ClusterStatusPatch | undefined;
