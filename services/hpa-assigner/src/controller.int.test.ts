@@ -143,6 +143,46 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     expect((await assigned('shop')).at(-1)!.data.reason).toBe('Reassigned');
   });
 
+  it('waits for the scheduler to hand the binding over: no assignment over the clusters it scheduled for itself', async () => {
+    await h.apply(deployment('handover', 2));
+    // scheduled by the affinity scheduler for itself (Aggregated: all in one cluster), before any FederatedHPA
+    await h.apply(targetBinding('handover', [{ name: 'member2', replicas: 2 }]));
+    await h.apply(
+      federatedHpa('handover', {
+        minReplicas: 2,
+        maxReplicas: 10,
+        federatedHPAAssignment: {
+          federatedHPAAssignmentType: 'Prioritized',
+          clusterAutoscalingPreference: [
+            { targetCluster: { clusterNames: ['member1'] }, priority: 3 },
+            { targetCluster: { clusterNames: ['member2'] }, priority: 2 },
+          ],
+        },
+      }),
+    );
+    await eventually(
+      async () =>
+        (await binding('handover-deployment'))?.metadata.annotations?.[FederatedHpaAnnotations.owner] === 'handover'
+          ? true
+          : undefined,
+      10_000,
+      'the binding marked as owned',
+    );
+    // several sync periods (300 ms) pass: without the feasible clusters nothing is divided
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await assigned('handover')).toEqual([]);
+    expect(await limitsOf('handover')).toBeUndefined();
+    // the scheduler's hand-off: the first assignment goes to the most preferred feasible cluster, once
+    await h.store.update({ kind: 'ResourceBinding', namespace: 'default', name: 'handover-deployment' }, (cur) => ({
+      ...cur,
+      metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...allFeasible } },
+    }));
+    expect(await eventually(() => limitsOf('handover'), 10_000, 'member limits')).toEqual({
+      member1: { minReplicas: 2, maxReplicas: 10 },
+    });
+    expect((await assigned('handover')).map((e) => e.data.reason)).toEqual(['Initial']);
+  });
+
   it('Prioritized: pods pending past autoscaleMultiClusterDelay move the free max to the next cluster (BullMQ delay)', async () => {
     await h.apply(deployment('burst', 2));
     await h.apply(

@@ -5,6 +5,7 @@ import { publishEvent, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
 import { GatewayClient } from '@flotilla/client';
 import { GatewayHandler, serveNatsApi } from '@flotilla/gateway';
+import type { PooledKubeConfig } from '@flotilla/kube-client';
 import { ReadinessGates } from '@flotilla/runtime';
 import { KubeEventStore, ObjectStore, type ObjectRef, StatusStore } from '@flotilla/store';
 import { eventually, metricSum, REDIS_URL, uniquePrefix } from '@flotilla/testkit';
@@ -43,6 +44,7 @@ interface Running {
   bridge: KubeBridge;
   registry: Registry;
   gates: ReadinessGates;
+  kubeConfig: PooledKubeConfig;
 }
 let running: Running | undefined;
 
@@ -67,12 +69,13 @@ async function startBridge(): Promise<Running> {
     instance: 'bridge-test',
   });
   await bridge.start();
-  running = { bridge, registry, gates };
+  running = { bridge, registry, gates, kubeConfig };
   return running;
 }
 
 async function stopBridge(): Promise<void> {
   await running?.bridge.stop();
+  running?.kubeConfig.destroy();
   running = undefined;
 }
 
