@@ -2,6 +2,7 @@
 // the agent's memory) where the driver needs these few; patches/ makes them load without the generated APIs too.
 import { Health } from '@kubernetes/client-node/dist/health.js';
 import { Metrics, type PodMetricsList } from '@kubernetes/client-node/dist/metrics.js';
+import { KubernetesObjectApi } from '@kubernetes/client-node/dist/object.js';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
 import { Watch } from '@kubernetes/client-node/dist/watch.js';
@@ -13,10 +14,12 @@ import type { MemberClusterApi, ResourceInfo } from './kube-api.js';
 import { FIELD_MANAGER, type Manifest, type MemberRef } from './member-objects.js';
 
 /**
- * Raw requests (JSON as the API server sent it) with what the driver needs besides: discovery (to build watch
- * paths), paged lists, server-side apply and /version.
+ * KubernetesObjectApi for its discovery (to build watch and object paths), with the driver's requests sent raw (JSON
+ * as the API server sent it, see RawObjectApi): paged lists, server-side apply and /version.
  */
-class MemberObjectApi extends RawObjectApi {
+class MemberObjectApi extends KubernetesObjectApi {
+  private readonly raw = new RawObjectApi(this.configuration);
+
   async resourceInfo(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
     const r = await this.resource(apiVersion, kind);
     if (!r) return undefined;
@@ -31,7 +34,7 @@ class MemberObjectApi extends RawObjectApi {
     page: { labelSelector?: string | undefined; limit: number; continueToken?: string | undefined },
   ): Promise<{ items?: RawObject[]; metadata?: { resourceVersion?: string; continue?: string } }> {
     const path = await this.specUriPath({ apiVersion, kind, metadata: {} }, 'list');
-    return await this.send(HttpMethod.GET, path, {
+    return await this.raw.send(HttpMethod.GET, path, {
       query: { labelSelector: page.labelSelector || undefined, limit: page.limit, continue: page.continueToken },
     });
   }
@@ -39,7 +42,7 @@ class MemberObjectApi extends RawObjectApi {
   /** Server-side apply (forced, with `fieldManager`) of `manifest` as it is; returns the object. */
   async serverSideApply(manifest: Manifest, fieldManager: string): Promise<RawObject> {
     const path = await this.specUriPath(manifest as KubernetesObject, 'patch');
-    return await this.send<RawObject>(HttpMethod.PATCH, path, {
+    return await this.raw.send<RawObject>(HttpMethod.PATCH, path, {
       body: manifest,
       contentType: PatchStrategy.ServerSideApply,
       query: { fieldManager, force: true },
@@ -48,7 +51,7 @@ class MemberObjectApi extends RawObjectApi {
 
   /** `gitVersion` from /version (the generated VersionApi would load every generated API with it). */
   async gitVersion(): Promise<string> {
-    return (await this.send<{ gitVersion?: string }>(HttpMethod.GET, '/version')).gitVersion ?? '';
+    return (await this.raw.send<{ gitVersion?: string }>(HttpMethod.GET, '/version')).gitVersion ?? '';
   }
 }
 
