@@ -97,6 +97,11 @@ export class AssignmentMode {
       return;
     }
     const feasible = binding.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters];
+    // The affinity scheduler writes the clusters its filters keep in answer to the owner mark, and that write wakes
+    // this FederatedHPA again. Assigning before it would split over the clusters the workload happens to run in now,
+    // to be rewritten a moment later: member HPAs briefly created with limits nobody decided, and a first assignment
+    // that depends on which service was quicker. (A FederatedHPA's own clusterAffinity chooses without them.)
+    if (feasible === undefined && !spec.clusterAffinity) return;
     const candidates =
       feasible !== undefined ? feasible.split(',').filter(Boolean) : (bindingSpec.clusters ?? []).map((c) => c.name);
     const hpaBindingRef: ObjectRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };

@@ -143,6 +143,40 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     expect((await assigned('shop')).at(-1)!.data.reason).toBe('Reassigned');
   });
 
+  it('assigns only once the affinity scheduler has written the feasible clusters, never over where the workload runs now', async () => {
+    await h.apply(deployment('late', 3));
+    // Scheduled to member1 alone before the FederatedHPA came; the scheduler has not answered the owner mark yet.
+    await h.apply(targetBinding('late', [{ name: 'member1', replicas: 3 }]));
+    await h.apply(federatedHpa('late', { minReplicas: 3, maxReplicas: 12, federatedHPAAssignment: staticWeighted123 }));
+    await eventually(
+      async () =>
+        (await binding('late-deployment'))?.metadata.annotations?.[FederatedHpaAnnotations.owner] ? true : undefined,
+      10_000,
+      'the owner mark',
+    );
+    // several sync periods: nothing is assigned over member1 alone in the meantime
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await assigned('late')).toEqual([]);
+    expect(await binding('late-horizontalpodautoscaler')).toBeUndefined();
+    // The affinity scheduler answers: the first assignment is over the clusters its filters keep.
+    await h.store.update({ kind: 'ResourceBinding', namespace: 'default', name: 'late-deployment' }, (cur) => ({
+      ...cur,
+      metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...allFeasible } },
+    }));
+    expect(await eventually(() => limitsOf('late'), 10_000, 'member limits')).toEqual({
+      member1: { minReplicas: 1, maxReplicas: 2 },
+      member2: { minReplicas: 1, maxReplicas: 4 },
+      member3: { minReplicas: 1, maxReplicas: 6 },
+    });
+    const first = (await assigned('late'))[0]!;
+    expect(first.data.reason).toBe('Initial');
+    expect(first.data.assignments).toEqual([
+      { cluster: 'member1', minReplicas: 1, maxReplicas: 2 },
+      { cluster: 'member2', minReplicas: 1, maxReplicas: 4 },
+      { cluster: 'member3', minReplicas: 1, maxReplicas: 6 },
+    ]);
+  });
+
   it('Prioritized: pods pending past autoscaleMultiClusterDelay move the free max to the next cluster (BullMQ delay)', async () => {
     await h.apply(deployment('burst', 2));
     await h.apply(
