@@ -5,6 +5,8 @@
 //   across to the next one after autoscaleMultiClusterDelay, and back when load falls;
 // - Karmada's shipped FederatedHPA scales a workload on pod metrics read from metrics.k8s.io;
 // - a CronFederatedHPA scales a workload at its schedule;
+// - an HPA created by hand in a member cluster on a workload a FederatedHPA scales is an owner conflict (condition
+//   and Warning) until it is deleted;
 // - a member watch that etcd compaction expires (a real 410 Gone) makes the driver list again, and nothing is applied
 //   twice or lost.
 // The clusters are shared by every case (their start-up is most of this file's run time).
@@ -19,6 +21,7 @@ import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
 import type { Cluster } from '@flotilla/scheduling';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { deployment, fhpaCli, prioritizedFhpa } from './support/fhpa.js';
+import { describedWith, ownerCondition } from './support/owner-conflict.js';
 import {
   policyOn,
   stopSuiteAndClusters,
@@ -351,6 +354,77 @@ describe('autoscaling on kube member clusters', () => {
     );
     expect(await memberReplicas(kube2(), 'burst')).toBe(1);
   }, 600_000);
+
+  it('a member HPA created in a member cluster by hand, on a workload a FederatedHPA scales: the conflict is seen at once, and cleared when it goes', async () => {
+    logOnFailure();
+    await apply(
+      'owned',
+      [
+        deployment('owned', 1, '100m'),
+        policyOn('owned', ['kube2'], '{ replicaSchedulingType: Duplicated }'),
+        prioritizedFhpa('owned', { minReplicas: 1, maxReplicas: 2, delaySeconds: 10, clusters: ['kube2'] }),
+      ].join('---\n'),
+    );
+    // Flotilla's own member HPA for it is there first (it carries the binding annotation: not foreign).
+    await eventually(
+      async () => ((await kube2().kubectl(['get', 'hpa', 'owned', '-n', 'default'])).code === 0 ? true : undefined),
+      60_000,
+      "Flotilla's member HPA in kube2",
+    );
+    // Someone with access to kube2 adds an HPA of their own on the same Deployment.
+    const foreign = await kube2().kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: { name: owned-local, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: owned }
+  minReplicas: 1
+  maxReplicas: 3
+  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 80 } } }]
+`,
+    });
+    expect(foreign.code, foreign.stderr).toBe(0);
+    // kube2's agent lists it in the Cluster's status, and only it (Flotilla's member HPA is not someone else's) ...
+    const listed = await eventually(
+      async () => {
+        const hpas = (await getJson('cluster', 'kube2'))?.status?.foreignHorizontalPodAutoscalers as unknown[] | null;
+        return hpas?.length ? hpas : undefined;
+      },
+      30_000,
+      "kube2's foreign HPA in its Cluster status",
+    );
+    expect(listed).toEqual([
+      {
+        namespace: 'default',
+        name: 'owned-local',
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'owned' },
+        minReplicas: 1,
+        maxReplicas: 3,
+      },
+    ]);
+    // ... the hpa-assigner finds the conflict: the condition on the FederatedHPA, naming the member HPA ...
+    const env = s!.env;
+    const condition = await ownerCondition(env, 'fhpa', 'owned', 'True', 30_000);
+    expect(condition).toMatchObject({ reason: 'ForeignMemberHPA' });
+    expect(condition.message).toContain('HorizontalPodAutoscaler kube2/default/owned-local (not created by Flotilla)');
+    // ... and a Warning on both objects, naming both.
+    await describedWith(
+      env,
+      ['fhpa/owned', 'deploy/owned'],
+      /Warning\s+ReplicaOwnerConflict.*HorizontalPodAutoscaler kube2\/default\/owned-local.*FederatedHPA default\/owned scales/,
+      30_000,
+    );
+
+    // The member HPA is deleted: the condition clears, with a Normal event, and kube2 lists no foreign HPA.
+    const deleted = await kube2().kubectl(['delete', 'hpa', 'owned-local', '-n', 'default']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    const cleared = await ownerCondition(env, 'fhpa', 'owned', 'False', 30_000);
+    expect(cleared).toMatchObject({ reason: 'NoConflict' });
+    await describedWith(env, ['fhpa/owned'], /Normal\s+ReplicaOwnerConflictResolved/, 30_000);
+    expect((await getJson('cluster', 'kube2'))?.status).not.toHaveProperty('foreignHorizontalPodAutoscalers');
+    // Flotilla's member HPA was never touched.
+    expect((await kube2().kubectl(['get', 'hpa', 'owned', '-n', 'default'])).code).toBe(0);
+  }, 180_000);
 
   it("Karmada's shipped FederatedHPA scales a workload on its pods' CPU usage from metrics.k8s.io", async () => {
     logOnFailure();
