@@ -7,13 +7,15 @@
 //    same run, the bridge stopped (its copying to the host would slow the baseline), status read in Flotilla.
 //    Rate: objects / (last status seen - CLI started). Latency per object: from the moment the CLI moved on to it
 //    (both CLIs apply one document at a time, so the previous document's answer line) until a watch at the same
-//    front door sees its status. Target: kubectl >= 50 % of flotilla apply's rate.
+//    front door sees its status. Target: kubectl >= 50 % of flotilla apply's rate. Beside the figures: the CPU
+//    seconds each process used in each part (procfs; kubectl's sampled every 250 ms), what the bridge wrote and
+//    reconciled, and the gateway's spec reads and requests, to tell where an object's cost goes.
 // 2. resident memory of the kube-bridge process mirroring BENCH_KUBE_BRIDGE_MIRRORED (10,000) CronFederatedHPAs,
 //    beside its idle floor (the process leading, nothing to mirror), and after a restart (the initial lists of both
 //    sides are the peak a new leader must fit in). Target: <= 150 MB.
 // Each part has a host API server of its own: what one part leaves there would be mirrored by the other's bridge.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,7 +28,7 @@ import { KubeConfig, KubernetesObjectApi, type KubernetesObject, Watch } from '@
 import { stringify } from 'yaml';
 import { webhookPki } from '../test/support/kube-webhook.js';
 import { ROOT, startSuite } from '../test/support/suite.js';
-import { fmt, heapOfServiceMb, latencySummary, report, rssOfPidMb, waitFor } from './support.js';
+import { cpuOfPidSeconds, fmt, heapOfServiceMb, latencySummary, report, rssOfPidMb, waitFor } from './support.js';
 
 const OBJECTS = Number(process.env.BENCH_KUBE_BRIDGE_OBJECTS ?? 1000);
 const MIRRORED = Number(process.env.BENCH_KUBE_BRIDGE_MIRRORED ?? 10_000);
@@ -178,13 +180,18 @@ async function applyPart(): Promise<void> {
       );
       const mirroredAt = await firstPuts(bus.objects, 'bench-kubectl');
       const foldedAt = await firstPuts(bus.status, 'bench-kubectl');
+      const cpu = new CpuUse({
+        ...clusterPids(cluster),
+        ...Object.fromEntries(s.suite.processes.map((p) => [p.name, p.child.pid])),
+      });
       const viaKubectl = new Timeline();
       viaKubectl.start();
       const kubectlRuns = await timedApply(
-        (onLine) => runKubectl(cluster.kubeconfigPath, ['apply', '-f', kubectlFile], onLine),
+        (onLine) => runKubectl(cluster.kubeconfigPath, ['apply', '-f', kubectlFile], onLine, cpu),
         (name, at) => viaKubectl.answered(name, at),
       );
       await waitFor(() => hostStatus.size >= OBJECTS, `${OBJECTS} statuses on the host`, TIMEOUT_MS, 100);
+      const kubectlCpu = cpu.since();
       hostWatch.abort();
       mirroredAt.stop();
       foldedAt.stop();
@@ -218,11 +225,19 @@ async function applyPart(): Promise<void> {
 
       // flotilla apply, the bridge stopped; the status bucket's watch tells when each status was folded.
       const bridge = s.suite.processes.find((p) => p.name === 'kube-bridge')!;
+      const gateway = s.suite.processes.find((p) => p.name === 'gateway')!;
+      // What the bridge did for the kubectl part, to tell where its time went.
+      const bridgeWork = await metricLines(bridge.httpPort, [
+        'flotilla_kube_bridge_writes_total',
+        'flotilla_kube_bridge_lost_writes_total',
+        'flotilla_reconcile_total',
+      ]);
       bridge.child.kill('SIGTERM');
       await bridge.exited;
       const viaFlotilla = new Timeline();
       const flotillaStatus = await firstPuts(bus.status, 'bench-flotilla');
       const flotillaDocs = docs('bench-flotilla');
+      cpu.reset();
       viaFlotilla.start();
       const flotillaRuns = await timedApply(
         (onLine) =>
@@ -236,6 +251,7 @@ async function applyPart(): Promise<void> {
         (name, at) => viaFlotilla.answered(name, at),
       );
       await waitFor(() => flotillaStatus.seen.size >= OBJECTS, `${OBJECTS} statuses in Flotilla`, TIMEOUT_MS, 100);
+      const flotillaCpu = cpu.since();
       flotillaStatus.stop();
       for (const [name, at] of flotillaStatus.seen) viaFlotilla.status.set(name, at);
 
@@ -254,6 +270,13 @@ async function applyPart(): Promise<void> {
           ['flotilla apply', `${fmt(f.totalMs)} ms  (${fmt(f.rate)}/s; ${flotillaRuns} run(s))`],
           ['  latency to status in Flotilla', latencySummary(f.latencies)],
           ['kubectl / flotilla rate', `${fmt(ratio * 100)} %  (target >= 50 %: ${ratio >= 0.5 ? 'met' : 'missed'})`],
+          ['CPU seconds, kubectl part', kubectlCpu],
+          ['CPU seconds, flotilla part', flotillaCpu],
+          ['kube-bridge during kubectl', bridgeWork],
+          [
+            'gateway, both parts',
+            await metricLines(gateway.httpPort, ['flotilla_spec_reads_total', 'flotilla_api_requests_total']),
+          ],
         ],
       );
     } finally {
@@ -264,6 +287,53 @@ async function applyPart(): Promise<void> {
     await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The host's etcd and kube-apiserver, by the pids its record names. */
+function clusterPids(cluster: KubeCluster): Record<string, number | undefined> {
+  const record = JSON.parse(readFileSync(join(cluster.dir, 'cluster.json'), 'utf8')) as {
+    pids: Record<string, number>;
+  };
+  return record.pids;
+}
+
+/**
+ * CPU time of each process of a part (the services, the host's programs, kubectl, this process: the CLI and the
+ * watches), from a starting point: where an object's cost goes, whatever else the machine runs meanwhile.
+ */
+class CpuUse {
+  private start = new Map<string, number>();
+  /** kubectl's last reading before it exited (procfs forgets a process once it is reaped). */
+  kubectl = 0;
+  private ownStart = process.cpuUsage();
+  constructor(private readonly pids: Record<string, number | undefined>) {
+    this.reset();
+  }
+  reset(): void {
+    this.start = new Map(Object.entries(this.pids).map(([n, pid]) => [n, cpuOfPidSeconds(pid)]));
+    this.ownStart = process.cpuUsage();
+    this.kubectl = 0;
+  }
+  since(): string {
+    const used = [...this.start].map(([n, t0]) => [n, cpuOfPidSeconds(this.pids[n]) - t0] as const);
+    const own = process.cpuUsage(this.ownStart);
+    used.push(['bench (CLI, watches)', (own.user + own.system) / 1e6]);
+    if (this.kubectl > 0) used.push(['kubectl', this.kubectl]);
+    const alive = used.filter(([, t]) => Number.isFinite(t));
+    const total = alive.reduce((sum, [, t]) => sum + t, 0);
+    return `${fmt(total)} in all: ${alive.map(([n, t]) => `${n} ${fmt(t)}`).join(', ')}`;
+  }
+}
+
+/** The samples of some counters of a service, as `name{labels} value` separated by commas (zeros left out). */
+async function metricLines(httpPort: number | undefined, names: string[]): Promise<string> {
+  if (httpPort === undefined) return 'no metrics port';
+  const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => names.some((n) => l.startsWith(`${n}{`) || l.startsWith(`${n} `)) && !/ 0$/.test(l))
+    .map((l) => l.replace(/^flotilla_/, ''))
+    .join(', ');
 }
 
 /** When each CronFederatedHPA in `prefix`'s namespaces was first written in a bucket (from now on), by name. */
@@ -285,11 +355,16 @@ function docs(namespace: string): string {
 }
 
 /** The built kubectl, its stdout read line by line as it prints (the in-process helper only returns at the end). */
-function runKubectl(kubeconfig: string, args: string[], onLine: (line: string) => void): Promise<number> {
+function runKubectl(kubeconfig: string, args: string[], onLine: (line: string) => void, cpu?: CpuUse): Promise<number> {
   const child = spawn(kubeProgram(kubeBinDir(), 'kubectl'), args, {
     env: { ...process.env, KUBECONFIG: kubeconfig },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const start = cpu?.kubectl ?? 0;
+  const sample = setInterval(() => {
+    const t = cpuOfPidSeconds(child.pid);
+    if (cpu && Number.isFinite(t)) cpu.kubectl = start + t;
+  }, 250);
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString();
@@ -297,6 +372,7 @@ function runKubectl(kubeconfig: string, args: string[], onLine: (line: string) =
   createInterface({ input: child.stdout }).on('line', onLine);
   return new Promise((resolve) =>
     child.on('exit', (code) => {
+      clearInterval(sample);
       if (code !== 0) console.error(stderr);
       resolve(code ?? 1);
     }),

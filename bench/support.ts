@@ -47,6 +47,22 @@ export function rssOfPidMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = '
   }
 }
 
+/**
+ * CPU time (user + system) another process has used so far, in seconds, read from procfs (`/proc/<pid>/stat`,
+ * counted in clock ticks of 1/100 s on Linux). NaN where procfs is not there or the process is gone.
+ */
+export function cpuOfPidSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command (which may hold spaces, in parentheses): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** A service's V8 heap in use and its memory outside the heap (buffers), from its Prometheus /metrics. */
 export async function heapOfServiceMb(httpPort: number | undefined): Promise<{ heapUsed: number; external: number }> {
   if (httpPort === undefined) return { heapUsed: NaN, external: NaN };

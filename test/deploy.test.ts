@@ -881,6 +881,16 @@ describe('deploy/validating-webhook.yaml', () => {
     expect(String(get(webhooks[0], 'name')).split('.').length).toBeGreaterThanOrEqual(3);
   });
 
+  it('skips only updates that leave the judged fields as they were (its real API server test: kube-front-door.e2e)', () => {
+    const conditions = arr(get(webhooks[0], 'matchConditions'));
+    expect(conditions.map((c) => get(c, 'name'))).toEqual(['judged-fields-changed']);
+    const expression = String(get(conditions[0], 'expression'));
+    // Every operation but UPDATE is sent; an update is sent when the spec side, labels or annotations change.
+    expect(expression).toMatch(/^request\.operation != 'UPDATE' \|\|/);
+    for (const judged of ["k != 'metadata' && k != 'status'", 'metadata.labels', 'metadata.annotations'])
+      expect(expression).toContain(judged);
+  });
+
   it.each(CRDS)('validates $kind on create and update', ({ group, version, plural }) => {
     const rule = arr(get(webhooks[0], 'rules')).find(
       (r) => arr(get(r, 'apiGroups')).includes(group) && arr(get(r, 'resources')).includes(plural),

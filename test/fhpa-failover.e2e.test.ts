@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { connectBus, eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
+import { connectBus, type Bus } from '@flotilla/bus';
 import { createDelayedQueue, jobDueAt } from '@flotilla/runtime';
 import { eventually, NATS_URL, REDIS_URL } from '@flotilla/testkit';
 import { Redis } from 'ioredis';
-import { filler, fhpaCli, prioritizedBurst, simCluster, totalMax } from './support/fhpa.js';
+import { assignedEvents, filler, fhpaCli, prioritizedBurst, simCluster, totalMax } from './support/fhpa.js';
 import { leaderPid, startSuite, type RunningSuite } from './support/suite.js';
 
 const DELAY_SECONDS = 5;
@@ -44,15 +44,6 @@ afterAll(async () => {
   await s?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function assignedEvents(): Promise<Array<{ reason: string; time: string }>> {
-  const out: Array<{ reason: string; time: string }> = [];
-  for await (const d of readEvents(bus, { filter: { kind: 'FederatedHPA', name: 'burst' } })) {
-    if (eventTypeOf(d.event) === 'FederatedHPAAssigned')
-      out.push({ ...(d.event.data as { reason: string }), time: d.event.time });
-  }
-  return out;
-}
 
 describe('hpa-assigner leader killed during a scale-up across clusters', () => {
   it('the standby finishes it from the surviving delay job, and the move is applied once', async () => {
@@ -115,7 +106,7 @@ describe('hpa-assigner leader killed during a scale-up across clusters', () => {
     expect(jobs.length).toBeGreaterThan(0);
     expect(Math.max(...jobs.map((j) => j.timestamp))).toBeLessThan(killedAt);
     const scaledAcross = await eventually(
-      async () => (await assignedEvents()).find((e) => e.reason === 'ScaledUpAcross'),
+      async () => (await assignedEvents(bus, 'burst')).find((e) => e.reason === 'ScaledUpAcross'),
       10_000,
       'the ScaledUpAcross event',
     );
@@ -125,7 +116,7 @@ describe('hpa-assigner leader killed during a scale-up across clusters', () => {
     );
     // Applied once: one ScaledUpAcross assignment, and a second look later finds nothing more.
     await new Promise((r) => setTimeout(r, 3000));
-    const events = await assignedEvents();
+    const events = await assignedEvents(bus, 'burst');
     expect(events.filter((e) => e.reason === 'ScaledUpAcross')).toHaveLength(1);
     expect(await limitsOf('burst')).toEqual(moved);
   }, 120_000);

@@ -249,6 +249,31 @@ describe("the gateway's admission webhook, called by the API server over mutual 
     expect(r.stderr).toMatch(/failed calling webhook "validate\.flotilla\.io"/);
     expect((await kubectl(['get', 'cronfhpa', 'while-down'])).stderr).toMatch(/NotFound/);
   });
+
+  it('is not called for an update that changes only what admission does not judge (matchConditions)', async () => {
+    // The gateway is down (the test before): what is sent to the webhook fails, what is not sent goes through.
+    const patch = (body: object) =>
+      kubectl(['patch', 'cronfhpa', 'good-cron', '-n', 'default', '--type=merge', '-p', JSON.stringify(body)]);
+    const finalizer = 'kube-bridge.flotilla.io/mirror';
+    expect((await patch({ metadata: { finalizers: [finalizer] } })).stderr).toBe('');
+    const stored = JSON.parse(await kubectlOk(['get', 'cronfhpa', 'good-cron', '-n', 'default', '-o', 'json']));
+    expect(stored.metadata.finalizers).toEqual([finalizer]);
+    // Labels, annotations and the spec are judged: each of those updates is sent, and fails closed.
+    for (const body of [
+      { metadata: { labels: { team: 'web' } } },
+      { metadata: { annotations: { note: 'x' } } },
+      { spec: { rules: [{ name: 'up', schedule: '0 9 * * 1-5', targetReplicas: 10 }] } },
+    ]) {
+      const r = await patch(body);
+      expect(r.code, JSON.stringify(body)).not.toBe(0);
+      expect(r.stderr).toMatch(/failed calling webhook "validate\.flotilla\.io"/);
+    }
+    expect((await patch({ metadata: { finalizers: null } })).code).toBe(0);
+    const after = JSON.parse(await kubectlOk(['get', 'cronfhpa', 'good-cron', '-n', 'default', '-o', 'json']));
+    expect(after.metadata.finalizers).toBeUndefined();
+    expect(after.spec).toEqual(stored.spec);
+    expect(after.metadata.labels).toBeUndefined();
+  });
 });
 
 describe('deploy/ passes kubectl apply --dry-run=server', () => {

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Bus, eventTypeOf, readEvents } from '@flotilla/bus';
 import { flotilla } from './cli.js';
 
 export type Limits = Record<string, { minReplicas: number; maxReplicas: number }>;
@@ -40,6 +41,27 @@ export function fhpaCli(env: () => Record<string, string>, dir: () => string) {
       return Object.fromEntries(entries.map((e) => [e.clusterName, e.status]));
     },
   };
+}
+
+/** One assignment of a FederatedHPA, as its `FederatedHPAAssigned` event records it. */
+export interface AssignedEvent {
+  reason: string;
+  time: string;
+  moves?: Array<{ from: string; to: string; replicas: number }>;
+  assignments: Array<{ cluster: string; minReplicas: number; maxReplicas: number }>;
+}
+
+/**
+ * A FederatedHPA's assignments so far, oldest first, from the event log. Tests check a particular assignment here
+ * rather than in `status.lastAssignment`, which the next assignment (a later report changing the binding's
+ * replicas, say) overwrites.
+ */
+export async function assignedEvents(bus: Bus, name: string, namespace = 'default'): Promise<AssignedEvent[]> {
+  const out: AssignedEvent[] = [];
+  for await (const d of readEvents(bus, { filter: { kind: 'FederatedHPA', namespace, name } }))
+    if (eventTypeOf(d.event) === 'FederatedHPAAssigned')
+      out.push({ ...(d.event.data as Omit<AssignedEvent, 'time'>), time: d.event.time });
+  return out;
 }
 
 export const totalMax = (l: Limits) => Object.values(l).reduce((n, x) => n + x.maxReplicas, 0);

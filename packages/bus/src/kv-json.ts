@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeliverPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { AlreadyExistsError, ConflictError, isNoMessageFound, isWrongLastSequence } from './errors.js';
 
@@ -75,6 +75,20 @@ export interface Snapshot<T> {
   lastRevision: number;
 }
 
+/**
+ * The newest revision (stream sequence) of any key matching `filter` (a NATS wildcard over keys), deletes included;
+ * 0 when none. One request, however many keys match: a cache that has seen this revision holds every write to them
+ * made before the call.
+ */
+export async function lastRevisionOf(jsm: JetStreamManager, bucket: string, filter: string): Promise<number> {
+  try {
+    return (await jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: kvSubject(bucket, filter) }))?.seq ?? 0;
+  } catch (err) {
+    if (isNoMessageFound(err)) return 0;
+    throw err;
+  }
+}
+
 /** How long a listing waits for its next message before asking the server whether any will come. */
 const LIST_SILENCE_CHECK_MS = 1000;
 
@@ -97,14 +111,7 @@ export async function listJson<T>(js: JetStreamClient, bucket: string, filter: s
   const prefixLen = kvSubject(bucket, '').length;
   const jsm = await js.jetstreamManager();
   const lastSeq = async () => (await jsm.streams.info(stream)).state.last_seq;
-  const lastMatchingSeq = async (): Promise<number> => {
-    try {
-      return (await jsm.streams.getMessage(stream, { last_by_subj: subjects }))?.seq ?? 0;
-    } catch (err) {
-      if (isNoMessageFound(err)) return 0;
-      throw err;
-    }
-  };
+  const lastMatchingSeq = () => lastRevisionOf(jsm, bucket, filter);
   const before = await lastSeq();
   const consumer = await js.consumers.getPushConsumer(stream, {
     filter_subjects: subjects,

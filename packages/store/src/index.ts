@@ -7,3 +7,4 @@ export * from './kube-events.js';
 export * from './informers.js';
 export * from './informer-metrics.js';
 export * from './trail-projection.js';
+export * from './informed-specs.js';

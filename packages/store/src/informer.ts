@@ -101,6 +101,10 @@ export class Informer<T = StoredObject> {
   /** One event at a time, to every handler, in order; replays to a late subscriber queue here too. */
   private delivering: Promise<void> = Promise.resolve();
   private lastRevision = 0;
+  /** True while the watch follows the bucket from a whole cache (not listing, rebuilding or cut off). */
+  private following = false;
+  /** Callers of `caughtUp` waiting for a revision. */
+  private readonly waiters = new Set<{ revision: number; done: (caughtUp: boolean) => void }>();
   private streamCreated?: string;
   private own?: Subscription;
   private readonly metrics?: InformerMetrics;
@@ -144,6 +148,29 @@ export class Informer<T = StoredObject> {
 
   keys(): IterableIterator<string> {
     return this.cache.keys();
+  }
+
+  /**
+   * Resolves true once the cache holds every write up to `revision` (read from the bucket, e.g. by
+   * `lastRevisionOf`: then the cache holds what was written before that read), false at once when the informer is
+   * not following the bucket (not synced, being rebuilt, its watch cut), or when it does not get there within
+   * `timeoutMs`. On false the caller reads the bucket itself.
+   */
+  caughtUp(revision: number, timeoutMs: number): Promise<boolean> {
+    if (!this.following) return Promise.resolve(false);
+    if (this.lastRevision >= revision) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = {
+        revision,
+        done: (caughtUp: boolean) => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(caughtUp);
+        },
+      };
+      const timer = setTimeout(() => waiter.done(false), timeoutMs);
+      this.waiters.add(waiter);
+    });
   }
 
   /** Lists, delivers every object to `onEvent` as an upsert, then follows changes. Resolves once the list is delivered. */
@@ -212,6 +239,7 @@ export class Informer<T = StoredObject> {
     const run = this.run;
     if (!run) return;
     run.stopped = true;
+    this.setFollowing(false);
     run.interrupt?.(new Interruption('stopped', false));
     this.o.readiness?.set(this.gate, true);
   }
@@ -246,10 +274,12 @@ export class Informer<T = StoredObject> {
           markSynced();
         }
         this.o.readiness?.set(this.gate, true);
+        this.setFollowing(true);
         await this.follow(run);
         if (run.stopped) break;
         throw new Interruption('the watch ended', false);
       } catch (err) {
+        this.setFollowing(false);
         if (run.stopped) break;
         const cause = err instanceof Interruption ? err.reason : `failed: ${(err as Error).message}`;
         const failed = !(err instanceof Interruption);
@@ -415,7 +445,10 @@ export class Informer<T = StoredObject> {
   private async apply(e: InformerEvent<T>, force = false): Promise<void> {
     if (e.revision > this.lastRevision) this.lastRevision = e.revision;
     const known = this.cache.get(e.key);
-    if (!force && known && known.revision >= e.revision) return; // already seen (list and watch can overlap)
+    if (!force && known && known.revision >= e.revision) {
+      this.wake(); // already seen (list and watch can overlap)
+      return;
+    }
     if (e.type === 'upsert') {
       if (this.bucket === 'objects') {
         const o = e.value as StoredObject;
@@ -425,7 +458,20 @@ export class Informer<T = StoredObject> {
       e = { ...e, value };
       this.cache.set(e.key, { value, revision: e.revision });
     } else this.cache.delete(e.key);
+    this.wake();
     await this.deliver([...this.handlers], [e]);
+  }
+
+  /** The cache now holds what `lastRevision` says: the waiters for it or less go on. */
+  private wake(): void {
+    if (!this.following) return;
+    for (const w of [...this.waiters]) if (w.revision <= this.lastRevision) w.done(true);
+  }
+
+  private setFollowing(following: boolean): void {
+    this.following = following;
+    if (following) this.wake();
+    else for (const w of [...this.waiters]) w.done(false);
   }
 
   private deliverTo(handler: InformerHandler<T>, events: InformerEvent<T>[]): Promise<void> {

@@ -14,7 +14,7 @@ import {
 } from '@flotilla/bus';
 import { backoff } from './backoff.js';
 import { NotFoundError, StaleResourceVersionError } from './errors.js';
-import { kindFilter, objectKey, refOf, type ObjectRef, type StoredObject } from './object.js';
+import { byNamespaceAndName, kindFilter, objectKey, refOf, type ObjectRef, type StoredObject } from './object.js';
 import type { StatusRecord } from './status-store.js';
 
 /** A copy of an object and the revision it was read at, as an informer's cache holds it. */
@@ -223,11 +223,4 @@ function withVersion(v: Versioned<StoredObject>, status: unknown): StoredObject 
 /** JSON round-trip semantics: a field set to undefined is the same as an absent one. */
 function stripUndefined<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
-}
-
-function byNamespaceAndName(a: StoredObject, b: StoredObject): number {
-  return (
-    (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
-    a.metadata.name.localeCompare(b.metadata.name)
-  );
 }

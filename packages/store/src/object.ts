@@ -23,6 +23,14 @@ export function kindFilter(kind: string, namespace?: string): string {
   return namespace === undefined ? `${kind}.>` : `${kind}.${namespace || '_'}.>`;
 }
 
+/** The order of every listing: by namespace, then name. */
+export function byNamespaceAndName(a: Pick<StoredObject, 'metadata'>, b: Pick<StoredObject, 'metadata'>): number {
+  return (
+    (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
+    a.metadata.name.localeCompare(b.metadata.name)
+  );
+}
+
 export function refOf(o: StoredObject): ObjectRef {
   return { kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBus } from '@flotilla/bus/testing';
-import { metricSum } from '@flotilla/testkit';
+import { metricSum, NATS_URL } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import {
   ApiError,
@@ -11,17 +11,21 @@ import {
   NotFoundError,
   ServiceUnavailableError,
 } from '@flotilla/client';
-import { KubeEventStore, ObjectStore } from '@flotilla/store';
+import { connectBus } from '@flotilla/bus';
+import { Informers, KubeEventStore, ObjectStore } from '@flotilla/store';
 import type { ApiErrorBody } from '@flotilla/client';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 import { serveHttpApi } from './http-api.js';
+import { replicaWriterSpecs } from './replica-writer-specs.js';
 import { Registry } from 'prom-client';
 
 let bus: Bus & { dispose(): Promise<void> };
 let client: GatewayClient;
 let stopNats: () => Promise<void>;
 let http: { port: number; close(): Promise<void> };
+/** The conflict checks' informers of each gateway replica started here. */
+const specsToStop: Array<{ stop(): void }> = [];
 /** What the gateway logged as failures it did not expect (Internal errors, with their stack). */
 const logged: unknown[] = [];
 const log = { error: (obj: object) => void logged.push(obj) };
@@ -29,8 +33,14 @@ const registry = new Registry();
 
 beforeAll(async () => {
   bus = await testBus('gw');
+  const store = new ObjectStore(bus);
+  // As main.ts wires it: the conflict checks read informers that are never older than the store.
+  const specs = replicaWriterSpecs({ bus, informers: new Informers({ bus }), store, registry });
+  await specs.start();
+  specsToStop.push(specs);
   const handler = new GatewayHandler({
-    store: new ObjectStore(bus),
+    store,
+    specs,
     kubeEvents: new KubeEventStore(bus),
     publish: (e) => publishEvent(bus, e),
   });
@@ -39,6 +49,7 @@ beforeAll(async () => {
   client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot });
 });
 afterAll(async () => {
+  for (const s of specsToStop) s.stop();
   await stopNats?.();
   await http?.close();
   await bus?.dispose();
@@ -115,6 +126,69 @@ describe('gateway', () => {
         .outcome,
     ).toBe('configured');
     expect((await client.apply(fhpa('second', 'keep'))).outcome).toBe('created');
+  });
+
+  it('refuses a conflict with what another gateway replica admitted a moment before, from its informers', async () => {
+    // Replica B: a process of its own (its own NATS connection, informers and handler) on the same buckets.
+    const busB = await connectBus({ url: NATS_URL, prefix: bus.names.prefix, name: 'gateway-b' });
+    const registryB = new Registry();
+    const storeB = new ObjectStore(busB);
+    const specsB = replicaWriterSpecs({
+      bus: busB,
+      informers: new Informers({ bus: busB }),
+      store: storeB,
+      registry: registryB,
+    });
+    await specsB.start();
+    try {
+      const b = new GatewayHandler({
+        store: storeB,
+        specs: specsB,
+        kubeEvents: new KubeEventStore(busB),
+        publish: async () => undefined,
+      });
+      const target = (name: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name });
+      for (let i = 0; i < 10; i++) {
+        // Replica A (client) admits a FederatedHPA; B, asked right after, refuses a second autoscaler and a
+        // CronFederatedHPA on the same workload.
+        await client.apply({
+          apiVersion: 'autoscaling.karmada.io/v1alpha1',
+          kind: 'FederatedHPA',
+          metadata: { name: `a-${i}`, namespace: 'replicas' },
+          spec: { scaleTargetRef: target(`w-${i}`), maxReplicas: 10 },
+        });
+        const ehpa = b.apply({
+          object: {
+            apiVersion: 'autoscaling.crane.io/v1alpha1',
+            kind: 'EffectiveHorizontalPodAutoscaler',
+            metadata: { name: `b-${i}`, namespace: 'replicas' },
+            spec: { scaleTargetRef: target(`w-${i}`), minReplicas: 1, maxReplicas: 4 },
+          },
+        });
+        await expect(ehpa).rejects.toThrow(`already scaled by FederatedHPA replicas/a-${i}`);
+        const cron = b.apply({
+          object: {
+            apiVersion: 'autoscaling.karmada.io/v1alpha1',
+            kind: 'CronFederatedHPA',
+            metadata: { name: `c-${i}`, namespace: 'replicas' },
+            spec: {
+              scaleTargetRef: target(`w-${i}`),
+              rules: [{ name: 'up', schedule: '0 8 * * *', targetReplicas: 3 }],
+            },
+          },
+        });
+        await expect(cron).rejects.toThrow(`its spec.replicas is written by FederatedHPA replicas/a-${i}`);
+      }
+      expect(await storeB.listSpecs('EffectiveHorizontalPodAutoscaler', 'replicas')).toEqual([]);
+      expect(await storeB.listSpecs('CronFederatedHPA', 'replicas')).toEqual([]);
+      // Answered from B's cache, not by listing the store: per round, the EffectiveHPA's check reads the three
+      // replica-writer kinds, the CronFederatedHPA's the two autoscaler kinds.
+      expect(await metricSum(registryB, 'flotilla_spec_reads_total', { source: 'cache' })).toBe(50);
+      expect(await metricSum(registryB, 'flotilla_spec_reads_total', { source: 'store' })).toBe(0);
+    } finally {
+      specsB.stop();
+      await busB.close();
+    }
   });
 
   it('an apply kept back again publishes again, each restarting the hold of the autoscaler condition', async () => {

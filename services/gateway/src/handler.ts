@@ -22,7 +22,7 @@ import type {
 } from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import { appliedReplicasRetainedCondition, REPLICAS_APPLIED, type ReplicasAppliedData } from '@flotilla/replica-trail';
-import type { KubeEventStore, ObjectRef, ObjectStore, StoredObject } from '@flotilla/store';
+import type { KubeEventStore, ObjectRef, ObjectStore, SpecLister, StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
 import {
   AUTOSCALER_KINDS,
@@ -31,6 +31,7 @@ import {
   retainAutoscaledReplicas,
   scaleTargetConflict,
 } from './scale-target-conflict.js';
+import { REPLICA_WRITER_KINDS } from './replica-writer-specs.js';
 
 /** Who sent a request, as the front door knows it: the token's name over HTTP, nothing more over NATS. */
 export interface Caller {
@@ -38,10 +39,8 @@ export interface Caller {
   via: 'http' | 'nats';
 }
 
-/** A CronFederatedHPA writes replicas too: its target is checked against the autoscalers (replicaOwnerConflict). */
 /** The Warning event's reason (and the event type on the autoscaler) when two writers meet on one replica field. */
 export const REPLICA_OWNER_CONFLICT = 'ReplicaOwnerConflict';
-const REPLICA_WRITER_KINDS = [...AUTOSCALER_KINDS, 'CronFederatedHPA'] as const;
 
 /**
  * The stored kinds an object's replica-writer checks read (scaleTargetConflict, replicaOwnerConflict): a
@@ -76,6 +75,11 @@ function checkFields(req: object, rules: Record<string, 'present' | 'boolean' | 
 export interface GatewayHandlerOptions {
   /** Where objects are applied, read and deleted. */
   store: ObjectStore;
+  /**
+   * Where admission's conflict checks read the replica writers of a namespace (replicaWriterSpecs: informers that
+   * are never older than the store); the store itself by default.
+   */
+  specs?: SpecLister;
   /** The Kubernetes-style events `events` lists. */
   kubeEvents: KubeEventStore;
   /** Publishes a domain event (ObjectDeleted, ReplicasApplied, ReplicaOwnerConflict). */
@@ -98,6 +102,8 @@ function checkOptions(o: GatewayHandlerOptions): void {
   const required = { store: o.store, kubeEvents: o.kubeEvents };
   for (const [field, value] of Object.entries(required))
     if (typeof value !== 'object' || value === null) throw new TypeError(`GatewayHandler: ${field} is required`);
+  if (o.specs !== undefined && typeof o.specs?.listSpecs !== 'function')
+    throw new TypeError('GatewayHandler: specs must have a listSpecs function');
   const functions = { publish: o.publish, now: o.now, ensureRoom: o.ensureRoom };
   for (const [field, value] of Object.entries(functions))
     if ((field === 'publish' || value !== undefined) && typeof value !== 'function')
@@ -110,6 +116,7 @@ function checkOptions(o: GatewayHandlerOptions): void {
  */
 export class GatewayHandler {
   private readonly store: ObjectStore;
+  private readonly specs: SpecLister;
   private readonly kubeEvents: KubeEventStore;
   private readonly publish: (e: CloudEvent) => Promise<unknown>;
   private readonly now: () => Date;
@@ -118,6 +125,7 @@ export class GatewayHandler {
   constructor(options: GatewayHandlerOptions) {
     checkOptions(options);
     this.store = options.store;
+    this.specs = options.specs ?? options.store;
     this.kubeEvents = options.kubeEvents;
     this.publish = options.publish;
     this.now = options.now ?? GATEWAY_HANDLER_DEFAULTS.now;
@@ -205,7 +213,7 @@ export class GatewayHandler {
     const kinds = conflictingKinds(object);
     if (kinds.length === 0) return;
     const ns = object.metadata.namespace;
-    const others = (await Promise.all(kinds.map((k) => this.store.listSpecs(k, ns)))).flat();
+    const others = (await Promise.all(kinds.map((k) => this.specs.listSpecs(k, ns)))).flat();
     const conflict =
       (object.kind === 'CronFederatedHPA'
         ? undefined
@@ -219,7 +227,7 @@ export class GatewayHandler {
   /** The stored autoscalers of a workload's namespace. */
   private async writersOf(workload: StoredObject): Promise<StoredObject[]> {
     const ns = workload.metadata.namespace;
-    return (await Promise.all(AUTOSCALER_KINDS.map((k) => this.store.listSpecs(k, ns)))).flat();
+    return (await Promise.all(AUTOSCALER_KINDS.map((k) => this.specs.listSpecs(k, ns)))).flat();
   }
 
   /** The replica trail's record of an apply (packages/replica-trail): on the workload, with who sent it. */

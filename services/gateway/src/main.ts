@@ -2,11 +2,12 @@ import type { ServiceName } from '@flotilla/catalogue';
 import { readFile } from 'node:fs/promises';
 import { runBusService } from '@flotilla/controller';
 import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
-import { KubeEventStore, ObjectStore } from '@flotilla/store';
+import { Informers, KubeEventStore, ObjectStore } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
+import { replicaWriterSpecs } from './replica-writer-specs.js';
 import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
 
 const SERVICE: ServiceName = 'gateway';
@@ -42,8 +43,15 @@ await runBusService({
       jetStreamStorageUse(bus.jsm, config.GATEWAY_STORE_MAX_BYTES),
       config.GATEWAY_STORE_HEADROOM_PERCENT,
     );
+    const store = new ObjectStore(bus);
+    // Admission's conflict checks read informers of the replica writers instead of listing the store per apply.
+    // Their gates are not the gateway's readiness, and serving does not wait for their first list: a cache that
+    // cannot be trusted yet is bypassed (the store is listed instead).
+    const specs = replicaWriterSpecs({ bus, informers: new Informers({ bus, logger, registry }), store, registry });
+    void specs.start();
     const handler = new GatewayHandler({
-      store: new ObjectStore(bus),
+      store,
+      specs,
       kubeEvents: new KubeEventStore(bus),
       publish,
       ensureRoom: () => headroom.ensureRoom(),
@@ -87,6 +95,7 @@ await runBusService({
     return async () => {
       await nats.stop();
       await http.close();
+      specs.stop();
     };
   },
 });

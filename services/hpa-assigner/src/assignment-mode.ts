@@ -97,13 +97,12 @@ export class AssignmentMode {
       return;
     }
     const feasible = binding.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters];
-    // The affinity scheduler writes the clusters its filters keep in answer to the owner mark, and that write wakes
-    // this FederatedHPA again. Assigning before it would split over the clusters the workload happens to run in now,
-    // to be rewritten a moment later: member HPAs briefly created with limits nobody decided, and a first assignment
-    // that depends on which service was quicker. (A FederatedHPA's own clusterAffinity chooses without them.)
-    if (feasible === undefined && !spec.clusterAffinity) return;
-    const candidates =
-      feasible !== undefined ? feasible.split(',').filter(Boolean) : (bindingSpec.clusters ?? []).map((c) => c.name);
+    // The affinity scheduler has not handed the binding over yet: it publishes the clusters its filters pass once it
+    // sees the owner mark, and that write brings this FederatedHPA back. Dividing now would go by the clusters it
+    // scheduled the replicas to for itself (one, under Aggregated) and move everything a moment later: a member HPA
+    // created in one cluster and deleted again.
+    if (feasible === undefined) return;
+    const candidates = feasible.split(',').filter(Boolean);
     const hpaBindingRef: ObjectRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };
     const hpaBinding = this.pass.binding(hpaBindingRef);
     const previous = recordedAssignment(hpaBinding?.metadata.annotations);

@@ -143,38 +143,44 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     expect((await assigned('shop')).at(-1)!.data.reason).toBe('Reassigned');
   });
 
-  it('assigns only once the affinity scheduler has written the feasible clusters, never over where the workload runs now', async () => {
-    await h.apply(deployment('late', 3));
-    // Scheduled to member1 alone before the FederatedHPA came; the scheduler has not answered the owner mark yet.
-    await h.apply(targetBinding('late', [{ name: 'member1', replicas: 3 }]));
-    await h.apply(federatedHpa('late', { minReplicas: 3, maxReplicas: 12, federatedHPAAssignment: staticWeighted123 }));
+  it('waits for the scheduler to hand the binding over: no assignment over the clusters it scheduled for itself', async () => {
+    await h.apply(deployment('handover', 2));
+    // scheduled by the affinity scheduler for itself (Aggregated: all in one cluster), before any FederatedHPA
+    await h.apply(targetBinding('handover', [{ name: 'member2', replicas: 2 }]));
+    await h.apply(
+      federatedHpa('handover', {
+        minReplicas: 2,
+        maxReplicas: 10,
+        federatedHPAAssignment: {
+          federatedHPAAssignmentType: 'Prioritized',
+          clusterAutoscalingPreference: [
+            { targetCluster: { clusterNames: ['member1'] }, priority: 3 },
+            { targetCluster: { clusterNames: ['member2'] }, priority: 2 },
+          ],
+        },
+      }),
+    );
     await eventually(
       async () =>
-        (await binding('late-deployment'))?.metadata.annotations?.[FederatedHpaAnnotations.owner] ? true : undefined,
+        (await binding('handover-deployment'))?.metadata.annotations?.[FederatedHpaAnnotations.owner] === 'handover'
+          ? true
+          : undefined,
       10_000,
-      'the owner mark',
+      'the binding marked as owned',
     );
-    // several sync periods: nothing is assigned over member1 alone in the meantime
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(await assigned('late')).toEqual([]);
-    expect(await binding('late-horizontalpodautoscaler')).toBeUndefined();
-    // The affinity scheduler answers: the first assignment is over the clusters its filters keep.
-    await h.store.update({ kind: 'ResourceBinding', namespace: 'default', name: 'late-deployment' }, (cur) => ({
+    // several sync periods (300 ms) pass: without the feasible clusters nothing is divided
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await assigned('handover')).toEqual([]);
+    expect(await limitsOf('handover')).toBeUndefined();
+    // the scheduler's hand-off: the first assignment goes to the most preferred feasible cluster, once
+    await h.store.update({ kind: 'ResourceBinding', namespace: 'default', name: 'handover-deployment' }, (cur) => ({
       ...cur,
       metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, ...allFeasible } },
     }));
-    expect(await eventually(() => limitsOf('late'), 10_000, 'member limits')).toEqual({
-      member1: { minReplicas: 1, maxReplicas: 2 },
-      member2: { minReplicas: 1, maxReplicas: 4 },
-      member3: { minReplicas: 1, maxReplicas: 6 },
+    expect(await eventually(() => limitsOf('handover'), 10_000, 'member limits')).toEqual({
+      member1: { minReplicas: 2, maxReplicas: 10 },
     });
-    const first = (await assigned('late'))[0]!;
-    expect(first.data.reason).toBe('Initial');
-    expect(first.data.assignments).toEqual([
-      { cluster: 'member1', minReplicas: 1, maxReplicas: 2 },
-      { cluster: 'member2', minReplicas: 1, maxReplicas: 4 },
-      { cluster: 'member3', minReplicas: 1, maxReplicas: 6 },
-    ]);
+    expect((await assigned('handover')).map((e) => e.data.reason)).toEqual(['Initial']);
   });
 
   it('Prioritized: pods pending past autoscaleMultiClusterDelay move the free max to the next cluster (BullMQ delay)', async () => {

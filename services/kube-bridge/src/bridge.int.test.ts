@@ -5,6 +5,7 @@ import { publishEvent, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
 import { GatewayClient } from '@flotilla/client';
 import { GatewayHandler, serveNatsApi } from '@flotilla/gateway';
+import type { PooledKubeConfig } from '@flotilla/kube-client';
 import { ReadinessGates } from '@flotilla/runtime';
 import { KubeEventStore, ObjectStore, type ObjectRef, StatusStore } from '@flotilla/store';
 import { eventually, metricSum, REDIS_URL, uniquePrefix } from '@flotilla/testkit';
@@ -43,6 +44,7 @@ interface Running {
   bridge: KubeBridge;
   registry: Registry;
   gates: ReadinessGates;
+  kubeConfig: PooledKubeConfig;
 }
 let running: Running | undefined;
 
@@ -67,12 +69,13 @@ async function startBridge(): Promise<Running> {
     instance: 'bridge-test',
   });
   await bridge.start();
-  running = { bridge, registry, gates };
+  running = { bridge, registry, gates, kubeConfig };
   return running;
 }
 
 async function stopBridge(): Promise<void> {
   await running?.bridge.stop();
+  running?.kubeConfig.destroy();
   running = undefined;
 }
 
@@ -121,6 +124,19 @@ spec:
       timeZone: Asia/Shanghai
 `;
 const cronRef = (name: string): ObjectRef => ({ kind: 'CronFederatedHPA', namespace: 'default', name });
+
+/** A CronFederatedHPA applied with kubectl, mirrored, its finalizer on; then the bridge is stopped. */
+async function mirroredThenAway(name: string, targetReplicas: number): Promise<void> {
+  await kubectl(['apply', '-f', '-'], cronYaml(name, targetReplicas));
+  await eventually(() => flotillaGet(cronRef(name)), 15_000, 'the mirrored CronFederatedHPA');
+  await eventually(
+    async () => ((await hostGet('cronfhpa', name))?.metadata.finalizers?.length ? true : undefined),
+    15_000,
+    'the finalizer on the host object',
+  );
+  await running!.bridge.idle();
+  await stopBridge();
+}
 
 beforeAll(async () => {
   cluster = await startKubeCluster({ name: 'bridge-host', controlPlaneOnly: true });
@@ -294,15 +310,7 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
   });
 
   it('an object deleted on the host while the bridge is away stays Terminating until it is back', async () => {
-    await kubectl(['apply', '-f', '-'], cronYaml('away-delete', 3));
-    await eventually(() => flotillaGet(cronRef('away-delete')), 15_000, 'the mirrored CronFederatedHPA');
-    await eventually(
-      async () => ((await hostGet('cronfhpa', 'away-delete'))?.metadata.finalizers?.length ? true : undefined),
-      15_000,
-      'the finalizer on the host object',
-    );
-    await running!.bridge.idle();
-    await stopBridge();
+    await mirroredThenAway('away-delete', 3);
     await kubectl(['delete', 'cronfhpa', 'away-delete', '-n', 'default', '--wait=false']);
     const terminating = await hostGet('cronfhpa', 'away-delete');
     expect(terminating?.metadata.deletionTimestamp).toBeDefined();
@@ -391,6 +399,46 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
       }),
     );
     expect(await kubectl(['describe', 'cronfhpa', 'both', '-n', 'default'])).toContain('MirrorConflict');
+  });
+
+  it('a host write that leaves the content as it was (a finalizer, a status) does not make a change in Flotilla a conflict', async () => {
+    await mirroredThenAway('quiet', 4);
+    // While the bridge is away: another controller's finalizer and a status write on the host (its resourceVersion
+    // moves, the mirrored content does not), and a real change in Flotilla.
+    const hostBefore = (await hostGet('cronfhpa', 'quiet'))!;
+    const finalizers = [...(hostBefore.metadata.finalizers ?? []), 'example.com/keep'];
+    const patch = (body: object, ...flags: string[]) =>
+      kubectl(['patch', 'cronfhpa', 'quiet', '-n', 'default', ...flags, '--type=merge', '-p', JSON.stringify(body)]);
+    await patch({ metadata: { finalizers } });
+    await patch({ status: { executionHistories: [{ ruleName: 'scale-up' }] } }, '--subresource=status');
+    const hostMoved = (await hostGet('cronfhpa', 'quiet'))!;
+    expect(hostMoved.metadata.resourceVersion).not.toBe(hostBefore.metadata.resourceVersion);
+    await gateway.apply({
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'CronFederatedHPA',
+      metadata: { name: 'quiet', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        rules: [{ name: 'scale-up', schedule: '0 8 * * 1-5', targetReplicas: 9, timeZone: 'Asia/Shanghai' }],
+      },
+    });
+    const r = await startBridge();
+    const host = await eventually(
+      async () => {
+        const o = await hostGet('cronfhpa', 'quiet');
+        const rules = (o?.spec as { rules?: Array<{ targetReplicas: number }> } | undefined)?.rules;
+        return rules?.[0]?.targetReplicas === 9 ? o : undefined;
+      },
+      15_000,
+      "Flotilla's change on the host",
+    );
+    await r.bridge.idle();
+    expect(await metricSum(r.registry, 'flotilla_kube_bridge_conflicts_total')).toBe(0);
+    // Both finalizers kept (the bridge writes its own last).
+    expect([...(host.metadata.finalizers ?? [])].sort()).toEqual([...finalizers].sort());
+    const rules = (await flotillaGet(cronRef('quiet')))?.spec as { rules: Array<{ targetReplicas: number }> };
+    expect(rules.rules[0]?.targetReplicas).toBe(9);
+    await patch({ metadata: { finalizers: hostBefore.metadata.finalizers } });
   });
 
   it('a restarted bridge writes nothing again and catches up on what changed while it was away', async () => {

@@ -21,8 +21,23 @@ import {
 } from '@flotilla/store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { admittedContent, type AnyObject, flotillaBody, hostBody, mirrorContent, statusDigest } from './content.js';
-import { conflictMessage, decideMirror, decideStatus, type MirrorDecision, type SyncRecord } from './decide.js';
+import {
+  admittedContent,
+  type AnyObject,
+  contentDigest,
+  flotillaBody,
+  hostBody,
+  mirrorContent,
+  statusDigest,
+} from './content.js';
+import {
+  conflictMessage,
+  decideMirror,
+  decideStatus,
+  type MirrorDecision,
+  type SideView,
+  type SyncRecord,
+} from './decide.js';
 import { bridgeEvent, CONTROLLER_NAME, mirroredEvent } from './events.js';
 import { decideFinalizer, isDeleting, withMirrorFinalizer } from './finalizer.js';
 import { type HostApi, hostStatusCode } from './host-api.js';
@@ -206,16 +221,18 @@ export class KubeBridge {
       return undefined;
     }
     const record = this.opts.records.get(key);
+    const hostView = hostObject && {
+      resourceVersion: hostObject.metadata!.resourceVersion!,
+      digest: contentDigest(admittedContent(hostObject)),
+    };
+    const flotillaView = flotillaObject && {
+      resourceVersion: flotillaObject.metadata.resourceVersion!,
+      digest: contentDigest(mirrorContent(flotillaObject as AnyObject)),
+    };
     const decision = decideMirror({
       owner: kind.owner,
-      host: hostObject && {
-        resourceVersion: hostObject.metadata!.resourceVersion!,
-        content: admittedContent(hostObject),
-      },
-      flotilla: flotillaObject && {
-        resourceVersion: flotillaObject.metadata.resourceVersion!,
-        content: mirrorContent(flotillaObject as AnyObject),
-      },
+      host: hostView,
+      flotilla: flotillaView,
       record,
       hostSeen: hostInformer.seen,
       flotillaSeen: String(flotilla.objects.revision),
@@ -225,7 +242,13 @@ export class KubeBridge {
     // The watch event of the bridge's own write brings the key back; the requeue is in case it never comes.
     if (decision.action.type === 'wait') return { requeueAfterMs: WAIT_REQUEUE_MS };
     // 2–3. The spec.
-    const after = await this.act(kind, ref, key, decision, { hostObject, flotillaObject, record });
+    const after = await this.act(kind, ref, key, decision, {
+      hostObject,
+      flotillaObject,
+      hostView,
+      flotillaView,
+      record,
+    });
     if (decision.action.type === 'to-host' || decision.action.type === 'to-flotilla') this.eventsFollow(ref);
     // The finalizer: on while both sides hold the object, off once Flotilla's copy is gone from one being deleted.
     if (kind.owner === 'shared') {
@@ -269,10 +292,12 @@ export class KubeBridge {
     read: {
       hostObject: AnyObject | undefined;
       flotillaObject: StoredObject | undefined;
+      hostView: SideView | undefined;
+      flotillaView: SideView | undefined;
       record: SyncRecord | undefined;
     },
   ): Promise<{ hostObject: AnyObject; record: SyncRecord } | undefined> {
-    const { hostObject, flotillaObject, record } = read;
+    const { hostObject, flotillaObject, hostView, flotillaView, record } = read;
     const { action } = decision;
     const records = this.opts.records;
     const hostVersion = (o: AnyObject) => ({
@@ -293,7 +318,12 @@ export class KubeBridge {
         await records.delete(key);
         return undefined;
       case 'record': {
-        const next = { ...hostVersion(hostObject!), flotilla: flotillaObject!.metadata.resourceVersion! };
+        const next = {
+          ...hostVersion(hostObject!),
+          flotilla: flotillaView!.resourceVersion,
+          hostContent: hostView!.digest,
+          flotillaContent: flotillaView!.digest,
+        };
         await records.set(key, next);
         return { hostObject: hostObject!, record: next };
       }
@@ -314,7 +344,12 @@ export class KubeBridge {
           return undefined;
         }
         this.rejected.delete(key);
-        const next = { ...hostVersion(hostObject!), flotilla: String(stored.metadata.resourceVersion) };
+        const next = {
+          ...hostVersion(hostObject!),
+          flotilla: String(stored.metadata.resourceVersion),
+          hostContent: hostView!.digest,
+          flotillaContent: contentDigest(mirrorContent(stored as AnyObject)),
+        };
         await records.set(key, next);
         if (decision.conflict)
           await this.event(kind, hostObject!, 'Warning', 'MirrorConflict', conflictMessage(decision.conflict));
@@ -335,10 +370,10 @@ export class KubeBridge {
               : this.opts.host.replace(kind.info, withFinalizer(hostBody(content, hostObject, action.expect))),
         );
         const next = {
-          host: written.metadata!.resourceVersion!,
-          hostUid: written.metadata!.uid!,
-          flotilla: flotillaObject!.metadata.resourceVersion!,
-          ...(record?.hostUid === written.metadata!.uid && record?.status ? { status: record.status } : {}),
+          ...hostVersion(written),
+          flotilla: flotillaView!.resourceVersion,
+          hostContent: contentDigest(admittedContent(written)),
+          flotillaContent: flotillaView!.digest,
         };
         await records.set(key, next);
         return { hostObject: written, record: next };

@@ -70,10 +70,21 @@ export function sameContent(a: MirrorContent, b: MirrorContent): boolean {
 
 /** A short digest of a status as written: what the sync record keeps instead of the status itself. */
 export function statusDigest(status: unknown): string {
-  return createHash('sha256')
-    .update(stableJson(status ?? null))
-    .digest('base64url')
-    .slice(0, 22);
+  return digestOf(status ?? null);
+}
+
+/**
+ * A short digest of an object's mirrored content: what the caches and the sync record keep instead of the content.
+ * Equal contents have equal digests whatever order their fields were written in (a field set to undefined counts
+ * as absent, as it does once written to either side).
+ */
+export function contentDigest(content: MirrorContent): string {
+  return digestOf(content);
+}
+
+/** sha256 of the value's stable JSON, 132 bits in base64url: a collision is not a practical concern. */
+function digestOf(value: unknown): string {
+  return createHash('sha256').update(stableJson(value)).digest('base64url').slice(0, 22);
 }
 
 /** JSON with object keys sorted: equal values give equal text whatever order their fields were written in. */

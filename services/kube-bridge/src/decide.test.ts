@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { MirrorContent } from './content.js';
-import { conflictMessage, decideMirror, decideStatus, type MirrorInput, olderThan, type SideView } from './decide.js';
-import { statusDigest } from './content.js';
+import { contentDigest, statusDigest } from './content.js';
+import {
+  conflictMessage,
+  decideMirror,
+  decideStatus,
+  type MirrorInput,
+  olderThan,
+  type SideView,
+  type SyncRecord,
+} from './decide.js';
 
 const cron = (minReplicas: number): MirrorContent => ({
   apiVersion: 'autoscaling.karmada.io/v1alpha1',
@@ -9,8 +17,16 @@ const cron = (minReplicas: number): MirrorContent => ({
   metadata: { name: 'scale-up', namespace: 'default' },
   spec: { rules: [{ name: 'peak', schedule: '0 8 * * *', targetMinReplicas: minReplicas }] },
 });
-const at = (resourceVersion: string, min = 3): SideView => ({ resourceVersion, content: cron(min) });
-const rec = (host: string, flotilla: string) => ({ host, flotilla });
+const at = (resourceVersion: string, min = 3): SideView => ({ resourceVersion, digest: contentDigest(cron(min)) });
+/** A record from before content digests were kept: resourceVersions only. */
+const rec = (host: string, flotilla: string): SyncRecord => ({ host, flotilla });
+/** A record of a sync at which both sides held `cron(min)`. */
+const synced = (host: string, flotilla: string, min = 3): SyncRecord => ({
+  host,
+  flotilla,
+  hostContent: contentDigest(cron(min)),
+  flotillaContent: contentDigest(cron(min)),
+});
 const base = { owner: 'shared', hostSeen: '1000', flotillaSeen: '1000' } as const;
 
 describe('decideMirror, kinds users write on either side', () => {
@@ -116,6 +132,61 @@ describe('decideMirror, kinds users write on either side', () => {
       { type: 'delete-flotilla', expect: '7' },
       undefined,
     ],
+    // Content digests: a write that leaves a side's mirrored content as it was is not a change of that side.
+    [
+      "finalizer-only host update, changed in Flotilla: Flotilla's change goes to the host, no conflict",
+      { host: at('9'), flotilla: at('8', 4), record: synced('5', '7') },
+      { type: 'to-host', expect: '9' },
+      undefined,
+    ],
+    [
+      "status-only host update (the host's controller), replicas changed in Flotilla by an autoscaler: kept",
+      { host: at('6'), flotilla: at('8', 4), record: synced('5', '7') },
+      { type: 'to-host', expect: '6' },
+      undefined,
+    ],
+    [
+      'status-only host update, Flotilla untouched: the record takes the new version, no write',
+      { host: at('6'), flotilla: at('7'), record: synced('5', '7') },
+      { type: 'record' },
+      undefined,
+    ],
+    [
+      "the bridge's own finalizer write echoing back (its record lost in a crash), changed in Flotilla: no conflict",
+      { host: at('6'), flotilla: at('9', 4), record: synced('5', '7') },
+      { type: 'to-host', expect: '6' },
+      undefined,
+    ],
+    [
+      'Flotilla re-applied unchanged (resourceVersion moved only), changed on the host: no conflict',
+      { host: at('9', 4), flotilla: at('8'), record: synced('5', '7') },
+      { type: 'to-flotilla', expect: '8' },
+      undefined,
+    ],
+    [
+      'finalizer-only host update, deleted in Flotilla: the host copy goes too',
+      { host: at('9'), record: synced('5', '7'), flotillaSeen: '12' },
+      { type: 'delete-host', expect: '9' },
+      undefined,
+    ],
+    [
+      "deleted on the host, Flotilla re-applied unchanged: Flotilla's copy goes too, no conflict",
+      { flotilla: at('8'), record: synced('5', '7'), hostSeen: '12' },
+      { type: 'delete-flotilla', expect: '8' },
+      undefined,
+    ],
+    [
+      'a real change on both sides, after a status-only host update: the host wins, reported',
+      { host: at('9', 4), flotilla: at('8', 5), record: synced('6', '7') },
+      { type: 'to-flotilla', expect: '8' },
+      'host',
+    ],
+    [
+      'a record without digests: any new host resourceVersion is a change (as before digests)',
+      { host: at('9'), flotilla: at('8', 4), record: rec('5', '7') },
+      { type: 'to-flotilla', expect: '8' },
+      'host',
+    ],
   ];
   it.each(cases)('%s', (_name, input, action, kept) => {
     const d = decideMirror({ ...base, ...input });
@@ -150,6 +221,25 @@ describe('decideMirror, kinds only Flotilla writes (ResourceBindings)', () => {
     ],
     ['in sync', { host: at('5'), flotilla: at('7'), record: rec('5', '7') }, { type: 'none' }],
     ['gone from both sides', { record: rec('5', '7') }, { type: 'forget' }],
+    [
+      "the bridge's own status write echoing back (content as recorded): no spec write",
+      { host: at('6'), flotilla: at('7'), record: synced('5', '7') },
+      { type: 'record' },
+    ],
+    [
+      'the host API server defaulted a field on the copy (recorded as written): not an edit',
+      {
+        host: { resourceVersion: '6', digest: 'defaulted-by-the-host' },
+        flotilla: at('7'),
+        record: { ...synced('5', '7'), hostContent: 'defaulted-by-the-host' },
+      },
+      { type: 'record' },
+    ],
+    [
+      'edited on the host after a status write: overwritten',
+      { host: at('9', 4), flotilla: at('7'), record: synced('6', '7') },
+      { type: 'to-host', expect: '9' },
+    ],
   ];
   it.each(cases)('%s', (_name, input, action) => {
     expect(decideMirror({ ...owned, ...input }).action).toEqual(action);

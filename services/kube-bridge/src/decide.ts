@@ -1,15 +1,22 @@
-import { type MirrorContent, sameContent, statusDigest } from './content.js';
+import { statusDigest } from './content.js';
 import type { SpecOwner } from './kinds.js';
 
 /**
  * What the bridge last saw in sync, per object: the resourceVersion of the host's object and of Flotilla's at that
- * moment (after the bridge's own write to either), the host object's uid, and a digest of the status it last wrote
- * to the host. Kept outside both sides (neither side's resourceVersion can record the other's without changing its
- * own), so a restarted bridge tells "changed since" from "already mirrored" without writing anything again.
+ * moment (after the bridge's own write to either), the digest of the mirrored content each side held then, the host
+ * object's uid, and a digest of the status it last wrote to the host. Kept outside both sides (neither side's
+ * resourceVersion can record the other's without changing its own), so a restarted bridge tells "changed since"
+ * from "already mirrored" without writing anything again.
  */
 export interface SyncRecord {
   host: string;
   flotilla: string;
+  /**
+   * contentDigest of each side's mirrored content at the last sync. Absent in records written before digests were
+   * kept: then any new resourceVersion counts as a change, as it did.
+   */
+  hostContent?: string;
+  flotillaContent?: string;
   hostUid?: string;
   /** statusDigest of the last status the bridge wrote to the host object `hostUid`. */
   status?: string;
@@ -18,7 +25,8 @@ export interface SyncRecord {
 /** One side's copy of an object; absent while it does not exist (or is being deleted) there. */
 export interface SideView {
   resourceVersion: string;
-  content: MirrorContent;
+  /** contentDigest of its mirrored content (for a host object, as admission would store it: admittedContent). */
+  digest: string;
 }
 
 export interface MirrorInput {
@@ -83,10 +91,23 @@ const decision = (action: MirrorAction, reason: string, conflict?: MirrorConflic
   conflict ? { action, reason, conflict } : { action, reason };
 
 /**
- * Which way one object's spec flows. Changes are told from the record's resourceVersions, never guessed from
- * content; content equality only saves a write that would change nothing. A change on both sides since the last
- * sync is a conflict, resolved for the side that owns the spec — the host, where users keep their objects in kube
- * mode (Flotilla, for the kinds only Flotilla writes) — and reported with both resourceVersions.
+ * Whether one side changed the mirrored content since the last sync: its resourceVersion moved and its content is
+ * not what it was then. A write that leaves the content as it was (a finalizer, a status or managed-fields update,
+ * the echo of the bridge's own write) moves the resourceVersion only, and is not a change of that side: it must not
+ * make a change on the other side a conflict, nor be copied over it. Without a recorded digest (a record from before
+ * digests) the resourceVersion alone decides.
+ */
+function changedSince(view: SideView, recordedVersion: string, recordedDigest: string | undefined): boolean {
+  if (view.resourceVersion === recordedVersion) return false;
+  return recordedDigest === undefined || view.digest !== recordedDigest;
+}
+
+/**
+ * Which way one object's spec flows. Changes are told from the record (a side changed when its resourceVersion
+ * moved and its content digest is not the one recorded), never guessed by comparing the two sides; equal digests on
+ * both sides only save a write that would change nothing. A change on both sides since the last sync is a conflict,
+ * resolved for the side that owns the spec — the host, where users keep their objects in kube mode (Flotilla, for
+ * the kinds only Flotilla writes) — and reported with both resourceVersions.
  */
 export function decideMirror(input: MirrorInput): MirrorDecision {
   const { host, flotilla, record } = input;
@@ -105,7 +126,7 @@ export function decideMirror(input: MirrorInput): MirrorDecision {
   // 2. On one side only: new there, or deleted on the other side since the last sync.
   if (host && !flotilla) {
     if (!record) return decision({ type: 'to-flotilla' }, 'new on the host');
-    if (host.resourceVersion === record.host)
+    if (!changedSince(host, record.host, record.hostContent))
       return decision({ type: 'delete-host', expect: host.resourceVersion }, 'deleted in Flotilla');
     return decision({ type: 'to-flotilla' }, 'deleted in Flotilla but changed on the host', conflict(input, 'host'));
   }
@@ -114,17 +135,18 @@ export function decideMirror(input: MirrorInput): MirrorDecision {
       return decision({ type: 'delete-flotilla', expect: flotilla.resourceVersion }, 'being deleted on the host');
     if (!record) return decision({ type: 'to-host' }, 'new in Flotilla');
     const deleteFlotilla = { type: 'delete-flotilla', expect: flotilla.resourceVersion } as const;
-    if (flotilla.resourceVersion === record.flotilla) return decision(deleteFlotilla, 'deleted on the host');
+    if (!changedSince(flotilla, record.flotilla, record.flotillaContent))
+      return decision(deleteFlotilla, 'deleted on the host');
     return decision(deleteFlotilla, 'deleted on the host but changed in Flotilla', conflict(input, 'host'));
   }
 
   // 3. On both sides.
   const h = host!;
   const f = flotilla!;
-  const hostChanged = !record || h.resourceVersion !== record.host;
-  const flotillaChanged = !record || f.resourceVersion !== record.flotilla;
-  if (!hostChanged && !flotillaChanged) return none('in sync');
-  if (sameContent(h.content, f.content)) return decision({ type: 'record' }, 'same content on both sides');
+  const hostChanged = !record || changedSince(h, record.host, record.hostContent);
+  const flotillaChanged = !record || changedSince(f, record.flotilla, record.flotillaContent);
+  if (!hostChanged && !flotillaChanged) return inSync(input);
+  if (h.digest === f.digest) return decision({ type: 'record' }, 'same content on both sides');
   if (hostChanged && !flotillaChanged)
     return decision({ type: 'to-flotilla', expect: f.resourceVersion }, 'changed on the host');
   if (!hostChanged && flotillaChanged)
@@ -144,13 +166,28 @@ function decideFlotillaOwned(input: MirrorInput): MirrorDecision {
     return record ? decision({ type: 'forget' }, 'gone from both sides') : none('absent');
   }
   if (!host) return decision({ type: 'to-host' }, record ? 'deleted on the host: Flotilla owns it' : 'new in Flotilla');
-  if (record && host.resourceVersion === record.host && flotilla.resourceVersion === record.flotilla)
-    return none('in sync');
-  if (sameContent(host.content, flotilla.content)) return decision({ type: 'record' }, 'same content on both sides');
+  if (
+    record &&
+    !changedSince(host, record.host, record.hostContent) &&
+    !changedSince(flotilla, record.flotilla, record.flotillaContent)
+  )
+    return inSync(input);
+  if (host.digest === flotilla.digest) return decision({ type: 'record' }, 'same content on both sides');
   return decision({ type: 'to-host', expect: host.resourceVersion }, 'Flotilla owns it');
 }
 
 const none = (reason: string): MirrorDecision => ({ action: { type: 'none' }, reason });
+
+/**
+ * Neither side changed the content. When a resourceVersion moved all the same (a write that left the content as it
+ * was), the record takes the new versions, so that the next look at the object is a plain comparison again.
+ */
+function inSync(input: MirrorInput): MirrorDecision {
+  const { host, flotilla, record } = input;
+  if (record && host?.resourceVersion === record.host && flotilla?.resourceVersion === record.flotilla)
+    return none('in sync');
+  return decision({ type: 'record' }, 'in sync; a write left the content as it was');
+}
 
 function conflict(input: MirrorInput, kept: 'host' | 'flotilla'): MirrorConflict {
   return {

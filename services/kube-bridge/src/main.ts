@@ -38,6 +38,10 @@ await runBusService({
     });
     await bridge.start();
     logger.info({ server }, 'mirroring the host API server as leader');
-    return () => bridge.stop();
+    return async () => {
+      await bridge.stop();
+      // The kept-alive connections to the host would hold the process open.
+      kubeConfig.destroy();
+    };
   },
 });

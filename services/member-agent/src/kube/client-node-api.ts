@@ -1,16 +1,13 @@
-import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 // client-node's modules one by one, not its index: the index loads every generated API (~20 MB of JavaScript, most of
 // the agent's memory) where the driver needs these few; patches/ makes them load without the generated APIs too.
-import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { HttpMethod, type RequestContext, type ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
+import { HttpMethod, type ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { Health } from '@kubernetes/client-node/dist/health.js';
 import { Metrics, type PodMetricsList } from '@kubernetes/client-node/dist/metrics.js';
 import { KubernetesObjectApi } from '@kubernetes/client-node/dist/object.js';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
 import { Watch } from '@kubernetes/client-node/dist/watch.js';
+import { loadPooledKubeConfig, type PooledKubeConfig } from '@flotilla/kube-client';
 import { cpuMilli } from '../sim/resources.js';
 import { kubeError, statusOf, type KubeRequest } from './errors.js';
 import { MemberInformer, type ListWatchClient, type RawObject } from './informer.js';
@@ -92,69 +89,9 @@ export interface ClientNodeApiOptions {
   probeTimeoutMs?: number;
 }
 
-/** The TLS and identity options an agent's connections are made with: requests with equal options share them. */
-const CONNECTION_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
-
-/**
- * A KubeConfig whose requests share keep-alive connections. client-node 1.x builds a new `https.Agent` for every
- * request, so every request opens a TCP connection, builds a TLS secure context (parsing the CA, certificate and key)
- * and does a full handshake: most of the CPU an apply costs, on both sides. Here each request still gets its options
- * from the kubeconfig as before (so rotated credentials are read), and is then handed the one pooled agent made for
- * exactly those options. Proxy agents are left as client-node makes them.
- */
-export class PooledKubeConfig extends KubeConfig {
-  private readonly agents = new Map<string, http.Agent>();
-
-  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    await super.applySecurityAuthentication(context);
-    const agent = context.getAgent();
-    if (agent) context.setAgent(this.pooled(agent));
-  }
-
-  override async applyToFetchOptions(opts: https.RequestOptions): ReturnType<KubeConfig['applyToFetchOptions']> {
-    const init = await super.applyToFetchOptions(opts);
-    if (init.agent instanceof http.Agent) init.agent = this.pooled(init.agent);
-    return init;
-  }
-
-  /** Closes the pooled connections (idle ones at once; those in use when their request ends). */
-  destroy(): void {
-    for (const a of this.agents.values()) a.destroy();
-    this.agents.clear();
-  }
-
-  private pooled(fresh: http.Agent): http.Agent {
-    const isHttps = fresh.constructor === https.Agent;
-    if (!isHttps && fresh.constructor !== http.Agent) return fresh;
-    const options = (fresh as http.Agent & { options: Record<string, unknown> }).options;
-    const hash = createHash('sha256').update(isHttps ? 'https' : 'http');
-    for (const k of CONNECTION_OPTIONS) hash.update(`\0${k}=`).update(connectionOption(options[k]));
-    const key = hash.digest('hex');
-    let agent = this.agents.get(key);
-    if (!agent) {
-      const picked = Object.fromEntries(
-        CONNECTION_OPTIONS.map((k) => [k, options[k]]).filter(([, v]) => v !== undefined),
-      );
-      agent = isHttps ? new https.Agent({ ...picked, keepAlive: true }) : new http.Agent({ keepAlive: true });
-      this.agents.set(key, agent);
-    }
-    return agent;
-  }
-}
-
-function connectionOption(v: unknown): string | Buffer {
-  if (v === undefined) return '';
-  if (Buffer.isBuffer(v)) return v;
-  if (Array.isArray(v)) return v.map((x) => (Buffer.isBuffer(x) ? x.toString('base64') : String(x))).join(',');
-  return String(v);
-}
-
 /** The kubeconfig the agent uses: a file (a mounted Secret), or in-cluster config, or the default lookup. */
 export function loadKubeConfig(kubeconfig: string | undefined): PooledKubeConfig {
-  const kc = new PooledKubeConfig();
-  if (kubeconfig) kc.loadFromFile(kubeconfig);
-  else kc.loadFromDefault();
-  return kc;
+  return loadPooledKubeConfig(kubeconfig, 'default');
 }
 
 /** A member cluster through @kubernetes/client-node 1.x: the only way the kube driver talks to Kubernetes. */

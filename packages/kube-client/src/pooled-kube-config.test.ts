@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { RequestContext, HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PooledKubeConfig } from './client-node-api.js';
+import { PooledKubeConfig } from './pooled-kube-config.js';
 
 // Inline credentials: what changes them is what must give another connection pool. The values are opaque to the
 // agents (no connection is opened here).

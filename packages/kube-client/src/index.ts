@@ -1,0 +1,1 @@
+export { type KubeConfigFallback, loadPooledKubeConfig, PooledKubeConfig } from './pooled-kube-config.js';
