@@ -76,7 +76,7 @@ describe('generated CustomResourceDefinitions', () => {
       spec: { versions: { schema: { openAPIV3Schema: OpenApiSchema } }[] };
     };
     const rule = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!.properties!.rules!.items!;
-    expect(rule.properties?.ruleName).toEqual({ type: 'string' });
+    expect(rule.properties?.ruleName).toEqual({ type: 'string', description: expect.stringMatching(/taken as name/) });
     expect(rule.required).toEqual(['schedule']);
   });
 });

@@ -173,6 +173,17 @@ describe('deploy/crds on a real API server', () => {
     const assignment = await kubectlOk(['explain', 'fhpa.spec.federatedHPAAssignment.federatedHPAAssignmentType']);
     expect(assignment).toMatch(/Duplicated/);
     expect(await kubectlOk(['explain', 'ehpa'])).toMatch(/predicted load/);
+    // WorkloadRebalancer's, in Karmada's words (kubectl wraps them: compared with the whitespace folded).
+    const folded = async (field: string) => (await kubectlOk(['explain', field])).replace(/\s+/g, ' ');
+    const rebalancer = await folded('workloadrebalancer.spec');
+    expect(rebalancer).toContain(
+      'DESCRIPTION: Spec represents the specification of the desired behavior of WorkloadRebalancer.',
+    );
+    expect(rebalancer).toContain('workloads <[]Object> Workloads used to specify the list of expected resource.');
+    expect(rebalancer).toContain('ttlSecondsAfterFinished <integer> TTLSecondsAfterFinished limits the lifetime');
+    expect(await folded('workloadrebalancer.spec.workloads.namespace')).toContain(
+      'Namespace of the target resource. Default is empty',
+    );
   });
 
   it('keeps status a subresource: a write to the object leaves status alone', async () => {

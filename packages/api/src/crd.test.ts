@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CrdSchemaError, customResourceDefinition, type OpenApiSchema, toOpenApi } from './crd.js';
+import { CrdSchemaError, customResourceDefinition, customResourceKinds, type OpenApiSchema, toOpenApi } from './crd.js';
 import { resolveKind } from './registry.js';
 
 describe('toOpenApi', () => {
@@ -109,6 +109,28 @@ describe('toOpenApi', () => {
     expect(status.properties!.observedWorkloads!.items!.properties!.workload!.description).toBe(
       'Workload the observed resource.',
     );
+  });
+
+  it('describes every field of every kind, so kubectl explain has something to say', () => {
+    /** Field paths under `s` without a description (list items and map values are described by their field). */
+    const undescribed = (s: OpenApiSchema, path: string): string[] => [
+      ...Object.entries(s.properties ?? {}).flatMap(([k, v]) => [
+        ...(v.description ? [] : [`${path}.${k}`]),
+        ...undescribed(v, `${path}.${k}`),
+      ]),
+      ...(s.items ? undescribed(s.items, `${path}[]`) : []),
+      ...(typeof s.additionalProperties === 'object' ? undescribed(s.additionalProperties, `${path}{}`) : []),
+    ];
+    const missing = customResourceKinds().flatMap((info) => {
+      const crd = customResourceDefinition(info) as {
+        spec: { versions: Array<{ schema: { openAPIV3Schema: OpenApiSchema } }> };
+      };
+      const root = crd.spec.versions[0]!.schema.openAPIV3Schema;
+      // metadata is ObjectMeta, which the API server describes itself (controller-gen leaves it bare too).
+      const { metadata: _objectMeta, ...fields } = root.properties!;
+      return undescribed({ properties: fields }, info.kind);
+    });
+    expect(missing).toEqual([]);
   });
 
   it('refuses what has no structural schema, naming the field', () => {

@@ -294,7 +294,17 @@ const PRESENTATION: Record<string, Presentation> = {
     categories: KARMADA,
     columns: [...scaleTargetColumns, AGE],
     // Karmada's CronFederatedHPA proposal names a rule `ruleName`; admission's defaulting renames it to `name`.
-    inputAliases: { at: ['spec', 'rules', '*'], properties: { ruleName: { type: 'string' } }, standsFor: ['name'] },
+    inputAliases: {
+      at: ['spec', 'rules', '*'],
+      properties: {
+        ruleName: {
+          type: 'string',
+          description:
+            "The rule's name as Karmada's CronFederatedHPA proposal writes it; taken as name when name is unset.",
+        },
+      },
+      standsFor: ['name'],
+    },
   },
   WorkloadRebalancer: {
     description: 'WorkloadRebalancer triggers a fresh rescheduling of the workloads it names.',
@@ -333,7 +343,18 @@ function addAliases(root: OpenApiSchema, aliases: NonNullable<Presentation['inpu
   if (!node.required?.length) delete node.required;
 }
 
-/** The top of a kind's schema: apiVersion, kind, metadata, spec and status, as controller-gen lays them out. */
+/** The descriptions controller-gen gives every kind's apiVersion and kind (Kubernetes' TypeMeta). */
+const TYPE_META_DESCRIPTIONS = {
+  apiVersion:
+    'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.',
+  kind: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.',
+} as const;
+
+/**
+ * The top of a kind's schema: apiVersion, kind, metadata, spec and status, as controller-gen lays them out. Spec and
+ * status take their schema's `.describe()`, else the wording Karmada's kinds use; metadata has none (as
+ * controller-gen's: the API server describes ObjectMeta itself).
+ */
 function kindSchema(info: KindInfo, p: Presentation): OpenApiSchema {
   const generated = toOpenApi(admissionOf(info.kind)!.schema, '');
   const spec = generated.properties?.spec;
@@ -343,11 +364,11 @@ function kindSchema(info: KindInfo, p: Presentation): OpenApiSchema {
     type: 'object',
     description: p.description,
     properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
+      apiVersion: { type: 'string', description: TYPE_META_DESCRIPTIONS.apiVersion },
+      kind: { type: 'string', description: TYPE_META_DESCRIPTIONS.kind },
       metadata: { type: 'object' },
-      spec,
-      status,
+      spec: { description: `Spec represents the desired behavior of ${info.kind}.`, ...spec },
+      status: { description: `Status represents the most recently observed status of ${info.kind}.`, ...status },
     },
     required: ['spec'],
   };

@@ -1,6 +1,6 @@
 import { formatTime } from '@flotilla/api';
 import { Controllers } from '@flotilla/catalogue';
-import type { Bus } from '@flotilla/bus';
+import { type Bus, getJson } from '@flotilla/bus';
 import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
 import {
   type Controller,
@@ -15,12 +15,18 @@ import {
   type KubeEvent,
   objectKey,
   type ObjectRef,
+  type Projection,
   refFromKey,
   type StatusRecord,
-  type StoredObject,
 } from '@flotilla/store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import {
+  type CachedObject,
+  type CachedStatus,
+  FLOTILLA_OBJECT_PROJECTION,
+  FLOTILLA_STATUS_PROJECTION,
+} from './cached.js';
 import {
   admittedContent,
   type AnyObject,
@@ -77,8 +83,8 @@ export interface KubeBridgeOptions {
 }
 
 interface FlotillaKind {
-  objects: Informer;
-  status: Informer<StatusRecord>;
+  objects: Informer<CachedObject>;
+  status: Informer<CachedStatus>;
 }
 
 /**
@@ -103,8 +109,18 @@ export class KubeBridge {
     this.now = opts.now ?? (() => new Date());
     const watches: Watch[] = [];
     for (const kind of MIRRORED_KINDS) {
-      const objects = new Informer({ bus: opts.bus, bucket: 'objects', kind: kind.info.kind });
-      const status = new Informer<StatusRecord>({ bus: opts.bus, bucket: 'status', kind: kind.info.kind });
+      const objects = new Informer<CachedObject>({
+        bus: opts.bus,
+        bucket: 'objects',
+        kind: kind.info.kind,
+        projection: FLOTILLA_OBJECT_PROJECTION as Projection<never, CachedObject>,
+      });
+      const status = new Informer<CachedStatus>({
+        bus: opts.bus,
+        bucket: 'status',
+        kind: kind.info.kind,
+        projection: FLOTILLA_STATUS_PROJECTION as Projection<never, CachedStatus>,
+      });
       const host = new HostInformer({
         info: kind.info,
         api: opts.host,
@@ -214,7 +230,7 @@ export class KubeBridge {
     const deleting = isDeleting(cached);
     const hostObject = deleting ? undefined : cached;
     const flotillaObject = flotilla.objects.get(ref);
-    if (kind.template && !this.selected((hostObject ?? flotillaObject) as AnyObject | undefined)) {
+    if (kind.template && !this.selected(hostObject ?? flotillaObject)) {
       // No longer mirrored: its finalizer must not hold a deletion nobody will finish.
       if (decideFinalizer({ host: cached, mirrored: false, inFlotilla: false }) === 'remove')
         await this.setFinalizer(kind, ref, cached!, 'remove');
@@ -222,12 +238,12 @@ export class KubeBridge {
     }
     const record = this.opts.records.get(key);
     const hostView = hostObject && {
-      resourceVersion: hostObject.metadata!.resourceVersion!,
-      digest: contentDigest(admittedContent(hostObject)),
+      resourceVersion: hostObject.metadata.resourceVersion!,
+      digest: hostObject.contentDigest,
     };
     const flotillaView = flotillaObject && {
       resourceVersion: flotillaObject.metadata.resourceVersion!,
-      digest: contentDigest(mirrorContent(flotillaObject as AnyObject)),
+      digest: flotillaObject.contentDigest,
     };
     const decision = decideMirror({
       owner: kind.owner,
@@ -265,17 +281,23 @@ export class KubeBridge {
       }
     }
     if (!after) return undefined;
-    // 4. The status, onto the host object as it now is.
-    const status = flotilla.status.get(ref)?.status;
-    const statusDecision = decideStatus({ status, hostUid: after.hostObject.metadata?.uid, record: after.record });
+    // 4. The status, onto the host object as it now is: read from Flotilla's bucket, the cache holds its digest only.
+    const statusDecision = decideStatus({
+      statusDigest: flotilla.status.get(ref)?.digest,
+      hostUid: after.hostObject.metadata?.uid,
+      record: after.record,
+    });
     if (!statusDecision.write) return undefined;
+    const status = (await getJson<StatusRecord>(this.opts.bus.status, key))?.value.status;
+    // Gone since the cache saw it: its watch event brings the key back.
+    if (status === undefined) return undefined;
     const written = await this.hostWrite('status', () => this.opts.host.applyStatus(kind.info, ref, status));
     // 5. Record what the status write made of the host object.
     await this.opts.records.set(key, {
       ...after.record,
       host: written.metadata!.resourceVersion!,
       hostUid: written.metadata!.uid!,
-      status: statusDecision.digest,
+      status: statusDigest(status),
     });
     return undefined;
   }
@@ -290,8 +312,8 @@ export class KubeBridge {
     key: string,
     decision: MirrorDecision,
     read: {
-      hostObject: AnyObject | undefined;
-      flotillaObject: StoredObject | undefined;
+      hostObject: CachedObject | undefined;
+      flotillaObject: CachedObject | undefined;
       hostView: SideView | undefined;
       flotillaView: SideView | undefined;
       record: SyncRecord | undefined;
@@ -328,12 +350,15 @@ export class KubeBridge {
         return { hostObject: hostObject!, record: next };
       }
       case 'to-flotilla': {
-        const hostRv = hostObject!.metadata!.resourceVersion!;
+        // The cache keeps a digest: the content is read again, and must be what was decided on.
+        const current = await this.opts.host.get(kind.info, ref);
+        if (current?.metadata?.resourceVersion !== hostView!.resourceVersion) return undefined; // its watch event follows
+        const hostRv = hostView!.resourceVersion;
         if (this.rejected.get(key) === hostRv) return undefined;
         let stored: StoredLike;
         try {
           const reply = await this.flotillaWrite('apply', () =>
-            this.opts.gateway.apply(flotillaBody(mirrorContent(hostObject!), action.expect)),
+            this.opts.gateway.apply(flotillaBody(mirrorContent(current), action.expect)),
           );
           stored = reply.object;
         } catch (err) {
@@ -356,7 +381,12 @@ export class KubeBridge {
         return { hostObject: hostObject!, record: next };
       }
       case 'to-host': {
-        const content = mirrorContent(flotillaObject as AnyObject);
+        // Both sides read again as they are (the caches keep digests); a cache behind them waits for its watch event.
+        const stored = await getJson<AnyObject>(this.opts.bus.objects, key);
+        if (String(stored?.revision) !== flotillaView!.resourceVersion) return undefined;
+        const current = hostObject && (await this.opts.host.get(kind.info, ref));
+        if (current?.metadata?.resourceVersion !== hostView?.resourceVersion) return undefined;
+        const content = mirrorContent(stored!.value);
         // What the bridge writes to the host for a kind users write carries its finalizer from the start.
         const withFinalizer = (body: AnyObject) => {
           body.metadata!.finalizers = withMirrorFinalizer(body.metadata!.finalizers, 'add');
@@ -364,10 +394,10 @@ export class KubeBridge {
         };
         const written = await this.hostWrite('spec', () =>
           kind.owner === 'flotilla'
-            ? this.opts.host.apply(kind.info, hostBody(content, hostObject))
+            ? this.opts.host.apply(kind.info, hostBody(content, current))
             : action.expect === undefined
               ? this.opts.host.create(kind.info, withFinalizer(hostBody(content, undefined)))
-              : this.opts.host.replace(kind.info, withFinalizer(hostBody(content, hostObject, action.expect))),
+              : this.opts.host.replace(kind.info, withFinalizer(hostBody(content, current, action.expect))),
         );
         const next = {
           ...hostVersion(written),

@@ -272,26 +272,14 @@ describe('conflictMessage', () => {
 });
 
 describe('decideStatus', () => {
-  const status = { conditions: [{ type: 'Scheduled', status: 'True' }] };
-  const digest = statusDigest(status);
+  const digest = statusDigest({ conditions: [{ type: 'Scheduled', status: 'True' }] });
+  const written = { ...rec('5', '7'), hostUid: 'u1', status: digest };
   it.each([
-    ['no status in Flotilla yet', { status: undefined, hostUid: 'u1', record: undefined }, false],
-    ['never written', { status, hostUid: 'u1', record: rec('5', '7') }, true],
-    [
-      'written to this host object already',
-      { status, hostUid: 'u1', record: { ...rec('5', '7'), hostUid: 'u1', status: digest } },
-      false,
-    ],
-    [
-      'written to an earlier host object of that name',
-      { status, hostUid: 'u2', record: { ...rec('5', '7'), hostUid: 'u1', status: digest } },
-      true,
-    ],
-    [
-      'changed since written',
-      { status: { conditions: [] }, hostUid: 'u1', record: { ...rec('5', '7'), hostUid: 'u1', status: digest } },
-      true,
-    ],
+    ['no status in Flotilla yet', { statusDigest: undefined, hostUid: 'u1', record: undefined }, false],
+    ['never written', { statusDigest: digest, hostUid: 'u1', record: rec('5', '7') }, true],
+    ['written to this host object already', { statusDigest: digest, hostUid: 'u1', record: written }, false],
+    ['written to an earlier host object of that name', { statusDigest: digest, hostUid: 'u2', record: written }, true],
+    ['changed since written', { statusDigest: statusDigest({ conditions: [] }), hostUid: 'u1', record: written }, true],
   ] as const)('%s', (_name, input, write) => {
     expect(decideStatus(input).write).toBe(write);
   });

@@ -1,4 +1,3 @@
-import { statusDigest } from './content.js';
 import type { SpecOwner } from './kinds.js';
 
 /**
@@ -212,8 +211,8 @@ export function conflictMessage(c: MirrorConflict): string {
 }
 
 export interface StatusInput {
-  /** Flotilla's status of the object (undefined: none yet). */
-  status: unknown;
+  /** statusDigest of Flotilla's status of the object (undefined: none yet). */
+  statusDigest: string | undefined;
   hostUid: string | undefined;
   record: SyncRecord | undefined;
 }
@@ -224,10 +223,8 @@ export interface StatusInput {
  * would write the same status forever. A status never set in Flotilla is left alone; a new host object (another
  * uid) gets it again.
  */
-export function decideStatus(input: StatusInput): { write: false } | { write: true; digest: string } {
-  if (input.status === undefined) return { write: false };
-  const digest = statusDigest(input.status);
+export function decideStatus(input: StatusInput): { write: boolean } {
+  if (input.statusDigest === undefined) return { write: false };
   const written = input.record?.hostUid !== undefined && input.record.hostUid === input.hostUid;
-  if (written && input.record?.status === digest) return { write: false };
-  return { write: true, digest };
+  return { write: !(written && input.record?.status === input.statusDigest) };
 }

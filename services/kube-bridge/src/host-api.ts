@@ -1,11 +1,8 @@
-import {
-  ApiException,
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+// client-node's modules one by one, not its index (see @flotilla/kube-client's RawObjectApi).
+import { HttpMethod, RawObjectApi } from '@flotilla/kube-client';
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { BindingObjectReference, KindInfo } from '@flotilla/api';
 import type { AnyObject } from './content.js';
 
@@ -14,7 +11,13 @@ export const FIELD_MANAGER = 'flotilla';
 
 export interface HostList {
   items: AnyObject[];
-  metadata?: { resourceVersion?: string };
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+/** One page of a list: at most `limit` objects, from where the previous page's `continue` token left off. */
+export interface ListPage {
+  limit: number;
+  continueToken?: string | undefined;
 }
 
 export interface HostRef {
@@ -43,20 +46,16 @@ export function hostStatusCode(err: unknown): number | undefined {
 }
 
 /**
- * The host API server, for one kind at a time, through @kubernetes/client-node's generic custom-object client (it
- * builds `/apis/<group>/<version>/…` paths, which serve built-in groups such as apps/v1 as well). Spec writes are
- * plain creates and replaces with the resourceVersion to compare with; status and the bridge's own objects go by
- * server-side apply under FIELD_MANAGER through the status subresource.
+ * The host API server, for one kind at a time, by raw JSON requests through @kubernetes/client-node's pipeline
+ * (`/apis/<group>/<version>/…` paths, which serve built-in groups such as apps/v1 as well as custom resources). Spec
+ * writes are plain creates and replaces with the resourceVersion to compare with; status and the bridge's own
+ * objects go by server-side apply under FIELD_MANAGER, status through the status subresource.
  */
 export class HostApi {
-  private readonly objects: CustomObjectsApi;
-  private readonly core: CoreV1Api;
-  private static readonly APPLY = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
-  private static readonly MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  private readonly api: RawObjectApi;
 
   constructor(readonly kubeConfig: KubeConfig) {
-    this.objects = kubeConfig.makeApiClient(CustomObjectsApi);
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.api = kubeConfig.makeApiClient(RawObjectApi);
   }
 
   /** Watch path of a kind in every namespace. */
@@ -64,61 +63,52 @@ export class HostApi {
     return `/apis/${info.group}/${info.version}/${info.plural}`;
   }
 
-  async list(info: KindInfo): Promise<HostList> {
-    return (await this.objects.listClusterCustomObject({
-      group: info.group,
-      version: info.version,
-      plural: info.plural,
-    })) as HostList;
-  }
-
-  /** Cheap request that answers only while the API server does: `GET /version`-like, through the same client. */
-  async probe(info: KindInfo): Promise<void> {
-    await this.objects.listClusterCustomObject({
-      group: info.group,
-      version: info.version,
-      plural: info.plural,
-      limit: 1,
+  async list(info: KindInfo, page: ListPage): Promise<HostList> {
+    return await this.api.send<HostList>(HttpMethod.GET, HostApi.watchPath(info), {
+      query: { limit: page.limit, continue: page.continueToken },
     });
   }
 
+  /** The object as it is now; undefined when it does not exist. */
+  async get(info: KindInfo, ref: HostRef): Promise<AnyObject | undefined> {
+    try {
+      return await this.api.send<AnyObject>(HttpMethod.GET, this.objectPath(info, ref));
+    } catch (err) {
+      if (hostStatusCode(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Cheap request that answers only while the API server does: a list of at most one object of the kind. */
+  async probe(info: KindInfo): Promise<void> {
+    await this.api.send(HttpMethod.GET, HostApi.watchPath(info), { query: { limit: 1 } });
+  }
+
   async create(info: KindInfo, body: AnyObject): Promise<AnyObject> {
-    const p = this.params(info, body.metadata as HostRef);
-    return (await (info.namespaced
-      ? this.objects.createNamespacedCustomObject({ ...p, namespace: p.namespace!, body })
-      : this.objects.createClusterCustomObject({ ...p, body }))) as AnyObject;
+    return await this.api.send<AnyObject>(HttpMethod.POST, this.collectionPath(info, body.metadata as HostRef), {
+      body,
+    });
   }
 
   /** Replaces the object; `body.metadata.resourceVersion` makes it fail with 409 if the object changed since. */
   async replace(info: KindInfo, body: AnyObject): Promise<AnyObject> {
-    const p = this.params(info, body.metadata as HostRef);
-    return (await (info.namespaced
-      ? this.objects.replaceNamespacedCustomObject({ ...p, namespace: p.namespace!, name: p.name, body })
-      : this.objects.replaceClusterCustomObject({ ...p, name: p.name, body }))) as AnyObject;
+    return await this.api.send<AnyObject>(HttpMethod.PUT, this.objectPath(info, body.metadata as HostRef), { body });
   }
 
   /** Server-side apply of the whole object (for the kinds Flotilla owns), taking every field it sets. */
   async apply(info: KindInfo, body: AnyObject): Promise<AnyObject> {
-    const p = this.params(info, body.metadata as HostRef);
-    const common = { ...p, name: p.name, body, fieldManager: FIELD_MANAGER, force: true };
-    return (await (info.namespaced
-      ? this.objects.patchNamespacedCustomObject({ ...common, namespace: p.namespace! }, HostApi.APPLY)
-      : this.objects.patchClusterCustomObject(common, HostApi.APPLY))) as AnyObject;
+    return await this.serverSideApply(this.objectPath(info, body.metadata as HostRef), body);
   }
 
   /** Server-side apply of `status` through the status subresource. */
   async applyStatus(info: KindInfo, ref: HostRef, status: unknown): Promise<AnyObject> {
-    const p = this.params(info, ref);
     const body = {
       apiVersion: info.apiVersion,
       kind: info.kind,
       metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
       status,
     };
-    const common = { ...p, name: p.name, body, fieldManager: FIELD_MANAGER, force: true };
-    return (await (info.namespaced
-      ? this.objects.patchNamespacedCustomObjectStatus({ ...common, namespace: p.namespace! }, HostApi.APPLY)
-      : this.objects.patchClusterCustomObjectStatus(common, HostApi.APPLY))) as AnyObject;
+    return await this.serverSideApply(`${this.objectPath(info, ref)}/status`, body);
   }
 
   /**
@@ -126,43 +116,47 @@ export class HostApi {
    * the whole list, so the compare-and-set keeps another controller's finalizer written meanwhile.
    */
   async setFinalizers(info: KindInfo, ref: HostRef, finalizers: string[], resourceVersion: string): Promise<AnyObject> {
-    const p = this.params(info, ref);
-    const body = { metadata: { resourceVersion, finalizers } };
-    return (await (info.namespaced
-      ? this.objects.patchNamespacedCustomObject({ ...p, namespace: p.namespace!, name: p.name, body }, HostApi.MERGE)
-      : this.objects.patchClusterCustomObject({ ...p, name: p.name, body }, HostApi.MERGE))) as AnyObject;
+    return await this.api.send<AnyObject>(HttpMethod.PATCH, this.objectPath(info, ref), {
+      body: { metadata: { resourceVersion, finalizers } },
+      contentType: PatchStrategy.MergePatch,
+    });
   }
 
   /** Deletes the object only if it is still at `resourceVersion` (409 otherwise). */
   async delete(info: KindInfo, ref: HostRef, resourceVersion: string): Promise<void> {
-    const p = this.params(info, ref);
-    const body = { preconditions: { resourceVersion } };
-    await (info.namespaced
-      ? this.objects.deleteNamespacedCustomObject({ ...p, namespace: p.namespace!, name: p.name, body })
-      : this.objects.deleteClusterCustomObject({ ...p, name: p.name, body }));
+    await this.api.send(HttpMethod.DELETE, this.objectPath(info, ref), {
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion } },
+    });
   }
 
   /** Writes an event by server-side apply: the same event written twice is one event, not two. */
   async applyEvent(event: HostEvent): Promise<void> {
-    await this.core.patchNamespacedEvent(
+    const { name, namespace } = event.metadata;
+    await this.serverSideApply(
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/events/${encodeURIComponent(name)}`,
       {
-        name: event.metadata.name,
-        namespace: event.metadata.namespace,
-        body: { apiVersion: 'v1', kind: 'Event', ...event },
-        fieldManager: FIELD_MANAGER,
-        force: true,
+        apiVersion: 'v1',
+        kind: 'Event',
+        ...event,
       },
-      HostApi.APPLY,
     );
   }
 
-  private params(info: KindInfo, ref: HostRef) {
-    return {
-      group: info.group,
-      version: info.version,
-      plural: info.plural,
-      name: ref.name,
-      namespace: info.namespaced ? (ref.namespace ?? 'default') : undefined,
-    };
+  private serverSideApply(path: string, body: object): Promise<AnyObject> {
+    return this.api.send<AnyObject>(HttpMethod.PATCH, path, {
+      body,
+      contentType: PatchStrategy.ServerSideApply,
+      query: { fieldManager: FIELD_MANAGER, force: true },
+    });
+  }
+
+  /** `/apis/<group>/<version>[/namespaces/<namespace>]/<plural>` (a namespaced kind without a namespace: default). */
+  private collectionPath(info: KindInfo, ref: HostRef): string {
+    const namespace = info.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace ?? 'default')}` : '';
+    return `/apis/${info.group}/${info.version}${namespace}/${info.plural}`;
+  }
+
+  private objectPath(info: KindInfo, ref: HostRef): string {
+    return `${this.collectionPath(info, ref)}/${encodeURIComponent(ref.name)}`;
   }
 }

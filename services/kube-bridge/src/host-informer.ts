@@ -1,9 +1,17 @@
 import type { KindInfo } from '@flotilla/api';
 import type { WatchEvent, WatchSource } from '@flotilla/controller';
 import { objectKey } from '@flotilla/store';
-import { ADD, DELETE, ERROR, type KubernetesObject, ListWatch, UPDATE, Watch } from '@kubernetes/client-node';
+// client-node's modules one by one, not its index (see @flotilla/kube-client's RawObjectApi).
+import { ListWatch } from '@kubernetes/client-node/dist/cache.js';
+import { ADD, DELETE, ERROR, UPDATE } from '@kubernetes/client-node/dist/informer.js';
+import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
+import { Watch } from '@kubernetes/client-node/dist/watch.js';
+import { type CachedObject, cachedHostObject } from './cached.js';
 import type { AnyObject } from './content.js';
 import { HostApi } from './host-api.js';
+
+/** Objects per page of a list: the whole list never has to be held at once, as JSON or as objects. */
+export const LIST_PAGE_SIZE = 500;
 
 export interface Backoff {
   initialMs: number;
@@ -28,8 +36,10 @@ export interface HostInformerOptions {
  * resourceVersion; a 410 Gone relists) restarted after any error with doubling backoff, once a probe answers again.
  * Watch events resume from the last resourceVersion seen, so nothing that happened while it was away is missed:
  * either the watch replays it or the relist's differences (deletions included) are delivered.
- * Managed fields are dropped from the cache: they are most of a small object and the bridge never reads them.
- * A watch source of the controller kit: its keys are Flotilla's object keys (`Kind.namespace.name`).
+ * The cache keeps what the bridge decides by (CachedObject: identity, resourceVersion, finalizers, a digest of the
+ * mirrored content), never whole objects: lists come in pages and each page and each watch event is reduced to that
+ * before it is cached. A watch source of the controller kit: its keys are Flotilla's object keys
+ * (`Kind.namespace.name`).
  */
 export class HostInformer implements WatchSource {
   readonly kind: string;
@@ -47,17 +57,15 @@ export class HostInformer implements WatchSource {
     const { info, api } = opts;
     this.kind = info.kind;
     this.delayMs = opts.backoff.initialMs;
+    // The generic client hands over the API server's JSON as it is (timestamps stay strings): AnyObject.
+    const project = (o: AnyObject) => cachedHostObject(o, info.apiVersion, info.kind);
     this.listWatch = new ListWatch(
       HostApi.watchPath(info),
-      new Watch(api.kubeConfig),
-      () => api.list(info) as never,
+      new ProjectingWatch(api.kubeConfig, project),
+      () => this.listPages(project) as never,
       false,
     );
-    // The generic client hands over the API server's JSON as it is (timestamps stay strings): AnyObject.
-    const changed = (o: KubernetesObject) => {
-      if (o.metadata) delete o.metadata.managedFields;
-      this.emit('upsert', o);
-    };
+    const changed = (o: KubernetesObject) => this.emit('upsert', o);
     this.listWatch.on(ADD, changed);
     this.listWatch.on(UPDATE, changed);
     this.listWatch.on(DELETE, (o) => this.emit('delete', o));
@@ -92,6 +100,22 @@ export class HostInformer implements WatchSource {
     return objectKey({ kind: this.kind, namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' });
   }
 
+  /** Every page of the kind, each object reduced to what is cached; the list's resourceVersion is the last page's. */
+  private async listPages(
+    project: (o: AnyObject) => CachedObject,
+  ): Promise<{ items: CachedObject[]; metadata: { resourceVersion: string } }> {
+    const items: CachedObject[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.opts.api.list(this.opts.info, { limit: LIST_PAGE_SIZE, continueToken });
+      for (const o of page.items) items.push(project(o));
+      resourceVersion = page.metadata?.resourceVersion ?? '';
+      continueToken = page.metadata?.continue || undefined;
+    } while (continueToken && !this.stopped);
+    return { items, metadata: { resourceVersion } };
+  }
+
   private emit(type: 'upsert' | 'delete', o: KubernetesObject): void {
     const event = { type, key: this.keyOf(o as AnyObject), revision: Number(o.metadata?.resourceVersion) || 0 };
     for (const h of this.handlers) void h(event);
@@ -110,12 +134,12 @@ export class HostInformer implements WatchSource {
     await this.listWatch.stop();
   }
 
-  get(name: string, namespace?: string): AnyObject | undefined {
-    return this.listWatch.get(name, namespace) as AnyObject | undefined;
+  get(name: string, namespace?: string): CachedObject | undefined {
+    return this.listWatch.get(name, namespace) as CachedObject | undefined;
   }
 
-  list(): readonly AnyObject[] {
-    return this.listWatch.list() as readonly AnyObject[];
+  list(): readonly CachedObject[] {
+    return this.listWatch.list() as readonly CachedObject[];
   }
 
   /** The newest resourceVersion the cache has caught up with (its list's or its last watch event's). */
@@ -174,4 +198,24 @@ export function describeError(err: unknown): string {
     return status ? `HTTP ${status}: ${message}` : message;
   }
   return String(err);
+}
+
+/** client-node's Watch, handing each changed object over as the cache keeps it (Status errors and bookmarks as sent). */
+class ProjectingWatch extends Watch {
+  constructor(
+    kubeConfig: ConstructorParameters<typeof Watch>[0],
+    private readonly project: (o: AnyObject) => CachedObject,
+  ) {
+    super(kubeConfig);
+  }
+
+  override watch(...[path, params, callback, done]: Parameters<Watch['watch']>): ReturnType<Watch['watch']> {
+    return super.watch(
+      path,
+      params,
+      (phase, object, event) =>
+        callback(phase, phase === 'ERROR' || phase === 'BOOKMARK' ? object : this.project(object as AnyObject), event),
+      done,
+    );
+  }
 }

@@ -7,37 +7,65 @@ import { conditionSchema, int32, int64, quantitySchema, resourceListSchema, tain
 import type { KindAdmission } from './kind-admission.js';
 import { objAt } from './kind-admission.js';
 
-const localSecretReferenceSchema = z.strictObject({ namespace: z.string(), name: z.string() });
+// Descriptions follow Karmada's Cluster API (cluster.karmada.io/v1alpha1); Flotilla's own fields say so.
+const localSecretReferenceSchema = z.strictObject({
+  namespace: z.string().describe('Namespace is the namespace for the resource being referenced.'),
+  name: z.string().describe('Name is the name of resource being referenced.'),
+});
 
 const resourceModelSchema = z.strictObject({
-  grade: int32.min(0),
-  ranges: z.array(z.strictObject({ name: z.string().min(1), min: quantitySchema, max: quantitySchema })),
+  grade: int32.min(0).describe('Grade is the index for the resource modeling.'),
+  ranges: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1).describe('Name is the name for the resource that you want to categorize.'),
+        min: quantitySchema.describe(
+          'Min is the minimum amount of this resource represented by resource name (the first grade always starts at zero).',
+        ),
+        max: quantitySchema.describe(
+          'Max is the maximum amount of this resource represented by resource name (the last range has no upper bound).',
+        ),
+      }),
+    )
+    .describe('Ranges describes the resource quota ranges.'),
 });
 
 /** Where a model's time starts (RFC 3339): fixes the phase of a periodic load, as the member-agent's sim reads it. */
-const startTime = { startTime: z.string().min(1).optional() };
+const startTime = {
+  startTime: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("When the model's time starts (RFC 3339): the phase of a periodic load. Defaults to when it is applied."),
+};
+const loadTypeSchema = (type: 'constant' | 'step' | 'sine' | 'series') =>
+  z.literal(type).describe('The load model: constant, step, sine or series.');
+const coresSchema = z
+  .number()
+  .min(0)
+  .describe('The CPU demand in cores (constant, before the step, or the mean of the sine).');
 
 /** A workload's load in a simulated cluster, as total CPU demand in cores (see the CLI's `cluster load`). */
 const loadModelSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('constant'), cores: z.number().min(0), ...startTime }),
+  z.strictObject({ type: loadTypeSchema('constant'), cores: coresSchema, ...startTime }),
   z.strictObject({
-    type: z.literal('step'),
-    cores: z.number().min(0),
-    stepCores: z.number().min(0),
-    stepAfter: z.string().min(1),
+    type: loadTypeSchema('step'),
+    cores: coresSchema,
+    stepCores: z.number().min(0).describe('Under step: the CPU demand in cores after the step.'),
+    stepAfter: z.string().min(1).describe('Under step: how long after startTime the step comes, a duration (e.g. 5m).'),
     ...startTime,
   }),
   z.strictObject({
-    type: z.literal('sine'),
-    cores: z.number().min(0),
-    amplitude: z.number().min(0),
-    period: z.string().min(1),
+    type: loadTypeSchema('sine'),
+    cores: coresSchema,
+    amplitude: z.number().min(0).describe('Under sine: how far the demand swings above and below cores.'),
+    period: z.string().min(1).describe('Under sine: the length of one period, a duration (e.g. 24h).'),
     ...startTime,
   }),
   z.strictObject({
-    type: z.literal('series'),
-    values: z.array(z.number().min(0)).min(1),
-    interval: z.string().min(1),
+    type: loadTypeSchema('series'),
+    values: z.array(z.number().min(0)).min(1).describe('Under series: the CPU demands in cores, one per interval.'),
+    interval: z.string().min(1).describe('Under series: how long each value lasts, a duration (e.g. 1m).'),
     ...startTime,
   }),
 ]);
@@ -48,15 +76,17 @@ const loadModelSchema = z.discriminatedUnion('type', [
  * simulated cluster declares it). An autoscaler of Flotilla's aimed at the same workload has an owner conflict.
  */
 export const foreignHorizontalPodAutoscalerSchema = z.strictObject({
-  namespace: z.string().optional(),
-  name: z.string().min(1),
-  scaleTargetRef: z.strictObject({
-    apiVersion: z.string().optional(),
-    kind: z.string().min(1),
-    name: z.string().min(1),
-  }),
-  minReplicas: z.number().int().min(0).optional(),
-  maxReplicas: z.number().int().min(1).optional(),
+  namespace: z.string().optional().describe("The HPA's namespace in the member cluster. Defaults to default."),
+  name: z.string().min(1).describe("The HPA's name."),
+  scaleTargetRef: z
+    .strictObject({
+      apiVersion: z.string().optional().describe('API version of the workload, e.g. apps/v1.'),
+      kind: z.string().min(1).describe('Kind of the workload, e.g. Deployment.'),
+      name: z.string().min(1).describe('Name of the workload, in the same namespace.'),
+    })
+    .describe('The workload the HPA scales.'),
+  minReplicas: z.number().int().min(0).optional().describe("The HPA's minReplicas."),
+  maxReplicas: z.number().int().min(1).optional().describe("The HPA's maxReplicas."),
 });
 export type ForeignHorizontalPodAutoscaler = z.infer<typeof foreignHorizontalPodAutoscalerSchema>;
 
@@ -65,75 +95,177 @@ export type ForeignHorizontalPodAutoscaler = z.infer<typeof foreignHorizontalPod
  * member-agent plays it with this capacity, version, failure switch and per-workload load.
  */
 export const clusterSimulationSchema = z.strictObject({
-  allocatable: z.strictObject({ cpu: quantitySchema, memory: quantitySchema, pods: quantitySchema }),
-  kubernetesVersion: z.string().optional(),
-  failed: z.boolean().optional(),
+  allocatable: z
+    .strictObject({
+      cpu: quantitySchema.describe('CPU the simulated cluster offers, e.g. 8 or 8000m.'),
+      memory: quantitySchema.describe('Memory the simulated cluster offers, e.g. 32Gi.'),
+      pods: quantitySchema.describe('How many pods the simulated cluster runs at most.'),
+    })
+    .describe('The capacity of the simulated cluster.'),
+  kubernetesVersion: z.string().optional().describe('The Kubernetes version the simulated cluster reports.'),
+  failed: z.boolean().optional().describe('True makes the simulated cluster unreachable (NotReady) until false again.'),
   loads: z
     .array(
       z.strictObject({
-        workload: z.strictObject({
-          apiVersion: z.string().optional(),
-          kind: z.string().min(1),
-          namespace: z.string().optional(),
-          name: z.string().min(1),
-        }),
-        model: loadModelSchema,
+        workload: z
+          .strictObject({
+            apiVersion: z.string().optional().describe('API version of the workload, e.g. apps/v1.'),
+            kind: z.string().min(1).describe('Kind of the workload, e.g. Deployment.'),
+            namespace: z.string().optional().describe('Namespace of the workload.'),
+            name: z.string().min(1).describe('Name of the workload.'),
+          })
+          .describe('The workload the load is of.'),
+        model: loadModelSchema.describe("The workload's total CPU demand over time, by type."),
       }),
     )
-    .optional(),
+    .optional()
+    .describe("The workloads' CPU demand in the simulated cluster (what its metrics report)."),
   /**
    * HorizontalPodAutoscalers someone made in the simulated cluster without Flotilla (kubectl on the member, say):
    * reported in the Cluster's `status.foreignHorizontalPodAutoscalers`, where an autoscaler aimed at the same
    * workload finds its owner conflict. They are reported, not run.
    */
-  foreignHorizontalPodAutoscalers: z.array(foreignHorizontalPodAutoscalerSchema).optional(),
+  foreignHorizontalPodAutoscalers: z
+    .array(foreignHorizontalPodAutoscalerSchema)
+    .optional()
+    .describe('HPAs made in the simulated cluster without Flotilla: reported in status, not run.'),
 });
 export type ClusterSimulation = z.infer<typeof clusterSimulationSchema>;
 
 export const clusterSpecSchema = z.strictObject({
-  id: z.string().optional(),
-  syncMode: z.enum(['Push', 'Pull']),
-  apiEndpoint: z.string().optional(),
-  secretRef: localSecretReferenceSchema.optional(),
-  impersonatorSecretRef: localSecretReferenceSchema.optional(),
-  insecureSkipTLSVerification: z.boolean().optional(),
-  proxyURL: z.string().optional(),
-  proxyHeader: z.record(z.string(), z.string()).optional(),
-  provider: z.string().optional(),
-  region: z.string().optional(),
-  zone: z.string().optional(),
-  zones: z.array(z.string()).optional(),
-  taints: z.array(taintSchema).optional(),
-  resourceModels: z.array(resourceModelSchema).optional(),
-  simulation: clusterSimulationSchema.optional(),
+  id: z
+    .string()
+    .optional()
+    .describe(
+      'ID is the unique identifier for the cluster, other than .metadata.uid, typically collected from the member cluster when it registers.',
+    ),
+  syncMode: z
+    .enum(['Push', 'Pull'])
+    .describe('SyncMode describes how a cluster syncs resources from the control plane: Push or Pull.'),
+  apiEndpoint: z
+    .string()
+    .optional()
+    .describe('The API endpoint of the member cluster. This can be a hostname, hostname:port, IP or IP:port.'),
+  secretRef: localSecretReferenceSchema
+    .optional()
+    .describe(
+      'SecretRef represents the secret that contains mandatory credentials to access the member cluster (data.token, data.caBundle).',
+    ),
+  impersonatorSecretRef: localSecretReferenceSchema
+    .optional()
+    .describe('ImpersonatorSecretRef represents the secret that contains the token of impersonator (data.token).'),
+  insecureSkipTLSVerification: z
+    .boolean()
+    .optional()
+    .describe(
+      "InsecureSkipTLSVerification: true does not check the member cluster's serving certificate (an insecure connection). Defaults to false.",
+    ),
+  proxyURL: z
+    .string()
+    .optional()
+    .describe(
+      'ProxyURL is the proxy URL for the cluster. If not empty, the control plane uses it to talk to the cluster.',
+    ),
+  proxyHeader: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe(
+      'ProxyHeader is the HTTP header required by proxy server, by header key; several values comma-separated.',
+    ),
+  provider: z.string().optional().describe('Provider represents the cloud provider name of the member cluster.'),
+  region: z.string().optional().describe('Region represents the region in which the member cluster is located.'),
+  zone: z
+    .string()
+    .optional()
+    .describe(
+      'Zone represents the zone in which the member cluster is located. Deprecated: kept for backward compatibility, use zones instead.',
+    ),
+  zones: z
+    .array(z.string())
+    .optional()
+    .describe('Zones represents the failure zones (also called availability zones) of the member cluster.'),
+  taints: z
+    .array(taintSchema)
+    .optional()
+    .describe(
+      'Taints attached to the member cluster. Taints on the cluster have the "effect" on any resource that does not tolerate the Taint.',
+    ),
+  resourceModels: z
+    .array(resourceModelSchema)
+    .optional()
+    .describe(
+      'ResourceModels is the list of resource modeling in this cluster (by cpu, memory, storage, ephemeral-storage); unset uses the default model.',
+    ),
+  simulation: clusterSimulationSchema
+    .optional()
+    .describe("Flotilla: a simulated cluster, played by the member-agent's sim driver (no API server behind it)."),
 });
 export type ClusterSpec = z.infer<typeof clusterSpecSchema>;
 
 /** Status is written by the member-agent; known fields are type-checked, unknown ones kept. */
 export const clusterStatusSchema = z.looseObject({
-  kubernetesVersion: z.string().optional(),
+  kubernetesVersion: z.string().optional().describe('KubernetesVersion represents version of the member cluster.'),
   apiEnablements: z
     .array(
       z.looseObject({
-        groupVersion: z.string(),
-        resources: z.array(z.looseObject({ name: z.string(), kind: z.string() })).optional(),
+        groupVersion: z.string().describe('GroupVersion is the group and version this APIEnablement is for.'),
+        resources: z
+          .array(
+            z.looseObject({
+              name: z.string().describe('Name is the plural name of the resource.'),
+              kind: z.string().describe("Kind is the kind for the resource (e.g. 'Deployment' for 'deployments')."),
+            }),
+          )
+          .optional()
+          .describe('Resources is a list of APIResource.'),
       }),
     )
-    .optional(),
-  conditions: z.array(conditionSchema).optional(),
-  nodeSummary: z.looseObject({ totalNum: int32.optional(), readyNum: int32.optional() }).optional(),
+    .optional()
+    .describe('APIEnablements represents the list of APIs installed on the member cluster.'),
+  conditions: z
+    .array(conditionSchema)
+    .optional()
+    .describe('Conditions is an array of current cluster conditions (Ready).'),
+  nodeSummary: z
+    .looseObject({
+      totalNum: int32.optional().describe('TotalNum is the total number of nodes in the cluster.'),
+      readyNum: int32.optional().describe('ReadyNum is the number of ready nodes in the cluster.'),
+    })
+    .optional()
+    .describe('NodeSummary represents the summary of nodes status in the member cluster.'),
   resourceSummary: z
     .looseObject({
-      allocatable: resourceListSchema.optional(),
-      allocating: resourceListSchema.optional(),
-      allocated: resourceListSchema.optional(),
-      allocatableModelings: z.array(z.looseObject({ grade: int32, count: int64 })).optional(),
+      allocatable: resourceListSchema
+        .optional()
+        .describe('Allocatable represents the resources of a cluster that are available for scheduling.'),
+      allocating: resourceListSchema
+        .optional()
+        .describe('Allocating represents the resources of a cluster that are pending for scheduling.'),
+      allocated: resourceListSchema
+        .optional()
+        .describe('Allocated represents the resources of a cluster that have been scheduled.'),
+      allocatableModelings: z
+        .array(
+          z.looseObject({
+            grade: int32.describe('Grade is the index of ResourceModel.'),
+            count: int64.describe('Count is the number of nodes that own the resources delineated by this modeling.'),
+          }),
+        )
+        .optional()
+        .describe('AllocatableModelings represents the statistical resource modeling.'),
     })
-    .optional(),
-  remedyActions: z.array(z.string()).optional(),
+    .optional()
+    .describe('ResourceSummary represents the summary of resources in the member cluster.'),
+  remedyActions: z
+    .array(z.string())
+    .optional()
+    .describe('RemedyActions represents the remedy actions that needs to be performed on the cluster.'),
   /** The member cluster's HPAs Flotilla did not create, sorted by namespace and name; absent when there are none. */
-  foreignHorizontalPodAutoscalers: z.array(foreignHorizontalPodAutoscalerSchema).optional(),
-  lastHeartbeatTime: timeSchema.optional(),
+  foreignHorizontalPodAutoscalers: z
+    .array(foreignHorizontalPodAutoscalerSchema)
+    .optional()
+    .describe("Flotilla: the member cluster's HPAs Flotilla did not create; absent when there are none."),
+  lastHeartbeatTime: timeSchema.optional().describe('The last time the cluster was heard from (kept as written).'),
 });
 export type ClusterStatus = z.infer<typeof clusterStatusSchema>;
 

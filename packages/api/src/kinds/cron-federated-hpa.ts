@@ -67,29 +67,66 @@ export const cronFederatedHpaSpecSchema = z.strictObject({
 });
 export type CronFederatedHPASpec = z.infer<typeof cronFederatedHpaSpecSchema>;
 
-const executionSchema = z.looseObject({ scheduleTime: timeSchema, executionTime: timeSchema });
+// Status descriptions follow Karmada's CronFederatedHPA API (autoscaling.karmada.io/v1alpha1).
+const executionSchema = z.looseObject({
+  scheduleTime: timeSchema.describe('ScheduleTime is the expected execution time declared in CronFederatedHPARule.'),
+  executionTime: timeSchema.describe(
+    'ExecutionTime is the actual execution time of CronFederatedHPARule; it may differ from ScheduleTime.',
+  ),
+});
 
 export const cronFederatedHpaStatusSchema = z.looseObject({
   executionHistories: z
     .array(
       z.looseObject({
-        ruleName: z.string(),
-        nextExecutionTime: timeSchema.optional(),
+        ruleName: z.string().describe('RuleName is the name of the CronFederatedHPARule.'),
+        nextExecutionTime: timeSchema
+          .optional()
+          .describe('NextExecutionTime is the next time to execute. Nil means the rule has been suspended.'),
         successfulExecutions: z
           .array(
             executionSchema.extend({
-              appliedReplicas: int32.optional(),
-              appliedMinReplicas: int32.optional(),
-              appliedMaxReplicas: int32.optional(),
+              appliedReplicas: int32
+                .optional()
+                .describe('AppliedReplicas is the replicas have been applied (when the rule sets targetReplicas).'),
+              appliedMinReplicas: int32
+                .optional()
+                .describe(
+                  'AppliedMinReplicas is the MinReplicas have been applied (when the rule sets targetMinReplicas).',
+                ),
+              appliedMaxReplicas: int32
+                .optional()
+                .describe(
+                  'AppliedMaxReplicas is the MaxReplicas have been applied (when the rule sets targetMaxReplicas).',
+                ),
             }),
           )
-          .optional(),
-        failedExecutions: z.array(executionSchema.extend({ message: z.string() })).optional(),
+          .optional()
+          .describe('SuccessfulExecutions records successful executions.'),
+        failedExecutions: z
+          .array(
+            executionSchema.extend({
+              message: z
+                .string()
+                .describe('Message is the human-readable message indicating details about the failure.'),
+            }),
+          )
+          .optional()
+          .describe('FailedExecutions records failed executions.'),
         /** Flotilla's: occurrences not applied because their date is in the rule's excludeDates. */
-        skippedExecutions: z.array(executionSchema.extend({ reason: z.string(), message: z.string() })).optional(),
+        skippedExecutions: z
+          .array(
+            executionSchema.extend({
+              reason: z.string().describe('Why the occurrence was skipped, e.g. ExcludedDate.'),
+              message: z.string().describe('The human-readable details: which excludeDates entry matched.'),
+            }),
+          )
+          .optional()
+          .describe("Flotilla: occurrences not applied because their date is in the rule's excludeDates."),
       }),
     )
-    .optional(),
+    .optional()
+    .describe('ExecutionHistories record the execution histories of CronFederatedHPARule.'),
 });
 export type CronFederatedHPAStatus = z.infer<typeof cronFederatedHpaStatusSchema>;
 

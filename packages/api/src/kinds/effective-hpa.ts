@@ -18,37 +18,65 @@ import { resolveDspConfig } from './dsp-config.js';
 
 export const DEFAULT_PREDICTION_WINDOW_SECONDS = 3600;
 
+const marginFractionSchema = z
+  .string()
+  .optional()
+  .describe('The margin added to the prediction, as a fraction (a string, e.g. "0.1" for 10%). Defaults to 0.');
+
 const dspSchema = z.strictObject({
-  sampleInterval: z.string().optional(),
-  historyLength: z.string().optional(),
+  sampleInterval: z
+    .string()
+    .optional()
+    .describe('The resolution of the metric history, a duration (e.g. 60s), at most 1h. Defaults to 1m.'),
+  historyLength: z
+    .string()
+    .optional()
+    .describe('How much metric history is analysed, a duration (e.g. 15d), at least 48h. Defaults to 15d.'),
   estimators: z
     .strictObject({
-      maxValue: z.array(z.strictObject({ marginFraction: z.string().optional() })).optional(),
+      maxValue: z
+        .array(z.strictObject({ marginFraction: marginFractionSchema }))
+        .optional()
+        .describe('Max-value estimators: for each phase, the highest value over all whole periods, plus the margin.'),
       fft: z
         .array(
           z.strictObject({
-            marginFraction: z.string().optional(),
-            lowAmplitudeThreshold: z.string().optional(),
-            highFrequencyThreshold: z.string().optional(),
-            minNumOfSpectrumItems: int32.optional(),
-            maxNumOfSpectrumItems: int32.optional(),
+            marginFraction: marginFractionSchema,
+            lowAmplitudeThreshold: z
+              .string()
+              .optional()
+              .describe('Spectrum components below this amplitude are dropped (a string). Defaults to 1.0.'),
+            highFrequencyThreshold: z
+              .string()
+              .optional()
+              .describe('Spectrum components above this frequency, in Hz, are dropped (a string). Defaults to 1/3600.'),
+            minNumOfSpectrumItems: int32.optional().describe('The fewest spectrum components kept. Defaults to 3.'),
+            maxNumOfSpectrumItems: int32.optional().describe('The most spectrum components kept. Defaults to 100.'),
           }),
         )
-        .optional(),
+        .optional()
+        .describe("FFT estimators: the history's last period, rebuilt from its main frequencies, plus the margin."),
     })
-    .optional(),
+    .optional()
+    .describe("The estimators the best one is chosen from; none given means Crane's eight default FFT estimators."),
 });
 
 export const ehpaPredictionSchema = z.strictObject({
   predictionWindowSeconds: int32.min(1).optional().describe('How far ahead the load is predicted, in seconds.'),
   predictionAlgorithm: z
     .strictObject({
-      algorithmType: z.enum(['dsp', 'percentile']),
-      dsp: dspSchema.optional(),
+      algorithmType: z
+        .enum(['dsp', 'percentile'])
+        .describe('The prediction algorithm: dsp (periodic load; the one Flotilla runs) or percentile.'),
+      dsp: dspSchema.optional().describe('Settings of the dsp algorithm (digital signal processing of the history).'),
       // Percentile is Crane's other algorithm; Flotilla predicts with DSP only and keeps these settings as given.
-      percentile: z.looseObject({}).optional(),
+      percentile: z
+        .looseObject({})
+        .optional()
+        .describe("Settings of Crane's percentile algorithm, kept as given (Flotilla predicts with dsp only)."),
     })
-    .optional(),
+    .optional()
+    .describe('How the load is predicted; prediction is on only when this and predictionWindowSeconds are set.'),
 });
 
 export const ehpaCronSchema = z.strictObject({
@@ -81,10 +109,15 @@ export const ehpaSpecSchema = z.strictObject({
 export type EffectiveHorizontalPodAutoscalerSpec = z.infer<typeof ehpaSpecSchema>;
 
 export const ehpaStatusSchema = z.looseObject({
-  conditions: z.array(conditionSchema).optional(),
-  currentReplicas: int32.optional(),
-  expectReplicas: int32.optional(),
-  lastScaleTime: timeSchema.optional(),
+  conditions: z
+    .array(conditionSchema)
+    .optional()
+    .describe('The latest observations of the EffectiveHPA: Ready, the HPA conditions, ReplicaOwnerConflict.'),
+  currentReplicas: int32.optional().describe("The target workload's current replicas."),
+  expectReplicas: int32
+    .optional()
+    .describe('The replicas the EffectiveHPA computed (under Preview, what it would scale to).'),
+  lastScaleTime: timeSchema.optional().describe('The last time the EffectiveHPA scaled the workload.'),
 });
 export type EffectiveHorizontalPodAutoscalerStatus = z.infer<typeof ehpaStatusSchema>;
 

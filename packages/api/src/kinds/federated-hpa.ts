@@ -36,7 +36,7 @@ export const federatedHpaAssignmentSchema = z.strictObject({
   clusterAutoscalingPreference: z
     .array(
       z.strictObject({
-        targetCluster: clusterAffinitySchema,
+        targetCluster: clusterAffinitySchema.describe('The member clusters this preference applies to.'),
         staticWeight: int32.optional().describe("The clusters' weight under StaticWeighted."),
         priority: int32.optional().describe("The clusters' priority under Prioritized: higher is filled first."),
       }),
@@ -71,13 +71,26 @@ export const federatedHpaSpecSchema = z.strictObject({
 export type FederatedHPASpec = z.infer<typeof federatedHpaSpecSchema>;
 
 export const federatedHpaStatusSchema = z.looseObject({
-  observedGeneration: z.int().optional(),
-  lastScaleTime: z.string().optional(),
-  currentReplicas: int32.optional(),
-  desiredReplicas: int32.optional(),
-  currentMetrics: z.array(z.unknown()).optional(),
-  conditions: z.array(conditionSchema).optional(),
-  aggregatedStatus: z.array(z.unknown()).optional(),
+  observedGeneration: z.int().optional().describe('observedGeneration is the most recent generation observed.'),
+  lastScaleTime: z
+    .string()
+    .optional()
+    .describe('lastScaleTime is the last time the FederatedHPA scaled the number of replicas.'),
+  currentReplicas: int32.optional().describe('currentReplicas is the current number of replicas across all clusters.'),
+  desiredReplicas: int32
+    .optional()
+    .describe('desiredReplicas is the desired number of replicas, as last calculated by the FederatedHPA.'),
+  currentMetrics: z
+    .array(z.unknown())
+    .optional()
+    .describe('currentMetrics is the last read state of the metrics used by the FederatedHPA (autoscaling/v2).'),
+  conditions: z
+    .array(conditionSchema)
+    .optional()
+    .describe(
+      'conditions is the set of conditions required for the FederatedHPA to scale (autoscaling/v2), and ReplicaOwnerConflict.',
+    ),
+  aggregatedStatus: z.array(z.unknown()).optional().describe("Flotilla: each member cluster's HPA status, by cluster."),
 });
 export type FederatedHPAStatus = z.infer<typeof federatedHpaStatusSchema>;
 

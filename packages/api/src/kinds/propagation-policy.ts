@@ -19,7 +19,10 @@ export const resourceSelectorSchema = z.strictObject({
 export type ResourceSelector = z.infer<typeof resourceSelectorSchema>;
 
 export const fieldSelectorSchema = z.strictObject({
-  matchExpressions: z.array(nodeSelectorRequirementSchema).optional(),
+  matchExpressions: z
+    .array(nodeSelectorRequirementSchema)
+    .optional()
+    .describe('A list of field selector requirements (on provider, region, zone). The requirements are ANDed.'),
 });
 
 const clusterAffinityShape = {
@@ -43,21 +46,41 @@ const affinityNameSchema = z
 export const clusterAffinityTermSchema = z.strictObject({
   affinityName: affinityNameSchema,
   ...clusterAffinityShape,
-  overflowAffinities: z.array(z.strictObject({ affinityName: affinityNameSchema, ...clusterAffinityShape })).optional(),
+  overflowAffinities: z
+    .array(z.strictObject({ affinityName: affinityNameSchema, ...clusterAffinityShape }))
+    .optional()
+    .describe(
+      "Karmada v1.18: ordered tiers of further clusters in this group, filled only with the replicas the term's own clusters cannot hold (Divided, Aggregated or dynamic weight).",
+    ),
 });
 export type ClusterAffinityTerm = z.infer<typeof clusterAffinityTermSchema>;
 
+// Descriptions follow Karmada's PropagationPolicy API (policy.karmada.io/v1alpha1).
 export const spreadConstraintSchema = z.strictObject({
-  spreadByField: z.enum(['cluster', 'region', 'zone', 'provider']).optional(),
-  spreadByLabel: z.string().optional(),
-  maxGroups: int64.min(0).optional(),
-  minGroups: int64.min(0).optional(),
+  spreadByField: z
+    .enum(['cluster', 'region', 'zone', 'provider'])
+    .optional()
+    .describe(
+      'SpreadByField represents the cluster field the member clusters are grouped by: cluster, region, zone or provider. Not with spreadByLabel; cluster when both are empty.',
+    ),
+  spreadByLabel: z
+    .string()
+    .optional()
+    .describe('SpreadByLabel represents the label key the member clusters are grouped by. Not with spreadByField.'),
+  maxGroups: int64
+    .min(0)
+    .optional()
+    .describe('MaxGroups restricts the maximum number of cluster groups to be selected.'),
+  minGroups: int64
+    .min(0)
+    .optional()
+    .describe('MinGroups restricts the minimum number of cluster groups to be selected. Defaults to 1.'),
 });
 export type SpreadConstraint = z.infer<typeof spreadConstraintSchema>;
 
 export const staticClusterWeightSchema = z.strictObject({
-  targetCluster: clusterAffinitySchema,
-  weight: int64,
+  targetCluster: clusterAffinitySchema.describe('TargetCluster describes the filter to select clusters.'),
+  weight: int64.describe("Weight expressing the preference to the cluster(s) specified by 'TargetCluster'."),
 });
 
 export const replicaSchedulingSchema = z.strictObject({
@@ -71,10 +94,21 @@ export const replicaSchedulingSchema = z.strictObject({
     .describe('Under Divided: Aggregated (as few clusters as fit) or Weighted (by weightPreference).'),
   weightPreference: z
     .strictObject({
-      staticWeightList: z.array(staticClusterWeightSchema).optional(),
-      dynamicWeight: z.enum(['AvailableReplicas']).optional(),
+      staticWeightList: z
+        .array(staticClusterWeightSchema)
+        .optional()
+        .describe('StaticWeightList defines the static cluster weight.'),
+      dynamicWeight: z
+        .enum(['AvailableReplicas'])
+        .optional()
+        .describe(
+          'DynamicWeight specifies the factor to generate a dynamic weight list (AvailableReplicas). If specified, StaticWeightList will be ignored.',
+        ),
     })
-    .optional(),
+    .optional()
+    .describe(
+      'WeightPreference describes weight for each cluster or for each group of cluster. Under Weighted without it, all clusters weigh the same.',
+    ),
 });
 export type ReplicaSchedulingStrategy = z.infer<typeof replicaSchedulingSchema>;
 
@@ -92,29 +126,73 @@ export const placementSchema = z.strictObject({
 });
 export type Placement = z.infer<typeof placementSchema>;
 
+const statePreservationSchema = z
+  .strictObject({
+    rules: z
+      .array(
+        z.strictObject({
+          aliasLabelName: z
+            .string()
+            .min(1)
+            .describe('AliasLabelName is the label key the preserved data is passed to the new cluster under.'),
+          jsonPath: z
+            .string()
+            .min(1)
+            .describe(
+              'JSONPath is the JSONPath template that picks the state data to preserve, searched from the resource\'s status (e.g. "{.availableReplicas}").',
+            ),
+        }),
+      )
+      .describe(
+        'Rules contains a list of StatePreservationRule configurations: what to preserve and under which label.',
+      ),
+  })
+  .optional()
+  .describe(
+    "StatePreservation defines the policy for preserving and restoring a stateful application's state data during failover. Unset preserves none.",
+  );
+const purgeModeDescription =
+  'PurgeMode represents how to deal with the legacy applications on the cluster from which the application is migrated.';
+
 export const failoverBehaviorSchema = z.strictObject({
   application: z
     .strictObject({
-      decisionConditions: z.strictObject({ tolerationSeconds: int32.min(0).optional() }),
-      purgeMode: z.enum(['Immediately', 'Graciously', 'Never']).optional(),
-      gracePeriodSeconds: int32.min(1).optional(),
-      statePreservation: z
+      decisionConditions: z
         .strictObject({
-          rules: z.array(z.strictObject({ aliasLabelName: z.string().min(1), jsonPath: z.string().min(1) })),
+          tolerationSeconds: int32
+            .min(0)
+            .optional()
+            .describe(
+              'TolerationSeconds represents the period of time to wait after reaching the desired state before failing over. Defaults to 300.',
+            ),
         })
-        .optional(),
+        .describe('DecisionConditions indicates the decision conditions of performing the failover process.'),
+      purgeMode: z
+        .enum(['Immediately', 'Graciously', 'Never'])
+        .optional()
+        .describe(`${purgeModeDescription} Immediately, Graciously or Never.`),
+      gracePeriodSeconds: int32
+        .min(1)
+        .optional()
+        .describe(
+          'GracePeriodSeconds is the maximum waiting duration in seconds before the application on the migrated cluster is deleted (under Graciously; defaults to 600).',
+        ),
+      statePreservation: statePreservationSchema,
     })
-    .optional(),
+    .optional()
+    .describe('Application indicates failover behaviors in case of application failure. Unset disables it.'),
   cluster: z
     .strictObject({
-      purgeMode: z.enum(['Immediately', 'Graciously', 'Never', 'Directly', 'Gracefully']).optional(),
-      statePreservation: z
-        .strictObject({
-          rules: z.array(z.strictObject({ aliasLabelName: z.string().min(1), jsonPath: z.string().min(1) })),
-        })
-        .optional(),
+      purgeMode: z
+        .enum(['Immediately', 'Graciously', 'Never', 'Directly', 'Gracefully'])
+        .optional()
+        .describe(
+          `${purgeModeDescription} Directly or Gracefully (the default); Immediately, Graciously, Never are old names.`,
+        ),
+      statePreservation: statePreservationSchema,
     })
-    .optional(),
+    .optional()
+    .describe('Cluster indicates failover behaviors in case of cluster failure.'),
 });
 export type FailoverBehavior = z.infer<typeof failoverBehaviorSchema>;
 
@@ -123,29 +201,87 @@ export const propagationSpecSchema = z.strictObject({
     .array(resourceSelectorSchema)
     .min(1)
     .describe('The resource templates the policy propagates (by apiVersion and kind, and name or labelSelector).'),
-  association: z.boolean().optional(),
-  propagateDeps: z.boolean().optional(),
+  association: z
+    .boolean()
+    .optional()
+    .describe(
+      'Association tells if relevant resources should be selected automatically. Deprecated: use propagateDeps.',
+    ),
+  propagateDeps: z
+    .boolean()
+    .optional()
+    .describe(
+      'PropagateDeps tells if relevant resources (the ConfigMaps and Secrets a Deployment refers to) should be propagated automatically. Defaults to false.',
+    ),
   placement: placementSchema
     .optional()
     .describe('Where the selected templates go: cluster affinity (or ordered affinity groups), spread and replicas.'),
   priority: int32.optional().describe('Among policies selecting one template, the higher priority one applies.'),
-  preemption: z.enum(['Always', 'Never']).optional(),
-  dependentOverrides: z.array(z.string()).optional(),
-  schedulerName: z.string().optional(),
-  failover: failoverBehaviorSchema.optional(),
-  conflictResolution: z.enum(['Abort', 'Overwrite']).optional(),
-  activationPreference: z.enum(['Lazy']).optional(),
+  preemption: z
+    .enum(['Always', 'Never'])
+    .optional()
+    .describe('Preemption declares the behaviors for preempting: Always or Never (the default).'),
+  dependentOverrides: z
+    .array(z.string())
+    .optional()
+    .describe('DependentOverrides lists the OverridePolicies that must be present before this policy takes effect.'),
+  schedulerName: z
+    .string()
+    .optional()
+    .describe('SchedulerName represents which scheduler proceeds the scheduling; unset is the default scheduler.'),
+  failover: failoverBehaviorSchema
+    .optional()
+    .describe('Failover indicates how applications are migrated in case of failures. Unset disables failover.'),
+  conflictResolution: z
+    .enum(['Abort', 'Overwrite'])
+    .optional()
+    .describe(
+      'ConflictResolution declares what to do when a propagated resource already exists in the target cluster: Abort (the default) or Overwrite.',
+    ),
+  activationPreference: z
+    .enum(['Lazy'])
+    .optional()
+    .describe(
+      "ActivationPreference indicates how the resource templates respond to policy changes: empty at once; Lazy only at the template's next change.",
+    ),
   suspension: z
     .strictObject({
-      dispatching: z.boolean().optional(),
-      dispatchingOnClusters: z.strictObject({ clusterNames: z.array(z.string()).optional() }).optional(),
-      scheduling: z.boolean().optional(),
+      dispatching: z
+        .boolean()
+        .optional()
+        .describe(
+          'Dispatching controls whether dispatching should be suspended: true stops propagating to all clusters.',
+        ),
+      dispatchingOnClusters: z
+        .strictObject({
+          clusterNames: z.array(z.string()).optional().describe('ClusterNames is the list of clusters to be selected.'),
+        })
+        .optional()
+        .describe('DispatchingOnClusters declares a list of clusters to which the dispatching should be suspended.'),
+      scheduling: z
+        .boolean()
+        .optional()
+        .describe(
+          'Scheduling controls whether scheduling should be suspended: true pauses it, false or unset resumes.',
+        ),
     })
-    .optional(),
-  preserveResourcesOnDeletion: z.boolean().optional(),
+    .optional()
+    .describe('Suspension declares the policy for suspending different aspects of propagation. Unset suspends none.'),
+  preserveResourcesOnDeletion: z
+    .boolean()
+    .optional()
+    .describe(
+      'PreserveResourcesOnDeletion: true keeps the resources on the member clusters when the resource template is deleted. Defaults to false.',
+    ),
   schedulePriority: z
-    .strictObject({ priorityClassSource: z.enum(['KubePriorityClass']), priorityClassName: z.string().min(1) })
-    .optional(),
+    .strictObject({
+      priorityClassSource: z
+        .enum(['KubePriorityClass'])
+        .describe('PriorityClassSource specifies where the PriorityClass is defined: KubePriorityClass.'),
+      priorityClassName: z.string().min(1).describe('PriorityClassName specifies which PriorityClass to use.'),
+    })
+    .optional()
+    .describe('SchedulePriority defines how the priority for workload scheduling is resolved.'),
 });
 export type PropagationSpec = z.infer<typeof propagationSpecSchema>;
 

@@ -686,6 +686,9 @@ class RunningKubeCluster implements KubeCluster {
       });
       child.once('error', reject);
       child.once('close', (code) => resolve({ stdout, stderr, code: code ?? 1 }));
+      // kubectl may exit before it reads its input (a command that takes none, a refusal): the write then fails with
+      // EPIPE, and its exit code and stderr are what tell the caller.
+      child.stdin.on('error', () => undefined);
       child.stdin.end(opts.input ?? '');
     });
   }

@@ -1,30 +1,22 @@
 // client-node's modules one by one, not its index: the index loads every generated API (~20 MB of JavaScript, most of
 // the agent's memory) where the driver needs these few; patches/ makes them load without the generated APIs too.
-import { HttpMethod, type ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { Health } from '@kubernetes/client-node/dist/health.js';
 import { Metrics, type PodMetricsList } from '@kubernetes/client-node/dist/metrics.js';
-import { KubernetesObjectApi } from '@kubernetes/client-node/dist/object.js';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
 import { Watch } from '@kubernetes/client-node/dist/watch.js';
-import { loadPooledKubeConfig, type PooledKubeConfig } from '@flotilla/kube-client';
+import { HttpMethod, loadPooledKubeConfig, type PooledKubeConfig, RawObjectApi } from '@flotilla/kube-client';
 import { cpuMilli } from '../sim/resources.js';
 import { kubeError, statusOf, type KubeRequest } from './errors.js';
 import { MemberInformer, type ListWatchClient, type RawObject } from './informer.js';
 import type { MemberClusterApi, ResourceInfo } from './kube-api.js';
 import { FIELD_MANAGER, type Manifest, type MemberRef } from './member-objects.js';
 
-/** The response type of the driver's own requests: the JSON as the API server sent it (see `processResponse`). */
-const AS_SENT = 'flotilla:as-sent';
-
 /**
- * KubernetesObjectApi with what the driver needs of its protected parts: discovery (to build watch paths), and list,
- * apply and /version through its request pipeline (authentication, middleware, ApiException on errors) with the JSON
- * as the API server sent it. Its own `list` and `patch` turn every object into client-node's model classes and back,
- * which costs CPU and memory on every page and every write, renames fields (`continue` becomes `_continue`) and drops,
- * on the way in, fields its models do not know.
+ * Raw requests (JSON as the API server sent it) with what the driver needs besides: discovery (to build watch
+ * paths), paged lists, server-side apply and /version.
  */
-class RawObjectApi extends KubernetesObjectApi {
+class MemberObjectApi extends RawObjectApi {
   async resourceInfo(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
     const r = await this.resource(apiVersion, kind);
     if (!r) return undefined;
@@ -39,44 +31,24 @@ class RawObjectApi extends KubernetesObjectApi {
     page: { labelSelector?: string | undefined; limit: number; continueToken?: string | undefined },
   ): Promise<{ items?: RawObject[]; metadata?: { resourceVersion?: string; continue?: string } }> {
     const path = await this.specUriPath({ apiVersion, kind, metadata: {} }, 'list');
-    const ctx = this.configuration.baseServer.makeRequestContext(path, HttpMethod.GET);
-    ctx.setHeaderParam('Accept', 'application/json');
-    if (page.labelSelector) ctx.setQueryParam('labelSelector', page.labelSelector);
-    ctx.setQueryParam('limit', String(page.limit));
-    if (page.continueToken) ctx.setQueryParam('continue', page.continueToken);
-    return (await this.requestPromise(ctx, AS_SENT)) as never;
+    return await this.send(HttpMethod.GET, path, {
+      query: { labelSelector: page.labelSelector || undefined, limit: page.limit, continue: page.continueToken },
+    });
   }
 
   /** Server-side apply (forced, with `fieldManager`) of `manifest` as it is; returns the object. */
   async serverSideApply(manifest: Manifest, fieldManager: string): Promise<RawObject> {
     const path = await this.specUriPath(manifest as KubernetesObject, 'patch');
-    const ctx = this.configuration.baseServer.makeRequestContext(path, HttpMethod.PATCH);
-    ctx.setHeaderParam('Accept', 'application/json');
-    ctx.setHeaderParam('Content-Type', PatchStrategy.ServerSideApply);
-    ctx.setQueryParam('fieldManager', fieldManager);
-    ctx.setQueryParam('force', 'true');
-    ctx.setBody(JSON.stringify(manifest));
-    return (await this.requestPromise(ctx, AS_SENT)) as RawObject;
-  }
-
-  /**
-   * A successful answer to one of the driver's own requests is parsed and returned as it is: client-node's would make
-   * any object with `apiVersion` and `kind` a KubernetesObject, whose metadata model drops a list's `continue`.
-   */
-  protected override async processResponse<T extends KubernetesObject>(
-    response: ResponseContext,
-    type?: string,
-  ): Promise<T> {
-    if (type !== AS_SENT || response.httpStatusCode < 200 || response.httpStatusCode > 299)
-      return await super.processResponse<T>(response, type);
-    return JSON.parse(await response.body.text()) as T;
+    return await this.send<RawObject>(HttpMethod.PATCH, path, {
+      body: manifest,
+      contentType: PatchStrategy.ServerSideApply,
+      query: { fieldManager, force: true },
+    });
   }
 
   /** `gitVersion` from /version (the generated VersionApi would load every generated API with it). */
   async gitVersion(): Promise<string> {
-    const ctx = this.configuration.baseServer.makeRequestContext('/version', HttpMethod.GET);
-    ctx.setHeaderParam('Accept', 'application/json');
-    return ((await this.requestPromise(ctx, AS_SENT)) as { gitVersion?: string }).gitVersion ?? '';
+    return (await this.send<{ gitVersion?: string }>(HttpMethod.GET, '/version')).gitVersion ?? '';
   }
 }
 
@@ -97,7 +69,7 @@ export function loadKubeConfig(kubeconfig: string | undefined): PooledKubeConfig
 /** A member cluster through @kubernetes/client-node 1.x: the only way the kube driver talks to Kubernetes. */
 export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
   const kc = loadKubeConfig(opts.kubeconfig);
-  const objects = kc.makeApiClient(RawObjectApi);
+  const objects = kc.makeApiClient(MemberObjectApi);
   const health = new Health(kc);
   const metrics = new Metrics(kc);
   const watcher = new Watch(kc);
