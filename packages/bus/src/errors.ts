@@ -35,6 +35,23 @@ export class BusUnavailableError extends Error {
   }
 }
 
+/**
+ * A read of stored messages kept coming back empty although the stream holds messages it should have returned (a
+ * fetch expiring before its messages were taken, again and again): an error, never a short answer.
+ */
+export class ReadIncompleteError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly afterSeq: number,
+    readonly newestMatchingSeq: number,
+  ) {
+    super(
+      `reading ${stream} after sequence ${afterSeq}: fetches keep coming back empty, but messages up to sequence ${newestMatchingSeq} match`,
+    );
+    this.name = 'ReadIncompleteError';
+  }
+}
+
 /** True when NATS answered but refused the credentials (user/password, token) the bus was given, or none. */
 export function isCredentialsRefused(err: unknown): boolean {
   return (

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import type { Bus } from './connect.js';
-import { isConsumerNotFound } from './errors.js';
+import { isConsumerNotFound, isNoMessageFound, ReadIncompleteError } from './errors.js';
 import { eventTypeOf, type CloudEvent } from './cloud-event.js';
 import { eventFilter, eventSubject, type EventAddress } from './subjects.js';
 import { decodeJson, encodeJson, getJson } from './kv-json.js';
@@ -202,23 +202,71 @@ export interface ReadOptions {
   signal?: AbortSignal;
 }
 
+export interface ReadUpToOptions {
+  /** The stream the read is on (for the error that says a read could not be completed). */
+  stream: string;
+  /** Opens an ordered consumer on the read's filter: where the read starts, or at stream sequence `fromSeq`. */
+  open: (fromSeq?: number) => Promise<Consumer>;
+  /** The stream sequence of the newest stored message the read's filter matches (0 when none). */
+  newestMatching: () => Promise<number>;
+  /**
+   * The first stream sequence the read can return, when known (a read from a time does not know it: until it has
+   * returned a message, an empty fetch ends it).
+   */
+  startSeq?: number | undefined;
+  /** The read ends here: the last sequence stored when it began. */
+  lastSeq: number;
+  signal?: AbortSignal;
+}
+
+/** Empty fetches in a row, with matching messages left, before a read gives up with a ReadIncompleteError. */
+const MAX_EMPTY_FETCHES = 5;
+
 /**
- * Reads an ordered consumer's messages up to stream sequence `lastSeq` (the last one stored when the read began),
- * in batches, and ends there instead of waiting for more.
+ * Reads stored messages in order through ordered consumers, in batches, up to stream sequence `lastSeq`, and ends
+ * there instead of waiting for more.
+ *
+ * A fetch that comes back empty is not taken as the end: an expiry that fires first (a stalled event loop, a busy
+ * server) looks the same as a filter with nothing left, and what the server had sent to that fetch is gone with it.
+ * So the stream is asked for the newest message the filter matches; when it is past the last one read, the read
+ * goes on from just after that one with a new consumer.
  */
-export async function* readUpTo(consumer: Consumer, lastSeq: number, signal?: AbortSignal): AsyncGenerator<JsMsg> {
+export async function* readUpTo(o: ReadUpToOptions): AsyncGenerator<JsMsg> {
+  let consumer = await o.open();
+  let lastRead: number | undefined;
+  let emptyFetches = 0;
   for (;;) {
-    // A fetch that finds nothing ends the read: only the filtered-to-nothing case waits for `expires`.
     const batch = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
     let received = 0;
     for await (const m of batch) {
       received++;
+      if (m.seq > o.lastSeq) return; // stored after the read began
       yield m;
+      lastRead = m.seq;
       // Leave the batch at once: its iterator would otherwise wait out `expires` for messages that never come.
-      if (m.seq >= lastSeq || m.info.pending === 0) return;
-      if (signal?.aborted) return;
+      if (m.seq === o.lastSeq || m.info.pending === 0) return;
+      if (o.signal?.aborted) return;
     }
-    if (received === 0) return;
+    if (received > 0) {
+      emptyFetches = 0;
+      continue;
+    }
+    const after = lastRead ?? (o.startSeq === undefined ? undefined : o.startSeq - 1);
+    if (after === undefined) return;
+    const newest = await o.newestMatching();
+    if (newest <= after) return;
+    if (++emptyFetches >= MAX_EMPTY_FETCHES) throw new ReadIncompleteError(o.stream, after, newest);
+    consumer = await o.open(after + 1);
+  }
+}
+
+/** The stream sequence of the newest message on `subject` (a filter: wildcards allowed), 0 when there is none. */
+export async function newestSeqOn(bus: Bus, stream: string, subject: string): Promise<number> {
+  try {
+    return (await bus.jsm.streams.getMessage(stream, { last_by_subj: subject }))?.seq ?? 0;
+  } catch (err) {
+    if (isNoMessageFound(err)) return 0;
+    throw err;
   }
 }
 
@@ -251,21 +299,27 @@ export async function* readEvents(bus: Bus, opts: ReadOptions = {}): AsyncGenera
     yield* reads.flat().sort((a, b) => a.seq - b.seq);
     return;
   }
+  const stream = bus.names.eventsStream;
   const filter = opts.subject ?? eventFilter(bus.names.eventsRoot, opts.filter);
-  const consumer = await bus.js.consumers.get(bus.names.eventsStream, {
-    filter_subjects: filter,
-    ...(opts.fromSeq
-      ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.fromSeq }
-      : opts.since
-        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: opts.since.toISOString() }
-        : {}),
-  });
+  const open = (fromSeq = opts.fromSeq) =>
+    bus.js.consumers.get(stream, {
+      filter_subjects: filter,
+      ...(fromSeq
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSeq }
+        : opts.since
+          ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: opts.since.toISOString() }
+          : {}),
+    });
   if (!opts.follow) {
-    const lastSeq = (await bus.jsm.streams.info(bus.names.eventsStream)).state.last_seq;
+    const lastSeq = (await bus.jsm.streams.info(stream)).state.last_seq;
     if (lastSeq === 0) return;
-    for await (const m of readUpTo(consumer, lastSeq, opts.signal)) yield toDelivered(m);
+    const newestMatching = () => newestSeqOn(bus, stream, filter);
+    const startSeq = opts.fromSeq ?? (opts.since ? undefined : 1);
+    const read = readUpTo({ stream, open, newestMatching, startSeq, lastSeq, signal: opts.signal });
+    for await (const m of read) yield toDelivered(m);
     return;
   }
+  const consumer = await open();
   const messages = await consumer.consume({ max_messages: 1024 });
   const abort = () => void messages.close();
   opts.signal?.addEventListener('abort', abort, { once: true });

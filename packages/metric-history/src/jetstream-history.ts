@@ -1,4 +1,4 @@
-import { escapeToken, readUpTo, type Bus } from '@flotilla/bus';
+import { escapeToken, newestSeqOn, readUpTo, type Bus } from '@flotilla/bus';
 import { DeliverPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import type { HistoryRange, MetricHistorySource, Sample, WorkloadRef } from './sample.js';
 
@@ -57,15 +57,19 @@ export class JetStreamHistory implements MetricHistorySource {
       .getMessage(this.bus.names.metricsStream, { last_by_subj: subject })
       .catch(() => null);
     if (!last) return [];
-    const consumer = await this.bus.js.consumers.get(this.bus.names.metricsStream, {
-      filter_subjects: subject,
-      deliver_policy: DeliverPolicy.StartTime,
-      opt_start_time: r.start.toISOString(),
-    });
+    const stream = this.bus.names.metricsStream;
+    const open = (fromSeq?: number) =>
+      this.bus.js.consumers.get(stream, {
+        filter_subjects: subject,
+        ...(fromSeq
+          ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSeq }
+          : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: r.start.toISOString() }),
+      });
     const endS = r.end.getTime() / 1000;
     const startS = r.start.getTime() / 1000;
     const out: Sample[] = [];
-    for await (const m of readUpTo(consumer, last.seq)) {
+    const newestMatching = () => newestSeqOn(this.bus, stream, subject);
+    for await (const m of readUpTo({ stream, open, newestMatching, lastSeq: last.seq })) {
       const s = m.json<Sample>();
       if (s[0] >= startS && s[0] <= endS) out.push(s);
     }
