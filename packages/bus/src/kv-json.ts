@@ -105,7 +105,16 @@ const LIST_SILENCE_CHECK_MS = 1000;
  * Nothing waits on a timer for its outcome (a timer that ended rounds early on a loaded machine lost keys): a
  * silence only makes the pass ask the server whether anything matching is left to come (a stream purged under it).
  */
-export async function listJson<T>(js: JetStreamClient, bucket: string, filter: string): Promise<Snapshot<T>> {
+export async function listJson<T>(
+  js: JetStreamClient,
+  bucket: string,
+  filter: string,
+  /**
+   * Makes each value of the list as it is read (default: the JSON decoded): an informer that keeps a projection of a
+   * large kind projects here, so the whole kind is never held decoded at once.
+   */
+  decode: (data: Uint8Array, revision: number) => T = (data) => decodeJson<T>(data),
+): Promise<Snapshot<T>> {
   const stream = `KV_${bucket}`;
   const subjects = kvSubject(bucket, filter);
   const prefixLen = kvSubject(bucket, '').length;
@@ -128,7 +137,7 @@ export async function listJson<T>(js: JetStreamClient, bucket: string, filter: s
     seen.add(key);
     lastRevision = Math.max(lastRevision, seq);
     if (operation === 'DEL' || operation === 'PURGE') byKey.delete(key);
-    else if ((byKey.get(key)?.revision ?? 0) < seq) byKey.set(key, { key, value: decodeJson<T>(data), revision: seq });
+    else if ((byKey.get(key)?.revision ?? 0) < seq) byKey.set(key, { key, value: decode(data, seq), revision: seq });
   };
 
   const messages = await consumer.consume();

@@ -314,7 +314,10 @@ export class Informer<T = StoredObject> {
   private async relist(run: NonNullable<Informer<T>['run']>, rebuilding: boolean): Promise<void> {
     const info = await this.o.bus.jsm.streams.info(this.streamName);
     const bucketName = this.streamName.slice('KV_'.length);
-    const snap = await listJson<T>(this.o.bus.js, bucketName, kindFilter(this.kind));
+    // Each value is projected as it is read: a large kind is never held whole while it is listed.
+    const snap = await listJson<T>(this.o.bus.js, bucketName, kindFilter(this.kind), (data, revision) =>
+      this.cached(decodeJson(data), revision),
+    );
     if (run.stopped) return;
     this.streamCreated = info.created;
     const listed = new Set<string>();
@@ -324,6 +327,7 @@ export class Informer<T = StoredObject> {
       if (rebuilding && known?.revision === item.revision) continue;
       await this.apply(
         { type: 'upsert', key: item.key, ref: refFromKey(item.key), value: item.value, revision: item.revision },
+        true,
         true,
       );
     }
@@ -441,8 +445,20 @@ export class Informer<T = StoredObject> {
     }));
   }
 
-  /** `force` (a relist) replaces what is cached even by a lower revision: a re-created bucket counts from 1 again. */
-  private async apply(e: InformerEvent<T>, force = false): Promise<void> {
+  /** A stored value as the cache keeps it: an object with its resourceVersion set, then projected if asked. */
+  private cached(value: unknown, revision: number): T {
+    if (this.bucket === 'objects') {
+      const o = value as StoredObject;
+      o.metadata = { ...o.metadata, resourceVersion: String(revision) };
+    }
+    return this.projection ? this.projection.project(value as never) : (value as T);
+  }
+
+  /**
+   * `force` (a relist) replaces what is cached even by a lower revision: a re-created bucket counts from 1 again.
+   * `cached`: the value is already as the cache keeps it (a relist makes it so while it reads).
+   */
+  private async apply(e: InformerEvent<T>, force = false, cached = false): Promise<void> {
     if (e.revision > this.lastRevision) this.lastRevision = e.revision;
     const known = this.cache.get(e.key);
     if (!force && known && known.revision >= e.revision) {
@@ -450,11 +466,7 @@ export class Informer<T = StoredObject> {
       return;
     }
     if (e.type === 'upsert') {
-      if (this.bucket === 'objects') {
-        const o = e.value as StoredObject;
-        o.metadata = { ...o.metadata, resourceVersion: String(e.revision) };
-      }
-      const value = this.projection ? this.projection.project(e.value as never) : e.value;
+      const value = cached ? e.value : this.cached(e.value, e.revision);
       e = { ...e, value };
       this.cache.set(e.key, { value, revision: e.revision });
     } else this.cache.delete(e.key);

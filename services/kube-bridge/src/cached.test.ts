@@ -27,7 +27,7 @@ const hostCron = (targetReplicas: number, metadata: Record<string, unknown> = {}
 });
 
 describe('cachedHostObject', () => {
-  it('keeps identity, labels, resourceVersion, generation, finalizers and the content digest only', () => {
+  it('keeps identity, resourceVersion, finalizers and the content digest only', () => {
     const o = hostCron(3);
     expect(cachedHostObject(o, API_VERSION, 'CronFederatedHPA')).toEqual({
       apiVersion: API_VERSION,
@@ -37,9 +37,7 @@ describe('cachedHostObject', () => {
         namespace: 'default',
         uid: 'host-uid',
         resourceVersion: '812',
-        generation: 2,
         finalizers: ['kube-bridge.flotilla.io/mirror'],
-        labels: { app: 'web' },
       },
       contentDigest: contentDigest(admittedContent(o)),
     });
@@ -98,6 +96,35 @@ describe('cachedHostObject', () => {
     expect(cached.spec).toEqual(policy.spec);
     expect(cached.status).toBeUndefined();
     expect(cached.metadata).toEqual({ name: 'web', namespace: 'default', resourceVersion: '9' });
+  });
+});
+
+describe('what each cache keeps', () => {
+  const deployment = (name: string): AnyObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '5', labels: { app: name } },
+    spec: { replicas: 2 },
+  });
+
+  it("templates keep their labels (policies select them by label); other kinds don't", () => {
+    expect(cachedHostObject(deployment('web'), 'apps/v1', 'Deployment').metadata.labels).toEqual({ app: 'web' });
+    expect(cachedHostObject(hostCron(3), API_VERSION, 'CronFederatedHPA').metadata.labels).toBeUndefined();
+  });
+
+  it("Flotilla's copy keeps no uid or finalizers (the bridge reads those of the host object only)", () => {
+    expect(cachedFlotillaObject(hostCron(3)).metadata).toEqual({
+      name: 'scale-up',
+      namespace: 'default',
+      resourceVersion: '812',
+    });
+  });
+
+  it('objects share one copy of a finalizer list and of a namespace', () => {
+    const a = cachedHostObject(hostCron(3), API_VERSION, 'CronFederatedHPA');
+    const b = cachedHostObject(hostCron(4, { name: 'other' }), API_VERSION, 'CronFederatedHPA');
+    expect(a.metadata.finalizers).toBe(b.metadata.finalizers);
+    expect(Object.isFrozen(a.metadata.finalizers)).toBe(true);
   });
 });
 
