@@ -5,18 +5,23 @@
 //   across to the next one after autoscaleMultiClusterDelay, and back when load falls;
 // - Karmada's shipped FederatedHPA scales a workload on pod metrics read from metrics.k8s.io;
 // - a CronFederatedHPA scales a workload at its schedule;
+// - an HPA created by hand in a member cluster on a workload a FederatedHPA scales is an owner conflict (condition
+//   and Warning) until it is deleted;
 // - a member watch that etcd compaction expires (a real 410 Gone) makes the driver list again, and nothing is applied
 //   twice or lost.
 // The clusters are shared by every case (their start-up is most of this file's run time).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clusterAvailability, parsedPodRequests } from '@flotilla/assignment';
 import { type Bus, connectBus, eventTypeOf, readEvents } from '@flotilla/bus';
 import type { ServiceProcess } from '@flotilla/launcher';
 import { eventually } from '@flotilla/testkit';
 import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
+import type { Cluster } from '@flotilla/scheduling';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { deployment, fhpaCli, prioritizedFhpa } from './support/fhpa.js';
+import { describedWith, ownerCondition } from './support/owner-conflict.js';
 import {
   policyOn,
   stopSuiteAndClusters,
@@ -215,6 +220,7 @@ describe('autoscaling on kube member clusters', () => {
 
   it('Prioritized FederatedHPA: pods the real scheduler leaves Pending in the full preferred cluster scale across after autoscaleMultiClusterDelay, and back when load falls', async () => {
     logOnFailure();
+    // The workload first, under its policy: Aggregated puts its two pods in kube1.
     await apply(
       'burst',
       [
@@ -224,20 +230,34 @@ describe('autoscaling on kube member clusters', () => {
           ['kube1', 'kube2'],
           '{ replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated }',
         ),
-        prioritizedFhpa('burst', {
-          minReplicas: 2,
-          maxReplicas: 8,
-          delaySeconds: 10,
-          clusters: ['kube1', 'kube2'],
-          extra: 'behavior: { scaleDown: { stabilizationWindowSeconds: 0 } }',
-        }),
       ].join('---\n'),
     );
-    // kube1 (4 cores, 8 pods of 500m) has room for the whole max unless its report already counts burst's own two
-    // pods when the assignment is made: the workload's own replicas are not added back (the proposal's Prioritized
-    // rule, packages/assignment availability.ts), and then kube1 takes 6 and kube2 the other 2. Which of the two
-    // happens depends on whether the member-agent reported the pods before the hpa-assigner assigned; the test does
-    // not control that order, and every later step is the same for both (kube1 keeps 4, the rest moves to kube2).
+    await runningPods(kube1(), 'burst', 2);
+    // The FederatedHPA only once kube1's Cluster status counts those two pods. The workload's own replicas are not
+    // added back to a cluster's availability (the proposal's Prioritized rule, packages/assignment availability.ts),
+    // so what the hpa-assigner assigns first depends on whether kube1's report counted them: waiting for it here
+    // makes that order, and so the first assignment, one answer. kube1 has 4 cores: 8 pods of 500m, 6 beside burst's.
+    const burstPod = parsedPodRequests({ cpu: '500m', memory: '128Mi' });
+    await eventually(
+      async () => {
+        const cluster = await getJson('cluster', 'kube1');
+        return cluster && clusterAvailability(cluster as Cluster, burstPod) === 6 ? true : undefined;
+      },
+      30_000,
+      "kube1's Cluster status counts burst's two pods",
+    );
+    await apply(
+      'burst-fhpa',
+      prioritizedFhpa('burst', {
+        minReplicas: 2,
+        maxReplicas: 8,
+        delaySeconds: 10,
+        clusters: ['kube1', 'kube2'],
+        extra: 'behavior: { scaleDown: { stabilizationWindowSeconds: 0 } }',
+      }),
+    );
+    // kube1 takes the 6 it has room for, kube2 the other 2 of the max. (The hpa-assigner assigns only once the affinity
+    // scheduler has written the clusters its filters keep, kube1 and kube2, never over kube1 alone where burst runs.)
     const first = await eventually(
       async () => {
         const l = await limitsOf('burst');
@@ -246,9 +266,12 @@ describe('autoscaling on kube member clusters', () => {
       30_000,
       'member limits',
     );
-    const whole = { kube1: { minReplicas: 2, maxReplicas: 8 } };
-    const ownPodsCounted = { kube1: { minReplicas: 2, maxReplicas: 6 }, kube2: { minReplicas: 1, maxReplicas: 2 } };
-    expect([whole, ownPodsCounted]).toContainEqual(first);
+    expect(first).toEqual({ kube1: { minReplicas: 2, maxReplicas: 6 }, kube2: { minReplicas: 1, maxReplicas: 2 } });
+    // ... and that was the first assignment the hpa-assigner made, not a later correction of another.
+    expect((await assignedEvents('burst'))[0]?.assignments).toEqual([
+      { cluster: 'kube1', minReplicas: 2, maxReplicas: 6 },
+      { cluster: 'kube2', minReplicas: 1, maxReplicas: 2 },
+    ]);
     await runningPods(kube1(), 'burst', 2);
     // Then another tenant of kube1 takes half of it: 4 pods of 500m, created there directly, not by Flotilla.
     const filler = await kube1().kubectl(['apply', '-f', '-'], { input: deployment('filler', 4, '500m') });
@@ -278,7 +301,7 @@ describe('autoscaling on kube member clusters', () => {
       60_000,
       'the ScaledUpAcross assignment',
     );
-    expect(across.moves).toEqual([{ from: 'kube1', to: 'kube2', replicas: first.kube1!.maxReplicas - 4 }]);
+    expect(across.moves).toEqual([{ from: 'kube1', to: 'kube2', replicas: 2 }]);
     expect(across.assignments).toEqual([
       { cluster: 'kube1', minReplicas: 2, maxReplicas: 4 },
       { cluster: 'kube2', minReplicas: 1, maxReplicas: 4 },
@@ -331,6 +354,77 @@ describe('autoscaling on kube member clusters', () => {
     );
     expect(await memberReplicas(kube2(), 'burst')).toBe(1);
   }, 600_000);
+
+  it('a member HPA created in a member cluster by hand, on a workload a FederatedHPA scales: the conflict is seen at once, and cleared when it goes', async () => {
+    logOnFailure();
+    await apply(
+      'owned',
+      [
+        deployment('owned', 1, '100m'),
+        policyOn('owned', ['kube2'], '{ replicaSchedulingType: Duplicated }'),
+        prioritizedFhpa('owned', { minReplicas: 1, maxReplicas: 2, delaySeconds: 10, clusters: ['kube2'] }),
+      ].join('---\n'),
+    );
+    // Flotilla's own member HPA for it is there first (it carries the binding annotation: not foreign).
+    await eventually(
+      async () => ((await kube2().kubectl(['get', 'hpa', 'owned', '-n', 'default'])).code === 0 ? true : undefined),
+      60_000,
+      "Flotilla's member HPA in kube2",
+    );
+    // Someone with access to kube2 adds an HPA of their own on the same Deployment.
+    const foreign = await kube2().kubectl(['apply', '-f', '-'], {
+      input: `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: { name: owned-local, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: owned }
+  minReplicas: 1
+  maxReplicas: 3
+  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 80 } } }]
+`,
+    });
+    expect(foreign.code, foreign.stderr).toBe(0);
+    // kube2's agent lists it in the Cluster's status, and only it (Flotilla's member HPA is not someone else's) ...
+    const listed = await eventually(
+      async () => {
+        const hpas = (await getJson('cluster', 'kube2'))?.status?.foreignHorizontalPodAutoscalers as unknown[] | null;
+        return hpas?.length ? hpas : undefined;
+      },
+      30_000,
+      "kube2's foreign HPA in its Cluster status",
+    );
+    expect(listed).toEqual([
+      {
+        namespace: 'default',
+        name: 'owned-local',
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'owned' },
+        minReplicas: 1,
+        maxReplicas: 3,
+      },
+    ]);
+    // ... the hpa-assigner finds the conflict: the condition on the FederatedHPA, naming the member HPA ...
+    const env = s!.env;
+    const condition = await ownerCondition(env, 'fhpa', 'owned', 'True', 30_000);
+    expect(condition).toMatchObject({ reason: 'ForeignMemberHPA' });
+    expect(condition.message).toContain('HorizontalPodAutoscaler kube2/default/owned-local (not created by Flotilla)');
+    // ... and a Warning on both objects, naming both.
+    await describedWith(
+      env,
+      ['fhpa/owned', 'deploy/owned'],
+      /Warning\s+ReplicaOwnerConflict.*HorizontalPodAutoscaler kube2\/default\/owned-local.*FederatedHPA default\/owned scales/,
+      30_000,
+    );
+
+    // The member HPA is deleted: the condition clears, with a Normal event, and kube2 lists no foreign HPA.
+    const deleted = await kube2().kubectl(['delete', 'hpa', 'owned-local', '-n', 'default']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    const cleared = await ownerCondition(env, 'fhpa', 'owned', 'False', 30_000);
+    expect(cleared).toMatchObject({ reason: 'NoConflict' });
+    await describedWith(env, ['fhpa/owned'], /Normal\s+ReplicaOwnerConflictResolved/, 30_000);
+    expect((await getJson('cluster', 'kube2'))?.status).not.toHaveProperty('foreignHorizontalPodAutoscalers');
+    // Flotilla's member HPA was never touched.
+    expect((await kube2().kubectl(['get', 'hpa', 'owned', '-n', 'default'])).code).toBe(0);
+  }, 180_000);
 
   it("Karmada's shipped FederatedHPA scales a workload on its pods' CPU usage from metrics.k8s.io", async () => {
     logOnFailure();

@@ -10,6 +10,7 @@ import { connectBus, eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
 import { eventually } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { deployment, fhpaCli, policy, simCluster, staticWeightedFhpa } from './support/fhpa.js';
+import { describedWith, ownerCondition as ownerConditionOf } from './support/owner-conflict.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
@@ -73,28 +74,11 @@ async function getJson<T>(kind: string, name: string): Promise<T> {
 }
 
 /** Waits for `describe` of each object (`kind/name`) to show an event matching `event`. */
-async function warnedOn(objects: string[], event: RegExp): Promise<void> {
-  for (const o of objects) {
-    const [kind, name] = o.split('/') as [string, string];
-    await eventually(
-      async () => (event.test((await flotilla(s.env, ['describe', kind, name])).out) ? true : undefined),
-      10_000,
-      `the ReplicaOwnerConflict Warning on ${o}`,
-    );
-  }
-}
+const warnedOn = (objects: string[], event: RegExp) => describedWith(s.env, objects, event);
 
 /** Waits for the autoscaler's ReplicaOwnerConflict condition to have `status`, and returns it. */
-function ownerCondition(kind: string, name: string, status: 'True' | 'False') {
-  return eventually(
-    async () =>
-      (await getJson<AutoscalerStatus>(kind, name)).status?.conditions?.find(
-        (x) => x.type === 'ReplicaOwnerConflict' && x.status === status,
-      ),
-    15_000,
-    `the ReplicaOwnerConflict condition of ${kind}/${name} ${status}`,
-  );
-}
+const ownerCondition = (kind: string, name: string, status: 'True' | 'False') =>
+  ownerConditionOf(s.env, kind, name, status);
 
 interface AutoscalerStatus {
   status?: { conditions?: Condition[] };
