@@ -43,6 +43,8 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 900_000);
 /** Which figures to measure (BENCH_KUBE_BRIDGE_PARTS=apply,memory; default both). */
 const PARTS = new Set((process.env.BENCH_KUBE_BRIDGE_PARTS ?? 'apply,memory').split(','));
 const TARGET_MB = 150;
+/** `BENCH_KUBECTL_SERVER_SIDE=1`: `kubectl apply --server-side` (one request per object, no GET first). */
+const KUBECTL_APPLY_FLAGS = process.env.BENCH_KUBECTL_SERVER_SIDE === '1' ? ['--server-side'] : [];
 const MAX_CLI_RUNS = 5;
 const CRDS = join(ROOT, 'deploy', 'crds');
 
@@ -84,7 +86,6 @@ async function createNamespaces(cluster: KubeCluster, names: string[]): Promise<
   if (r.code !== 0) throw new Error(`creating namespaces: ${r.stderr}`);
 }
 
-/** Runs a CLI's apply; `answered(name, ms)` at each answer line it prints (`kind/name created`). */
 /**
  * Runs a CLI's apply; `answered(name, ms)` at each answer line it prints (`kind/name created`). As its user would,
  * runs it again while some object failed (a timeout on a busy machine): the objects stored already are unchanged.
@@ -97,7 +98,7 @@ async function timedApply(
   const done = new Set<string>();
   for (let runs = 1; ; runs++) {
     const code = await run((line) => {
-      const m = /^\S+\/(\S+) (created|configured|unchanged)/.exec(line);
+      const m = /^\S+\/(\S+) (created|configured|unchanged|serverside-applied)/.exec(line);
       if (m && !done.has(m[1]!)) {
         done.add(m[1]!);
         answered(m[1]!, performance.now());
@@ -187,7 +188,8 @@ async function applyPart(): Promise<void> {
       const viaKubectl = new Timeline();
       viaKubectl.start();
       const kubectlRuns = await timedApply(
-        (onLine) => runKubectl(cluster.kubeconfigPath, ['apply', '-f', kubectlFile], onLine, cpu),
+        (onLine) =>
+          runKubectl(cluster.kubeconfigPath, ['apply', ...KUBECTL_APPLY_FLAGS, '-f', kubectlFile], onLine, cpu),
         (name, at) => viaKubectl.answered(name, at),
       );
       await waitFor(() => hostStatus.size >= OBJECTS, `${OBJECTS} statuses on the host`, TIMEOUT_MS, 100);
