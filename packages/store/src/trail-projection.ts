@@ -10,7 +10,6 @@ import {
   readEvents,
   subjectOf,
   type Bus,
-  type DeliveredEvent,
   type EventAddress,
 } from '@flotilla/bus';
 import {
@@ -94,90 +93,28 @@ function fits(head: TrailProjectionHead | undefined, subjects: readonly string[]
   );
 }
 
-/** A read that kept stopping short of a sequence known to be stored: the trail would miss decisions. */
-export class TrailReadIncompleteError extends Error {
-  constructor(
-    readonly subject: string,
-    readonly reached: number,
-    readonly target: number,
-  ) {
-    super(
-      `replica trail: the read of ${subject} stopped at stream sequence ${reached} ${TRAIL_READ_ATTEMPTS} times, short of ${target}, which is stored`,
-    );
-    this.name = 'TrailReadIncompleteError';
-  }
-}
-
-/** Reads in a row that may end without anything new before a read short of its target is given up. */
-export const TRAIL_READ_ATTEMPTS = 3;
-
-const toTrailEvent = (d: DeliveredEvent): TrailEvent => ({
-  type: eventTypeOf(d.event),
-  kind: d.event.flotillakind,
-  namespace: d.event.flotillanamespace,
-  name: d.event.flotillaname,
-  time: d.event.time,
-  data: d.event.data,
-});
-
-/**
- * The events `read` gives from stream sequence `fromSeq` on, until one at or past `targetSeq`, a sequence known to be
- * stored. readEvents ends a read when a fetch brings nothing before its expiry, which an event loop stalled past that
- * expiry (a loaded machine) also looks like: such a read ended silently short, and a projection moved its head past
- * decisions it never folded. Reading on from where it stopped until the target is seen makes a stall cost time, not
- * entries. `what` names the read in the error when TRAIL_READ_ATTEMPTS reads in a row bring nothing new.
- */
-export async function* readThrough(
-  read: (fromSeq: number) => AsyncIterable<DeliveredEvent>,
-  fromSeq: number,
-  targetSeq: number,
-  what: string,
-): AsyncGenerator<DeliveredEvent> {
-  let seen = fromSeq - 1;
-  for (let idle = 0; seen < targetSeq; ) {
-    const before = seen;
-    for await (const d of read(seen + 1)) {
-      seen = d.seq;
-      yield d;
-    }
-    // Sequences only go when the stream drops its oldest: a read from past them starts at the next one kept.
-    if (seen > before) idle = 0;
-    else if (++idle >= TRAIL_READ_ATTEMPTS) throw new TrailReadIncompleteError(what, seen, targetSeq);
-  }
-}
-
 /** The events of `subjects` after stream sequence `afterSeq` up to `upToSeq`, in stream order, as the fold takes them. */
 async function eventsBetween(bus: Bus, subjects: string[], afterSeq: number, upToSeq: number): Promise<TrailEvent[]> {
   if (afterSeq >= upToSeq) return [];
-  if (upToSeq - afterSeq <= TRAIL_RANGE_READ_MAX) {
-    // One range of the whole stream, other workloads' events skipped: complete once upToSeq itself is read.
-    const out: TrailEvent[] = [];
-    const wanted = new Set(subjects);
-    const read = (fromSeq: number) => readEvents(bus, { fromSeq });
-    for await (const d of readThrough(read, afterSeq + 1, upToSeq, 'the events stream')) {
-      if (d.seq > upToSeq) break;
-      if (wanted.has(subjectOf(bus, d.event))) out.push(toTrailEvent(d));
-    }
-    return out;
+  const out: TrailEvent[] = [];
+  const short = upToSeq - afterSeq <= TRAIL_RANGE_READ_MAX;
+  const wanted = new Set(subjects);
+  const read = short
+    ? readEvents(bus, { fromSeq: afterSeq + 1 })
+    : readEvents(bus, { subjects, fromSeq: afterSeq + 1 });
+  for await (const d of read) {
+    if (d.seq > upToSeq) continue;
+    if (short && !wanted.has(subjectOf(bus, d.event))) continue;
+    out.push({
+      type: eventTypeOf(d.event),
+      kind: d.event.flotillakind,
+      namespace: d.event.flotillanamespace,
+      name: d.event.flotillaname,
+      time: d.event.time,
+      data: d.event.data,
+    });
   }
-  // One read per subject, each complete once it has the subject's newest event as it was before the read.
-  const reads = await Promise.all(
-    subjects.map(async (subject) => {
-      const last = await bus.jsm.streams.getMessage(bus.names.eventsStream, { last_by_subj: subject });
-      const out: DeliveredEvent[] = [];
-      if (!last || last.seq <= afterSeq) return out;
-      const read = (fromSeq: number) => readEvents(bus, { subject, fromSeq });
-      for await (const d of readThrough(read, afterSeq + 1, last.seq, subject)) {
-        if (d.seq > upToSeq) break;
-        out.push(d);
-      }
-      return out;
-    }),
-  );
-  return reads
-    .flat()
-    .sort((a, b) => a.seq - b.seq)
-    .map(toTrailEvent);
+  return out;
 }
 
 async function storedEntries(bus: Bus, key: string, head: TrailProjectionHead, upTo = head.entries) {
