@@ -14,13 +14,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterAvailability, parsedPodRequests } from '@flotilla/assignment';
-import { type Bus, connectBus, eventTypeOf, readEvents } from '@flotilla/bus';
+import { type Bus, connectBus } from '@flotilla/bus';
 import type { ServiceProcess } from '@flotilla/launcher';
 import { eventually } from '@flotilla/testkit';
 import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
 import type { Cluster } from '@flotilla/scheduling';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { deployment, fhpaCli, prioritizedFhpa } from './support/fhpa.js';
+import { assignedEvents, deployment, fhpaCli, prioritizedFhpa } from './support/fhpa.js';
 import { describedWith, ownerCondition } from './support/owner-conflict.js';
 import {
   policyOn,
@@ -111,17 +111,6 @@ const evenlyDivided = (name: string) =>
     '{ replicaSchedulingType: Divided, replicaDivisionPreference: Weighted, weightPreference: { staticWeightList: ' +
       '[{ targetCluster: { clusterNames: [kube1] }, weight: 1 }, { targetCluster: { clusterNames: [kube2] }, weight: 1 }] } }',
   );
-
-/** The FederatedHPA's assignments so far, oldest first, from its FederatedHPAAssigned events. */
-async function assignedEvents(
-  name: string,
-): Promise<Array<{ reason: string; moves: unknown[]; assignments: unknown[] }>> {
-  const out: Array<{ reason: string; moves: unknown[]; assignments: unknown[] }> = [];
-  for await (const d of readEvents(bus!, { filter: { kind: 'FederatedHPA', name } }))
-    if (eventTypeOf(d.event) === 'FederatedHPAAssigned')
-      out.push(d.event.data as { reason: string; moves: unknown[]; assignments: unknown[] });
-  return out;
-}
 
 /** Both member Deployments at `each` replicas, with that many pods Running in each cluster. */
 async function runningInBoth(name: string, each: number, timeoutMs = 90_000): Promise<void> {
@@ -268,7 +257,7 @@ describe('autoscaling on kube member clusters', () => {
     );
     expect(first).toEqual({ kube1: { minReplicas: 2, maxReplicas: 6 }, kube2: { minReplicas: 1, maxReplicas: 2 } });
     // ... and that was the first assignment the hpa-assigner made, not a later correction of another.
-    expect((await assignedEvents('burst'))[0]?.assignments).toEqual([
+    expect((await assignedEvents(bus!, 'burst'))[0]?.assignments).toEqual([
       { cluster: 'kube1', minReplicas: 2, maxReplicas: 6 },
       { cluster: 'kube2', minReplicas: 1, maxReplicas: 2 },
     ]);
@@ -297,7 +286,7 @@ describe('autoscaling on kube member clusters', () => {
     expect(unschedulable.every((p) => p.status.phase === 'Pending')).toBe(true);
     // After the delay the max kube1 cannot use moves to kube2 (what fits in kube1 stays there).
     const across = await eventually(
-      async () => (await assignedEvents('burst')).find((e) => e.reason === 'ScaledUpAcross'),
+      async () => (await assignedEvents(bus!, 'burst')).find((e) => e.reason === 'ScaledUpAcross'),
       60_000,
       'the ScaledUpAcross assignment',
     );
