@@ -108,8 +108,9 @@ spec:
       'kube1 Ready=Unknown within the grace period + 5 s',
     );
     const unknownAfterMs = Date.now() - killedAt;
-    // Not before the grace period ran out: the last renewal came at most a renewal interval (1 s) before the kill.
-    expect(unknownAfterMs).toBeGreaterThanOrEqual(GRACE_MS - 1500);
+    // Not before the grace period ran out: the last renewal came a renewal interval (1 s, at a 500 ms probe) before
+    // the kill at most, give or take a busy machine's late timers.
+    expect(unknownAfterMs).toBeGreaterThanOrEqual(GRACE_MS - 2500);
     expect(ready).toMatchObject({
       reason: 'ClusterStatusUnknown',
       message: 'Cluster status controller stopped posting cluster status.',

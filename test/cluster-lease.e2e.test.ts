@@ -82,8 +82,9 @@ describe('cluster lease', () => {
       });
     }
     const unknownAfterMs = Date.now() - killedAt;
-    // Not before the grace period ran out (the last renewal came at most RENEW_MS before the kill).
-    expect(unknownAfterMs).toBeGreaterThanOrEqual(GRACE_MS - RENEW_MS - 200);
+    // Not before the grace period ran out (the last renewal came RENEW_MS before the kill at most, give or take a
+    // busy machine's late ticks).
+    expect(unknownAfterMs).toBeGreaterThanOrEqual(GRACE_MS - RENEW_MS - 500);
     console.log(`sim agent killed: both clusters Ready=Unknown ${unknownAfterMs} ms later (grace ${GRACE_MS} ms)`);
     // The failover taint follows as for any not-Ready cluster.
     await eventually(
