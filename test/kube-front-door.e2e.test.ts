@@ -13,7 +13,7 @@ import { stringify } from 'yaml';
 import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { type KubeCluster, kubeBinDir, kubeCrdFile, startKubeCluster } from '@flotilla/testkit/kube';
 import { flotilla } from './support/cli.js';
-import { webhookPki } from './support/kube-webhook.js';
+import { webhookPki } from '@flotilla/launcher';
 import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
 
 const run = promisify(execFile);
@@ -74,7 +74,7 @@ spec:
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flotilla-front-door-'));
-  const pki = await webhookPki(dir);
+  const pki = await webhookPki(dir, DEPLOY);
   const gatewayPort = await freeTcpPort();
   // The real gateway, HTTPS with the serving certificate; /validate answers only the holder of a client-CA cert.
   gateway = await startSuite(['gateway'], {}, { gateway: pki.gatewayEnv(gatewayPort) });

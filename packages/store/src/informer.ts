@@ -10,8 +10,8 @@ export type InformerEvent<T> =
 export type InformerHandler<T> = (e: InformerEvent<T>) => void | Promise<void>;
 
 /** For `kubeEvents`, keys are `<object key>.<reason>.<digest>`: read the object from the value's involvedObject. */
-export type InformerBucket = 'objects' | 'status' | 'kubeEvents';
-const BUCKETS: readonly InformerBucket[] = ['objects', 'status', 'kubeEvents'];
+export type InformerBucket = 'objects' | 'status' | 'kubeEvents' | 'leases';
+const BUCKETS: readonly InformerBucket[] = ['objects', 'status', 'kubeEvents', 'leases'];
 
 /**
  * What an owner keeps of each value (client-go's transform): the cache of a large kind stays small. Named, because
@@ -243,9 +243,12 @@ export class Informer<T = StoredObject> {
 
   private get bucketName(): string {
     const names = this.o.bus.names;
-    return { objects: names.objectsBucket, status: names.statusBucket, kubeEvents: names.kubeEventsBucket }[
-      this.bucket
-    ];
+    return {
+      objects: names.objectsBucket,
+      status: names.statusBucket,
+      kubeEvents: names.kubeEventsBucket,
+      leases: names.leasesBucket,
+    }[this.bucket];
   }
 
   /** Lists, follows, and after every interruption resumes or relists, until the run is stopped. */
