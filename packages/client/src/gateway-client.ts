@@ -1,7 +1,7 @@
 import { decodeJson } from '@flotilla/bus';
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { apiErrorFrom, ServiceUnavailableError } from './api-error.js';
-import type { ApiReply, Operation, Operations } from './protocol.js';
+import type { ApiReply, ApplyRequest, Operation, Operations } from './protocol.js';
 
 export interface GatewayClientOptions {
   /** `<prefix>.api` (BusNames.apiRoot). */
@@ -36,8 +36,8 @@ export class GatewayClient {
     return reply.result;
   }
 
-  apply(object: unknown, dryRun = false) {
-    return this.call('apply', { object, dryRun });
+  apply(object: unknown, opts: Omit<ApplyRequest, 'object'> = {}) {
+    return this.call('apply', { object, ...opts });
   }
   get(kind: string, name: string, namespace?: string) {
     return this.call('get', { kind, name, namespace });
