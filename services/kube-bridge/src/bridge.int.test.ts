@@ -560,4 +560,41 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     ).toBe(names.length);
     expect(await hostEvents()).toHaveLength(names.length);
   });
+
+  it("Flotilla's copy keeps the host object's uid and creationTimestamp", async () => {
+    await kubectl(
+      ['apply', '-f', '-'],
+      `
+apiVersion: apps.karmada.io/v1alpha1
+kind: WorkloadRebalancer
+metadata:
+  name: identity
+spec:
+  workloads:
+    - apiVersion: apps/v1
+      kind: Deployment
+      name: web
+      namespace: default
+`,
+    );
+    const ref: ObjectRef = { kind: 'WorkloadRebalancer', name: 'identity' };
+    const mirrored = await eventually(() => flotillaGet(ref), 15_000, 'the mirrored WorkloadRebalancer');
+    const host = JSON.parse(await kubectl(['get', 'workloadrebalancer', 'identity', '-o', 'json'])) as {
+      metadata: { uid: string; creationTimestamp: string };
+    };
+    expect(mirrored.metadata.uid).toBe(host.metadata.uid);
+    expect(mirrored.metadata.creationTimestamp).toBe(host.metadata.creationTimestamp);
+    // A later change on the host keeps them.
+    await kubectl(['label', 'workloadrebalancer', 'identity', 'changed=yes']);
+    const changed = await eventually(
+      async () => {
+        const o = await flotillaGet(ref);
+        return o?.metadata.labels?.changed === 'yes' ? o : undefined;
+      },
+      15_000,
+      'the label in Flotilla',
+    );
+    expect(changed.metadata.uid).toBe(host.metadata.uid);
+    expect(changed.metadata.creationTimestamp).toBe(host.metadata.creationTimestamp);
+  });
 });

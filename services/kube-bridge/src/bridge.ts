@@ -384,8 +384,13 @@ export class KubeBridge {
         if (this.rejected.get(key) === hostRv) return undefined;
         let stored: StoredLike;
         try {
+          // A new copy takes the host object's uid and creationTimestamp: one identity on both sides.
+          const identity = {
+            uid: current.metadata!.uid!,
+            creationTimestamp: String(current.metadata!.creationTimestamp),
+          };
           const reply = await this.flotillaWrite('apply', () =>
-            this.opts.gateway.apply(flotillaBody(mirrorContent(current), action.expect)),
+            this.opts.gateway.apply(flotillaBody(mirrorContent(current), action.expect), { identity }),
           );
           stored = reply.object;
         } catch (err) {
