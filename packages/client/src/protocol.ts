@@ -69,6 +69,8 @@ export const STATUS_CODES = {
   Invalid: 422,
   InternalError: 500,
   ServiceUnavailable: 503,
+  /** The request could not be completed in time (the store did not answer): retry, after `retryAfterSeconds`. */
+  Timeout: 504,
 } as const;
 export type StatusReason = keyof typeof STATUS_CODES;
 
@@ -83,6 +85,11 @@ export interface ApiErrorBody {
   message: string;
   /** For Invalid (a rejected object) and BadRequest (a bad request field): one entry per bad field. */
   causes?: StatusCause[];
+  /**
+   * For Timeout and ServiceUnavailable: how long to wait before asking again (Kubernetes' `details.retryAfterSeconds`;
+   * the HTTP API sends it as `Retry-After` too).
+   */
+  retryAfterSeconds?: number;
 }
 
 export type ApiReply<T> = { ok: true; result: T } | { ok: false; error: ApiErrorBody };

@@ -10,6 +10,7 @@ import {
   InvalidError,
   NotFoundError,
   ServiceUnavailableError,
+  TimeoutError,
 } from '@flotilla/client';
 import { connectBus } from '@flotilla/bus';
 import { Informers, KubeEventStore, ObjectStore } from '@flotilla/store';
@@ -286,6 +287,51 @@ describe('gateway', () => {
     const err = await rejected(nobody.get('deploy', 'web'));
     expect(err).toBeInstanceOf(ServiceUnavailableError);
     expect(err.message).toMatch(/gateway is not running/);
+  });
+
+  it('answers a store that did not answer in time with Timeout and a retry hint, which the client retries', async () => {
+    // A real NATS timeout: a request to a subscriber that never answers.
+    const silent = bus.nc.subscribe(`${bus.names.prefix}.silent`);
+    const timedOut = await bus.nc.request(`${bus.names.prefix}.silent`, '', { timeout: 50 }).catch((e: unknown) => e);
+    silent.unsubscribe();
+    let asked = 0;
+    const store = new ObjectStore(bus);
+    const busyStore = Object.assign(Object.create(store) as ObjectStore, {
+      mustGet: async () => {
+        asked++;
+        throw new Error('reading the object', { cause: timedOut });
+      },
+    });
+    const busy = new GatewayHandler({
+      store: busyStore,
+      specs: store,
+      kubeEvents: new KubeEventStore(bus),
+      publish: (e) => publishEvent(bus, e),
+    });
+    const api = serveNatsApi({ ...bus, names: { ...bus.names, apiRoot: `${bus.names.apiRoot}-busy` } }, busy, log);
+    const busyHttp = await serveHttpApi(busy, { host: '127.0.0.1', port: 0 }, log);
+    try {
+      const waits: number[] = [];
+      const retrying = new GatewayClient(bus.nc, {
+        apiRoot: `${bus.names.apiRoot}-busy`,
+        retry: { attempts: 3 },
+        sleep: async (ms) => void waits.push(ms),
+      });
+      const err = await rejected(retrying.get('deploy', 'web'));
+      expect(err).toBeInstanceOf(TimeoutError);
+      expect(err).toMatchObject({ reason: 'Timeout', status: 504, retryAfterSeconds: 1 });
+      expect(asked).toBe(3);
+      expect(waits.every((ms) => ms >= 1000)).toBe(true);
+      const res = await fetch(`http://127.0.0.1:${busyHttp.port}/api/get`, {
+        method: 'POST',
+        body: JSON.stringify({ kind: 'deploy', name: 'web' }),
+      });
+      expect(res.status).toBe(504);
+      expect(res.headers.get('retry-after')).toBe('1');
+    } finally {
+      await api.stop();
+      await busyHttp.close();
+    }
   });
 
   it('counts requests by operation and by the reason of the answer', async () => {

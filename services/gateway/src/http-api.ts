@@ -101,10 +101,13 @@ async function route(
     if (webhook) return send(res, 200, review(body));
     if (!m) return send(res, 404, { ok: false, error: { reason: 'NotFound', message: `no route ${url.pathname}` } });
     const reply = await dispatch(handler, m[1]!, body, log, metrics, { name: caller, via: 'http' });
+    if (!reply.ok && reply.error.retryAfterSeconds !== undefined)
+      res.setHeader('retry-after', String(reply.error.retryAfterSeconds));
     send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
   } catch (err) {
     const error = toApiError(err);
     if (error.reason === 'Unauthorized') res.setHeader('www-authenticate', 'Bearer');
+    if (error.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(error.retryAfterSeconds));
     // The unread body is drained so the client gets the answer rather than a reset connection.
     req.resume();
     send(res, STATUS_CODES[error.reason], { ok: false, error });
