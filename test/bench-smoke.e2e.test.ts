@@ -20,6 +20,7 @@ const SMOKE_ENV: Record<string, Record<string, string>> = {
   'kube-bridge': { BENCH_KUBE_BRIDGE_OBJECTS: '10', BENCH_KUBE_BRIDGE_MIRRORED: '50', BENCH_SETTLE_MS: '500' },
   'kube-member': { BENCH_KUBE_WORKLOADS: '10', BENCH_KUBE_PODS: '50' },
   prediction: { BENCH_DAYS: '2', BENCH_RUNS: '2' },
+  'quiet-host': { BENCH_QUIET_WORKLOADS: '5', BENCH_QUIET_MS: '5000', BENCH_QUIET_SETTLE_MS: '2000' },
   rebalance: { BENCH_CLUSTERS: '5', BENCH_WORKLOADS: '100' },
   'scheduler-algorithm': { BENCH_BINDINGS: '200', BENCH_CLUSTERS: '10', BENCH_ROUNDS: '1' },
   'scheduler-e2e': { BENCH_CLUSTERS: '5', BENCH_BINDINGS: '200', BENCH_PACED: '50', BENCH_IN_FLIGHT: '16' },

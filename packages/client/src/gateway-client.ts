@@ -1,7 +1,7 @@
 import { decodeJson } from '@flotilla/bus';
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { type ApiError, apiErrorFrom, isRetryable, ServiceUnavailableError } from './api-error.js';
-import type { ApiReply, Operation, Operations } from './protocol.js';
+import type { ApiReply, ApplyRequest, Operation, Operations } from './protocol.js';
 
 /** How a call that was answered "not now" is asked again: exponential backoff with full jitter. */
 export interface RetryOptions {
@@ -85,8 +85,8 @@ export class GatewayClient {
     throw isRetryable(error) ? new Retry(error) : error;
   }
 
-  apply(object: unknown, dryRun = false) {
-    return this.call('apply', { object, dryRun });
+  apply(object: unknown, opts: Omit<ApplyRequest, 'object'> = {}) {
+    return this.call('apply', { object, ...opts });
   }
   get(kind: string, name: string, namespace?: string) {
     return this.call('get', { kind, name, namespace });

@@ -1,4 +1,4 @@
-import type { KubeEvent } from '@flotilla/store';
+import type { KubeEvent, ObjectIdentity } from '@flotilla/store';
 
 /**
  * The gateway's request-reply API. Each operation is a NATS request on `<prefix>.api.<op>` with a JSON body;
@@ -16,6 +16,11 @@ export interface ApplyRequest {
   object: unknown;
   /** Admission only: report what would happen, store nothing. */
   dryRun?: boolean;
+  /**
+   * The uid and creationTimestamp a new object takes instead of fresh ones (an existing object keeps its own): a
+   * copy of an object kept elsewhere, as the kube-bridge's copies of the host's objects.
+   */
+  identity?: ObjectIdentity;
 }
 export interface ApplyReply {
   object: StoredLike;

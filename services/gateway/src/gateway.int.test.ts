@@ -345,6 +345,54 @@ describe('gateway', () => {
     expect(await count('unknown', 'BadRequest')).toBe(1);
   });
 
+  it("a mirror's identity: a new object takes the given uid and creationTimestamp, an existing one keeps its own", async () => {
+    const identity = { uid: '6f1d2a4e-0000-4000-8000-000000000001', creationTimestamp: '2026-11-27T10:00:00Z' };
+    const created = await client.apply(deployment('mirrored'), { identity });
+    expect(created.object.metadata).toMatchObject(identity);
+    const again = await client.apply(deployment('mirrored', 4), {
+      identity: { uid: '6f1d2a4e-0000-4000-8000-000000000002', creationTimestamp: '2026-11-27T11:00:00Z' },
+    });
+    expect(again.outcome).toBe('configured');
+    expect(again.object.metadata).toMatchObject(identity);
+    const cases: Array<[unknown, string[]]> = [
+      [{ uid: '', creationTimestamp: '2026-11-27T10:00:00Z' }, ['identity.uid']],
+      [{ uid: 'u', creationTimestamp: 'yesterday' }, ['identity.creationTimestamp']],
+      [{ uid: 'u', creationTimestamp: '2026-11-27T10:00:00Z', generation: 3 }, ['identity.generation']],
+      ['u', ['identity']],
+    ];
+    for (const [bad, fields] of cases) {
+      const err = await rejected(client.call('apply', { object: deployment('never'), identity: bad as never }));
+      expect(err).toBeInstanceOf(BadRequestError);
+      expect(err.causes?.map((c) => c.field)).toEqual(fields);
+    }
+    await expect(client.get('Deployment', 'never')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('warns about an apiVersion a referenced kind is not served as, in apply replies and in the webhook', async () => {
+    const cron = {
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'CronFederatedHPA',
+      metadata: { name: 'app-v1', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'app/v1', kind: 'Deployment', name: 'shop' },
+        rules: [{ name: 'up', schedule: '30 08 * * *', targetReplicas: 10 }],
+      },
+    };
+    const warning =
+      'spec.scaleTargetRef.apiVersion: unknown apiVersion "app/v1" for kind Deployment (served as apps/v1); accepted as written';
+    expect((await client.apply(cron, { dryRun: true })).warnings).toEqual([warning]);
+    const res = await fetch(`http://127.0.0.1:${http.port}/validate`, {
+      method: 'POST',
+      body: JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: { uid: 'u2', object: cron },
+      }),
+    });
+    const review = (await res.json()) as { response: { allowed: boolean; warnings?: string[] } };
+    expect(review.response).toEqual({ uid: 'u2', allowed: true, warnings: [warning] });
+  });
+
   it('serves the HTTP API and a validating admission webhook', async () => {
     const get = await fetch(`http://127.0.0.1:${http.port}/api/get`, {
       method: 'POST',

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { admit, AdmissionError, isPlainObject } from '@flotilla/api';
+import { admissionWarnings, admit, AdmissionError, isPlainObject } from '@flotilla/api';
 import { STATUS_CODES } from '@flotilla/client';
 import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
@@ -134,18 +134,23 @@ function authorizeWebhook(auth: Auth, req: IncomingMessage): void {
     throw new UnauthenticatedError('a valid "Authorization: Bearer <token>" header is required');
 }
 
-/** An AdmissionReview response: allowed, or denied with the field-path message. */
+/**
+ * An AdmissionReview response: allowed (with admission's warnings, which kubectl prints as `Warning: …`), or denied
+ * with the field-path message.
+ */
 export function review(body: unknown): object {
   const request = isPlainObject(body) ? body.request : undefined;
   if (!isPlainObject(request))
     throw new BadRequestError('request body must be an AdmissionReview with a "request" object');
   let allowed = true;
   let message: string | undefined;
+  let warnings: string[] = [];
   try {
-    admit(request.object, {
+    const admitted = admit(request.object, {
       schedules: scheduleChecks,
       ...(isPlainObject(request.oldObject) ? { existing: request.oldObject as never } : {}),
     });
+    warnings = admissionWarnings(admitted);
   } catch (err) {
     if (!(err instanceof AdmissionError)) throw err;
     allowed = false;
@@ -158,6 +163,7 @@ export function review(body: unknown): object {
       uid: typeof request.uid === 'string' ? request.uid : '',
       allowed,
       ...(message ? { status: { code: 422, message } } : {}),
+      ...(warnings.length ? { warnings } : {}),
     },
   };
 }
