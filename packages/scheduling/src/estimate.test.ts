@@ -145,6 +145,13 @@ describe('estimateFreeReplicas', () => {
     expect(estimateFreeReplicas(c, parseResourceRequest(request), 10)).toBe(want);
   });
 
+  it('answers from the summary alone when asked to (resourceModels: false)', () => {
+    const c = cluster({ allocatable: { pods: 220, cpu: 8, memory: '64Gi' }, allocatableModelings: grades({ 3: 2 }) });
+    const fiveCpu = parseResourceRequest({ cpu: '5' });
+    expect(estimateFreeReplicas(c, fiveCpu, 10)).toBe(0);
+    expect(estimateFreeReplicas(c, fiveCpu, 10, { resourceModels: false })).toBe(1);
+  });
+
   it('rejects a malformed quantity', () => {
     expect(() => parseResourceRequest({ cpu: 'lots' })).toThrow(/invalid quantity "lots"/);
   });

@@ -12,6 +12,11 @@ import type { Cluster, ResourceList, ResourceSummary } from './types.js';
 /** A cluster as the scheduler sees it: its status, plus what it has assigned there that the status does not show. */
 export type ClusterView = Cluster & { assumedUsage?: Usage | undefined };
 
+export interface EstimateOptions {
+  /** false answers from the resource summary alone, whatever models the cluster reports. Default true. */
+  resourceModels?: boolean;
+}
+
 /** Karmada starts every estimate at max int32 ("unbounded"). */
 export const MAX_REPLICAS = 2147483647;
 
@@ -50,6 +55,7 @@ export function estimateFreeReplicas(
   cluster: ClusterView,
   request: ParsedRequest | undefined,
   desiredReplicas: number,
+  options: EstimateOptions = {},
 ): number {
   if (desiredReplicas === 0) return MAX_REPLICAS;
   const summary = cluster.status?.resourceSummary;
@@ -61,7 +67,7 @@ export function estimateFreeReplicas(
   if (pods <= 0) return 0;
   if (!request) return Math.min(pods, MAX_REPLICAS);
   const modelings = summary.allocatableModelings;
-  if (modelings && modelings.length > 0) {
+  if (options.resourceModels !== false && modelings && modelings.length > 0) {
     const byModels = maxReplicasByResourceModels(minimumsOf(cluster), modelings, request.entries);
     if (byModels !== undefined) {
       const answer = Math.min(pods, byModels);
