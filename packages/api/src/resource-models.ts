@@ -19,7 +19,6 @@ export type AllocatableModeling = NonNullable<
 /** The largest int64, which Karmada writes as the `max` of the last grade. */
 const MAX_INT64 = '9223372036854775807';
 
-const GI = 2 ** 30;
 const DEFAULT_GRADES: ReadonlyArray<readonly [cpu: number, memoryGi: number]> = [
   [0, 0],
   [1, 4],
@@ -89,9 +88,9 @@ export function modelMinimums(models: readonly ResourceModel[]): ModelMinimums {
   const mins = new Map<string, number[]>();
   for (const m of models)
     for (const r of m.ranges) {
-      let list = mins.get(r.name);
-      if (!list) mins.set(r.name, (list = []));
+      const list = mins.get(r.name) ?? [];
       list.push(resourceUnits(r.name, r.min));
+      mins.set(r.name, list);
     }
   return mins;
 }

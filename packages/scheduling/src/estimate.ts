@@ -101,8 +101,10 @@ function minimumsOf(cluster: Cluster): ModelMinimums {
   const models = effectiveResourceModels(cluster.spec);
   const key =
     cluster.spec?.resourceModels && cluster.spec.resourceModels.length > 0 ? cluster.spec.resourceModels : models;
-  let mins = minimumsCache.get(key);
-  if (!mins) minimumsCache.set(key, (mins = modelMinimums(models)));
+  const cached = minimumsCache.get(key);
+  if (cached) return cached;
+  const mins = modelMinimums(models);
+  minimumsCache.set(key, mins);
   return mins;
 }
 

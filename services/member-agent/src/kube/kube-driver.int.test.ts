@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import { EventTypes, readEvents, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
 import { systemClock } from '@flotilla/runtime';
