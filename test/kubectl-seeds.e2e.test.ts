@@ -178,7 +178,7 @@ spec: { syncMode: Push, region: ap-east, zone: ap-east-1a }
     expect(targetsOf(rb)).toEqual([{ name: 'member1', replicas: 2 }]);
     expect(rb.status?.schedulerObservingAffinityName).toBe('dc-beijing');
     expect(await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default'])).toMatch(
-      /^NAME\s+SCHEDULED\s+FULLYAPPLIED\s+AGE\nnginx-deployment\s+True\s+/,
+      /^NAME\s+SCHEDULED\s+FULLYAPPLIED\s+PODSSCHEDULED\s+AGE\nnginx-deployment\s+True\s+/,
     );
     expect(await kubectl(['describe', 'rb', 'nginx-deployment', '-n', 'default'])).toMatch(
       /Scheduler Observing Affinity Name:\s+dc-beijing/,

@@ -88,10 +88,10 @@ const workloadData = (rs: Report[], binding: string, cluster: string) =>
   )?.event.data as WorkloadStatusReportedData | undefined;
 
 describe('SimulatedClusters: cluster status', () => {
-  it("grades the cluster by its own spec.resourceModels when it has them", () => {
+  it('grades the cluster by its own spec.resourceModels when it has them', () => {
     const c = cluster('m1', sim());
     c.spec = {
-      ...c.spec,
+      ...(c.spec as Record<string, unknown>),
       resourceModels: [
         { grade: 0, ranges: [{ name: 'cpu', min: '0', max: '3' }] },
         { grade: 1, ranges: [{ name: 'cpu', min: '3', max: '8' }] },
@@ -299,7 +299,37 @@ describe('SimulatedClusters: workloads', () => {
       health: 'Unhealthy',
       status: { replicas: 10, readyReplicas: 6, availableReplicas: 6, pendingReplicas: 4 },
       targetClusters: ['m1'],
+      // Applied is not running: the binding hears of its Pending pods once.
+      kubeEvent: {
+        type: 'Warning',
+        reason: 'PodsPending',
+        message: '4 of 10 pod(s) Pending in cluster m1: no node there fits them',
+      },
     });
+    // Still Pending, one pod fewer wanted: a new report, no second event; all running again, then Pending anew: one more.
+    const fewer = binding('b', [{ name: 'm1', replicas: 9 }], { replicas: 9, cpu: '500m', memory: '1Gi' });
+    expect(
+      workloadData(
+        step(s, { clusters: [cluster('m1', sim())], bindings: [fewer, small], now: at(1000) }),
+        'b-deployment',
+        'm1',
+      )?.kubeEvent,
+    ).toBeUndefined();
+    const fits = binding('b', [{ name: 'm1', replicas: 6 }], { replicas: 6, cpu: '500m', memory: '1Gi' });
+    expect(
+      workloadData(
+        step(s, { clusters: [cluster('m1', sim())], bindings: [fits, small], now: at(2000) }),
+        'b-deployment',
+        'm1',
+      )?.status?.pendingReplicas,
+    ).toBe(0);
+    expect(
+      workloadData(
+        step(s, { clusters: [cluster('m1', sim())], bindings: [big, small], now: at(3000) }),
+        'b-deployment',
+        'm1',
+      )?.kubeEvent?.reason,
+    ).toBe('PodsPending');
     expect(clusterData(r, 'm1')?.statusPatch.resourceSummary).toEqual({
       allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
       allocated: { cpu: '4', memory: '8Gi', pods: '8' },

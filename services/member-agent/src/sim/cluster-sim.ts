@@ -78,6 +78,8 @@ export interface WorkloadStatusReportedData extends Partial<WorkloadReport> {
    * the binding's FullyApplied condition from them and the aggregated status, as Karmada's binding controller does.
    */
   targetClusters?: string[];
+  /** A Warning on the binding when the cluster first reports pods of it Pending (PodsPending). */
+  kubeEvent?: KubeEventData;
 }
 
 /** Stored status of an object, used after a restart so that what is already reported is not published again. */
