@@ -8,6 +8,7 @@ import {
   modelMinimums,
   type ResourceModel,
   resourceUnits,
+  validateResourceModels,
 } from './resource-models.js';
 
 const cpuModels = (...mins: string[]): ResourceModel[] =>
@@ -225,5 +226,77 @@ describe('effectiveResourceModels', () => {
       { grade: 0, ranges: [{ name: 'cpu', min: '0', max: '2' }] },
       { grade: 1, ranges: [{ name: 'cpu', min: '2', max: '9223372036854775807' }] },
     ]);
+  });
+});
+
+describe('validateResourceModels (Karmada ValidateClusterResourceModels)', () => {
+  const cpu = (min: string, max: string) => ({ name: 'cpu', min, max });
+  const mem = (min: string, max: string) => ({ name: 'memory', min, max });
+  it.each<{ name: string; models: ResourceModel[]; want: Array<[string, RegExp]> }>([
+    { name: "Karmada's defaults", models: [...DEFAULT_RESOURCE_MODELS], want: [] },
+    {
+      name: 'given out of grade order, first min and last max as the webhook standardizes them',
+      models: [
+        { grade: 1, ranges: [cpu('2', '4')] },
+        { grade: 0, ranges: [cpu('1', '2')] },
+      ],
+      want: [],
+    },
+    {
+      name: 'a repeated grade',
+      models: [
+        { grade: 0, ranges: [cpu('0', '2')] },
+        { grade: 0, ranges: [cpu('2', '4')] },
+      ],
+      want: [['spec.resourceModels[1].grade', /^Duplicate value: 0: the grade of each model must be unique$/]],
+    },
+    {
+      name: 'a different number of resources',
+      models: [
+        { grade: 0, ranges: [cpu('0', '2'), mem('0', '4Gi')] },
+        { grade: 1, ranges: [cpu('2', '4')] },
+      ],
+      want: [
+        ['spec.resourceModels[1].ranges', /^Invalid value: 1 ranges: every model must have as many as grade 0 \(2\)$/],
+      ],
+    },
+    {
+      name: 'an unsupported resource',
+      models: [{ grade: 0, ranges: [{ name: 'nvidia.com/gpu', min: '0', max: '1' }] }],
+      want: [
+        [
+          'spec.resourceModels[0].ranges[0].name',
+          /^Unsupported value: "nvidia.com\/gpu": supported values: "cpu", "ephemeral-storage", "memory", "storage"$/,
+        ],
+      ],
+    },
+    {
+      name: 'resources in another order',
+      models: [
+        { grade: 0, ranges: [cpu('0', '2'), mem('0', '4Gi')] },
+        { grade: 1, ranges: [mem('4Gi', '8Gi'), cpu('2', '4')] },
+      ],
+      want: [
+        ['spec.resourceModels[1].ranges[0].name', /must be "cpu" as in grade 0/],
+        ['spec.resourceModels[1].ranges[1].name', /must be "memory" as in grade 0/],
+      ],
+    },
+    {
+      name: 'a gap and a max below its min, each reported',
+      models: [
+        { grade: 0, ranges: [cpu('0', '2')] },
+        { grade: 1, ranges: [cpu('3', '2500m')] },
+        { grade: 2, ranges: [cpu('4', '8')] },
+      ],
+      want: [
+        ['spec.resourceModels[1].ranges[0].min', /must equal the max of grade 0 \("2"\)/],
+        ['spec.resourceModels[1].ranges[0].max', /^Invalid value: "2500m": must be greater than min "3"$/],
+        ['spec.resourceModels[2].ranges[0].min', /must equal the max of grade 1 \("2500m"\)/],
+      ],
+    },
+  ])('$name', ({ models, want }) => {
+    const errs = validateResourceModels(models, 'spec.resourceModels');
+    expect(errs.map((e) => e.field)).toEqual(want.map(([f]) => f));
+    for (const [i, e] of errs.entries()) expect(e.message).toMatch(want[i]![1]);
   });
 });

@@ -1,3 +1,4 @@
+import type { FieldError } from './errors.js';
 import type { ClusterSpec, ClusterStatus } from './kinds/cluster.js';
 import { parseQuantity } from './quantity.js';
 
@@ -69,6 +70,68 @@ export function effectiveResourceModels(
       max: i === sorted.length - 1 ? MAX_INT64 : r.max,
     })),
   }));
+}
+
+/** The resources a model may name (Karmada's `supportedResourceNames`). */
+const SUPPORTED_RESOURCES = ['cpu', 'ephemeral-storage', 'memory', 'storage'] as const;
+
+/**
+ * Karmada's `ValidateClusterResourceModels`, on the models as they apply (ordered by grade, the first starting at 0
+ * and the last unbounded, see effectiveResourceModels): grades unique, every model naming the same supported
+ * resources in the same order, each range's max above its min, and each grade starting where the one below ends.
+ * Unlike upstream, which stops at the first problem, every error is returned, at the path of the model the user wrote.
+ */
+export function validateResourceModels(models: readonly ResourceModel[] | undefined, path: string): FieldError[] {
+  if (!models || models.length === 0) return [];
+  const errs: FieldError[] = [];
+  const order = models.map((_, i) => i).sort((a, b) => models[a]!.grade - models[b]!.grade);
+  const standard = effectiveResourceModels({ resourceModels: [...models] });
+  order.forEach((index, rank) => {
+    const at = `${path}[${index}]`;
+    const model = standard[rank]!;
+    const below = rank > 0 ? standard[rank - 1] : undefined;
+    if (below && below.grade === model.grade) {
+      errs.push({
+        field: `${at}.grade`,
+        message: `Duplicate value: ${model.grade}: the grade of each model must be unique`,
+      });
+      return;
+    }
+    if (below && below.ranges.length !== model.ranges.length) {
+      errs.push({
+        field: `${at}.ranges`,
+        message: `Invalid value: ${model.ranges.length} ranges: every model must have as many as grade ${below.grade} (${below.ranges.length})`,
+      });
+      return;
+    }
+    model.ranges.forEach((r, j) => {
+      const field = `${at}.ranges[${j}]`;
+      if (!(SUPPORTED_RESOURCES as readonly string[]).includes(r.name)) {
+        errs.push({
+          field: `${field}.name`,
+          message: `Unsupported value: ${JSON.stringify(r.name)}: supported values: ${SUPPORTED_RESOURCES.map((n) => `"${n}"`).join(', ')}`,
+        });
+        return;
+      }
+      const prev = below?.ranges[j];
+      if (prev && prev.name !== r.name)
+        errs.push({
+          field: `${field}.name`,
+          message: `Invalid value: ${JSON.stringify(r.name)}: must be ${JSON.stringify(prev.name)} as in grade ${below!.grade}: every model names the same resources in the same order`,
+        });
+      else if (prev && parseQuantity(prev.max) !== parseQuantity(r.min))
+        errs.push({
+          field: `${field}.min`,
+          message: `Invalid value: ${JSON.stringify(r.min)}: must equal the max of grade ${below!.grade} (${JSON.stringify(prev.max)}): model intervals must be contiguous and non-overlapping`,
+        });
+      if (parseQuantity(r.max) <= parseQuantity(r.min))
+        errs.push({
+          field: `${field}.max`,
+          message: `Invalid value: ${JSON.stringify(r.max)}: must be greater than min ${JSON.stringify(r.min)}`,
+        });
+    });
+  });
+  return errs;
 }
 
 /**
