@@ -39,6 +39,15 @@ const getJson = async <T>(...args: string[]): Promise<T> => {
   return JSON.parse(r.out) as T;
 };
 
+/** Resolves once the binding places one replica in each kube cluster. */
+const onePerCluster = (binding: string, what: string) =>
+  placed(
+    s!.env,
+    binding,
+    ['kube1', 'kube2'].map((name) => ({ name, replicas: 1 })),
+    what,
+  );
+
 /** `describe rb NAME` once its output matches every pattern (its events are folded beside the status). */
 const described = (binding: string, patterns: RegExp[]) =>
   eventually(
@@ -124,15 +133,7 @@ describe('resource models on kube members', () => {
 
     // A workload that fits is placed beside it and runs, one 2-cpu pod per cluster (grade 2 holds one of 2 cpu).
     await apply([deployment('fits', 2, '2'), policyOn('fits', ['kube1', 'kube2'], DYNAMIC_WEIGHT)].join('---\n'));
-    await placed(
-      s!.env,
-      'fits-deployment',
-      [
-        { name: 'kube1', replicas: 1 },
-        { name: 'kube2', replicas: 1 },
-      ],
-      'fits divided over both',
-    );
+    await onePerCluster('fits-deployment', 'fits divided over both');
     await runningPods(kube1, 'fits', 1);
     await runningPods(kube2, 'fits', 1);
 
@@ -157,15 +158,7 @@ describe('resource models on kube members', () => {
         '---\n',
       ),
     );
-    await placed(
-      s!.env,
-      'dup-deployment',
-      [
-        { name: 'kube1', replicas: 1 },
-        { name: 'kube2', replicas: 1 },
-      ],
-      'dup duplicated to both',
-    );
+    await onePerCluster('dup-deployment', 'dup duplicated to both');
     // The real kube-scheduler finds no node for the pod: PodScheduled=False, Unschedulable.
     for (const c of [kube1, kube2])
       await eventually(
