@@ -1,4 +1,5 @@
 import {
+  DEFAULT_RESOURCE_MODELS,
   effectiveResourceModels,
   maxReplicasByResourceModels,
   type ModelMinimums,
@@ -98,12 +99,11 @@ function bySummary(s: ParsedSummary, request: ParsedRequest, assumed: Usage | un
 const minimumsCache = new WeakMap<readonly ResourceModel[], ModelMinimums>();
 
 function minimumsOf(cluster: Cluster): ModelMinimums {
-  const models = effectiveResourceModels(cluster.spec);
-  const key =
-    cluster.spec?.resourceModels && cluster.spec.resourceModels.length > 0 ? cluster.spec.resourceModels : models;
+  const own = cluster.spec?.resourceModels;
+  const key = own && own.length > 0 ? own : DEFAULT_RESOURCE_MODELS;
   const cached = minimumsCache.get(key);
   if (cached) return cached;
-  const mins = modelMinimums(models);
+  const mins = modelMinimums(effectiveResourceModels(cluster.spec));
   minimumsCache.set(key, mins);
   return mins;
 }
