@@ -88,6 +88,11 @@ describe('SimAgent against real NATS', () => {
       health: 'Unhealthy',
       status: { replicas: 5, readyReplicas: 4, availableReplicas: 4, pendingReplicas: 1 },
       targetClusters: ['m1'],
+      kubeEvent: {
+        type: 'Warning',
+        reason: 'PodsPending',
+        message: '1 of 5 pod(s) Pending in cluster m1: no node there fits them',
+      },
     });
 
     await store.update({ kind: 'Cluster', name: 'm1' }, (c) => {
