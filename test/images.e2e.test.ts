@@ -5,6 +5,9 @@
 // root Dockerfile; nothing is pulled, and the test removes every container and network it started (no Ryuk reaper:
 // there is no registry to fetch its image from).
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_CATALOGUE, SERVICE_NAMES, type ServiceName } from '@flotilla/catalogue';
 import {
@@ -15,8 +18,10 @@ import {
   Wait,
   getContainerRuntimeClient,
 } from 'testcontainers';
-import { eventually } from '@flotilla/testkit';
+import { eventually, freeTcpPort } from '@flotilla/testkit';
+import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
 import { FLOTILLA_IMAGE, buildFlotillaImage, docker, requireDockerEngine } from './support/docker.js';
+import { ROOT } from './support/suite.js';
 
 process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
 // Published ports are reached on the host's loopback. Without this, testcontainers running inside a container (as CI
@@ -39,7 +44,7 @@ const BAD_SETTING: Record<ServiceName, [string, string]> = {
   'kube-bridge': ['KUBE_BRIDGE_CONCURRENCY', '0'],
 };
 
-/** The services that become ready on NATS and Redis alone (kube-bridge also needs a host API server). */
+/** The services that become ready on NATS and Redis alone (kube-bridge also needs a host API server: its own test). */
 const ON_NATS_AND_REDIS = SERVICE_NAMES.filter((s) => !SERVICE_CATALOGUE[s].optional);
 
 /** A container of Flotilla's image as users run it: the image's own user, nothing writable but its tmpfs. */
@@ -106,6 +111,54 @@ function serviceEnv(service: ServiceName): Record<string, string> {
   };
 }
 
+/** Docker's healthcheck on the service's /readyz (the image has no curl or wget: node's fetch, as in compose). */
+function readyzHealthCheck(port: number): Parameters<GenericContainer['withHealthCheck']>[0] {
+  return {
+    test: [
+      'CMD',
+      'node',
+      '-e',
+      `fetch('http://127.0.0.1:${port}/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`,
+    ],
+    interval: 1_000,
+    timeout: 3_000,
+    retries: 120,
+    startPeriod: 1_000,
+  };
+}
+
+/** Asserts the container runs as uid 1000 on a read-only root filesystem with /readyz answering 200. */
+async function expectReadyAndLockedDown(container: StartedTestContainer, port: number): Promise<void> {
+  const ready = await container.exec([
+    'node',
+    '-e',
+    `fetch('http://127.0.0.1:${port}/readyz').then(async (r) => console.log(r.status))`,
+  ]);
+  expect(ready.output.trim()).toBe('200');
+  const whoami = await container.exec(['id', '-u']);
+  expect(whoami.output.trim()).toBe('1000');
+  const write = await container.exec(['sh', '-c', 'touch /app/probe']);
+  expect(write.exitCode).not.toBe(0);
+  expect(write.output).toContain('Read-only file system');
+}
+
+/** SIGTERM with compose's grace period: the service must exit 0 (not 137, killed at its end) and say so. */
+async function expectCleanStop(container: StartedTestContainer): Promise<void> {
+  const stopping = performance.now();
+  await container.stop({ timeout: GRACE_SECONDS * 1000, remove: false });
+  const seconds = (performance.now() - stopping) / 1000;
+  const state = await exitState(container);
+  const logs = await logsOf(container);
+  expect(state.ExitCode, logs).toBe(0);
+  expect(state.OOMKilled).toBe(false);
+  expect(seconds).toBeLessThan(GRACE_SECONDS);
+  expect(logs).toContain('"msg":"stopping"');
+  expect(logs).toContain('"msg":"stopped"');
+  const client = await getContainerRuntimeClient();
+  await client.container.remove(client.container.getById(container.getId()), { removeVolumes: true });
+  started.splice(started.indexOf(container), 1);
+}
+
 async function inspect(container: StartedTestContainer) {
   const client = await getContainerRuntimeClient();
   return client.container.inspect(client.container.getById(container.getId()));
@@ -141,52 +194,59 @@ describe('the Flotilla image under testcontainers', () => {
     async (service) => {
       const container = await new ServiceContainer(service, serviceEnv(service))
         .withNetwork(network)
-        .withHealthCheck({
-          // The image has no curl or wget; node's fetch asks the health server, as docker-compose.yml does.
-          test: [
-            'CMD',
-            'node',
-            '-e',
-            `fetch('http://127.0.0.1:${HEALTH_PORT}/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`,
-          ],
-          interval: 1_000,
-          timeout: 3_000,
-          retries: 120,
-          startPeriod: 1_000,
-        })
+        .withHealthCheck(readyzHealthCheck(HEALTH_PORT))
         .withWaitStrategy(Wait.forHealthCheck())
         .withStartupTimeout(120_000)
         .start();
       started.push(container);
-      const ready = await container.exec([
-        'node',
-        '-e',
-        `fetch('http://127.0.0.1:${HEALTH_PORT}/readyz').then(async (r) => console.log(r.status))`,
-      ]);
-      expect(ready.output.trim()).toBe('200');
-      const whoami = await container.exec(['id', '-u']);
-      expect(whoami.output.trim()).toBe('1000');
-      const write = await container.exec(['sh', '-c', 'touch /app/probe']);
-      expect(write.exitCode).not.toBe(0);
-      expect(write.output).toContain('Read-only file system');
-
-      const stopping = performance.now();
-      await container.stop({ timeout: GRACE_SECONDS * 1000, remove: false });
-      const seconds = (performance.now() - stopping) / 1000;
-      const state = await exitState(container);
-      const logs = await logsOf(container);
-      // Exit code 0 (not 137, SIGKILL at the end of the grace period), and the runtime's own last words.
-      expect(state.ExitCode, logs).toBe(0);
-      expect(state.OOMKilled).toBe(false);
-      expect(seconds).toBeLessThan(GRACE_SECONDS);
-      expect(logs).toContain('"msg":"stopping"');
-      expect(logs).toContain('"msg":"stopped"');
-      const client = await getContainerRuntimeClient();
-      await client.container.remove(client.container.getById(container.getId()), { removeVolumes: true });
-      started.splice(started.indexOf(container), 1);
+      await expectReadyAndLockedDown(container, HEALTH_PORT);
+      await expectCleanStop(container);
     },
     180_000,
   );
+
+  it('kube-bridge: becomes ready against the NATS and Redis containers and a real host API server, then stops cleanly on SIGTERM', async () => {
+    // The API server listens on the host's loopback, so this container shares the host's network; it reaches the NATS
+    // and Redis containers at their addresses on the test's network, which the host routes to.
+    const dir = mkdtempSync(join(tmpdir(), 'flotilla-img-'));
+    let host: KubeCluster | undefined;
+    try {
+      host = await startKubeCluster({ name: `img-${run}`, controlPlaneOnly: true });
+      for (const args of [
+        ['apply', '-f', join(ROOT, 'deploy', 'crds')],
+        ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s'],
+      ]) {
+        const r = await host.kubectl(args);
+        expect(r.code, r.stderr).toBe(0);
+      }
+      // Readable by the image's user (the cluster's own copy is the test user's alone).
+      const kubeconfig = join(dir, 'host.kubeconfig');
+      copyFileSync(host.kubeconfigPath, kubeconfig);
+      chmodSync(kubeconfig, 0o644);
+      const [nats, redis] = servers.map((c) => c.getIpAddress(network.getName()));
+      const port = await freeTcpPort();
+      const container = await new ServiceContainer('kube-bridge', {
+        ...serviceEnv('kube-bridge'),
+        NATS_URL: `nats://${nats}:4222`,
+        REDIS_URL: `redis://${redis}:6379`,
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(port),
+        KUBE_BRIDGE_KUBECONFIG: '/etc/flotilla/host.kubeconfig',
+      })
+        .withNetworkMode('host')
+        .withBindMounts([{ source: kubeconfig, target: '/etc/flotilla/host.kubeconfig', mode: 'ro' }])
+        .withHealthCheck(readyzHealthCheck(port))
+        .withWaitStrategy(Wait.forHealthCheck())
+        .withStartupTimeout(120_000)
+        .start();
+      started.push(container);
+      await expectReadyAndLockedDown(container, port);
+      await expectCleanStop(container);
+    } finally {
+      await host?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it.each(SERVICE_NAMES)(
     '%s: refuses to start on bad configuration, naming the variable',
