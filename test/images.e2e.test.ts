@@ -1,6 +1,6 @@
 // Flotilla's image under testcontainers, as the design names it: each service's container, from the one image run as
 // its non-root user with a read-only root filesystem, becomes ready against NATS and Redis containers on a network
-// the test creates; refuses to start with an error naming the variable on bad configuration; and stops cleanly on
+// the test creates (kube-bridge also against a real host API server); refuses to start with an error naming the variable on bad configuration; and stops cleanly on
 // SIGTERM within compose's grace period. The base images are scripts/docker-env's, the image is `docker build` of the
 // root Dockerfile; nothing is pulled, and the test removes every container and network it started (no Ryuk reaper:
 // there is no registry to fetch its image from).
@@ -56,6 +56,16 @@ class ServiceContainer extends GenericContainer {
       .withTmpFs({ '/tmp': 'rw,noexec,nosuid,size=16m' })
       .withLabels({ 'org.flotilla.test': 'images.e2e' });
     this.hostConfig.ReadonlyRootfs = true;
+  }
+
+  /** Starts the container and waits until Docker's healthcheck on its /readyz (at `port`) passes. */
+  async startReady(port: number): Promise<StartedTestContainer> {
+    const container = await this.withHealthCheck(readyzHealthCheck(port))
+      .withWaitStrategy(Wait.forHealthCheck())
+      .withStartupTimeout(120_000)
+      .start();
+    started.push(container);
+    return container;
   }
 }
 
@@ -194,11 +204,7 @@ describe('the Flotilla image under testcontainers', () => {
     async (service) => {
       const container = await new ServiceContainer(service, serviceEnv(service))
         .withNetwork(network)
-        .withHealthCheck(readyzHealthCheck(HEALTH_PORT))
-        .withWaitStrategy(Wait.forHealthCheck())
-        .withStartupTimeout(120_000)
-        .start();
-      started.push(container);
+        .startReady(HEALTH_PORT);
       await expectReadyAndLockedDown(container, HEALTH_PORT);
       await expectCleanStop(container);
     },
@@ -235,11 +241,7 @@ describe('the Flotilla image under testcontainers', () => {
       })
         .withNetworkMode('host')
         .withBindMounts([{ source: kubeconfig, target: '/etc/flotilla/host.kubeconfig', mode: 'ro' }])
-        .withHealthCheck(readyzHealthCheck(port))
-        .withWaitStrategy(Wait.forHealthCheck())
-        .withStartupTimeout(120_000)
-        .start();
-      started.push(container);
+        .startReady(port);
       await expectReadyAndLockedDown(container, port);
       await expectCleanStop(container);
     } finally {
