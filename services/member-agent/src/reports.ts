@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { isClusterHealthExpiryReason } from '@flotilla/api';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import type { BindingRef, WorkloadReport } from './sim/capacity.js';
 import type {
@@ -68,6 +69,12 @@ export class ReportBook {
     const json = JSON.stringify(patch);
     const ready = patch.conditions[0]!.status === 'True';
     let memo = this.clusterMemo.get(cluster);
+    if (memo && readyReasonIsExpiry(statusOf('Cluster', undefined, cluster))) {
+      // The scheduler set Ready=Unknown while this agent was silent (cut off from NATS, say): what it remembers having
+      // reported no longer stands. It reports again from the stored status (the same event id until that is folded).
+      this.clusterMemo.delete(cluster);
+      memo = undefined;
+    }
     if (!memo) {
       const stored = statusOf('Cluster', undefined, cluster);
       const storedReady = (stored?.conditions as ClusterCondition[] | undefined)?.find((c) => c.type === 'Ready');
@@ -174,6 +181,12 @@ export class ReportBook {
       else for (const c of memos.keys()) if (!owned.has(c)) memos.delete(c);
     }
   }
+}
+
+/** Whether a stored Cluster status has the Ready=Unknown the scheduler sets for a silent agent. */
+export function readyReasonIsExpiry(status: Record<string, unknown> | undefined): boolean {
+  const conditions = status?.conditions as ClusterCondition[] | undefined;
+  return isClusterHealthExpiryReason(conditions?.find((c) => c.type === 'Ready')?.reason);
 }
 
 /** True when folding `patch` into `stored` would change nothing the patch speaks about. */

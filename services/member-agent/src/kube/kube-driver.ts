@@ -1,11 +1,12 @@
 import type { Condition, ForeignHorizontalPodAutoscaler, ObjectMeta } from '@flotilla/api';
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
-import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, type InformerEvent, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
 import { withoutPlacement, type AgentLogger } from '../agent.js';
+import { ClusterLeases } from '../cluster-lease.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
-import { bindingKey, ReportBook, targetClusterNames, type Report } from '../reports.js';
+import { bindingKey, readyReasonIsExpiry, ReportBook, targetClusterNames, type Report } from '../reports.js';
 import { unreachableWorkloadReport, type BindingRef, type WorkloadReport } from '../sim/capacity.js';
 import {
   foreignHpasField,
@@ -80,6 +81,8 @@ export interface KubeDriverOptions {
   logger: AgentLogger;
   /** How often `/readyz` is probed while the cluster answers (KUBE_POLL_MS; Karmada's status update frequency). */
   pollMs: number;
+  /** How often the cluster's lease is renewed at most, after a probe (CLUSTER_LEASE_RENEW_MS, default 10 s). */
+  leaseRenewMs?: number;
   /** How long probes must fail before the cluster is reported not Ready (KUBE_FAILURE_THRESHOLD_MS). */
   failureThresholdMs: number;
   /** How long probes must succeed before a cluster reported not Ready is Ready again (KUBE_SUCCESS_THRESHOLD_MS). */
@@ -255,6 +258,11 @@ export class KubeDriver {
   private running: Promise<void> | undefined;
   private probing: Promise<void> | undefined;
   private dirty = false;
+  private readonly leases: ClusterLeases;
+  /** Whether a reconcile got its reports out: the lease is renewed only from then on (not by an agent stuck before). */
+  private posted = false;
+  /** The last lease renewal error, logged when it changes rather than every probe. */
+  private leaseError: string | undefined;
   /** How many writes the driver sent (applies and deletes), for tests and the benchmark. */
   writesSent = 0;
 
@@ -270,6 +278,12 @@ export class KubeDriver {
       if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name}: expected an integer >= 0, got ${v}`);
     this.writes = opts.writes ?? { qps: 50, burst: 100, concurrency: 8 };
     this.bucket = new TokenBucket(this.writes.qps, this.writes.burst);
+    this.leases = new ClusterLeases({
+      bus: opts.bus,
+      clock: opts.clock,
+      driver: 'kube',
+      renewIntervalMs: opts.leaseRenewMs,
+    });
   }
 
   private get cluster(): string {
@@ -291,7 +305,21 @@ export class KubeDriver {
         }),
       );
     for (const kind of ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'])
-      this.statuses.set(kind, new Informer({ bus: this.opts.bus, bucket: 'status', kind }));
+      this.statuses.set(
+        kind,
+        new Informer<StatusRecord<Record<string, unknown>>>({
+          bus: this.opts.bus,
+          bucket: 'status',
+          kind,
+          // The scheduler set this cluster Ready=Unknown (this agent was cut off): report again at once.
+          ...(kind === 'Cluster' && {
+            onEvent: (e: InformerEvent<StatusRecord<Record<string, unknown>>>) => {
+              if (e.type === 'upsert' && e.ref.name === this.cluster && readyReasonIsExpiry(e.value.status))
+                this.kick();
+            },
+          }),
+        }),
+      );
     await Promise.all([...this.bindings.values(), ...this.statuses.values()].map((i) => i.start()));
     await this.probe();
     await this.reconcileNow();
@@ -381,10 +409,26 @@ export class KubeDriver {
       // While a threshold runs, look again right when it ends, so NotReady (or Ready again) comes on time.
       const recheckInMs = now.ready === true ? undefined : now.recheckInMs;
       this.scheduleProbe(recheckInMs === undefined ? this.opts.pollMs : Math.min(this.opts.pollMs, recheckInMs));
+      if (this.posted && !this.stopped) await this.renewLease();
     })().finally(() => {
       this.probing = undefined;
     });
     return this.probing;
+  }
+
+  /** The heartbeat: this agent is alive and posting the cluster's status (whether the cluster answers or not). */
+  private async renewLease(): Promise<void> {
+    try {
+      await this.leases.renew([this.cluster]);
+      if (this.leaseError !== undefined)
+        this.opts.logger.info({ cluster: this.cluster }, 'cluster lease renewed again');
+      this.leaseError = undefined;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (message !== this.leaseError)
+        this.opts.logger.warn({ cluster: this.cluster, err: message }, 'cluster lease not renewed; retrying');
+      this.leaseError = message;
+    }
   }
 
   /** What every member informer is given: changes kick a reconcile, errors probe, expiries are logged and counted. */
@@ -541,6 +585,7 @@ export class KubeDriver {
     this.book.forgetGone(owned, present);
     await this.publish(reports);
     if (this.stopped) return;
+    this.posted = true;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
     if (ready.ready === true) {
       this.opts.usageGauge?.update(usage);
