@@ -2,7 +2,8 @@
 /**
  * The `up`, `down` and `status` of scripts/kube-env (which builds the programs and passes `--bin <dir>`):
  *
- *   up NAME... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only]
+ *   up NAME... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only] [--real-node]
+ *   import NAME FILE... (image archives into NAME's real node)
  *   down [NAME...]      (default: every cluster `up` started)
  *   status
  *
@@ -17,6 +18,8 @@ import { parseArgs } from 'node:util';
 import {
   KUBE_CLUSTER_DEFAULTS,
   type KubeCluster,
+  cleanupRealNode,
+  importImageArchive,
   type KubeClusterRecord,
   isAlive,
   readKubeClusterRecord,
@@ -26,7 +29,8 @@ import {
 
 const stateRoot = () => process.env.FLOTILLA_KUBE_STATE ?? join(tmpdir(), 'flotilla-kube-env');
 
-const usage = `usage: scripts/kube-env up NAME... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only]
+const usage = `usage: scripts/kube-env up NAME... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only] [--real-node]
+       scripts/kube-env import NAME FILE...
        scripts/kube-env down [NAME...]
        scripts/kube-env status`;
 
@@ -55,8 +59,14 @@ async function records(names: string[]): Promise<KubeClusterRecord[]> {
 }
 
 async function stopRecord(record: KubeClusterRecord): Promise<void> {
+  // The kubelet first (it would restart the pods), then everything in the real node's cgroup (containerd, its shims,
+  // the pods), then the control plane.
+  if (record.pids.kubelet) await stopPid(record.pids.kubelet);
+  if (record.realNode) await cleanupRealNode({ dir: record.dir, cgroup: record.realNode.cgroup });
   const order = ['metrics-server', 'kwok', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
-  const pids = Object.entries(record.pids).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+  const pids = Object.entries(record.pids)
+    .filter(([name]) => order.includes(name))
+    .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
   for (const [, pid] of pids) await stopPid(pid);
   await rm(record.dir, { recursive: true, force: true });
 }
@@ -83,6 +93,7 @@ async function up(names: string[], values: Record<string, string | boolean | und
         pods: wholeNumber(values.pods as string | undefined, '--pods'),
         metrics: values.metrics === true,
         controlPlaneOnly: values['control-plane-only'] === true,
+        realNode: values['real-node'] === true,
         binDir: bin,
         dir: join(root, name),
         outliveParent: true,
@@ -114,6 +125,7 @@ async function main(): Promise<void> {
       pods: { type: 'string', default: String(KUBE_CLUSTER_DEFAULTS.pods) },
       metrics: { type: 'boolean' },
       'control-plane-only': { type: 'boolean' },
+      'real-node': { type: 'boolean' },
     },
   });
   switch (command) {
@@ -124,6 +136,19 @@ async function main(): Promise<void> {
       for (const record of await records(positionals)) {
         await stopRecord(record);
         process.stdout.write(`${record.name}\tstopped\n`);
+      }
+      return;
+    }
+    case 'import': {
+      const [name, ...files] = positionals;
+      if (!name || !files.length) fail(`import: name a cluster and at least one image archive\n${usage}`);
+      const [record] = await records([name]);
+      if (!record) fail(`import: ${name} is not up`);
+      if (!record.realNode)
+        fail(`import: ${name} has no real node (start it with scripts/kube-env up ${name} --real-node)`);
+      for (const file of files) {
+        await importImageArchive(record.realNode.containerdSocket, file);
+        process.stdout.write(`${name}\timported ${file}\n`);
       }
       return;
     }
