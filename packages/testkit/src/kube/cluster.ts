@@ -417,6 +417,9 @@ class RunningKubeCluster implements KubeCluster {
             `--kubelet-client-key=${p.kubeletClient.keyPath}`,
             // The real node is `localhost` (its InternalIP is not loopback): logs, exec and port-forward stay on it.
             '--kubelet-preferred-address-types=Hostname,InternalIP,ExternalIP',
+            // No kube-proxy makes a Service's ClusterIP lead anywhere: the API server calls webhooks and aggregated
+            // APIs at their endpoints (the pods' IPs) instead.
+            '--enable-aggregator-routing=true',
           ]
         : []),
       ...(this.opts.extraApiServerArgs ?? []),
