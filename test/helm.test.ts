@@ -165,6 +165,69 @@ describe('deploy/helm/flotilla', () => {
     );
   });
 
+  it('with host networking (a real node of scripts/kube-env), gives every service ports of its own', async () => {
+    const rendered = docs(
+      await helm([
+        'template',
+        'flotilla',
+        chart,
+        '-n',
+        'flotilla-system',
+        '--set',
+        'hostNetwork.enabled=true',
+        '--set',
+        'hostNetwork.basePort=20000',
+        '--set',
+        'hostNetwork.apiServer.host=127.0.0.1',
+        '--set',
+        'hostNetwork.apiServer.port=6443',
+        '--set',
+        'memberAgent.clusters[0].name=member1',
+        '--set',
+        'memberAgent.clusters[1].name=member2',
+      ]),
+    );
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
+    const deployments = rendered.filter((o) => o.kind === 'Deployment') as Record<string, any>[];
+    const ports = new Map<string, number[]>();
+    for (const d of deployments) {
+      const pod = d.spec.template.spec;
+      expect(pod.hostNetwork, d.metadata.name).toBe(true);
+      const container = pod.containers[0];
+      ports.set(
+        d.metadata.name,
+        container.ports.map((p: { containerPort: number }) => p.containerPort),
+      );
+      const config = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === `${d.metadata.name}-config`);
+      expect((config as unknown as { data: Record<string, string> }).data.HTTP_PORT).toBe(
+        String(container.ports[0].containerPort),
+      );
+    }
+    expect(Object.fromEntries(ports)).toEqual({
+      'flotilla-gateway': [20000, 20001],
+      'flotilla-status-writer': [20002],
+      'flotilla-affinity-scheduler': [20003],
+      'flotilla-cron-scheduler': [20004],
+      'flotilla-rebalancer': [20005],
+      'flotilla-hpa-assigner': [20006],
+      'flotilla-kube-bridge': [20007],
+      'flotilla-member-agent-member1': [20008],
+      'flotilla-member-agent-member2': [20009],
+    });
+    const gatewayConfig = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'flotilla-gateway-config');
+    expect((gatewayConfig as unknown as { data: Record<string, string> }).data.GATEWAY_API_PORT).toBe('20001');
+    const env = (name: string) =>
+      deployments.find((d) => d.metadata.name === name)?.spec.template.spec.containers[0].env as {
+        name: string;
+        value?: string;
+      }[];
+    expect(env('flotilla-kube-bridge').filter((e) => e.name.startsWith('KUBERNETES_SERVICE'))).toEqual([
+      { name: 'KUBERNETES_SERVICE_HOST', value: '127.0.0.1' },
+      { name: 'KUBERNETES_SERVICE_PORT', value: '6443' },
+    ]);
+    expect(env('flotilla-gateway').some((e) => e.name.startsWith('KUBERNETES_SERVICE'))).toBe(false);
+  });
+
   it('refuses NATS without Redis, naming the value', async () => {
     await expect(helm(['template', 'flotilla', chart, '--set', 'nats.url=nats://nats:4222'])).rejects.toThrow(
       /redis\.url is required with nats\.url/,
