@@ -34,6 +34,9 @@ async function helm(args: string[]): Promise<string> {
 
 describe('deploy/helm/flotilla', () => {
   const chart = join(ROOT, 'deploy', 'helm', 'flotilla');
+  /** `helm template` of the chart into `namespace`, with each of `values` given as --set. */
+  const render = async (namespace: string, values: string[]) =>
+    docs(await helm(['template', 'flotilla', chart, '-n', namespace, ...values.flatMap((v) => ['--set', v])]));
 
   it('renders with its default values exactly the objects of kubectl kustomize deploy/', async () => {
     const kustomized = docs(
@@ -61,21 +64,11 @@ describe('deploy/helm/flotilla', () => {
   });
 
   it('renders one member-agent per member cluster, each with its own kubeconfig Secret', async () => {
-    const rendered = docs(
-      await helm([
-        'template',
-        'flotilla',
-        chart,
-        '-n',
-        'flotilla-system',
-        '--set',
-        'memberAgent.clusters[0].name=east',
-        '--set',
-        'memberAgent.clusters[1].name=west',
-        '--set',
-        'memberAgent.clusters[1].kubeconfigSecret=west-kubeconfig',
-      ]),
-    );
+    const rendered = await render('flotilla-system', [
+      'memberAgent.clusters[0].name=east',
+      'memberAgent.clusters[1].name=west',
+      'memberAgent.clusters[1].kubeconfigSecret=west-kubeconfig',
+    ]);
     const agents = rendered.filter(
       (o) => o.kind === 'Deployment' && o.metadata.name.startsWith('flotilla-member-agent'),
     );
@@ -107,39 +100,20 @@ describe('deploy/helm/flotilla', () => {
   });
 
   it('takes images, replicas, tokens, NATS and Redis from values', async () => {
-    const rendered = docs(
-      await helm([
-        'template',
-        'flotilla',
-        chart,
-        '-n',
-        'ops',
-        '--set',
-        'image.repository=registry.example.com/flotilla',
-        '--set',
-        'image.tag=0.2.0',
-        '--set',
-        'gateway.replicas=3',
-        '--set',
-        'cronScheduler.replicas=1',
-        '--set',
-        'nats.url=nats://nats:4222',
-        '--set',
-        'redis.url=redis://redis:6379',
-        '--set',
-        'nats.users.gateway.user=gw',
-        '--set',
-        'nats.users.gateway.password=pw',
-        '--set',
-        'gateway.tokens[0].token=t1',
-        '--set',
-        'gateway.tokens[0].role=admin',
-        '--set',
-        'gateway.tokens[0].name=ci',
-        '--set',
-        'gateway.clientCaSecretName=apiserver-client-ca',
-      ]),
-    );
+    const rendered = await render('ops', [
+      'image.repository=registry.example.com/flotilla',
+      'image.tag=0.2.0',
+      'gateway.replicas=3',
+      'cronScheduler.replicas=1',
+      'nats.url=nats://nats:4222',
+      'redis.url=redis://redis:6379',
+      'nats.users.gateway.user=gw',
+      'nats.users.gateway.password=pw',
+      'gateway.tokens[0].token=t1',
+      'gateway.tokens[0].role=admin',
+      'gateway.tokens[0].name=ci',
+      'gateway.clientCaSecretName=apiserver-client-ca',
+    ]);
     const get = (kind: string, name: string) =>
       // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
       rendered.find((o) => o.kind === kind && o.metadata.name === name) as Record<string, any>;
@@ -166,27 +140,14 @@ describe('deploy/helm/flotilla', () => {
   });
 
   it('with host networking (a real node of scripts/kube-env), gives every service ports of its own', async () => {
-    const rendered = docs(
-      await helm([
-        'template',
-        'flotilla',
-        chart,
-        '-n',
-        'flotilla-system',
-        '--set',
-        'hostNetwork.enabled=true',
-        '--set',
-        'hostNetwork.basePort=20000',
-        '--set',
-        'hostNetwork.apiServer.host=127.0.0.1',
-        '--set',
-        'hostNetwork.apiServer.port=6443',
-        '--set',
-        'memberAgent.clusters[0].name=member1',
-        '--set',
-        'memberAgent.clusters[1].name=member2',
-      ]),
-    );
+    const rendered = await render('flotilla-system', [
+      'hostNetwork.enabled=true',
+      'hostNetwork.basePort=20000',
+      'hostNetwork.apiServer.host=127.0.0.1',
+      'hostNetwork.apiServer.port=6443',
+      'memberAgent.clusters[0].name=member1',
+      'memberAgent.clusters[1].name=member2',
+    ]);
     // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
     const deployments = rendered.filter((o) => o.kind === 'Deployment') as Record<string, any>[];
     const ports = new Map<string, number[]>();
