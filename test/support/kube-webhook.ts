@@ -22,7 +22,11 @@ export interface WebhookPki {
   webhookOnLoopback(port: number): string;
 }
 
-export async function webhookPki(dir: string): Promise<WebhookPki> {
+/**
+ * `gatewayDnsNames`: more names for the gateway's certificate (`flotilla-gateway.flotilla-system.svc`, which the API
+ * server verifies when it calls the webhook through the chart's Service).
+ */
+export async function webhookPki(dir: string, opts: { gatewayDnsNames?: string[] } = {}): Promise<WebhookPki> {
   const ssl = (...args: string[]) => run('openssl', args, { cwd: dir });
   for (const ca of ['serving-ca', 'client-ca'])
     await ssl(
@@ -76,7 +80,7 @@ export async function webhookPki(dir: string): Promise<WebhookPki> {
     'gateway',
     'serving-ca',
     '127.0.0.1',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
+    `subjectAltName=${['IP:127.0.0.1', 'DNS:localhost', ...(opts.gatewayDnsNames ?? []).map((n) => `DNS:${n}`)].join(',')}\nextendedKeyUsage=serverAuth\n`,
   );
   await issue('apiserver-client', 'client-ca', 'kube-apiserver', 'extendedKeyUsage=clientAuth\n');
   return {

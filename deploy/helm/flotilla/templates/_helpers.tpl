@@ -112,6 +112,12 @@ spec:
   strategy:
     {{- if .recreate }}
     type: Recreate
+    {{- else if $hostNetwork }}
+    # A surge pod would want the ports of the pod it replaces, on the same node: replace first, then start.
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 1
+      maxSurge: 0
     {{- else }}
     type: RollingUpdate
     rollingUpdate:
