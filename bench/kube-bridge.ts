@@ -26,7 +26,7 @@ import { eventually, freeTcpPort, NATS_URL } from '@flotilla/testkit';
 import { type KubeCluster, kubeBinDir, kubeProgram, startKubeCluster } from '@flotilla/testkit/kube';
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject, Watch } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { webhookPki } from '../test/support/kube-webhook.js';
+import { webhookPki } from '@flotilla/launcher';
 import { ROOT, startSuite } from '../test/support/suite.js';
 import { cpuOfPidSeconds, fmt, heapOfServiceMb, latencySummary, report, rssOfPidMb, waitFor } from './support.js';
 
@@ -137,7 +137,7 @@ class Timeline {
 
 async function applyPart(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'flotilla-bench-bridge-'));
-  const pki = await webhookPki(dir);
+  const pki = await webhookPki(dir, join(ROOT, 'deploy'));
   const gatewayPort = await freeTcpPort();
   const cluster = await hostCluster('bench-bridge-apply', [
     `--admission-control-config-file=${pki.admissionConfigPath}`,

@@ -18,7 +18,10 @@ import { NATS_URL } from '@flotilla/testkit';
 import { startSuite, type RunningSuite } from '../test/support/suite.js';
 import { benchCluster, benchDeployment, benchPolicy, boundedRun, fmt, report, rssOfPidMb, waitFor } from './support.js';
 
-const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 20);
+// 40 clusters (4,800 cpu of allocatable, bench/support's shapes) hold 10,000 bench Deployments (about 3,000 cpu
+// requested) with room to spare; since the scheduler no longer overcommits, 20 (2,400 cpu) left a fifth unplaced
+// and the full-system phase waited for them until it timed out.
+const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 40);
 const WORKLOADS = Number(process.env.BENCH_WORKLOADS ?? 10_000);
 const IN_FLIGHT = 128;
 const SELECTOR = process.env.BENCH_SELECTOR === '1';

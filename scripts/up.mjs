@@ -1,8 +1,20 @@
-// The process supervisor behind scripts/up: starts the built services, applies examples/, streams their logs.
+// The process supervisor behind scripts/up: starts the built services, applies examples/, streams their logs. With
+// UP_KUBE_MEMBERS=N (scripts/up --kube N) the member clusters are real (scripts/kube-env) and examples/ goes through
+// kubectl to a host API server with the CRDs and the webhook, mirrored in by the kube-bridge.
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { readdirSync } from 'node:fs';
-import { DEFAULT_RESTART_POLICY, OPTIONAL_SERVICES, SERVICES, Suite } from '../packages/launcher/dist/index.js';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import {
+  DEFAULT_RESTART_POLICY,
+  OPTIONAL_SERVICES,
+  SERVICES,
+  Suite,
+  webhookPki,
+} from '../packages/launcher/dist/index.js';
 import { main as cli } from '../packages/cli/dist/main.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,8 +41,58 @@ function show(service, line) {
 // Fixed /metrics ports (HTTP_BASE_PORT + 1, + 2, ... in start order), so a local Prometheus can scrape them.
 const basePort = Number(process.env.HTTP_BASE_PORT ?? '9400');
 const httpPorts = Object.fromEntries([...SERVICES, ...OPTIONAL_SERVICES].map((s, i) => [s, basePort + 1 + i]));
-// kubectl as a front door when a host API server is given (its cluster needs deploy/crds/ applied).
-const services = process.env.KUBE_BRIDGE_KUBECONFIG ? [...SERVICES, 'kube-bridge'] : undefined;
+const run = promisify(execFile);
+const kubeMembers = Number(process.env.UP_KUBE_MEMBERS ?? '0');
+const memberNames = Array.from({ length: kubeMembers }, (_, i) => `member${i + 1}`);
+const HOST = 'flotilla-host';
+const kubeState = process.env.FLOTILLA_KUBE_STATE ?? join(tmpdir(), 'flotilla-kube-env');
+const kubeconfigOf = (name) => join(kubeState, name, 'admin.kubeconfig');
+const kubeEnv = async (...args) =>
+  (await run('bash', [join(root, 'scripts', 'kube-env'), ...args], { maxBuffer: 1 << 24 })).stdout;
+/** The clusters this run started with scripts/kube-env: stopped again on the way out. */
+const startedKube = [];
+let kubectlProgram;
+async function kubectl(cluster, args, input) {
+  kubectlProgram ??= join((await kubeEnv('path')).trim(), 'kubectl');
+  const child = run(kubectlProgram, [`--kubeconfig=${kubeconfigOf(cluster)}`, ...args], { maxBuffer: 1 << 24 });
+  if (input !== undefined) child.child.stdin.end(input);
+  return (await child).stdout;
+}
+const gatewayPort = Number(process.env.GATEWAY_API_PORT ?? '8081');
+const webhookDir = join(kubeState, 'up-webhook');
+
+/** The host API server (the CRDs; its admission calls the gateway's /validate over mTLS) and the member clusters. */
+async function startKubeClusters() {
+  mkdirSync(webhookDir, { recursive: true, mode: 0o700 });
+  const pki = await webhookPki(webhookDir, join(root, 'deploy'));
+  console.log(`[up] starting the host API server and ${kubeMembers} member cluster(s) with scripts/kube-env ...`);
+  process.stdout.write(
+    await kubeEnv(
+      'up',
+      HOST,
+      '--control-plane-only',
+      `--apiserver-arg=--admission-control-config-file=${pki.admissionConfigPath}`,
+    ),
+  );
+  startedKube.push(HOST);
+  process.stdout.write(await kubeEnv('up', ...memberNames, '--cpu', '8', '--memory', '32Gi'));
+  startedKube.push(...memberNames);
+  await kubectl(HOST, ['apply', '-f', join(root, 'deploy', 'crds')]);
+  await kubectl(HOST, ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  return pki;
+}
+
+/** Set once the services' supervisor exists: a failure before it stops only the clusters. */
+let suite;
+const pki = kubeMembers ? await startKubeClusters().catch(failed) : undefined;
+if (pki) env.KUBE_BRIDGE_KUBECONFIG = kubeconfigOf(HOST);
+// kubectl as a front door when a host API server is given (its cluster needs deploy/crds/ applied); with real
+// members, one kube member-agent per member is started below instead of the simulating one.
+const services = process.env.KUBE_BRIDGE_KUBECONFIG
+  ? [...SERVICES, 'kube-bridge']
+  : pki
+    ? [...SERVICES.filter((s) => s !== 'member-agent'), 'kube-bridge']
+    : undefined;
 
 function lifecycle(e) {
   if (e.type === 'exited') {
@@ -51,12 +113,12 @@ const LOADS = [
   ['member1', 'deploy/php-apache', '--sine', '0.3,0.25,15m'],
 ];
 
-const suite = new Suite({
+suite = new Suite({
   root,
   ...(services ? { services } : {}),
   env,
   onOutput: show,
-  serviceEnv: { gateway: { GATEWAY_API_PORT: process.env.GATEWAY_API_PORT ?? '8081' } },
+  serviceEnv: { gateway: pki ? pki.gatewayEnv(gatewayPort) : { GATEWAY_API_PORT: String(gatewayPort) } },
   httpPorts,
   restart: DEFAULT_RESTART_POLICY,
   onLifecycle: lifecycle,
@@ -66,8 +128,49 @@ async function stop(code) {
   if (stopping) return;
   stopping = true;
   console.log('[up] stopping services ...');
-  await suite.stop();
+  await suite?.stop();
+  if (startedKube.length) {
+    console.log(`[up] stopping ${startedKube.join(', ')} (scripts/kube-env down) ...`);
+    process.stdout.write(await kubeEnv('down', ...startedKube).catch((err) => `[up] ${err.message}\n`));
+  }
+  if (pki) rmSync(webhookDir, { recursive: true, force: true });
   process.exit(code);
+}
+async function failed(err) {
+  console.error(`[up] ${err.message}`);
+  await stop(1);
+}
+
+/** The kube path's examples: the same Clusters without `spec.simulation` (first N), the rest through kubectl. */
+async function applyExamplesWithKubectl(examples, rest) {
+  await kubectl(HOST, ['apply', '-f', '-'], pki.webhookOnLoopback(gatewayPort));
+  const clusters = parseAllDocuments(readFileSync(join(examples, CLUSTERS), 'utf8'))
+    .map((d) => d.toJS())
+    .filter((c) => memberNames.includes(c?.metadata?.name))
+    .map(({ spec: { simulation: _simulation, ...spec }, ...c }) => ({ ...c, spec }));
+  await kubectl(HOST, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: clusters }));
+  let code = 0;
+  for (const name of memberNames)
+    code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '60s']);
+  // The API server picks the webhook up from its informer: retried until kubectl's apply goes through.
+  for (const file of rest) await applyWithRetry(file);
+  for (const [file, bindings] of Object.entries(AFTER_SCHEDULING)) {
+    for (const rb of bindings) code ||= await cli(['wait', '--for=condition=Scheduled', rb, '--timeout', '60s']);
+    await applyWithRetry(file);
+  }
+  return code;
+
+  async function applyWithRetry(file) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        process.stdout.write(await kubectl(HOST, ['apply', '-f', join(examples, file)]));
+        return;
+      } catch (err) {
+        if (attempt >= 10) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
 }
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
@@ -76,26 +179,40 @@ try {
   await suite.start();
   console.log(`[up] services ready: ${suite.processes.map((p) => p.name).join(', ')}`);
   for (const p of suite.processes) console.log(`[up]   ${p.name.padEnd(20)} http://127.0.0.1:${p.httpPort}/metrics`);
-  // Clusters first, and Ready before any workload: a first placement sees every cluster (Steady mode keeps it).
   const examples = join(root, 'examples');
-  let code = await cli(['apply', '-f', join(examples, CLUSTERS)]);
-  for (const name of ['member1', 'member2', 'member3'])
-    code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '30s']);
   const rest = readdirSync(examples)
     .filter((f) => /\.ya?ml$/.test(f) && f !== CLUSTERS && !(f in AFTER_SCHEDULING))
     .sort();
-  code ||= await cli(['apply', ...rest.flatMap((f) => ['-f', join(examples, f)])]);
-  for (const [cluster, workload, model, value] of LOADS)
-    code ||= await cli(['cluster', 'load', cluster, '--workload', workload, model, value]);
-  for (const [file, bindings] of Object.entries(AFTER_SCHEDULING)) {
-    for (const rb of bindings) code ||= await cli(['wait', '--for=condition=Scheduled', rb, '--timeout', '60s']);
-    code ||= await cli(['apply', '-f', join(examples, file)]);
+  if (pki) {
+    for (const name of memberNames)
+      await suite.startService('member-agent', {
+        MEMBER_DRIVER: 'kube',
+        KUBE_CLUSTER_NAME: name,
+        KUBECONFIG: kubeconfigOf(name),
+      });
+    const code = await applyExamplesWithKubectl(examples, rest);
+    if (code !== 0) console.log('[up] some examples were not applied (see above)');
+    console.log(
+      `[up] Flotilla is up on ${kubeMembers} real member cluster(s). In another shell: ` +
+        `kubectl --kubeconfig=${kubeconfigOf(HOST)} get rb -A   (Ctrl-C here stops everything)`,
+    );
+  } else {
+    // Clusters first, and Ready before any workload: a first placement sees every cluster (Steady mode keeps it).
+    let code = await cli(['apply', '-f', join(examples, CLUSTERS)]);
+    for (const name of ['member1', 'member2', 'member3'])
+      code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '30s']);
+    code ||= await cli(['apply', ...rest.flatMap((f) => ['-f', join(examples, f)])]);
+    for (const [cluster, workload, model, value] of LOADS)
+      code ||= await cli(['cluster', 'load', cluster, '--workload', workload, model, value]);
+    for (const [file, bindings] of Object.entries(AFTER_SCHEDULING)) {
+      for (const rb of bindings) code ||= await cli(['wait', '--for=condition=Scheduled', rb, '--timeout', '60s']);
+      code ||= await cli(['apply', '-f', join(examples, file)]);
+    }
+    if (code !== 0) console.log('[up] some examples were not applied (see above)');
+    console.log(
+      '[up] Flotilla is up. In another shell: pnpm exec flotilla get clusters   (Ctrl-C here stops everything)',
+    );
   }
-  if (code !== 0) console.log('[up] some examples were not applied (see above)');
-  console.log(
-    '[up] Flotilla is up. In another shell: pnpm exec flotilla get clusters   (Ctrl-C here stops everything)',
-  );
 } catch (err) {
-  console.error(`[up] ${err.message}`);
-  await stop(1);
+  await failed(err);
 }

@@ -13,7 +13,12 @@ import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
  * examples set to work. Fail-back only reconciles bindings whose policy opts in, which no example does.
  */
 const CONTROLLERS = {
-  'affinity-scheduler': [Controllers.detection, Controllers.scheduling, Controllers.clusterTaints],
+  'affinity-scheduler': [
+    Controllers.detection,
+    Controllers.scheduling,
+    Controllers.clusterTaints,
+    Controllers.clusterHealth,
+  ],
   'cron-scheduler': [Controllers.cron],
   'hpa-assigner': [Controllers.federatedHpa, Controllers.effectiveHpa],
   rebalancer: [Controllers.rebalancer],

@@ -12,11 +12,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { type WebhookPki, webhookPki } from '@flotilla/launcher';
 import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { type KubeCluster, REAL_NODE_NAME, kubeBinDir, startKubeCluster } from '@flotilla/testkit/kube';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { FLOTILLA_IMAGE, buildFlotillaImage, docker, requireDockerEngine } from './support/docker.js';
-import { type WebhookPki, webhookPki } from './support/kube-webhook.js';
 import { ROOT } from './support/suite.js';
 
 const run = promisify(execFile);
@@ -156,7 +156,7 @@ beforeAll(async () => {
   timings.images = performance.now() - started;
   // 2. The clusters: a member played by kwok, and the host with the real node, whose API server presents a client
   //    certificate to the webhook (deploy/apiserver).
-  pki = await webhookPki(dir, { gatewayDnsNames: [`flotilla-gateway.${NS}.svc`] });
+  pki = await webhookPki(dir, join(ROOT, 'deploy'), { gatewayDnsNames: [`flotilla-gateway.${NS}.svc`] });
   started = performance.now();
   member = await startKubeCluster({ name: 'helm-member1', nodes: 1, cpu: '8', memory: '32Gi' });
   host = await startKubeCluster({

@@ -13,7 +13,7 @@ import { stringify } from 'yaml';
 import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { type KubeCluster, kubeBinDir, kubeCrdFile, startKubeCluster } from '@flotilla/testkit/kube';
 import { flotilla } from './support/cli.js';
-import { webhookPki } from './support/kube-webhook.js';
+import { webhookPki } from '@flotilla/launcher';
 import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
 
 const run = promisify(execFile);
@@ -74,7 +74,7 @@ spec:
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'flotilla-front-door-'));
-  const pki = await webhookPki(dir);
+  const pki = await webhookPki(dir, DEPLOY);
   const gatewayPort = await freeTcpPort();
   // The real gateway, HTTPS with the serving certificate; /validate answers only the holder of a client-CA cert.
   gateway = await startSuite(['gateway'], {}, { gateway: pki.gatewayEnv(gatewayPort) });
@@ -143,7 +143,7 @@ describe('deploy/crds on a real API server', () => {
       'REPLICAS',
       'AGE',
     ]);
-    expect(await header('rb')).toEqual(['NAMESPACE', 'NAME', 'SCHEDULED', 'FULLYAPPLIED', 'AGE']);
+    expect(await header('rb')).toEqual(['NAMESPACE', 'NAME', 'SCHEDULED', 'FULLYAPPLIED', 'PODSSCHEDULED', 'AGE']);
     expect(await header('cronfhpa')).toEqual(['NAMESPACE', 'NAME', 'REFERENCE-KIND', 'REFERENCE-NAME', 'AGE']);
     expect(await header('ehpa')).toEqual([
       'NAMESPACE',
@@ -251,6 +251,25 @@ describe("the gateway's admission webhook, called by the API server over mutual 
     expect(bad.stderr).toMatch(/spec\.rules\[0\]\.schedule/);
     const stored = JSON.parse(await kubectlOk(['get', 'cronfhpa', 'good-cron', '-o', 'json']));
     expect(stored.spec.rules[0].schedule).toBe('0 8 * * 1-5');
+  });
+
+  it("accepts an unknown apiVersion for a reference's kind as Karmada does, and kubectl prints the warning naming the field", async () => {
+    // Seed 000's own sample names its Deployment `app/v1`.
+    const proposalCron = goodCron
+      .replace('good-cron', 'app-v1-cron')
+      .replace('apiVersion: apps/v1', 'apiVersion: app/v1');
+    const warning =
+      'spec.scaleTargetRef.apiVersion: unknown apiVersion "app/v1" for kind Deployment (served as apps/v1); accepted as written';
+    const r = await kubectl(['apply', '-f', '-'], proposalCron);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/cronfederatedhpa\.autoscaling\.karmada\.io\/app-v1-cron created/);
+    expect(r.stderr).toContain(`Warning: ${warning}`);
+    const stored = JSON.parse(await kubectlOk(['get', 'cronfhpa', 'app-v1-cron', '-o', 'json']));
+    expect(stored.spec.scaleTargetRef.apiVersion).toBe('app/v1');
+    // flotilla apply says the same.
+    const cli = await flotilla(gateway.env, ['apply', '-f', '-'], proposalCron);
+    expect(cli.code, cli.err).toBe(0);
+    expect(cli.err).toContain(warning);
   });
 
   it('fails closed (failurePolicy: Fail): with the gateway down nothing is admitted', async () => {

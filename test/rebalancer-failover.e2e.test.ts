@@ -1,7 +1,7 @@
 // Reliability: kill -9 the rebalancer leader halfway through a rebalancer over 1,000 workloads.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { admit } from '@flotilla/api';
-import { connectBus, readEvents, type Bus } from '@flotilla/bus';
+import { connectBus, KvWatchInclude, readEvents, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { eventually, NATS_URL } from '@flotilla/testkit';
@@ -66,6 +66,22 @@ describe('rebalancer leader killed during a rebalance of 1,000 workloads', () =>
     // ten of them have no binding: Failed, ReferencedBindingNotFound
     for (let i = WORKLOADS; i < WORKLOADS + 10; i++)
       workloads.push({ apiVersion: 'apps/v1', kind: 'Deployment', name: name(i), namespace: 'bulk' });
+    // The kill lands from the watch of the leader's own binding writes, the moment half are written: the leader
+    // writes all its triggers before it publishes their events, so neither polling the bindings nor waiting for the
+    // events killed it before it had finished, on an idle machine.
+    let seenTriggers = 0;
+    let atKill = 0;
+    let reachedHalfway!: () => void;
+    const halfway = new Promise<void>((r) => (reachedHalfway = r));
+    const watch = await bus.objects.watch({ key: 'ResourceBinding.bulk.>', include: KvWatchInclude.UpdatesOnly });
+    void (async () => {
+      for await (const e of watch) {
+        if (e.operation !== 'PUT' || ++seenTriggers !== WORKLOADS / 2) continue;
+        victim!.child.kill('SIGKILL');
+        atKill = seenTriggers;
+        reachedHalfway();
+      }
+    })();
     const created = await client.apply({
       apiVersion: 'apps.karmada.io/v1alpha1',
       kind: 'WorkloadRebalancer',
@@ -76,15 +92,17 @@ describe('rebalancer leader killed during a rebalance of 1,000 workloads', () =>
 
     const triggered = async () =>
       (await store.list('ResourceBinding', 'bulk')).filter((b) => (b.spec as BindingSpec).rescheduleTriggeredAt).length;
-    const atKill = await eventually(
-      async () => {
-        const n = await triggered();
-        return n >= WORKLOADS / 2 ? n : undefined;
-      },
-      20_000,
-      'the leader halfway through',
-    );
-    await s.suite.kill(victim!, 'SIGKILL');
+    let giveUp: NodeJS.Timeout | undefined;
+    await Promise.race([
+      halfway,
+      new Promise((_, reject) => {
+        giveUp = setTimeout(() => reject(new Error('the leader never got halfway')), 20_000);
+      }),
+    ]).finally(() => {
+      clearTimeout(giveUp);
+      watch.stop();
+    });
+    await victim!.exited;
     const killedAt = Date.now();
     const leftByLeader = await triggered();
     expect(leftByLeader).toBeLessThan(WORKLOADS);

@@ -134,6 +134,30 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
   return obj as unknown as KubeObject;
 }
 
+/**
+ * Warnings about an admitted object (Kubernetes' admission warnings: accepted, but probably not what was meant),
+ * each naming its field: a reference whose apiVersion is not the one its kind is served as (Karmada's proposal
+ * samples name `app/v1` Deployments; Karmada accepts them as written, and so does Flotilla).
+ */
+export function admissionWarnings(object: KubeObject): string[] {
+  const references = admissionOf(object.kind)?.references?.(object as never) ?? [];
+  const warnings: string[] = [];
+  for (const ref of references) {
+    if (!ref.apiVersion || !ref.kind) continue;
+    try {
+      kindOf(ref.apiVersion, ref.kind);
+    } catch (err) {
+      // A kind Flotilla does not know (any kind can be a template) has no apiVersion to compare with.
+      if (err instanceof UnknownKindError) continue;
+      if (!(err instanceof WrongApiVersionError)) throw err;
+      warnings.push(
+        `${ref.at}.apiVersion: unknown apiVersion ${JSON.stringify(ref.apiVersion)} for kind ${ref.kind} (served as ${err.servedApiVersion}); accepted as written`,
+      );
+    }
+  }
+  return warnings;
+}
+
 /** Update rules: identity (kind, name, namespace, uid) never changes, plus the kind's own immutable fields. */
 export function validateUpdate(oldObj: KubeObject, newObj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];

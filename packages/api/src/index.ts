@@ -18,6 +18,19 @@ export {
   type FieldError,
 } from './errors.js';
 export { joinPath, issuesToFieldErrors } from './field-path.js';
+export {
+  allocatableModelings,
+  DEFAULT_RESOURCE_MODELS,
+  effectiveResourceModels,
+  maxReplicasByResourceModels,
+  modelMinimums,
+  resourceUnits,
+  type AllocatableModeling,
+  type ModeledNode,
+  type ModelMinimums,
+  type RequestUnits,
+  type ResourceModel,
+} from './resource-models.js';
 export { MAX_NESTING_DEPTH } from './input-shape.js';
 export { objectNameErrors, parseObjectQuery, type ObjectQueryOf } from './object-query.js';
 export {
@@ -40,7 +53,14 @@ export {
 } from './federated-hpa-annotations.js';
 export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
 export type { KindTypes, ObjectOfKind, StatusOfKind } from './kind-types.js';
-export { admit, DEFAULT_NAMESPACE, MAX_OBJECT_BYTES, validateUpdate, type AdmitOptions } from './admission.js';
+export {
+  admissionWarnings,
+  admit,
+  DEFAULT_NAMESPACE,
+  MAX_OBJECT_BYTES,
+  validateUpdate,
+  type AdmitOptions,
+} from './admission.js';
 export { parseManifests, toYaml } from './manifests.js';
 export { getCondition, isConditionTrue, type Condition } from './conditions.js';
 export { formatTime } from './kube-time.js';
@@ -72,7 +92,11 @@ export {
   clusterSimulationSchema,
   clusterStatusSchema,
   foreignHorizontalPodAutoscalerSchema,
+  CLUSTER_STATUS_NEVER_UPDATED,
+  CLUSTER_STATUS_UNKNOWN,
+  isClusterHealthExpiryReason,
   type Cluster,
+  type ClusterLease,
   type ClusterSimulation,
   type ClusterSpec,
   type ClusterStatus,

@@ -31,6 +31,8 @@ export interface Bus {
   readonly status: KV;
   readonly kubeEvents: KV;
   readonly trails: KV;
+  /** Member-agent leases per cluster (see BusNames.leasesBucket). */
+  readonly leases: KV;
   close(): Promise<void>;
   /**
    * Re-creates the events stream and buckets if the server lost them (a NATS restarted without its data) and returns
@@ -48,13 +50,14 @@ async function provision(
 ) {
   await ensureEventsStream(jsm, names, retention);
   const kvm = new Kvm(js);
-  const [objects, status, kubeEvents, trails] = await Promise.all([
+  const [objects, status, kubeEvents, trails, leases] = await Promise.all([
     kvm.create(names.objectsBucket, { history: 1 }),
     kvm.create(names.statusBucket, { history: 1 }),
     kvm.create(names.kubeEventsBucket, { history: 1 }),
     kvm.create(names.trailsBucket, { history: 1 }),
+    kvm.create(names.leasesBucket, { history: 1 }),
   ]);
-  return { objects, status, kubeEvents, trails };
+  return { objects, status, kubeEvents, trails, leases };
 }
 
 /** The streams every service needs: the events stream and the buckets' streams. */
@@ -65,6 +68,7 @@ export function requiredStreams(names: BusNames): string[] {
     `KV_${names.statusBucket}`,
     `KV_${names.kubeEventsBucket}`,
     `KV_${names.trailsBucket}`,
+    `KV_${names.leasesBucket}`,
   ];
 }
 
@@ -145,7 +149,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
   try {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
-    const { objects, status, kubeEvents, trails } = await provision(jsm, js, names, opts.retention);
+    const { objects, status, kubeEvents, trails, leases } = await provision(jsm, js, names, opts.retention);
     const known = await streamIdentities(jsm, names);
     if (opts.onConnection) watchConnection(nc, opts.onConnection);
     const retention = opts.retention;
@@ -158,6 +162,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
       status,
       kubeEvents,
       trails,
+      leases,
       close: () => nc.drain(),
       repair: () => repairBus(jsm, js, names, known, retention),
     };
@@ -177,6 +182,7 @@ export async function destroyBus(bus: Bus): Promise<void> {
     `KV_${names.statusBucket}`,
     `KV_${names.kubeEventsBucket}`,
     `KV_${names.trailsBucket}`,
+    `KV_${names.leasesBucket}`,
   ]) {
     await jsm.streams.delete(stream).catch(() => false);
   }

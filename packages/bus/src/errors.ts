@@ -1,5 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { AuthorizationError, UserAuthenticationExpiredError } from '@nats-io/transport-node';
+import { AuthorizationError, errors, UserAuthenticationExpiredError } from '@nats-io/transport-node';
 
 /** A compare-and-set lost: someone else wrote the key since `expected` was read. */
 export class ConflictError extends Error {
@@ -82,3 +82,26 @@ export const isConsumerNotFound = (err: unknown): boolean => hasCode(err, JetStr
 export const isStreamNotFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.StreamNotFound);
 export const isNoMessageFound = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.NoMessageFound);
 export const isStreamNameInUse = (err: unknown): boolean => hasCode(err, JetStreamErrorCodes.StreamNameInUse);
+
+/** How a bus operation failed for a while rather than for good: asking again later may succeed. */
+export type BusTransientFailure = 'timeout' | 'unavailable';
+
+/**
+ * Whether a bus operation failed for now, not for good, and how: `timeout` when NATS or JetStream did not answer in
+ * time (a busy server, a stream leader being elected), `unavailable` when there is no connection or no JetStream to
+ * answer (reconnecting, closed, draining, JetStream's own "temporarily unavailable"); undefined for anything else.
+ */
+export function busTransientFailure(err: unknown): BusTransientFailure | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e instanceof errors.TimeoutError) return 'timeout';
+    if (
+      e instanceof errors.ClosedConnectionError ||
+      e instanceof errors.DrainingConnectionError ||
+      e instanceof errors.ConnectionError ||
+      e instanceof errors.NoRespondersError
+    )
+      return 'unavailable';
+    if (e instanceof JetStreamApiError && e.status === 503) return 'unavailable';
+  }
+  return undefined;
+}

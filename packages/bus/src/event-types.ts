@@ -2,6 +2,8 @@
 export const EventTypes = {
   ObjectDeleted: 'ObjectDeleted',
   ClusterStatusReported: 'ClusterStatusReported',
+  /** The scheduler's cluster-health controller: no lease renewal within the grace period, Ready set to Unknown. */
+  ClusterStatusExpired: 'ClusterStatusExpired',
   WorkloadStatusReported: 'WorkloadStatusReported',
   BindingScheduled: 'BindingScheduled',
   BindingScheduleFailed: 'BindingScheduleFailed',

@@ -10,4 +10,6 @@ export { KvWatchInclude, type KV } from '@nats-io/kv';
 export * from './config.js';
 export * from './event-types.js';
 export * from './keyed-lanes.js';
+export * from './bucket-revisions.js';
+export * from './revision-waiters.js';
 export * from './nats-permissions.js';

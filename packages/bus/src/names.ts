@@ -19,6 +19,11 @@ export interface BusNames {
    * status writer so that `flotilla explain replicas` reads what is new only); derived, rebuilt from the events.
    */
   readonly trailsBucket: string;
+  /**
+   * KV bucket of member-agent leases, one per cluster (`Cluster._.<name>`: holder and renew time), renewed while the
+   * agent posts the cluster's status; kept apart from status so that a renewal writes nothing anyone mirrors.
+   */
+  readonly leasesBucket: string;
   /** Subject root of the gateway's request-reply API: `<prefix>.api`. */
   readonly apiRoot: string;
   /** JetStream stream of workload metric samples (the embedded metric history). */
@@ -49,6 +54,7 @@ export function busNames(prefix = 'flotilla'): BusNames {
     statusBucket: `${prefix}-status`,
     kubeEventsBucket: `${prefix}-kube-events`,
     trailsBucket: `${prefix}-trails`,
+    leasesBucket: `${prefix}-leases`,
     apiRoot: `${prefix}.api`,
     metricsStream: `${upper}_METRICS`,
     metricsRoot: `${prefix}.metrics`,

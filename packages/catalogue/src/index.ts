@@ -12,6 +12,8 @@ export const Controllers = {
   scheduling: 'scheduling',
   /** affinity-scheduler: NotReady clusters tainted, for failover. */
   clusterTaints: 'cluster-taints',
+  /** affinity-scheduler: a cluster whose agent stopped renewing its lease set Ready=Unknown (Karmada's cluster controller). */
+  clusterHealth: 'cluster-health',
   /** cron-scheduler: CronFederatedHPA rules and EffectiveHPA cron windows. */
   cron: 'cron-scheduler',
   /** rebalancer: WorkloadRebalancers. */
@@ -33,10 +35,18 @@ export type ControllerName = (typeof Controllers)[keyof typeof Controllers];
 
 /**
  * Subject families a NATS user may publish to (the bus maps each to its subjects under the prefix): `api` the API's
- * request subjects, `events` the domain events, `objects`/`status`/`kube-events`/`trails` the KV buckets, `metrics` the
+ * request subjects, `events` the domain events, `objects`/`status`/`kube-events`/`trails`/`leases` the KV buckets, `metrics` the
  * metric samples.
  */
-export type NatsPublishGrant = 'api' | 'events' | 'objects' | 'status' | 'kube-events' | 'trails' | 'metrics';
+export type NatsPublishGrant =
+  | 'api'
+  | 'events'
+  | 'objects'
+  | 'status'
+  | 'kube-events'
+  | 'trails'
+  | 'leases'
+  | 'metrics';
 /** Subject families a NATS user may subscribe to besides its inboxes: `api-requests` answers the API. */
 export type NatsSubscribeGrant = 'api-requests';
 
@@ -75,7 +85,7 @@ export const SERVICE_CATALOGUE = {
     optional: false,
   },
   'member-agent': {
-    nats: { publish: ['events', 'objects', 'metrics'], subscribe: [] },
+    nats: { publish: ['events', 'objects', 'leases', 'metrics'], subscribe: [] },
     redis: true,
     queues: [],
     controllers: [],
@@ -85,7 +95,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['events', 'objects'], subscribe: [] },
     redis: true,
     queues: [],
-    controllers: [Controllers.detection, Controllers.scheduling, Controllers.clusterTaints],
+    controllers: [Controllers.detection, Controllers.scheduling, Controllers.clusterTaints, Controllers.clusterHealth],
     optional: false,
   },
   'cron-scheduler': {

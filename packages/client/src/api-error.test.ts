@@ -10,8 +10,10 @@ import {
   NotFoundError,
   RequestEntityTooLargeError,
   ServiceUnavailableError,
+  TimeoutError,
   UnauthorizedError,
   ForbiddenError,
+  isRetryable,
 } from './api-error.js';
 import type { StatusReason } from './protocol.js';
 
@@ -27,12 +29,23 @@ describe('apiErrorFrom (a gateway reply back to a typed error)', () => {
     ['Invalid', InvalidError, 422],
     ['InternalError', InternalError, 500],
     ['ServiceUnavailable', ServiceUnavailableError, 503],
+    ['Timeout', TimeoutError, 504],
   ];
   it.each(cases)("%s becomes %O with Kubernetes' HTTP status %d", (reason, Class, status) => {
     const err = apiErrorFrom({ reason, message: `it was ${reason}` });
     expect(err).toBeInstanceOf(Class);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ reason, status, message: `it was ${reason}`, name: Class.name, causes: [] });
+  });
+
+  it('keeps the retry hint, and only Timeout and ServiceUnavailable are retryable', () => {
+    const timeout = apiErrorFrom({ reason: 'Timeout', message: 'busy', retryAfterSeconds: 1 });
+    expect(timeout.retryAfterSeconds).toBe(1);
+    expect(isRetryable(timeout)).toBe(true);
+    expect(isRetryable(apiErrorFrom({ reason: 'ServiceUnavailable', message: 'down' }))).toBe(true);
+    for (const reason of ['InternalError', 'Conflict', 'Invalid', 'NotFound'] as const)
+      expect(isRetryable(apiErrorFrom({ reason, message: reason }))).toBe(false);
+    expect(isRetryable(new Error('plain'))).toBe(false);
   });
 
   it('keeps the field causes of an Invalid reply', () => {

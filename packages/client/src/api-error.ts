@@ -4,11 +4,14 @@ import { STATUS_CODES, type ApiErrorBody, type StatusCause, type StatusReason } 
 export class ApiError extends Error {
   readonly reason: StatusReason;
   readonly causes: StatusCause[];
+  /** How long the gateway asked the caller to wait before trying again, for a retryable error. */
+  readonly retryAfterSeconds: number | undefined;
   constructor(body: ApiErrorBody) {
     super(body.message);
     this.name = new.target.name;
     this.reason = body.reason;
     this.causes = body.causes ?? [];
+    this.retryAfterSeconds = body.retryAfterSeconds;
   }
 
   /** The HTTP status Kubernetes answers this reason with. */
@@ -30,8 +33,18 @@ export class ConflictError extends ApiError {}
 export class InvalidError extends ApiError {}
 export class RequestEntityTooLargeError extends ApiError {}
 export class InternalError extends ApiError {}
-/** The gateway could not be reached (not running, or it did not answer in time). */
+/** The gateway could not be reached (not running, or it did not answer in time), or its store could not. */
 export class ServiceUnavailableError extends ApiError {}
+/** The gateway ran out of time waiting for its store (a busy server): nothing is known to be wrong with the request. */
+export class TimeoutError extends ApiError {}
+
+/**
+ * True for an answer that says "not now" rather than "no" (Timeout, ServiceUnavailable): asking the same again
+ * later may succeed. GatewayClient retries these itself, with backoff.
+ */
+export function isRetryable(err: unknown): err is ApiError {
+  return err instanceof TimeoutError || err instanceof ServiceUnavailableError;
+}
 
 const CLASSES: Record<StatusReason, new (body: ApiErrorBody) => ApiError> = {
   BadRequest: BadRequestError,
@@ -44,6 +57,7 @@ const CLASSES: Record<StatusReason, new (body: ApiErrorBody) => ApiError> = {
   RequestEntityTooLarge: RequestEntityTooLargeError,
   InternalError: InternalError,
   ServiceUnavailable: ServiceUnavailableError,
+  Timeout: TimeoutError,
 };
 
 /** The typed error for a reply's reason; a reason this client does not know (a newer gateway) stays a plain ApiError. */

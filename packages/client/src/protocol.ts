@@ -1,4 +1,4 @@
-import type { KubeEvent } from '@flotilla/store';
+import type { KubeEvent, ObjectIdentity } from '@flotilla/store';
 
 /**
  * The gateway's request-reply API. Each operation is a NATS request on `<prefix>.api.<op>` with a JSON body;
@@ -16,6 +16,11 @@ export interface ApplyRequest {
   object: unknown;
   /** Admission only: report what would happen, store nothing. */
   dryRun?: boolean;
+  /**
+   * The uid and creationTimestamp a new object takes instead of fresh ones (an existing object keeps its own): a
+   * copy of an object kept elsewhere, as the kube-bridge's copies of the host's objects.
+   */
+  identity?: ObjectIdentity;
 }
 export interface ApplyReply {
   object: StoredLike;
@@ -64,6 +69,8 @@ export const STATUS_CODES = {
   Invalid: 422,
   InternalError: 500,
   ServiceUnavailable: 503,
+  /** The request could not be completed in time (the store did not answer): retry, after `retryAfterSeconds`. */
+  Timeout: 504,
 } as const;
 export type StatusReason = keyof typeof STATUS_CODES;
 
@@ -78,6 +85,11 @@ export interface ApiErrorBody {
   message: string;
   /** For Invalid (a rejected object) and BadRequest (a bad request field): one entry per bad field. */
   causes?: StatusCause[];
+  /**
+   * For Timeout and ServiceUnavailable: how long to wait before asking again (Kubernetes' `details.retryAfterSeconds`;
+   * the HTTP API sends it as `Retry-After` too).
+   */
+  retryAfterSeconds?: number;
 }
 
 export type ApiReply<T> = { ok: true; result: T } | { ok: false; error: ApiErrorBody };

@@ -27,7 +27,7 @@ export interface WatchEvent {
  */
 export interface WatchSource<E extends WatchEvent = WatchEvent> {
   readonly kind: string;
-  /** `objects` or `status`; only objects are counted under `flotilla_objects`. */
+  /** `objects`, `status`, `leases`, …; status records and leases are not counted under `flotilla_objects`. */
   readonly bucket?: string;
   readonly size: number;
   keys(): Iterable<string>;
@@ -312,7 +312,8 @@ class KitController<J> implements Controller<J> {
     this.running = true;
     for (const w of this.d.watches) {
       const source = w.source;
-      if (source.bucket !== 'status') this.metrics.countObjects(source.kind, () => source.size);
+      if (source.bucket !== 'status' && source.bucket !== 'leases')
+        this.metrics.countObjects(source.kind, () => source.size);
     }
     this.enqueueAll();
     if (this.sweep) this.sweep.start();

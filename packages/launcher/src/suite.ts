@@ -141,8 +141,11 @@ export class Suite {
         HTTP_HOST: '127.0.0.1',
         ...(name === 'gateway' && !this.opts.serviceEnv?.gateway?.GATEWAY_API_PORT ? { GATEWAY_API_PORT: '0' } : {}),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // The IPC channel is how the service learns that this process is gone (runService stops on its disconnect), so
+      // a test or bench that crashes or is killed leaves no service behind.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
+    child.channel?.unref();
     const label = replica ? `${name}#${replica}` : name;
     for (const stream of [child.stdout, child.stderr]) {
       let buf = '';

@@ -253,8 +253,8 @@ export async function runService<S extends z.ZodType<BaseConfig>>(
       options.onConfig?.(config);
     },
   });
-  const received = new Set<NodeJS.Signals>();
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const received = new Set<NodeJS.Signals | 'supervisor gone'>();
+  const onSignal = (signal: NodeJS.Signals | 'supervisor gone'): void => {
     // Ctrl-C reaches a whole process group, so under a supervisor (scripts/up) a service gets SIGINT from the
     // terminal and SIGTERM from the supervisor: only the same signal again means "now".
     if (received.has(signal)) {
@@ -276,6 +276,13 @@ export async function runService<S extends z.ZodType<BaseConfig>>(
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // Started by a supervisor over an IPC channel (packages/launcher's Suite: tests, benches, scripts/up): the channel
+  // closes when the supervisor is gone, crashed or killed -9 included, and then nothing else would ever stop this
+  // process. The channel itself must not keep the process alive.
+  if (process.channel) {
+    process.channel.unref();
+    process.once('disconnect', () => onSignal('supervisor gone'));
+  }
   try {
     await host.start();
   } catch (err) {

@@ -1,6 +1,6 @@
-import { lastRevisionOf, type Bus } from '@flotilla/bus';
+import { BucketRevisions, type Bus } from '@flotilla/bus';
 import { Counter, type Registry } from 'prom-client';
-import type { Informer, Projection } from './informer.js';
+import type { Informer, InformerLogger, Projection } from './informer.js';
 import type { Informers } from './informers.js';
 import { byNamespaceAndName, kindFilter, type StoredObject } from './object.js';
 
@@ -23,6 +23,8 @@ export interface InformedSpecsOptions<T extends Pick<StoredObject, 'kind' | 'met
   catchUpMs: number;
   /** Where reads are counted by where they were answered from (`flotilla_spec_reads_total`). */
   registry?: Registry | undefined;
+  /** Where a failed revision watch is logged. */
+  logger?: InformerLogger | undefined;
 }
 
 const countersOf = new WeakMap<Registry, Counter<'kind' | 'source'>>();
@@ -42,41 +44,45 @@ function specReads(registry: Registry): Counter<'kind' | 'source'> {
 }
 
 /**
- * `listSpecs` answered from informers, never older than the store. Each read first asks the bucket for the newest
- * revision of the kind in the namespace (one request, where the store's listing is a consumer and several), waits
- * for its informer to have seen that revision, and then reads the cache. So every write made before the read began
- * is in the answer, whichever process made it (another gateway replica's a moment ago included): the guarantee of
- * reading the store, without listing it. An informer that is not following the bucket (not synced yet, being
- * rebuilt, cut off) or does not catch up within `catchUpMs` is bypassed: that read lists the store.
+ * `listSpecs` answered from informers, never older than the store. Each read first learns the newest revision of the
+ * kind in the namespace (BucketRevisions: one constant-time request for the bucket's last sequence, shared by
+ * concurrent reads, where asking the server for the kind's newest revision costs time that grows with the bucket),
+ * waits for its informer to have seen that revision, and then reads the cache. So every write made before the read
+ * began is in the answer, whichever process made it (another gateway replica's a moment ago included): the
+ * guarantee of reading the store, without listing it. An informer or revision watch that is not following the bucket
+ * (not synced yet, being rebuilt, cut off) or does not catch up within `catchUpMs` is bypassed: that read lists the
+ * store.
  */
 export class InformedSpecs<T extends Pick<StoredObject, 'kind' | 'metadata'>> implements SpecLister {
   private readonly byKind = new Map<string, Informer<T>>();
   private readonly reads: Counter<'kind' | 'source'> | undefined;
+  private readonly revisions: BucketRevisions;
 
   constructor(private readonly o: InformedSpecsOptions<T>) {
     if (!Number.isFinite(o.catchUpMs) || o.catchUpMs <= 0)
       throw new RangeError(`InformedSpecs: catchUpMs must be a positive number, got ${o.catchUpMs}`);
     for (const kind of o.kinds) this.byKind.set(kind, o.informers.objects(kind, o.projection as never) as Informer<T>);
     this.reads = o.registry ? specReads(o.registry) : undefined;
+    this.revisions = new BucketRevisions({ bus: o.bus, bucket: o.bus.names.objectsBucket, logger: o.logger });
   }
 
-  /** Starts the informers; resolves once each has listed its kind. */
+  /** Starts the informers and the revision watch; resolves once each has read the bucket. */
   async start(): Promise<void> {
-    await Promise.all([...this.byKind.values()].map((i) => i.start()));
+    await Promise.all([this.revisions.start(), ...[...this.byKind.values()].map((i) => i.start())]);
   }
 
   stop(): void {
+    this.revisions.stop();
     for (const i of this.byKind.values()) i.stop();
   }
 
   async listSpecs(kind: string, namespace?: string): Promise<StoredObject[]> {
     const informer = this.byKind.get(kind);
     if (informer) {
-      const filter = kindFilter(kind, namespace);
-      const written = await lastRevisionOf(this.o.bus.jsm, this.o.bus.names.objectsBucket, filter);
-      if (await informer.caughtUp(written, this.o.catchUpMs)) {
+      const prefix = kindFilter(kind, namespace).slice(0, -1); // `Kind.namespace.` (or `Kind.` for every namespace)
+      const written = await this.revisions.newestUnder(prefix, this.o.catchUpMs);
+      if (written !== undefined && (await informer.caughtUp(written, this.o.catchUpMs))) {
         this.reads?.inc({ kind, source: 'cache' });
-        const prefix = filter.slice(0, -1); // `Kind.namespace.` (or `Kind.` for every namespace)
         const out: StoredObject[] = [];
         for (const [key, { value }] of informer.cache) if (key.startsWith(prefix)) out.push(value as never);
         return out.sort(byNamespaceAndName);

@@ -1,4 +1,4 @@
-import { decodeJson, listJson, KvWatchInclude, type Bus, type KV } from '@flotilla/bus';
+import { decodeJson, listJson, KvWatchInclude, RevisionWaiters, type Bus, type KV } from '@flotilla/bus';
 import type { Registry } from 'prom-client';
 import { InformerMetrics } from './informer-metrics.js';
 import { kindFilter, refFromKey, type ObjectRef, type StoredObject } from './object.js';
@@ -10,8 +10,8 @@ export type InformerEvent<T> =
 export type InformerHandler<T> = (e: InformerEvent<T>) => void | Promise<void>;
 
 /** For `kubeEvents`, keys are `<object key>.<reason>.<digest>`: read the object from the value's involvedObject. */
-export type InformerBucket = 'objects' | 'status' | 'kubeEvents';
-const BUCKETS: readonly InformerBucket[] = ['objects', 'status', 'kubeEvents'];
+export type InformerBucket = 'objects' | 'status' | 'kubeEvents' | 'leases';
+const BUCKETS: readonly InformerBucket[] = ['objects', 'status', 'kubeEvents', 'leases'];
 
 /**
  * What an owner keeps of each value (client-go's transform): the cache of a large kind stays small. Named, because
@@ -104,7 +104,7 @@ export class Informer<T = StoredObject> {
   /** True while the watch follows the bucket from a whole cache (not listing, rebuilding or cut off). */
   private following = false;
   /** Callers of `caughtUp` waiting for a revision. */
-  private readonly waiters = new Set<{ revision: number; done: (caughtUp: boolean) => void }>();
+  private readonly waiters = new RevisionWaiters();
   private streamCreated?: string;
   private own?: Subscription;
   private readonly metrics?: InformerMetrics;
@@ -159,18 +159,7 @@ export class Informer<T = StoredObject> {
   caughtUp(revision: number, timeoutMs: number): Promise<boolean> {
     if (!this.following) return Promise.resolve(false);
     if (this.lastRevision >= revision) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const waiter = {
-        revision,
-        done: (caughtUp: boolean) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          resolve(caughtUp);
-        },
-      };
-      const timer = setTimeout(() => waiter.done(false), timeoutMs);
-      this.waiters.add(waiter);
-    });
+    return this.waiters.wait(revision, timeoutMs);
   }
 
   /** Lists, delivers every object to `onEvent` as an upsert, then follows changes. Resolves once the list is delivered. */
@@ -254,9 +243,12 @@ export class Informer<T = StoredObject> {
 
   private get bucketName(): string {
     const names = this.o.bus.names;
-    return { objects: names.objectsBucket, status: names.statusBucket, kubeEvents: names.kubeEventsBucket }[
-      this.bucket
-    ];
+    return {
+      objects: names.objectsBucket,
+      status: names.statusBucket,
+      kubeEvents: names.kubeEventsBucket,
+      leases: names.leasesBucket,
+    }[this.bucket];
   }
 
   /** Lists, follows, and after every interruption resumes or relists, until the run is stopped. */
@@ -477,13 +469,13 @@ export class Informer<T = StoredObject> {
   /** The cache now holds what `lastRevision` says: the waiters for it or less go on. */
   private wake(): void {
     if (!this.following) return;
-    for (const w of [...this.waiters]) if (w.revision <= this.lastRevision) w.done(true);
+    this.waiters.reach(this.lastRevision);
   }
 
   private setFollowing(following: boolean): void {
     this.following = following;
     if (following) this.wake();
-    else for (const w of [...this.waiters]) w.done(false);
+    else this.waiters.cancelAll();
   }
 
   private deliverTo(handler: InformerHandler<T>, events: InformerEvent<T>[]): Promise<void> {

@@ -69,6 +69,11 @@ export class Informers {
     return this.informer('status', kind, projection as Projection<never, T> | undefined);
   }
 
+  /** The informer of a kind's leases (`bus.leases`: member-agent renewals per cluster), whole. */
+  leases<T>(kind: string): Informer<T> {
+    return this.informer('leases', kind, undefined);
+  }
+
   /** Every informer made so far (for tests and metrics). */
   all(): Array<Informer<unknown>> {
     return [...this.byKey.values()];

@@ -32,6 +32,21 @@ export interface StoreOptions {
 }
 
 /**
+ * An object's identity as another store gave it: a copy of an object kept elsewhere (the kube-bridge's copies of the
+ * host's objects) keeps it, so that the same object has one uid and one creationTimestamp on both sides.
+ */
+export interface ObjectIdentity {
+  uid: string;
+  /** RFC3339, seconds (metav1.Time). */
+  creationTimestamp: string;
+}
+
+export interface ApplyOptions {
+  /** A new object takes this identity instead of a fresh one; an existing object keeps its own. */
+  identity?: ObjectIdentity | undefined;
+}
+
+/**
  * Objects (metadata and spec) in the objects bucket, status in the status bucket under the same key.
  * The objects bucket revision is the resourceVersion; every write is one compare-and-set on it.
  * `metadata.uid` and `creationTimestamp` are set once; `metadata.generation` moves only when `spec` changes.
@@ -88,7 +103,7 @@ export class ObjectStore {
    * Creates or replaces an admitted object (its `status` is ignored: only the status writer writes status).
    * A `metadata.resourceVersion` in the input must match the stored one, else StaleResourceVersionError.
    */
-  async apply(input: StoredObject): Promise<{ object: StoredObject; outcome: ApplyOutcome }> {
+  async apply(input: StoredObject, opts: ApplyOptions = {}): Promise<{ object: StoredObject; outcome: ApplyOutcome }> {
     const ref = refOf(input);
     const key = objectKey(ref);
     const expected = input.metadata.resourceVersion;
@@ -97,7 +112,7 @@ export class ObjectStore {
       if (expected !== undefined && expected !== String(current?.revision ?? '')) {
         throw new StaleResourceVersionError(ref, expected, current ? String(current.revision) : undefined);
       }
-      const next = current ? this.merge(current.value, input) : this.fresh(input);
+      const next = current ? this.merge(current.value, input) : this.fresh(input, opts.identity);
       if (current && isDeepStrictEqual(next, current.value)) {
         return { object: await this.withStatus(key, { ...current, value: next }), outcome: 'unchanged' };
       }
@@ -174,12 +189,17 @@ export class ObjectStore {
     await deleteKey(this.bus.status, key).catch(() => undefined);
   }
 
-  private fresh(input: StoredObject): StoredObject {
+  private fresh(input: StoredObject, identity?: ObjectIdentity): StoredObject {
     const { status: _ignored, ...rest } = input;
     const { resourceVersion: _rv, ...meta } = input.metadata;
     return {
       ...rest,
-      metadata: { ...meta, uid: randomUUID(), generation: 1, creationTimestamp: formatTime(this.now()) },
+      metadata: {
+        ...meta,
+        uid: identity?.uid ?? randomUUID(),
+        generation: 1,
+        creationTimestamp: identity?.creationTimestamp ?? formatTime(this.now()),
+      },
     };
   }
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 /**
- * The `up`, `down` and `status` of scripts/kube-env (which builds the programs and passes `--bin <dir>`):
+ * The `up`, `down`, `stop`, `start` and `status` of scripts/kube-env (which builds the programs and passes
+ * `--bin <dir>`):
  *
- *   up NAME... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only] [--real-node]
- *   import NAME FILE... (image archives into NAME's real node)
+ *   up NAME[:SIZE]... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only]
+ *      [--apiserver-arg=--FLAG=VALUE]... [--real-node]
+ *                      SIZE overrides the flags for one cluster: `big:cpu=8,memory=32Gi,nodes=2,pods=220`
+ *   import NAME FILE... image archives into NAME's real node
+ *   stop NAME...        the API server goes away (etcd keeps the data): the member is unreachable
+ *   start NAME...       the API server comes back as it was, then the controller-manager and scheduler restart
  *   down [NAME...]      (default: every cluster `up` started)
  *   status
  *
@@ -15,6 +20,8 @@ import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import {
   KUBE_CLUSTER_DEFAULTS,
   type KubeCluster,
@@ -22,17 +29,28 @@ import {
   importImageArchive,
   type KubeClusterRecord,
   isAlive,
+  kubeProgram,
+  ManagedProcess,
   readKubeClusterRecord,
   startKubeCluster,
   stopPid,
+  writeKubeClusterRecord,
 } from './kube/index.js';
 
 const stateRoot = () => process.env.FLOTILLA_KUBE_STATE ?? join(tmpdir(), 'flotilla-kube-env');
 
-const usage = `usage: scripts/kube-env up NAME... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only] [--real-node]
+const usage = `usage: scripts/kube-env up NAME[:SIZE]... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only]
+                          [--apiserver-arg=--FLAG=VALUE]... [--real-node]   (SIZE: cpu=C,memory=M,nodes=N,pods=P for that cluster)
        scripts/kube-env import NAME FILE...
+       scripts/kube-env stop NAME...
+       scripts/kube-env start NAME...
        scripts/kube-env down [NAME...]
        scripts/kube-env status`;
+const run = promisify(execFile);
+/** How long `start` waits for the API server's /readyz (as the testkit does). */
+const READY_TIMEOUT_MS = 90_000;
+/** What `start` restarts after the API server, as a control-plane node's kubelet does when they lose their lease. */
+const CONTROLLERS = ['kube-controller-manager', 'kube-scheduler'] as const;
 
 function fail(message: string): never {
   process.stderr.write(`[kube-env] ${message}\n`);
@@ -71,8 +89,31 @@ async function stopRecord(record: KubeClusterRecord): Promise<void> {
   await rm(record.dir, { recursive: true, force: true });
 }
 
-async function up(names: string[], values: Record<string, string | boolean | undefined>, bin: string): Promise<void> {
-  if (!names.length) fail(`up: name at least one cluster\n${usage}`);
+type Size = { nodes?: string; cpu?: string; memory?: string; pods?: string };
+const SIZE_KEYS = ['nodes', 'cpu', 'memory', 'pods'] as const;
+
+/** `NAME` or `NAME:cpu=8,memory=32Gi`: one cluster's name and the sizes it sets apart from the flags. */
+function parseMember(arg: string): { name: string; size: Size } {
+  const [name = '', spec] = arg.split(/:(.*)/s, 2);
+  const size: Size = {};
+  if (spec === undefined) return { name, size };
+  for (const pair of spec.split(',')) {
+    const [key, value] = pair.split('=', 2) as [string, string | undefined];
+    if (!(SIZE_KEYS as readonly string[]).includes(key) || !value)
+      fail(`up: ${arg}: "${pair}" is not one of ${SIZE_KEYS.map((k) => `${k}=VALUE`).join(', ')}`);
+    size[key as (typeof SIZE_KEYS)[number]] = value;
+  }
+  return { name, size };
+}
+
+async function up(
+  args: string[],
+  values: Record<string, string | boolean | string[] | undefined>,
+  bin: string,
+): Promise<void> {
+  if (!args.length) fail(`up: name at least one cluster\n${usage}`);
+  const members = args.map(parseMember);
+  const names = members.map((m) => m.name);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
   if (duplicate) fail(`up: ${duplicate} is named twice`);
   const root = stateRoot();
@@ -84,13 +125,15 @@ async function up(names: string[], values: Record<string, string | boolean | und
   }
   const started: KubeCluster[] = [];
   try {
-    for (const name of names) {
+    for (const { name, size } of members) {
+      const flag = (key: (typeof SIZE_KEYS)[number]) => size[key] ?? (values[key] as string | undefined);
       const cluster = await startKubeCluster({
         name,
-        nodes: wholeNumber(values.nodes as string | undefined, '--nodes'),
-        cpu: values.cpu as string | undefined,
-        memory: values.memory as string | undefined,
-        pods: wholeNumber(values.pods as string | undefined, '--pods'),
+        nodes: wholeNumber(flag('nodes'), size.nodes ? `${name}:nodes` : '--nodes'),
+        cpu: flag('cpu'),
+        memory: flag('memory'),
+        pods: wholeNumber(flag('pods'), size.pods ? `${name}:pods` : '--pods'),
+        extraApiServerArgs: values['apiserver-arg'] as string[] | undefined,
         metrics: values.metrics === true,
         controlPlaneOnly: values['control-plane-only'] === true,
         realNode: values['real-node'] === true,
@@ -112,6 +155,72 @@ async function up(names: string[], values: Record<string, string | boolean | und
   );
 }
 
+/** The API server goes away; etcd, the controllers and kwok stay (they retry until it is back). */
+async function stopApiServer(record: KubeClusterRecord): Promise<void> {
+  const pid = record.pids['kube-apiserver'];
+  if (pid === undefined || !isAlive(pid)) {
+    process.stdout.write(`${record.name}\tapi server already stopped\n`);
+    return;
+  }
+  await stopPid(pid);
+  delete record.pids['kube-apiserver'];
+  await writeKubeClusterRecord(record);
+  process.stdout.write(
+    `${record.name}\tapi server stopped (start it again with scripts/kube-env start ${record.name})\n`,
+  );
+}
+
+/** Starts a recorded program again, detached, appending to its log; returns its pid. */
+async function restart(record: KubeClusterRecord, name: string): Promise<ManagedProcess> {
+  const command = record.commands?.[name];
+  if (!command)
+    fail(`start: ${record.name} has no recorded command for ${name} (started by an older kube-env): run down and up`);
+  const pid = record.pids[name];
+  if (pid !== undefined) await stopPid(pid);
+  const p = new ManagedProcess({
+    name,
+    program: command.program,
+    args: command.args,
+    dir: record.dir,
+    outliveParent: true,
+  });
+  await p.start();
+  record.pids[name] = p.pid!;
+  return p;
+}
+
+/** The API server comes back on its port with its data and arguments; then the controller-manager and scheduler. */
+async function startApiServer(record: KubeClusterRecord, bin: string): Promise<void> {
+  const running = record.pids['kube-apiserver'];
+  if (running !== undefined && isAlive(running)) {
+    process.stdout.write(`${record.name}\tapi server already running\n`);
+    return;
+  }
+  const etcd = record.pids.etcd;
+  if (etcd === undefined || !isAlive(etcd)) fail(`start: ${record.name}: etcd is not running; run down and up`);
+  const apiServer = await restart(record, 'kube-apiserver');
+  await writeKubeClusterRecord(record);
+  const kubectl = kubeProgram(bin, 'kubectl');
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const ready = await run(kubectl, [`--kubeconfig=${record.kubeconfigPath}`, 'get', '--raw=/readyz'], {
+      timeout: 5000,
+    }).then(
+      () => true,
+      () => false,
+    );
+    if (ready) break;
+    if (apiServer.exitDescription)
+      fail(`start: ${record.name}: kube-apiserver ${apiServer.exitDescription}:\n${apiServer.logTail()}`);
+    if (Date.now() > deadline)
+      fail(`start: ${record.name}: kube-apiserver not ready after ${READY_TIMEOUT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  for (const name of CONTROLLERS) if (record.commands?.[name]) await restart(record, name);
+  await writeKubeClusterRecord(record);
+  process.stdout.write(`${record.name}\tapi server started\t${record.server}\n`);
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   const { values, positionals } = parseArgs({
@@ -126,6 +235,7 @@ async function main(): Promise<void> {
       metrics: { type: 'boolean' },
       'control-plane-only': { type: 'boolean' },
       'real-node': { type: 'boolean' },
+      'apiserver-arg': { type: 'string', multiple: true },
     },
   });
   switch (command) {
@@ -150,6 +260,17 @@ async function main(): Promise<void> {
         await importImageArchive(record.realNode.containerdSocket, file);
         process.stdout.write(`${name}\timported ${file}\n`);
       }
+      return;
+    }
+    case 'stop':
+    case 'start': {
+      if (!positionals.length) fail(`${command}: name at least one cluster\n${usage}`);
+      if (command === 'start' && !values.bin) fail('start: --bin <dir of the built programs> is required');
+      const found = await records(positionals);
+      if (found.length < positionals.length) process.exit(1);
+      for (const record of found)
+        if (command === 'stop') await stopApiServer(record);
+        else await startApiServer(record, values.bin!);
       return;
     }
     case 'status': {

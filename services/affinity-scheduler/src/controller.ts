@@ -1,5 +1,5 @@
 import { Controllers } from '@flotilla/catalogue';
-import { FederatedHpaAnnotations, listKinds } from '@flotilla/api';
+import { FederatedHpaAnnotations, listKinds, type ClusterLease, type Condition } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
   defineController,
@@ -43,6 +43,7 @@ import {
   type StatusRecord,
   type StoredObject,
 } from '@flotilla/store';
+import { decideClusterHealth, DEFAULT_CLUSTER_MONITOR_GRACE_MS, type ClusterHealthProbe } from './cluster-health.js';
 import { decisionEvent } from './decision-event.js';
 import { federatedHpaHandOff, type HandOff } from './federated-hpa-handoff.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
@@ -65,6 +66,11 @@ export interface AffinitySchedulerOptions {
   logger: ControllerLogger;
   /** How long a cluster may be not Ready before it gets a NoExecute taint (Karmada's failover eviction timeout). */
   failoverGraceMs: number;
+  /**
+   * How long a cluster's agent may go without renewing its lease before the cluster is set Ready=Unknown (Karmada's
+   * `--cluster-monitor-grace-period`; default DEFAULT_CLUSTER_MONITOR_GRACE_MS).
+   */
+  clusterMonitorGraceMs?: number;
   /** Every binding is reconsidered this often, as an informer resync (toleration seconds running out, say). */
   resyncMs: number;
   concurrency?: number;
@@ -83,7 +89,8 @@ const BINDING_STATUS_PROJECTION = { name: 'scheduler-binding-status', project: b
  * The affinity scheduler's reconcilers, fed by informers:
  * 1. detection: template + matching policy → the binding's spec (not its clusters);
  * 2. scheduling: binding + clusters → spec.clusters, announced as BindingScheduled / BindingScheduleFailed;
- * 3. cluster taints: a cluster not Ready past the grace period gets a NoExecute taint (failover), a Ready one loses it.
+ * 3. cluster taints: a cluster not Ready past the grace period gets a NoExecute taint (failover), a Ready one loses it;
+ * 4. cluster health: a cluster whose agent stopped renewing its lease is set Ready=Unknown (then 3. taints it).
  * Only the leader runs it; every write is a compare-and-set, so a deposed leader's late write fails rather than wins.
  */
 export class AffinitySchedulerController {
@@ -93,6 +100,10 @@ export class AffinitySchedulerController {
   private readonly clusterPolicies: Informer<Obj>;
   private readonly clusters: Informer<Obj>;
   private readonly clusterStatus: Informer<StatusRecord>;
+  private readonly clusterLeases: Informer<ClusterLease>;
+  /** The cluster-health controller's memory of each cluster's last renewal; a new leader starts without it. */
+  private readonly healthProbes = new Map<string, ClusterHealthProbe>();
+  private readonly clusterMonitorGraceMs: number;
   private readonly bindings = new Map<string, Informer<Obj>>();
   private readonly bindingStatus = new Map<string, Informer<BindingStatusView>>();
   private readonly observed = new Map<string, ObservedSchedule>();
@@ -111,10 +122,14 @@ export class AffinitySchedulerController {
   private readonly detection: Controller;
   private readonly scheduling: Controller;
   private readonly clusterTaints: Controller;
+  private readonly clusterHealth: Controller;
   private readonly schedulerMetrics: SchedulerMetrics;
 
   constructor(private readonly o: AffinitySchedulerOptions) {
     this.now = o.now ?? (() => new Date());
+    this.clusterMonitorGraceMs = o.clusterMonitorGraceMs ?? DEFAULT_CLUSTER_MONITOR_GRACE_MS;
+    if (!Number.isInteger(this.clusterMonitorGraceMs) || this.clusterMonitorGraceMs <= 0)
+      throw new RangeError(`clusterMonitorGraceMs: expected a positive integer, got ${o.clusterMonitorGraceMs}`);
     this.schedulerMetrics = SchedulerMetrics.of(o.registry ?? new Registry());
     const informers = o.informers ?? new Informers({ bus: o.bus });
     const concurrency = o.concurrency ?? DEFAULT_SCHEDULER_CONCURRENCY;
@@ -132,6 +147,7 @@ export class AffinitySchedulerController {
     this.clusterPolicies = informers.objects('ClusterPropagationPolicy') as Informer<Obj>;
     this.clusters = informers.objects('Cluster') as Informer<Obj>;
     this.clusterStatus = informers.status('Cluster') as Informer<StatusRecord>;
+    this.clusterLeases = informers.leases<ClusterLease>('Cluster');
     for (const kind of BINDING_KINDS) {
       this.bindings.set(kind, informers.objects(kind) as Informer<Obj>);
       this.bindingStatus.set(kind, informers.status(kind, BINDING_STATUS_PROJECTION));
@@ -199,6 +215,15 @@ export class AffinitySchedulerController {
       watches: [{ source: this.clusters }, { source: this.clusterStatus }],
       reconcile: (k) => this.taint(k),
     });
+
+    // 4. cluster health: a cluster, its status or its lease changed; between renewals it looks again when the grace
+    // period would run out.
+    this.clusterHealth = defineController({
+      ...kit,
+      name: Controllers.clusterHealth,
+      watches: [{ source: this.clusters }, { source: this.clusterStatus }, { source: this.clusterLeases }],
+      reconcile: (k) => this.checkHealth(k),
+    });
   }
 
   /** The scheduling controller's queue (for tests). */
@@ -207,7 +232,7 @@ export class AffinitySchedulerController {
   }
 
   private controllers(): Controller[] {
-    return [this.detection, this.scheduling, this.clusterTaints];
+    return [this.detection, this.scheduling, this.clusterTaints, this.clusterHealth];
   }
 
   /** Lists everything, then reconciles it all once and follows changes. */
@@ -461,6 +486,54 @@ export class AffinitySchedulerController {
         return { ...cur, spec };
       });
       this.o.logger.info({ cluster: ref.name, taints }, 'cluster taints updated');
+    }
+    if (d.recheckAfterMs !== undefined) return { requeueAfterMs: d.recheckAfterMs + 50 };
+  }
+
+  // 4. cluster health (Karmada's cluster controller)
+  private async checkHealth(key: string): Promise<ReconcileResult> {
+    const ref = refFromKey(key);
+    if (!this.clusters.get(ref)) {
+      this.healthProbes.delete(key);
+      return;
+    }
+    const status = this.clusterStatus.cache.get(key);
+    const conditions = (status?.value.status as { conditions?: Condition[] } | undefined)?.conditions;
+    const lease = this.clusterLeases.cache.get(key)?.value;
+    const d = decideClusterHealth({
+      lease,
+      ready: conditions?.find((c) => c.type === 'Ready'),
+      probe: this.healthProbes.get(key),
+      nowMs: this.now().getTime(),
+      graceMs: this.clusterMonitorGraceMs,
+    });
+    this.healthProbes.set(key, d.probe);
+    if (d.expire) {
+      const silentFor = `${Math.round(this.clusterMonitorGraceMs / 1000)}s`;
+      await this.o.publish(
+        cloudEvent({
+          // One expiry per renewal seen and stored status: a repeat of this decision is the same message.
+          id: `${key}/${EventTypes.ClusterStatusExpired}/${d.probe.renewTime ?? 'none'}/${status?.revision ?? 0}`,
+          source: 'affinity-scheduler',
+          type: EventTypes.ClusterStatusExpired,
+          kind: 'Cluster',
+          name: ref.name,
+          time: this.now(),
+          data: {
+            statusPatch: { conditions: [d.expire] },
+            lease: lease ?? null,
+            kubeEvent: {
+              type: 'Warning',
+              reason: d.expire.reason,
+              message: `cluster ${ref.name}: ${d.expire.message} (no lease renewal seen for ${silentFor})`,
+            },
+          },
+        }),
+      );
+      this.o.logger.info(
+        { cluster: ref.name, reason: d.expire.reason, lease: lease ?? null },
+        'cluster status expired; Ready set to Unknown',
+      );
     }
     if (d.recheckAfterMs !== undefined) return { requeueAfterMs: d.recheckAfterMs + 50 };
   }

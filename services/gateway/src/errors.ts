@@ -1,6 +1,6 @@
 import { AdmissionError, InvalidRequestError, ManifestError, UnknownKindError } from '@flotilla/api';
 import type { ApiErrorBody } from '@flotilla/client';
-import { AlreadyExistsError, ConflictError } from '@flotilla/bus';
+import { AlreadyExistsError, busTransientFailure, ConflictError } from '@flotilla/bus';
 import { NotFoundError, StaleResourceVersionError } from '@flotilla/store';
 import { StoreFullError } from './store-headroom.js';
 
@@ -42,6 +42,9 @@ export class NotPermittedError extends Error {
   }
 }
 
+/** What a Timeout or ServiceUnavailable answer asks the caller to wait, as Kubernetes' API server asks. */
+export const RETRY_AFTER_SECONDS = 1;
+
 /** Maps a typed error to the reply a client sees; anything unexpected is Internal and logged by the caller. */
 export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof AdmissionError) return { reason: 'Invalid', message: err.message, causes: err.causes };
@@ -58,5 +61,20 @@ export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof UnknownKindError || err instanceof ManifestError || err instanceof BadRequestError) {
     return { reason: 'BadRequest', message: err.message };
   }
+  // The store did not answer in time, or is not there now: the caller should ask again shortly (the client library
+  // does, with backoff); nothing is known to be wrong with the request.
+  const transient = busTransientFailure(err);
+  if (transient === 'timeout')
+    return {
+      reason: 'Timeout',
+      message: `the store did not answer in time (${(err as Error).message}); try again`,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    };
+  if (transient === 'unavailable')
+    return {
+      reason: 'ServiceUnavailable',
+      message: `the store is not available (${(err as Error).message}); try again`,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    };
   return { reason: 'InternalError', message: `internal error: ${(err as Error)?.message ?? String(err)}` };
 }

@@ -10,6 +10,7 @@ import {
   InvalidError,
   NotFoundError,
   ServiceUnavailableError,
+  TimeoutError,
 } from '@flotilla/client';
 import { connectBus } from '@flotilla/bus';
 import { Informers, KubeEventStore, ObjectStore } from '@flotilla/store';
@@ -288,6 +289,51 @@ describe('gateway', () => {
     expect(err.message).toMatch(/gateway is not running/);
   });
 
+  it('answers a store that did not answer in time with Timeout and a retry hint, which the client retries', async () => {
+    // A real NATS timeout: a request to a subscriber that never answers.
+    const silent = bus.nc.subscribe(`${bus.names.prefix}.silent`);
+    const timedOut = await bus.nc.request(`${bus.names.prefix}.silent`, '', { timeout: 50 }).catch((e: unknown) => e);
+    silent.unsubscribe();
+    let asked = 0;
+    const store = new ObjectStore(bus);
+    const busyStore = Object.assign(Object.create(store) as ObjectStore, {
+      mustGet: async () => {
+        asked++;
+        throw new Error('reading the object', { cause: timedOut });
+      },
+    });
+    const busy = new GatewayHandler({
+      store: busyStore,
+      specs: store,
+      kubeEvents: new KubeEventStore(bus),
+      publish: (e) => publishEvent(bus, e),
+    });
+    const api = serveNatsApi({ ...bus, names: { ...bus.names, apiRoot: `${bus.names.apiRoot}-busy` } }, busy, log);
+    const busyHttp = await serveHttpApi(busy, { host: '127.0.0.1', port: 0 }, log);
+    try {
+      const waits: number[] = [];
+      const retrying = new GatewayClient(bus.nc, {
+        apiRoot: `${bus.names.apiRoot}-busy`,
+        retry: { attempts: 3 },
+        sleep: async (ms) => void waits.push(ms),
+      });
+      const err = await rejected(retrying.get('deploy', 'web'));
+      expect(err).toBeInstanceOf(TimeoutError);
+      expect(err).toMatchObject({ reason: 'Timeout', status: 504, retryAfterSeconds: 1 });
+      expect(asked).toBe(3);
+      expect(waits.every((ms) => ms >= 1000)).toBe(true);
+      const res = await fetch(`http://127.0.0.1:${busyHttp.port}/api/get`, {
+        method: 'POST',
+        body: JSON.stringify({ kind: 'deploy', name: 'web' }),
+      });
+      expect(res.status).toBe(504);
+      expect(res.headers.get('retry-after')).toBe('1');
+    } finally {
+      await api.stop();
+      await busyHttp.close();
+    }
+  });
+
   it('counts requests by operation and by the reason of the answer', async () => {
     const count = (operation: string, reason: string) =>
       metricSum(registry, 'flotilla_api_requests_total', { operation, reason });
@@ -297,6 +343,54 @@ describe('gateway', () => {
     expect([await count('apply', 'Success'), await count('get', 'NotFound')]).toEqual([applied + 1, missing + 1]);
     await rejected(client.call('bogus' as 'get', { kind: 'deploy', name: 'x' }));
     expect(await count('unknown', 'BadRequest')).toBe(1);
+  });
+
+  it("a mirror's identity: a new object takes the given uid and creationTimestamp, an existing one keeps its own", async () => {
+    const identity = { uid: '6f1d2a4e-0000-4000-8000-000000000001', creationTimestamp: '2026-11-27T10:00:00Z' };
+    const created = await client.apply(deployment('mirrored'), { identity });
+    expect(created.object.metadata).toMatchObject(identity);
+    const again = await client.apply(deployment('mirrored', 4), {
+      identity: { uid: '6f1d2a4e-0000-4000-8000-000000000002', creationTimestamp: '2026-11-27T11:00:00Z' },
+    });
+    expect(again.outcome).toBe('configured');
+    expect(again.object.metadata).toMatchObject(identity);
+    const cases: Array<[unknown, string[]]> = [
+      [{ uid: '', creationTimestamp: '2026-11-27T10:00:00Z' }, ['identity.uid']],
+      [{ uid: 'u', creationTimestamp: 'yesterday' }, ['identity.creationTimestamp']],
+      [{ uid: 'u', creationTimestamp: '2026-11-27T10:00:00Z', generation: 3 }, ['identity.generation']],
+      ['u', ['identity']],
+    ];
+    for (const [bad, fields] of cases) {
+      const err = await rejected(client.call('apply', { object: deployment('never'), identity: bad as never }));
+      expect(err).toBeInstanceOf(BadRequestError);
+      expect(err.causes?.map((c) => c.field)).toEqual(fields);
+    }
+    await expect(client.get('Deployment', 'never')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('warns about an apiVersion a referenced kind is not served as, in apply replies and in the webhook', async () => {
+    const cron = {
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'CronFederatedHPA',
+      metadata: { name: 'app-v1', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'app/v1', kind: 'Deployment', name: 'shop' },
+        rules: [{ name: 'up', schedule: '30 08 * * *', targetReplicas: 10 }],
+      },
+    };
+    const warning =
+      'spec.scaleTargetRef.apiVersion: unknown apiVersion "app/v1" for kind Deployment (served as apps/v1); accepted as written';
+    expect((await client.apply(cron, { dryRun: true })).warnings).toEqual([warning]);
+    const res = await fetch(`http://127.0.0.1:${http.port}/validate`, {
+      method: 'POST',
+      body: JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: { uid: 'u2', object: cron },
+      }),
+    });
+    const review = (await res.json()) as { response: { allowed: boolean; warnings?: string[] } };
+    expect(review.response).toEqual({ uid: 'u2', allowed: true, warnings: [warning] });
   });
 
   it('serves the HTTP API and a validating admission webhook', async () => {

@@ -1,11 +1,13 @@
 import {
   AdmissionError,
+  admissionWarnings,
   admit,
   type FieldError,
   InvalidRequestError,
   MAX_OBJECT_BYTES,
   parseObjectQuery,
   type KubeObject,
+  timeSchema,
 } from '@flotilla/api';
 import { scheduleChecks } from '@flotilla/cron';
 import type {
@@ -72,6 +74,25 @@ function checkFields(req: object, rules: Record<string, 'present' | 'boolean' | 
   if (errs.length) throw new InvalidRequestError(errs);
 }
 
+/** A mirror's identity (ApplyRequest.identity): a uid and an RFC3339 creationTimestamp, each named when wrong. */
+function checkIdentity(identity: unknown): void {
+  if (identity === undefined) return;
+  if (typeof identity !== 'object' || identity === null || Array.isArray(identity))
+    throw new InvalidRequestError([{ field: 'identity', message: 'Invalid value: expected an object' }]);
+  const { uid, creationTimestamp, ...rest } = identity as Record<string, unknown>;
+  const errs: FieldError[] = [];
+  if (typeof uid !== 'string' || uid === '')
+    errs.push({ field: 'identity.uid', message: 'Required value: a non-empty string' });
+  const time = timeSchema.safeParse(creationTimestamp);
+  if (!time.success)
+    errs.push({
+      field: 'identity.creationTimestamp',
+      message: `Invalid value: ${JSON.stringify(creationTimestamp)}: must be an RFC3339 timestamp such as 2024-04-17T15:04:05Z`,
+    });
+  for (const field of Object.keys(rest)) errs.push({ field: `identity.${field}`, message: 'Forbidden: unknown field' });
+  if (errs.length) throw new InvalidRequestError(errs);
+}
+
 export interface GatewayHandlerOptions {
   /** Where objects are applied, read and deleted. */
   store: ObjectStore;
@@ -134,6 +155,7 @@ export class GatewayHandler {
 
   async apply(req: ApplyRequest, caller: Caller = { via: 'nats' }): Promise<ApplyReply> {
     checkFields(req, { object: 'present', dryRun: 'boolean' });
+    checkIdentity(req.identity);
     const size = Buffer.byteLength(JSON.stringify(req.object ?? null));
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
     const existing = await this.existingFor(req.object);
@@ -146,11 +168,12 @@ export class GatewayHandler {
       ? retainAutoscaledReplicas(admitted, existing, replicaWriters(admitted, await this.writersOf(admitted)))
       : undefined;
     const toStore = replicas?.object ?? admitted;
-    const warnings = replicas?.retainedBy
-      ? [
-          `spec.replicas: kept at ${replicas.toReplicas} (asked for ${replicas.requestedReplicas}): ${replicas.retainedBy} scales this workload; change its min/max instead`,
-        ]
-      : undefined;
+    const all = admissionWarnings(admitted);
+    if (replicas?.retainedBy)
+      all.push(
+        `spec.replicas: kept at ${replicas.toReplicas} (asked for ${replicas.requestedReplicas}): ${replicas.retainedBy} scales this workload; change its min/max instead`,
+      );
+    const warnings = all.length ? all : undefined;
     if (req.dryRun)
       return {
         object: toStore as StoredLike,
@@ -158,7 +181,7 @@ export class GatewayHandler {
         ...(warnings && { warnings }),
       };
     await this.ensureRoom();
-    const { object, outcome } = await this.store.apply(toStore);
+    const { object, outcome } = await this.store.apply(toStore, { identity: req.identity });
     // A kept count leaves the object unchanged, and is still news: the conflict's Warning goes with it.
     if (replicas && (outcome !== 'unchanged' || replicas.retainedBy))
       await this.publishReplicasApplied(object, replicas, outcome, caller);

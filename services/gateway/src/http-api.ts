@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { admit, AdmissionError, isPlainObject } from '@flotilla/api';
+import { admissionWarnings, admit, AdmissionError, isPlainObject } from '@flotilla/api';
 import { STATUS_CODES } from '@flotilla/client';
 import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
@@ -101,10 +101,13 @@ async function route(
     if (webhook) return send(res, 200, review(body));
     if (!m) return send(res, 404, { ok: false, error: { reason: 'NotFound', message: `no route ${url.pathname}` } });
     const reply = await dispatch(handler, m[1]!, body, log, metrics, { name: caller, via: 'http' });
+    if (!reply.ok && reply.error.retryAfterSeconds !== undefined)
+      res.setHeader('retry-after', String(reply.error.retryAfterSeconds));
     send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
   } catch (err) {
     const error = toApiError(err);
     if (error.reason === 'Unauthorized') res.setHeader('www-authenticate', 'Bearer');
+    if (error.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(error.retryAfterSeconds));
     // The unread body is drained so the client gets the answer rather than a reset connection.
     req.resume();
     send(res, STATUS_CODES[error.reason], { ok: false, error });
@@ -131,18 +134,23 @@ function authorizeWebhook(auth: Auth, req: IncomingMessage): void {
     throw new UnauthenticatedError('a valid "Authorization: Bearer <token>" header is required');
 }
 
-/** An AdmissionReview response: allowed, or denied with the field-path message. */
+/**
+ * An AdmissionReview response: allowed (with admission's warnings, which kubectl prints as `Warning: …`), or denied
+ * with the field-path message.
+ */
 export function review(body: unknown): object {
   const request = isPlainObject(body) ? body.request : undefined;
   if (!isPlainObject(request))
     throw new BadRequestError('request body must be an AdmissionReview with a "request" object');
   let allowed = true;
   let message: string | undefined;
+  let warnings: string[] = [];
   try {
-    admit(request.object, {
+    const admitted = admit(request.object, {
       schedules: scheduleChecks,
       ...(isPlainObject(request.oldObject) ? { existing: request.oldObject as never } : {}),
     });
+    warnings = admissionWarnings(admitted);
   } catch (err) {
     if (!(err instanceof AdmissionError)) throw err;
     allowed = false;
@@ -155,6 +163,7 @@ export function review(body: unknown): object {
       uid: typeof request.uid === 'string' ? request.uid : '',
       allowed,
       ...(message ? { status: { code: 422, message } } : {}),
+      ...(warnings.length ? { warnings } : {}),
     },
   };
 }

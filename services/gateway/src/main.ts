@@ -47,7 +47,13 @@ await runBusService({
     // Admission's conflict checks read informers of the replica writers instead of listing the store per apply.
     // Their gates are not the gateway's readiness, and serving does not wait for their first list: a cache that
     // cannot be trusted yet is bypassed (the store is listed instead).
-    const specs = replicaWriterSpecs({ bus, informers: new Informers({ bus, logger, registry }), store, registry });
+    const specs = replicaWriterSpecs({
+      bus,
+      informers: new Informers({ bus, logger, registry }),
+      store,
+      registry,
+      logger,
+    });
     void specs.start();
     const handler = new GatewayHandler({
       store,

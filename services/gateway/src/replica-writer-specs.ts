@@ -1,5 +1,12 @@
 import type { Bus } from '@flotilla/bus';
-import { InformedSpecs, type Informers, type Projection, type SpecLister, type StoredObject } from '@flotilla/store';
+import {
+  InformedSpecs,
+  type InformerLogger,
+  type Informers,
+  type Projection,
+  type SpecLister,
+  type StoredObject,
+} from '@flotilla/store';
 import type { Registry } from 'prom-client';
 import { AUTOSCALER_KINDS } from './scale-target-conflict.js';
 
@@ -38,6 +45,7 @@ export function replicaWriterSpecs(o: {
   informers: Informers;
   store: SpecLister;
   registry?: Registry | undefined;
+  logger?: InformerLogger | undefined;
 }): InformedSpecs<StoredObject> {
   return new InformedSpecs({
     ...o,

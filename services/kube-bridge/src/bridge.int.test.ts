@@ -100,6 +100,20 @@ async function hostGet(resource: string, name: string): Promise<HostObject | und
   return JSON.parse(res.stdout) as HostObject;
 }
 
+interface HostEvent {
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  involvedObject: { kind: string; name: string; uid?: string };
+}
+
+/** The core/v1 Events in the default namespace matching a field selector. */
+async function hostEventsWhere(fieldSelector: string): Promise<HostEvent[]> {
+  const out = await kubectl(['get', 'events', '-n', 'default', '--field-selector', fieldSelector, '-o', 'json']);
+  return (JSON.parse(out) as { items: HostEvent[] }).items;
+}
+
 async function flotillaGet(ref: ObjectRef) {
   return objects().get(ref);
 }
@@ -372,19 +386,8 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     );
     const events = await eventually(
       async () => {
-        const list = JSON.parse(
-          await kubectl([
-            'get',
-            'events',
-            '-n',
-            'default',
-            '--field-selector',
-            'involvedObject.name=both',
-            '-o',
-            'json',
-          ]),
-        ) as { items: Array<{ type: string; reason: string; message: string }> };
-        return list.items.length ? list.items : undefined;
+        const items = await hostEventsWhere('involvedObject.name=both');
+        return items.length ? items : undefined;
       },
       15_000,
       'the conflict event',
@@ -494,5 +497,104 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     );
     expect(host.status).toEqual(status);
     await eventually(() => hostGet('cronfhpa', 'during-outage'), 30_000, 'the object created during the outage');
+  });
+  it('events reach the host within 2 s while the bridge is up, each once, also for bindings new to the host', async () => {
+    // As the scheduler and the status writer do it: a binding created in Flotilla and its event at once, so the event
+    // is looked at before the host's watch has shown the bridge its own write of the binding.
+    const names = Array.from({ length: 50 }, (_, i) => `burst-${i}`);
+    const r = running!;
+    await r.bridge.idle();
+    const eventWritesBefore = await metricSum(r.registry, 'flotilla_kube_bridge_writes_total', {
+      side: 'host',
+      write: 'event',
+    });
+    const kubeEvents = new KubeEventStore(bus);
+    await Promise.all(
+      names.map(async (name) => {
+        const ref = { kind: 'ResourceBinding', namespace: 'default', name };
+        await objects().create({
+          apiVersion: 'work.karmada.io/v1alpha2',
+          kind: 'ResourceBinding',
+          metadata: { name, namespace: 'default' },
+          spec: {
+            resource: { apiVersion: 'apps/v1', kind: 'Deployment', name, namespace: 'default' },
+            replicas: 1,
+            clusters: [{ name: 'member1', replicas: 1 }],
+          },
+        });
+        await kubeEvents.record(
+          ref,
+          {
+            type: 'Normal',
+            reason: 'ScheduleBindingSucceed',
+            message: `Binding has been scheduled successfully. Result: {member1:1} (${name})`,
+            component: 'affinity-scheduler',
+            time: new Date(),
+          },
+          1,
+        );
+      }),
+    );
+    const hostEvents = async () =>
+      (await hostEventsWhere('reason=ScheduleBindingSucceed')).filter(
+        (e) => e.involvedObject.kind === 'ResourceBinding' && names.includes(e.involvedObject.name),
+      );
+    const arrived = await eventually(
+      async () => {
+        const items = await hostEvents();
+        return items.length >= names.length ? items : undefined;
+      },
+      2_000,
+      'every ScheduleBindingSucceed event on the host',
+    );
+    // Each once: one event per binding, attached to the binding the host holds, written once.
+    expect(arrived.map((e) => e.involvedObject.name).sort()).toEqual([...names].sort());
+    for (const e of arrived) {
+      expect(e.count).toBe(1);
+      expect(e.involvedObject.uid).toBe((await hostGet('rb', e.involvedObject.name))?.metadata.uid);
+    }
+    await r.bridge.idle();
+    expect(
+      (await metricSum(r.registry, 'flotilla_kube_bridge_writes_total', { side: 'host', write: 'event' })) -
+        eventWritesBefore,
+    ).toBe(names.length);
+    expect(await hostEvents()).toHaveLength(names.length);
+  });
+
+  it("Flotilla's copy keeps the host object's uid and creationTimestamp", async () => {
+    await kubectl(
+      ['apply', '-f', '-'],
+      `
+apiVersion: apps.karmada.io/v1alpha1
+kind: WorkloadRebalancer
+metadata:
+  name: identity
+spec:
+  workloads:
+    - apiVersion: apps/v1
+      kind: Deployment
+      name: web
+      namespace: default
+`,
+    );
+    const ref: ObjectRef = { kind: 'WorkloadRebalancer', name: 'identity' };
+    const mirrored = await eventually(() => flotillaGet(ref), 15_000, 'the mirrored WorkloadRebalancer');
+    const host = JSON.parse(await kubectl(['get', 'workloadrebalancer', 'identity', '-o', 'json'])) as {
+      metadata: { uid: string; creationTimestamp: string };
+    };
+    expect(mirrored.metadata.uid).toBe(host.metadata.uid);
+    expect(mirrored.metadata.creationTimestamp).toBe(host.metadata.creationTimestamp);
+    // A later change on the host keeps them.
+    await kubectl(['label', 'workloadrebalancer', 'identity', 'changed=yes']);
+    const changed = await eventually(
+      async () => {
+        const o = await flotillaGet(ref);
+        return o?.metadata.labels?.changed === 'yes' ? o : undefined;
+      },
+      15_000,
+      'the label in Flotilla',
+    );
+    expect(changed.metadata.uid).toBe(host.metadata.uid);
+    expect(changed.metadata.creationTimestamp).toBe(host.metadata.creationTimestamp);
   });
 });

@@ -101,6 +101,12 @@ export class KubeBridge {
   private readonly kubeEvents: Informer<KubeEvent>;
   private readonly hostInformers = new Map<string, HostInformer>();
   private readonly flotilla = new Map<string, FlotillaKind>();
+  /**
+   * Per host object (its key), the events that found it missing from the host cache: the host's watch event for the
+   * object brings them back. The bridge's own write of a new binding shows in that cache only when its watch event
+   * arrives, usually after the binding's first events were looked at; without this they waited for a resync.
+   */
+  private readonly eventsAwaitingHost = new Map<string, Set<string>>();
   /** Host resourceVersion at which admission refused an object: reported once, tried again when it changes. */
   private readonly rejected = new Map<string, string>();
   private readonly now: () => Date;
@@ -159,10 +165,20 @@ export class KubeBridge {
       },
     });
     this.kubeEvents = new Informer<KubeEvent>({ bus: opts.bus, bucket: 'kubeEvents', kind: '*' });
+    // An object arriving in a host cache releases the events that were waiting for it.
+    const hostArrivals: Watch[] = [...this.hostInformers.values()].map((source) => ({
+      source,
+      onChange: (e: WatchEvent, c: ControllerQueue) => {
+        const waiting = e.type === 'upsert' ? this.eventsAwaitingHost.get(e.key) : undefined;
+        if (!waiting) return;
+        this.eventsAwaitingHost.delete(e.key);
+        for (const key of waiting) c.enqueue(key);
+      },
+    }));
     this.eventController = defineController({
       ...common,
       name: Controllers.kubeBridgeEvents,
-      watches: [{ source: this.kubeEvents }],
+      watches: [{ source: this.kubeEvents }, ...hostArrivals],
       reconcile: (key) => this.reconcileEvent(key),
       resyncMs: opts.resyncMs,
       onStart: () => opts.eventRecords.load(),
@@ -200,8 +216,19 @@ export class KubeBridge {
     const host = this.hostInformers.get(kind.info.kind)!;
     if (!host.synced) return { requeueAfterMs: WAIT_REQUEUE_MS };
     const hostObject = host.get(event.involvedObject.name, event.involvedObject.namespace);
-    // Not on the host (yet): the object's next mirror brings its events along.
-    if (!hostObject) return undefined;
+    if (!hostObject) {
+      // Not in the host cache (yet): its watch event there brings the event back (no await since the look: the
+      // watch event cannot slip in between).
+      const objectKeyOnHost = objectKey({
+        kind: kind.info.kind,
+        namespace: event.involvedObject.namespace,
+        name: event.involvedObject.name,
+      });
+      const waiting = this.eventsAwaitingHost.get(objectKeyOnHost) ?? new Set<string>();
+      waiting.add(key);
+      this.eventsAwaitingHost.set(objectKeyOnHost, waiting);
+      return undefined;
+    }
     const digest = statusDigest({ event, uid: hostObject.metadata?.uid });
     if (this.opts.eventRecords.get(key) === digest) return undefined;
     await this.hostWrite('event', () =>
@@ -357,8 +384,13 @@ export class KubeBridge {
         if (this.rejected.get(key) === hostRv) return undefined;
         let stored: StoredLike;
         try {
+          // A new copy takes the host object's uid and creationTimestamp: one identity on both sides.
+          const identity = {
+            uid: current.metadata!.uid!,
+            creationTimestamp: String(current.metadata!.creationTimestamp),
+          };
           const reply = await this.flotillaWrite('apply', () =>
-            this.opts.gateway.apply(flotillaBody(mirrorContent(current), action.expect)),
+            this.opts.gateway.apply(flotillaBody(mirrorContent(current), action.expect), { identity }),
           );
           stored = reply.object;
         } catch (err) {

@@ -2,6 +2,7 @@ import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
+import { ClusterLeases } from './cluster-lease.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
 import type { WorkloadUsageGauge } from './sim/usage-metrics.js';
@@ -20,6 +21,8 @@ export interface SimAgentOptions {
   logger: AgentLogger;
   /** How often the simulated clusters advance and report (SIM_TICK_MS, default 1000). */
   tickMs?: number;
+  /** How often each simulated cluster's lease is renewed at most (CLUSTER_LEASE_RENEW_MS, default 10 s). */
+  leaseRenewMs?: number;
   sim?: SimulatedClustersOptions;
   /** Exposes each workload's usage per cluster (the Prometheus source's data). */
   usageGauge?: WorkloadUsageGauge;
@@ -59,12 +62,19 @@ export class SimAgent {
   private running: Promise<void> | undefined;
   private stopped = false;
   private readonly metrics: ClusterMetrics;
+  private readonly leases: ClusterLeases;
 
   constructor(private readonly opts: SimAgentOptions) {
     this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
     this.tickMs = opts.tickMs ?? 1000;
     if (!Number.isInteger(this.tickMs) || this.tickMs <= 0)
       throw new RangeError(`tickMs: expected a positive integer, got ${opts.tickMs}`);
+    this.leases = new ClusterLeases({
+      bus: opts.bus,
+      clock: opts.clock,
+      driver: 'sim',
+      renewIntervalMs: opts.leaseRenewMs,
+    });
     this.sim = new SimulatedClusters({ source: 'flotilla/member-agent/sim', ...opts.sim });
   }
 
@@ -109,7 +119,8 @@ export class SimAgent {
 
   /**
    * One simulation step: computes the reports and publishes them in order. A report is remembered only once the
-   * bus acknowledged it, so a failed publish is offered again (with the same event id) on the next tick.
+   * bus acknowledged it, so a failed publish is offered again (with the same event id) on the next tick. Once the
+   * reports are out, the simulated clusters' leases are renewed: an agent that cannot publish renews nothing.
    * Returns how many events were published.
    */
   async tick(): Promise<number> {
@@ -130,6 +141,12 @@ export class SimAgent {
       r.commit();
       published++;
     }
+    if (!this.stopped)
+      await this.leases.renew(
+        list('Cluster')
+          .filter((c) => (c.spec as { simulation?: unknown } | undefined)?.simulation !== undefined)
+          .map((c) => c.metadata.name),
+      );
     const usage = this.sim.usage();
     this.opts.usageGauge?.update(usage);
     if (!this.stopped) await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());

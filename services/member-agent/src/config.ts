@@ -1,5 +1,6 @@
 import { baseConfigSchema, envEnum, envInt, envString } from '@flotilla/runtime';
 import type { z } from 'zod';
+import { DEFAULT_CLUSTER_LEASE_RENEW_MS } from './cluster-lease.js';
 
 export const MEMBER_DRIVERS = ['sim', 'kube'] as const;
 export type MemberDriverName = (typeof MEMBER_DRIVERS)[number];
@@ -9,6 +10,12 @@ export const memberAgentConfigSchema = baseConfigSchema
   .extend({
     /** `sim` simulates every Cluster with `spec.simulation`; `kube` reports one real cluster. */
     MEMBER_DRIVER: envEnum(MEMBER_DRIVERS, 'sim'),
+    /**
+     * How often the agent renews each of its clusters' leases at most (its heartbeat; the scheduler's
+     * CLUSTER_MONITOR_GRACE_MS must hold a few renewals). Renewed from the status loop, so with the kube driver
+     * also no more often than KUBE_POLL_MS.
+     */
+    CLUSTER_LEASE_RENEW_MS: envInt({ default: DEFAULT_CLUSTER_LEASE_RENEW_MS, min: 10 }),
     /** How often simulated clusters advance and report. */
     SIM_TICK_MS: envInt({ default: 1000, min: 10 }),
     /** The simulated HPA controllers' sync period (kube-controller-manager default: 15 s). */

@@ -49,6 +49,7 @@ await runBusService({
           clock: systemClock,
           logger,
           pollMs: config.KUBE_POLL_MS,
+          leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
           failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
           successThresholdMs: config.KUBE_SUCCESS_THRESHOLD_MS,
           resyncMs: config.KUBE_RESYNC_MS,
@@ -68,6 +69,7 @@ await runBusService({
           logger,
           registry,
           tickMs: config.SIM_TICK_MS,
+          leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
           sim: {
             hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
             hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },

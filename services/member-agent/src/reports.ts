@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { isClusterHealthExpiryReason } from '@flotilla/api';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
 import type { BindingRef, WorkloadReport } from './sim/capacity.js';
 import type {
@@ -23,6 +24,8 @@ interface Memo {
   link: string;
   ready?: boolean;
   removed?: boolean;
+  /** Pods the cluster reported Pending for the binding (`status.pendingReplicas`), for the PodsPending event. */
+  pending?: number;
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 24);
@@ -68,6 +71,12 @@ export class ReportBook {
     const json = JSON.stringify(patch);
     const ready = patch.conditions[0]!.status === 'True';
     let memo = this.clusterMemo.get(cluster);
+    if (memo && readyReasonIsExpiry(statusOf('Cluster', undefined, cluster))) {
+      // The scheduler set Ready=Unknown while this agent was silent (cut off from NATS, say): what it remembers having
+      // reported no longer stands. It reports again from the stored status (the same event id until that is folded).
+      this.clusterMemo.delete(cluster);
+      memo = undefined;
+    }
     if (!memo) {
       const stored = statusOf('Cluster', undefined, cluster);
       const storedReady = (stored?.conditions as ClusterCondition[] | undefined)?.find((c) => c.type === 'Ready');
@@ -144,13 +153,21 @@ export class ReportBook {
         const entry = stored().get(cluster);
         const link = entry ? `stored:${sha(JSON.stringify(entry))}` : 'none';
         if (report ? entry !== undefined && workloadEntryMatches(entry, cluster, report) : entry === undefined) {
-          memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) });
+          memos.set(cluster, { json, link, pending: pendingOf(report), ...(report ? {} : { removed: true }) });
           continue;
         }
-        memo = { json: '', link };
+        memo = { json: '', link, pending: pendingOf(entry as WorkloadReport | undefined) };
       }
       if (memo.json === json) continue;
       const link = sha(`${memo.link}\n${json}`);
+      const pending = pendingOf(report);
+      // Applied is not running: the first report of pods the member cannot place says so on the binding, once.
+      if (pending > 0 && (memo.pending ?? 0) === 0)
+        data.kubeEvent = {
+          type: 'Warning',
+          reason: 'PodsPending',
+          message: `${pending} of ${report!.status!.replicas} pod(s) Pending in cluster ${cluster}: no node there fits them`,
+        };
       const event = cloudEvent({
         id: `${ref.kind}/${ref.namespace ?? ''}/${ref.name}/${EventTypes.WorkloadStatusReported}/${cluster}/${link}`,
         source: this.source,
@@ -161,7 +178,10 @@ export class ReportBook {
         time: now,
         data,
       });
-      out.push({ event, commit: () => memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) }) });
+      out.push({
+        event,
+        commit: () => memos.set(cluster, { json, link, pending, ...(report ? {} : { removed: true }) }),
+      });
     }
     return out;
   }
@@ -174,6 +194,12 @@ export class ReportBook {
       else for (const c of memos.keys()) if (!owned.has(c)) memos.delete(c);
     }
   }
+}
+
+/** Whether a stored Cluster status has the Ready=Unknown the scheduler sets for a silent agent. */
+export function readyReasonIsExpiry(status: Record<string, unknown> | undefined): boolean {
+  const conditions = status?.conditions as ClusterCondition[] | undefined;
+  return isClusterHealthExpiryReason(conditions?.find((c) => c.type === 'Ready')?.reason);
 }
 
 /** True when folding `patch` into `stored` would change nothing the patch speaks about. */
@@ -189,6 +215,8 @@ export function clusterPatchIsNoop(stored: Record<string, unknown>, patch: Clust
   }
   return true;
 }
+
+const pendingOf = (report: Pick<WorkloadReport, 'status'> | undefined) => report?.status?.pendingReplicas ?? 0;
 
 function workloadEntryMatches(entry: Record<string, unknown>, cluster: string, report: WorkloadReport): boolean {
   const expected: Record<string, unknown> = { clusterName: cluster, applied: report.applied, health: report.health };

@@ -6,6 +6,7 @@ import { parseQuantity } from '../quantity.js';
 import { conditionSchema, int32, int64, quantitySchema, resourceListSchema, taintSchema } from './common.js';
 import type { KindAdmission } from './kind-admission.js';
 import { objAt } from './kind-admission.js';
+import { validateResourceModels } from '../resource-models.js';
 
 // Descriptions follow Karmada's Cluster API (cluster.karmada.io/v1alpha1); Flotilla's own fields say so.
 const localSecretReferenceSchema = z.strictObject({
@@ -307,6 +308,7 @@ export const clusterAdmission: KindAdmission = {
           message: `Invalid value: ${JSON.stringify(sim.allocatable.pods)}: must be a whole number of pods`,
         });
     }
+    errs.push(...validateResourceModels(obj.spec?.resourceModels, 'spec.resourceModels'));
     const seen = new Set<string>();
     obj.spec?.taints?.forEach((t, i) => {
       const key = `${t.key}:${t.effect}`;
@@ -317,3 +319,32 @@ export const clusterAdmission: KindAdmission = {
     return errs;
   },
 };
+
+/**
+ * A member-agent's lease on a cluster (the bus's `leases` bucket, key `Cluster._.<name>`), named as Kubernetes'
+ * coordination.k8s.io LeaseSpec names it. The agent renews it while it posts the cluster's status; the scheduler's
+ * cluster-health controller sets Ready=Unknown when no renewal came within the grace period.
+ */
+export interface ClusterLease {
+  /** Who renewed it last: the agent's driver and host. */
+  holderIdentity: string;
+  /** When it was renewed (RFC 3339). Only a change matters to the controller, which times it by its own clock. */
+  renewTime: string;
+}
+
+/** The Ready condition Karmada's cluster controller sets when a cluster's status stopped coming in time. */
+export const CLUSTER_STATUS_UNKNOWN = {
+  reason: 'ClusterStatusUnknown',
+  message: 'Cluster status controller stopped posting cluster status.',
+} as const;
+
+/** The Ready condition Karmada's cluster controller sets when a cluster's status never came within the grace period. */
+export const CLUSTER_STATUS_NEVER_UPDATED = {
+  reason: 'ClusterStatusNeverUpdated',
+  message: 'Cluster status controller never posted cluster status.',
+} as const;
+
+/** Whether a Ready condition's reason is the cluster-health controller's (no agent ever reports it). */
+export function isClusterHealthExpiryReason(reason: string | undefined): boolean {
+  return reason === CLUSTER_STATUS_UNKNOWN.reason || reason === CLUSTER_STATUS_NEVER_UPDATED.reason;
+}

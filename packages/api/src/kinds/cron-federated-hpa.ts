@@ -244,4 +244,9 @@ function validate(obj: CronFederatedHPA, ctx: AdmissionContext): FieldError[] {
   return errs;
 }
 
-export const cronFederatedHpaAdmission: KindAdmission = { schema: cronFederatedHpaSchema, defaults, validate };
+export const cronFederatedHpaAdmission: KindAdmission = {
+  schema: cronFederatedHpaSchema,
+  defaults,
+  validate,
+  references: (obj: CronFederatedHPA) => [{ at: 'spec.scaleTargetRef', ...obj.spec?.scaleTargetRef }],
+};

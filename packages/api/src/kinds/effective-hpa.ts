@@ -168,6 +168,7 @@ export function ehpaCronMetricName(namespace: string, ehpaName: string, c: EhpaC
 
 export const ehpaAdmission: KindAdmission = {
   schema: ehpaSchema,
+  references: (obj: EffectiveHorizontalPodAutoscaler) => [{ at: 'spec.scaleTargetRef', ...obj.spec?.scaleTargetRef }],
   defaults(obj) {
     const spec = objAt(obj, 'spec');
     if (!spec) return;

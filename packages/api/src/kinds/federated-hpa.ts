@@ -120,6 +120,7 @@ export function validateScaleTargetRef(ref: CrossVersionObjectReference, at: str
 
 export const federatedHpaAdmission: KindAdmission = {
   schema: federatedHpaSchema,
+  references: (obj: FederatedHPA) => [{ at: 'spec.scaleTargetRef', ...obj.spec?.scaleTargetRef }],
   defaults(obj) {
     // Karmada's mutating webhook (lifted HPA defaults) plus the FederatedHPA proposal's Duplicated default.
     const spec = objAt(obj, 'spec');

@@ -34,12 +34,24 @@ export interface KindAdmission {
   validate?(obj: never, ctx: AdmissionContext): FieldError[];
   validateUpdate?(oldObj: never, newObj: never): FieldError[];
   /**
+   * The references to other objects by apiVersion and kind (a scaleTargetRef, a policy's resourceSelectors), each
+   * with its field path, of an admitted object: admission warns about an apiVersion the kind is not served as.
+   */
+  references?(obj: never): KindReference[];
+  /**
    * A resource template propagated to member clusters whose schema checks only what Flotilla reads: it is not a
    * strict kind (KindInfo.strict), and the schedulers watch it as a template.
    */
   resourceTemplate?: true;
   /** Name rule for metadata.name when it is stricter than a DNS-1123 subdomain. */
   nameRule?: { label: true; maxLength: number };
+}
+
+/** A reference by apiVersion and kind inside an object, and where it is (`spec.scaleTargetRef`). */
+export interface KindReference {
+  at: string;
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
 }
 
 /** Reads `obj[key]` as a plain object, or undefined. Defaulting uses it to stay safe on malformed input. */

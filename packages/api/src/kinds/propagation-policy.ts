@@ -457,6 +457,8 @@ function defaultPropagation(obj: Record<string, unknown>): void {
 
 export const propagationPolicyAdmission: KindAdmission = {
   schema: propagationPolicySchema,
+  references: (obj: PropagationPolicy) =>
+    (obj.spec?.resourceSelectors ?? []).map((s, i) => ({ at: `spec.resourceSelectors[${i}]`, ...s })),
   defaults: defaultPropagation,
   validate(obj: PropagationPolicy): FieldError[] {
     const spec = obj.spec!;

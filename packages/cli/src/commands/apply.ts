@@ -32,7 +32,7 @@ export async function applyCommand(io: CliIo, session: () => Promise<Session>, o
       continue;
     }
     try {
-      const r = await s.client.apply(doc, dryRun);
+      const r = await s.client.apply(doc, { dryRun });
       io.out(`${r.object.kind.toLowerCase()}/${r.object.metadata.name} ${r.outcome}${dryRun ? ' (dry run)' : ''}`);
       for (const w of r.warnings ?? [])
         io.err(`warning: ${r.object.kind.toLowerCase()}/${r.object.metadata.name}: ${w}`);

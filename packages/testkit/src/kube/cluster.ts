@@ -245,6 +245,11 @@ export interface KubeClusterRecord {
   timings: Record<string, number>;
   /** A real node's cgroup and containerd socket (`down` cleans it up, `import` imports into it). */
   realNode?: { cgroup: string; containerdSocket: string };
+  /**
+   * Each program's command line, so that a later `scripts/kube-env start NAME` (another process) can start the API
+   * server again as it was, with its extra arguments, and restart the controller-manager and scheduler.
+   */
+  commands?: Record<string, { program: string; args: string[] }>;
 }
 
 class RunningKubeCluster implements KubeCluster {
@@ -858,7 +863,11 @@ class RunningKubeCluster implements KubeCluster {
 
   record(): KubeClusterRecord {
     const pids: Record<string, number> = {};
-    for (const [name, p] of this.processes) if (p.running && p.pid) pids[name] = p.pid;
+    const commands: Record<string, { program: string; args: string[] }> = {};
+    for (const [name, p] of this.processes) {
+      if (p.running && p.pid) pids[name] = p.pid;
+      commands[name] = { program: p.program, args: [...p.args] };
+    }
     return {
       name: this.name,
       server: this.server,
@@ -866,6 +875,7 @@ class RunningKubeCluster implements KubeCluster {
       dir: this.dir,
       pids,
       timings: this.timings,
+      commands,
       ...(this.realNode
         ? { realNode: { cgroup: this.realNode.cgroup, containerdSocket: this.realNode.containerdSocket } }
         : {}),
@@ -874,7 +884,7 @@ class RunningKubeCluster implements KubeCluster {
 
   async writeRecord(): Promise<void> {
     if (this.stopped) return;
-    await writeFile(join(this.dir, 'cluster.json'), `${JSON.stringify(this.record(), null, 2)}\n`);
+    await writeKubeClusterRecord(this.record());
   }
 
   async stop(): Promise<void> {
@@ -966,6 +976,11 @@ export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<K
     else await rm(dir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** Writes `<record.dir>/cluster.json`, what scripts/kube-env reads back. */
+export async function writeKubeClusterRecord(record: KubeClusterRecord): Promise<void> {
+  await writeFile(join(record.dir, 'cluster.json'), `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /** Reads `<dir>/cluster.json` of a cluster scripts/kube-env started. */

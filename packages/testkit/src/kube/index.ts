@@ -8,9 +8,10 @@ export {
   readKubeClusterRecord,
   startKubeCluster,
   validateKubeClusterOptions,
+  writeKubeClusterRecord,
 } from './cluster.js';
 export { type CpuUsageRule, cpuUsageObject, selectorToCel } from './cpu-usage.js';
-export { isAlive, stopPid } from './processes.js';
+export { isAlive, ManagedProcess, stopPid } from './processes.js';
 export {
   REAL_NODE_NAME,
   type RealNodeImage,

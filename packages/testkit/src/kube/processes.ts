@@ -82,6 +82,14 @@ export class ManagedProcess {
     return this.opts.name;
   }
 
+  get program(): string {
+    return this.opts.program;
+  }
+
+  get args(): readonly string[] {
+    return this.opts.args;
+  }
+
   get logPath(): string {
     return join(this.opts.dir, `${this.opts.name}.log`);
   }

@@ -1,11 +1,19 @@
-import type { Condition, ForeignHorizontalPodAutoscaler, ObjectMeta } from '@flotilla/api';
+import {
+  type ClusterSpec,
+  type Condition,
+  effectiveResourceModels,
+  type ForeignHorizontalPodAutoscaler,
+  type ObjectMeta,
+  type ResourceModel,
+} from '@flotilla/api';
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
-import { Informer, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { Informer, type InformerEvent, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
 import { withoutPlacement, type AgentLogger } from '../agent.js';
+import { ClusterLeases } from '../cluster-lease.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
-import { bindingKey, ReportBook, targetClusterNames, type Report } from '../reports.js';
+import { bindingKey, readyReasonIsExpiry, ReportBook, targetClusterNames, type Report } from '../reports.js';
 import { unreachableWorkloadReport, type BindingRef, type WorkloadReport } from '../sim/capacity.js';
 import {
   foreignHpasField,
@@ -80,6 +88,8 @@ export interface KubeDriverOptions {
   logger: AgentLogger;
   /** How often `/readyz` is probed while the cluster answers (KUBE_POLL_MS; Karmada's status update frequency). */
   pollMs: number;
+  /** How often the cluster's lease is renewed at most, after a probe (CLUSTER_LEASE_RENEW_MS, default 10 s). */
+  leaseRenewMs?: number;
   /** How long probes must fail before the cluster is reported not Ready (KUBE_FAILURE_THRESHOLD_MS). */
   failureThresholdMs: number;
   /** How long probes must succeed before a cluster reported not Ready is Ready again (KUBE_SUCCESS_THRESHOLD_MS). */
@@ -107,6 +117,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FIRST_SYNC_WAIT_MS = 10_000;
 /** Reports published at once, awaiting their acks (see `publish`). */
 const REPORTS_IN_FLIGHT = 64;
+const resourceModelsOf = (cluster: StoredObject) => (cluster.spec as ClusterSpec | undefined)?.resourceModels;
 const kindKey = (k: KindRef) => `${k.apiVersion}/${k.kind}`;
 
 /** What the driver keeps of an object of a kind it applies (the informers' transform). */
@@ -225,6 +236,8 @@ export class KubeDriver {
   private readonly bindings = new Map<string, Informer<StoredObject>>();
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
   private readonly templates = new Map<string, Informer<StoredObject>>();
+  /** The Clusters' resource models (`spec.resourceModels`): this cluster's grade its nodes in the status. */
+  private readonly clusterModels: Informer<ResourceModel[] | undefined>;
   private nodes: MemberInformer<NodeView> | undefined;
   private pods: MemberInformer<PodView> | undefined;
   private namespaces: MemberInformer<string> | undefined;
@@ -255,6 +268,11 @@ export class KubeDriver {
   private running: Promise<void> | undefined;
   private probing: Promise<void> | undefined;
   private dirty = false;
+  private readonly leases: ClusterLeases;
+  /** Whether a reconcile got its reports out: the lease is renewed only from then on (not by an agent stuck before). */
+  private posted = false;
+  /** The last lease renewal error, logged when it changes rather than every probe. */
+  private leaseError: string | undefined;
   /** How many writes the driver sent (applies and deletes), for tests and the benchmark. */
   writesSent = 0;
 
@@ -270,6 +288,19 @@ export class KubeDriver {
       if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name}: expected an integer >= 0, got ${v}`);
     this.writes = opts.writes ?? { qps: 50, burst: 100, concurrency: 8 };
     this.bucket = new TokenBucket(this.writes.qps, this.writes.burst);
+    this.leases = new ClusterLeases({
+      bus: opts.bus,
+      clock: opts.clock,
+      driver: 'kube',
+      renewIntervalMs: opts.leaseRenewMs,
+    });
+    this.clusterModels = new Informer({
+      bus: opts.bus,
+      bucket: 'objects',
+      kind: 'Cluster',
+      onEvent: () => this.kick(),
+      projection: { name: 'resourceModels', project: resourceModelsOf },
+    });
   }
 
   private get cluster(): string {
@@ -291,8 +322,22 @@ export class KubeDriver {
         }),
       );
     for (const kind of ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'])
-      this.statuses.set(kind, new Informer({ bus: this.opts.bus, bucket: 'status', kind }));
-    await Promise.all([...this.bindings.values(), ...this.statuses.values()].map((i) => i.start()));
+      this.statuses.set(
+        kind,
+        new Informer<StatusRecord<Record<string, unknown>>>({
+          bus: this.opts.bus,
+          bucket: 'status',
+          kind,
+          // The scheduler set this cluster Ready=Unknown (this agent was cut off): report again at once.
+          ...(kind === 'Cluster' && {
+            onEvent: (e: InformerEvent<StatusRecord<Record<string, unknown>>>) => {
+              if (e.type === 'upsert' && e.ref.name === this.cluster && readyReasonIsExpiry(e.value.status))
+                this.kick();
+            },
+          }),
+        }),
+      );
+    await Promise.all([...this.bindings.values(), ...this.statuses.values(), this.clusterModels].map((i) => i.start()));
     await this.probe();
     await this.reconcileNow();
     this.scheduleProbe(this.opts.pollMs);
@@ -306,6 +351,7 @@ export class KubeDriver {
     await this.probing?.catch(() => undefined);
     await this.running?.catch(() => undefined);
     for (const i of [...this.bindings.values(), ...this.statuses.values(), ...this.templates.values()]) i.stop();
+    this.clusterModels.stop();
     await Promise.all([this.nodes, this.pods, this.namespaces, ...this.managed.values()].map((i) => i?.stop()));
     this.opts.usageGauge?.update([]);
   }
@@ -381,10 +427,26 @@ export class KubeDriver {
       // While a threshold runs, look again right when it ends, so NotReady (or Ready again) comes on time.
       const recheckInMs = now.ready === true ? undefined : now.recheckInMs;
       this.scheduleProbe(recheckInMs === undefined ? this.opts.pollMs : Math.min(this.opts.pollMs, recheckInMs));
+      if (this.posted && !this.stopped) await this.renewLease();
     })().finally(() => {
       this.probing = undefined;
     });
     return this.probing;
+  }
+
+  /** The heartbeat: this agent is alive and posting the cluster's status (whether the cluster answers or not). */
+  private async renewLease(): Promise<void> {
+    try {
+      await this.leases.renew([this.cluster]);
+      if (this.leaseError !== undefined)
+        this.opts.logger.info({ cluster: this.cluster }, 'cluster lease renewed again');
+      this.leaseError = undefined;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (message !== this.leaseError)
+        this.opts.logger.warn({ cluster: this.cluster, err: message }, 'cluster lease not renewed; retrying');
+      this.leaseError = message;
+    }
   }
 
   /** What every member informer is given: changes kick a reconcile, errors probe, expiries are logged and counted. */
@@ -541,6 +603,7 @@ export class KubeDriver {
     this.book.forgetGone(owned, present);
     await this.publish(reports);
     if (this.stopped) return;
+    this.posted = true;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
     if (ready.ready === true) {
       this.opts.usageGauge?.update(usage);
@@ -655,7 +718,10 @@ export class KubeDriver {
         });
     }
     if (!this.nodes?.synced || !this.pods?.synced || this.version === undefined) return undefined;
-    const patch = kubeClusterStatus(this.version, this.nodes.cache.values(), this.pods.cache.values());
+    const models = effectiveResourceModels({
+      resourceModels: this.clusterModels.get({ kind: 'Cluster', namespace: '', name: this.cluster }),
+    });
+    const patch = kubeClusterStatus(this.version, this.nodes.cache.values(), this.pods.cache.values(), models);
     const hpaInformer = this.managed.get('autoscaling/v2/HorizontalPodAutoscaler');
     // Only from a full list: a partial one would report a foreign HPA gone that is not.
     if (hpaInformer?.synced)

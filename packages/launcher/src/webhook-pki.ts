@@ -3,10 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { ROOT } from './suite.js';
 
 const run = promisify(execFile);
-const DEPLOY = join(ROOT, 'deploy');
 
 /**
  * The files a real API server needs to call the gateway's /validate over mutual TLS, made by openssl in `dir`:
@@ -23,10 +21,15 @@ export interface WebhookPki {
 }
 
 /**
+ * `deployDir` is the repository's deploy/ folder: its apiserver/ examples and validating-webhook.yaml are read.
  * `gatewayDnsNames`: more names for the gateway's certificate (`flotilla-gateway.flotilla-system.svc`, which the API
  * server verifies when it calls the webhook through the chart's Service).
  */
-export async function webhookPki(dir: string, opts: { gatewayDnsNames?: string[] } = {}): Promise<WebhookPki> {
+export async function webhookPki(
+  dir: string,
+  deployDir: string,
+  opts: { gatewayDnsNames?: string[] } = {},
+): Promise<WebhookPki> {
   const ssl = (...args: string[]) => run('openssl', args, { cwd: dir });
   for (const ca of ['serving-ca', 'client-ca'])
     await ssl(
@@ -92,8 +95,8 @@ export async function webhookPki(dir: string, opts: { gatewayDnsNames?: string[]
       GATEWAY_TLS_KEY_FILE: join(dir, 'gateway.key'),
       GATEWAY_TLS_CLIENT_CA_FILE: join(dir, 'client-ca.crt'),
     }),
-    admissionConfigPath: admissionConfig(dir),
-    webhookOnLoopback: (port) => webhookOnLoopback(dir, port),
+    admissionConfigPath: admissionConfig(dir, deployDir),
+    webhookOnLoopback: (port) => webhookOnLoopback(dir, deployDir, port),
   };
 }
 
@@ -101,8 +104,8 @@ export async function webhookPki(dir: string, opts: { gatewayDnsNames?: string[]
  * deploy/apiserver's example files with their paths in `dir`: the API server presents apiserver-client.crt to every
  * webhook ("*": the gateway here is a URL on loopback, not the Service the example names).
  */
-function admissionConfig(dir: string): string {
-  const example = (f: string) => readFileSync(join(DEPLOY, 'apiserver', f), 'utf8');
+function admissionConfig(dir: string, deployDir: string): string {
+  const example = (f: string) => readFileSync(join(deployDir, 'apiserver', f), 'utf8');
   const written = (file: string, text: string) => {
     if (!text.includes(dir)) throw new Error(`${file}: the example's paths were not replaced`);
     writeFileSync(file, text);
@@ -125,8 +128,8 @@ function admissionConfig(dir: string): string {
   return path;
 }
 
-function webhookOnLoopback(dir: string, port: number): string {
-  const wh = parse(readFileSync(join(DEPLOY, 'validating-webhook.yaml'), 'utf8')) as {
+function webhookOnLoopback(dir: string, deployDir: string, port: number): string {
+  const wh = parse(readFileSync(join(deployDir, 'validating-webhook.yaml'), 'utf8')) as {
     metadata: { annotations?: unknown };
     webhooks: { clientConfig: unknown }[];
   };

@@ -1,0 +1,74 @@
+// Every bench at a smoke size (seconds, not minutes), so that none can crash unseen: the crash of
+// `bench/run scheduler-e2e` at its default size went unnoticed because nothing ran it. The figures themselves stay in
+// the benches (bench/run at their defaults), never asserted here.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './support/suite.js';
+
+/** Each bench's size variables at their smoke values; a bench missing here fails the completeness check below. */
+const SMOKE_ENV: Record<string, Record<string, string>> = {
+  'apply-throughput': { BENCH_OBJECTS: '200', BENCH_IN_FLIGHT: '16' },
+  assignment: { BENCH_HPAS: '200', BENCH_CLUSTERS: '10', BENCH_ROUNDS: '1' },
+  'cron-burst': { BENCH_OBJECTS: '100', BENCH_SPREAD_RULES: '5', BENCH_SPREAD_S: '3' },
+  ehpa: { BENCH_EHPAS: '20' },
+  'event-publish': { BENCH_N: '200' },
+  'explain-replicas': { BENCH_OWN_EVENTS: '200', BENCH_OTHER_EVENTS: '500', BENCH_RUNS: '2' },
+  'fhpa-memory': { BENCH_FHPAS: '100', BENCH_CLUSTERS: '3', BENCH_SETTLE_MS: '500' },
+  'fhpa-reaction': { BENCH_FHPAS: '10' },
+  'kube-bridge': { BENCH_KUBE_BRIDGE_OBJECTS: '10', BENCH_KUBE_BRIDGE_MIRRORED: '50', BENCH_SETTLE_MS: '500' },
+  'kube-member': { BENCH_KUBE_WORKLOADS: '10', BENCH_KUBE_PODS: '50' },
+  prediction: { BENCH_DAYS: '2', BENCH_RUNS: '2' },
+  'quiet-host': { BENCH_QUIET_WORKLOADS: '5', BENCH_QUIET_MS: '5000', BENCH_QUIET_SETTLE_MS: '2000' },
+  rebalance: { BENCH_CLUSTERS: '5', BENCH_WORKLOADS: '100' },
+  'scheduler-algorithm': { BENCH_BINDINGS: '200', BENCH_CLUSTERS: '10', BENCH_ROUNDS: '1' },
+  'scheduler-e2e': { BENCH_CLUSTERS: '5', BENCH_BINDINGS: '200', BENCH_PACED: '50', BENCH_IN_FLIGHT: '16' },
+  'scheduler-memory': { BENCH_CLUSTERS: '5', BENCH_BINDINGS: '200' },
+  'service-memory': { BENCH_CLUSTERS: '5', BENCH_OBJECTS: '100', BENCH_SETTLE_MS: '500' },
+  'status-replay': { BENCH_EVENTS: '1000', BENCH_OBJECTS: '100' },
+};
+
+const benches = readdirSync(join(ROOT, 'bench'))
+  .filter((f) => f.endsWith('.ts') && f !== 'support.ts')
+  .map((f) => f.slice(0, -'.ts'.length))
+  .sort();
+
+const BENCH_TIMEOUT_MS = 240_000;
+
+function runBench(name: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    // As bench/run starts each one.
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--conditions=source', '--import', 'tsx', `bench/${name}.ts`],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...SMOKE_ENV[name] },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('benches at a smoke size', () => {
+  it('every bench has a smoke size', () => {
+    expect(benches.filter((b) => !(b in SMOKE_ENV))).toEqual([]);
+    expect(Object.keys(SMOKE_ENV).filter((b) => !benches.includes(b))).toEqual([]);
+  });
+
+  it.each(benches)(
+    '%s runs to the end and prints its figures',
+    { timeout: BENCH_TIMEOUT_MS + 30_000 },
+    async (name) => {
+      const { code, output } = await runBench(name);
+      expect(code, output.slice(-3000)).toBe(0);
+      // Every bench reports through bench/support's report(): a title line, then indented "name  value" rows.
+      expect(output).toMatch(/\n {2}\S.* {2}\S/);
+    },
+  );
+});
