@@ -91,6 +91,7 @@ describe('docker compose up: the whole suite from the images', () => {
         READY_TIMEOUT_MS,
         'the examples job to finish',
       );
+      console.log(`docker compose up -> examples/ applied in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       const { stdout } = await compose(['logs', '--no-color', 'examples']);
       expect(examples.ExitCode, stdout).toBe(0);
       expect(stdout).toContain('cluster/member1 created');
