@@ -25,21 +25,34 @@ url_host() { local r=${1#*://}; r=${r##*@}; r=${r%%/*}; printf '%s' "${r%:*}"; }
 url_port() { local r=${1#*://}; r=${r##*@}; r=${r%%/*}; printf '%s' "${r##*:}"; }
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
-# ensure_binary NAME DEBIAN_PACKAGE: a missing program is apt-installed from Debian when this runs as root or in CI
-# (and apt-get is there); otherwise it says what to install and fails.
+# apt_install PACKAGE: installs a Debian package when this runs as root or in CI (and apt-get is there); returns 1
+# otherwise.
 APT_UPDATED=""
+apt_install() {
+  { [ "$(id -u)" = "0" ] || [ "${CI:-}" = "true" ]; } && command -v apt-get >/dev/null 2>&1 || return 1
+  log "installing $1 from Debian"
+  if [ -z "$APT_UPDATED" ]; then apt-get update -qq >/dev/null && APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
+  # Debian puts some servers in /usr/sbin (nats-server, runc), which a non-login shell may not have on PATH.
+  case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin" ;; esac
+}
+
+# ensure_binary NAME DEBIAN_PACKAGE: a missing program (a name on PATH or an absolute path) is apt-installed from
+# Debian when this runs as root or in CI; otherwise it says what to install and fails.
 ensure_binary() {
   command -v "$1" >/dev/null 2>&1 && return 0
-  if { [ "$(id -u)" = "0" ] || [ "${CI:-}" = "true" ]; } && command -v apt-get >/dev/null 2>&1; then
-    log "installing $2 from Debian"
-    if [ -z "$APT_UPDATED" ]; then apt-get update -qq >/dev/null && APT_UPDATED=1; fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
-    # Debian puts some servers in /usr/sbin (nats-server), which a non-login shell may not have on PATH.
-    case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin" ;; esac
-    command -v "$1" >/dev/null 2>&1 && return 0
-  fi
-  log "$1 is not installed and nothing answers at the configured URL. Install it: apt-get install $2" \
-    "(scripts/up and scripts/test do so themselves when run as root), or set the URL to a running server."
+  apt_install "$2" && command -v "$1" >/dev/null 2>&1 && return 0
+  log "$1 is not installed. Install it: apt-get install $2" \
+    "(the scripts do so themselves when run as root or in CI)."
+  return 1
+}
+
+# ensure_package DEBIAN_PACKAGE: the same for a package that no single program name identifies (busybox-static installs
+# the same /bin/busybox as busybox, but static).
+ensure_package() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' && return 0
+  apt_install "$1" && return 0
+  log "$1 is not installed. Install it: apt-get install $1 (the scripts do so themselves when run as root or in CI)."
   return 1
 }
 
@@ -51,7 +64,7 @@ wait_port() {
 ensure_nats() {
   local host port; host=$(url_host "$NATS_URL"); port=$(url_port "$NATS_URL")
   port_open "$host" "$port" && return 0
-  ensure_binary nats-server nats-server || return 1
+  ensure_binary nats-server nats-server || { log "or set NATS_URL to a running server"; return 1; }
   mkdir -p "$DATA/nats"
   log "starting nats-server -js on $host:$port (data in .data/nats)"
   nats-server -a "$host" -p "$port" -js -sd "$DATA/nats" -P "$DATA/nats.pid" -l "$DATA/nats.log" &
@@ -62,7 +75,7 @@ ensure_nats() {
 ensure_redis() {
   local host port; host=$(url_host "$REDIS_URL"); port=$(url_port "$REDIS_URL")
   port_open "$host" "$port" && return 0
-  ensure_binary redis-server redis-server || return 1
+  ensure_binary redis-server redis-server || { log "or set REDIS_URL to a running server"; return 1; }
   mkdir -p "$DATA/redis"
   log "starting redis-server on $host:$port"
   redis-server --bind "$host" --port "$port" --save '' --appendonly no --daemonize yes \

@@ -270,8 +270,11 @@ const allFiles = yamlFilesUnder(deployDir)
   .filter((f) => !rel(f).startsWith('helm/') && !rel(f).startsWith('apiserver/'))
   .map(loadYaml);
 const byRel = new Map(allFiles.map((f) => [rel(f.file), f]));
-/** Applied apart from deploy/: member/ in each member cluster, monitoring/ where the Prometheus Operator runs. */
-const SEPARATE_DIRS = ['member/', 'monitoring/'];
+/**
+ * Applied apart from deploy/: member/ in each member cluster, monitoring/ where the Prometheus Operator runs,
+ * real-node/ (NATS and Redis on a node without a pod network, scripts/kube-env --real-node) beside the Helm chart.
+ */
+const SEPARATE_DIRS = ['member/', 'monitoring/', 'real-node/'];
 const controlPlaneFiles = allFiles.filter(
   (f) =>
     !SEPARATE_DIRS.some((d) => rel(f.file).startsWith(d)) &&
@@ -356,7 +359,7 @@ describe('deploy/kustomization.yaml', () => {
     expect(new Set(resources).size).toBe(resources.length);
   });
 
-  it('lists every manifest of deploy/ except member/, monitoring/ and the *.example.yaml Secrets', () => {
+  it('lists every manifest of deploy/ except member/, monitoring/, real-node/ and the *.example.yaml Secrets', () => {
     expect([...resources].sort()).toEqual(controlPlaneFiles.map((f) => rel(f.file)).sort());
     expect(resources.filter((r) => r.endsWith('.example.yaml'))).toEqual([]);
     expect(resources.some((r) => SEPARATE_DIRS.some((d) => r.startsWith(d)))).toBe(false);

@@ -34,6 +34,9 @@ async function helm(args: string[]): Promise<string> {
 
 describe('deploy/helm/flotilla', () => {
   const chart = join(ROOT, 'deploy', 'helm', 'flotilla');
+  /** `helm template` of the chart into `namespace`, with each of `values` given as --set. */
+  const render = async (namespace: string, values: string[]) =>
+    docs(await helm(['template', 'flotilla', chart, '-n', namespace, ...values.flatMap((v) => ['--set', v])]));
 
   it('renders with its default values exactly the objects of kubectl kustomize deploy/', async () => {
     const kustomized = docs(
@@ -61,21 +64,11 @@ describe('deploy/helm/flotilla', () => {
   });
 
   it('renders one member-agent per member cluster, each with its own kubeconfig Secret', async () => {
-    const rendered = docs(
-      await helm([
-        'template',
-        'flotilla',
-        chart,
-        '-n',
-        'flotilla-system',
-        '--set',
-        'memberAgent.clusters[0].name=east',
-        '--set',
-        'memberAgent.clusters[1].name=west',
-        '--set',
-        'memberAgent.clusters[1].kubeconfigSecret=west-kubeconfig',
-      ]),
-    );
+    const rendered = await render('flotilla-system', [
+      'memberAgent.clusters[0].name=east',
+      'memberAgent.clusters[1].name=west',
+      'memberAgent.clusters[1].kubeconfigSecret=west-kubeconfig',
+    ]);
     const agents = rendered.filter(
       (o) => o.kind === 'Deployment' && o.metadata.name.startsWith('flotilla-member-agent'),
     );
@@ -107,39 +100,20 @@ describe('deploy/helm/flotilla', () => {
   });
 
   it('takes images, replicas, tokens, NATS and Redis from values', async () => {
-    const rendered = docs(
-      await helm([
-        'template',
-        'flotilla',
-        chart,
-        '-n',
-        'ops',
-        '--set',
-        'image.repository=registry.example.com/flotilla',
-        '--set',
-        'image.tag=0.2.0',
-        '--set',
-        'gateway.replicas=3',
-        '--set',
-        'cronScheduler.replicas=1',
-        '--set',
-        'nats.url=nats://nats:4222',
-        '--set',
-        'redis.url=redis://redis:6379',
-        '--set',
-        'nats.users.gateway.user=gw',
-        '--set',
-        'nats.users.gateway.password=pw',
-        '--set',
-        'gateway.tokens[0].token=t1',
-        '--set',
-        'gateway.tokens[0].role=admin',
-        '--set',
-        'gateway.tokens[0].name=ci',
-        '--set',
-        'gateway.clientCaSecretName=apiserver-client-ca',
-      ]),
-    );
+    const rendered = await render('ops', [
+      'image.repository=registry.example.com/flotilla',
+      'image.tag=0.2.0',
+      'gateway.replicas=3',
+      'cronScheduler.replicas=1',
+      'nats.url=nats://nats:4222',
+      'redis.url=redis://redis:6379',
+      'nats.users.gateway.user=gw',
+      'nats.users.gateway.password=pw',
+      'gateway.tokens[0].token=t1',
+      'gateway.tokens[0].role=admin',
+      'gateway.tokens[0].name=ci',
+      'gateway.clientCaSecretName=apiserver-client-ca',
+    ]);
     const get = (kind: string, name: string) =>
       // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
       rendered.find((o) => o.kind === kind && o.metadata.name === name) as Record<string, any>;
@@ -163,6 +137,56 @@ describe('deploy/helm/flotilla', () => {
     expect(get('ValidatingWebhookConfiguration', 'flotilla-validate').webhooks[0].clientConfig.service.namespace).toBe(
       'ops',
     );
+  });
+
+  it('with host networking (a real node of scripts/kube-env), gives every service ports of its own', async () => {
+    const rendered = await render('flotilla-system', [
+      'hostNetwork.enabled=true',
+      'hostNetwork.basePort=20000',
+      'hostNetwork.apiServer.host=127.0.0.1',
+      'hostNetwork.apiServer.port=6443',
+      'memberAgent.clusters[0].name=member1',
+      'memberAgent.clusters[1].name=member2',
+    ]);
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
+    const deployments = rendered.filter((o) => o.kind === 'Deployment') as Record<string, any>[];
+    const ports = new Map<string, number[]>();
+    for (const d of deployments) {
+      const pod = d.spec.template.spec;
+      expect(pod.hostNetwork, d.metadata.name).toBe(true);
+      const container = pod.containers[0];
+      ports.set(
+        d.metadata.name,
+        container.ports.map((p: { containerPort: number }) => p.containerPort),
+      );
+      const config = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === `${d.metadata.name}-config`);
+      expect((config as unknown as { data: Record<string, string> }).data.HTTP_PORT).toBe(
+        String(container.ports[0].containerPort),
+      );
+    }
+    expect(Object.fromEntries(ports)).toEqual({
+      'flotilla-gateway': [20000, 20001],
+      'flotilla-status-writer': [20002],
+      'flotilla-affinity-scheduler': [20003],
+      'flotilla-cron-scheduler': [20004],
+      'flotilla-rebalancer': [20005],
+      'flotilla-hpa-assigner': [20006],
+      'flotilla-kube-bridge': [20007],
+      'flotilla-member-agent-member1': [20008],
+      'flotilla-member-agent-member2': [20009],
+    });
+    const gatewayConfig = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'flotilla-gateway-config');
+    expect((gatewayConfig as unknown as { data: Record<string, string> }).data.GATEWAY_API_PORT).toBe('20001');
+    const env = (name: string) =>
+      deployments.find((d) => d.metadata.name === name)?.spec.template.spec.containers[0].env as {
+        name: string;
+        value?: string;
+      }[];
+    expect(env('flotilla-kube-bridge').filter((e) => e.name.startsWith('KUBERNETES_SERVICE'))).toEqual([
+      { name: 'KUBERNETES_SERVICE_HOST', value: '127.0.0.1' },
+      { name: 'KUBERNETES_SERVICE_PORT', value: '6443' },
+    ]);
+    expect(env('flotilla-gateway').some((e) => e.name.startsWith('KUBERNETES_SERVICE'))).toBe(false);
   });
 
   it('refuses NATS without Redis, naming the value', async () => {

@@ -20,8 +20,16 @@ export interface WebhookPki {
   webhookOnLoopback(port: number): string;
 }
 
-/** `deployDir` is the repository's deploy/ folder: its apiserver/ examples and validating-webhook.yaml are read. */
-export async function webhookPki(dir: string, deployDir: string): Promise<WebhookPki> {
+/**
+ * `deployDir` is the repository's deploy/ folder: its apiserver/ examples and validating-webhook.yaml are read.
+ * `gatewayDnsNames`: more names for the gateway's certificate (`flotilla-gateway.flotilla-system.svc`, which the API
+ * server verifies when it calls the webhook through the chart's Service).
+ */
+export async function webhookPki(
+  dir: string,
+  deployDir: string,
+  opts: { gatewayDnsNames?: string[] } = {},
+): Promise<WebhookPki> {
   const ssl = (...args: string[]) => run('openssl', args, { cwd: dir });
   for (const ca of ['serving-ca', 'client-ca'])
     await ssl(
@@ -75,7 +83,7 @@ export async function webhookPki(dir: string, deployDir: string): Promise<Webhoo
     'gateway',
     'serving-ca',
     '127.0.0.1',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
+    `subjectAltName=${['IP:127.0.0.1', 'DNS:localhost', ...(opts.gatewayDnsNames ?? []).map((n) => `DNS:${n}`)].join(',')}\nextendedKeyUsage=serverAuth\n`,
   );
   await issue('apiserver-client', 'client-ca', 'kube-apiserver', 'extendedKeyUsage=clientAuth\n');
   return {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isAlive, kubeBinDir, readKubeClusterRecord } from './kube/index.js';
+import { isAlive, kubeBinDir, readKubeClusterRecord, realNodeImage } from './kube/index.js';
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL('./kube-env-cli.ts', import.meta.url));
@@ -71,6 +71,46 @@ describe('kube-env CLI', () => {
     expect((await kubeEnv('down')).stdout).toBe('cli-a\tstopped\n');
     expect(pids.some(isAlive)).toBe(false);
     expect(existsSync(join(state, 'cli-a'))).toBe(false);
+  }, 180_000);
+
+  it('--real-node adds the real node, import puts an image into its containerd, and down stops it', async () => {
+    const bin = kubeBinDir();
+    await kubeEnv('up', '--bin', bin, 'cli-r', '--nodes', '0', '--real-node');
+    const record = await readKubeClusterRecord(join(state, 'cli-r'));
+    const cgroup = record?.realNode?.cgroup;
+    expect(Object.keys(record?.pids ?? {})).toEqual(expect.arrayContaining(['kubelet', 'containerd']));
+    const kubeconfig = join(state, 'cli-r', 'admin.kubeconfig');
+    const ready = await run(join(bin, 'kubectl'), [
+      `--kubeconfig=${kubeconfig}`,
+      'get',
+      'nodes',
+      '-o',
+      'jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status} {end}',
+    ]);
+    expect(ready.stdout.trim()).toBe('localhost=True');
+
+    const busybox = realNodeImage(bin, 'busybox');
+    expect((await kubeEnv('import', 'cli-r', busybox.archivePath)).stdout).toBe(
+      `cli-r\timported ${busybox.archivePath}\n`,
+    );
+    const images = await run('ctr', [
+      '--address',
+      record?.realNode?.containerdSocket ?? '',
+      '-n',
+      'k8s.io',
+      'images',
+      'ls',
+      '-q',
+    ]);
+    expect(images.stdout.split('\n')).toContain(busybox.ref);
+    const noNode = (await kubeEnv('import', 'nope', busybox.archivePath).catch((e) => e)) as { stderr: string };
+    expect(noNode.stderr).toContain('nope: not up');
+
+    expect((await kubeEnv('status', 'cli-r')).stdout).toMatch(/containerd:running kubelet:running/);
+    expect((await kubeEnv('down', 'cli-r')).stdout).toBe('cli-r\tstopped\n');
+    expect(Object.values(record?.pids ?? {}).some(isAlive)).toBe(false);
+    expect(existsSync(`/sys/fs/cgroup/pids/${cgroup}`)).toBe(false);
+    expect(existsSync(join(state, 'cli-r'))).toBe(false);
   }, 180_000);
 
   it('refuses bad flags naming them', async () => {

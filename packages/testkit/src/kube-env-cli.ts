@@ -4,8 +4,9 @@
  * `--bin <dir>`):
  *
  *   up NAME[:SIZE]... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only]
- *      [--apiserver-arg=--FLAG=VALUE]...
+ *      [--apiserver-arg=--FLAG=VALUE]... [--real-node]
  *                      SIZE overrides the flags for one cluster: `big:cpu=8,memory=32Gi,nodes=2,pods=220`
+ *   import NAME FILE... image archives into NAME's real node
  *   stop NAME...        the API server goes away (etcd keeps the data): the member is unreachable
  *   start NAME...       the API server comes back as it was, then the controller-manager and scheduler restart
  *   down [NAME...]      (default: every cluster `up` started)
@@ -24,6 +25,8 @@ import { promisify } from 'node:util';
 import {
   KUBE_CLUSTER_DEFAULTS,
   type KubeCluster,
+  cleanupRealNode,
+  importImageArchive,
   type KubeClusterRecord,
   isAlive,
   kubeProgram,
@@ -37,7 +40,8 @@ import {
 const stateRoot = () => process.env.FLOTILLA_KUBE_STATE ?? join(tmpdir(), 'flotilla-kube-env');
 
 const usage = `usage: scripts/kube-env up NAME[:SIZE]... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only]
-                          [--apiserver-arg=--FLAG=VALUE]...   (SIZE: cpu=C,memory=M,nodes=N,pods=P for that cluster)
+                          [--apiserver-arg=--FLAG=VALUE]... [--real-node]   (SIZE: cpu=C,memory=M,nodes=N,pods=P for that cluster)
+       scripts/kube-env import NAME FILE...
        scripts/kube-env stop NAME...
        scripts/kube-env start NAME...
        scripts/kube-env down [NAME...]
@@ -73,8 +77,14 @@ async function records(names: string[]): Promise<KubeClusterRecord[]> {
 }
 
 async function stopRecord(record: KubeClusterRecord): Promise<void> {
+  // The kubelet first (it would restart the pods), then everything in the real node's cgroup (containerd, its shims,
+  // the pods), then the control plane.
+  if (record.pids.kubelet) await stopPid(record.pids.kubelet);
+  if (record.realNode) await cleanupRealNode({ dir: record.dir, cgroup: record.realNode.cgroup });
   const order = ['metrics-server', 'kwok', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
-  const pids = Object.entries(record.pids).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+  const pids = Object.entries(record.pids)
+    .filter(([name]) => order.includes(name))
+    .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
   for (const [, pid] of pids) await stopPid(pid);
   await rm(record.dir, { recursive: true, force: true });
 }
@@ -126,6 +136,7 @@ async function up(
         extraApiServerArgs: values['apiserver-arg'] as string[] | undefined,
         metrics: values.metrics === true,
         controlPlaneOnly: values['control-plane-only'] === true,
+        realNode: values['real-node'] === true,
         binDir: bin,
         dir: join(root, name),
         outliveParent: true,
@@ -223,6 +234,7 @@ async function main(): Promise<void> {
       pods: { type: 'string', default: String(KUBE_CLUSTER_DEFAULTS.pods) },
       metrics: { type: 'boolean' },
       'control-plane-only': { type: 'boolean' },
+      'real-node': { type: 'boolean' },
       'apiserver-arg': { type: 'string', multiple: true },
     },
   });
@@ -234,6 +246,19 @@ async function main(): Promise<void> {
       for (const record of await records(positionals)) {
         await stopRecord(record);
         process.stdout.write(`${record.name}\tstopped\n`);
+      }
+      return;
+    }
+    case 'import': {
+      const [name, ...files] = positionals;
+      if (!name || !files.length) fail(`import: name a cluster and at least one image archive\n${usage}`);
+      const [record] = await records([name]);
+      if (!record) fail(`import: ${name} is not up`);
+      if (!record.realNode)
+        fail(`import: ${name} has no real node (start it with scripts/kube-env up ${name} --real-node)`);
+      for (const file of files) {
+        await importImageArchive(record.realNode.containerdSocket, file);
+        process.stdout.write(`${name}\timported ${file}\n`);
       }
       return;
     }

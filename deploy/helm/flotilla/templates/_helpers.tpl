@@ -27,10 +27,14 @@ app.kubernetes.io/part-of: flotilla
 One service as deploy/services/<service>.yaml lays it out: ConfigMap and Deployment (named by .name), and, unless
 .secondary (a further member-agent), its ServiceAccount and metrics Service (named by .service); a PodDisruptionBudget with 2+ replicas.
 Arguments: root, service, name, replicas, resources, config, and optionally apiPorts, volumeMounts, volumes,
-selector (extra selector labels), recreate, apiServerToken (the one service that talks to this cluster's API server).
+selector (extra selector labels), recreate, apiServerToken (the one service that talks to this cluster's API server),
+port and apiPort (the pod's HTTP and API ports: 8080 and 8081, others with host networking).
 */}}
 {{- define "flotilla.service" -}}
 {{- $root := .root -}}
+{{- $port := .port | default 8080 -}}
+{{- $apiPort := .apiPort | default 8081 -}}
+{{- $hostNetwork := $root.Values.hostNetwork.enabled -}}
 {{- $labels := include "flotilla.labels" (dict "component" .service) -}}
 {{- $selector := merge (dict "app.kubernetes.io/name" "flotilla" "app.kubernetes.io/component" .service) (.selector | default dict) -}}
 {{- if not .secondary }}
@@ -90,7 +94,7 @@ data:
   FLOTILLA_PREFIX: {{ $root.Values.prefix | quote }}
   LOG_LEVEL: {{ $root.Values.logLevel | quote }}
   HTTP_HOST: 0.0.0.0
-  HTTP_PORT: "8080"
+  HTTP_PORT: {{ $port | toString | quote }}
   {{- range $k, $v := .config }}
   {{ $k }}: {{ $v | toString | quote }}
   {{- end }}
@@ -108,6 +112,12 @@ spec:
   strategy:
     {{- if .recreate }}
     type: Recreate
+    {{- else if $hostNetwork }}
+    # A surge pod would want the ports of the pod it replaces, on the same node: replace first, then start.
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 1
+      maxSurge: 0
     {{- else }}
     type: RollingUpdate
     rollingUpdate:
@@ -126,9 +136,12 @@ spec:
         {{- end }}
       annotations:
         prometheus.io/scrape: "true"
-        prometheus.io/port: "8080"
+        prometheus.io/port: {{ $port | toString | quote }}
         prometheus.io/path: /metrics
     spec:
+      {{- if $hostNetwork }}
+      hostNetwork: true
+      {{- end }}
       serviceAccountName: flotilla-{{ .service }}
       automountServiceAccountToken: {{ .apiServerToken | default false }}
       terminationGracePeriodSeconds: 30
@@ -166,13 +179,20 @@ spec:
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_TOKEN" "key" "NATS_TOKEN" "optional" true) | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_URL" "key" "REDIS_URL") | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_PASSWORD" "key" "REDIS_PASSWORD" "optional" true) | nindent 12 }}
+            {{- if and .apiServerToken $hostNetwork $root.Values.hostNetwork.apiServer.host }}
+            # No kube-proxy routes the kubernetes Service's ClusterIP: in-cluster clients go to the API server itself.
+            - name: KUBERNETES_SERVICE_HOST
+              value: {{ $root.Values.hostNetwork.apiServer.host | quote }}
+            - name: KUBERNETES_SERVICE_PORT
+              value: {{ $root.Values.hostNetwork.apiServer.port | toString | quote }}
+            {{- end }}
           ports:
             - name: metrics
-              containerPort: 8080
+              containerPort: {{ $port }}
               protocol: TCP
             {{- if .apiPorts }}
             - name: api
-              containerPort: 8081
+              containerPort: {{ $apiPort }}
               protocol: TCP
             {{- end }}
           startupProbe:

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
@@ -10,6 +11,19 @@ import { type CpuUsageRule, cpuUsageObject, validateCpuUsageRule } from './cpu-u
 import { writeKubeconfig } from './kubeconfig.js';
 import { type CertFiles, Pki, validateSubject } from './pki.js';
 import { ManagedProcess } from './processes.js';
+import {
+  REAL_NODE_NAME,
+  type RealNodeLayout,
+  checkRealNodePrerequisites,
+  cleanupRealNode,
+  createRealNodeCgroup,
+  importImageArchive,
+  joinRuntimeCgroup,
+  realNodeImage,
+  realNodeLayout,
+  realNodePath,
+  writeRealNodeConfig,
+} from './real-node.js';
 
 export interface KubeClusterOptions {
   /** Names the cluster (kubeconfig context, node names, working folder): a DNS label. */
@@ -26,6 +40,11 @@ export interface KubeClusterOptions {
   controlPlaneOnly?: boolean;
   /** Run metrics-server behind the aggregation layer, so metrics.k8s.io answers (default false). */
   metrics?: boolean;
+  /**
+   * Adds one real node, `localhost`: the kubelet with a containerd of its own, which really runs the pods bound to it
+   * (host networking only; images imported with importImage, never pulled). Default false.
+   */
+  realNode?: boolean;
   /** Appended to kube-apiserver's arguments, e.g. --admission-control-config-file=… */
   extraApiServerArgs?: string[];
   /** Appended to kube-controller-manager's arguments, e.g. --horizontal-pod-autoscaler-sync-period=5s */
@@ -73,6 +92,8 @@ export interface KubeCluster {
    * older resourceVersion and is served by etcd (no watch cache for its resource) gets 410 Gone. Returns the revision.
    */
   compactEtcd(): Promise<number>;
+  /** Imports an image archive (`docker save` format) into the real node's containerd (realNode clusters only). */
+  importImage(archivePath: string): Promise<void>;
   /** Stops kube-apiserver: the member is unreachable; etcd and its data stay. */
   stopApiServer(): Promise<void>;
   /** Starts kube-apiserver again on the same port with the same data, and waits until it is ready. */
@@ -119,6 +140,8 @@ export function validateKubeClusterOptions(opts: KubeClusterOptions): void {
         if (typeof a !== 'string' || !a.startsWith('--'))
           errors.push(`${field}[${i}]: must be a --flag, got ${JSON.stringify(a)}`);
   }
+  if (opts.controlPlaneOnly && opts.realNode)
+    errors.push('realNode: a controlPlaneOnly cluster runs no scheduler or controllers to give the node pods');
   if (opts.controlPlaneOnly && opts.extraControllerManagerArgs?.length)
     errors.push('extraControllerManagerArgs: a controlPlaneOnly cluster runs no kube-controller-manager');
   if (errors.length) throw new Error(`invalid kube cluster options: ${errors.join('; ')}`);
@@ -137,9 +160,12 @@ interface ClusterPki {
   kwokServing: CertFiles;
   metricsServing: CertFiles;
   serviceAccount: { keyPath: string; publicKeyPath: string };
+  /** realNode: the API server's identity towards the kubelet, and the kubelet's towards the API server. */
+  kubeletClient?: CertFiles;
+  node?: CertFiles;
 }
 
-async function createPki(pki: Pki, name: string): Promise<ClusterPki> {
+async function createPki(pki: Pki, name: string, realNode: boolean): Promise<ClusterPki> {
   const [ca, frontProxyCa, serviceAccount] = await Promise.all([
     pki.createCa('ca', `flotilla-${name}-ca`),
     pki.createCa('front-proxy-ca', `flotilla-${name}-front-proxy-ca`),
@@ -176,6 +202,23 @@ async function createPki(pki: Pki, name: string): Promise<ClusterPki> {
         { usage: 'server', altNames: ['127.0.0.1', 'localhost', 'metrics-server.kube-system.svc'] },
       ),
     ]);
+  const [kubeletClient, node] = realNode
+    ? await Promise.all([
+        pki.issue(
+          'apiserver-kubelet-client',
+          ca,
+          { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'] },
+          { usage: 'client' },
+        ),
+        // The Node authorizer's identity for the node: it may read and write what is bound to it, and no more.
+        pki.issue(
+          'kubelet',
+          ca,
+          { commonName: `system:node:${REAL_NODE_NAME}`, organizations: ['system:nodes'] },
+          { usage: 'client' },
+        ),
+      ])
+    : [];
   return {
     ca,
     frontProxyCa,
@@ -187,6 +230,8 @@ async function createPki(pki: Pki, name: string): Promise<ClusterPki> {
     kwokServing,
     metricsServing,
     serviceAccount,
+    kubeletClient,
+    node,
   };
 }
 
@@ -198,6 +243,8 @@ export interface KubeClusterRecord {
   dir: string;
   pids: Record<string, number>;
   timings: Record<string, number>;
+  /** A real node's cgroup and containerd socket (`down` cleans it up, `import` imports into it). */
+  realNode?: { cgroup: string; containerdSocket: string };
   /**
    * Each program's command line, so that a later `scripts/kube-env start NAME` (another process) can start the API
    * server again as it was, with its extra arguments, and restart the controller-manager and scheduler.
@@ -213,6 +260,7 @@ class RunningKubeCluster implements KubeCluster {
   readonly timings: Record<string, number> = {};
   private readonly processes = new Map<string, ManagedProcess>();
   private readonly usageRules: CpuUsageRule[] = [];
+  private realNode: RealNodeLayout | undefined;
   private userCount = 0;
   private stopped = false;
 
@@ -221,7 +269,15 @@ class RunningKubeCluster implements KubeCluster {
     readonly dir: string,
     private readonly binDir: string,
     private readonly pki: ClusterPki,
-    readonly ports: { etcdClient: number; etcdPeer: number; apiServer: number; kwok: number; metrics: number },
+    readonly ports: {
+      etcdClient: number;
+      etcdPeer: number;
+      apiServer: number;
+      kwok: number;
+      metrics: number;
+      kubelet: number;
+      kubeletHealthz: number;
+    },
     private readonly opts: KubeClusterStartOptions,
   ) {
     this.server = `https://127.0.0.1:${ports.apiServer}`;
@@ -234,8 +290,8 @@ class RunningKubeCluster implements KubeCluster {
     return kubeProgram(this.binDir, name);
   }
 
-  private process(name: string, program: string, args: string[]): ManagedProcess {
-    const p = new ManagedProcess({ name, program, args, dir: this.dir, outliveParent: this.opts.outliveParent });
+  private process(name: string, program: string, args: string[], env?: NodeJS.ProcessEnv): ManagedProcess {
+    const p = new ManagedProcess({ name, program, args, dir: this.dir, outliveParent: this.opts.outliveParent, env });
     this.processes.set(name, p);
     return p;
   }
@@ -360,6 +416,17 @@ class RunningKubeCluster implements KubeCluster {
       `--proxy-client-cert-file=${p.frontProxyClient.certPath}`,
       `--proxy-client-key-file=${p.frontProxyClient.keyPath}`,
       '--profiling=false',
+      ...(p.kubeletClient
+        ? [
+            `--kubelet-client-certificate=${p.kubeletClient.certPath}`,
+            `--kubelet-client-key=${p.kubeletClient.keyPath}`,
+            // The real node is `localhost` (its InternalIP is not loopback): logs, exec and port-forward stay on it.
+            '--kubelet-preferred-address-types=Hostname,InternalIP,ExternalIP',
+            // No kube-proxy makes a Service's ClusterIP lead anywhere: the API server calls webhooks and aggregated
+            // APIs at their endpoints (the pods' IPs) instead.
+            '--enable-aggregator-routing=true',
+          ]
+        : []),
       ...(this.opts.extraApiServerArgs ?? []),
     ];
   }
@@ -598,6 +665,75 @@ class RunningKubeCluster implements KubeCluster {
     );
   }
 
+  /**
+   * The real node: containerd in a cgroup of the node's own (its shims and every pod's processes follow it there),
+   * Kubernetes' pause imported as the sandbox image, then the kubelet; resolves once the Node is Ready.
+   */
+  async startRealNode(): Promise<void> {
+    const node = this.pki.node;
+    if (!node) throw new Error(`cluster ${this.name}: started without realNode`);
+    const layout = realNodeLayout(this.dir, `flotilla-${this.name}-${randomBytes(4).toString('hex')}`);
+    const pause = realNodeImage(this.binDir, 'pause');
+    await writeRealNodeConfig(layout, {
+      sandboxImage: pause.ref,
+      kubelet: {
+        caCertPath: this.pki.ca.certPath,
+        port: this.ports.kubelet,
+        healthzPort: this.ports.kubeletHealthz,
+        maxPods: this.opts.pods ?? KUBE_CLUSTER_DEFAULTS.pods,
+      },
+    });
+    await createRealNodeCgroup(layout.cgroup);
+    this.realNode = layout;
+    const env = { ...process.env, PATH: realNodePath() };
+    await this.timed('containerd', async () => {
+      const containerd = this.process('containerd', 'containerd', ['--config', layout.containerdConfig], env);
+      await containerd.start();
+      await this.writeRecord();
+      // Before it starts anything: every shim and container it starts then stays in the node's cgroup.
+      await joinRuntimeCgroup(layout.cgroup, containerd.pid as number);
+      await this.waitFor('containerd to answer on its socket', containerd, async () => {
+        await importImageArchive(layout.containerdSocket, pause.archivePath);
+        return true;
+      });
+    });
+    const kubeconfig = await writeKubeconfig(join(this.dir, 'kubelet.kubeconfig'), {
+      clusterName: this.name,
+      server: this.server,
+      caCertPath: this.pki.ca.certPath,
+      userName: `system:node:${REAL_NODE_NAME}`,
+      clientCertPath: node.certPath,
+      clientKeyPath: node.keyPath,
+    });
+    const kubelet = this.process(
+      'kubelet',
+      this.program('kubelet'),
+      [
+        `--config=${layout.kubeletConfig}`,
+        `--kubeconfig=${kubeconfig}`,
+        `--root-dir=${layout.kubeletRoot}`,
+        `--hostname-override=${REAL_NODE_NAME}`,
+      ],
+      env,
+    );
+    await this.timed('realNodeReady', async () => {
+      await kubelet.start();
+      await this.writeRecord();
+      await this.waitFor(`node ${REAL_NODE_NAME} to be Ready`, kubelet, async () => {
+        const res = await this.api('GET', `/api/v1/nodes/${REAL_NODE_NAME}`);
+        if (res.status !== 200) return false;
+        const n = JSON.parse(res.body) as { status?: { conditions?: { type: string; status: string }[] } };
+        return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      });
+    });
+  }
+
+  async importImage(archivePath: string): Promise<void> {
+    this.assertNotStopped();
+    if (!this.realNode) throw new Error(`cluster ${this.name} has no real node to import ${archivePath} into`);
+    await importImageArchive(this.realNode.containerdSocket, archivePath);
+  }
+
   /** metrics-server behind the aggregation layer: kube-apiserver reaches it through an ExternalName Service. */
   async startMetricsServer(): Promise<void> {
     const p = this.pki;
@@ -740,6 +876,9 @@ class RunningKubeCluster implements KubeCluster {
       pids,
       timings: this.timings,
       commands,
+      ...(this.realNode
+        ? { realNode: { cgroup: this.realNode.cgroup, containerdSocket: this.realNode.containerdSocket } }
+        : {}),
     };
   }
 
@@ -751,10 +890,21 @@ class RunningKubeCluster implements KubeCluster {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // The kubelet first (it would restart the pods), then everything of the node's cgroup, containerd included.
+    await this.processes.get('kubelet')?.stop();
+    // Reported after the rest is stopped: a node that cannot be cleaned up must not leave the control plane running.
+    const nodeCleanup = this.realNode
+      ? await cleanupRealNode(this.realNode).then(
+          () => undefined,
+          (err) => err,
+        )
+      : undefined;
+    await this.processes.get('containerd')?.stop();
     const order = ['metrics-server', 'kwok', 'kube-scheduler', 'kube-controller-manager'];
     await Promise.all(order.map((n) => this.processes.get(n)?.stop()));
     await this.processes.get('kube-apiserver')?.stop();
     await this.processes.get('etcd')?.stop();
+    if (nodeCleanup) throw nodeCleanup;
     await rm(this.dir, { recursive: true, force: true });
   }
 
@@ -766,24 +916,31 @@ class RunningKubeCluster implements KubeCluster {
 /**
  * Starts one real Kubernetes control plane on loopback ports: etcd, kube-apiserver (HTTPS, certificates made here)
  * and, unless `controlPlaneOnly`, kube-controller-manager, kube-scheduler and kwok playing the nodes' kubelets; with
- * `metrics`, metrics-server behind the aggregation layer. Resolves once the API server is ready and every node is
- * Ready. On failure everything started is stopped again.
+ * `metrics`, metrics-server behind the aggregation layer; with `realNode`, a real kubelet and containerd (node
+ * `localhost`). Resolves once the API server is ready and every node is Ready. On failure everything started is
+ * stopped again.
  */
 export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<KubeCluster> {
   validateKubeClusterOptions(opts);
   const binDir = opts.binDir ?? kubeBinDir();
   const needed = ['etcd', 'kube-apiserver', 'kubectl'];
-  if (!opts.controlPlaneOnly) needed.push('kube-controller-manager', 'kube-scheduler', 'kwok');
+  // No played node (nodes: 0, e.g. beside a real node): kwok would have nothing to do.
+  const played = (opts.nodes ?? KUBE_CLUSTER_DEFAULTS.nodes) > 0;
+  if (!opts.controlPlaneOnly) needed.push('kube-controller-manager', 'kube-scheduler');
+  if (!opts.controlPlaneOnly && played) needed.push('kwok');
   if (opts.metrics) needed.push('metrics-server');
   for (const program of needed) kubeProgram(binDir, program);
+  if (opts.realNode) checkRealNodePrerequisites(binDir);
 
   const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), `flotilla-kube-${opts.name}-`)));
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const started = performance.now();
   let cluster: RunningKubeCluster | undefined;
   try {
-    const [pki, etcdClient, etcdPeer, apiServer, kwok, metrics] = await Promise.all([
-      createPki(new Pki(dir), opts.name),
+    const [pki, etcdClient, etcdPeer, apiServer, kwok, metrics, kubelet, kubeletHealthz] = await Promise.all([
+      createPki(new Pki(dir), opts.name, opts.realNode === true),
+      freeTcpPort(),
+      freeTcpPort(),
       freeTcpPort(),
       freeTcpPort(),
       freeTcpPort(),
@@ -795,7 +952,7 @@ export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<K
       dir,
       binDir,
       pki,
-      { etcdClient, etcdPeer, apiServer, kwok, metrics },
+      { etcdClient, etcdPeer, apiServer, kwok, metrics, kubelet, kubeletHealthz },
       opts,
     );
     cluster.timings.certificates = Math.round(performance.now() - started);
@@ -805,10 +962,11 @@ export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<K
     if (!opts.controlPlaneOnly) {
       await cluster.startControllers();
       await cluster.createNodes();
-      await cluster.startKwok();
+      if (played) await cluster.startKwok();
       if (opts.metrics) await cluster.startMetricsServer();
       await cluster.writeRecord();
       await cluster.waitNodesReady();
+      if (opts.realNode) await cluster.startRealNode();
     }
     cluster.timings.total = Math.round(performance.now() - started);
     await cluster.writeRecord();

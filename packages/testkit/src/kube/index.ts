@@ -12,3 +12,10 @@ export {
 } from './cluster.js';
 export { type CpuUsageRule, cpuUsageObject, selectorToCel } from './cpu-usage.js';
 export { isAlive, ManagedProcess, stopPid } from './processes.js';
+export {
+  REAL_NODE_NAME,
+  type RealNodeImage,
+  cleanupRealNode,
+  importImageArchive,
+  realNodeImage,
+} from './real-node.js';

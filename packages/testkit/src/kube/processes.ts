@@ -61,6 +61,8 @@ export interface ManagedProcessOptions {
   args: string[];
   /** Folder for the log and pid files. */
   dir: string;
+  /** The environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
   /**
    * Keep running after this node process exits (scripts/kube-env up). Otherwise the process is killed when this node
    * process exits, so a crashed test leaves nothing behind.
@@ -115,7 +117,11 @@ export class ManagedProcess {
     this.exit = undefined;
     let child: ChildProcess;
     try {
-      child = spawn(this.opts.program, this.opts.args, { stdio: ['ignore', log, log], detached: true });
+      child = spawn(this.opts.program, this.opts.args, {
+        stdio: ['ignore', log, log],
+        detached: true,
+        env: this.opts.env ?? process.env,
+      });
     } finally {
       closeSync(log);
     }

@@ -1,0 +1,345 @@
+// End to end, as users deploy it: `helm install flotilla deploy/helm/flotilla` on a host cluster whose real kubelet
+// (scripts/kube-env's real node: Kubernetes' kubelet, Debian's containerd and runc) runs every Flotilla service as a
+// pod from the image built from the Dockerfile (scripts/docker-env's engine), with NATS and Redis as pods too
+// (deploy/real-node/nats-redis.yaml). The host's real kube-apiserver calls the gateway's webhook through the chart's
+// Service, the kube-bridge mirrors what kubectl applies, and a kube member-agent pod applies it in a member cluster
+// (a real control plane, kwok playing its kubelet). Then a pod is deleted, the release upgraded and uninstalled.
+// The node has no pod network (loopback-only CNI, no kube-proxy): the chart runs with hostNetwork.enabled and one
+// replica of each service (two would want the same port of the one node).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type WebhookPki, webhookPki } from '@flotilla/launcher';
+import { eventually, freeTcpPort } from '@flotilla/testkit';
+import { type KubeCluster, REAL_NODE_NAME, kubeBinDir, startKubeCluster } from '@flotilla/testkit/kube';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { FLOTILLA_IMAGE, buildFlotillaImage, docker, requireDockerEngine } from './support/docker.js';
+import { ROOT } from './support/suite.js';
+
+const run = promisify(execFile);
+const NS = 'flotilla-system';
+const CHART = join(ROOT, 'deploy', 'helm', 'flotilla');
+
+let host: KubeCluster | undefined;
+let member: KubeCluster | undefined;
+let dir: string;
+let pki: WebhookPki;
+/** hostNetwork.basePort: the first of 9 consecutive free ports (the chart gives each service its own). */
+let basePort: number;
+const timings: Record<string, number> = {};
+
+async function kubectlIn(cluster: KubeCluster, args: string[], input?: string): Promise<string> {
+  const res = await cluster.kubectl(args, input === undefined ? {} : { input });
+  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')} (${cluster.name}): ${res.stderr}`);
+  return res.stdout;
+}
+const kubectl = (args: string[], input?: string) => kubectlIn(host!, args, input);
+
+async function helm(args: string[]): Promise<string> {
+  const { stdout } = await run(join(kubeBinDir(), 'helm'), [...args, `--kubeconfig=${host!.kubeconfigPath}`], {
+    maxBuffer: 64 << 20,
+    timeout: 600_000,
+  });
+  return stdout;
+}
+
+/** Whether 127.0.0.1:`port` can be listened on now. */
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+async function freePortRun(count: number): Promise<number> {
+  for (;;) {
+    const first = await freeTcpPort();
+    if (first + count > 65_535) continue;
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(first + i)));
+    if (free.every(Boolean)) return first;
+  }
+}
+
+/** The member's nginx once it asks for `replicas` and all are ready. */
+const memberNginx = (replicas: number) =>
+  eventually(
+    async () => {
+      const res = await member!.kubectl(['get', 'deployment', 'nginx', '-n', 'default', '-o', 'json']);
+      if (res.code !== 0) return undefined;
+      const d = JSON.parse(res.stdout) as { spec: { replicas: number }; status: { readyReplicas?: number } };
+      return d.spec.replicas === replicas && d.status.readyReplicas === replicas ? true : undefined;
+    },
+    120_000,
+    `nginx with ${replicas} ready replicas in member1`,
+  );
+
+interface Pod {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { nodeName?: string };
+  status: {
+    phase: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { restartCount: number }[];
+  };
+}
+const podReady = (p: Pod) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+const flotillaPods = async (): Promise<Pod[]> =>
+  (
+    JSON.parse(await kubectl(['get', 'pods', '-n', NS, '-l', 'app.kubernetes.io/part-of=flotilla', '-o', 'json'])) as {
+      items: Pod[];
+    }
+  ).items;
+
+/**
+ * The 8 Flotilla pods once every one is Ready and none is in `replaced`. helm --wait is not enough: with one replica
+ * and maxUnavailable 1 (a hostNetwork node), a Deployment with no pod ready counts as ready.
+ */
+const allReady = (replaced: Set<string>) =>
+  eventually(
+    async () => {
+      const pods = await flotillaPods();
+      return pods.length === 8 && pods.every((p) => !replaced.has(p.metadata.name) && podReady(p)) ? pods : undefined;
+    },
+    240_000,
+    'every Flotilla pod Ready',
+  );
+
+/** What the pods say when a step fails: their states, and the log of each one not Ready. */
+async function podReport(): Promise<string> {
+  const lines = [await kubectl(['get', 'pods', '-n', NS, '-o', 'wide'])];
+  for (const p of await flotillaPods())
+    if (!podReady(p)) {
+      const describe = await host!.kubectl(['describe', 'pod', p.metadata.name, '-n', NS]);
+      const logs = await host!.kubectl(['logs', p.metadata.name, '-n', NS, '--tail=15']);
+      const previous = await host!.kubectl(['logs', p.metadata.name, '-n', NS, '--previous', '--tail=15']);
+      lines.push(describe.stdout.split('\n').slice(-15).join('\n'), logs.stdout, previous.stdout);
+    }
+  return lines.join('\n');
+}
+
+/** The values of this installation: the local image, host networking, the webhook's CA and client CA. */
+function installArgs(): string[] {
+  const set = (k: string, v: string | number) => ['--set', `${k}=${v}`];
+  return [
+    ...set('image.repository', FLOTILLA_IMAGE.split(':')[0]!),
+    ...set('image.tag', FLOTILLA_IMAGE.split(':')[1]!),
+    ...set('image.pullPolicy', 'Never'),
+    ...set('hostNetwork.enabled', 'true'),
+    ...set('hostNetwork.basePort', basePort),
+    ...set('hostNetwork.apiServer.host', '127.0.0.1'),
+    ...set('hostNetwork.apiServer.port', new URL(host!.server).port),
+    ...set('gateway.webhook.caBundle', readFileSync(join(pki.dir, 'serving-ca.crt')).toString('base64')),
+    ...set('gateway.clientCaSecretName', 'flotilla-apiserver-client-ca'),
+    ...set('memberAgent.clusters[0].name', 'member1'),
+    ...[
+      'gateway',
+      'statusWriter',
+      'affinityScheduler',
+      'cronScheduler',
+      'rebalancer',
+      'hpaAssigner',
+      'kubeBridge',
+    ].flatMap((s) => set(`${s}.replicas`, 1)),
+  ];
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'flotilla-helm-'));
+  // 1. The images: Flotilla's from the Dockerfile, NATS and Redis from scripts/docker-env, saved for containerd.
+  await requireDockerEngine();
+  let started = performance.now();
+  await buildFlotillaImage();
+  const images = join(dir, 'images.tar');
+  await docker(['save', '-o', images, FLOTILLA_IMAGE, 'nats:2', 'redis:7'], { timeoutMs: 300_000 });
+  timings.images = performance.now() - started;
+  // 2. The clusters: a member played by kwok, and the host with the real node, whose API server presents a client
+  //    certificate to the webhook (deploy/apiserver).
+  pki = await webhookPki(dir, join(ROOT, 'deploy'), { gatewayDnsNames: [`flotilla-gateway.${NS}.svc`] });
+  started = performance.now();
+  member = await startKubeCluster({ name: 'helm-member1', nodes: 1, cpu: '8', memory: '32Gi' });
+  host = await startKubeCluster({
+    name: 'helm-host',
+    nodes: 0,
+    realNode: true,
+    pods: 40,
+    extraApiServerArgs: [`--admission-control-config-file=${pki.admissionConfigPath}`],
+  });
+  timings.clusters = performance.now() - started;
+  started = performance.now();
+  await host.importImage(images);
+  timings.import = performance.now() - started;
+  basePort = await freePortRun(9);
+  // 3. NATS and Redis (the companion manifest, on ports of this run's own), and the Secrets the chart refers to.
+  const [natsPort, redisPort] = [await freeTcpPort(), await freeTcpPort()];
+  await kubectl(['create', 'namespace', NS]);
+  await kubectl(
+    ['apply', '-f', '-'],
+    readFileSync(join(ROOT, 'deploy', 'real-node', 'nats-redis.yaml'), 'utf8')
+      .replaceAll('14222', String(natsPort))
+      .replaceAll('16379', String(redisPort)),
+  );
+  const secret = (args: string[]) => kubectl(['create', 'secret', ...args, '-n', NS]);
+  await secret([
+    'generic',
+    'flotilla-connections',
+    `--from-literal=NATS_URL=nats://127.0.0.1:${natsPort}`,
+    `--from-literal=REDIS_URL=redis://127.0.0.1:${redisPort}`,
+  ]);
+  await secret([
+    'tls',
+    'flotilla-gateway-tls',
+    `--cert=${join(pki.dir, 'gateway.crt')}`,
+    `--key=${join(pki.dir, 'gateway.key')}`,
+  ]);
+  await secret(['generic', 'flotilla-gateway-tokens', `--from-literal=tokens.csv=${'t'.repeat(32)},admin,helm-e2e\n`]);
+  await secret(['generic', 'flotilla-apiserver-client-ca', `--from-file=ca.crt=${join(pki.dir, 'client-ca.crt')}`]);
+  await secret(['generic', 'flotilla-member-kubeconfig-member1', `--from-file=kubeconfig=${member.kubeconfigPath}`]);
+  await kubectl([
+    'wait',
+    '--for=condition=Available',
+    'deployment/nats',
+    'deployment/redis',
+    '-n',
+    NS,
+    '--timeout=90s',
+  ]);
+}, 1_500_000);
+
+afterAll(async () => {
+  console.info(
+    `helm install on a real node (s): ${JSON.stringify(Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v / 100) / 10])))}`,
+  );
+  await Promise.all([host?.stop(), member?.stop()]);
+  rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout: 300_000 }, () => {
+  beforeEach(() => onTestFailed(async () => console.log(await podReport().catch((err) => String(err)))));
+
+  it('brings every service up as a pod on the real node, each Ready by its probes', async () => {
+    const started = performance.now();
+    await helm(['install', 'flotilla', CHART, '-n', NS, '--wait', '--timeout', '5m', ...installArgs()]);
+    const pods = await allReady(new Set());
+    timings.helmInstallToReady = performance.now() - started;
+    expect(pods.map((p) => p.metadata.labels?.['app.kubernetes.io/component']).sort()).toEqual(
+      [
+        'affinity-scheduler',
+        'cron-scheduler',
+        'gateway',
+        'hpa-assigner',
+        'kube-bridge',
+        'member-agent',
+        'rebalancer',
+        'status-writer',
+      ].sort(),
+    );
+    for (const pod of pods) {
+      expect(pod.spec.nodeName, pod.metadata.name).toBe(REAL_NODE_NAME);
+      expect(pod.status.phase, pod.metadata.name).toBe('Running');
+      expect(podReady(pod), pod.metadata.name).toBe(true);
+    }
+    console.info(await kubectl(['get', 'pods', '-n', NS, '-o', 'wide']));
+    // The probes' endpoint, from the host: each service on its own port of the node.
+    for (const port of [0, 2, 3, 4, 5, 6, 7, 8].map((i) => basePort + i))
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status, `port ${port}`).toBe(200);
+  });
+
+  it("the real API server calls the gateway's webhook through the chart's Service", async () => {
+    const res = await host!.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'autoscaling.karmada.io/v1alpha1',
+        kind: 'CronFederatedHPA',
+        metadata: { name: 'bad-schedule', namespace: 'default' },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+          rules: [{ name: 'up', schedule: '61 * * * *', targetReplicas: 3 }],
+        },
+      }),
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('admission webhook "validate.flotilla.io" denied the request');
+    expect(res.stderr).toContain('spec.rules[0].schedule');
+  });
+
+  it('seed 003 applied with kubectl on the host runs nginx in the member cluster', async () => {
+    await kubectl(
+      ['apply', '-f', '-'],
+      'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: { name: member1 }\nspec: { syncMode: Push }\n',
+    );
+    await kubectl(['wait', '--for=condition=Ready', 'cluster/member1', '--timeout=120s']);
+    await kubectl(['apply', '-f', join(ROOT, 'examples', '10-nginx-ordered-groups.yaml')]);
+    await memberNginx(2);
+    await kubectl(['wait', '--for=condition=Scheduled', 'rb/nginx-deployment', '-n', 'default', '--timeout=60s']);
+  });
+
+  it('a deleted Flotilla pod is replaced, and no binding changes', async () => {
+    const before = await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default', '-o', 'jsonpath={.spec.clusters}']);
+    const [old] = (await flotillaPods()).filter(
+      (p) => p.metadata.labels?.['app.kubernetes.io/component'] === 'gateway',
+    );
+    await kubectl(['delete', 'pod', old!.metadata.name, '-n', NS]);
+    await eventually(
+      async () => {
+        const gw = (await flotillaPods()).filter(
+          (p) => p.metadata.labels?.['app.kubernetes.io/component'] === 'gateway',
+        );
+        return gw.length === 1 && gw[0]!.metadata.name !== old!.metadata.name && podReady(gw[0]!) ? true : undefined;
+      },
+      120_000,
+      'a new gateway pod Ready',
+    );
+    expect(await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default', '-o', 'jsonpath={.spec.clusters}'])).toBe(
+      before,
+    );
+  });
+
+  it('helm upgrade to a changed value rolls every pod without losing the binding', async () => {
+    const before = new Set((await flotillaPods()).map((p) => p.metadata.name));
+    await helm([
+      'upgrade',
+      'flotilla',
+      CHART,
+      '-n',
+      NS,
+      '--wait',
+      '--timeout',
+      '5m',
+      ...installArgs(),
+      '--set',
+      'logLevel=debug',
+      '--set',
+      'image.pullPolicy=IfNotPresent',
+    ]);
+    const after = await allReady(before);
+    expect(after.map((p) => p.spec.nodeName)).toEqual(Array(8).fill(REAL_NODE_NAME));
+    expect(
+      await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default', '-o', 'jsonpath={.spec.clusters}']),
+    ).toContain('member1');
+    // The upgraded installation still carries a change from kubectl to the member.
+    await kubectl(['scale', 'deployment/nginx', '-n', 'default', '--replicas=3']);
+    await memberNginx(3);
+  });
+
+  it('helm uninstall removes what the chart created except the CRDs', async () => {
+    await helm(['uninstall', 'flotilla', '-n', NS, '--wait', '--timeout', '5m']);
+    const left = await kubectl([
+      'get',
+      'deployments,services,configmaps,serviceaccounts,poddisruptionbudgets,networkpolicies,validatingwebhookconfigurations,clusterroles,clusterrolebindings',
+      '-A',
+      '-l',
+      'app.kubernetes.io/part-of=flotilla',
+      '-o',
+      'name',
+    ]);
+    expect(left.trim()).toBe('');
+    expect(await host!.kubectl(['get', 'validatingwebhookconfiguration', 'flotilla-validate'])).toMatchObject({
+      code: 1,
+    });
+    await eventually(async () => ((await flotillaPods()).length === 0 ? true : undefined), 120_000, 'no Flotilla pod');
+    const crds = await kubectl(['get', 'crd', '-o', 'name']);
+    expect(crds).toContain('resourcebindings.work.karmada.io');
+    expect(crds).toContain('cronfederatedhpas.autoscaling.karmada.io');
+  });
+});
