@@ -1,8 +1,10 @@
 // Throughput of the pure scheduling algorithm: scheduleBinding in-process on one thread, 10,000 Divided
 // bindings over 100 and over 1,000 clusters, one strategy at a time. The bindings come from buildBinding (the
-// service's own detection) and the clusters carry a resourceSummary shaped like a real member's, so estimation does
-// the work it does in production. Timing covers scheduleBinding only: building the inputs is outside it.
+// service's own detection) and the clusters carry a resourceSummary shaped like a real member's, with the nodes'
+// resource-model grades (allocatableModelings, as member-agents report them), so estimation does the work it does
+// in production. Timing covers scheduleBinding only: building the inputs is outside it.
 // The workspace package is imported through its entry file because the root manifest does not list it.
+import { allocatableModelings, DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import {
   buildBinding,
   scheduleBinding,
@@ -57,6 +59,15 @@ export function makeClusters(n: number, seed = 1): Cluster[] {
             pods: String(Math.floor(pods * used * 0.5)),
           },
           allocating: { cpu: '500m', memory: '1Gi', pods: '2' },
+          // Every node 16 cpu, 64Gi and 110 pods, each as full as the cluster.
+          allocatableModelings: allocatableModelings(
+            DEFAULT_RESOURCE_MODELS,
+            Array.from({ length: nodes }, () => ({
+              allocatable: { cpu: 16_000, memory: 64 * 2 ** 30, pods: 110 },
+              requested: { cpu: Math.floor(16_000 * used), memory: Math.floor(64 * 2 ** 30 * used) },
+              pods: Math.floor(110 * used * 0.5),
+            })),
+          ),
         },
       },
     };

@@ -150,8 +150,9 @@ async function applyExamplesWithKubectl(examples, rest) {
     .map(({ spec: { simulation: _simulation, ...spec }, ...c }) => ({ ...c, spec }));
   await kubectl(HOST, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: clusters }));
   let code = 0;
-  for (const name of memberNames)
-    code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '60s']);
+  // Waited for on the host, where kubectl just created them: Flotilla's copy exists only once the kube-bridge has
+  // mirrored it, so a wait there can start too early and find nothing; the bridge writes the Ready condition back.
+  for (const name of memberNames) code ||= await kubectlWait(['--for=condition=Ready', `cluster/${name}`]);
   // The API server picks the webhook up from its informer: retried until kubectl's apply goes through.
   for (const file of rest) await applyWithRetry(file);
   for (const [file, bindings] of Object.entries(AFTER_SCHEDULING)) {
@@ -159,6 +160,16 @@ async function applyExamplesWithKubectl(examples, rest) {
     await applyWithRetry(file);
   }
   return code;
+
+  async function kubectlWait(args) {
+    try {
+      process.stdout.write(await kubectl(HOST, ['wait', ...args, '--timeout=60s']));
+      return 0;
+    } catch (err) {
+      console.error(`[up] kubectl wait ${args.join(' ')}: ${err.stderr ?? err.message}`);
+      return 1;
+    }
+  }
 
   async function applyWithRetry(file) {
     for (let attempt = 1; ; attempt++) {

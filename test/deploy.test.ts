@@ -1108,13 +1108,16 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual(['examples', 'nats', 'redis', ...SERVICES.map((s) => s.name)].sort());
     expect(get(services, 'nats.image')).toBe('nats:2');
     expect(get(services, 'nats.command')).toContain('-js');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's interpolation syntax, compared as literal text
+    expect(get(services, 'nats.ports')).toEqual(['127.0.0.1:${FLOTILLA_NATS_PORT:-4222}:4222']);
     expect(get(services, 'redis.image')).toBe('redis:7');
   });
 
   it.each(SERVICES)('$name: built from the one Dockerfile, running its main against nats and redis', ({ name }) => {
     const svc = get(services, name);
-    expect(get(svc, 'build')).toEqual({ context: '.', dockerfile: 'Dockerfile' });
+    expect(get(svc, 'build')).toEqual({ context: '.', dockerfile: 'Dockerfile', network: 'host' });
     expect(get(svc, 'image')).toBe('flotilla:local');
+    expect(get(svc, 'read_only')).toBe(true);
     expect(get(svc, 'command')).toEqual(['node', `services/${name}/dist/main.js`]);
     expect(get(svc, 'environment')).toMatchObject({
       NATS_URL: 'nats://nats:4222',

@@ -143,7 +143,7 @@ describe('deploy/crds on a real API server', () => {
       'REPLICAS',
       'AGE',
     ]);
-    expect(await header('rb')).toEqual(['NAMESPACE', 'NAME', 'SCHEDULED', 'FULLYAPPLIED', 'AGE']);
+    expect(await header('rb')).toEqual(['NAMESPACE', 'NAME', 'SCHEDULED', 'FULLYAPPLIED', 'PODSSCHEDULED', 'AGE']);
     expect(await header('cronfhpa')).toEqual(['NAMESPACE', 'NAME', 'REFERENCE-KIND', 'REFERENCE-NAME', 'AGE']);
     expect(await header('ehpa')).toEqual([
       'NAMESPACE',

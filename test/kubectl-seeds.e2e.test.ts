@@ -98,14 +98,15 @@ const wallClock = (at: Date, offsetHours: number) => {
 
 beforeAll(async () => {
   // One control plane at a time for the host (it has no controllers: envtest's shape), then both members at once,
-  // which is what two cores allow. Both members get 8 cpus, so that either alone holds every workload after a
-  // failover.
+  // which is what two cores allow. Both members get 8 cpus and 64Gi, so that either alone holds every workload after a
+  // failover: the scheduler estimates by Karmada's default resource models, which grade a node by the lower of its cpu
+  // and memory grades (with 32Gi, 8 cpus with some in use count as [2,4) cores: room for 4 of web's pods, not 5).
   host = await startKubeCluster({ name: 'seeds-host', controlPlaneOnly: true });
   await kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')]);
   await kubectl(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
   members.push(
     ...(await Promise.all(
-      ['member1', 'member2'].map((name) => startKubeCluster({ name, nodes: 1, cpu: '8', memory: '32Gi', pods: 110 })),
+      ['member1', 'member2'].map((name) => startKubeCluster({ name, nodes: 1, cpu: '8', memory: '64Gi', pods: 110 })),
     )),
   );
   // The default 10 s lease rather than the e2e suites' 2 s: with three control planes beside the suite on two cores,
@@ -178,7 +179,7 @@ spec: { syncMode: Push, region: ap-east, zone: ap-east-1a }
     expect(targetsOf(rb)).toEqual([{ name: 'member1', replicas: 2 }]);
     expect(rb.status?.schedulerObservingAffinityName).toBe('dc-beijing');
     expect(await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default'])).toMatch(
-      /^NAME\s+SCHEDULED\s+FULLYAPPLIED\s+AGE\nnginx-deployment\s+True\s+/,
+      /^NAME\s+SCHEDULED\s+FULLYAPPLIED\s+PODSSCHEDULED\s+AGE\nnginx-deployment\s+True\s+/,
     );
     expect(await kubectl(['describe', 'rb', 'nginx-deployment', '-n', 'default'])).toMatch(
       /Scheduler Observing Affinity Name:\s+dc-beijing/,

@@ -72,7 +72,9 @@ describe('scripts/up --kube 2', () => {
       300_000,
       'scripts/up to say Flotilla is up',
     );
-    expect(output).toContain('cluster/member1 condition met');
+    // Waited for on the host with kubectl (the bridge writes Ready back), in kubectl's words.
+    expect(output).toContain('cluster.cluster.karmada.io/member1 condition met');
+    expect(output).toContain('cluster.cluster.karmada.io/member2 condition met');
     expect(output).toContain('workloadrebalancer.apps.karmada.io/demo created');
     // The seeds' bindings on the host, as kubectl shows them.
     const rb = await eventually(async () => {

@@ -237,6 +237,8 @@ const policyColumns: PrinterColumn[] = [
 const bindingColumns: PrinterColumn[] = [
   { name: 'Scheduled', type: 'string', jsonPath: condition('Scheduled') },
   { name: 'FullyApplied', type: 'string', jsonPath: condition('FullyApplied') },
+  // Flotilla's: FullyApplied means applied, not running; PodsScheduled is False while a member leaves pods Pending.
+  { name: 'PodsScheduled', type: 'string', jsonPath: condition('PodsScheduled') },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 const scaleTargetColumns: PrinterColumn[] = [

@@ -18,6 +18,19 @@ export {
   type FieldError,
 } from './errors.js';
 export { joinPath, issuesToFieldErrors } from './field-path.js';
+export {
+  allocatableModelings,
+  DEFAULT_RESOURCE_MODELS,
+  effectiveResourceModels,
+  maxReplicasByResourceModels,
+  modelMinimums,
+  resourceUnits,
+  type AllocatableModeling,
+  type ModeledNode,
+  type ModelMinimums,
+  type RequestUnits,
+  type ResourceModel,
+} from './resource-models.js';
 export { MAX_NESTING_DEPTH } from './input-shape.js';
 export { objectNameErrors, parseObjectQuery, type ObjectQueryOf } from './object-query.js';
 export {

@@ -176,6 +176,29 @@ status: { schedulerObservedGeneration: 4, lastScheduledTime: "2025-12-31T00:00:0
     expect(Object.keys(JSON.parse(plain.out))).not.toContain('tiers');
   });
 
+  it('resource models: 5-cpu pods on 4-cpu nodes are Unschedulable with the reason, 2-cpu pods are placed', async () => {
+    const file = path('../../scheduling/src/testdata/resource-models.yaml');
+    const r = await run(['what-if', 'schedule', '-f', file, '-o', 'json', '--now', '2026-01-01T00:00:00Z']);
+    expect(r.err).toBe('');
+    type Item = {
+      metadata: { name: string };
+      spec: { clusters: unknown };
+      status: { conditions: Array<{ type: string; status: string; reason: string; message: string }> };
+    };
+    const items = (JSON.parse(r.out) as { items: Item[] }).items;
+    const big = items.find((i) => i.metadata.name === 'big-deployment')!;
+    expect(big.spec.clusters).toEqual([]);
+    expect(big.status.conditions.find((c) => c.type === 'Scheduled')).toMatchObject({
+      status: 'False',
+      reason: 'Unschedulable',
+      message: expect.stringMatching(/^Clusters available replicas 0 are not enough to schedule\./),
+    });
+    expect(items.find((i) => i.metadata.name === 'small-deployment')!.spec.clusters).toEqual([
+      { name: 'member1', replicas: 2 },
+      { name: 'member2', replicas: 2 },
+    ]);
+  });
+
   it('fails on an invalid object with the admission field path', async () => {
     const bad =
       'apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: { name: p, namespace: default }\nspec:\n  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment }]\n  placement:\n    clusterAffinities: [{ affinityName: "", clusterNames: [a] }]\n';

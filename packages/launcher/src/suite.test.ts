@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nextRestartDelay, Suite, type LifecycleEvent } from './suite.js';
+import { extraServiceNodeFlags, nextRestartDelay, Suite, type LifecycleEvent } from './suite.js';
 
 const policy = { initialDelayMs: 100, maxDelayMs: 400, resetAfterMs: 1_000 };
 
@@ -14,6 +14,16 @@ describe('nextRestartDelay', () => {
     { last: 400, upFor: 1_000, want: 100, why: 'a replica that stayed up long enough starts over' },
   ])('$why', ({ last, upFor, want }) => {
     expect(nextRestartDelay(policy, last, upFor)).toBe(want);
+  });
+});
+
+describe('extraServiceNodeFlags', () => {
+  it.each([
+    [undefined, []],
+    ['', []],
+    ['--cpu-prof  --cpu-prof-dir=prof ', ['--cpu-prof', '--cpu-prof-dir=prof']],
+  ])('FLOTILLA_SERVICE_NODE_FLAGS=%j gives %j', (value, flags) => {
+    expect(extraServiceNodeFlags(value === undefined ? {} : { FLOTILLA_SERVICE_NODE_FLAGS: value })).toEqual(flags);
   });
 });
 

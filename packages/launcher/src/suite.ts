@@ -77,6 +77,14 @@ export function nextRestartDelay(policy: RestartPolicy, lastDelayMs: number | un
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
 
+/**
+ * More node flags for every service the launcher starts, from `FLOTILLA_SERVICE_NODE_FLAGS` (space-separated): how a
+ * bench profiles the services under load (`--cpu-prof --cpu-prof-dir=DIR`, which NODE_OPTIONS does not allow).
+ */
+export function extraServiceNodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.FLOTILLA_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 export interface ServiceProcess {
   name: string;
   replica: number;
@@ -131,7 +139,7 @@ export class Suite {
   ): Promise<ServiceProcess> {
     const fixed = port ?? (replica === 0 ? this.opts.httpPorts?.[name] : undefined);
     const httpPort = fixed ?? (await freePort());
-    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, this.mainOf(name)], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...extraServiceNodeFlags(), this.mainOf(name)], {
       env: {
         ...process.env,
         ...this.opts.env,

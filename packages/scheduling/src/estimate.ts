@@ -1,9 +1,22 @@
-import { parseQuantity } from '@flotilla/api';
+import {
+  DEFAULT_RESOURCE_MODELS,
+  effectiveResourceModels,
+  maxReplicasByResourceModels,
+  type ModelMinimums,
+  modelMinimums,
+  type ResourceModel,
+  resourceUnits,
+} from '@flotilla/api';
 import type { Usage } from './assumed-usage.js';
 import type { Cluster, ResourceList, ResourceSummary } from './types.js';
 
 /** A cluster as the scheduler sees it: its status, plus what it has assigned there that the status does not show. */
 export type ClusterView = Cluster & { assumedUsage?: Usage | undefined };
+
+export interface EstimateOptions {
+  /** false answers from the resource summary alone, whatever models the cluster reports. Default true. */
+  resourceModels?: boolean;
+}
 
 /** Karmada starts every estimate at max int32 ("unbounded"). */
 export const MAX_REPLICAS = 2147483647;
@@ -19,26 +32,31 @@ export function parseResourceRequest(request: ResourceList | undefined): ParsedR
   if (!request) return undefined;
   const entries: [string, number][] = [];
   for (const name of Object.keys(request)) {
-    const q = parseQuantity(request[name]!);
-    if (Math.ceil(q - 1e-12) <= 0) continue;
-    entries.push([name, toUnits(name, q)]);
+    const units = resourceUnits(name, request[name]!);
+    if (units <= 0) continue;
+    entries.push([name, units]);
   }
   return entries.length > 0 ? { entries } : undefined;
 }
 
 /**
- * Free capacity of one cluster for one more replica of this shape, from
- * `status.resourceSummary` as Karmada's general estimator computes it: min over the pod budget
- * (allocatable − allocated − allocating pods) and, per requested resource,
- * ⌊(allocatable − allocated − allocating) / request⌋ (millicores for cpu). No summary → 0; a
- * requested resource the cluster does not report → 0. `desiredReplicas` 0 means a non-workload:
- * unbounded, as upstream. Replicas assumed but not yet reported (`assumedUsage`) count as used: beyond Karmada,
- * whose estimate from the summary alone lets a burst of decisions overcommit a cluster.
+ * Free capacity of one cluster for one more replica of this shape, as Karmada's general estimator computes it: the
+ * pod budget (allocatable − allocated − allocating pods) bounds every answer. With resource models
+ * (`status.resourceSummary.allocatableModelings` reported, CustomizedClusterResourceModeling on by default) the rest
+ * comes from the models: nodes of each grade big enough × replicas per node, so a replica larger than every node
+ * gets 0. Without them (or when a requested resource is in no model), from the summary: per requested resource
+ * ⌊(allocatable − allocated − allocating) / request⌋ (millicores for cpu). No summary → 0; a requested resource the
+ * cluster does not report → 0. `desiredReplicas` 0 means a non-workload: unbounded, as upstream.
+ *
+ * Replicas assumed but not yet reported (`assumedUsage`) count as used: beyond Karmada, whose estimate from the
+ * status alone lets a burst of decisions overcommit a cluster. They are subtracted from the summary, which then also
+ * bounds a model answer, since node counts cannot say which node an assumed replica will take.
  */
 export function estimateFreeReplicas(
   cluster: ClusterView,
   request: ParsedRequest | undefined,
   desiredReplicas: number,
+  options: EstimateOptions = {},
 ): number {
   if (desiredReplicas === 0) return MAX_REPLICAS;
   const summary = cluster.status?.resourceSummary;
@@ -48,8 +66,24 @@ export function estimateFreeReplicas(
   const assumed = cluster.assumedUsage;
   const pods = (s.allocatable.get('pods') ?? 0) - (s.used.get('pods') ?? 0) - (assumed?.get('pods') ?? 0);
   if (pods <= 0) return 0;
-  let answer = pods;
-  if (!request) return Math.min(answer, MAX_REPLICAS);
+  if (!request) return Math.min(pods, MAX_REPLICAS);
+  const modelings = summary.allocatableModelings;
+  if (options.resourceModels !== false && modelings && modelings.length > 0) {
+    const byModels = maxReplicasByResourceModels(minimumsOf(cluster), modelings, request.entries);
+    if (byModels !== undefined) {
+      const answer = Math.min(pods, byModels);
+      return Math.min(
+        assumed && assumed.size > 0 ? Math.min(answer, bySummary(s, request, assumed)) : answer,
+        MAX_REPLICAS,
+      );
+    }
+  }
+  return Math.min(pods, bySummary(s, request, assumed), MAX_REPLICAS);
+}
+
+/** Karmada's `getMaximumReplicasBasedOnClusterSummary`, with Flotilla's assumed usage counted as used. */
+function bySummary(s: ParsedSummary, request: ParsedRequest, assumed: Usage | undefined): number {
+  let answer = Number.MAX_SAFE_INTEGER;
   for (const [name, amount] of request.entries) {
     const alloc = s.allocatable.get(name);
     if (alloc === undefined) return 0;
@@ -58,7 +92,20 @@ export function estimateFreeReplicas(
     const bound = Math.floor(available / amount);
     if (bound < answer) answer = bound;
   }
-  return Math.min(answer, MAX_REPLICAS);
+  return answer;
+}
+
+// The models' minimums, parsed once per models list (a cluster's spec, or the shared defaults).
+const minimumsCache = new WeakMap<readonly ResourceModel[], ModelMinimums>();
+
+function minimumsOf(cluster: Cluster): ModelMinimums {
+  const own = cluster.spec?.resourceModels;
+  const key = own && own.length > 0 ? own : DEFAULT_RESOURCE_MODELS;
+  const cached = minimumsCache.get(key);
+  if (cached) return cached;
+  const mins = modelMinimums(effectiveResourceModels(cluster.spec));
+  minimumsCache.set(key, mins);
+  return mins;
 }
 
 interface ParsedSummary {
@@ -85,12 +132,6 @@ function parsedSummary(summary: ResourceSummary): ParsedSummary {
 function toUnitMap(list: ResourceList | undefined): Map<string, number> {
   const m = new Map<string, number>();
   if (!list) return m;
-  for (const name of Object.keys(list)) m.set(name, toUnits(name, parseQuantity(list[name]!)));
+  for (const name of Object.keys(list)) m.set(name, resourceUnits(name, list[name]!));
   return m;
-}
-
-// Kubernetes rounds quantities up to the unit it reads them in (MilliValue for cpu, Value for
-// the rest); the tiny epsilon keeps binary floating point from rounding 0.3 cores to 301m.
-function toUnits(name: string, q: number): number {
-  return name === 'cpu' ? Math.ceil(q * 1000 - 1e-9) : Math.ceil(q - 1e-9);
 }

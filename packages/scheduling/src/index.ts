@@ -24,6 +24,7 @@ export {
 } from './filters.js';
 export {
   estimateFreeReplicas,
+  type EstimateOptions,
   parseResourceRequest,
   MAX_REPLICAS,
   type ClusterView,

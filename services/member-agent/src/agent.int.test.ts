@@ -1,3 +1,4 @@
+import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJson, EventTypes, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
 import { systemClock } from '@flotilla/runtime';
@@ -69,6 +70,8 @@ describe('SimAgent against real NATS', () => {
       allocatable: { cpu: '2', memory: '8Gi', pods: '110' },
       allocated: { cpu: '2', memory: '2Gi', pods: '4' },
       allocating: { cpu: '500m', memory: '512Mi', pods: '1' },
+      // Its one node of 2 cpu is full: grade 0 of the default models.
+      allocatableModelings: DEFAULT_RESOURCE_MODELS.map(({ grade }) => ({ grade, count: grade === 0 ? 1 : 0 })),
     });
     expect(readyData.kubeEvent).toMatchObject({ type: 'Normal', reason: 'ClusterReady' });
 
@@ -85,6 +88,11 @@ describe('SimAgent against real NATS', () => {
       health: 'Unhealthy',
       status: { replicas: 5, readyReplicas: 4, availableReplicas: 4, pendingReplicas: 1 },
       targetClusters: ['m1'],
+      kubeEvent: {
+        type: 'Warning',
+        reason: 'PodsPending',
+        message: '1 of 5 pod(s) Pending in cluster m1: no node there fits them',
+      },
     });
 
     await store.update({ kind: 'Cluster', name: 'm1' }, (c) => {

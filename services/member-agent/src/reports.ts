@@ -24,6 +24,8 @@ interface Memo {
   link: string;
   ready?: boolean;
   removed?: boolean;
+  /** Pods the cluster reported Pending for the binding (`status.pendingReplicas`), for the PodsPending event. */
+  pending?: number;
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 24);
@@ -151,13 +153,21 @@ export class ReportBook {
         const entry = stored().get(cluster);
         const link = entry ? `stored:${sha(JSON.stringify(entry))}` : 'none';
         if (report ? entry !== undefined && workloadEntryMatches(entry, cluster, report) : entry === undefined) {
-          memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) });
+          memos.set(cluster, { json, link, pending: pendingOf(report), ...(report ? {} : { removed: true }) });
           continue;
         }
-        memo = { json: '', link };
+        memo = { json: '', link, pending: pendingOf(entry as WorkloadReport | undefined) };
       }
       if (memo.json === json) continue;
       const link = sha(`${memo.link}\n${json}`);
+      const pending = pendingOf(report);
+      // Applied is not running: the first report of pods the member cannot place says so on the binding, once.
+      if (pending > 0 && (memo.pending ?? 0) === 0)
+        data.kubeEvent = {
+          type: 'Warning',
+          reason: 'PodsPending',
+          message: `${pending} of ${report!.status!.replicas} pod(s) Pending in cluster ${cluster}: no node there fits them`,
+        };
       const event = cloudEvent({
         id: `${ref.kind}/${ref.namespace ?? ''}/${ref.name}/${EventTypes.WorkloadStatusReported}/${cluster}/${link}`,
         source: this.source,
@@ -168,7 +178,10 @@ export class ReportBook {
         time: now,
         data,
       });
-      out.push({ event, commit: () => memos.set(cluster, { json, link, ...(report ? {} : { removed: true }) }) });
+      out.push({
+        event,
+        commit: () => memos.set(cluster, { json, link, pending, ...(report ? {} : { removed: true }) }),
+      });
     }
     return out;
   }
@@ -202,6 +215,8 @@ export function clusterPatchIsNoop(stored: Record<string, unknown>, patch: Clust
   }
   return true;
 }
+
+const pendingOf = (report: Pick<WorkloadReport, 'status'> | undefined) => report?.status?.pendingReplicas ?? 0;
 
 function workloadEntryMatches(entry: Record<string, unknown>, cluster: string, report: WorkloadReport): boolean {
   const expected: Record<string, unknown> = { clusterName: cluster, applied: report.applied, health: report.health };

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { cloudEvent } from '@flotilla/bus';
-import { fullyAppliedCondition, patchReducer, ReducerRegistry, workloadStatusReducer } from './reducers.js';
+import {
+  fullyAppliedCondition,
+  patchReducer,
+  podsScheduledCondition,
+  ReducerRegistry,
+  workloadStatusReducer,
+} from './reducers.js';
 
 const at = (iso: string, type: string, data: unknown) =>
   cloudEvent({
@@ -142,5 +148,48 @@ describe("FullyApplied (Karmada's binding controller)", () => {
       at('2026-01-01T00:00:00Z', 'WorkloadStatusReported', { clusterName: 'm1', applied: true }),
     );
     expect(s.conditions).toBeUndefined();
+  });
+});
+
+describe('PodsScheduled (applied is not running)', () => {
+  const item = (clusterName: string, pendingReplicas: number, replicas = 2) => ({
+    clusterName,
+    applied: true,
+    status: { replicas, pendingReplicas },
+  });
+  it.each([
+    ['no pod Pending', ['m1', 'm2'], [item('m1', 0), item('m2', 0)], 'True', 'NoPodsPending', /^No member cluster/],
+    ['nothing reported yet', ['m1'], [], 'True', 'NoPodsPending', /^No member cluster/],
+    [
+      'Pending pods in two clusters',
+      ['m1', 'm2', 'm3'],
+      [item('m1', 2), item('m2', 0), item('m3', 1, 3)],
+      'False',
+      'PodsPending',
+      /^Pods Pending, no node fits them \(cluster pending\/desired\): m1 2\/2, m3 1\/3$/,
+    ],
+    ['only from a cluster no longer targeted', ['m2'], [item('m1', 2), item('m2', 0)], 'True', 'NoPodsPending', /./],
+  ])('%s', (_case, targets, items, status, reason, message) => {
+    const c = podsScheduledCondition(targets, items);
+    expect(c).toMatchObject({ type: 'PodsScheduled', status, reason });
+    expect(c.message).toMatch(message);
+  });
+
+  it('is folded from the reports beside FullyApplied: applied True, PodsScheduled False while pods pend', () => {
+    const s = workloadStatusReducer(
+      undefined,
+      at('2026-01-01T00:00:00Z', 'WorkloadStatusReported', {
+        clusterName: 'm1',
+        applied: true,
+        health: 'Unhealthy',
+        status: { replicas: 2, readyReplicas: 0, availableReplicas: 0, pendingReplicas: 2 },
+        targetClusters: ['m1'],
+      }),
+    );
+    const conditions = s.conditions as Array<{ type: string; status: string; reason: string }>;
+    expect(conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['FullyApplied', 'True', 'FullyAppliedSuccess'],
+      ['PodsScheduled', 'False', 'PodsPending'],
+    ]);
   });
 });

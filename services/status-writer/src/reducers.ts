@@ -55,7 +55,12 @@ export const workloadStatusReducer: Reducer = (status, event) => {
   if (!d.targetClusters) return folded; // a report from before the field existed: the condition stays as it was
   return applyStatusPatch(
     folded,
-    { conditions: [fullyAppliedCondition(d.targetClusters, items as AggregatedStatusItem[])] },
+    {
+      conditions: [
+        fullyAppliedCondition(d.targetClusters, items as AggregatedStatusItem[]),
+        podsScheduledCondition(d.targetClusters, items as AggregatedStatusItem[]),
+      ],
+    },
     event.time,
   );
 };
@@ -63,6 +68,34 @@ export const workloadStatusReducer: Reducer = (status, event) => {
 interface AggregatedStatusItem {
   clusterName: string;
   applied: boolean;
+  status?: { replicas?: number; pendingReplicas?: number };
+}
+
+/**
+ * Flotilla's `PodsScheduled` condition of a binding, beside Karmada's FullyApplied (which means applied, not running):
+ * False with reason PodsPending while a target cluster reports pods of the workload Pending (its scheduler found no
+ * node for them), naming each such cluster with its Pending and desired pods; True otherwise.
+ */
+export function podsScheduledCondition(
+  targetClusters: readonly string[],
+  aggregatedStatus: readonly AggregatedStatusItem[],
+): Condition {
+  const targets = new Set(targetClusters);
+  const pending = aggregatedStatus.filter((i) => targets.has(i.clusterName) && (i.status?.pendingReplicas ?? 0) > 0);
+  if (pending.length === 0)
+    return {
+      type: 'PodsScheduled',
+      status: 'True',
+      reason: 'NoPodsPending',
+      message: 'No member cluster reports pods of the workload Pending',
+    };
+  const where = pending.map((i) => `${i.clusterName} ${i.status!.pendingReplicas}/${i.status!.replicas ?? 0}`);
+  return {
+    type: 'PodsScheduled',
+    status: 'False',
+    reason: 'PodsPending',
+    message: `Pods Pending, no node fits them (cluster pending/desired): ${where.join(', ')}`,
+  };
 }
 
 /**

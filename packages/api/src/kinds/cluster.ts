@@ -6,6 +6,7 @@ import { parseQuantity } from '../quantity.js';
 import { conditionSchema, int32, int64, quantitySchema, resourceListSchema, taintSchema } from './common.js';
 import type { KindAdmission } from './kind-admission.js';
 import { objAt } from './kind-admission.js';
+import { validateResourceModels } from '../resource-models.js';
 
 // Descriptions follow Karmada's Cluster API (cluster.karmada.io/v1alpha1); Flotilla's own fields say so.
 const localSecretReferenceSchema = z.strictObject({
@@ -307,6 +308,7 @@ export const clusterAdmission: KindAdmission = {
           message: `Invalid value: ${JSON.stringify(sim.allocatable.pods)}: must be a whole number of pods`,
         });
     }
+    errs.push(...validateResourceModels(obj.spec?.resourceModels, 'spec.resourceModels'));
     const seen = new Set<string>();
     obj.spec?.taints?.forEach((t, i) => {
       const key = `${t.key}:${t.effect}`;

@@ -677,6 +677,16 @@ faultTable('Cluster', cluster, [
     'status.resourceSummary.allocatable.cpu',
     'must be a quantity',
   ],
+  [
+    'resource models that are not contiguous (Karmada ValidateClusterResourceModels)',
+    (o) =>
+      (o.spec.resourceModels = [
+        { grade: 0, ranges: [{ name: 'cpu', min: '0', max: '2' }] },
+        { grade: 1, ranges: [{ name: 'cpu', min: '3', max: '8' }] },
+      ]),
+    'spec.resourceModels[1].ranges[0].min',
+    'must equal the max of grade 0 ("2"): model intervals must be contiguous and non-overlapping',
+  ],
 ]);
 
 describe('Cluster: defaulting', () => {

@@ -52,7 +52,8 @@ function checkClusterStatus(io: CliIo, docs: unknown[]): void {
   const why =
     `${which} no status: offline a Cluster has only the status in the file, and spec.simulation is played by ` +
     'the member agent of a running suite, so the scheduler takes such a cluster as not Ready. Give each Cluster a status filled ' +
-    'in by hand (conditions Ready=True, resourceSummary.allocatable/allocated), as in README\'s "Planning ' +
+    'in by hand (conditions Ready=True, resourceSummary.allocatable/allocated, and allocatableModelings for the ' +
+    'resource models), as in README\'s "Planning ' +
     'offline" (packages/scheduling/src/testdata/ordered-groups.yaml), or run the suite and use apply.';
   if (bare.length === clusters.length) throw new CliError(`error: ${why}`);
   io.err(`warning: ${why}`);

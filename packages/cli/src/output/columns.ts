@@ -31,10 +31,12 @@ export const COLUMNS: Record<string, Column[]> = {
     { header: 'SCHEDULED', value: (o) => condition(o, 'Scheduled') },
     { header: 'CLUSTERS', value: targets },
     { header: 'AFFINITY', wide: true, value: (o) => str(at(o, 'status.schedulerObservingAffinityName')) },
+    { header: 'PODSSCHEDULED', wide: true, value: (o) => condition(o, 'PodsScheduled') },
   ],
   ClusterResourceBinding: [
     { header: 'SCHEDULED', value: (o) => condition(o, 'Scheduled') },
     { header: 'CLUSTERS', value: targets },
+    { header: 'PODSSCHEDULED', wide: true, value: (o) => condition(o, 'PodsScheduled') },
   ],
   CronFederatedHPA: [
     { header: 'REFERENCE-KIND', value: (o) => str(at(o, 'spec.scaleTargetRef.kind')) },

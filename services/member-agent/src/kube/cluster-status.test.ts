@@ -1,3 +1,4 @@
+import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import {
   kubeClusterStatus,
@@ -36,7 +37,8 @@ describe('kubeClusterStatus (Karmada cluster status controller)', () => {
       pod('crashed', 'n1', 'Failed', '2', '2Gi'),
       pod('waiting', undefined, 'Pending', '250m', '512Mi'),
     ];
-    expect(kubeClusterStatus('v1.30.4', nodes.map(nodeView), pods.map(podView))).toEqual({
+    // After what runs on them, n1 keeps 3420m and 15Gi, n2 3 cpu and 14Gi: both grade 1 of the default models.
+    expect(kubeClusterStatus('v1.30.4', nodes.map(nodeView), pods.map(podView), DEFAULT_RESOURCE_MODELS)).toEqual({
       kubernetesVersion: 'v1.30.4',
       conditions: [
         {
@@ -50,6 +52,7 @@ describe('kubeClusterStatus (Karmada cluster status controller)', () => {
         allocatable: { cpu: '7920m', memory: '32Gi', pods: '220' },
         allocated: { cpu: '1500m', memory: '3Gi', pods: '2' },
         allocating: { cpu: '250m', memory: '512Mi', pods: '1' },
+        allocatableModelings: DEFAULT_RESOURCE_MODELS.map(({ grade }) => ({ grade, count: grade === 1 ? 2 : 0 })),
       },
     });
   });

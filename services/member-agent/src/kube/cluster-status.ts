@@ -1,4 +1,4 @@
-import type { ObjectMeta } from '@flotilla/api';
+import { allocatableModelings, type ModeledNode, type ObjectMeta, type ResourceModel } from '@flotilla/api';
 import { addResources, resourcesFrom, toResourceList, ZERO, type Resources } from '../sim/resources.js';
 import type { ClusterStatusPatch } from '../sim/cluster-sim.js';
 import type { PodView } from './workload-status.js';
@@ -97,20 +97,39 @@ export function podView(pod: KubePod): PodView {
 
 /**
  * Karmada's cluster status controller over live nodes and pods: allocatable is the sum over nodes; allocated the
- * requests of pods bound to a node and not finished; allocating the requests of pods not bound yet.
+ * requests of pods bound to a node and not finished; allocating the requests of pods not bound yet; and
+ * allocatableModelings how many nodes fall into each of the cluster's resource models after what runs on them
+ * (`models`: the Cluster's own or Karmada's defaults), which lets the estimator see that a pod fits no node.
  */
 export function kubeClusterStatus(
   version: string,
   nodes: Iterable<NodeView>,
   pods: Iterable<PodView>,
+  models: readonly ResourceModel[],
 ): ClusterStatusPatch {
   let allocatable: Resources = { ...ZERO };
-  for (const n of nodes) allocatable = addResources(allocatable, n.allocatable);
+  const byNode = new Map<string, ModeledNode & { requested: Record<string, number> }>();
+  for (const n of nodes) {
+    allocatable = addResources(allocatable, n.allocatable);
+    byNode.set(n.name, {
+      allocatable: { cpu: n.allocatable.cpuMilli, memory: n.allocatable.memoryBytes, pods: n.allocatable.pods },
+      requested: { cpu: 0, memory: 0 },
+      pods: 0,
+    });
+  }
   let allocated: Resources = { ...ZERO };
   let allocating: Resources = { ...ZERO };
   for (const p of pods) {
     if (!p.nodeName) allocating = addResources(allocating, p.request);
-    else if (p.phase !== 'Succeeded' && p.phase !== 'Failed') allocated = addResources(allocated, p.request);
+    else if (p.phase !== 'Succeeded' && p.phase !== 'Failed') {
+      allocated = addResources(allocated, p.request);
+      const n = byNode.get(p.nodeName);
+      if (n) {
+        n.requested.cpu! += p.request.cpuMilli;
+        n.requested.memory! += p.request.memoryBytes;
+        n.pods++;
+      }
+    }
   }
   return {
     kubernetesVersion: version,
@@ -119,6 +138,7 @@ export function kubeClusterStatus(
       allocatable: toResourceList(allocatable),
       allocated: toResourceList(allocated),
       allocating: toResourceList(allocating),
+      allocatableModelings: allocatableModelings(models, byNode.values()),
     },
   };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import { EventTypes, readEvents, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
 import { systemClock } from '@flotilla/runtime';
@@ -171,6 +172,10 @@ describe('KubeDriver against a real member control plane', () => {
     expect(ready.statusPatch.kubernetesVersion).toMatch(/^v1\.\d+\.\d+/);
     expect(ready.statusPatch.resourceSummary!.allocatable).toMatchObject({ cpu: '8', pods: '220' });
     expect(ready.statusPatch.resourceSummary!.allocated).toMatchObject({ cpu: '500m', memory: '256Mi', pods: '2' });
+    // Both 4-cpu 8Gi nodes, whatever runs on them, are grade 1 of Karmada's default models (8Gi is below 16Gi).
+    expect(ready.statusPatch.resourceSummary!.allocatableModelings).toEqual(
+      DEFAULT_RESOURCE_MODELS.map(({ grade }) => ({ grade, count: grade === 1 ? 2 : 0 })),
+    );
 
     const member = (await getJson(cluster, ['deployment', 'web', '-n', ns, '--show-managed-fields']))!;
     expect(member.spec.replicas).toBe(2);

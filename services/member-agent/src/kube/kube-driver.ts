@@ -1,4 +1,11 @@
-import type { Condition, ForeignHorizontalPodAutoscaler, ObjectMeta } from '@flotilla/api';
+import {
+  type ClusterSpec,
+  type Condition,
+  effectiveResourceModels,
+  type ForeignHorizontalPodAutoscaler,
+  type ObjectMeta,
+  type ResourceModel,
+} from '@flotilla/api';
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, type InformerEvent, type StatusRecord, type StoredObject } from '@flotilla/store';
@@ -112,6 +119,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FIRST_SYNC_WAIT_MS = 10_000;
 /** Reports published at once, awaiting their acks (see `publish`). */
 const REPORTS_IN_FLIGHT = 64;
+const resourceModelsOf = (cluster: StoredObject) => (cluster.spec as ClusterSpec | undefined)?.resourceModels;
 const kindKey = (k: KindRef) => `${k.apiVersion}/${k.kind}`;
 
 /** What the driver keeps of an object of a kind it applies (the informers' transform). */
@@ -230,6 +238,8 @@ export class KubeDriver {
   private readonly bindings = new Map<string, Informer<StoredObject>>();
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
   private readonly templates = new Map<string, Informer<StoredObject>>();
+  /** The Clusters' resource models (`spec.resourceModels`): this cluster's grade its nodes in the status. */
+  private readonly clusterModels: Informer<ResourceModel[] | undefined>;
   private nodes: MemberInformer<NodeView> | undefined;
   private pods: MemberInformer<PodView> | undefined;
   private namespaces: MemberInformer<string> | undefined;
@@ -287,6 +297,13 @@ export class KubeDriver {
       driver: 'kube',
       renewIntervalMs: opts.leaseRenewMs,
     });
+    this.clusterModels = new Informer({
+      bus: opts.bus,
+      bucket: 'objects',
+      kind: 'Cluster',
+      onEvent: () => this.kick(),
+      projection: { name: 'resourceModels', project: resourceModelsOf },
+    });
     this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
   }
 
@@ -324,7 +341,7 @@ export class KubeDriver {
           }),
         }),
       );
-    await Promise.all([...this.bindings.values(), ...this.statuses.values()].map((i) => i.start()));
+    await Promise.all([...this.bindings.values(), ...this.statuses.values(), this.clusterModels].map((i) => i.start()));
     await this.probe();
     await this.reconcileNow();
     this.scheduleProbe(this.opts.pollMs);
@@ -338,6 +355,7 @@ export class KubeDriver {
     await this.probing?.catch(() => undefined);
     await this.running?.catch(() => undefined);
     for (const i of [...this.bindings.values(), ...this.statuses.values(), ...this.templates.values()]) i.stop();
+    this.clusterModels.stop();
     await Promise.all([this.nodes, this.pods, this.namespaces, ...this.managed.values()].map((i) => i?.stop()));
     this.opts.usageGauge?.update([]);
   }
@@ -713,7 +731,10 @@ export class KubeDriver {
       }
     }
     if (!this.nodes?.synced || !this.pods?.synced || this.version === undefined) return undefined;
-    const patch = kubeClusterStatus(this.version, this.nodes.cache.values(), this.pods.cache.values());
+    const models = effectiveResourceModels({
+      resourceModels: this.clusterModels.get({ kind: 'Cluster', namespace: '', name: this.cluster }),
+    });
+    const patch = kubeClusterStatus(this.version, this.nodes.cache.values(), this.pods.cache.values(), models);
     const hpaInformer = this.managed.get('autoscaling/v2/HorizontalPodAutoscaler');
     // Only from a full list: a partial one would report a foreign HPA gone that is not.
     if (hpaInformer?.synced)

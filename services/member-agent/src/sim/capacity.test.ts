@@ -1,3 +1,4 @@
+import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import {
   fitWorkloads,
@@ -83,18 +84,22 @@ describe('fitWorkloads', () => {
     const fit = fitWorkloads(cap(4, 8, 100), [w('a', 2, req(500, 1)), w('b', 10, req(500, 1))]);
     expect(fit.allocated).toEqual({ cpuMilli: 4000, memoryBytes: 8 * Gi, pods: 8 });
     expect(fit.allocating).toEqual({ cpuMilli: 2000, memoryBytes: 4 * Gi, pods: 4 });
-    expect(resourceSummary(cap(4, 8, 100), fit)).toEqual({
+    expect(resourceSummary(cap(4, 8, 100), fit, DEFAULT_RESOURCE_MODELS)).toEqual({
       allocatable: { cpu: '4', memory: '8Gi', pods: '100' },
       allocated: { cpu: '4', memory: '8Gi', pods: '8' },
       allocating: { cpu: '2', memory: '4Gi', pods: '4' },
+      // One node of the cluster's shape, full: grade 0.
+      allocatableModelings: DEFAULT_RESOURCE_MODELS.map(({ grade }) => ({ grade, count: grade === 0 ? 1 : 0 })),
     });
   });
 
   it('an empty cluster reports zero allocated and allocating', () => {
-    expect(resourceSummary(cap(8, 32, 110), fitWorkloads(cap(8, 32, 110), []))).toEqual({
+    expect(resourceSummary(cap(8, 32, 110), fitWorkloads(cap(8, 32, 110), []), DEFAULT_RESOURCE_MODELS)).toEqual({
       allocatable: { cpu: '8', memory: '32Gi', pods: '110' },
       allocated: { cpu: '0', memory: '0', pods: '0' },
       allocating: { cpu: '0', memory: '0', pods: '0' },
+      // 8 cpu reach grade 4, 32Gi only grade 3: the node is grade 3.
+      allocatableModelings: DEFAULT_RESOURCE_MODELS.map(({ grade }) => ({ grade, count: grade === 3 ? 1 : 0 })),
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { Condition } from '@flotilla/api';
+import { type AllocatableModeling, allocatableModelings, type Condition, type ResourceModel } from '@flotilla/api';
 import {
   addResources,
   timesPods,
@@ -83,13 +83,30 @@ export interface ResourceSummary {
   allocatable: FormattedResourceList;
   allocated: FormattedResourceList;
   allocating: FormattedResourceList;
+  /** How many nodes fall into each resource model (Karmada's CustomizedClusterResourceModeling). */
+  allocatableModelings?: AllocatableModeling[];
 }
 
-export function resourceSummary(allocatable: Resources, fit: ClusterFit): ResourceSummary {
+/**
+ * The summary of a simulated cluster. Its pods fit into `allocatable` as a whole (see `fitWorkloads`), so for the
+ * resource models it is one node of that shape with the running pods on it: a pod larger than the cluster's
+ * capacity fits no grade, as on a real cluster whose nodes are all smaller than the pod.
+ */
+export function resourceSummary(
+  allocatable: Resources,
+  fit: ClusterFit,
+  models: readonly ResourceModel[],
+): ResourceSummary {
+  const node = {
+    allocatable: { cpu: allocatable.cpuMilli, memory: allocatable.memoryBytes, pods: allocatable.pods },
+    requested: { cpu: fit.allocated.cpuMilli, memory: fit.allocated.memoryBytes },
+    pods: fit.allocated.pods,
+  };
   return {
     allocatable: toResourceList(allocatable),
     allocated: toResourceList(fit.allocated),
     allocating: toResourceList(fit.allocating),
+    allocatableModelings: allocatableModelings(models, [node]),
   };
 }
 

@@ -1,4 +1,4 @@
-import { FederatedHpaAnnotations } from '@flotilla/api';
+import { DEFAULT_RESOURCE_MODELS, FederatedHpaAnnotations } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { StoredObject } from '@flotilla/store';
 import {
@@ -88,6 +88,22 @@ const workloadData = (rs: Report[], binding: string, cluster: string) =>
   )?.event.data as WorkloadStatusReportedData | undefined;
 
 describe('SimulatedClusters: cluster status', () => {
+  it('grades the cluster by its own spec.resourceModels when it has them', () => {
+    const c = cluster('m1', sim());
+    c.spec = {
+      ...(c.spec as Record<string, unknown>),
+      resourceModels: [
+        { grade: 0, ranges: [{ name: 'cpu', min: '0', max: '3' }] },
+        { grade: 1, ranges: [{ name: 'cpu', min: '3', max: '8' }] },
+      ],
+    };
+    const r = new SimulatedClusters().reconcile({ clusters: [c], bindings: [], now: at(0) });
+    expect(clusterData(r, 'm1')?.statusPatch.resourceSummary?.allocatableModelings).toEqual([
+      { grade: 0, count: 0 },
+      { grade: 1, count: 1 },
+    ]);
+  });
+
   it('reports Ready, version and resource summary once, with a ClusterReady event', () => {
     const s = new SimulatedClusters();
     const input = { clusters: [cluster('m1', sim())], bindings: [], now: at(0) };
@@ -109,6 +125,8 @@ describe('SimulatedClusters: cluster status', () => {
           allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
           allocated: { cpu: '0', memory: '0', pods: '0' },
           allocating: { cpu: '0', memory: '0', pods: '0' },
+          // The cluster as one node of its shape (4 cpu reach grade 3, 8Gi only grade 1) under the default models.
+          allocatableModelings: DEFAULT_RESOURCE_MODELS.map(({ grade }) => ({ grade, count: grade === 1 ? 1 : 0 })),
         },
         // none: the field is removed from the status (null in a status patch)
         foreignHorizontalPodAutoscalers: null,
@@ -281,11 +299,42 @@ describe('SimulatedClusters: workloads', () => {
       health: 'Unhealthy',
       status: { replicas: 10, readyReplicas: 6, availableReplicas: 6, pendingReplicas: 4 },
       targetClusters: ['m1'],
+      // Applied is not running: the binding hears of its Pending pods once.
+      kubeEvent: {
+        type: 'Warning',
+        reason: 'PodsPending',
+        message: '4 of 10 pod(s) Pending in cluster m1: no node there fits them',
+      },
     });
+    // Still Pending, one pod fewer wanted: a new report, no second event; all running again, then Pending anew: one more.
+    const fewer = binding('b', [{ name: 'm1', replicas: 9 }], { replicas: 9, cpu: '500m', memory: '1Gi' });
+    expect(
+      workloadData(
+        step(s, { clusters: [cluster('m1', sim())], bindings: [fewer, small], now: at(1000) }),
+        'b-deployment',
+        'm1',
+      )?.kubeEvent,
+    ).toBeUndefined();
+    const fits = binding('b', [{ name: 'm1', replicas: 6 }], { replicas: 6, cpu: '500m', memory: '1Gi' });
+    expect(
+      workloadData(
+        step(s, { clusters: [cluster('m1', sim())], bindings: [fits, small], now: at(2000) }),
+        'b-deployment',
+        'm1',
+      )?.status?.pendingReplicas,
+    ).toBe(0);
+    expect(
+      workloadData(
+        step(s, { clusters: [cluster('m1', sim())], bindings: [big, small], now: at(3000) }),
+        'b-deployment',
+        'm1',
+      )?.kubeEvent?.reason,
+    ).toBe('PodsPending');
     expect(clusterData(r, 'm1')?.statusPatch.resourceSummary).toEqual({
       allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
       allocated: { cpu: '4', memory: '8Gi', pods: '8' },
       allocating: { cpu: '2', memory: '4Gi', pods: '4' },
+      allocatableModelings: DEFAULT_RESOURCE_MODELS.map(({ grade }) => ({ grade, count: grade === 0 ? 1 : 0 })),
     });
   });
 

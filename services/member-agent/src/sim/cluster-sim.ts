@@ -1,14 +1,16 @@
 import type {
+  ClusterSpec,
   ClusterStatus,
   Condition,
   ForeignHorizontalPodAutoscaler,
   KubeEventData,
   ResourceBindingSpec,
+  ResourceModel,
 } from '@flotilla/api';
 import type { BindingUsage } from '../member-usage.js';
 import { bindingKey, targetClusterNames, ReportBook, type Report } from '../reports.js';
 export { clusterPatchIsNoop, type Report } from '../reports.js';
-import { MemberLimitsError, parseMemberLimits } from '@flotilla/api';
+import { effectiveResourceModels, MemberLimitsError, parseMemberLimits } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
 import {
   fitWorkloads,
@@ -77,6 +79,8 @@ export interface WorkloadStatusReportedData extends Partial<WorkloadReport> {
    * the binding's FullyApplied condition from them and the aggregated status, as Karmada's binding controller does.
    */
   targetClusters?: string[];
+  /** A Warning on the binding when the cluster first reports pods of it Pending (PodsPending). */
+  kubeEvent?: KubeEventData;
 }
 
 /** Stored status of an object, used after a restart so that what is already reported is not published again. */
@@ -192,12 +196,18 @@ export class SimulatedClusters {
   reconcile(input: SimInput): Report[] {
     const nowMs = input.now.getTime();
     const statusOf: StatusLookup = input.statusOf ?? (() => undefined);
-    const simulated = new Map<string, { spec?: SimulationSpec; error?: SimulationSpecError }>();
+    const simulated = new Map<
+      string,
+      { spec?: SimulationSpec; error?: SimulationSpecError; models?: readonly ResourceModel[] }
+    >();
     for (const c of input.clusters) {
       const raw = (c.spec as { simulation?: unknown } | undefined)?.simulation;
       if (raw === undefined) continue;
       try {
-        simulated.set(c.metadata.name, { spec: parseSimulation(raw) });
+        simulated.set(c.metadata.name, {
+          spec: parseSimulation(raw),
+          models: effectiveResourceModels(c.spec as Pick<ClusterSpec, 'resourceModels'> | undefined),
+        });
       } catch (err) {
         if (!(err instanceof SimulationSpecError)) throw err;
         simulated.set(c.metadata.name, { error: err });
@@ -335,7 +345,7 @@ export class SimulatedClusters {
         patch = {
           kubernetesVersion: spec.kubernetesVersion,
           conditions: [READY],
-          resourceSummary: resourceSummary(spec.allocatable, fit),
+          resourceSummary: resourceSummary(spec.allocatable, fit, sim.models!),
           foreignHorizontalPodAutoscalers: foreignHpasField(spec.foreignHpas),
         };
         const fitByKey = new Map(fit.workloads.map((w) => [bindingKey(w.binding), w]));
