@@ -5,7 +5,8 @@
 // the bridge has been idle a while, it counts for BENCH_QUIET_MS (60 s) while the pods' CPU usage moves a little
 // (as real idle pods' usage does): the kube-bridge's writes to the host API server
 // (`flotilla_kube_bridge_writes_total{side="host"}`) and the writes to Flotilla's objects and status buckets (their
-// streams' last sequence). Issue 24 asks for 0 of each.
+// streams' last sequence). Issue 24 asks for 0 of each. The usage bucket's writes (the member-agent's latest usage per
+// binding, which only the hpa-assigner reads) are printed beside them.
 import { join } from 'node:path';
 import { connectBus } from '@flotilla/bus';
 import { NATS_URL } from '@flotilla/testkit';
@@ -108,8 +109,9 @@ async function main(): Promise<void> {
         sum += (await bus.jsm.streams.info(`KV_${bucket}`)).state.last_seq;
       return sum;
     };
+    const usageSeq = async () => (await bus.jsm.streams.info(`KV_${bus.names.usageBucket}`)).state.last_seq;
     try {
-      const before = { host: last, kv: await kvSeq() };
+      const before = { host: last, kv: await kvSeq(), usage: await usageSeq() };
       // Idle pods' usage moves a little: 20m, 23m, 20m, … every 10 s (metrics-server scrapes every 10 s).
       const started = Date.now();
       for (let i = 1; Date.now() - started < QUIET_MS; i++) {
@@ -120,11 +122,13 @@ async function main(): Promise<void> {
       const hostWrites =
         (await scrapedSum(bridge, 'flotilla_kube_bridge_writes_total', { side: 'host' })) - before.host;
       const kvWrites = (await kvSeq()) - before.kv;
+      const usageWrites = (await usageSeq()) - before.usage;
       const usage = USAGE_MOVES ? 'their usage moving' : 'their usage constant';
       report(`A quiet ${QUIET_MS / 1000} s, ${WORKLOADS} idle workloads (${usage}) on a member with metrics-server`, [
         ['kube-bridge writes to the host API server', String(hostWrites)],
         ['writes to the objects and status buckets', String(kvWrites)],
         ['target (issue 24)', '0 and 0'],
+        ['writes to the usage bucket (the metric path, not mirrored)', String(usageWrites)],
       ]);
     } finally {
       await bus.close();

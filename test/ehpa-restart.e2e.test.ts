@@ -114,7 +114,7 @@ describe('EffectiveHPA across a restart of the hpa-assigner and NATS', () => {
       sineWorkloadManifests({ cores: 1.2, amplitude: 0.3, originS, replicas: 2 }),
     );
     expect(applied.code, applied.err).toBe(0);
-    await waitForWorkloadReported(env, 2);
+    await waitForWorkloadReported(env, bus, 2);
 
     // The window is the next whole minute at least 12 s away, so the first pass arms its start well before it.
     const startMs = Math.ceil((Date.now() + 12_000) / 60_000) * 60_000;

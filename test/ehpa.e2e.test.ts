@@ -68,7 +68,7 @@ describe('EffectiveHPA end to end', () => {
     );
     expect(applied.code, applied.err).toBe(0);
     // the member cluster runs the 10 pods and reports their usage before the EffectiveHPA arrives
-    await waitForWorkloadReported(s.env, 10);
+    await waitForWorkloadReported(s.env, bus, 10);
     const r = await flotilla(s.env, ['apply', '-f', '-'], ehpa);
     expect(r.code, r.err).toBe(0);
 

@@ -1,5 +1,6 @@
-import type { Bus } from '@flotilla/bus';
+import { getJson, type Bus } from '@flotilla/bus';
 import { JetStreamHistory, type Sample, type WorkloadRef } from '@flotilla/metric-history';
+import { memberUsageKey, type MemberUsage } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import { flotilla } from './cli.js';
 
@@ -67,16 +68,22 @@ export async function seedHistory(bus: Bus, fromS: number, toS: number, usage: (
   return samples;
 }
 
-/** Waits until the member cluster runs `replicas` ready pods of `web` and reports their usage. */
-export async function waitForWorkloadReported(env: Record<string, string>, replicas: number): Promise<void> {
+/**
+ * Waits until the member cluster runs `replicas` ready pods of `web` (the binding's status) and reports their usage
+ * (the usage bucket, where the member-agents keep it apart from the status).
+ */
+export async function waitForWorkloadReported(env: Record<string, string>, bus: Bus, replicas: number): Promise<void> {
   await eventually(
     async () => {
       const r = await flotilla(env, ['get', 'rb', 'web-deployment', '-n', 'default', '-o', 'json']);
       const b = JSON.parse(r.out || '{}') as {
-        status?: { aggregatedStatus?: Array<{ status?: { cpuUsageMilli?: number; readyReplicas?: number } }> };
+        status?: { aggregatedStatus?: Array<{ clusterName?: string; status?: { readyReplicas?: number } }> };
       };
-      const e = b.status?.aggregatedStatus?.[0]?.status;
-      return e?.readyReplicas === replicas && (e.cpuUsageMilli ?? 0) > 0 ? true : undefined;
+      const e = b.status?.aggregatedStatus?.[0];
+      if (e?.status?.readyReplicas !== replicas || !e.clusterName) return undefined;
+      const ref = { kind: 'ResourceBinding', namespace: 'default', name: 'web-deployment' };
+      const usage = await getJson<MemberUsage>(bus.usage, memberUsageKey(ref, e.clusterName));
+      return (usage?.value.cpuUsageMilli ?? 0) > 0 ? true : undefined;
     },
     30_000,
     'the workload running with its usage reported',

@@ -33,6 +33,8 @@ export interface Bus {
   readonly trails: KV;
   /** Member-agent leases per cluster (see BusNames.leasesBucket). */
   readonly leases: KV;
+  /** Member workloads' latest usage per binding and cluster (see BusNames.usageBucket). */
+  readonly usage: KV;
   close(): Promise<void>;
   /**
    * Re-creates the events stream and buckets if the server lost them (a NATS restarted without its data) and returns
@@ -50,14 +52,15 @@ async function provision(
 ) {
   await ensureEventsStream(jsm, names, retention);
   const kvm = new Kvm(js);
-  const [objects, status, kubeEvents, trails, leases] = await Promise.all([
+  const [objects, status, kubeEvents, trails, leases, usage] = await Promise.all([
     kvm.create(names.objectsBucket, { history: 1 }),
     kvm.create(names.statusBucket, { history: 1 }),
     kvm.create(names.kubeEventsBucket, { history: 1 }),
     kvm.create(names.trailsBucket, { history: 1 }),
     kvm.create(names.leasesBucket, { history: 1 }),
+    kvm.create(names.usageBucket, { history: 1 }),
   ]);
-  return { objects, status, kubeEvents, trails, leases };
+  return { objects, status, kubeEvents, trails, leases, usage };
 }
 
 /** The streams every service needs: the events stream and the buckets' streams. */
@@ -69,6 +72,7 @@ export function requiredStreams(names: BusNames): string[] {
     `KV_${names.kubeEventsBucket}`,
     `KV_${names.trailsBucket}`,
     `KV_${names.leasesBucket}`,
+    `KV_${names.usageBucket}`,
   ];
 }
 
@@ -149,7 +153,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
   try {
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
-    const { objects, status, kubeEvents, trails, leases } = await provision(jsm, js, names, opts.retention);
+    const { objects, status, kubeEvents, trails, leases, usage } = await provision(jsm, js, names, opts.retention);
     const known = await streamIdentities(jsm, names);
     if (opts.onConnection) watchConnection(nc, opts.onConnection);
     const retention = opts.retention;
@@ -163,6 +167,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
       kubeEvents,
       trails,
       leases,
+      usage,
       close: () => nc.drain(),
       repair: () => repairBus(jsm, js, names, known, retention),
     };
@@ -183,6 +188,7 @@ export async function destroyBus(bus: Bus): Promise<void> {
     `KV_${names.kubeEventsBucket}`,
     `KV_${names.trailsBucket}`,
     `KV_${names.leasesBucket}`,
+    `KV_${names.usageBucket}`,
   ]) {
     await jsm.streams.delete(stream).catch(() => false);
   }

@@ -24,6 +24,12 @@ export interface BusNames {
    * agent posts the cluster's status; kept apart from status so that a renewal writes nothing anyone mirrors.
    */
   readonly leasesBucket: string;
+  /**
+   * KV bucket of each member workload's latest CPU usage, one key per binding and cluster
+   * (`<kind>.<namespace>.<binding>.<cluster>`, see memberUsageRef), written by the member-agents and read by the
+   * hpa-assigner. Kept apart from status, which the kube-bridge mirrors to the host: usage moves all the time.
+   */
+  readonly usageBucket: string;
   /** Subject root of the gateway's request-reply API: `<prefix>.api`. */
   readonly apiRoot: string;
   /** JetStream stream of workload metric samples (the embedded metric history). */
@@ -55,6 +61,7 @@ export function busNames(prefix = 'flotilla'): BusNames {
     kubeEventsBucket: `${prefix}-kube-events`,
     trailsBucket: `${prefix}-trails`,
     leasesBucket: `${prefix}-leases`,
+    usageBucket: `${prefix}-usage`,
     apiRoot: `${prefix}.api`,
     metricsStream: `${upper}_METRICS`,
     metricsRoot: `${prefix}.metrics`,

@@ -15,7 +15,7 @@ export interface SubjectPermissions {
 /**
  * Where each service may publish and subscribe on NATS, from the catalogue's grants. What sets services apart: only
  * the gateway answers the API (`<prefix>.api.*`), only the status writer writes status, Kubernetes events and the
- * replica-trail projections, only the member agent records metric samples and renews cluster leases, and the status writer never writes
+ * replica-trail projections, only the member agent records metric samples and usage and renews cluster leases, and the status writer never writes
  * objects. Every service reaches JetStream's API because each one provisions the streams and buckets it finds
  * missing; none may delete or purge a stream. The `cli` user may call the API and read, and write nothing directly; so may the kube-bridge, whose writes
  * all go through the API (admission runs on what it mirrors in).
@@ -30,6 +30,7 @@ export function servicePermissions(service: NatsUser, names: BusNames): SubjectP
     'kube-events': kv(names.kubeEventsBucket),
     trails: kv(names.trailsBucket),
     leases: kv(names.leasesBucket),
+    usage: kv(names.usageBucket),
     metrics: `${names.metricsRoot}.>`,
   };
   const grants = natsUserEntry(service);

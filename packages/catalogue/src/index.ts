@@ -35,7 +35,7 @@ export type ControllerName = (typeof Controllers)[keyof typeof Controllers];
 
 /**
  * Subject families a NATS user may publish to (the bus maps each to its subjects under the prefix): `api` the API's
- * request subjects, `events` the domain events, `objects`/`status`/`kube-events`/`trails`/`leases` the KV buckets, `metrics` the
+ * request subjects, `events` the domain events, `objects`/`status`/`kube-events`/`trails`/`leases`/`usage` the KV buckets, `metrics` the
  * metric samples.
  */
 export type NatsPublishGrant =
@@ -46,6 +46,7 @@ export type NatsPublishGrant =
   | 'kube-events'
   | 'trails'
   | 'leases'
+  | 'usage'
   | 'metrics';
 /** Subject families a NATS user may subscribe to besides its inboxes: `api-requests` answers the API. */
 export type NatsSubscribeGrant = 'api-requests';
@@ -85,7 +86,7 @@ export const SERVICE_CATALOGUE = {
     optional: false,
   },
   'member-agent': {
-    nats: { publish: ['events', 'objects', 'leases', 'metrics'], subscribe: [] },
+    nats: { publish: ['events', 'objects', 'leases', 'usage', 'metrics'], subscribe: [] },
     redis: true,
     queues: [],
     controllers: [],

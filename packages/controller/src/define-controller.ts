@@ -312,7 +312,7 @@ class KitController<J> implements Controller<J> {
     this.running = true;
     for (const w of this.d.watches) {
       const source = w.source;
-      if (source.bucket !== 'status' && source.bucket !== 'leases')
+      if (source.bucket === 'objects' || source.bucket === 'kubeEvents')
         this.metrics.countObjects(source.kind, () => source.size);
     }
     this.enqueueAll();

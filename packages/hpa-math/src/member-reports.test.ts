@@ -8,7 +8,6 @@ const entries: AggregatedWorkloadEntry[] = [
       replicas: 3,
       readyReplicas: 2,
       pendingReplicas: 1,
-      cpuUsageMilli: 900,
       cpuRequestMilli: 500,
       hpa: { currentReplicas: 3, desiredReplicas: 4, currentCPUUtilizationPercentage: 90 },
     },
@@ -19,12 +18,16 @@ const entries: AggregatedWorkloadEntry[] = [
 ];
 
 describe('member reports of a binding', () => {
-  it('reads the clusters the binding places the workload on, each with its Ready condition', () => {
+  it('reads the clusters the binding places the workload on, each with its Ready condition and usage', () => {
     const ready = new Map([
       ['member1', true],
       ['member2', false],
     ]);
-    expect(memberReports(entries, ['member1', 'member2', 'member3'], ready)).toEqual([
+    const usage = new Map([
+      ['member1', 900],
+      ['gone', 5000],
+    ]);
+    expect(memberReports(entries, ['member1', 'member2', 'member3'], ready, (c) => usage.get(c))).toEqual([
       {
         cluster: 'member1',
         clusterReady: true,
@@ -37,6 +40,11 @@ describe('member reports of a binding', () => {
       { cluster: 'member2', clusterReady: false, specReplicas: 1, readyReplicas: 1, pendingReplicas: 0 },
       { cluster: 'member3', clusterReady: false, specReplicas: 0, readyReplicas: 0, pendingReplicas: 0 },
     ]);
+  });
+
+  it('reports no usage where none is known', () => {
+    const reports = memberReports(entries, ['member1'], new Map([['member1', true]]));
+    expect(reports[0]).not.toHaveProperty('cpuUsageMilli');
   });
 
   it('reads the member HPAs of the bound clusters that report one', () => {

@@ -15,7 +15,6 @@ export interface AggregatedWorkloadEntry {
     replicas?: number;
     readyReplicas?: number;
     pendingReplicas?: number;
-    cpuUsageMilli?: number;
     cpuRequestMilli?: number;
     hpa?: Omit<MemberHpaStatus, 'cluster'>;
   };
@@ -28,7 +27,7 @@ export interface MemberReport {
   specReplicas: number;
   readyReplicas: number;
   pendingReplicas: number;
-  /** CPU used by the ready pods together, in millicores; absent when the cluster reports no usage. */
+  /** CPU used by the ready pods together, in millicores (from the usage bucket); absent when none is reported. */
   cpuUsageMilli?: number;
   /** CPU request of one pod, in millicores. */
   cpuRequestMilli?: number;
@@ -36,24 +35,29 @@ export interface MemberReport {
 
 /**
  * The member workloads of a binding as the centralized autoscalers read them: only the clusters the binding still
- * places the workload on, each marked with its cluster's Ready condition.
+ * places the workload on, each marked with its cluster's Ready condition and joined with its latest CPU usage
+ * (`usageOf`: the member-agents keep usage apart from the status, in the usage bucket).
  */
 export function memberReports(
   entries: readonly AggregatedWorkloadEntry[],
   boundClusters: readonly string[],
   clusterReady: ReadonlyMap<string, boolean>,
+  usageOf: (cluster: string) => number | undefined = () => undefined,
 ): MemberReport[] {
   return entries
     .filter((e) => boundClusters.includes(e.clusterName))
-    .map((e) => ({
-      cluster: e.clusterName,
-      clusterReady: clusterReady.get(e.clusterName) ?? false,
-      specReplicas: e.status?.replicas ?? 0,
-      readyReplicas: e.status?.readyReplicas ?? 0,
-      pendingReplicas: e.status?.pendingReplicas ?? 0,
-      ...(e.status?.cpuUsageMilli !== undefined ? { cpuUsageMilli: e.status.cpuUsageMilli } : {}),
-      ...(e.status?.cpuRequestMilli !== undefined ? { cpuRequestMilli: e.status.cpuRequestMilli } : {}),
-    }));
+    .map((e) => {
+      const usage = usageOf(e.clusterName);
+      return {
+        cluster: e.clusterName,
+        clusterReady: clusterReady.get(e.clusterName) ?? false,
+        specReplicas: e.status?.replicas ?? 0,
+        readyReplicas: e.status?.readyReplicas ?? 0,
+        pendingReplicas: e.status?.pendingReplicas ?? 0,
+        ...(usage !== undefined ? { cpuUsageMilli: usage } : {}),
+        ...(e.status?.cpuRequestMilli !== undefined ? { cpuRequestMilli: e.status.cpuRequestMilli } : {}),
+      };
+    });
 }
 
 /** The member HPAs of the clusters a binding places the workload on, as their clusters report them. */

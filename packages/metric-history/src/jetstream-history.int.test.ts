@@ -43,6 +43,26 @@ describe('JetStreamHistory (real NATS)', () => {
     );
   });
 
+  it("adds up the parts several sources (kube agents, one per cluster) recorded for an instant; drops a source's repeat", async () => {
+    const h = new JetStreamHistory(bus);
+    const split = { namespace: 'default', kind: 'Deployment', name: 'split' };
+    const t0 = Math.floor(Date.now() / 1000);
+    await h.record(split, [t0, 1.5], { source: 'member1' });
+    await h.record(split, [t0, 0.25], { source: 'member2' });
+    await h.record(split, [t0, 7], { source: 'member1' }); // a restarted member1 agent repeats the instant
+    await h.record(split, [t0 + 60, 2], { source: 'member2' });
+    await h.record(split, [t0 + 60, 0.1], { source: 'member1' });
+    const samples = await h.range(split, {
+      start: new Date((t0 - 60) * 1000),
+      end: new Date((t0 + 120) * 1000),
+      stepSeconds: 60,
+    });
+    expect(samples).toEqual([
+      [t0, 1.75],
+      [t0 + 60, 2.1],
+    ]);
+  });
+
   it('keeps the history across a new connection (a restarted service reads what was recorded)', async () => {
     const { connectBus } = await import('@flotilla/bus');
     const again = await connectBus({ url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', prefix: bus.names.prefix });

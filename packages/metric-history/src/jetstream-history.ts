@@ -38,17 +38,31 @@ export async function ensureMetricsStream(
   else if (current.max_age < config.max_age) await jsm.streams.update(metricsStream, { ...current, ...config });
 }
 
+/** Who recorded a sample: one recorder's samples of an instant are one sample; several recorders' add up. */
+export interface RecordOptions {
+  /**
+   * The part of the workload this recorder sees: the member cluster of a kube member-agent (one agent per cluster,
+   * each with its cluster's usage). Unset: the whole workload (the sim agent sums its clusters).
+   */
+  source?: string;
+}
+
 /**
  * The embedded metric history: samples appended to a JetStream stream (one subject per workload), read back by
- * start time. The sim member-agent records its workloads' usage here every sample interval.
+ * start time. The member-agents record their workloads' usage here every sample interval: the sim agent one sum over
+ * its clusters, each kube agent its own cluster's part, and a read adds the parts of each instant up.
  */
 export class JetStreamHistory implements MetricHistorySource {
   constructor(private readonly bus: Bus) {}
 
-  /** Appends one sample; the message id makes a repeated report of the same instant a no-op. */
-  async record(workload: WorkloadRef, sample: Sample): Promise<void> {
+  /**
+   * Appends one sample; the message id (subject, instant and source) makes a repeated report of the same instant by
+   * the same source a no-op, while other sources' parts of that instant are kept.
+   */
+  async record(workload: WorkloadRef, sample: Sample, opts: RecordOptions = {}): Promise<void> {
     const subject = metricSubject(this.bus.names.metricsRoot, workload);
-    await this.bus.js.publish(subject, JSON.stringify(sample), { msgID: `${subject}@${sample[0]}` });
+    const msgID = opts.source === undefined ? `${subject}@${sample[0]}` : `${subject}@${sample[0]}/${opts.source}`;
+    await this.bus.js.publish(subject, JSON.stringify(sample), { msgID });
   }
 
   async range(workload: WorkloadRef, r: HistoryRange): Promise<Sample[]> {
@@ -73,8 +87,17 @@ export class JetStreamHistory implements MetricHistorySource {
       const s = m.json<Sample>();
       if (s[0] >= startS && s[0] <= endS) out.push(s);
     }
-    // Samples are recorded in time order per workload, but a late retry may land out of order.
-    out.sort((a, b) => a[0] - b[0]);
-    return out;
+    return sumByInstant(out);
   }
+}
+
+/**
+ * One sample per instant, oldest first: the parts several sources recorded for one instant (each kube member-agent's
+ * cluster) add up to the workload's usage. Samples come in time order per source, but a late retry may land out of
+ * order.
+ */
+export function sumByInstant(samples: readonly Sample[]): Sample[] {
+  const sums = new Map<number, number>();
+  for (const [t, v] of samples) sums.set(t, (sums.get(t) ?? 0) + v);
+  return [...sums].sort(([a], [b]) => a - b).map(([t, v]): Sample => [t, Math.round(v * 1e6) / 1e6]);
 }

@@ -8,3 +8,4 @@ export * from './informers.js';
 export * from './informer-metrics.js';
 export * from './trail-projection.js';
 export * from './informed-specs.js';
+export * from './member-usage.js';

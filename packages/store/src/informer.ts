@@ -10,8 +10,8 @@ export type InformerEvent<T> =
 export type InformerHandler<T> = (e: InformerEvent<T>) => void | Promise<void>;
 
 /** For `kubeEvents`, keys are `<object key>.<reason>.<digest>`: read the object from the value's involvedObject. */
-export type InformerBucket = 'objects' | 'status' | 'kubeEvents' | 'leases';
-const BUCKETS: readonly InformerBucket[] = ['objects', 'status', 'kubeEvents', 'leases'];
+export type InformerBucket = 'objects' | 'status' | 'kubeEvents' | 'leases' | 'usage';
+const BUCKETS: readonly InformerBucket[] = ['objects', 'status', 'kubeEvents', 'leases', 'usage'];
 
 /**
  * What an owner keeps of each value (client-go's transform): the cache of a large kind stays small. Named, because
@@ -248,6 +248,7 @@ export class Informer<T = StoredObject> {
       status: names.statusBucket,
       kubeEvents: names.kubeEventsBucket,
       leases: names.leasesBucket,
+      usage: names.usageBucket,
     }[this.bucket];
   }
 

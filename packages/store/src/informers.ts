@@ -74,6 +74,11 @@ export class Informers {
     return this.informer('leases', kind, undefined);
   }
 
+  /** The informer of a kind's member usage (`bus.usage`: latest usage per binding and cluster), whole. */
+  usage<T>(kind: string): Informer<T> {
+    return this.informer('usage', kind, undefined);
+  }
+
   /** Every informer made so far (for tests and metrics). */
   all(): Array<Informer<unknown>> {
     return [...this.byKey.values()];

@@ -346,10 +346,11 @@ describe("hpa-assigner, Karmada's shipped FederatedHPA (no assignment)", () => {
     );
     await h.reportStatus('ResourceBinding', 'default', 'web-deployment', {
       aggregatedStatus: [
-        memberEntry('member1', 1, 1, 0, { cpuUsageMilli: 1000, cpuRequestMilli: 500 }),
-        memberEntry('member2', 1, 1, 0, { cpuUsageMilli: 1000, cpuRequestMilli: 500 }),
+        memberEntry('member1', 1, 1, 0, { cpuRequestMilli: 500 }),
+        memberEntry('member2', 1, 1, 0, { cpuRequestMilli: 500 }),
       ],
     });
+    await h.reportUsage('default', 'web-deployment', { member1: 1000, member2: 1000 });
     await h.apply(
       federatedHpa('web', {
         minReplicas: 1,

@@ -73,8 +73,9 @@ describe('EffectiveHPA controller (real NATS and Redis)', () => {
     await h.apply(targetBinding('web', [{ name: 'member1', replicas: 10 }]));
     const observed = Math.round(usage(nowS) * 1000);
     await h.reportStatus('ResourceBinding', 'default', 'web-deployment', {
-      aggregatedStatus: [memberEntry('member1', 10, 10, 0, { cpuUsageMilli: observed, cpuRequestMilli: 1000 })],
+      aggregatedStatus: [memberEntry('member1', 10, 10, 0, { cpuRequestMilli: 1000 })],
     });
+    await h.reportUsage('default', 'web-deployment', { member1: observed });
     await h.apply(
       ehpa('web', {
         minReplicas: 2,

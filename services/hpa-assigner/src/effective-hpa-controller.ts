@@ -14,6 +14,7 @@ import type { AutoscalerHistory, MemberReport } from '@flotilla/hpa-math';
 import type { MetricHistorySource } from '@flotilla/metric-history';
 import { encodeJobId, jobDueAt, scheduleAt, systemClock, type Clock } from '@flotilla/runtime';
 import {
+  bindingKeyOfUsageKey,
   Informers,
   ObjectStore,
   refFromKey,
@@ -111,6 +112,8 @@ export class EffectiveHpaController {
         },
         { source: this.caches.bindings, onChange: onBinding },
         { source: this.caches.bindingStatus, onChange: onBinding },
+        // A usage key is its binding's key and a cluster: a move wakes the binding's readers.
+        { source: this.caches.usage, onChange: (e, c) => onBinding({ key: bindingKeyOfUsageKey(e.key) }, c) },
         // Read at each pass; a cluster's change alone reconciles nothing.
         { source: this.caches.clusters, onChange: nothing },
         { source: this.caches.clusterStatus, onChange: nothing },

@@ -6,6 +6,7 @@ import type { MemberHpaStatus, MemberReport } from '@flotilla/hpa-math';
 import { systemClock, type Clock } from '@flotilla/runtime';
 import type { Cluster } from '@flotilla/scheduling';
 import {
+  bindingKeyOfUsageKey,
   Informers,
   ObjectStore,
   refFromKey,
@@ -153,6 +154,8 @@ export class FederatedHpaController {
         },
         { source: this.caches.bindings, onChange: onBinding },
         { source: this.caches.bindingStatus, onChange: onBinding },
+        // A usage key is its binding's key and a cluster: a move wakes the binding's readers.
+        { source: this.caches.usage, onChange: (e, c) => onBinding({ key: bindingKeyOfUsageKey(e.key) }, c) },
         { source: this.caches.clusters, onChange: (_e, c) => c.enqueueAll() },
         { source: this.caches.clusterStatus, onChange: (_e, c) => c.enqueueAll() },
       ],

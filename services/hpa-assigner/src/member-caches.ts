@@ -1,6 +1,14 @@
 import { memberHpaStatuses, memberReports, type AggregatedWorkloadEntry } from '@flotilla/hpa-math';
 import { isReady, type Cluster } from '@flotilla/scheduling';
-import { objectKey, type Informer, type Informers, type StatusRecord, type StoredObject } from '@flotilla/store';
+import {
+  memberUsageRef,
+  objectKey,
+  type Informer,
+  type Informers,
+  type MemberUsage,
+  type StatusRecord,
+  type StoredObject,
+} from '@flotilla/store';
 import type { BindingMembers, BindingSpecRead } from './federated-hpa-controller.js';
 import { BINDING_PROJECTION, BINDING_STATUS_PROJECTION } from './projections.js';
 
@@ -8,12 +16,15 @@ type Obj = StoredObject & Record<string, unknown>;
 
 /**
  * The caches both of the service's controllers read to see a workload on its member clusters: its binding (projected),
- * the binding's status (the clusters' reports, projected) and the clusters with their status. The informers are the
+ * the binding's status (the clusters' reports, projected), its latest usage per cluster (the usage bucket) and the
+ * clusters with their status. The informers are the
  * process's shared ones, so the FederatedHPA and EffectiveHPA controllers hold one copy of each.
  */
 export class MemberCaches {
   readonly bindings: Informer<Obj>;
   readonly bindingStatus: Informer<StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>>;
+  /** Keys `<binding key>.<cluster>` (memberUsageRef). */
+  readonly usage: Informer<MemberUsage>;
   readonly clusters: Informer<Obj>;
   readonly clusterStatus: Informer<StatusRecord>;
 
@@ -21,6 +32,7 @@ export class MemberCaches {
     // The caches keep only what a pass reads: with 10,000 FederatedHPAs they hold 20,000 bindings.
     this.bindings = informers.objects('ResourceBinding', BINDING_PROJECTION);
     this.bindingStatus = informers.status('ResourceBinding', BINDING_STATUS_PROJECTION);
+    this.usage = informers.usage<MemberUsage>('ResourceBinding');
     this.clusters = informers.objects('Cluster') as Informer<Obj>;
     this.clusterStatus = informers.status('Cluster') as Informer<StatusRecord>;
   }
@@ -33,7 +45,7 @@ export class MemberCaches {
     );
   }
 
-  /** The member workloads of a binding and their member HPAs, as the member clusters reported them. */
+  /** The member workloads of a binding, their usage and their member HPAs, as the member clusters reported them. */
   membersOf(namespace: string | undefined, bindingName: string): BindingMembers {
     const ref = { kind: 'ResourceBinding', namespace, name: bindingName };
     const binding = this.bindings.get(ref);
@@ -44,7 +56,12 @@ export class MemberCaches {
     return {
       ...(binding ? { binding } : {}),
       spec,
-      members: memberReports(entries, bound, ready),
+      members: memberReports(
+        entries,
+        bound,
+        ready,
+        (cluster) => this.usage.get(memberUsageRef(ref, cluster))?.cpuUsageMilli,
+      ),
       hpas: memberHpaStatuses(entries, bound),
     };
   }

@@ -32,7 +32,7 @@ export function bindingProjection(o: Obj): Obj {
   } as Obj;
 }
 
-/** What a pass reads of a binding's status: per cluster the replica counts, cpu and the member HPA's status. */
+/** What a pass reads of a binding's status: per cluster the replica counts, cpu request and the member HPA's status. */
 export function bindingStatusProjection(
   r: StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>,
 ): StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }> {
@@ -44,10 +44,10 @@ export function bindingStatusProjection(
       aggregatedStatus: entries.map((e) => {
         const st = e.status;
         if (!st) return { clusterName: e.clusterName };
-        const { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa } = st;
+        const { replicas, readyReplicas, pendingReplicas, cpuRequestMilli, hpa } = st;
         return {
           clusterName: e.clusterName,
-          status: { replicas, readyReplicas, pendingReplicas, cpuUsageMilli, cpuRequestMilli, hpa },
+          status: { replicas, readyReplicas, pendingReplicas, cpuRequestMilli, hpa },
         };
       }),
     },

@@ -4,6 +4,7 @@ import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flo
 import { Registry } from 'prom-client';
 import { ClusterLeases } from './cluster-lease.js';
 import { ClusterMetrics } from './cluster-metrics.js';
+import { MemberUsageWriter } from './member-usage.js';
 import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
 import type { WorkloadUsageGauge } from './sim/usage-metrics.js';
 import type { UsageRecorder } from './sim/usage-recorder.js';
@@ -63,6 +64,7 @@ export class SimAgent {
   private stopped = false;
   private readonly metrics: ClusterMetrics;
   private readonly leases: ClusterLeases;
+  private readonly usageWriter: MemberUsageWriter;
 
   constructor(private readonly opts: SimAgentOptions) {
     this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
@@ -75,6 +77,7 @@ export class SimAgent {
       driver: 'sim',
       renewIntervalMs: opts.leaseRenewMs,
     });
+    this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
     this.sim = new SimulatedClusters({ source: 'flotilla/member-agent/sim', ...opts.sim });
   }
 
@@ -120,7 +123,8 @@ export class SimAgent {
   /**
    * One simulation step: computes the reports and publishes them in order. A report is remembered only once the
    * bus acknowledged it, so a failed publish is offered again (with the same event id) on the next tick. Once the
-   * reports are out, the simulated clusters' leases are renewed: an agent that cannot publish renews nothing.
+   * reports are out, the simulated clusters' leases are renewed (an agent that cannot publish renews nothing) and
+   * the workloads' usage that moved is written to the usage bucket.
    * Returns how many events were published.
    */
   async tick(): Promise<number> {
@@ -147,6 +151,7 @@ export class SimAgent {
           .filter((c) => (c.spec as { simulation?: unknown } | undefined)?.simulation !== undefined)
           .map((c) => c.metadata.name),
       );
+    if (!this.stopped) await this.usageWriter.publish(this.sim.bindingUsage());
     const usage = this.sim.usage();
     this.opts.usageGauge?.update(usage);
     if (!this.stopped) await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());

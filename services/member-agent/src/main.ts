@@ -61,7 +61,10 @@ await runBusService({
           },
           registry,
           usageGauge,
-          usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
+          // Its cluster's part of each workload's usage: the other members' agents record theirs beside it.
+          usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, {
+            source: config.KUBE_CLUSTER_NAME!,
+          }),
         })
       : new SimAgent({
           bus,

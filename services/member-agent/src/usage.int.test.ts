@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Bus } from '@flotilla/bus';
+import { getJson, readEvents, type Bus } from '@flotilla/bus';
 import {
   ensureMetricsStream,
   JetStreamHistory,
@@ -8,7 +8,7 @@ import {
   SIM_WORKLOAD_CPU_QUERY,
 } from '@flotilla/metric-history';
 import { systemClock } from '@flotilla/runtime';
-import { ObjectStore } from '@flotilla/store';
+import { memberUsageKey, ObjectStore, type MemberUsage } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
 import { eventually, PrivatePrometheus } from '@flotilla/testkit';
 import { Registry } from 'prom-client';
@@ -110,6 +110,38 @@ describe('the sim member-agent as a source of EffectiveHPA history', () => {
         'three samples scraped from the agent',
       );
       expect(samples.every(([, v]) => v === 3.5)).toBe(true);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it("keeps each cluster's latest usage of the binding in the usage bucket, written once while it does not move", async () => {
+    const ref = { kind: 'ResourceBinding', namespace: 'default', name: 'web-deployment' };
+    const a = agent(60_000);
+    await a.start();
+    try {
+      const read = async (cluster: string) => getJson<MemberUsage>(bus.usage, memberUsageKey(ref, cluster));
+      const first = await eventually(
+        async () => {
+          const [m1, m2] = await Promise.all([read('m1'), read('m2')]);
+          return m1 && m2 ? { m1, m2 } : undefined;
+        },
+        10_000,
+        'usage of both clusters',
+      );
+      expect(first.m1.value.cpuUsageMilli).toBe(2500);
+      expect(first.m2.value.cpuUsageMilli).toBe(1000);
+      // Ticks every 100 ms: ten more ticks with the same usage write nothing.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await read('m1'))?.revision).toBe(first.m1.revision);
+      expect((await read('m2'))?.revision).toBe(first.m2.revision);
+      // and none of the agent's status reports carries usage
+      let reports = 0;
+      for await (const d of readEvents(bus, { filter: { kind: 'ResourceBinding', name: 'web-deployment' } })) {
+        expect(JSON.stringify(d.event.data)).not.toContain('cpuUsageMilli');
+        reports++;
+      }
+      expect(reports).toBeGreaterThan(0);
     } finally {
       await a.stop();
     }

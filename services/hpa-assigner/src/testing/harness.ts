@@ -1,7 +1,7 @@
 import { admit, applyStatusPatch } from '@flotilla/api';
-import { eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
+import { encodeJson, eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
-import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
+import { memberUsageKey, ObjectStore, StatusStore, type MemberUsage, type StoredObject } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
 import { REDIS_URL } from '@flotilla/testkit';
 import type { Redis } from 'ioredis';
@@ -32,6 +32,8 @@ export interface Harness {
     name: string,
     status: Record<string, unknown>,
   ): Promise<void>;
+  /** Writes a binding's latest usage per cluster (millicores) the way the member-agents do. */
+  reportUsage(namespace: string, binding: string, milliByCluster: Record<string, number>): Promise<void>;
   cluster(name: string, ready: boolean, cpu?: string): Promise<void>;
   events(name: string): Promise<FhpaEvent[]>;
   /** The FederatedHPA status the status writer would fold from its events. */
@@ -71,6 +73,15 @@ export async function harness(label: string, redisUrl = REDIS_URL): Promise<Harn
     apply: async (o) => (await store.apply(admit(o) as StoredObject)).object,
     async reportStatus(kind, namespace, name, status) {
       await statuses.fold({ kind, namespace, name }, seq++, () => status);
+    },
+    async reportUsage(namespace, binding, milliByCluster) {
+      for (const [cluster, cpuUsageMilli] of Object.entries(milliByCluster)) {
+        const usage: MemberUsage = { cpuUsageMilli, observedAt: new Date().toISOString() };
+        await bus.usage.put(
+          memberUsageKey({ kind: 'ResourceBinding', namespace, name: binding }, cluster),
+          encodeJson(usage),
+        );
+      }
     },
     async cluster(name, ready, cpu = '8') {
       await h.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name }, spec: {} });

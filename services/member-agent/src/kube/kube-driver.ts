@@ -13,6 +13,7 @@ import { Registry } from 'prom-client';
 import { withoutPlacement, type AgentLogger } from '../agent.js';
 import { ClusterLeases } from '../cluster-lease.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
+import { MemberUsageWriter, type BindingUsage } from '../member-usage.js';
 import { bindingKey, readyReasonIsExpiry, ReportBook, targetClusterNames, type Report } from '../reports.js';
 import { unreachableWorkloadReport, type BindingRef, type WorkloadReport } from '../sim/capacity.js';
 import {
@@ -55,6 +56,7 @@ import {
   notAppliedReport,
   plainObjectReport,
   selectorMatches,
+  readyPodsCpuMilli,
   workloadReportFrom,
   type MemberObjectView,
   type PodView,
@@ -269,6 +271,7 @@ export class KubeDriver {
   private probing: Promise<void> | undefined;
   private dirty = false;
   private readonly leases: ClusterLeases;
+  private readonly usageWriter: MemberUsageWriter;
   /** Whether a reconcile got its reports out: the lease is renewed only from then on (not by an agent stuck before). */
   private posted = false;
   /** The last lease renewal error, logged when it changes rather than every probe. */
@@ -301,6 +304,7 @@ export class KubeDriver {
       onEvent: () => this.kick(),
       projection: { name: 'resourceModels', project: resourceModelsOf },
     });
+    this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
   }
 
   private get cluster(): string {
@@ -564,6 +568,8 @@ export class KubeDriver {
     const ready = readiness(this.history, nowMs, this.opts);
     const current = new Map<string, WorkloadReport>();
     const usage: WorkloadUsage[] = [];
+    /** binding (formatBindingRef) → its ready pods' CPU here, in millicores. */
+    const cpuByBinding = new Map<string, number>();
     let patch: ClusterStatusPatch | undefined;
     if (ready.ready === false) {
       patch = ready.patch;
@@ -573,7 +579,7 @@ export class KubeDriver {
       return;
     } else {
       if (!(await this.ensureMemberInformers())) return;
-      patch = await this.applyAndObserve(desired, current, usage, nowMs);
+      patch = await this.applyAndObserve(desired, current, { usage, cpuByBinding }, nowMs);
     }
     if (this.stopped) return;
     const reports: Report[] = [];
@@ -583,11 +589,14 @@ export class KubeDriver {
     }
     const owned = { has: (c: string) => c === this.cluster };
     const present = new Set<string>();
+    const bindingUsage: BindingUsage[] = [];
     for (const b of [...bindings].sort((x, y) =>
       formatBindingRef(refOf(x)).localeCompare(formatBindingRef(refOf(y))),
     )) {
       const ref = refOf(b);
       present.add(bindingKey(ref));
+      const cpu = cpuByBinding.get(formatBindingRef(ref));
+      if (cpu !== undefined) bindingUsage.push({ ref, cluster: this.cluster, cpuUsageMilli: cpu });
       const report = current.get(formatBindingRef(ref));
       reports.push(
         ...this.book.workloadReports({
@@ -605,6 +614,8 @@ export class KubeDriver {
     if (this.stopped) return;
     this.posted = true;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
+    // Not ready: what was written is deleted, as a lost cluster's usage is not known.
+    await this.usageWriter.publish(bindingUsage);
     if (ready.ready === true) {
       this.opts.usageGauge?.update(usage);
       await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
@@ -631,7 +642,7 @@ export class KubeDriver {
   private async applyAndObserve(
     desired: ReturnType<typeof desiredMemberObjects>,
     current: Map<string, WorkloadReport>,
-    usage: WorkloadUsage[],
+    measured: { usage: WorkloadUsage[]; cpuByBinding: Map<string, number> },
     nowMs: number,
   ): Promise<ClusterStatusPatch | undefined> {
     // Every kind the desired objects have must be watched before anything is decided about it.
@@ -704,18 +715,20 @@ export class KubeDriver {
         view,
         pods,
         ...(request > 0 ? { cpuRequestMilli: request } : {}),
-        ...(podCpu && request > 0 ? { podCpuMilli: podCpu } : {}),
         ...(hpa ? { hpa } : {}),
       });
       current.set(key, report);
-      if (report.status?.cpuUsageMilli !== undefined)
-        usage.push({
+      const cpu = podCpu && request > 0 ? readyPodsCpuMilli(pods, podCpu) : undefined;
+      if (cpu !== undefined) {
+        measured.cpuByBinding.set(key, cpu);
+        measured.usage.push({
           cluster: this.cluster,
           namespace: a.ref!.namespace,
           kind: a.ref!.kind,
           workload: a.ref!.name,
-          cores: report.status.cpuUsageMilli / 1000,
+          cores: cpu / 1000,
         });
+      }
     }
     if (!this.nodes?.synced || !this.pods?.synced || this.version === undefined) return undefined;
     const models = effectiveResourceModels({

@@ -3,6 +3,7 @@ import {
   notAppliedReport,
   plainObjectReport,
   selectorMatches,
+  readyPodsCpuMilli,
   workloadReportFrom,
   type PodView,
 } from './workload-status.js';
@@ -76,21 +77,27 @@ describe('workloadReportFrom', () => {
     expect(stale.health).toBe('Unhealthy');
   });
 
-  it("sums the ready pods' CPU usage and gives one pod's request; reports the member HPA's status", () => {
+  it("sums the ready pods' CPU usage", () => {
+    const pods = [pod('a'), pod('b'), pod('c', { ready: false })];
+    const podCpu = new Map([
+      ['a', 300],
+      ['b', 200],
+      ['c', 999],
+    ]);
+    expect(readyPodsCpuMilli(pods, podCpu)).toBe(500);
+    expect(readyPodsCpuMilli([pod('x')], podCpu)).toBe(0);
+  });
+
+  it("gives one pod's request and the member HPA's status, and no usage (it moves: the usage bucket has it)", () => {
     const r = workloadReportFrom({
       ref,
       view: { ref, replicas: 3, status: { readyReplicas: 2, availableReplicas: 2 } },
       pods: [pod('a'), pod('b'), pod('c', { ready: false })],
       cpuRequestMilli: 500,
-      podCpuMilli: new Map([
-        ['a', 300],
-        ['b', 200],
-        ['c', 999],
-      ]),
       hpa: { minReplicas: 1, maxReplicas: 10, currentReplicas: 3, desiredReplicas: 4, cpuUtilization: 50 },
     });
+    expect(r.status).not.toHaveProperty('cpuUsageMilli');
     expect(r.status).toMatchObject({
-      cpuUsageMilli: 500,
       cpuRequestMilli: 500,
       hpa: {
         minReplicas: 1,
@@ -102,8 +109,8 @@ describe('workloadReportFrom', () => {
     });
   });
 
-  it('without metrics there is no usage (as a cluster without metrics-server gives the HPA no metric)', () => {
-    const r = workloadReportFrom({ ref, view: { ref, replicas: 1 }, pods: [pod('a')], cpuRequestMilli: 500 });
+  it('without a request in the template there is no request', () => {
+    const r = workloadReportFrom({ ref, view: { ref, replicas: 1 }, pods: [pod('a')] });
     expect(r.status).not.toHaveProperty('cpuUsageMilli');
     expect(r.status).not.toHaveProperty('cpuRequestMilli');
   });

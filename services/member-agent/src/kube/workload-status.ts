@@ -53,16 +53,24 @@ export interface WorkloadInput {
   pods: readonly PodView[];
   /** One pod's CPU request from the template, in millicores. */
   cpuRequestMilli?: number;
-  /** CPU used by each pod (metrics.k8s.io), by pod name; undefined when metrics are not available. */
-  podCpuMilli?: ReadonlyMap<string, number>;
   /** The member HPA acting on the workload, if one is there. */
   hpa?: MemberObjectView['hpa'];
 }
 
 /**
+ * CPU used by the ready pods together (metrics.k8s.io, by pod name), in millicores: the member workload's usage,
+ * which goes to the usage bucket (MemberUsageWriter), not into the binding's status.
+ */
+export function readyPodsCpuMilli(pods: readonly PodView[], podCpuMilli: ReadonlyMap<string, number>): number {
+  let usage = 0;
+  for (const p of pods) if (p.ready) usage += podCpuMilli.get(p.name) ?? 0;
+  return usage;
+}
+
+/**
  * One binding's entry in `aggregatedStatus` from a real workload, with the fields the sim driver reports: replicas
- * (desired), ready, available, pending (pods the scheduler could not place), the workload's conditions, the ready
- * pods' CPU usage and one pod's request, and the member HPA's status. Healthy when every desired pod is available
+ * (desired), ready, available, pending (pods the scheduler could not place), the workload's conditions, one pod's
+ * request, and the member HPA's status. Usage stays out of it (readyPodsCpuMilli): it moves all the time. Healthy when every desired pod is available
  * and the controller has seen the latest spec (Karmada's Deployment health interpreter).
  */
 export function workloadReportFrom(input: WorkloadInput): WorkloadReport {
@@ -82,12 +90,7 @@ export function workloadReportFrom(input: WorkloadInput): WorkloadReport {
       status: c.status,
       ...(c.reason ? { reason: c.reason } : {}),
     }));
-  if (input.cpuRequestMilli !== undefined && input.podCpuMilli) {
-    let usage = 0;
-    for (const p of input.pods) if (p.ready) usage += input.podCpuMilli.get(p.name) ?? 0;
-    status.cpuUsageMilli = usage;
-    status.cpuRequestMilli = input.cpuRequestMilli;
-  }
+  if (input.cpuRequestMilli !== undefined) status.cpuRequestMilli = input.cpuRequestMilli;
   const h = input.hpa;
   if (h) {
     const hpa: MemberHpaStatus = {

@@ -117,8 +117,6 @@ export interface WorkloadReplicaStatus {
   readyReplicas: number;
   availableReplicas: number;
   pendingReplicas: number;
-  /** CPU used by the ready pods together, in millicores (workloads with a load model). */
-  cpuUsageMilli?: number;
   /** CPU request of one pod, in millicores (workloads with a load model). */
   cpuRequestMilli?: number;
   /** The member HPA acting on the workload in this cluster, as its status says. */

@@ -486,7 +486,7 @@ describe('SimulatedClusters: the HPA loop', () => {
     expect(s.hpaReplicas('m1', 'default', 'web-hpa')).toBeUndefined();
   });
 
-  it("reports the ready pods' cpu usage, one pod's request and the member HPA's status", () => {
+  it("reports the ready pods' cpu usage apart from the status, one pod's request and the member HPA's status", () => {
     const s = new SimulatedClusters({ hpaSyncPeriodMs: 15_000 });
     const input = {
       clusters: [withLoad({ type: 'constant', cores: 4 })],
@@ -494,10 +494,17 @@ describe('SimulatedClusters: the HPA loop', () => {
       hpas: [hpa('web-hpa', 'web', 1, 10, 50)],
     };
     const status = workloadData(step(s, { ...input, now: at(0) }), 'web-deployment', 'm1')?.status;
+    expect(s.bindingUsage()).toEqual([
+      {
+        ref: { kind: 'ResourceBinding', namespace: 'default', name: 'web-deployment' },
+        cluster: 'm1',
+        cpuUsageMilli: 4000,
+      },
+    ]);
+    expect(status).not.toHaveProperty('cpuUsageMilli');
     expect(status).toMatchObject({
       replicas: 4,
       readyReplicas: 4,
-      cpuUsageMilli: 4000,
       cpuRequestMilli: 500,
       hpa: {
         minReplicas: 1,

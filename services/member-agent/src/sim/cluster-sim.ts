@@ -7,6 +7,7 @@ import type {
   ResourceBindingSpec,
   ResourceModel,
 } from '@flotilla/api';
+import type { BindingUsage } from '../member-usage.js';
 import { bindingKey, targetClusterNames, ReportBook, type Report } from '../reports.js';
 export { clusterPatchIsNoop, type Report } from '../reports.js';
 import { effectiveResourceModels, MemberLimitsError, parseMemberLimits } from '@flotilla/api';
@@ -172,10 +173,19 @@ export class SimulatedClusters {
   }
 
   private lastUsage: WorkloadUsage[] = [];
+  private lastBindingUsage: BindingUsage[] = [];
 
   /** Each workload's usage per healthy simulated cluster, as of the last `reconcile`. */
   usage(): readonly WorkloadUsage[] {
     return this.lastUsage;
+  }
+
+  /**
+   * Each binding's usage per healthy simulated cluster (workloads with a load model), as of the last `reconcile`,
+   * sampled once per HPA sync period as metrics-server would: what the hpa-assigner reads.
+   */
+  bindingUsage(): readonly BindingUsage[] {
+    return this.lastBindingUsage;
   }
 
   /** The replicas the HPA `namespace/name` holds in `cluster`, if it acts there. */
@@ -269,6 +279,7 @@ export class SimulatedClusters {
 
     const reports: Report[] = [];
     const usage: WorkloadUsage[] = [];
+    const bindingUsage: BindingUsage[] = [];
     const workloadReports = new Map<string, Map<string, WorkloadReport>>(); // binding key → cluster → report
     const activeHpas = new Set<string>();
     for (const [cluster, sim] of [...simulated].sort(([a], [b]) => a.localeCompare(b))) {
@@ -344,7 +355,7 @@ export class SimulatedClusters {
           else if (d.replicas === undefined) put(d, { applied: true, health: 'Healthy' });
           else {
             const w = fitByKey.get(bindingKey(d.ref))!;
-            put(d, this.withMetrics(workloadReport(w), cluster, spec, d, w, hpaFor(d), nowMs));
+            put(d, this.withMetrics(workloadReport(w), cluster, spec, d, w, hpaFor(d), nowMs, bindingUsage));
           }
         }
       }
@@ -357,6 +368,7 @@ export class SimulatedClusters {
       this.scaledTo.delete(key);
     }
     this.lastUsage = usage;
+    this.lastBindingUsage = bindingUsage;
 
     for (const b of [...input.bindings].sort((x, y) =>
       bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))),
@@ -435,9 +447,9 @@ export class SimulatedClusters {
   }
 
   /**
-   * What the control plane needs to autoscale across clusters: the ready pods' cpu usage and one pod's request
-   * (sampled once per HPA sync period, as metrics-server is scraped, so a ramp does not report every tick), and the
-   * member HPA's own status when one acts on the workload.
+   * What the control plane needs to autoscale across clusters: the ready pods' cpu usage (sampled once per HPA sync
+   * period, as metrics-server is scraped, so a ramp does not report every tick) into `usage`, not the status, and in
+   * the status one pod's request and the member HPA's own status when one acts on the workload.
    */
   private withMetrics(
     report: WorkloadReport,
@@ -447,6 +459,7 @@ export class SimulatedClusters {
     w: WorkloadFit,
     hpa: { key: string; spec: HpaSpec } | undefined,
     nowMs: number,
+    usage: BindingUsage[],
   ): WorkloadReport {
     if (!report.status || !d.template) return report;
     const tpl = d.template;
@@ -462,7 +475,7 @@ export class SimulatedClusters {
         sample = { atMs: nowMs, usageMilli: usage, ready: w.running };
         this.usageSamples.set(key, sample);
       }
-      status.cpuUsageMilli = sample.usageMilli;
+      usage.push({ ref: d.ref, cluster, cpuUsageMilli: sample.usageMilli });
       status.cpuRequestMilli = d.request!.cpuMilli;
     }
     const state = hpa ? this.hpaStates.get(hpa.key) : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Sample, WorkloadRef } from '@flotilla/metric-history';
+import type { RecordOptions, Sample, WorkloadRef } from '@flotilla/metric-history';
 import { UsageRecorder } from './usage-recorder.js';
 
 const usage = (cluster: string, workload: string, cores: number) => ({
@@ -12,15 +12,18 @@ const usage = (cluster: string, workload: string, cores: number) => ({
 
 function sink(failFirst = false) {
   const written: Array<[WorkloadRef, Sample]> = [];
+  const sources: Array<string | undefined> = [];
   let fail = failFirst;
   return {
     written,
-    async record(w: WorkloadRef, s: Sample) {
+    sources,
+    async record(w: WorkloadRef, s: Sample, opts?: RecordOptions) {
       if (fail) {
         fail = false;
         throw new Error('nats down');
       }
       written.push([w, s]);
+      sources.push(opts?.source);
     },
   };
 }
@@ -41,6 +44,18 @@ describe('UsageRecorder', () => {
       [{ namespace: 'default', kind: 'Deployment', name: 'api' }, [t0, 0.25]],
       [{ namespace: 'default', kind: 'Deployment', name: 'web' }, [t0 + 60, 4]],
     ]);
+  });
+
+  it("records as its source what it was given (a kube agent's cluster), so that other clusters' parts are kept", async () => {
+    const kube = sink();
+    await new UsageRecorder(kube, 60_000, { source: 'member2' }).maybeRecord(
+      [usage('member2', 'web', 1)],
+      new Date('2026-03-02T10:00:01Z'),
+    );
+    expect(kube.sources).toEqual(['member2']);
+    const sim = sink();
+    await new UsageRecorder(sim, 60_000).maybeRecord([usage('m1', 'web', 1)], new Date('2026-03-02T10:00:01Z'));
+    expect(sim.sources).toEqual([undefined]);
   });
 
   it('a failed write is tried again on the next tick of the same interval', async () => {

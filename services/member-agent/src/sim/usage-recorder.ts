@@ -1,16 +1,17 @@
-import type { Sample, WorkloadRef } from '@flotilla/metric-history';
+import type { RecordOptions, Sample, WorkloadRef } from '@flotilla/metric-history';
 import type { WorkloadUsage } from './cluster-sim.js';
 
 /** Where samples go: `JetStreamHistory` in the service. */
 export interface HistorySink {
-  record(workload: WorkloadRef, sample: Sample): Promise<void>;
+  record(workload: WorkloadRef, sample: Sample, opts?: RecordOptions): Promise<void>;
 }
 
 /**
  * Records each workload's usage, summed over its clusters, once per sample interval into the metric history.
  * Samples carry the interval's start as their time, so every agent (a new leader, a restarted one) writes the same
- * timestamp for the same interval and the history's message ids drop the repeat. A failed write is retried on the
- * next tick of the same interval.
+ * timestamp for the same interval and the history's message ids drop the repeat. A kube agent sees one cluster: it
+ * records with `source` (its cluster), so that the other clusters' agents' parts of the same instant are kept and
+ * added up, not dropped as repeats. A failed write is retried on the next tick of the same interval.
  */
 export class UsageRecorder {
   private lastSlot: number | undefined;
@@ -18,6 +19,7 @@ export class UsageRecorder {
   constructor(
     private readonly sink: HistorySink,
     private readonly intervalMs: number,
+    private readonly opts: RecordOptions = {},
   ) {
     if (!Number.isInteger(intervalMs) || intervalMs < 1000 || intervalMs % 1000 !== 0) {
       throw new RangeError(`intervalMs: expected whole seconds of at least 1 s, got ${intervalMs}`);
@@ -36,7 +38,8 @@ export class UsageRecorder {
       sums.set(key, entry);
     }
     const t = (slot * this.intervalMs) / 1000;
-    for (const { ref, cores } of sums.values()) await this.sink.record(ref, [t, Math.round(cores * 1e6) / 1e6]);
+    for (const { ref, cores } of sums.values())
+      await this.sink.record(ref, [t, Math.round(cores * 1e6) / 1e6], this.opts);
     this.lastSlot = slot;
     return sums.size;
   }
