@@ -10,6 +10,9 @@ export interface BindingUsage {
   cpuUsageMilli: number;
 }
 
+/** Usage writes in flight at once. */
+const WRITES_IN_FLIGHT = 64;
+
 export interface MemberUsageWriterOptions {
   bus: Bus;
   clock: Clock;
@@ -31,22 +34,27 @@ export class MemberUsageWriter {
   async publish(usage: readonly BindingUsage[]): Promise<number> {
     const observedAt = this.o.clock.now().toISOString();
     const seen = new Set<string>();
-    let writes = 0;
+    const writes: Array<() => Promise<void>> = [];
     for (const u of usage) {
       const key = memberUsageKey(u.ref, u.cluster);
       seen.add(key);
       if (this.written.get(key) === u.cpuUsageMilli) continue;
       const value: MemberUsage = { cpuUsageMilli: u.cpuUsageMilli, observedAt };
-      await this.o.bus.usage.put(key, encodeJson(value));
-      this.written.set(key, u.cpuUsageMilli);
-      writes++;
+      writes.push(async () => {
+        await this.o.bus.usage.put(key, encodeJson(value));
+        this.written.set(key, u.cpuUsageMilli);
+      });
     }
-    for (const key of [...this.written.keys()]) {
-      if (seen.has(key)) continue;
-      await this.o.bus.usage.delete(key);
-      this.written.delete(key);
-      writes++;
-    }
-    return writes;
+    for (const key of this.written.keys())
+      if (!seen.has(key))
+        writes.push(async () => {
+          await this.o.bus.usage.delete(key);
+          this.written.delete(key);
+        });
+    // Keys are independent: a first pass over many workloads goes out WRITES_IN_FLIGHT at a time, not one round trip
+    // after another.
+    for (let i = 0; i < writes.length; i += WRITES_IN_FLIGHT)
+      await Promise.all(writes.slice(i, i + WRITES_IN_FLIGHT).map((write) => write()));
+    return writes.length;
   }
 }
