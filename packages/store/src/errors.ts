@@ -8,6 +8,11 @@ export class NotFoundError extends Error {
   }
 }
 
+/** True when a read, update or delete found no stored object (`NotFoundError`). */
+export function isNotFound(err: unknown): err is NotFoundError {
+  return err instanceof NotFoundError;
+}
+
 /** The caller's resourceVersion is not the stored one: it must read again and retry. */
 export class StaleResourceVersionError extends Error {
   constructor(

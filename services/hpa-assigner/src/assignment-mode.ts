@@ -14,9 +14,9 @@ import {
 import { AlreadyExistsError } from '@flotilla/bus';
 import { MAX_TIMER_MS, type ReconcileResult } from '@flotilla/controller';
 import { encodeJobId, jobDueAt, removeJob, scheduleAt, type DelayedQueue } from '@flotilla/runtime';
-import { NotFoundError, type ObjectRef, type StoredObject } from '@flotilla/store';
+import { isNotFound, type ObjectRef, type StoredObject } from '@flotilla/store';
 import { FederatedHpaEventTypes } from './fhpa-events.js';
-import type { BindingSpecRead, FederatedHpaPass, MoveReport } from './federated-hpa-controller.js';
+import type { BindingSpecRead, FederatedHpaPass, MoveReport } from './pass.js';
 import { bindingNameOf, HPA_KIND, memberHpaBinding, memberHpaTemplate } from './member-objects.js';
 
 export interface AssignmentModeOptions {
@@ -209,7 +209,7 @@ export class AssignmentMode {
         spec: desired.spec,
       }));
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
+      if (!isNotFound(err)) throw err;
       await store.create(desired).catch((e: unknown) => {
         if (!(e instanceof AlreadyExistsError)) throw e;
       });
@@ -308,5 +308,5 @@ export class AssignmentMode {
 }
 
 function ignoreNotFound(err: unknown): void {
-  if (!(err instanceof NotFoundError) && (err as Error).name !== 'NotFoundError') throw err;
+  if (!isNotFound(err)) throw err;
 }

@@ -4,7 +4,7 @@ import type { ReconcileResult } from '@flotilla/controller';
 import { emptyHistory, type AutoscalerHistory } from '@flotilla/hpa-math';
 import type { ObjectRef } from '@flotilla/store';
 import { FederatedHpaEventTypes } from './fhpa-events.js';
-import type { FederatedHpaPass } from './federated-hpa-controller.js';
+import type { FederatedHpaPass } from './pass.js';
 import { bindingNameOf } from './member-objects.js';
 
 export interface CentralizedModeOptions {

@@ -1,7 +1,8 @@
 import { FederatedHpaAnnotations, parseMemberLimits } from '@flotilla/api';
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FederatedHpaController, MoveReport } from './federated-hpa-controller.js';
+import type { FederatedHpaController } from './federated-hpa-controller.js';
+import type { MoveReport } from './pass.js';
 import {
   deployment,
   federatedHpa,

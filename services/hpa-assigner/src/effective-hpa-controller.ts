@@ -26,11 +26,18 @@ import {
 import { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
 import { EhpaForecasts } from './ehpa-forecasts.js';
 import { StatusPublisher } from './status-publisher.js';
-import type { HpaControllerDependencies } from './federated-hpa-controller.js';
+import type { HpaControllerDependencies } from './pass.js';
 import { bindingNameOf } from './member-objects.js';
 import { MemberCaches, TargetIndex } from './member-caches.js';
 
 export const EHPA_CONTROLLER_NAME = Controllers.effectiveHpa;
+
+/** The EffectiveHPA controller's defaults (and the service's config defaults). */
+export const EFFECTIVE_HPA_DEFAULTS = {
+  /** The sync period of the HPA Crane manages. */
+  syncPeriodMs: 15_000,
+  concurrency: 32,
+} as const;
 
 export interface EffectiveHpaControllerOptions extends HpaControllerDependencies {
   /** Where the usage history for prediction comes from: the metrics stream or Prometheus. */
@@ -120,9 +127,9 @@ export class EffectiveHpaController {
       ],
       reconcile: (k) => this.reconcile(k),
       // Every EffectiveHPA each sync period, all at once behind the changes.
-      resyncMs: o.syncPeriodMs ?? 15_000,
+      resyncMs: o.syncPeriodMs ?? EFFECTIVE_HPA_DEFAULTS.syncPeriodMs,
       resyncSpread: false,
-      concurrency: o.concurrency ?? 32,
+      concurrency: o.concurrency ?? EFFECTIVE_HPA_DEFAULTS.concurrency,
       logger: o.logger,
       registry: o.registry,
       failureEvents: { publish: o.publish, objectOf: refFromKey },
@@ -218,7 +225,7 @@ export class EffectiveHpaController {
       this.forecasts.forget(key);
       return;
     }
-    const period = this.o.syncPeriodMs ?? 15_000;
+    const period = this.o.syncPeriodMs ?? EFFECTIVE_HPA_DEFAULTS.syncPeriodMs;
     const now = this.clock.now();
     const nowMs = now.getTime();
     const state = this.states.get(key) ?? {};

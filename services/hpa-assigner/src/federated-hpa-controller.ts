@@ -1,10 +1,7 @@
 import { Controllers } from '@flotilla/catalogue';
-import type { FederatedHPA, ResourceBindingSpec } from '@flotilla/api';
-import type { Bus, CloudEvent } from '@flotilla/bus';
+import type { FederatedHPA } from '@flotilla/api';
 import { defineController, type Controller, type ReconcileResult, type WorkQueue } from '@flotilla/controller';
-import type { MemberHpaStatus, MemberReport } from '@flotilla/hpa-math';
 import { systemClock, type Clock } from '@flotilla/runtime';
-import type { Cluster } from '@flotilla/scheduling';
 import {
   bindingKeyOfUsageKey,
   Informers,
@@ -14,48 +11,20 @@ import {
   type InformerEvent,
   type StoredObject,
 } from '@flotilla/store';
-import type { Registry } from 'prom-client';
-import type { Redis } from 'ioredis';
 import { AssignmentMode, type PendingJob } from './assignment-mode.js';
 import { CentralizedMode } from './centralized-mode.js';
 import { MemberCaches, TargetIndex } from './member-caches.js';
 import { StatusPublisher } from './status-publisher.js';
 import { bindingNameOf, HPA_KIND } from './member-objects.js';
+import {
+  FEDERATED_HPA_DEFAULTS,
+  type FederatedHpaPass,
+  type HpaControllerDependencies,
+  type MoveReport,
+} from './pass.js';
 
 export const CONTROLLER_NAME = Controllers.federatedHpa;
 export const FEDERATED_HPA_KIND = 'FederatedHPA';
-
-export interface ControllerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-/** One write of a move across clusters, for benchmarks: when the delay ran out and when the new max was stored. */
-export interface MoveReport {
-  key: string;
-  from: string;
-  to: string;
-  /** When the pending-pods delay of the starved cluster ran out (ms since the epoch). */
-  dueAtMs?: number;
-  appliedAtMs: number;
-}
-
-/** What both of the hpa-assigner's controllers are built from (the service's deps). */
-export interface HpaControllerDependencies {
-  bus: Bus;
-  store?: ObjectStore;
-  /** Shared by the controller's delay queue (pending pods, cron boundaries); the worker runs on a duplicate. The owner closes it. */
-  redis: Redis;
-  /** BullMQ key prefix (FLOTILLA_PREFIX). */
-  queuePrefix: string;
-  queueName?: string;
-  publish: (e: CloudEvent) => Promise<unknown>;
-  clock?: Clock;
-  logger: ControllerLogger;
-  /** The service's registry: reconcile, queue and object metrics under the controller's name. */
-  registry?: Registry;
-}
 
 export interface FederatedHpaControllerOptions extends HpaControllerDependencies {
   /** Every FederatedHPA is evaluated this often (Karmada's --horizontal-pod-autoscaler-sync-period). Default 15 s. */
@@ -72,39 +41,6 @@ export interface FederatedHpaControllerOptions extends HpaControllerDependencies
 }
 
 type Obj = StoredObject & Record<string, unknown>;
-/** What a pass reads of a binding's spec (bindingProjection keeps these). */
-export type BindingSpecRead = Partial<Pick<ResourceBindingSpec, 'resource' | 'clusters' | 'replicaRequirements'>>;
-
-/** The member clusters' reports on a binding, as both modes read them. */
-export interface BindingMembers {
-  binding?: StoredObject;
-  spec: BindingSpecRead;
-  members: MemberReport[];
-  hpas: MemberHpaStatus[];
-}
-
-/** What the two modes share of the controller: the store, the caches, the work queue and the status publisher. */
-export interface FederatedHpaPass {
-  readonly store: ObjectStore;
-  readonly clock: Clock;
-  readonly logger: ControllerLogger;
-  /** The binding as cached (projected), if any. */
-  binding(ref: { namespace?: string; name: string }): StoredObject | undefined;
-  /** Every cached binding (projected). */
-  bindings(): StoredObject[];
-  clusters(): Cluster[];
-  membersOf(namespace: string | undefined, bindingName: string): BindingMembers;
-  /** Queues `key` (no-op once stopped). */
-  enqueue(key: string): void;
-  /** Publishes a status patch when it differs from the last one published (and always with a Kubernetes event). */
-  observe(
-    fhpa: FederatedHPA,
-    type: string,
-    statusPatch: Record<string, unknown>,
-    kubeEvent?: { reason: string; message: string },
-    extra?: Record<string, unknown>,
-  ): Promise<void>;
-}
 
 /**
  * The FederatedHPA controller: per object a work-queue key, and the mode the object chooses does the pass —
@@ -143,7 +79,7 @@ export class FederatedHpaController {
     const onBinding = (e: { key: string }, c: { enqueue(key: string): void }) => {
       for (const k of this.targets.readersOf(e.key)) c.enqueue(k);
     };
-    const syncPeriodMs = o.syncPeriodMs ?? 15_000;
+    const syncPeriodMs = o.syncPeriodMs ?? FEDERATED_HPA_DEFAULTS.syncPeriodMs;
     this.controller = defineController<PendingJob>({
       name: CONTROLLER_NAME,
       watches: [
@@ -163,7 +99,7 @@ export class FederatedHpaController {
       // Every FederatedHPA each sync period, all at once behind the changes (Karmada's sync period).
       resyncMs: syncPeriodMs,
       resyncSpread: false,
-      concurrency: o.concurrency ?? 32,
+      concurrency: o.concurrency ?? FEDERATED_HPA_DEFAULTS.concurrency,
       logger: o.logger,
       registry: o.registry,
       failureEvents: { publish: o.publish, objectOf: refFromKey },
@@ -185,8 +121,9 @@ export class FederatedHpaController {
     });
     this.assignment = new AssignmentMode(pass, {
       queue: () => this.controller.delayedQueue,
-      optimisePeriodMs: o.optimisePeriodMs ?? 300_000,
-      defaultMultiClusterDelaySeconds: o.defaultMultiClusterDelaySeconds ?? 30,
+      optimisePeriodMs: o.optimisePeriodMs ?? FEDERATED_HPA_DEFAULTS.optimisePeriodMs,
+      defaultMultiClusterDelaySeconds:
+        o.defaultMultiClusterDelaySeconds ?? FEDERATED_HPA_DEFAULTS.defaultMultiClusterDelaySeconds,
       ...(o.onMove ? { onMove: o.onMove } : {}),
     });
   }

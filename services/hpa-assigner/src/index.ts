@@ -3,10 +3,9 @@ export {
   CONTROLLER_NAME,
   FEDERATED_HPA_KIND,
   FederatedHpaController,
-  type ControllerLogger,
   type FederatedHpaControllerOptions,
-  type MoveReport,
 } from './federated-hpa-controller.js';
+export { FEDERATED_HPA_DEFAULTS, type ControllerLogger, type MoveReport } from './pass.js';
 export { FederatedHpaEventTypes } from './fhpa-events.js';
 export { bindingNameOf, memberHpaBinding, memberHpaTemplate } from './member-objects.js';
 export {

@@ -9,7 +9,7 @@ import {
   type StatusRecord,
   type StoredObject,
 } from '@flotilla/store';
-import type { BindingMembers, BindingSpecRead } from './federated-hpa-controller.js';
+import type { BindingMembers, BindingSpecRead } from './pass.js';
 import { BINDING_PROJECTION, BINDING_STATUS_PROJECTION } from './projections.js';
 
 type Obj = StoredObject & Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { FederatedHpaAnnotations } from '@flotilla/api';
 import type { AggregatedWorkloadEntry } from '@flotilla/hpa-math';
 import type { StatusRecord, StoredObject } from '@flotilla/store';
-import type { BindingSpecRead } from './federated-hpa-controller.js';
+import type { BindingSpecRead } from './pass.js';
 
 type Obj = StoredObject & Record<string, unknown>;
 const KEPT_ANNOTATIONS = Object.values(FederatedHpaAnnotations) as string[];

@@ -13,7 +13,7 @@ import type { Condition, ForeignHorizontalPodAutoscaler } from '@flotilla/api';
 import { systemClock, type Clock } from '@flotilla/runtime';
 import { refFromKey, type Informer, type InformerEvent, type Informers, type StatusRecord } from '@flotilla/store';
 import type { Registry } from 'prom-client';
-import type { ControllerLogger } from './federated-hpa-controller.js';
+import type { ControllerLogger } from './pass.js';
 
 export const REPLICA_OWNERS_CONTROLLER_NAME = Controllers.replicaOwners;
 
