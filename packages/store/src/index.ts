@@ -9,3 +9,4 @@ export * from './informer-metrics.js';
 export * from './trail-projection.js';
 export * from './informed-specs.js';
 export * from './member-usage.js';
+export * from './with-status.js';

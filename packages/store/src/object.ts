@@ -45,3 +45,11 @@ export function refFromKey(key: string): ObjectRef {
 export function describeRef(ref: ObjectRef): string {
   return ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
 }
+
+/**
+ * True when the object has its spec. The API's object types leave spec optional (a generic KubeObject may have
+ * none), but admission requires it of every kind whose schema has one: a stored policy or binding always passes.
+ */
+export function hasSpec<T extends { spec?: unknown }>(o: T): o is T & { spec: NonNullable<T['spec']> } {
+  return o.spec !== undefined && o.spec !== null;
+}

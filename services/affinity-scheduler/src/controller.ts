@@ -1,5 +1,5 @@
 import { Controllers } from '@flotilla/catalogue';
-import { FederatedHpaAnnotations, listKinds, type ClusterLease, type Condition } from '@flotilla/api';
+import { FederatedHpaAnnotations, listKinds, type ClusterLease, type StatusOfKind } from '@flotilla/api';
 import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
   defineController,
@@ -23,17 +23,18 @@ import {
   revisitAfterMs,
   withDetected,
   type AssignedReplicas,
-  type Cluster,
   type ClusterView,
   type ObservedSchedule,
   type ParsedRequest,
-  type PropagationPolicy,
   type ResourceBinding,
-  type ResourceTemplate,
 } from '@flotilla/scheduling';
 import {
+  allWithStatus,
+  hasSpec,
   Informers,
   NotFoundError,
+  withStatus,
+  type CachedKind,
   type Informer,
   type InformerEvent,
   type ObjectStore,
@@ -53,6 +54,7 @@ import {
   clusterSchedulingSignature,
   templateProjection,
   type BindingStatusView,
+  type TemplateView,
 } from './projections.js';
 
 /** Bindings scheduled at once. */
@@ -80,7 +82,9 @@ export interface AffinitySchedulerOptions {
   informers?: Informers;
 }
 
-type Obj = StoredObject & Record<string, unknown>;
+type BindingKind = (typeof BINDING_KINDS)[number];
+/** A binding as the scheduler caches it: whole, as stored (its status is joined in when it is read). */
+type CachedBinding = CachedKind<BindingKind>;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
 const TEMPLATE_PROJECTION = { name: 'scheduler-template', project: templateProjection };
 const BINDING_STATUS_PROJECTION = { name: 'scheduler-binding-status', project: bindingStatusProjection };
@@ -95,16 +99,16 @@ const BINDING_STATUS_PROJECTION = { name: 'scheduler-binding-status', project: b
  */
 export class AffinitySchedulerController {
   private readonly now: () => Date;
-  private readonly templates = new Map<string, Informer<Obj>>();
-  private readonly policies: Informer<Obj>;
-  private readonly clusterPolicies: Informer<Obj>;
-  private readonly clusters: Informer<Obj>;
-  private readonly clusterStatus: Informer<StatusRecord>;
+  private readonly templates = new Map<string, Informer<TemplateView>>();
+  private readonly policies: Informer<CachedKind<'PropagationPolicy'>>;
+  private readonly clusterPolicies: Informer<CachedKind<'ClusterPropagationPolicy'>>;
+  private readonly clusters: Informer<CachedKind<'Cluster'>>;
+  private readonly clusterStatus: Informer<StatusRecord<StatusOfKind<'Cluster'>>>;
   private readonly clusterLeases: Informer<ClusterLease>;
   /** The cluster-health controller's memory of each cluster's last renewal; a new leader starts without it. */
   private readonly healthProbes = new Map<string, ClusterHealthProbe>();
   private readonly clusterMonitorGraceMs: number;
-  private readonly bindings = new Map<string, Informer<Obj>>();
+  private readonly bindings = new Map<string, Informer<CachedBinding>>();
   private readonly bindingStatus = new Map<string, Informer<BindingStatusView>>();
   private readonly observed = new Map<string, ObservedSchedule>();
   /** Replicas assigned but not yet reported by their clusters, counted as used by every estimate (the assume cache). */
@@ -141,15 +145,14 @@ export class AffinitySchedulerController {
     const templateKinds = listKinds()
       .filter((k) => !k.strict)
       .map((k) => k.kind);
-    for (const kind of templateKinds)
-      this.templates.set(kind, informers.objects(kind, TEMPLATE_PROJECTION) as Informer<Obj>);
-    this.policies = informers.objects('PropagationPolicy') as Informer<Obj>;
-    this.clusterPolicies = informers.objects('ClusterPropagationPolicy') as Informer<Obj>;
-    this.clusters = informers.objects('Cluster') as Informer<Obj>;
-    this.clusterStatus = informers.status('Cluster') as Informer<StatusRecord>;
+    for (const kind of templateKinds) this.templates.set(kind, informers.objects(kind, TEMPLATE_PROJECTION));
+    this.policies = informers.objects('PropagationPolicy');
+    this.clusterPolicies = informers.objects('ClusterPropagationPolicy');
+    this.clusters = informers.objects('Cluster');
+    this.clusterStatus = informers.status('Cluster');
     this.clusterLeases = informers.leases<ClusterLease>('Cluster');
     for (const kind of BINDING_KINDS) {
-      this.bindings.set(kind, informers.objects(kind) as Informer<Obj>);
+      this.bindings.set(kind, informers.objects(kind));
       this.bindingStatus.set(kind, informers.status(kind, BINDING_STATUS_PROJECTION));
     }
 
@@ -190,7 +193,7 @@ export class AffinitySchedulerController {
         { source: this.clusters, onEvent: forgetViews, onChange: (_e: unknown, c: ControllerQueue) => c.enqueueAll() },
         {
           source: this.clusterStatus,
-          onEvent: (e: InformerEvent<StatusRecord>) => {
+          onEvent: (e: InformerEvent<StatusRecord<StatusOfKind<'Cluster'>>>) => {
             forgetViews();
             const signature = e.type === 'upsert' ? clusterSchedulingSignature(e.value.status) : undefined;
             this.clusterStatusRelevant = signature !== this.clusterSignatures.get(e.key);
@@ -258,14 +261,10 @@ export class AffinitySchedulerController {
   }
 
   private clusterViews(): ClusterView[] {
-    this.views ??= [...this.clusters.cache.entries()].map(
-      ([key, { value }]) =>
-        ({
-          ...value,
-          status: this.clusterStatus.cache.get(key)?.value.status,
-          assumedUsage: this.assumed.usageOf(value.metadata.name),
-        }) as ClusterView,
-    );
+    this.views ??= allWithStatus(this.clusters, this.clusterStatus).map((cluster) => ({
+      ...cluster,
+      assumedUsage: this.assumed.usageOf(cluster.metadata.name),
+    }));
     return this.views;
   }
 
@@ -305,7 +304,7 @@ export class AffinitySchedulerController {
   // 1. detection
   private async detect(key: string): Promise<void> {
     const ref = refFromKey(key);
-    const template = this.templates.get(ref.kind)?.get(ref) as (ResourceTemplate & Obj) | undefined;
+    const template = this.templates.get(ref.kind)?.get(ref);
     const bindingRef: ObjectRef = {
       kind: ref.namespace ? 'ResourceBinding' : 'ClusterResourceBinding',
       namespace: ref.namespace,
@@ -319,7 +318,7 @@ export class AffinitySchedulerController {
     const candidates = [
       ...(ref.namespace ? this.policies.values().filter((p) => p.metadata.namespace === ref.namespace) : []),
       ...this.clusterPolicies.values(),
-    ] as unknown as PropagationPolicy[];
+    ].filter(hasSpec);
     // The policy that claimed the template keeps it (unless preempted); the claim is the binding's.
     const policyFor = (b: StoredObject | undefined) =>
       claimingPolicy(template, candidates, policyClaim(b?.metadata.annotations));
@@ -330,7 +329,8 @@ export class AffinitySchedulerController {
     if (!existing) {
       // Create-only: if our cache lags and the binding exists, fall through to the update, which keeps its clusters.
       const created = await this.o.store
-        .create(buildBinding(template, policy) as unknown as Obj)
+        // buildBinding names the binding and sets its type meta: it is a whole object to store.
+        .create(buildBinding(template, policy) as StoredObject)
         .catch((err: unknown) => {
           if (err instanceof AlreadyExistsError) return undefined;
           throw err;
@@ -343,7 +343,7 @@ export class AffinitySchedulerController {
     });
   }
 
-  private async deleteBinding(ref: ObjectRef, existing: Obj): Promise<void> {
+  private async deleteBinding(ref: ObjectRef, existing: StoredObject): Promise<void> {
     await this.o.store.delete(ref).catch((err: unknown) => {
       if (!(err instanceof NotFoundError)) throw err;
     });
@@ -367,14 +367,11 @@ export class AffinitySchedulerController {
     const ref = refFromKey(key);
     const cached = this.bindings.get(ref.kind)?.cache.get(key);
     const stored = cached?.value;
-    if (!stored) {
+    if (!stored || !hasSpec(stored)) {
       this.observed.delete(key);
       return;
     }
-    const binding = {
-      ...stored,
-      status: this.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status,
-    } as unknown as ResourceBinding;
+    const binding: ResourceBinding = withStatus(stored, key, this.bindingStatus.get(ref.kind));
     const now = this.now();
     const handOff = federatedHpaHandOff(binding, this.clusterViews(), now);
     if (handOff.kind !== 'Schedule') return this.handOver(ref, handOff, cached);
@@ -398,7 +395,7 @@ export class AffinitySchedulerController {
   /** Writes the decision's result (if any), announces it, and says when to decide again. */
   private async applyDecision(
     ref: ObjectRef,
-    cached: { value: Obj; revision: number },
+    cached: { value: CachedBinding; revision: number },
     binding: ResourceBinding,
     decision: BindingDecision,
     now: Date,
@@ -445,7 +442,7 @@ export class AffinitySchedulerController {
   private async handOver(
     ref: ObjectRef,
     handOff: Exclude<HandOff, { kind: 'Schedule' }>,
-    cached: { value: Obj; revision: number },
+    cached: { value: CachedBinding; revision: number },
   ): Promise<ReconcileResult> {
     if (handOff.kind === 'LeaveAlone') return;
     if (handOff.changed) {
@@ -475,8 +472,7 @@ export class AffinitySchedulerController {
     const ref = refFromKey(key);
     const obj = this.clusters.get(ref);
     if (!obj) return;
-    const cluster = { ...obj, status: this.clusterStatus.cache.get(key)?.value.status } as unknown as Cluster;
-    const d = decideTaints(cluster, this.now(), this.o.failoverGraceMs);
+    const d = decideTaints(withStatus(obj, key, this.clusterStatus), this.now(), this.o.failoverGraceMs);
     if (d.taints) {
       const taints = d.taints;
       await this.o.store.update(ref, (cur) => {
@@ -498,7 +494,7 @@ export class AffinitySchedulerController {
       return;
     }
     const status = this.clusterStatus.cache.get(key);
-    const conditions = (status?.value.status as { conditions?: Condition[] } | undefined)?.conditions;
+    const conditions = status?.value.status?.conditions;
     const lease = this.clusterLeases.cache.get(key)?.value;
     const d = decideClusterHealth({
       lease,

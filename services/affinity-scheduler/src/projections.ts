@@ -1,14 +1,17 @@
 import { FederatedHpaAnnotations } from '@flotilla/api';
-import { podNodeClaim, podSpecRequests } from '@flotilla/scheduling';
+import { podNodeClaim, podSpecRequests, type ResourceBindingStatus } from '@flotilla/scheduling';
 import type { StatusRecord, StoredObject } from '@flotilla/store';
 
 type Json = Record<string, unknown>;
+
+/** A template as detection reads it: what `templateProjection` keeps. */
+export type TemplateView = StoredObject & { spec: Record<string, unknown> };
 
 /**
  * What detection reads of a template: identity, labels, replicas and the pod template's per-replica request. The
  * scheduler keeps this instead of whole pod templates (images, env, volumes), which is most of a Deployment's size.
  */
-export function templateProjection(o: StoredObject): StoredObject {
+export function templateProjection(o: StoredObject): TemplateView {
   const { name, namespace, uid, resourceVersion, labels } = o.metadata;
   const spec = (o.spec ?? {}) as Json;
   // A FederatedHPA's member HPA is propagated by the hpa-assigner, not by detection: the mark is kept to tell.
@@ -59,7 +62,7 @@ function podTemplateProjection(template: unknown): { template?: { spec: unknown 
 }
 
 /** A binding's status as the scheduler keeps it, with the replicas each member cluster reported for it. */
-export interface BindingStatusView extends StatusRecord {
+export interface BindingStatusView extends StatusRecord<ResourceBindingStatus> {
   /** Cluster name → `status.replicas` of its aggregatedStatus entry (what the assume cache releases). */
   reported?: Record<string, number>;
 }
@@ -81,6 +84,7 @@ export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
   return {
     seq: r.seq,
     ...(Object.keys(reported).length ? { reported } : {}),
+    // The fields kept, as stored: the status writer folds them from the scheduler's own events.
     status: {
       ...(s.schedulerObservingAffinityName != null
         ? { schedulerObservingAffinityName: s.schedulerObservingAffinityName }
@@ -90,7 +94,7 @@ export function bindingStatusProjection(r: StatusRecord): BindingStatusView {
         ? { schedulerObservedGeneration: s.schedulerObservedGeneration }
         : {}),
       ...(conditions ? { conditions } : {}),
-    },
+    } as ResourceBindingStatus,
   };
 }
 

@@ -21,7 +21,7 @@ import {
   type Informer,
   type InformerEvent,
   type ObjectRef,
-  type StoredObject,
+  type CachedKind,
 } from '@flotilla/store';
 import { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
 import { EhpaForecasts } from './ehpa-forecasts.js';
@@ -54,7 +54,6 @@ export interface EffectiveHpaControllerOptions extends HpaControllerDependencies
   informers?: Informers;
 }
 
-type Obj = StoredObject & Record<string, unknown>;
 interface BoundaryJob {
   key: string;
 }
@@ -70,7 +69,7 @@ interface BoundaryJob {
 export class EffectiveHpaController {
   private readonly clock: Clock;
   private readonly store: ObjectStore;
-  private readonly ehpas: Informer<Obj>;
+  private readonly ehpas: Informer<CachedKind<typeof EFFECTIVE_HPA_KIND>>;
   private readonly caches: MemberCaches;
   private readonly forecasts: EhpaForecasts;
   private readonly controller: Controller<BoundaryJob>;
@@ -99,7 +98,7 @@ export class EffectiveHpaController {
     });
     this.forecasts = new EhpaForecasts(o.history);
     const informers = o.informers ?? new Informers({ bus: o.bus });
-    this.ehpas = informers.objects(EFFECTIVE_HPA_KIND) as Informer<Obj>;
+    this.ehpas = informers.objects(EFFECTIVE_HPA_KIND);
     // The FederatedHPA controller's caches: what a pass reads of the member clusters' reports is the same.
     this.caches = new MemberCaches(informers);
     const onBinding = (e: { key: string }, c: { enqueueBackground(key: string): void }) => {
@@ -111,11 +110,8 @@ export class EffectiveHpaController {
       watches: [
         {
           source: this.ehpas,
-          onEvent: (e: InformerEvent<Obj>) =>
-            this.index(
-              e.key,
-              e.type === 'upsert' ? (e.value as unknown as EffectiveHorizontalPodAutoscaler) : undefined,
-            ),
+          onEvent: (e: InformerEvent<CachedKind<typeof EFFECTIVE_HPA_KIND>>) =>
+            this.index(e.key, e.type === 'upsert' ? e.value : undefined),
         },
         { source: this.caches.bindings, onChange: onBinding },
         { source: this.caches.bindingStatus, onChange: onBinding },
@@ -190,7 +186,7 @@ export class EffectiveHpaController {
     if (!this.o.ensureHistoryRetention) return;
     const needed = historyRetentionMs(
       [...this.ehpas.cache.values()].flatMap(({ value }) => {
-        const spec = (value as unknown as EffectiveHorizontalPodAutoscaler).spec;
+        const spec = value.spec;
         return spec ? [spec] : [];
       }),
     );
@@ -217,7 +213,7 @@ export class EffectiveHpaController {
   }
 
   private async reconcile(key: string): Promise<ReconcileResult> {
-    const ehpa = this.ehpas.cache.get(key)?.value as unknown as EffectiveHorizontalPodAutoscaler | undefined;
+    const ehpa = this.ehpas.cache.get(key)?.value;
     if (!ehpa?.spec) {
       this.states.delete(key);
       this.status.forget(key);
@@ -278,7 +274,7 @@ export class EffectiveHpaController {
     await this.status.observe(
       ehpa,
       scaled ? EffectiveHpaEventTypes.EffectiveHPAScaled : EffectiveHpaEventTypes.EffectiveHPAObserved,
-      decision.statusPatch as unknown as Record<string, unknown>,
+      decision.statusPatch,
       scaled ? { reason: scaled.reason, message: `${scaled.message} (source: ${scaled.source})` } : undefined,
       scaled ? { source: scaled.source, fromReplicas: scaled.fromReplicas, toReplicas: scaled.toReplicas } : {},
     );

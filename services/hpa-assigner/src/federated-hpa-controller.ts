@@ -9,7 +9,7 @@ import {
   refFromKey,
   type Informer,
   type InformerEvent,
-  type StoredObject,
+  type CachedKind,
 } from '@flotilla/store';
 import { AssignmentMode, type PendingJob } from './assignment-mode.js';
 import { CentralizedMode } from './centralized-mode.js';
@@ -40,8 +40,6 @@ export interface FederatedHpaControllerOptions extends HpaControllerDependencies
   informers?: Informers;
 }
 
-type Obj = StoredObject & Record<string, unknown>;
-
 /**
  * The FederatedHPA controller: per object a work-queue key, and the mode the object chooses does the pass —
  * - without `spec.federatedHPAAssignment`, Karmada's shipped FederatedHPA (centralized-mode.ts);
@@ -52,7 +50,7 @@ type Obj = StoredObject & Record<string, unknown>;
 export class FederatedHpaController {
   private readonly clock: Clock;
   private readonly store: ObjectStore;
-  private readonly fhpas: Informer<Obj>;
+  private readonly fhpas: Informer<CachedKind<typeof FEDERATED_HPA_KIND>>;
   private readonly caches: MemberCaches;
   private readonly controller: Controller<PendingJob>;
   /** Target binding key → the FederatedHPA keys that scale it. */
@@ -74,7 +72,7 @@ export class FederatedHpaController {
       clock: this.clock,
     });
     const informers = o.informers ?? new Informers({ bus: o.bus });
-    this.fhpas = informers.objects(FEDERATED_HPA_KIND) as Informer<Obj>;
+    this.fhpas = informers.objects(FEDERATED_HPA_KIND);
     this.caches = new MemberCaches(informers);
     const onBinding = (e: { key: string }, c: { enqueue(key: string): void }) => {
       for (const k of this.targets.readersOf(e.key)) c.enqueue(k);
@@ -85,8 +83,8 @@ export class FederatedHpaController {
       watches: [
         {
           source: this.fhpas,
-          onEvent: (e: InformerEvent<Obj>) =>
-            this.index(e.key, e.type === 'upsert' ? (e.value as unknown as FederatedHPA) : undefined),
+          onEvent: (e: InformerEvent<CachedKind<typeof FEDERATED_HPA_KIND>>) =>
+            this.index(e.key, e.type === 'upsert' ? e.value : undefined),
         },
         { source: this.caches.bindings, onChange: onBinding },
         { source: this.caches.bindingStatus, onChange: onBinding },
@@ -172,7 +170,7 @@ export class FederatedHpaController {
   }
 
   private async reconcile(key: string): Promise<ReconcileResult> {
-    const fhpa = this.fhpas.cache.get(key)?.value as unknown as FederatedHPA | undefined;
+    const fhpa = this.fhpas.cache.get(key)?.value;
     if (!fhpa?.spec) {
       this.centralized.forget(key);
       this.assignment.forget(key);

@@ -1,18 +1,18 @@
 import { memberHpaStatuses, memberReports, type AggregatedWorkloadEntry } from '@flotilla/hpa-math';
 import { isReady, type Cluster } from '@flotilla/scheduling';
 import {
+  allWithStatus,
   memberUsageRef,
   objectKey,
+  type CachedKind,
   type Informer,
   type Informers,
   type MemberUsage,
   type StatusRecord,
-  type StoredObject,
 } from '@flotilla/store';
-import type { BindingMembers, BindingSpecRead } from './pass.js';
-import { BINDING_PROJECTION, BINDING_STATUS_PROJECTION } from './projections.js';
-
-type Obj = StoredObject & Record<string, unknown>;
+import type { StatusOfKind } from '@flotilla/api';
+import type { BindingMembers } from './pass.js';
+import { BINDING_PROJECTION, BINDING_STATUS_PROJECTION, type BindingView } from './projections.js';
 
 /**
  * The caches both of the service's controllers read to see a workload on its member clusters: its binding (projected),
@@ -21,35 +21,32 @@ type Obj = StoredObject & Record<string, unknown>;
  * process's shared ones, so the FederatedHPA and EffectiveHPA controllers hold one copy of each.
  */
 export class MemberCaches {
-  readonly bindings: Informer<Obj>;
+  readonly bindings: Informer<BindingView>;
   readonly bindingStatus: Informer<StatusRecord<{ aggregatedStatus?: AggregatedWorkloadEntry[] }>>;
   /** Keys `<binding key>.<cluster>` (memberUsageRef). */
   readonly usage: Informer<MemberUsage>;
-  readonly clusters: Informer<Obj>;
-  readonly clusterStatus: Informer<StatusRecord>;
+  readonly clusters: Informer<CachedKind<'Cluster'>>;
+  readonly clusterStatus: Informer<StatusRecord<StatusOfKind<'Cluster'>>>;
 
   constructor(informers: Informers) {
     // The caches keep only what a pass reads: with 10,000 FederatedHPAs they hold 20,000 bindings.
     this.bindings = informers.objects('ResourceBinding', BINDING_PROJECTION);
     this.bindingStatus = informers.status('ResourceBinding', BINDING_STATUS_PROJECTION);
     this.usage = informers.usage<MemberUsage>('ResourceBinding');
-    this.clusters = informers.objects('Cluster') as Informer<Obj>;
-    this.clusterStatus = informers.status('Cluster') as Informer<StatusRecord>;
+    this.clusters = informers.objects('Cluster');
+    this.clusterStatus = informers.status('Cluster');
   }
 
   /** Every cluster joined with its status. */
   clusterList(): Cluster[] {
-    return [...this.clusters.cache.entries()].map(
-      ([key, { value }]) =>
-        ({ ...value, status: this.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster,
-    );
+    return allWithStatus(this.clusters, this.clusterStatus);
   }
 
   /** The member workloads of a binding, their usage and their member HPAs, as the member clusters reported them. */
   membersOf(namespace: string | undefined, bindingName: string): BindingMembers {
     const ref = { kind: 'ResourceBinding', namespace, name: bindingName };
     const binding = this.bindings.get(ref);
-    const spec = (binding?.spec ?? {}) as BindingSpecRead;
+    const spec = binding?.spec ?? {};
     const bound = (spec.clusters ?? []).map((c) => c.name);
     const entries = this.bindingStatus.get(ref)?.status?.aggregatedStatus ?? [];
     const ready = new Map(this.clusterList().map((c) => [c.metadata.name ?? '', isReady(c)]));

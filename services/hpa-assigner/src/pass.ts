@@ -86,7 +86,7 @@ export interface FederatedHpaPass {
   observe(
     fhpa: FederatedHPA,
     type: string,
-    statusPatch: Record<string, unknown>,
+    statusPatch: object,
     kubeEvent?: { reason: string; message: string },
     extra?: Record<string, unknown>,
   ): Promise<void>;

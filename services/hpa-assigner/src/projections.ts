@@ -1,15 +1,16 @@
 import { FederatedHpaAnnotations } from '@flotilla/api';
 import type { AggregatedWorkloadEntry } from '@flotilla/hpa-math';
-import type { StatusRecord, StoredObject } from '@flotilla/store';
+import type { CachedKind, StatusRecord, StoredObject } from '@flotilla/store';
 import type { BindingSpecRead } from './pass.js';
 
-type Obj = StoredObject & Record<string, unknown>;
+/** A binding as a pass reads it: what `bindingProjection` keeps. */
+export type BindingView = StoredObject & { spec: BindingSpecRead };
 const KEPT_ANNOTATIONS = Object.values(FederatedHpaAnnotations) as string[];
 
 /** What a pass reads of a binding: identity, the FederatedHPA annotations, resource, clusters and requests. */
-export function bindingProjection(o: Obj): Obj {
+export function bindingProjection(o: CachedKind<'ResourceBinding'>): BindingView {
   const { name, namespace, uid, resourceVersion, generation, annotations } = o.metadata;
-  const spec = (o.spec ?? {}) as BindingSpecRead;
+  const spec: BindingSpecRead = o.spec ?? {};
   const kept = Object.entries(annotations ?? {}).filter(([k]) => KEPT_ANNOTATIONS.includes(k));
   return {
     apiVersion: o.apiVersion,
@@ -29,7 +30,7 @@ export function bindingProjection(o: Obj): Obj {
         ? { replicaRequirements: { resourceRequest: spec.replicaRequirements.resourceRequest } }
         : {}),
     },
-  } as Obj;
+  };
 }
 
 /** What a pass reads of a binding's status: per cluster the replica counts, cpu request and the member HPA's status. */

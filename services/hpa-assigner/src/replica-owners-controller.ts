@@ -7,11 +7,17 @@ import {
   REPLICA_OWNER_CONFLICT,
   REPLICA_OWNER_CONFLICT_RESOLVED,
   TRAIL_AUTOSCALER_KINDS,
-  type AutoscalerLike,
 } from '@flotilla/replica-trail';
-import type { Condition, ForeignHorizontalPodAutoscaler } from '@flotilla/api';
+import type { Condition, ForeignHorizontalPodAutoscaler, StatusOfKind } from '@flotilla/api';
 import { systemClock, type Clock } from '@flotilla/runtime';
-import { refFromKey, type Informer, type InformerEvent, type Informers, type StatusRecord } from '@flotilla/store';
+import {
+  refFromKey,
+  type CachedKind,
+  type Informer,
+  type InformerEvent,
+  type Informers,
+  type StatusRecord,
+} from '@flotilla/store';
 import type { Registry } from 'prom-client';
 import type { ControllerLogger } from './pass.js';
 
@@ -30,9 +36,15 @@ export interface ReplicaOwnersControllerOptions {
   registry?: Registry;
 }
 
-type Autoscaler = AutoscalerLike & { metadata: { uid?: string } };
-type ClusterForeignHpas = StatusRecord<{ foreignHorizontalPodAutoscalers?: ForeignHorizontalPodAutoscaler[] | null }>;
-type AutoscalerStatus = StatusRecord<{ conditions?: Condition[] }>;
+type AutoscalerKind = (typeof TRAIL_AUTOSCALER_KINDS)[number];
+type ClusterStatusRecord = StatusRecord<StatusOfKind<'Cluster'>>;
+
+/**
+ * An autoscaler's status conditions. The CronFederatedHPA's status (Karmada's) declares none, but the conflict's
+ * condition is folded into it all the same, as into the others'.
+ */
+const conditionsOf = (status: object | undefined): Condition[] | undefined =>
+  status && 'conditions' in status ? (status.conditions as Condition[] | undefined) : undefined;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
@@ -47,9 +59,9 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0,
  */
 export class ReplicaOwnersController {
   private readonly clock: Clock;
-  private readonly objects = new Map<string, Informer<Autoscaler>>();
-  private readonly statuses = new Map<string, Informer<AutoscalerStatus>>();
-  private readonly clusterStatus: Informer<ClusterForeignHpas>;
+  private readonly objects = new Map<string, Informer<CachedKind<AutoscalerKind>>>();
+  private readonly statuses = new Map<string, Informer<StatusRecord<StatusOfKind<AutoscalerKind>>>>();
+  private readonly clusterStatus: Informer<ClusterStatusRecord>;
   private readonly controller: Controller;
   /** Each cluster's foreign HPAs as last seen, to requeue everything only when they change. */
   private readonly foreignSeen = new Map<string, string>();
@@ -58,10 +70,10 @@ export class ReplicaOwnersController {
   constructor(private readonly o: ReplicaOwnersControllerOptions) {
     this.clock = o.clock ?? systemClock;
     for (const kind of TRAIL_AUTOSCALER_KINDS) {
-      this.objects.set(kind, o.informers.objects(kind) as unknown as Informer<Autoscaler>);
-      this.statuses.set(kind, o.informers.status(kind) as unknown as Informer<AutoscalerStatus>);
+      this.objects.set(kind, o.informers.objects(kind));
+      this.statuses.set(kind, o.informers.status(kind));
     }
-    this.clusterStatus = o.informers.status('Cluster') as unknown as Informer<ClusterForeignHpas>;
+    this.clusterStatus = o.informers.status('Cluster');
     const nothing = () => undefined;
     this.controller = defineController({
       name: REPLICA_OWNERS_CONTROLLER_NAME,
@@ -71,7 +83,7 @@ export class ReplicaOwnersController {
         ...[...this.statuses.values()].map((source) => ({ source, onChange: nothing })),
         {
           source: this.clusterStatus,
-          onEvent: (e: InformerEvent<ClusterForeignHpas>) => {
+          onEvent: (e: InformerEvent<ClusterStatusRecord>) => {
             const seen =
               e.type === 'upsert' ? JSON.stringify(e.value.status.foreignHorizontalPodAutoscalers ?? []) : '[]';
             this.foreignChanged = seen !== (this.foreignSeen.get(e.key) ?? '[]');
@@ -121,10 +133,9 @@ export class ReplicaOwnersController {
     const ref = refFromKey(key);
     const autoscaler = this.objects.get(ref.kind)?.cache.get(key)?.value;
     if (!autoscaler) return;
-    const current = this.statuses
-      .get(ref.kind)
-      ?.cache.get(key)
-      ?.value.status.conditions?.find((c) => c.type === REPLICA_OWNER_CONFLICT);
+    const current = conditionsOf(this.statuses.get(ref.kind)?.cache.get(key)?.value.status)?.find(
+      (c) => c.type === REPLICA_OWNER_CONFLICT,
+    );
     const federatedHpas = this.objects
       .get('FederatedHPA')!
       .values()

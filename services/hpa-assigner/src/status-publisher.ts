@@ -45,7 +45,8 @@ export class StatusPublisher {
   async observe(
     subject: StatusSubject,
     type: string,
-    statusPatch: Record<string, unknown>,
+    /** The status fields to set (any status type: the patch is only serialised). */
+    statusPatch: object,
     kubeEvent?: StatusKubeEvent,
     extra: Record<string, unknown> = {},
   ): Promise<void> {

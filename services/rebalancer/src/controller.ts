@@ -17,7 +17,6 @@ import {
   type BindingWriteOutcome,
   type ObservedWorkload,
   type RebalanceDecision,
-  type SelectableTemplate,
   type WorkloadRebalancer,
   type WorkloadRebalancerStatus,
   type WorkloadReference,
@@ -28,6 +27,8 @@ import {
   Informers,
   NotFoundError,
   refFromKey,
+  hasSpec,
+  type CachedKind,
   type Informer,
   ObjectStore,
   objectKey,
@@ -77,7 +78,7 @@ export interface RebalancerControllerOptions {
   informers?: Informers;
 }
 
-type Obj = StoredObject & Record<string, unknown>;
+type CachedBinding = CachedKind<(typeof BINDING_KINDS)[number]>;
 type TtlJob = { key: string };
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
 
@@ -106,9 +107,9 @@ interface Projection {
 export class RebalancerController {
   private readonly clock: Clock;
   private readonly store: ObjectStore;
-  private readonly rebalancers: Informer<Obj>;
-  private readonly rebalancerStatus: Informer<StatusRecord>;
-  private readonly bindings = new Map<string, Informer<Obj>>();
+  private readonly rebalancers: Informer<CachedKind<typeof REBALANCER_KIND>>;
+  private readonly rebalancerStatus: Informer<StatusRecord<WorkloadRebalancerStatus>>;
+  private readonly bindings = new Map<string, Informer<CachedBinding>>();
   private readonly projections = new Map<string, Projection>();
   /** Binding key -> rebalancers with a Failed or pending workload of that binding (re-checked when it changes). */
   private readonly waiting = new Map<string, Set<string>>();
@@ -120,9 +121,9 @@ export class RebalancerController {
     this.clock = o.clock ?? systemClock;
     this.store = o.store ?? new ObjectStore(o.bus);
     const informers = o.informers ?? new Informers({ bus: o.bus });
-    this.rebalancers = informers.objects(REBALANCER_KIND) as Informer<Obj>;
-    this.rebalancerStatus = informers.status(REBALANCER_KIND) as Informer<StatusRecord>;
-    for (const kind of BINDING_KINDS) this.bindings.set(kind, informers.objects(kind) as Informer<Obj>);
+    this.rebalancers = informers.objects(REBALANCER_KIND);
+    this.rebalancerStatus = informers.status(REBALANCER_KIND);
+    for (const kind of BINDING_KINDS) this.bindings.set(kind, informers.objects(kind));
     const resyncMs = o.resyncMs ?? 60_000;
     const kit = {
       logger: o.logger,
@@ -193,10 +194,10 @@ export class RebalancerController {
     const stored = this.rebalancerStatus.cache.get(key)?.value;
     const mine = this.projections.get(key);
     if (mine?.uid === uid && (!stored || stored.seq < mine.seq)) return mine.status;
-    return stored?.status as WorkloadRebalancerStatus | undefined;
+    return stored?.status;
   }
 
-  private bindingCached(ref: BindingRef): { value: Obj; revision: number } | undefined {
+  private bindingCached(ref: BindingRef): { value: CachedBinding; revision: number } | undefined {
     return this.bindings.get(ref.kind)?.cache.get(objectKey(ref));
   }
 
@@ -207,7 +208,7 @@ export class RebalancerController {
       return;
     }
     const started = performance.now();
-    const stored = cached.value as unknown as WorkloadRebalancer;
+    const stored = cached.value;
     const uid = stored.metadata.uid ?? key;
     const generation = stored.metadata.generation ?? 1;
     const rebalancer: WorkloadRebalancer = { ...stored, status: this.statusOf(key, uid) };
@@ -219,10 +220,10 @@ export class RebalancerController {
     await pMap(
       bindingsToRead({ rebalancer, selected }),
       async (ref) => {
-        const cachedBinding = this.bindingCached(ref);
+        const cachedBinding = this.bindingCached(ref)?.value;
         lookups.set(
           bindingKey(ref),
-          cachedBinding ? { found: cachedBinding.value as unknown as BindingView } : await this.read(ref),
+          cachedBinding && hasSpec(cachedBinding) ? { found: cachedBinding } : await this.read(ref),
         );
       },
       { concurrency: 32 },
@@ -279,13 +280,14 @@ export class RebalancerController {
         .filter((k) => !k.strict)
         .map((k) => k.kind);
     const templates = (await Promise.all(kinds.map((k) => this.store.list(k)))).flat();
-    return selectWorkloads(selectors, templates as unknown as SelectableTemplate[]);
+    return selectWorkloads(selectors, templates);
   }
 
   private async read(ref: BindingRef): Promise<BindingLookup> {
     try {
       const b = await this.store.get(ref);
-      return b ? { found: b as unknown as BindingView } : { notFound: true };
+      // The store hands out any kind: what it holds under a binding's key is a binding.
+      return b ? { found: b as BindingView } : { notFound: true };
     } catch (err) {
       return { error: (err as Error).message };
     }
@@ -316,9 +318,7 @@ export class RebalancerController {
             },
             cached ? { cached } : {},
           );
-          outcome = written
-            ? { written: written as unknown as BindingView }
-            : { unchanged: seen as unknown as BindingView };
+          outcome = written ? { written: written as BindingView } : { unchanged: seen as BindingView };
         } catch (err) {
           outcome = err instanceof NotFoundError ? { notFound: true } : { error: (err as Error).message };
         }

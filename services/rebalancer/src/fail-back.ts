@@ -10,9 +10,14 @@ import {
 } from '@flotilla/controller';
 import { decideFailBack, FAIL_BACK_ANNOTATION, needsTrigger, WorkloadEventTypes } from '@flotilla/rebalance';
 import { policyClaim, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
+import type { StatusOfKind } from '@flotilla/api';
 import type { Clock } from '@flotilla/runtime';
 import {
+  allWithStatus,
+  hasSpec,
   objectKey,
+  withStatus,
+  type CachedKind,
   type Informer,
   type Informers,
   type Subscription,
@@ -24,8 +29,10 @@ import {
 import type { Registry } from 'prom-client';
 import { CONTROLLER_NAME } from './cloud-events.js';
 
-type Obj = StoredObject & Record<string, unknown>;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
+type BindingKind = (typeof BINDING_KINDS)[number];
+/** A policy as fail-back keeps it: identity and annotations (ANNOTATIONS_ONLY). */
+type PolicyAnnotations = Pick<StoredObject, 'apiVersion' | 'kind' | 'metadata'>;
 
 export interface FailBackOptions {
   store: ObjectStore;
@@ -35,7 +42,7 @@ export interface FailBackOptions {
   /** The process's shared informers: policies, and clusters and binding status while some policy opts in. */
   informers: Informers;
   /** The rebalancer's binding informers (shared: one cache of the bindings per process). */
-  bindings: ReadonlyMap<string, Informer<Obj>>;
+  bindings: ReadonlyMap<string, Informer<CachedKind<BindingKind>>>;
   /** Every candidate is checked again this often. */
   resyncMs: number;
   registry?: Registry;
@@ -45,7 +52,7 @@ export interface FailBackOptions {
 /** Keeps a policy's identity and annotations only: the fail-back period is all this reads of it. */
 const ANNOTATIONS_ONLY = {
   name: 'fail-back-policy-annotations',
-  project: (p: Obj): Obj => ({
+  project: (p: StoredObject): PolicyAnnotations => ({
     apiVersion: p.apiVersion,
     kind: p.kind,
     metadata: { name: p.metadata.name, namespace: p.metadata.namespace, annotations: p.metadata.annotations },
@@ -64,13 +71,13 @@ export const FAIL_BACK_CONTROLLER_NAME = Controllers.failBack;
  */
 export class FailBack {
   private readonly controller: Controller;
-  private readonly policies: Informer<Obj>;
-  private readonly clusterPolicies: Informer<Obj>;
+  private readonly policies: Informer<PolicyAnnotations>;
+  private readonly clusterPolicies: Informer<PolicyAnnotations>;
   /** Clusters and binding status, watched only while some policy opts in (every status fold is a message to decode). */
   private watching?: {
-    clusters: Informer<Obj>;
-    clusterStatus: Informer<StatusRecord>;
-    bindingStatus: Map<string, Informer<StatusRecord>>;
+    clusters: Informer<CachedKind<'Cluster'>>;
+    clusterStatus: Informer<StatusRecord<StatusOfKind<'Cluster'>>>;
+    bindingStatus: Map<string, Informer<StatusRecord<StatusOfKind<BindingKind>>>>;
     subscriptions: Subscription[];
     ready: Promise<unknown>;
   };
@@ -126,11 +133,9 @@ export class FailBack {
     );
     if (optedIn && !this.watching) {
       const everything = () => this.sweep();
-      const bindingStatus = new Map(
-        BINDING_KINDS.map((kind) => [kind as string, this.o.informers.status(kind) as Informer<StatusRecord>]),
-      );
-      const clusters = this.o.informers.objects('Cluster') as Informer<Obj>;
-      const clusterStatus = this.o.informers.status('Cluster') as Informer<StatusRecord>;
+      const bindingStatus = new Map(BINDING_KINDS.map((kind) => [kind as string, this.o.informers.status(kind)]));
+      const clusters = this.o.informers.objects('Cluster');
+      const clusterStatus = this.o.informers.status('Cluster');
       const subscriptions = [
         clusters.subscribe(everything),
         clusterStatus.subscribe(everything),
@@ -181,9 +186,7 @@ export class FailBack {
   }
 
   private clusterViews(w: NonNullable<FailBack['watching']>): Cluster[] {
-    return [...w.clusters.cache.entries()].map(
-      ([key, { value }]) => ({ ...value, status: w.clusterStatus.cache.get(key)?.value.status }) as unknown as Cluster,
-    );
+    return allWithStatus(w.clusters, w.clusterStatus);
   }
 
   private async reconcile(key: string): Promise<ReconcileResult> {
@@ -191,14 +194,11 @@ export class FailBack {
     const cached = this.o.bindings.get(ref.kind)?.cache.get(key);
     const annotations = this.policyAnnotationsOf(key);
     const w = this.watching;
-    if (!cached || !annotations || !w) {
+    if (!cached || !hasSpec(cached.value) || !annotations || !w) {
       this.holdingSince.delete(key);
       return;
     }
-    const binding = {
-      ...cached.value,
-      status: w.bindingStatus.get(ref.kind)?.cache.get(key)?.value.status,
-    } as unknown as ResourceBinding;
+    const binding: ResourceBinding = withStatus(cached.value, key, w.bindingStatus.get(ref.kind));
     const now = this.o.clock.now();
     const d = decideFailBack({
       binding,
