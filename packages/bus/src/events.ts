@@ -59,6 +59,10 @@ export interface ConsumeOptions {
    */
   exclusive?: boolean;
   handler: (d: DeliveredEvent) => Promise<void>;
+  /**
+   * Told of each failed attempt at an event (it is tried again) and of a message that could not be settled (nak or
+   * term with the connection gone: the server delivers the event again after the ack wait).
+   */
   onError?: (err: unknown, d: DeliveredEvent) => void;
 }
 
@@ -83,7 +87,15 @@ export const CONSUMER_POSITION_KIND = 'ConsumerPosition';
 export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Subscription> {
   await openDurable(bus, opts);
   const consumer = await bus.js.consumers.get(bus.names.eventsStream, opts.durable);
-  const lanes = new KeyedLanes(opts.concurrency ?? 1);
+  const lanes = new KeyedLanes({
+    limit: opts.concurrency ?? 1,
+    // What reaches here: settling a message failed without an onError to tell, or onError itself threw.
+    onError: (err, key) =>
+      process.emitWarning(err instanceof Error ? err : new Error(String(err)), {
+        code: 'FLOTILLA_EVENT_SETTLE_FAILED',
+        detail: `consumer ${opts.durable}, order key ${JSON.stringify(key)}`,
+      }),
+  });
   const keyOf = opts.orderKey ?? (() => '');
   let stopping = false;
 
@@ -114,7 +126,14 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       if (inHand.has(m.seq)) continue;
       inHand.add(m.seq);
       const d = toDelivered(m);
-      lanes.add(keyOf(d), () => handle(m, d).finally(() => inHand.delete(m.seq)));
+      lanes.add(keyOf(d), () =>
+        handle(m, d)
+          .catch((err: unknown) => {
+            if (!opts.onError) throw err;
+            opts.onError(err, d);
+          })
+          .finally(() => inHand.delete(m.seq)),
+      );
     }
   })();
   return {

@@ -1,11 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { KeyedLanes } from './keyed-lanes.js';
+
+/** What tasks of `lanesOf` lanes reported: they are not meant to fail, so each test ends with none. */
+const unexpected: unknown[] = [];
+afterEach(() => {
+  expect(unexpected.splice(0)).toEqual([]);
+});
+const lanesOf = (limit: number) => new KeyedLanes({ limit, onError: (err, key) => unexpected.push([key, err]) });
 
 const tick = () => new Promise((r) => setTimeout(r, 1));
 
 describe('KeyedLanes', () => {
   it('runs the tasks of one key in order, one at a time, and other keys beside them', async () => {
-    const lanes = new KeyedLanes(8);
+    const lanes = lanesOf(8);
     const log: string[] = [];
     let concurrentA = 0;
     let maxConcurrentA = 0;
@@ -29,7 +36,7 @@ describe('KeyedLanes', () => {
   });
 
   it('runs no more than the limit at once, and a key that is stuck holds only its own slot', async () => {
-    const lanes = new KeyedLanes(2);
+    const lanes = lanesOf(2);
     let running = 0;
     let max = 0;
     const release: Array<() => void> = [];
@@ -59,8 +66,18 @@ describe('KeyedLanes', () => {
     expect(lanes.size).toBe(0);
   });
 
-  it('goes on with a key after one of its tasks failed', async () => {
-    const lanes = new KeyedLanes(1);
+  it.each([
+    { reporter: 'that records', throws: false },
+    { reporter: 'that throws itself', throws: true },
+  ])('reports a failed task with its key to a reporter $reporter, and goes on with the key', async ({ throws }) => {
+    const errors: Array<[string, string]> = [];
+    const lanes = new KeyedLanes({
+      limit: 1,
+      onError: (err, key) => {
+        errors.push([key, (err as Error).message]);
+        if (throws) throw new Error('the reporter broke');
+      },
+    });
     const log: string[] = [];
     lanes.add('k', async () => {
       throw new Error('boom');
@@ -69,10 +86,12 @@ describe('KeyedLanes', () => {
       log.push('after');
     });
     await lanes.drain();
+    expect(errors).toEqual([['k', 'boom']]);
     expect(log).toEqual(['after']);
+    expect(lanes.size).toBe(0);
   });
 
   it('rejects a limit that is not a positive integer', () => {
-    expect(() => new KeyedLanes(0)).toThrow(/positive integer/);
+    expect(() => lanesOf(0)).toThrow(/positive integer/);
   });
 });

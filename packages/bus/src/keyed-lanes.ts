@@ -1,3 +1,13 @@
+export interface KeyedLanesOptions {
+  /** Tasks running at once (a positive integer). */
+  limit: number;
+  /**
+   * Told of a task that rejected, with its key; the key's next task runs all the same. A task should handle its own
+   * errors: what comes here is what it did not (nothing is dropped without a word).
+   */
+  onError: (err: unknown, key: string) => void;
+}
+
 /**
  * Runs tasks with at most `limit` at once, and the tasks of one key one after another in the order they were added:
  * what keeps per-object order while objects are handled in parallel. Only running tasks take a slot, so a key with
@@ -12,8 +22,14 @@ export class KeyedLanes {
   private queued = 0;
   private readonly drained: Array<() => void> = [];
 
-  constructor(private readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  private readonly limit: number;
+  private readonly onError: KeyedLanesOptions['onError'];
+
+  constructor(o: KeyedLanesOptions) {
+    if (!Number.isInteger(o.limit) || o.limit < 1)
+      throw new RangeError(`limit must be a positive integer, got ${o.limit}`);
+    this.limit = o.limit;
+    this.onError = o.onError;
   }
 
   /** Tasks added and not yet finished, running or waiting. */
@@ -21,7 +37,7 @@ export class KeyedLanes {
     return this.queued;
   }
 
-  /** Queues `task` behind the earlier tasks of `key`; its outcome is not reported here (it must handle its errors). */
+  /** Queues `task` behind the earlier tasks of `key`; a rejection goes to `onError`. */
   add(key: string, task: () => Promise<void>): void {
     this.queued++;
     const lane = this.lanes.get(key);
@@ -46,8 +62,16 @@ export class KeyedLanes {
       const task = this.lanes.get(key)![0]!;
       this.running++;
       void task()
-        .catch(() => undefined)
+        .catch((err: unknown) => this.reportError(err, key))
         .then(() => this.finished(key));
+    }
+  }
+
+  private reportError(err: unknown, key: string): void {
+    try {
+      this.onError(err, key);
+    } catch {
+      // A reporter that throws must not stop the lane: the next task of the key still runs.
     }
   }
 

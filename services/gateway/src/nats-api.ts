@@ -21,7 +21,11 @@ export function serveNatsApi(
   const sub = bus.nc.subscribe(`${root}.*`, {
     queue: 'gateway',
     callback: (err, msg) => {
-      if (err) return;
+      if (err) {
+        // The subscription itself failed (a permissions violation, say): no request is answered until it is fixed.
+        log.error({ err, subject: `${root}.*` }, 'the API subscription failed');
+        return;
+      }
       const op = msg.subject.slice(root.length + 1);
       void (async () => {
         let reply: ApiReply<unknown>;
@@ -32,7 +36,10 @@ export function serveNatsApi(
         }
         // encodeJson: a reply past the message size limit (a large status) goes gzipped.
         msg.respond(encodeJson(reply));
-      })();
+      })().catch((respondErr: unknown) =>
+        // The connection closed while the request was handled: the caller times out and may ask again.
+        log.error({ err: respondErr, op }, 'could not send the reply'),
+      );
     },
   });
   return { stop: () => sub.drain() };
