@@ -1,15 +1,65 @@
-export * from './names.js';
-export * from './subjects.js';
-export * from './cloud-event.js';
-export * from './errors.js';
-export * from './connect.js';
-export * from './provision.js';
-export * from './kv-json.js';
-export * from './events.js';
+/**
+ * @flotilla/bus: the NATS JetStream bus every service talks over (subjects, CloudEvents, the object and status
+ * buckets, event consumers, typed errors). Its public surface, named here; the modules' other exports are internal.
+ */
+export { busNames, InvalidPrefixError, type BusNames } from './names.js';
+export {
+  CLUSTER_SCOPE_TOKEN,
+  escapeToken,
+  eventFilter,
+  eventSubject,
+  parseEventSubject,
+  SubjectError,
+  type EventAddress,
+} from './subjects.js';
+export { cloudEvent, EVENT_TYPE_PREFIX, eventTypeOf, type CloudEvent, type NewEvent } from './cloud-event.js';
+export {
+  AlreadyExistsError,
+  busTransientFailure,
+  BusUnavailableError,
+  ConflictError,
+  isConsumerNotFound,
+  isCredentialsRefused,
+  isNoMessageFound,
+  isStreamNameInUse,
+  isStreamNotFound,
+  isWrongLastSequence,
+  JetStreamErrorCodes,
+  ReadIncompleteError,
+  type BusTransientFailure,
+} from './errors.js';
+export { connectBus, destroyBus, type Bus, type BusOptions } from './connect.js';
+export { DEFAULT_RETENTION, ensureEventsStream, type EventsRetention } from './provision.js';
+export {
+  createJson,
+  decodeJson,
+  deleteKey,
+  encodeJson,
+  getJson,
+  lastRevisionOf,
+  listJson,
+  updateJson,
+  type Snapshot,
+  type Versioned,
+} from './kv-json.js';
+export {
+  consumeEvents,
+  lastEvent,
+  newestSeqOn,
+  publishEvent,
+  readEvents,
+  readUpTo,
+  subjectOf,
+  type ConsumeOptions,
+  type DeliveredEvent,
+  type PublishResult,
+  type ReadOptions,
+  type ReadUpToOptions,
+  type Subscription,
+} from './events.js';
 export { KvWatchInclude, type KV } from '@nats-io/kv';
-export * from './config.js';
-export * from './event-types.js';
-export * from './keyed-lanes.js';
-export * from './bucket-revisions.js';
-export * from './revision-waiters.js';
-export * from './nats-permissions.js';
+export { busOptionsFromEnv, type BusEnv } from './config.js';
+export { EventTypes } from './event-types.js';
+export { BucketRevisions, type BucketRevisionsOptions } from './bucket-revisions.js';
+export { RevisionWaiters } from './revision-waiters.js';
+export { natsAuthorization, servicePermissions, type SubjectPermissions } from './nats-permissions.js';

@@ -1,7 +1,36 @@
-export * from './work-queue.js';
-export * from './spread-sweep.js';
-export * from './controller-metrics.js';
-export * from './controller-logger.js';
-export * from './max-timer.js';
-export * from './define-controller.js';
-export * from './bus-service.js';
+/**
+ * @flotilla/controller: the controller kit (defineController over informers, its work queue and metrics) and
+ * runBusService, the one way a service is run. Its public surface, named here; the modules' other exports are
+ * internal.
+ */
+export {
+  WorkQueue,
+  type ReconcileOutcome,
+  type ReconcileResult,
+  type WorkQueueObserver,
+  type WorkQueueOptions,
+} from './work-queue.js';
+export { ControllerMetrics } from './controller-metrics.js';
+export type { ControllerLogger } from './controller-logger.js';
+export { MAX_TIMER_MS } from './max-timer.js';
+export {
+  CONTROLLER_DEFAULTS,
+  ControllerDefinitionError,
+  defineController,
+  type Controller,
+  type ControllerDefinition,
+  type ControllerQueue,
+  type DelayedJobs,
+  type FailureEvents,
+  type Watch,
+  type WatchEvent,
+  type WatchSource,
+} from './define-controller.js';
+export {
+  runBusService,
+  type BusConnections,
+  type BusServiceDefinition,
+  type ConnectionsOf,
+  type OwnRedis,
+  type ServiceDeps,
+} from './bus-service.js';

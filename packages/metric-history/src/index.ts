@@ -1,6 +1,10 @@
-export * from './sample.js';
-export * from './errors.js';
-export * from './range-response.js';
-export * from './query-template.js';
-export * from './prometheus-source.js';
-export * from './jetstream-history.js';
+/**
+ * @flotilla/metric-history: usage history for prediction, from Prometheus (query_range) or the embedded metrics
+ * stream. Its public surface, named here; the modules' other exports are internal.
+ */
+export type { HistoryRange, MetricHistorySource, Sample, WorkloadRef } from './sample.js';
+export { PrometheusQueryError, QueryTemplateError, RangeResponseError } from './errors.js';
+export { parseRangeResponse, type RangeSeries } from './range-response.js';
+export { CRANE_WORKLOAD_CPU_QUERY, renderQuery, SIM_WORKLOAD_CPU_QUERY } from './query-template.js';
+export { PrometheusSource, type PrometheusSourceOptions } from './prometheus-source.js';
+export { ensureMetricsStream, JetStreamHistory, type RecordOptions } from './jetstream-history.js';

@@ -1,12 +1,56 @@
-export * from './object.js';
-export * from './errors.js';
-export * from './object-store.js';
-export * from './status-store.js';
-export * from './informer.js';
-export * from './kube-events.js';
-export * from './informers.js';
-export * from './informer-metrics.js';
-export * from './trail-projection.js';
-export * from './informed-specs.js';
-export * from './member-usage.js';
-export * from './with-status.js';
+/**
+ * @flotilla/store: objects and status over the bus's buckets (optimistic concurrency on the KV revision), informers,
+ * Kubernetes events, member usage and the replica-trail projection. Its public surface, named here; the modules'
+ * other exports are internal.
+ */
+export {
+  byNamespaceAndName,
+  describeRef,
+  hasSpec,
+  objectKey,
+  refFromKey,
+  refOf,
+  type ObjectRef,
+  type StoredObject,
+} from './object.js';
+export { isNotFound, NotFoundError, StaleResourceVersionError } from './errors.js';
+export {
+  ObjectStore,
+  type ApplyOptions,
+  type ApplyOutcome,
+  type CachedObject,
+  type ObjectIdentity,
+  type StoreOptions,
+} from './object-store.js';
+export { StatusStore, type StatusRecord } from './status-store.js';
+export {
+  Informer,
+  INFORMER_DEFAULTS,
+  type InformerBucket,
+  type InformerEvent,
+  type InformerHandler,
+  type InformerLogger,
+  type InformerOptions,
+  type Projection,
+  type ReadinessSink,
+  type Subscription,
+} from './informer.js';
+export { KubeEventStore, type KubeEvent, type KubeEventInput, type StoredKubeEvent } from './kube-events.js';
+export {
+  InformerProjectionConflictError,
+  Informers,
+  openInformers,
+  type CachedKind,
+  type InformersOptions,
+} from './informers.js';
+export {
+  projectReplicaTrail,
+  readReplicaTrail,
+  trailSubjects,
+  type ProjectionResult,
+  type TrailProjectionHead,
+  type TrailRead,
+} from './trail-projection.js';
+export { InformedSpecs, type InformedSpecsOptions, type SpecLister } from './informed-specs.js';
+export { bindingKeyOfUsageKey, memberUsageKey, memberUsageRef, type MemberUsage } from './member-usage.js';
+export { allWithStatus, withStatus, type WithStatus } from './with-status.js';
