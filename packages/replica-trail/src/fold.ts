@@ -3,7 +3,16 @@
  * the events are plain CloudEvents fields, so a replay of the stream gives the same trail as the live one.
  */
 
+import type { KubeEventData } from '@flotilla/api';
 import { OwnerConflictReasons, REPLICA_OWNER_CONFLICT, REPLICA_OWNER_CONFLICT_RESOLVED } from './owner-conflicts.js';
+import {
+  eventData,
+  uncheckedPart,
+  type FederatedHpaRescaledData,
+  type MemberHpaAssignment,
+  type OwnerConflictData,
+  type Unchecked,
+} from './trail-events.js';
 
 /** One event as read from the stream (the CloudEvent's address, time and data; `type` without its prefix). */
 export interface TrailEvent {
@@ -65,23 +74,6 @@ export interface TrailEntry {
 /** The replica-trail events the gateway publishes on a workload when an apply sets its `spec.replicas`. */
 export const REPLICAS_APPLIED = 'ReplicasApplied';
 
-/** `ReplicasApplied`'s data. */
-export interface ReplicasAppliedData {
-  /** The stored value before, null when the apply created the workload or it had none. */
-  fromReplicas: number | null;
-  /** The value the apply asked for. */
-  requestedReplicas: number;
-  /** The value stored: the requested one, or the autoscaler's when it keeps its count (retain). */
-  toReplicas: number;
-  /** The token's name, where the caller presented one. */
-  caller?: string;
-  /** The gateway's front door the request came through (`http` or `nats`). */
-  via: string;
-  outcome: 'created' | 'configured';
-  /** The autoscaler whose count was kept instead of the requested one (`FederatedHPA shop`). */
-  retainedBy?: string;
-}
-
 interface State {
   replicas: number | null;
   clusters: Map<string, number>;
@@ -93,17 +85,17 @@ interface State {
   rescheduleBy?: string;
 }
 
-type Data = Record<string, unknown>;
-
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const obj = (v: unknown): Data => (v && typeof v === 'object' ? (v as Data) : {});
 const ref = (e: TrailEvent) => `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
-const kubeMessage = (d: Data) => str(obj(d.kubeEvent).message) ?? '';
-const conditionOf = (d: Data, type: string): Data | undefined => {
-  const conditions = obj(d.statusPatch).conditions;
-  return Array.isArray(conditions) ? (conditions as unknown[]).map(obj).find((c) => c.type === type) : undefined;
+const kubeMessage = (kubeEvent: unknown) => str(uncheckedPart<KubeEventData>(kubeEvent).message) ?? '';
+const conditionOf = (d: Unchecked<OwnerConflictData>, type: string) => {
+  const conditions = uncheckedPart<NonNullable<OwnerConflictData['statusPatch']>>(d.statusPatch).conditions;
+  return Array.isArray(conditions)
+    ? (conditions as unknown[]).map((c) => uncheckedPart<OwnerConflictCondition>(c)).find((c) => c.type === type)
+    : undefined;
 };
+type OwnerConflictCondition = NonNullable<OwnerConflictData['statusPatch']>['conditions'][number];
 const sameLimits = (a: PartialLimits | undefined, b: PartialLimits) =>
   a !== undefined && a.minReplicas === b.minReplicas && a.maxReplicas === b.maxReplicas;
 
@@ -127,12 +119,12 @@ function setClusters(
   s: State,
   out: TrailEntry[],
   e: TrailEvent,
-  clusters: ReadonlyArray<{ name?: unknown; replicas?: unknown }>,
+  clusters: readonly unknown[],
   by: string,
   why: string,
 ) {
   const next = new Map<string, number>();
-  for (const c of clusters) {
+  for (const c of clusters.map((part) => uncheckedPart<{ name: string; replicas?: number }>(part))) {
     const name = str(c.name);
     const replicas = num(c.replicas);
     if (name !== undefined && replicas !== undefined) next.set(name, replicas);
@@ -149,14 +141,14 @@ function setClusters(
 }
 
 /** A user through the gateway, as `ReplicasApplied` and the gateway's `ReplicaOwnerConflict` name them. */
-const userThroughGateway = (d: Data) =>
+const userThroughGateway = (d: Unchecked<{ caller?: string; via?: string }>) =>
   `${str(d.caller) ? `user ${str(d.caller)}` : 'a user'} through the gateway (${str(d.via) ?? 'api'})`;
 
 /**
  * Who an owner conflict's entry names: the other writer of the replicas (the user whose apply was kept back, the
  * member HPAs Flotilla did not create), or the controller that saw the conflict go.
  */
-function conflictBy(d: Data, to: ConditionValue): string {
+function conflictBy(d: Unchecked<OwnerConflictData>, to: ConditionValue): string {
   // The hpa-assigner's replica-owners controller is the only one that clears the condition.
   if (to.status !== 'True') return 'hpa-assigner (replica-owners)';
   if (to.reason === OwnerConflictReasons.appliedReplicasRetained) return userThroughGateway(d);
@@ -167,9 +159,9 @@ function conflictBy(d: Data, to: ConditionValue): string {
 }
 
 function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
-  const d = obj(e.data);
   switch (e.type) {
     case REPLICAS_APPLIED: {
+      const d = eventData(REPLICAS_APPLIED, e.data);
       const to = num(d.toReplicas);
       if (to === undefined) return;
       const requested = num(d.requestedReplicas);
@@ -181,6 +173,7 @@ function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
       return;
     }
     case 'CronRuleExecuted': {
+      const d = eventData('CronRuleExecuted', e.data);
       const by = `${ref(e)} rule ${str(d.ruleName) ?? '?'}`;
       const why = `scheduled at ${str(d.scheduleTime) ?? '?'}`;
       const replicas = num(d.appliedReplicas);
@@ -208,24 +201,29 @@ function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
       return;
     }
     case 'EffectiveHPAScaled': {
+      const d = eventData('EffectiveHPAScaled', e.data);
       const to = num(d.toReplicas);
       if (to === undefined) return;
       const source = str(d.source) ?? '?';
       const by = `${ref(e)} (${source === 'specificReplicas' ? 'specificReplicas' : `winning source: ${source}`})`;
-      setReplicas(s, out, e, to, by, kubeMessage(d), num(d.fromReplicas));
+      setReplicas(s, out, e, to, by, kubeMessage(d.kubeEvent), num(d.fromReplicas));
       return;
     }
     case 'FederatedHPARescaled': {
-      const patch = obj(d.statusPatch);
+      const d = eventData('FederatedHPARescaled', e.data);
+      const patch = uncheckedPart<FederatedHpaRescaledData['statusPatch']>(d.statusPatch);
       const to = num(patch.desiredReplicas);
       if (to === undefined) return;
-      setReplicas(s, out, e, to, ref(e), kubeMessage(d), num(patch.currentReplicas));
+      setReplicas(s, out, e, to, ref(e), kubeMessage(d.kubeEvent), num(patch.currentReplicas));
       return;
     }
     case 'FederatedHPAAssigned': {
+      const d = eventData('FederatedHPAAssigned', e.data);
       const by = `${ref(e)} (${str(d.reason) ?? 'Assigned'})`;
-      const why = kubeMessage(d);
-      const assignments = Array.isArray(d.assignments) ? (d.assignments as Data[]) : [];
+      const why = kubeMessage(d.kubeEvent);
+      const assignments = Array.isArray(d.assignments)
+        ? (d.assignments as unknown[]).map((a) => uncheckedPart<MemberHpaAssignment>(a))
+        : [];
       const next = new Map<string, HpaLimits>();
       for (const a of assignments) {
         const cluster = str(a.cluster);
@@ -251,11 +249,12 @@ function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
         if (!next.has(cluster))
           out.push({ time: e.time, field: { kind: 'memberHpa', cluster }, from, to: null, by, why, event: e.type });
       s.hpas = next;
-      if (Array.isArray(d.bindingClusters)) setClusters(s, out, e, d.bindingClusters as Data[], by, why);
+      if (Array.isArray(d.bindingClusters)) setClusters(s, out, e, d.bindingClusters, by, why);
       return;
     }
     case REPLICA_OWNER_CONFLICT:
     case REPLICA_OWNER_CONFLICT_RESOLVED: {
+      const d = eventData(REPLICA_OWNER_CONFLICT, e.data);
       // The autoscaler's events carry its condition; the Warning on the workload carries none and says the same.
       const condition = conditionOf(d, REPLICA_OWNER_CONFLICT);
       const status = str(condition?.status);
@@ -272,18 +271,21 @@ function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
         from,
         to,
         by: conflictBy(d, to),
-        why: str(condition.message) ?? kubeMessage(d),
+        why: str(condition.message) ?? kubeMessage(d.kubeEvent),
         event: e.type,
       });
       return;
     }
     case 'WorkloadRescheduleTriggered':
-      s.rescheduleBy = `WorkloadRebalancer ${str(d.rebalancer) ?? '?'}`;
+      s.rescheduleBy = `WorkloadRebalancer ${str(eventData('WorkloadRescheduleTriggered', e.data).rebalancer) ?? '?'}`;
       return;
-    case 'FailBackTriggered':
+    case 'FailBackTriggered': {
+      const d = eventData('FailBackTriggered', e.data);
       s.rescheduleBy = `fail-back from ${str(d.fromGroup) ?? '?'} to ${str(d.toGroup) ?? '?'}`;
       return;
+    }
     case 'BindingScheduled': {
+      const d = eventData('BindingScheduled', e.data);
       if (!Array.isArray(d.clusters)) return;
       const trigger = str(d.trigger);
       let by = `affinity-scheduler (${trigger ? (TRIGGER_WORDS[trigger] ?? trigger) : 'assignment kept'})`;
@@ -291,7 +293,7 @@ function apply(s: State, out: TrailEntry[], e: TrailEvent): void {
         by = `affinity-scheduler (rebalance by ${s.rescheduleBy})`;
         delete s.rescheduleBy;
       }
-      setClusters(s, out, e, d.clusters as Data[], by, kubeMessage(d));
+      setClusters(s, out, e, d.clusters, by, kubeMessage(d.kubeEvent));
       return;
     }
   }

@@ -8,7 +8,6 @@ export {
   type ConditionValue,
   type HpaLimits,
   type PartialLimits,
-  type ReplicasAppliedData,
   type TrailEntry,
   type TrailEvent,
   type TrailField,
@@ -36,3 +35,18 @@ export {
   type OwnerConflictEvent,
   type OwnerConflictInput,
 } from './owner-conflicts.js';
+export {
+  eventData,
+  uncheckedPart,
+  type BindingScheduledData,
+  type EffectiveHpaScaledData,
+  type FailBackTriggeredData,
+  type FederatedHpaAssignedData,
+  type FederatedHpaRescaledData,
+  type MemberHpaAssignment,
+  type OwnerConflictData,
+  type ReplicasAppliedData,
+  type TrailEventCatalogue,
+  type TrailEventType,
+  type Unchecked,
+} from './trail-events.js';

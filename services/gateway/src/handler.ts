@@ -23,7 +23,12 @@ import type {
   StoredLike,
 } from '@flotilla/client';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import { appliedReplicasRetainedCondition, REPLICAS_APPLIED, type ReplicasAppliedData } from '@flotilla/replica-trail';
+import {
+  appliedReplicasRetainedCondition,
+  REPLICAS_APPLIED,
+  type OwnerConflictData,
+  type ReplicasAppliedData,
+} from '@flotilla/replica-trail';
 import type { KubeEventStore, ObjectRef, ObjectStore, SpecLister, StoredObject } from '@flotilla/store';
 import { TooLargeError } from './errors.js';
 import {
@@ -316,7 +321,7 @@ export class GatewayHandler {
             // (its lastUpdateTime is this apply's time: a second one restarts the hold).
             statusPatch: { conditions: [appliedReplicasRetainedCondition(conflict, now)] },
             kubeEvent: { type: 'Warning', reason: REPLICA_OWNER_CONFLICT, message: conflict },
-          },
+          } satisfies OwnerConflictData,
         }),
       );
   }

@@ -12,6 +12,7 @@ import {
   type RecordedAssignment,
 } from '@flotilla/assignment';
 import { AlreadyExistsError } from '@flotilla/bus';
+import type { FederatedHpaAssignedData } from '@flotilla/replica-trail';
 import { MAX_TIMER_MS, type ReconcileResult } from '@flotilla/controller';
 import { encodeJobId, jobDueAt, removeJob, scheduleAt, type DelayedQueue } from '@flotilla/runtime';
 import { isNotFound, type ObjectRef, type StoredObject } from '@flotilla/store';
@@ -178,7 +179,12 @@ export class AssignmentMode {
       moved ? { reason: decision.reason, message: decision.message } : undefined,
       // bindingClusters: each member workload's replicas as written, for the replica trail (packages/replica-trail).
       moved
-        ? { reason: decision.reason, assignments, moves: decision.moves, bindingClusters: decision.bindingClusters }
+        ? ({
+            reason: decision.reason,
+            assignments,
+            moves: decision.moves,
+            bindingClusters: decision.bindingClusters,
+          } satisfies Omit<FederatedHpaAssignedData, 'statusPatch' | 'kubeEvent'>)
         : {},
     );
   }

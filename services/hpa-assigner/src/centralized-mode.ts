@@ -2,6 +2,7 @@ import { formatTime, type FederatedHPA } from '@flotilla/api';
 import { decideCentralized } from '@flotilla/assignment';
 import type { ReconcileResult } from '@flotilla/controller';
 import { emptyHistory, type AutoscalerHistory } from '@flotilla/hpa-math';
+import type { FederatedHpaRescaledData } from '@flotilla/replica-trail';
 import type { ObjectRef } from '@flotilla/store';
 import { FederatedHpaEventTypes } from './fhpa-events.js';
 import type { FederatedHpaPass } from './pass.js';
@@ -88,11 +89,13 @@ export class CentralizedMode {
       conditions: d.conditions,
       ...(d.rescale ? { lastScaleTime: formatTime(clock.now()) } : {}),
     };
+    // What the replica trail reads of a FederatedHPARescaled (packages/replica-trail's catalogue).
+    const rescaled: FederatedHpaRescaledData['statusPatch'] = patch;
     const type = d.rescale ? FederatedHpaEventTypes.FederatedHPARescaled : FederatedHpaEventTypes.FederatedHPAObserved;
     const message = d.rescale
       ? `New size: ${d.desiredReplicas}; reason: ${spec.metrics?.length ? 'cpu resource utilization (percentage of request)' : 'min/max'} (calibration ${d.calibration ?? 'n/a'})`
       : undefined;
-    await this.pass.observe(fhpa, type, patch, message ? { reason: 'SuccessfulRescale', message } : undefined);
+    await this.pass.observe(fhpa, type, rescaled, message ? { reason: 'SuccessfulRescale', message } : undefined);
     return { requeueAfterMs: period };
   }
 }

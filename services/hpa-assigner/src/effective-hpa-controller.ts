@@ -12,6 +12,7 @@ import {
 } from '@flotilla/ehpa';
 import type { AutoscalerHistory, MemberReport } from '@flotilla/hpa-math';
 import type { MetricHistorySource } from '@flotilla/metric-history';
+import type { EffectiveHpaScaledData } from '@flotilla/replica-trail';
 import { encodeJobId, jobDueAt, scheduleAt, systemClock, type Clock } from '@flotilla/runtime';
 import {
   bindingKeyOfUsageKey,
@@ -276,7 +277,13 @@ export class EffectiveHpaController {
       scaled ? EffectiveHpaEventTypes.EffectiveHPAScaled : EffectiveHpaEventTypes.EffectiveHPAObserved,
       decision.statusPatch,
       scaled ? { reason: scaled.reason, message: `${scaled.message} (source: ${scaled.source})` } : undefined,
-      scaled ? { source: scaled.source, fromReplicas: scaled.fromReplicas, toReplicas: scaled.toReplicas } : {},
+      scaled
+        ? ({
+            source: scaled.source,
+            fromReplicas: scaled.fromReplicas,
+            toReplicas: scaled.toReplicas,
+          } satisfies Omit<EffectiveHpaScaledData, 'statusPatch' | 'kubeEvent'>)
+        : {},
     );
     return { requeueAfterMs: period };
   }

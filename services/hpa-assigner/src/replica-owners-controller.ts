@@ -7,6 +7,7 @@ import {
   REPLICA_OWNER_CONFLICT,
   REPLICA_OWNER_CONFLICT_RESOLVED,
   TRAIL_AUTOSCALER_KINDS,
+  type OwnerConflictData,
 } from '@flotilla/replica-trail';
 import type { Condition, ForeignHorizontalPodAutoscaler, StatusOfKind } from '@flotilla/api';
 import { systemClock, type Clock } from '@flotilla/runtime';
@@ -170,7 +171,7 @@ export class ReplicaOwnersController {
             // The condition goes on the autoscaler only; the workload gets the Warning.
             ...(own ? { statusPatch: { conditions: [d.condition] } } : {}),
             kubeEvent: { type: e.type, reason: e.reason, message: e.message },
-          },
+          } satisfies OwnerConflictData,
         }),
       );
     }

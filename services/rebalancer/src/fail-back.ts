@@ -11,6 +11,7 @@ import {
 import { decideFailBack, FAIL_BACK_ANNOTATION, needsTrigger, WorkloadEventTypes } from '@flotilla/rebalance';
 import { policyClaim, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 import type { StatusOfKind } from '@flotilla/api';
+import type { FailBackTriggeredData } from '@flotilla/replica-trail';
 import type { Clock } from '@flotilla/runtime';
 import {
   allWithStatus,
@@ -243,7 +244,7 @@ export class FailBack {
           rescheduleTriggeredAt: at,
           holdingSince: d.holdingSince,
           kubeEvent: { type: 'Normal', reason: 'FailBackTriggered', message },
-        },
+        } satisfies FailBackTriggeredData,
       }),
     );
   }

@@ -1,5 +1,7 @@
 import { eventTypeOf, EventTypes, type CloudEvent } from '@flotilla/bus';
 import type { Condition } from '@flotilla/api';
+import type { CronNextScheduledData } from '@flotilla/cron';
+import { eventData, uncheckedPart } from '@flotilla/replica-trail';
 
 type Data = Record<string, unknown>;
 
@@ -36,7 +38,8 @@ function workloadStatusMessage(d: Data): string {
   return `${d.applied === true ? 'applied' : 'not applied'} on ${cluster}${health}`;
 }
 
-function cronExecutedMessage(d: Data): string {
+function cronExecutedMessage(data: Data): string {
+  const d = eventData('CronRuleExecuted', data);
   const applied = Object.entries(d)
     .filter(([k, v]) => k.startsWith('applied') && typeof v === 'number')
     .map(([k, v]) => {
@@ -46,10 +49,13 @@ function cronExecutedMessage(d: Data): string {
   return `rule ${String(d.ruleName)} executed${applied.length ? `: ${applied.join(', ')}` : ''}`;
 }
 
-function cronNextMessage(d: Data): string {
-  const rules = Array.isArray(d.rules) ? (d.rules as Array<{ ruleName?: string; nextExecutionTime?: string }>) : [];
-  if (rules.length === 0) return 'no rule is due';
-  return `next: ${rules.map((r) => `rule ${r.ruleName} at ${r.nextExecutionTime ?? 'never'}`).join(', ')}`;
+function cronNextMessage(data: Data): string {
+  const { rules } = eventData('CronNextScheduled', data);
+  const listed = Array.isArray(rules)
+    ? (rules as unknown[]).map((r) => uncheckedPart<CronNextScheduledData['rules'][number]>(r))
+    : [];
+  if (listed.length === 0) return 'no rule is due';
+  return `next: ${listed.map((r) => `rule ${String(r.ruleName)} at ${String(r.nextExecutionTime ?? 'never')}`).join(', ')}`;
 }
 
 /** The scalar fields and the status fields an event sets: enough to say what happened for any type. */
