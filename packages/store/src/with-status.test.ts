@@ -3,12 +3,12 @@ import { hasSpec } from './object.js';
 import type { StatusRecord } from './status-store.js';
 import { allWithStatus, withStatus } from './with-status.js';
 
-type Cluster = { metadata: { name: string }; spec?: { region?: string } };
+type Located = { metadata: { name: string }; spec?: { region?: string } };
 const cache = <T>(entries: Array<[string, T]>) => ({
   cache: new Map(entries.map(([key, value], i) => [key, { value, revision: i + 1 }])),
 });
-const a: Cluster = { metadata: { name: 'a' }, spec: { region: 'eu' } };
-const b: Cluster = { metadata: { name: 'b' } };
+const a: Located = { metadata: { name: 'a' }, spec: { region: 'eu' } };
+const b: Located = { metadata: { name: 'b' } };
 const statuses = cache<StatusRecord<{ ready: boolean }>>([['Cluster._.a', { seq: 7, status: { ready: true } }]]);
 
 describe('withStatus', () => {
