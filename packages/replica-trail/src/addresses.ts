@@ -1,5 +1,5 @@
 import { REPLICAS_APPLIED } from './fold.js';
-import { REPLICA_OWNER_CONFLICT, REPLICA_OWNER_CONFLICT_RESOLVED } from './owner-conflicts.js';
+import { REPLICA_OWNER_CONFLICT, REPLICA_OWNER_CONFLICT_RESOLVED, scaleTargetOf } from './owner-conflicts.js';
 
 /** A workload: a resource template with `spec.replicas`. */
 export interface WorkloadRef {
@@ -16,11 +16,11 @@ export interface TrailAddress {
   type: string;
 }
 
-/** An autoscaler as stored: what its scaleTargetRef names. */
+/** An autoscaler as stored, of any of the kinds: its spec is read through `scaleTargetOf`. */
 export interface AutoscalerLike {
   kind: string;
   metadata: { name: string; namespace?: string | undefined };
-  spec?: { scaleTargetRef?: { kind?: string; name?: string } } | undefined;
+  spec?: unknown;
 }
 
 /** The kinds whose objects aim at a workload's replicas, as `trailAddresses` reads them. */
@@ -44,8 +44,10 @@ const FHPA = 'FederatedHPA';
 const EHPA = 'EffectiveHorizontalPodAutoscaler';
 const CRON = 'CronFederatedHPA';
 
-const targets = (a: AutoscalerLike, kind: string, name: string) =>
-  a.spec?.scaleTargetRef?.kind === kind && a.spec.scaleTargetRef.name === name;
+const targets = (a: AutoscalerLike, kind: string, name: string) => {
+  const ref = scaleTargetOf(a);
+  return ref?.kind === kind && ref.name === name;
+};
 
 /**
  * The event addresses that hold a workload's replica decisions, and nothing else: its own (applies, rebalances),

@@ -58,6 +58,18 @@ export function oneTimeConflictHoldEnd(c: Condition | undefined): Date | undefin
 
 const FHPA = 'FederatedHPA';
 
+/** What an autoscaler's `spec.scaleTargetRef` names, its fields checked (a stored object of any shape may come). */
+export function scaleTargetOf(a: AutoscalerLike): { kind?: string; name?: string } | undefined {
+  const spec = a.spec;
+  const ref = spec !== null && typeof spec === 'object' && 'scaleTargetRef' in spec ? spec.scaleTargetRef : undefined;
+  if (ref === null || typeof ref !== 'object') return undefined;
+  const { kind, name } = ref as { kind?: unknown; name?: unknown };
+  return {
+    ...(typeof kind === 'string' ? { kind } : {}),
+    ...(typeof name === 'string' ? { name } : {}),
+  };
+}
+
 /**
  * The workload whose replicas an autoscaler writes: its target, or for a CronFederatedHPA aimed at a FederatedHPA,
  * that FederatedHPA's target. Undefined when the target is not (or not yet) known.
@@ -67,10 +79,10 @@ export function scaledWorkload(
   federatedHpas: readonly AutoscalerLike[],
 ): WorkloadRef | undefined {
   const ns = autoscaler.metadata.namespace;
-  let target = autoscaler.spec?.scaleTargetRef;
+  let target = scaleTargetOf(autoscaler);
   if (autoscaler.kind === 'CronFederatedHPA' && target?.kind === FHPA) {
     const fhpa = federatedHpas.find((f) => f.metadata.name === target!.name && f.metadata.namespace === ns);
-    target = fhpa?.spec?.scaleTargetRef;
+    target = fhpa ? scaleTargetOf(fhpa) : undefined;
   }
   return target?.kind && target.name ? { kind: target.kind, namespace: ns, name: target.name } : undefined;
 }

@@ -4,7 +4,6 @@ import {
   TRAIL_AUTOSCALER_KINDS,
   TRAIL_EVENT_TYPES,
   trailAddresses,
-  type AutoscalerLike,
   type WorkloadRef,
 } from '@flotilla/replica-trail';
 import { objectKey, projectReplicaTrail, type ObjectRef, type ObjectStore } from '@flotilla/store';
@@ -77,7 +76,7 @@ export class TrailProjector {
       try {
         const autoscalers = (
           await Promise.all(TRAIL_AUTOSCALER_KINDS.map((k) => this.opts.objects.list(k, w.namespace)))
-        ).flat() as unknown as AutoscalerLike[];
+        ).flat();
         await projectReplicaTrail(this.opts.bus, w, trailAddresses(w, autoscalers));
       } catch (err) {
         this.opts.onError?.(err, w);

@@ -6,7 +6,6 @@ import {
   formatTrailValue,
   TRAIL_AUTOSCALER_KINDS,
   trailAddresses,
-  type AutoscalerLike,
   type TrailEntry,
   type WorkloadRef,
 } from '@flotilla/replica-trail';
@@ -29,7 +28,7 @@ export async function replicaTrail(
 ): Promise<TrailEntry[]> {
   const autoscalers = (
     await Promise.all(TRAIL_AUTOSCALER_KINDS.map((k) => client.list(k, workload.namespace)))
-  ).flatMap((r) => r.items as unknown as AutoscalerLike[]);
+  ).flatMap((r) => r.items);
   const { entries } = await readReplicaTrail(bus, workload, trailAddresses(workload, autoscalers));
   if (!since) return entries;
   const from = since.getTime();
