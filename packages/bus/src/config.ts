@@ -3,7 +3,10 @@ import type { BusConnectionListener } from './connection-watch.js';
 
 /** The environment variables every service reads for NATS (validated by the runtime's base config schema). */
 export interface BusEnv {
+  /** One NATS URL or a comma-separated list (the servers of a cluster). */
   NATS_URL: string;
+  /** Replicas of the streams and buckets (unset: 1 on a single server, 3 on a cluster). */
+  NATS_REPLICAS?: number | undefined;
   NATS_USER?: string | undefined;
   NATS_PASSWORD?: string | undefined;
   NATS_TOKEN?: string | undefined;
@@ -15,6 +18,7 @@ export interface BusEnv {
 export function busOptionsFromEnv(env: BusEnv, name: string, onConnection?: BusConnectionListener): BusOptions {
   return {
     url: env.NATS_URL,
+    replicas: env.NATS_REPLICAS,
     user: env.NATS_USER,
     password: env.NATS_PASSWORD,
     token: env.NATS_TOKEN,
