@@ -24,6 +24,15 @@ async function nodePorts(base: ClusterPorts | undefined, i: number): Promise<Clu
   return { client: await freeTcpPort(), route: await freeTcpPort(), monitor: await freeTcpPort() };
 }
 
+interface StreamDetail {
+  name: string;
+  cluster?: { leader?: string };
+  state?: { last_seq?: number };
+}
+interface Jsz {
+  account_details?: Array<{ stream_detail?: StreamDetail[] }>;
+}
+
 export interface PrivateNatsClusterOptions {
   /** Nodes (default 3: JetStream's quorum survives one lost node). */
   size?: number;
@@ -107,23 +116,32 @@ export class PrivateNatsCluster {
     );
   }
 
+  /** `stream` as node i's monitoring reports it (its own copy), undefined when the node does not answer. */
+  private async streamDetail(i: number, stream: string): Promise<StreamDetail | undefined> {
+    const jsz = await this.monitor<Jsz>(i, '/jsz?accounts=true&streams=true').catch(() => undefined);
+    for (const account of jsz?.account_details ?? []) {
+      const detail = account.stream_detail?.find((s) => s.name === stream);
+      if (detail) return detail;
+    }
+    return undefined;
+  }
+
   /** The index of the node that leads `stream` as one of the running nodes sees it (undefined: no leader now). */
   async streamLeader(stream: string): Promise<number | undefined> {
-    type Jsz = {
-      account_details?: Array<{ stream_detail?: Array<{ name: string; cluster?: { leader?: string } }> }>;
-    };
     for (const [i, node] of this.nodes.entries()) {
       if (!node.running) continue;
-      const jsz = await this.monitor<Jsz>(i, '/jsz?accounts=true&streams=true').catch(() => undefined);
-      for (const account of jsz?.account_details ?? []) {
-        const leader = account.stream_detail?.find((s) => s.name === stream)?.cluster?.leader;
-        if (leader) {
-          const at = this.serverNames.indexOf(leader);
-          return at >= 0 ? at : undefined;
-        }
+      const leader = (await this.streamDetail(i, stream))?.cluster?.leader;
+      if (leader) {
+        const at = this.serverNames.indexOf(leader);
+        return at >= 0 ? at : undefined;
       }
     }
     return undefined;
+  }
+
+  /** The last sequence node i's own copy of `stream` holds (how far a node that came back has caught up). */
+  async storedLastSeq(i: number, stream: string): Promise<number | undefined> {
+    return (await this.streamDetail(i, stream))?.state?.last_seq;
   }
 
   /** kill -9 of node i. */
