@@ -7,6 +7,8 @@ export interface BusEnv {
   NATS_URL: string;
   /** Replicas of the streams and buckets (unset: 1 on a single server, 3 on a cluster). */
   NATS_REPLICAS?: number | undefined;
+  /** How long a JetStream request waits for its answer (BusOptions.requestTimeoutMs). */
+  NATS_TIMEOUT_MS?: number | undefined;
   NATS_USER?: string | undefined;
   NATS_PASSWORD?: string | undefined;
   NATS_TOKEN?: string | undefined;
@@ -19,6 +21,7 @@ export function busOptionsFromEnv(env: BusEnv, name: string, onConnection?: BusC
   return {
     url: env.NATS_URL,
     replicas: env.NATS_REPLICAS,
+    requestTimeoutMs: env.NATS_TIMEOUT_MS,
     user: env.NATS_USER,
     password: env.NATS_PASSWORD,
     token: env.NATS_TOKEN,

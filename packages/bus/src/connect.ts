@@ -6,6 +6,9 @@ import { busNames, type BusNames } from './names.js';
 import { BusUnavailableError, isStreamNotFound } from './errors.js';
 import { ensureEventsStream, type EventsRetention } from './provision.js';
 
+/** JetStream's own default request timeout, kept unless NATS_TIMEOUT_MS says otherwise. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
+
 export interface BusOptions {
   /**
    * `nats://[user:password@]host:port`, or several such URLs separated by commas (the servers of one cluster: the
@@ -26,6 +29,12 @@ export interface BusOptions {
   retention?: Partial<EventsRetention> | undefined;
   /** Fail fast when the server is not there (default 2000 ms). */
   connectTimeoutMs?: number | undefined;
+  /**
+   * How long a JetStream request (a publish, a KV read or write, a stream lookup) waits for its answer (default
+   * 5000 ms). On a cluster a request sent while a stream elects its leader gets no answer at all, so a write stalls
+   * for the election plus up to this long.
+   */
+  requestTimeoutMs?: number | undefined;
   /** Told of every disconnect and reconnect after the connection is made. */
   onConnection?: BusConnectionListener | undefined;
 }
@@ -188,8 +197,9 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     throw new BusUnavailableError(server, { cause });
   }
   try {
-    const jsm = await jetstreamManager(nc);
-    const js = jetstream(nc);
+    const timeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const jsm = await jetstreamManager(nc, { timeout });
+    const js = jetstream(nc, { timeout });
     const replicas = opts.replicas ?? defaultReplicas(nc.info);
     const { objects, status, kubeEvents, trails, leases, usage } = await provision(
       jsm,

@@ -19,6 +19,7 @@ describe('baseConfigSchema', () => {
     expect(loadConfig(baseConfigSchema, {})).toEqual({
       NATS_URL: 'nats://127.0.0.1:4222',
       NATS_REPLICAS: undefined,
+      NATS_TIMEOUT_MS: 5000,
       NATS_USER: undefined,
       NATS_PASSWORD: undefined,
       NATS_TOKEN: undefined,

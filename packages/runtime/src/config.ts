@@ -18,6 +18,11 @@ export const baseConfigSchema = z.object({
   NATS_URL: envUrlList({ protocols: ['nats', 'tls', 'ws', 'wss'], default: 'nats://127.0.0.1:4222' }),
   /** Replicas of the streams and buckets a service creates; unset: 1 on a single server, 3 on a cluster. */
   NATS_REPLICAS: envInt({ min: 1, max: 5 }),
+  /**
+   * How long a JetStream request waits for its answer. On a cluster, a write sent while a stream elects a new leader
+   * is never answered: it waits this long before it is retried, so 2000 keeps a stall near the election itself.
+   */
+  NATS_TIMEOUT_MS: envInt({ default: 5000, min: 500, max: 60_000 }),
   NATS_USER: envString(),
   NATS_PASSWORD: envString(),
   NATS_TOKEN: envString(),
