@@ -236,11 +236,7 @@ spec:
     let overlapMs = 0;
     for (const a of terms)
       for (const b of terms)
-        if (a.pid !== b.pid && a.from < b.from)
-          overlapMs = Math.max(
-            overlapMs,
-            Math.min(a.to, Date.now()) - b.from > 0 ? Math.min(a.to, Date.now()) - b.from : 0,
-          );
+        if (a.pid !== b.pid && a.from < b.from) overlapMs = Math.max(overlapMs, Math.min(a.to, Date.now()) - b.from);
     console.log(
       `cron-scheduler terms: ${terms.map((t) => `pid ${t.pid} ${new Date(t.from).toISOString()}..${Number.isFinite(t.to) ? new Date(t.to).toISOString() : 'on'}`).join('; ')}; ` +
         `longest overlap of two leaders ${overlapMs} ms`,
