@@ -22,7 +22,7 @@ describe('natsServersAndAuth', () => {
 
 describe('defaultReplicas', () => {
   it.each([
-    ['a single server', { server_name: 'n1' }, 1],
+    ['a single server', { cluster: undefined }, 1],
     ['a server of a cluster (its INFO names the cluster)', { cluster: 'flotilla' }, 3],
     ['no INFO yet', undefined, 1],
   ])('%s: %s', (_title, info, want) => {
