@@ -40,9 +40,14 @@ function show(service, line) {
   }
 }
 
-// Fixed /metrics ports (HTTP_BASE_PORT + 1, + 2, ... in start order), so a local Prometheus can scrape them.
+// Fixed /metrics ports (HTTP_BASE_PORT + 1, + 2, ... in start order), so a local Prometheus can scrape them;
+// HTTP_BASE_PORT=0 gives each service a free port instead (a run beside others, as the tests start it, where a fixed
+// port in the ephemeral range can be the local end of someone's connection).
 const basePort = Number(process.env.HTTP_BASE_PORT ?? '9400');
-const httpPorts = Object.fromEntries([...SERVICES, ...OPTIONAL_SERVICES].map((s, i) => [s, basePort + 1 + i]));
+const httpPorts =
+  basePort === 0
+    ? undefined
+    : Object.fromEntries([...SERVICES, ...OPTIONAL_SERVICES].map((s, i) => [s, basePort + 1 + i]));
 const run = promisify(execFile);
 const kubeMembers = Number(process.env.UP_KUBE_MEMBERS ?? '0');
 const memberNames = Array.from({ length: kubeMembers }, (_, i) => `member${i + 1}`);
