@@ -15,6 +15,7 @@ const SMOKE_ENV: Record<string, Record<string, string>> = {
   'cron-burst': { BENCH_OBJECTS: '100', BENCH_SPREAD_RULES: '5', BENCH_SPREAD_S: '3' },
   ehpa: { BENCH_EHPAS: '20' },
   'event-publish': { BENCH_N: '200' },
+  failover: { BENCH_KILLS: '1' },
   'explain-replicas': { BENCH_OWN_EVENTS: '200', BENCH_OTHER_EVENTS: '500', BENCH_RUNS: '2' },
   'fhpa-memory': { BENCH_FHPAS: '100', BENCH_CLUSTERS: '3', BENCH_SETTLE_MS: '500' },
   'fhpa-reaction': { BENCH_FHPAS: '10' },

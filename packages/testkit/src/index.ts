@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { scaled, testTimeScale } from './time-scale.js';
 
-export { PrivateRedis, freeTcpPort } from './private-redis.js';
+export { PrivateRedis, freeTcpPort, type PrivateRedisOptions } from './private-redis.js';
+export {
+  PrivateNatsCluster,
+  PrivateRedisSentinel,
+  redisCommand,
+  type ClusterPorts,
+  type PrivateNatsClusterOptions,
+  type PrivateRedisSentinelOptions,
+} from './ha-servers.js';
 
 /** Server URLs for integration tests: the environment's, else the local defaults. */
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
