@@ -28,7 +28,7 @@ export {
   ReadIncompleteError,
   type BusTransientFailure,
 } from './errors.js';
-export { connectBus, destroyBus, type Bus, type BusOptions } from './connect.js';
+export { connectBus, destroyBus, requiredStreams, type Bus, type BusOptions } from './connect.js';
 export { DEFAULT_RETENTION, ensureEventsStream, type EventsRetention } from './provision.js';
 export {
   createJson,
