@@ -42,6 +42,14 @@ export class NotPermittedError extends Error {
   }
 }
 
+/** A path the HTTP API does not serve (a dashboard file that is not there). */
+export class NoSuchPathError extends Error {
+  constructor(readonly path: string) {
+    super(`no route ${path}`);
+    this.name = 'NoSuchPathError';
+  }
+}
+
 /** What a Timeout or ServiceUnavailable answer asks the caller to wait, as Kubernetes' API server asks. */
 export const RETRY_AFTER_SECONDS = 1;
 
@@ -52,6 +60,7 @@ export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof StaleResourceVersionError || err instanceof ConflictError)
     return { reason: 'Conflict', message: err.message };
   if (err instanceof AlreadyExistsError) return { reason: 'AlreadyExists', message: err.message };
+  if (err instanceof NoSuchPathError) return { reason: 'NotFound', message: err.message };
   if (err instanceof NotFoundError) return { reason: 'NotFound', message: err.message };
   if (err instanceof UnauthenticatedError) return { reason: 'Unauthorized', message: err.message };
   if (err instanceof NotPermittedError) return { reason: 'Forbidden', message: err.message };

@@ -4,6 +4,7 @@ import { runBusService } from '@flotilla/controller';
 import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
 import { Informers, KubeEventStore, ObjectStore } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
+import { DashboardViews } from './dashboard.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
@@ -91,6 +92,7 @@ await runBusService({
         tokens,
         allowAnonymous: config.GATEWAY_ALLOW_ANONYMOUS,
         registry,
+        dashboard: new DashboardViews({ bus, store }),
       },
       logger,
     );
