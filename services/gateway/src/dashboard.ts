@@ -14,7 +14,7 @@ import {
   parsePageRequest,
   sseMessage,
 } from '@flotilla/dashboard';
-import type { ObjectStore } from '@flotilla/store';
+import type { Informer, Informers, ObjectStore, Projection, StatusRecord, StoredObject } from '@flotilla/store';
 import { BadRequestError, NoSuchPathError } from './errors.js';
 
 /** How many of the newest events a feed opens with, before it follows new ones. */
@@ -39,6 +39,35 @@ export interface BindingsPage {
   total: number;
 }
 
+/** What the Workloads page's columns read of a binding (`get rb -o wide`): who it is, its clusters, its age. */
+export const BINDING_ROW_PROJECTION: Projection<StoredObject, StoredObject> = {
+  name: 'dashboardBindingRow',
+  project: (o) => ({
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: {
+      name: o.metadata.name,
+      namespace: o.metadata.namespace,
+      creationTimestamp: o.metadata.creationTimestamp,
+      resourceVersion: o.metadata.resourceVersion,
+    },
+    spec: { clusters: (o.spec as { clusters?: unknown } | undefined)?.clusters },
+  }),
+};
+
+/** What the same columns read of a binding's status: its conditions and the affinity group it observes. */
+export const BINDING_STATUS_ROW_PROJECTION: Projection<StatusRecord, unknown> = {
+  name: 'dashboardBindingStatusRow',
+  project: (r) => {
+    const s = (r.status ?? {}) as { conditions?: unknown; schedulerObservingAffinityName?: unknown };
+    return { conditions: s.conditions, schedulerObservingAffinityName: s.schedulerObservingAffinityName };
+  },
+};
+
+const byNamespaceAndName = (a: StoredObject, b: StoredObject) =>
+  (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
+  a.metadata.name.localeCompare(b.metadata.name);
+
 /**
  * What the dashboard reads beyond the API's operations, each a read: one page of the bindings (the list is paged
  * here, so that the browser never receives 10,000 of them), one workload's decision and replica trail (what
@@ -46,13 +75,54 @@ export interface BindingsPage {
  * functions, so that the page and the CLI say the same thing.
  */
 export class DashboardViews {
+  private rows?: { objects: Informer<StoredObject>; status: Informer<unknown>; synced: boolean };
+
   constructor(
     private readonly o: {
       bus: Bus;
       store: ObjectStore;
+      /**
+       * The process's informers: the Workloads page pages a cache of the bindings' row fields, started on the page's
+       * first read (a gateway nobody opens the dashboard on keeps none). Without them every page lists the store.
+       */
+      informers?: Informers;
       now?: () => Date;
     },
   ) {}
+
+  /** Stops the bindings cache, if the dashboard started it. */
+  stop(): void {
+    this.rows?.objects.stop();
+    this.rows?.status.stop();
+  }
+
+  /**
+   * Every binding (of a namespace) with the fields its row shows: from the cache once it has listed the store,
+   * from the store until then (10,000 bindings listed from the store take about 400 ms, the cache a few).
+   */
+  private async bindingRows(namespace: string | undefined): Promise<StoredObject[]> {
+    if (this.o.informers && !this.rows) {
+      const rows = {
+        objects: this.o.informers.objects('ResourceBinding', BINDING_ROW_PROJECTION as Projection<never, StoredObject>),
+        status: this.o.informers.status('ResourceBinding', BINDING_STATUS_ROW_PROJECTION as Projection<never, unknown>),
+        synced: false,
+      };
+      this.rows = rows;
+      void Promise.all([rows.objects.start(), rows.status.start()]).then(() => {
+        rows.synced = true;
+      });
+    }
+    if (!this.rows?.synced) return this.o.store.list('ResourceBinding', namespace);
+    const { objects, status } = this.rows;
+    return objects
+      .values()
+      .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
+      .sort(byNamespaceAndName)
+      .map((o) => ({
+        ...o,
+        status: status.get({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }),
+      }));
+  }
 
   private now(): Date {
     return this.o.now?.() ?? new Date();
@@ -61,8 +131,7 @@ export class DashboardViews {
   async bindings(q: URLSearchParams): Promise<BindingsPage> {
     const req = pageRequest(q);
     const namespace = q.get('namespace') || undefined;
-    const items = (await this.o.store.list('ResourceBinding', namespace)) as StoredLike[];
-    const page = pageOf(items, req);
+    const page = pageOf((await this.bindingRows(namespace)) as StoredLike[], req);
     const { headers, rows } = objectRows(page.items, {
       wide: true,
       allNamespaces: true,

@@ -48,9 +48,10 @@ await runBusService({
     // Admission's conflict checks read informers of the replica writers instead of listing the store per apply.
     // Their gates are not the gateway's readiness, and serving does not wait for their first list: a cache that
     // cannot be trusted yet is bypassed (the store is listed instead).
+    const informers = new Informers({ bus, logger, registry });
     const specs = replicaWriterSpecs({
       bus,
-      informers: new Informers({ bus, logger, registry }),
+      informers,
       store,
       registry,
       logger,
@@ -83,6 +84,7 @@ await runBusService({
         : undefined;
     const tokensFile = config.GATEWAY_TOKENS_FILE;
     const tokens = tokensFile ? ApiTokens.parse(await readFile(tokensFile, 'utf8'), tokensFile) : undefined;
+    const dashboard = new DashboardViews({ bus, store, informers });
     const http = await serveHttpApi(
       handler,
       {
@@ -92,7 +94,7 @@ await runBusService({
         tokens,
         allowAnonymous: config.GATEWAY_ALLOW_ANONYMOUS,
         registry,
-        dashboard: new DashboardViews({ bus, store }),
+        dashboard,
       },
       logger,
     );
@@ -104,6 +106,7 @@ await runBusService({
       await nats.stop();
       await http.close();
       specs.stop();
+      dashboard.stop();
     };
   },
 });
