@@ -30,7 +30,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   browser = await launchChromium();
   s = await startSuite(
-    ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'],
+    ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'hpa-assigner'],
     { FAILOVER_GRACE_MS: '1000', SIM_TICK_MS: '200', RESYNC_MS: '2000' },
     { gateway: { GATEWAY_API_PORT: String(port), GATEWAY_TOKENS_FILE: tokens } },
   );
@@ -43,6 +43,9 @@ beforeAll(async () => {
   ).toBe(0);
   expect((await cli('wait', '--for=condition=Scheduled', 'rb/nginx-deployment', '--timeout', '20s')).code).toBe(0);
   expect((await cli('wait', '--for=condition=Scheduled', 'rb/web-deployment', '--timeout', '20s')).code).toBe(0);
+  expect(
+    (await cli('apply', '-f', example('30-web-cron.yaml'), '-f', example('40-shop-federated-hpa.yaml'))).code,
+  ).toBe(0);
 }, 90_000);
 
 afterAll(async () => {
@@ -107,18 +110,32 @@ describe('the dashboard in a browser', () => {
   });
 
   it('Workloads: the list as get rb -o wide, paged by the server', async () => {
-    const page = await open(READER, '#/workloads?pageSize=1');
-    await page.getByTestId('page-label').getByText('Page 1 of 2 (1-1 of 2)').waitFor();
+    // What the CLI lists, across namespaces, by namespace and name: the pages must hold the same, in order.
+    const listed = JSON.parse((await cli('get', 'rb', '-A', '-o', 'json')).out) as {
+      items: Array<{ metadata: { namespace: string; name: string } }>;
+    };
+    const names = listed.items.map((b) => b.metadata.name);
+    const total = names.length;
+    expect(total).toBeGreaterThanOrEqual(3);
+    const pages = Math.ceil(total / 2);
+    const page = await open(READER, '#/workloads?pageSize=2');
+    await page.getByTestId('page-label').getByText(`Page 1 of ${pages} (1-2 of ${total})`).waitFor();
     const headers = await page.getByTestId('bindings').locator('thead th').allInnerTexts();
     expect(headers).toEqual(['NAMESPACE', 'NAME', 'SCHEDULED', 'CLUSTERS', 'AFFINITY', 'PODSSCHEDULED', 'AGE']);
+    const rowNames = async () =>
+      (await page.getByTestId('bindings').locator('tbody tr').allInnerTexts()).map((r) => r.split('\t')[1]);
+    expect(await rowNames()).toEqual(names.slice(0, 2));
     expect(await seen(page.getByTestId('bindings').locator('tbody tr'))).toMatch(
       /default\s+nginx-deployment\s+True\s+member1:2\s+dc-beijing/,
     );
     await page.getByRole('link', { name: 'Next ›' }).click();
-    await page.getByTestId('page-label').getByText('Page 2 of 2 (2-2 of 2)').waitFor();
-    expect(await seen(page.getByTestId('bindings').locator('tbody tr'))).toMatch(/web-deployment/);
+    await page
+      .getByTestId('page-label')
+      .getByText(`Page 2 of ${pages} (3-${Math.min(4, total)} of ${total})`)
+      .waitFor();
+    expect(await rowNames()).toEqual(names.slice(2, 4));
     await page.goto(`${base}/dashboard/#/workloads`);
-    await page.getByTestId('page-label').getByText('Page 1 of 1 (1-2 of 2)').waitFor();
+    await page.getByTestId('page-label').getByText(`Page 1 of 1 (1-${total} of ${total})`).waitFor();
     await shot(page, 'workloads');
     await page.close();
   });
@@ -142,6 +159,36 @@ describe('the dashboard in a browser', () => {
     expect(await page.locator('path[data-series="cluster member1"]').getAttribute('data-points')).toMatch(/=2( |$)/);
     expect(await page.getByRole('img', { name: /Replicas over time: replicas, cluster member1/ }).count()).toBe(1);
     await shot(page, 'workload');
+    await page.close();
+  });
+
+  it("CronFederatedHPAs: each rule's next runs on a time axis in the rule's own time zone", async () => {
+    const page = await open(READER, '#/cronfederatedhpas');
+    const section = page.getByTestId('cron-default/web-cron');
+    await section.getByRole('heading', { name: 'default/web-cron → Deployment/web' }).waitFor();
+    const up = section.locator('article[data-rule="scale-up"]');
+    await up.getByRole('heading', { name: 'Rule scale-up: "0 8 * * 1-5" in Asia/Shanghai' }).waitFor();
+    // The next runs, as the rule's zone reads them: 08:00 on weekdays, GMT+8.
+    const runs = await up.locator('table.cron-next tbody tr').allInnerTexts();
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+    for (const r of runs) expect(r).toMatch(/^\d{4}-\d{2}-\d{2} 08:00 GMT\+8\s+replicas 10$/);
+    // On the chart, one mark per run, each with its time in words.
+    expect(await up.locator('[data-mark="next"]').count()).toBe(runs.length);
+    expect(await up.getByRole('img', { name: /Next runs of scale-up \(Asia\/Shanghai\)/ }).count()).toBe(1);
+    await shot(page, 'cronfederatedhpas');
+    await page.close();
+  });
+
+  it("FederatedHPAs: each cluster's share of min and max, by static weight 1:2:3", async () => {
+    const page = await open(READER, '#/federatedhpas');
+    const section = page.getByTestId('fhpa-default/shop');
+    await section.getByText('member HPAs, StaticWeighted assignment').waitFor();
+    const shares = section.locator('table.fhpa-shares tbody tr');
+    await expect.poll(() => shares.count(), { timeout: 20_000 }).toBe(3);
+    const rows = await shares.allInnerTexts();
+    expect(rows.map((r) => r.split('\t')[0])).toEqual(['member1', 'member2', 'member3']);
+    expect(rows[2]).toMatch(/\(50%\)/);
+    await shot(page, 'federatedhpas');
     await page.close();
   });
 

@@ -7,3 +7,5 @@ export * from './quantity.js';
 export * from './sse.js';
 export * from './time-axis.js';
 export * from './trail.js';
+export * from './cron.js';
+export * from './fhpa.js';

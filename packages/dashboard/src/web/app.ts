@@ -1,5 +1,7 @@
 import { token } from './api.js';
 import { clustersPage } from './clusters-page.js';
+import { cronPage } from './cron-page.js';
+import { fhpaPage } from './fhpa-page.js';
 import { errorText, isUnauthorized, type Page, type PageContext } from './context.js';
 import { h } from './dom.js';
 import { eventsPage } from './events-page.js';
@@ -10,6 +12,8 @@ import { workloadsPage } from './workloads-page.js';
 const PAGES: Record<string, { title: string; page: Page; nav: boolean }> = {
   clusters: { title: 'Clusters', page: clustersPage, nav: true },
   workloads: { title: 'Workloads', page: workloadsPage, nav: true },
+  cronfederatedhpas: { title: 'CronFederatedHPAs', page: cronPage, nav: true },
+  federatedhpas: { title: 'FederatedHPAs', page: fhpaPage, nav: true },
   events: { title: 'Events', page: eventsPage, nav: true },
   login: { title: 'Sign in', page: loginPage, nav: false },
 };

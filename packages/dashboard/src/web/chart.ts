@@ -56,12 +56,16 @@ export function timeChart(o: ChartOptions): HTMLElement {
       'aria-label': `${o.title}: ${o.series.map((x) => x.name).join(', ') || 'no data'}`,
       class: 'chart',
     },
-    ...axes(d, x, y, fmt),
+    ...axes(d, x, y, fmt, o.series.length > 0),
     ...(o.marks ?? []).map((m) =>
       s(
         'g',
         { class: `mark mark-${m.kind}`, 'data-mark': m.kind },
         s('line', { x1: x(m.t), x2: x(m.t), y1: box.top, y2: box.height - box.bottom }),
+        // A shape beside the colour: a run is a circle, an excluded date a cross.
+        m.kind === 'excluded'
+          ? s('text', { x: x(m.t), y: box.top + 14, 'text-anchor': 'middle', class: 'mark-glyph' }, '✘')
+          : s('circle', { cx: x(m.t), cy: box.top + 10, r: 4 }),
         s('title', {}, m.label),
       ),
     ),
@@ -104,9 +108,10 @@ export function timeChart(o: ChartOptions): HTMLElement {
       }),
     );
   });
-  const rows = o.series.flatMap((ser) =>
-    ser.points.map((p) => [ser.name, fmt(p.t), String(Math.round(p.v * 100) / 100)]),
-  );
+  const rows = [
+    ...o.series.flatMap((ser) => ser.points.map((p) => [ser.name, fmt(p.t), String(Math.round(p.v * 100) / 100)])),
+    ...(o.marks ?? []).map((m) => [m.kind, fmt(m.t), m.label]),
+  ];
   return h(
     'figure',
     { class: 'chart-figure' },
@@ -121,11 +126,13 @@ export function timeChart(o: ChartOptions): HTMLElement {
   );
 }
 
+/** The time axis, and the value axis when there are values (a chart of marks alone has none). */
 function axes(
   d: { t: Domain; v: Domain },
   x: (t: number) => number,
   y: (v: number) => number,
   fmt: (t: number) => string,
+  values: boolean,
 ) {
   const box = CHART_BOX;
   const bottom = box.height - box.bottom;
@@ -135,7 +142,7 @@ function axes(
     ...timeTicks(d.t.min, d.t.max, 5).map((t) =>
       s('text', { class: 'tick', x: x(t), y: bottom + 16, 'text-anchor': 'middle' }, fmt(t)),
     ),
-    ...valueTicks(d.v, 4).map((v) =>
+    ...(values ? valueTicks(d.v, 4) : []).map((v) =>
       s(
         'g',
         {},

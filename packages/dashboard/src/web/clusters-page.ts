@@ -1,6 +1,6 @@
 import { clusterRows, type ClusterRow } from '../view/index.js';
-import { call, follow } from './api.js';
-import { debounce, errorText, heading, type Page } from './context.js';
+import { call } from './api.js';
+import { liveSection, errorText, heading, type Page } from './context.js';
 import { h, table } from './dom.js';
 
 interface Listed {
@@ -11,10 +11,13 @@ interface Listed {
 export const clustersPage: Page = async (ctx) => {
   const body = h('div', {});
   ctx.main.replaceChildren(heading('Clusters', true), body);
-  const draw = async () => {
-    try {
+  const draw = await liveSection(ctx, {
+    into: body,
+    follow: { kind: 'Cluster' },
+    debounceMs: 200,
+    render: async () => {
       const { items } = await call<Listed>('list', { kind: 'Cluster' });
-      body.replaceChildren(
+      return [
         table(
           `${items.length} member clusters`,
           ['Name', 'Ready', 'Mode', 'Taints', 'Allocated of allocatable', 'Actions'],
@@ -29,23 +32,13 @@ export const clustersPage: Page = async (ctx) => {
             `${r.mode}${r.failed ? ' (failed)' : ''}`,
             r.taints.length ? r.taints.join(', ') : '<none>',
             bars(r),
-            r.mode === 'simulated' ? actionButton(r, ctx, draw) : '',
+            r.mode === 'simulated' ? actionButton(r, ctx, () => draw()) : '',
           ]),
           { class: 'clusters', 'data-testid': 'clusters' },
         ),
-      );
-    } catch (err) {
-      ctx.failed(err);
-    }
-  };
-  await draw();
-  ctx.onLeave(
-    follow(
-      { kind: 'Cluster' },
-      debounce(() => void draw(), 200),
-      (err) => ctx.failed(err),
-    ),
-  );
+      ];
+    },
+  });
 };
 
 function bars(r: ClusterRow): HTMLElement {

@@ -1,4 +1,4 @@
-import { ApiError, isUnauthorized } from './api.js';
+import { ApiError, follow, isUnauthorized } from './api.js';
 import { h } from './dom.js';
 
 /** What a page gets: where to draw, the route's parameters, and ways to report, confirm and stop. */
@@ -45,4 +45,35 @@ export function heading(title: string, live = false): HTMLElement {
     h('h1', { tabindex: '-1' }, title),
     live ? h('span', { class: 'live', title: 'updated as events arrive' }, '● live') : null,
   );
+}
+
+/**
+ * A page section drawn from reads and drawn again as the event stream tells of a change to what it shows (at most
+ * once per `debounceMs`, after a burst). Returns its redraw, for an action that changed something.
+ */
+export async function liveSection(
+  ctx: PageContext,
+  o: {
+    into: HTMLElement;
+    follow: { kind: string; namespace?: string; name?: string };
+    debounceMs: number;
+    render: () => Promise<Array<Node | string | null>>;
+  },
+): Promise<() => Promise<void>> {
+  const draw = async () => {
+    try {
+      o.into.replaceChildren(...(await o.render()).filter((n): n is Node | string => n !== null));
+    } catch (err) {
+      ctx.failed(err);
+    }
+  };
+  await draw();
+  ctx.onLeave(
+    follow(
+      o.follow,
+      debounce(() => void draw(), o.debounceMs),
+      (err) => ctx.failed(err),
+    ),
+  );
+  return draw;
 }

@@ -1,7 +1,7 @@
 import type { Condition } from '@flotilla/api';
 import { decisionView, trailFieldText, type TrailPoint, trailSeries, trailValueText } from '../view/index.js';
-import { call, follow, view } from './api.js';
-import { debounce, errorText, heading, type Page } from './context.js';
+import { call, view } from './api.js';
+import { liveSection, errorText, heading, type Page } from './context.js';
 import { timeChart } from './chart.js';
 import { h, table } from './dom.js';
 
@@ -25,13 +25,16 @@ export const workloadPage: Page = async (ctx) => {
   const [namespace = 'default', name = ''] = ctx.path;
   const body = h('div', {});
   ctx.main.replaceChildren(heading(`Workload ${namespace}/${name}`, true), body);
-  const draw = async () => {
-    try {
+  await liveSection(ctx, {
+    into: body,
+    follow: { kind: 'ResourceBinding', namespace, name },
+    debounceMs: 300,
+    render: async () => {
       const w = await view<WorkloadView>('workload', { namespace, name });
       const d = decisionView(w.decision, w.kept);
       const placement = w.binding.spec?.clusters ?? [];
       const scheduled = w.binding.status?.conditions?.find((c) => c.type === 'Scheduled');
-      body.replaceChildren(
+      return [
         h(
           'section',
           { 'aria-labelledby': 'placement-h' },
@@ -109,19 +112,9 @@ export const workloadPage: Page = async (ctx) => {
               )
             : null,
         ),
-      );
-    } catch (err) {
-      ctx.failed(err);
-    }
-  };
-  await draw();
-  ctx.onLeave(
-    follow(
-      { kind: 'ResourceBinding', namespace, name },
-      debounce(() => void draw(), 300),
-      (err) => ctx.failed(err),
-    ),
-  );
+      ];
+    },
+  });
 };
 
 const field = (term: string, value: string) => [h('dt', {}, term), h('dd', {}, value)];

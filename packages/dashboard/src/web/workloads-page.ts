@@ -1,6 +1,6 @@
 import { pageLabel } from '../view/index.js';
-import { follow, view } from './api.js';
-import { debounce, heading, type Page } from './context.js';
+import { view } from './api.js';
+import { liveSection, heading, type Page } from './context.js';
 import { h, table } from './dom.js';
 
 interface BindingsPage {
@@ -18,8 +18,12 @@ export const workloadsPage: Page = async (ctx) => {
   const pageSize = ctx.params.get('pageSize') ?? undefined;
   const body = h('div', {});
   ctx.main.replaceChildren(heading('Workloads', true), body);
-  const draw = async () => {
-    try {
+  // With 10,000 bindings, events arrive all the time: the page is read again at most once a second.
+  await liveSection(ctx, {
+    into: body,
+    follow: { kind: 'ResourceBinding' },
+    debounceMs: 1000,
+    render: async () => {
       const p = await view<BindingsPage>('bindings', { page, pageSize, namespace });
       const link = (n: number, text: string, rel: string) =>
         h(
@@ -28,7 +32,7 @@ export const workloadsPage: Page = async (ctx) => {
           text,
         );
       const pages = Math.max(1, Math.ceil(p.total / p.pageSize));
-      body.replaceChildren(
+      return [
         h(
           'nav',
           { class: 'pager', 'aria-label': 'pages' },
@@ -46,18 +50,7 @@ export const workloadsPage: Page = async (ctx) => {
           ),
           { class: 'bindings', 'data-testid': 'bindings' },
         ),
-      );
-    } catch (err) {
-      ctx.failed(err);
-    }
-  };
-  await draw();
-  // With 10,000 bindings, events arrive all the time: the page is read again at most once a second.
-  ctx.onLeave(
-    follow(
-      { kind: 'ResourceBinding' },
-      debounce(() => void draw(), 1000),
-      (err) => ctx.failed(err),
-    ),
-  );
+      ];
+    },
+  });
 };
