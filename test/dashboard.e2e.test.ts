@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { freeTcpPort } from '@flotilla/testkit';
+import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { launchChromium } from './support/browser.js';
 import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
@@ -31,7 +31,13 @@ beforeAll(async () => {
   browser = await launchChromium();
   s = await startSuite(
     ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'hpa-assigner'],
-    { FAILOVER_GRACE_MS: '1000', SIM_TICK_MS: '200', RESYNC_MS: '2000' },
+    {
+      FAILOVER_GRACE_MS: '1000',
+      SIM_TICK_MS: '200',
+      RESYNC_MS: '2000',
+      SIM_HPA_SYNC_MS: '1000',
+      EHPA_SYNC_PERIOD_MS: '1000',
+    },
     { gateway: { GATEWAY_API_PORT: String(port), GATEWAY_TOKENS_FILE: tokens } },
   );
   const example = (f: string) => join(ROOT, 'examples', f);
@@ -43,9 +49,12 @@ beforeAll(async () => {
   ).toBe(0);
   expect((await cli('wait', '--for=condition=Scheduled', 'rb/nginx-deployment', '--timeout', '20s')).code).toBe(0);
   expect((await cli('wait', '--for=condition=Scheduled', 'rb/web-deployment', '--timeout', '20s')).code).toBe(0);
-  expect(
-    (await cli('apply', '-f', example('30-web-cron.yaml'), '-f', example('40-shop-federated-hpa.yaml'))).code,
-  ).toBe(0);
+  const more = ['30-web-cron.yaml', '40-shop-federated-hpa.yaml', '50-php-apache-effective-hpa.yaml'];
+  const applied = await cli('apply', ...more.flatMap((f) => ['-f', example(f)]));
+  expect(applied.code, applied.err).toBe(0);
+  // Load for the EffectiveHPA to act on, as scripts/up sets it.
+  const load = await cli('cluster', 'load', 'member1', '--workload', 'deploy/php-apache', '--sine', '0.3,0.25,15m');
+  expect(load.code, load.err).toBe(0);
 }, 90_000);
 
 afterAll(async () => {
@@ -191,6 +200,32 @@ describe('the dashboard in a browser', () => {
     await shot(page, 'federatedhpas');
     await page.close();
   });
+
+  it('EffectiveHPAs: load, forecast and replicas on one chart, each proposal, the winner named', async () => {
+    // The winner as the CLI reads it, once the EffectiveHPA has decided.
+    const winner = await eventually(
+      async () => {
+        const o = JSON.parse((await cli('get', 'ehpa', 'php-apache', '-o', 'json')).out) as {
+          status?: { winningSource?: string };
+        };
+        return o.status?.winningSource;
+      },
+      60_000,
+      'php-apache decided',
+    );
+    const page = await open(READER, '#/effectivehpas');
+    const section = page.getByTestId('ehpa-default/php-apache');
+    await section.getByText(`Winning proposal: ${winner}`).waitFor();
+    await section.getByRole('cell', { name: `★ ${winner} (winning)` }).waitFor();
+    const replicas = section.locator('path[data-series="replicas"]');
+    await replicas.waitFor({ state: 'attached' });
+    expect(await replicas.getAttribute('data-points')).toMatch(/=\d+/);
+    expect(await section.getByRole('img', { name: /Load, forecast and replicas of default\/php-apache/ }).count()).toBe(
+      1,
+    );
+    await shot(page, 'effectivehpas');
+    await page.close();
+  }, 90_000);
 
   it('a read token sees the actions refused with 403 Forbidden', async () => {
     const page = await open(READER, '#/clusters');

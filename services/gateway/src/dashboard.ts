@@ -19,6 +19,8 @@ import { BadRequestError, NoSuchPathError } from './errors.js';
 
 /** How many of the newest events a feed opens with, before it follows new ones. */
 export const FEED_BACKLOG = 200;
+/** How far back, and how many of them at most, the `history` view reads one object's events. */
+export const HISTORY_DEFAULTS = { hours: 24, limit: 2000 } as const;
 /** A comment line this often keeps proxies from closing an idle event stream. */
 const KEEPALIVE_MS = 15_000;
 
@@ -178,6 +180,30 @@ export class DashboardViews {
     const trail = workload ? await replicaTrail(this.o.bus, lister, workload) : [];
     const brief = (e: CloudEvent | undefined) => e && { type: eventTypeOf(e), time: e.time, data: e.data };
     return { binding, workload, decision: brief(decision), kept: brief(kept), trail };
+  }
+
+  /**
+   * One object's domain events with their data, oldest first: the newest HISTORY_DEFAULTS.limit of the last `hours`
+   * (an EffectiveHPA's decisions carry its proposals, from which its page draws load, forecast and replicas).
+   */
+  async history(
+    q: URLSearchParams,
+  ): Promise<{ items: Array<{ seq: number; time: string; type: string; data: unknown }> }> {
+    const kind = resolveKind(required(q, 'kind'));
+    const name = required(q, 'name');
+    const hours = Number(q.get('hours') ?? HISTORY_DEFAULTS.hours);
+    if (!(hours > 0 && hours <= 24 * 31))
+      throw new BadRequestError(`hours: Invalid value: "${q.get('hours')}": must be a number of hours from 1 to 744`);
+    const namespace = kind.namespaced ? (q.get('namespace') ?? 'default') : '';
+    const items: Array<{ seq: number; time: string; type: string; data: unknown }> = [];
+    for await (const d of readEvents(this.o.bus, {
+      filter: { kind: kind.kind, namespace, name },
+      since: new Date(this.now().getTime() - hours * 3_600_000),
+    })) {
+      items.push({ seq: d.seq, time: d.event.time, type: eventTypeOf(d.event), data: d.event.data });
+      if (items.length > HISTORY_DEFAULTS.limit) items.shift();
+    }
+    return { items };
   }
 
   /**

@@ -9,3 +9,4 @@ export * from './time-axis.js';
 export * from './trail.js';
 export * from './cron.js';
 export * from './fhpa.js';
+export * from './ehpa.js';

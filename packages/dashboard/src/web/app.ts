@@ -1,6 +1,7 @@
 import { token } from './api.js';
 import { clustersPage } from './clusters-page.js';
 import { cronPage } from './cron-page.js';
+import { ehpaPage } from './ehpa-page.js';
 import { fhpaPage } from './fhpa-page.js';
 import { errorText, isUnauthorized, type Page, type PageContext } from './context.js';
 import { h } from './dom.js';
@@ -14,6 +15,7 @@ const PAGES: Record<string, { title: string; page: Page; nav: boolean }> = {
   workloads: { title: 'Workloads', page: workloadsPage, nav: true },
   cronfederatedhpas: { title: 'CronFederatedHPAs', page: cronPage, nav: true },
   federatedhpas: { title: 'FederatedHPAs', page: fhpaPage, nav: true },
+  effectivehpas: { title: 'EffectiveHPAs', page: ehpaPage, nav: true },
   events: { title: 'Events', page: eventsPage, nav: true },
   login: { title: 'Sign in', page: loginPage, nav: false },
 };
