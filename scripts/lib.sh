@@ -61,13 +61,45 @@ wait_port() {
   log "nothing answers on $1:$2"; return 1
 }
 
+# nats-server from its Go module (github.com/nats-io/nats-server/v2), built once per version into a cache outside the
+# repository (FLOTILLA_NATS_CACHE, default ~/.cache/flotilla/nats-env) by `scripts/nats-env build`; scripts/up,
+# scripts/test and the nats:2 image of scripts/docker-env all take it from there. Debian's nats-server (2.9.10) is the
+# fallback when it is not built.
+NATS_SERVER_VERSION=${NATS_SERVER_VERSION:-v2.15.2}
+NATS_CACHE=${FLOTILLA_NATS_CACHE:-$HOME/.cache/flotilla/nats-env}
+nats_server_path() { printf '%s' "$NATS_CACHE/bin/nats-server-$NATS_SERVER_VERSION"; }
+
+# build_nats_server: builds nats-server $NATS_SERVER_VERSION into the cache unless it is there (a Go toolchain is needed
+# the first time only). The module builds with `go install MODULE@VERSION`: its go.mod has no replace directives.
+build_nats_server() {
+  local bin; bin=$(nats_server_path)
+  [ -x "$bin" ] && return 0
+  command -v go >/dev/null || { log "go is not installed (Go 1.26 builds nats-server $NATS_SERVER_VERSION)"; return 1; }
+  log "building nats-server $NATS_SERVER_VERSION from its Go module (a minute or two the first time)"
+  (
+    export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod GOPATH="$NATS_CACHE/gopath"
+    export GOMODCACHE="$NATS_CACHE/gopath/pkg/mod" GOCACHE="$NATS_CACHE/gocache" GOBIN="$NATS_CACHE/gobin"
+    mkdir -p "$NATS_CACHE/bin" &&
+      go install -trimpath -ldflags "-s -w" "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION" &&
+      mv "$GOBIN/nats-server" "$bin"
+  )
+}
+
+# nats_server_bin: the nats-server to start, the built one when there is one, else Debian's (installed when missing).
+nats_server_bin() {
+  local built; built=$(nats_server_path)
+  if [ -x "$built" ]; then printf '%s' "$built"; return 0; fi
+  ensure_binary nats-server nats-server || return 1
+  command -v nats-server
+}
+
 ensure_nats() {
-  local host port; host=$(url_host "$NATS_URL"); port=$(url_port "$NATS_URL")
+  local host port bin; host=$(url_host "$NATS_URL"); port=$(url_port "$NATS_URL")
   port_open "$host" "$port" && return 0
-  ensure_binary nats-server nats-server || { log "or set NATS_URL to a running server"; return 1; }
+  bin=$(nats_server_bin) || { log "or set NATS_URL to a running server"; return 1; }
   mkdir -p "$DATA/nats"
-  log "starting nats-server -js on $host:$port (data in .data/nats)"
-  nats-server -a "$host" -p "$port" -js -sd "$DATA/nats" -P "$DATA/nats.pid" -l "$DATA/nats.log" &
+  log "starting $("$bin" --version) -js on $host:$port (data in .data/nats)"
+  "$bin" -a "$host" -p "$port" -js -sd "$DATA/nats" -P "$DATA/nats.pid" -l "$DATA/nats.log" &
   wait_port "$host" "$port" || return 1
   echo "$(cat "$DATA/nats.pid")" >>"$DATA/started-pids"
 }

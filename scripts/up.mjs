@@ -1,4 +1,5 @@
 // The process supervisor behind scripts/up: starts the built services, applies examples/, streams their logs. With
+// UP_HA=1 (scripts/up --ha) it first starts a 3-node NATS cluster and Redis with Sentinel for them. With
 // UP_KUBE_MEMBERS=N (scripts/up --kube N) the member clusters are real (scripts/kube-env) and examples/ goes through
 // kubectl to a host API server with the CRDs and the webhook, mirrored in by the kube-bridge.
 import { execFile } from 'node:child_process';
@@ -16,6 +17,7 @@ import {
   webhookPki,
 } from '../packages/launcher/dist/index.js';
 import { main as cli } from '../packages/cli/dist/main.js';
+import { PrivateNatsCluster, PrivateRedisSentinel } from '../packages/testkit/dist/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = {
@@ -38,9 +40,14 @@ function show(service, line) {
   }
 }
 
-// Fixed /metrics ports (HTTP_BASE_PORT + 1, + 2, ... in start order), so a local Prometheus can scrape them.
+// Fixed /metrics ports (HTTP_BASE_PORT + 1, + 2, ... in start order), so a local Prometheus can scrape them;
+// HTTP_BASE_PORT=0 gives each service a free port instead (a run beside others, as the tests start it, where a fixed
+// port in the ephemeral range can be the local end of someone's connection).
 const basePort = Number(process.env.HTTP_BASE_PORT ?? '9400');
-const httpPorts = Object.fromEntries([...SERVICES, ...OPTIONAL_SERVICES].map((s, i) => [s, basePort + 1 + i]));
+const httpPorts =
+  basePort === 0
+    ? undefined
+    : Object.fromEntries([...SERVICES, ...OPTIONAL_SERVICES].map((s, i) => [s, basePort + 1 + i]));
 const run = promisify(execFile);
 const kubeMembers = Number(process.env.UP_KUBE_MEMBERS ?? '0');
 const memberNames = Array.from({ length: kubeMembers }, (_, i) => `member${i + 1}`);
@@ -84,6 +91,35 @@ async function startKubeClusters() {
 
 /** Set once the services' supervisor exists: a failure before it stops only the clusters. */
 let suite;
+/** UP_HA=1 (scripts/up --ha): the NATS cluster and the Redis with Sentinel this run started, stopped on the way out. */
+const ha = {};
+
+/**
+ * No single point of failure on one machine: a 3-node JetStream cluster (streams and buckets at 3 replicas) and a
+ * Redis primary with a replica and three Sentinels, on fixed loopback ports, their data in temporary folders.
+ */
+async function startHaServers() {
+  console.log(
+    '[up] starting a 3-node NATS JetStream cluster (clients on :4301-4303) and Redis with Sentinel ' +
+      '(primary :6391, replica :6392, Sentinels :26391-26393) ...',
+  );
+  ha.nats = await PrivateNatsCluster.start({ basePorts: { client: 4301, route: 4311, monitor: 8301 } });
+  ha.redis = await PrivateRedisSentinel.start({
+    name: 'flotilla',
+    ports: { primary: 6391, replica: 6392, sentinels: [26391, 26392, 26393] },
+  });
+  Object.assign(env, {
+    NATS_URL: ha.nats.url,
+    NATS_REPLICAS: '3',
+    REDIS_URL: 'redis://127.0.0.1:6391',
+    REDIS_SENTINELS: ha.redis.sentinelList,
+    REDIS_SENTINEL_NAME: ha.redis.name,
+  });
+  // The CLI below (examples, waits) connects through the same list.
+  process.env.NATS_URL = env.NATS_URL;
+  console.log(`[up] NATS_URL=${env.NATS_URL} REDIS_SENTINELS=${env.REDIS_SENTINELS} REDIS_SENTINEL_NAME=flotilla`);
+}
+if (process.env.UP_HA === '1') await startHaServers().catch(failed);
 const pki = kubeMembers ? await startKubeClusters().catch(failed) : undefined;
 if (pki) env.KUBE_BRIDGE_KUBECONFIG = kubeconfigOf(HOST);
 // kubectl as a front door when a host API server is given (its cluster needs deploy/crds/ applied); with real
@@ -134,6 +170,9 @@ async function stop(code) {
     process.stdout.write(await kubeEnv('down', ...startedKube).catch((err) => `[up] ${err.message}\n`));
   }
   if (pki) rmSync(webhookDir, { recursive: true, force: true });
+  if (ha.nats || ha.redis) console.log('[up] stopping the NATS cluster and Redis with Sentinel ...');
+  await ha.nats?.dispose();
+  await ha.redis?.dispose();
   process.exit(code);
 }
 async function failed(err) {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/suite.js';
+import { scaled } from '@flotilla/testkit';
 
 /** Each bench's size variables at their smoke values; a bench missing here fails the completeness check below. */
 const SMOKE_ENV: Record<string, Record<string, string>> = {
@@ -15,6 +16,7 @@ const SMOKE_ENV: Record<string, Record<string, string>> = {
   dashboard: { BENCH_BINDINGS: '200', BENCH_RUNS: '2' },
   ehpa: { BENCH_EHPAS: '20' },
   'event-publish': { BENCH_N: '200' },
+  failover: { BENCH_KILLS: '1' },
   'explain-replicas': { BENCH_OWN_EVENTS: '200', BENCH_OTHER_EVENTS: '500', BENCH_RUNS: '2' },
   'fhpa-memory': { BENCH_FHPAS: '100', BENCH_CLUSTERS: '3', BENCH_SETTLE_MS: '500' },
   'fhpa-reaction': { BENCH_FHPAS: '10' },
@@ -52,7 +54,16 @@ function runBench(name: string): Promise<{ code: number | null; output: string }
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('exit', (code) => resolve({ code, output }));
+    // A bench that hangs is stopped at the budget with what it printed, rather than outliving the test unseen (its
+    // services stop with it: they watch the IPC channel of the process that started them).
+    const budget = setTimeout(() => {
+      output += `\n[bench-smoke] ${name} still running after ${scaled(BENCH_TIMEOUT_MS)} ms: killed`;
+      child.kill('SIGKILL');
+    }, scaled(BENCH_TIMEOUT_MS));
+    child.on('exit', (code) => {
+      clearTimeout(budget);
+      resolve({ code, output });
+    });
   });
 }
 
@@ -64,7 +75,7 @@ describe('benches at a smoke size', () => {
 
   it.each(benches)(
     '%s runs to the end and prints its figures',
-    { timeout: BENCH_TIMEOUT_MS + 30_000 },
+    { timeout: scaled(BENCH_TIMEOUT_MS + 30_000) },
     async (name) => {
       const { code, output } = await runBench(name);
       expect(code, output.slice(-3000)).toBe(0);

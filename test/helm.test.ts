@@ -139,6 +139,46 @@ describe('deploy/helm/flotilla', () => {
     );
   });
 
+  it('takes a NATS cluster (a URL list) and Redis with Sentinel from values, into the Secret every service reads', async () => {
+    const rendered = await render('ops', [
+      'nats.url={nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-2.nats:4222}',
+      'nats.replicas=3',
+      'nats.timeoutMs=2000',
+      'redis.url=redis://redis:6379',
+      'redis.sentinels={redis-node-0.redis:26379,redis-node-1.redis:26379,redis-node-2.redis:26379}',
+      'redis.sentinelName=flotilla',
+      'redis.sentinelPassword=s3ntinel',
+    ]);
+    const get = (kind: string, name: string) =>
+      // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
+      rendered.find((o) => o.kind === kind && o.metadata.name === name) as Record<string, any>;
+    expect(get('Secret', 'flotilla-connections').stringData).toEqual({
+      NATS_URL: 'nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-2.nats:4222',
+      NATS_REPLICAS: '3',
+      NATS_TIMEOUT_MS: '2000',
+      REDIS_URL: 'redis://redis:6379',
+      REDIS_SENTINELS: 'redis-node-0.redis:26379,redis-node-1.redis:26379,redis-node-2.redis:26379',
+      REDIS_SENTINEL_NAME: 'flotilla',
+      REDIS_SENTINEL_PASSWORD: 's3ntinel',
+    });
+    const env = get('Deployment', 'flotilla-cron-scheduler').spec.template.spec.containers[0].env as Array<{
+      name: string;
+      valueFrom?: { secretKeyRef?: { key: string; optional?: boolean } };
+    }>;
+    for (const key of [
+      'NATS_REPLICAS',
+      'NATS_TIMEOUT_MS',
+      'REDIS_SENTINELS',
+      'REDIS_SENTINEL_NAME',
+      'REDIS_SENTINEL_PASSWORD',
+    ])
+      expect(env.find((e) => e.name === key)?.valueFrom?.secretKeyRef, key).toEqual({
+        name: 'flotilla-connections',
+        key,
+        optional: true,
+      });
+  });
+
   it('with host networking (a real node of scripts/kube-env), gives every service ports of its own', async () => {
     const rendered = await render('flotilla-system', [
       'hostNetwork.enabled=true',

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { clusterAvailability, parsedPodRequests } from '@flotilla/assignment';
 import { type Bus, connectBus } from '@flotilla/bus';
 import type { ServiceProcess } from '@flotilla/launcher';
-import { eventually } from '@flotilla/testkit';
+import { eventually, scaled } from '@flotilla/testkit';
 import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
 import type { Cluster } from '@flotilla/scheduling';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
@@ -88,7 +88,7 @@ beforeAll(async () => {
   await apply('clusters', pushClusters(['kube1', 'kube2']));
   for (const c of ['kube1', 'kube2'])
     expect((await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '60s')).code).toBe(0);
-}, 300_000);
+}, scaled(300_000));
 
 afterAll(async () => {
   try {
@@ -97,7 +97,7 @@ afterAll(async () => {
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
-}, 60_000);
+}, scaled(60_000));
 
 function logOnFailure(): void {
   onTestFailed(() => console.log(`the services' last output:\n${s!.logs.slice(-60).join('\n')}`));
@@ -127,242 +127,258 @@ async function runningInBoth(name: string, each: number, timeoutMs = 90_000): Pr
 const templateReplicas = async (name: string) => (await getJson('deploy', name))?.spec?.replicas as number | undefined;
 
 describe('autoscaling on kube member clusters', () => {
-  it('a real 410 Gone: a member watch whose resourceVersion etcd compacted lists again, and nothing is applied twice or lost', async () => {
-    logOnFailure();
-    const agent = agents[1]!; // kube2's
-    await apply(
-      'steady',
-      [deployment('steady', 2, '100m'), policyOn('steady', ['kube2'], '{ replicaSchedulingType: Duplicated }')].join(
-        '---\n',
-      ),
-    );
-    await runningPods(kube2(), 'steady', 2);
-    const memberDeployment = async () => {
-      const r = await kube2().kubectl(['get', 'deployment', 'steady', '-n', 'default', '-o', 'json']);
-      return r.code === 0
-        ? (JSON.parse(r.stdout) as { metadata: { uid: string; generation: number }; spec: { replicas: number } })
-        : undefined;
-    };
-    const before = (await memberDeployment())!;
-    const expired = () =>
-      scrapedSum(agent, 'flotilla_kube_watch_expired_total', { cluster: 'kube2', resource: 'apps/v1/Deployment' });
-    const writes = () => scrapedSum(agent, 'flotilla_kube_member_writes_total', { cluster: 'kube2' });
-    // Everything is applied: the agent's writes have stopped (two resyncs pass without one).
-    let writesBefore = await writes();
-    await eventually(
-      async () => {
-        await sleep(4500);
-        const now = await writes();
-        const quiet = now === writesBefore;
-        writesBefore = now;
-        return quiet ? true : undefined;
-      },
-      60_000,
-      'the agent stops writing',
-    );
-    const expiredBefore = await expired();
-
-    // Twice: after the first expiry the informer lists and watches from the list's resourceVersion, which a later
-    // compaction expires again. Compacting again while waiting is harmless (a driver that just listed, e.g. in a new
-    // leader term, holds a resourceVersion from after the last compaction).
-    for (const round of [1, 2]) {
+  it(
+    'a real 410 Gone: a member watch whose resourceVersion etcd compacted lists again, and nothing is applied twice or lost',
+    async () => {
+      logOnFailure();
+      const agent = agents[1]!; // kube2's
+      await apply(
+        'steady',
+        [deployment('steady', 2, '100m'), policyOn('steady', ['kube2'], '{ replicaSchedulingType: Duplicated }')].join(
+          '---\n',
+        ),
+      );
+      await runningPods(kube2(), 'steady', 2);
+      const memberDeployment = async () => {
+        const r = await kube2().kubectl(['get', 'deployment', 'steady', '-n', 'default', '-o', 'json']);
+        return r.code === 0
+          ? (JSON.parse(r.stdout) as { metadata: { uid: string; generation: number }; spec: { replicas: number } })
+          : undefined;
+      };
+      const before = (await memberDeployment())!;
+      const expired = () =>
+        scrapedSum(agent, 'flotilla_kube_watch_expired_total', { cluster: 'kube2', resource: 'apps/v1/Deployment' });
+      const writes = () => scrapedSum(agent, 'flotilla_kube_member_writes_total', { cluster: 'kube2' });
+      // Everything is applied: the agent's writes have stopped (two resyncs pass without one).
+      let writesBefore = await writes();
       await eventually(
         async () => {
-          if ((await expired()) >= expiredBefore + round) return true;
-          await kube2().compactEtcd();
-          await sleep(3000);
-          return (await expired()) >= expiredBefore + round ? true : undefined;
+          await sleep(4500);
+          const now = await writes();
+          const quiet = now === writesBefore;
+          writesBefore = now;
+          return quiet ? true : undefined;
         },
         60_000,
-        `the Deployment watch expired (${round})`,
+        'the agent stops writing',
       );
-    }
-    expect(
-      s!.logs.some(
-        (l) =>
-          l.includes('member watch expired (410 Gone); listing again') &&
-          l.includes('"cluster":"kube2"') &&
-          l.includes('"informer":"apps/v1/Deployment"'),
-      ),
-    ).toBe(true);
-    // Nothing applied twice: the relists found everything as applied, and the member Deployment is the same object.
-    expect(await writes()).toBe(writesBefore);
-    const after = (await memberDeployment())!;
-    expect(after.metadata.uid).toBe(before.metadata.uid);
-    expect(after.metadata.generation).toBe(before.metadata.generation);
+      const expiredBefore = await expired();
 
-    // Nothing lost: the watches after the relist see what changes in the member cluster and in Flotilla.
-    expect((await kube2().kubectl(['delete', 'deployment', 'steady', '-n', 'default'])).code).toBe(0);
-    const recreated = await eventually(
-      async () => {
-        const d = await memberDeployment();
-        return d && d.metadata.uid !== before.metadata.uid ? d : undefined;
-      },
-      30_000,
-      'the agent re-creates the Deployment deleted behind its back',
-    );
-    expect(recreated.spec.replicas).toBe(2);
-    expect(await writes()).toBe(writesBefore + 1);
-    await apply('steady-3', deployment('steady', 3, '100m'));
-    await runningPods(kube2(), 'steady', 3);
-  }, 180_000);
-
-  it('Prioritized FederatedHPA: pods the real scheduler leaves Pending in the full preferred cluster scale across after autoscaleMultiClusterDelay, and back when load falls', async () => {
-    logOnFailure();
-    // The workload first, under its policy: Aggregated puts its two pods in kube1.
-    await apply(
-      'burst',
-      [
-        deployment('burst', 2, '500m'),
-        policyOn(
-          'burst',
-          ['kube1', 'kube2'],
-          '{ replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated }',
-        ),
-      ].join('---\n'),
-    );
-    await runningPods(kube1(), 'burst', 2);
-    // The FederatedHPA only once kube1's Cluster status counts those two pods. The workload's own replicas are not
-    // added back to a cluster's availability (the proposal's Prioritized rule, packages/assignment availability.ts),
-    // so what the hpa-assigner assigns first depends on whether kube1's report counted them: waiting for it here
-    // makes that order, and so the first assignment, one answer. kube1 has 4 cores: 8 pods of 500m, 6 beside burst's.
-    const burstPod = parsedPodRequests({ cpu: '500m', memory: '128Mi' });
-    await eventually(
-      async () => {
-        const cluster = await getJson('cluster', 'kube1');
-        return cluster && clusterAvailability(cluster as Cluster, burstPod) === 6 ? true : undefined;
-      },
-      30_000,
-      "kube1's Cluster status counts burst's two pods",
-    );
-    await apply(
-      'burst-fhpa',
-      prioritizedFhpa('burst', {
-        minReplicas: 2,
-        maxReplicas: 8,
-        delaySeconds: 10,
-        clusters: ['kube1', 'kube2'],
-        extra: 'behavior: { scaleDown: { stabilizationWindowSeconds: 0 } }',
-      }),
-    );
-    // kube1 takes the 6 it has room for, kube2 the other 2 of the max. (The hpa-assigner assigns only once the affinity
-    // scheduler has written the clusters its filters keep, kube1 and kube2, never over kube1 alone where burst runs.)
-    const first = await eventually(
-      async () => {
-        const l = await limitsOf('burst');
-        return l?.kube1 ? l : undefined;
-      },
-      30_000,
-      'member limits',
-    );
-    expect(first).toEqual({ kube1: { minReplicas: 2, maxReplicas: 6 }, kube2: { minReplicas: 1, maxReplicas: 2 } });
-    // ... and that was the first assignment the hpa-assigner made, not a later correction of another.
-    expect((await assignedEvents(bus!, 'burst'))[0]?.assignments).toEqual([
-      { cluster: 'kube1', minReplicas: 2, maxReplicas: 6 },
-      { cluster: 'kube2', minReplicas: 1, maxReplicas: 2 },
-    ]);
-    await runningPods(kube1(), 'burst', 2);
-    // Then another tenant of kube1 takes half of it: 4 pods of 500m, created there directly, not by Flotilla.
-    const filler = await kube1().kubectl(['apply', '-f', '-'], { input: deployment('filler', 4, '500m') });
-    expect(filler.code, filler.stderr).toBe(0);
-    await runningPods(kube1(), 'filler', 4);
-
-    // Load: every burst pod, wherever it runs, uses twice its request. kube1's member HPA (kube-controller-manager's,
-    // on metrics-server's numbers) scales burst up to its max of 8; 4 fit, the real scheduler leaves the rest Pending.
-    for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 1000 });
-    const unschedulable = await eventually(
-      async () => {
-        const pods = (await podsOf(kube1(), 'burst')) ?? [];
-        const pending = pods.filter((p) =>
-          p.status.conditions?.some(
-            (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
-          ),
+      // Twice: after the first expiry the informer lists and watches from the list's resourceVersion, which a later
+      // compaction expires again. Compacting again while waiting is harmless (a driver that just listed, e.g. in a new
+      // leader term, holds a resourceVersion from after the last compaction).
+      for (const round of [1, 2]) {
+        await eventually(
+          async () => {
+            if ((await expired()) >= expiredBefore + round) return true;
+            await kube2().compactEtcd();
+            await sleep(3000);
+            return (await expired()) >= expiredBefore + round ? true : undefined;
+          },
+          60_000,
+          `the Deployment watch expired (${round})`,
         );
-        return pending.length > 0 ? pending : undefined;
-      },
-      120_000,
-      'burst pods Unschedulable in kube1',
-    );
-    expect(unschedulable.every((p) => p.status.phase === 'Pending')).toBe(true);
-    // After the delay the max kube1 cannot use moves to kube2 (what fits in kube1 stays there).
-    const across = await eventually(
-      async () => (await assignedEvents(bus!, 'burst')).find((e) => e.reason === 'ScaledUpAcross'),
-      60_000,
-      'the ScaledUpAcross assignment',
-    );
-    expect(across.moves).toEqual([{ from: 'kube1', to: 'kube2', replicas: 2 }]);
-    expect(across.assignments).toEqual([
-      { cluster: 'kube1', minReplicas: 2, maxReplicas: 4 },
-      { cluster: 'kube2', minReplicas: 1, maxReplicas: 4 },
-    ]);
-    // kube1's member HPA is held to what fits: nothing pends any more. kube2's scales up within its new max.
-    await eventually(
-      async () => {
-        const pods = (await podsOf(kube1(), 'burst')) ?? [];
-        return pods.length === 4 && pods.every((p) => p.status.phase === 'Running') ? true : undefined;
-      },
-      60_000,
-      '4 burst pods Running in kube1 and none Pending',
-    );
-    await eventually(
-      async () => (((await memberReplicas(kube2(), 'burst')) ?? 0) > 1 ? true : undefined),
-      90_000,
-      'kube2 scales up',
-    );
-    // kube1, more preferred, is held at its replicas while kube2 is above its min.
-    await eventually(
-      async () => ((await limitsOf('burst'))?.kube1?.minReplicas === 4 ? true : undefined),
-      30_000,
-      'kube1 held at 4',
-    );
+      }
+      expect(
+        s!.logs.some(
+          (l) =>
+            l.includes('member watch expired (410 Gone); listing again') &&
+            l.includes('"cluster":"kube2"') &&
+            l.includes('"informer":"apps/v1/Deployment"'),
+        ),
+      ).toBe(true);
+      // Nothing applied twice: the relists found everything as applied, and the member Deployment is the same object.
+      expect(await writes()).toBe(writesBefore);
+      const after = (await memberDeployment())!;
+      expect(after.metadata.uid).toBe(before.metadata.uid);
+      expect(after.metadata.generation).toBe(before.metadata.generation);
 
-    // Load falls everywhere. kube2, the least preferred, scales down first; while it is above its min, kube1 stays at 4
-    // although its own HPA alone would go to 2. Then kube1 scales down, and a period after the move kube2's max goes
-    // back to kube1.
-    await kube1().setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 100 });
-    await kube2().setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 50 });
-    const kube1WhileKube2ScalesDown: number[] = [];
-    const back = await eventually(
-      async () => {
-        const l = await limitsOf('burst');
-        if (l?.kube2?.maxReplicas === 1) return l;
-        const [one, two] = await Promise.all([memberReplicas(kube1(), 'burst'), memberReplicas(kube2(), 'burst')]);
-        if (one !== undefined && two !== undefined && two > 1) kube1WhileKube2ScalesDown.push(one);
-        return undefined;
-      },
-      120_000,
-      'kube2 handed its max back',
-    );
-    expect(kube1WhileKube2ScalesDown.length).toBeGreaterThan(0);
-    expect(Math.min(...kube1WhileKube2ScalesDown)).toBe(4);
-    expect(back).toEqual({ kube1: { minReplicas: 2, maxReplicas: 7 }, kube2: { minReplicas: 1, maxReplicas: 1 } });
-    await eventually(
-      async () => ((await memberReplicas(kube1(), 'burst')) === 2 ? true : undefined),
-      90_000,
-      'kube1 scales down to its min once released',
-    );
-    expect(await memberReplicas(kube2(), 'burst')).toBe(1);
-  }, 600_000);
+      // Nothing lost: the watches after the relist see what changes in the member cluster and in Flotilla.
+      expect((await kube2().kubectl(['delete', 'deployment', 'steady', '-n', 'default'])).code).toBe(0);
+      const recreated = await eventually(
+        async () => {
+          const d = await memberDeployment();
+          return d && d.metadata.uid !== before.metadata.uid ? d : undefined;
+        },
+        30_000,
+        'the agent re-creates the Deployment deleted behind its back',
+      );
+      expect(recreated.spec.replicas).toBe(2);
+      expect(await writes()).toBe(writesBefore + 1);
+      await apply('steady-3', deployment('steady', 3, '100m'));
+      await runningPods(kube2(), 'steady', 3);
+    },
+    scaled(180_000),
+  );
 
-  it('a member HPA created in a member cluster by hand, on a workload a FederatedHPA scales: the conflict is seen at once, and cleared when it goes', async () => {
-    logOnFailure();
-    await apply(
-      'owned',
-      [
-        deployment('owned', 1, '100m'),
-        policyOn('owned', ['kube2'], '{ replicaSchedulingType: Duplicated }'),
-        prioritizedFhpa('owned', { minReplicas: 1, maxReplicas: 2, delaySeconds: 10, clusters: ['kube2'] }),
-      ].join('---\n'),
-    );
-    // Flotilla's own member HPA for it is there first (it carries the binding annotation: not foreign).
-    await eventually(
-      async () => ((await kube2().kubectl(['get', 'hpa', 'owned', '-n', 'default'])).code === 0 ? true : undefined),
-      60_000,
-      "Flotilla's member HPA in kube2",
-    );
-    // Someone with access to kube2 adds an HPA of their own on the same Deployment.
-    const foreign = await kube2().kubectl(['apply', '-f', '-'], {
-      input: `apiVersion: autoscaling/v2
+  it(
+    'Prioritized FederatedHPA: pods the real scheduler leaves Pending in the full preferred cluster scale across after autoscaleMultiClusterDelay, and back when load falls',
+    async () => {
+      logOnFailure();
+      // The workload first, under its policy: Aggregated puts its two pods in kube1.
+      await apply(
+        'burst',
+        [
+          deployment('burst', 2, '500m'),
+          policyOn(
+            'burst',
+            ['kube1', 'kube2'],
+            '{ replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated }',
+          ),
+        ].join('---\n'),
+      );
+      await runningPods(kube1(), 'burst', 2);
+      // The FederatedHPA only once kube1's Cluster status counts those two pods. The workload's own replicas are not
+      // added back to a cluster's availability (the proposal's Prioritized rule, packages/assignment availability.ts),
+      // so what the hpa-assigner assigns first depends on whether kube1's report counted them: waiting for it here
+      // makes that order, and so the first assignment, one answer. kube1 has 4 cores: 8 pods of 500m, 6 beside burst's.
+      const burstPod = parsedPodRequests({ cpu: '500m', memory: '128Mi' });
+      await eventually(
+        async () => {
+          const cluster = await getJson('cluster', 'kube1');
+          return cluster && clusterAvailability(cluster as Cluster, burstPod) === 6 ? true : undefined;
+        },
+        30_000,
+        "kube1's Cluster status counts burst's two pods",
+      );
+      await apply(
+        'burst-fhpa',
+        prioritizedFhpa('burst', {
+          minReplicas: 2,
+          maxReplicas: 8,
+          delaySeconds: 10,
+          clusters: ['kube1', 'kube2'],
+          extra: 'behavior: { scaleDown: { stabilizationWindowSeconds: 0 } }',
+        }),
+      );
+      // kube1 takes the 6 it has room for, kube2 the other 2 of the max. (The hpa-assigner assigns only once the affinity
+      // scheduler has written the clusters its filters keep, kube1 and kube2, never over kube1 alone where burst runs.)
+      const first = await eventually(
+        async () => {
+          const l = await limitsOf('burst');
+          return l?.kube1 ? l : undefined;
+        },
+        30_000,
+        'member limits',
+      );
+      expect(first).toEqual({ kube1: { minReplicas: 2, maxReplicas: 6 }, kube2: { minReplicas: 1, maxReplicas: 2 } });
+      // ... and that was the first assignment the hpa-assigner made, not a later correction of another. Its event is
+      // published after the writes that the limits above come from, so it is waited for.
+      const assigned = await eventually(
+        async () => (await assignedEvents(bus!, 'burst'))[0],
+        30_000,
+        "burst's first FederatedHPAAssigned event",
+      );
+      expect(assigned.assignments).toEqual([
+        { cluster: 'kube1', minReplicas: 2, maxReplicas: 6 },
+        { cluster: 'kube2', minReplicas: 1, maxReplicas: 2 },
+      ]);
+      await runningPods(kube1(), 'burst', 2);
+      // Then another tenant of kube1 takes half of it: 4 pods of 500m, created there directly, not by Flotilla.
+      const filler = await kube1().kubectl(['apply', '-f', '-'], { input: deployment('filler', 4, '500m') });
+      expect(filler.code, filler.stderr).toBe(0);
+      await runningPods(kube1(), 'filler', 4);
+
+      // Load: every burst pod, wherever it runs, uses twice its request. kube1's member HPA (kube-controller-manager's,
+      // on metrics-server's numbers) scales burst up to its max of 8; 4 fit, the real scheduler leaves the rest Pending.
+      for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 1000 });
+      const unschedulable = await eventually(
+        async () => {
+          const pods = (await podsOf(kube1(), 'burst')) ?? [];
+          const pending = pods.filter((p) =>
+            p.status.conditions?.some(
+              (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+            ),
+          );
+          return pending.length > 0 ? pending : undefined;
+        },
+        120_000,
+        'burst pods Unschedulable in kube1',
+      );
+      expect(unschedulable.every((p) => p.status.phase === 'Pending')).toBe(true);
+      // After the delay the max kube1 cannot use moves to kube2 (what fits in kube1 stays there).
+      const across = await eventually(
+        async () => (await assignedEvents(bus!, 'burst')).find((e) => e.reason === 'ScaledUpAcross'),
+        60_000,
+        'the ScaledUpAcross assignment',
+      );
+      expect(across.moves).toEqual([{ from: 'kube1', to: 'kube2', replicas: 2 }]);
+      expect(across.assignments).toEqual([
+        { cluster: 'kube1', minReplicas: 2, maxReplicas: 4 },
+        { cluster: 'kube2', minReplicas: 1, maxReplicas: 4 },
+      ]);
+      // kube1's member HPA is held to what fits: nothing pends any more. kube2's scales up within its new max.
+      await eventually(
+        async () => {
+          const pods = (await podsOf(kube1(), 'burst')) ?? [];
+          return pods.length === 4 && pods.every((p) => p.status.phase === 'Running') ? true : undefined;
+        },
+        60_000,
+        '4 burst pods Running in kube1 and none Pending',
+      );
+      await eventually(
+        async () => (((await memberReplicas(kube2(), 'burst')) ?? 0) > 1 ? true : undefined),
+        90_000,
+        'kube2 scales up',
+      );
+      // kube1, more preferred, is held at its replicas while kube2 is above its min.
+      await eventually(
+        async () => ((await limitsOf('burst'))?.kube1?.minReplicas === 4 ? true : undefined),
+        30_000,
+        'kube1 held at 4',
+      );
+
+      // Load falls everywhere. kube2, the least preferred, scales down first; while it is above its min, kube1 stays at 4
+      // although its own HPA alone would go to 2. Then kube1 scales down, and a period after the move kube2's max goes
+      // back to kube1.
+      await kube1().setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 100 });
+      await kube2().setPodCpuUsage({ namespace: 'default', selector: 'app=burst', milliCpu: 50 });
+      const kube1WhileKube2ScalesDown: number[] = [];
+      const back = await eventually(
+        async () => {
+          const l = await limitsOf('burst');
+          if (l?.kube2?.maxReplicas === 1) return l;
+          const [one, two] = await Promise.all([memberReplicas(kube1(), 'burst'), memberReplicas(kube2(), 'burst')]);
+          if (one !== undefined && two !== undefined && two > 1) kube1WhileKube2ScalesDown.push(one);
+          return undefined;
+        },
+        120_000,
+        'kube2 handed its max back',
+      );
+      expect(kube1WhileKube2ScalesDown.length).toBeGreaterThan(0);
+      expect(Math.min(...kube1WhileKube2ScalesDown)).toBe(4);
+      expect(back).toEqual({ kube1: { minReplicas: 2, maxReplicas: 7 }, kube2: { minReplicas: 1, maxReplicas: 1 } });
+      await eventually(
+        async () => ((await memberReplicas(kube1(), 'burst')) === 2 ? true : undefined),
+        90_000,
+        'kube1 scales down to its min once released',
+      );
+      expect(await memberReplicas(kube2(), 'burst')).toBe(1);
+    },
+    scaled(600_000),
+  );
+
+  it(
+    'a member HPA created in a member cluster by hand, on a workload a FederatedHPA scales: the conflict is seen at once, and cleared when it goes',
+    async () => {
+      logOnFailure();
+      await apply(
+        'owned',
+        [
+          deployment('owned', 1, '100m'),
+          policyOn('owned', ['kube2'], '{ replicaSchedulingType: Duplicated }'),
+          prioritizedFhpa('owned', { minReplicas: 1, maxReplicas: 2, delaySeconds: 10, clusters: ['kube2'] }),
+        ].join('---\n'),
+      );
+      // Flotilla's own member HPA for it is there first (it carries the binding annotation: not foreign).
+      await eventually(
+        async () => ((await kube2().kubectl(['get', 'hpa', 'owned', '-n', 'default'])).code === 0 ? true : undefined),
+        60_000,
+        "Flotilla's member HPA in kube2",
+      );
+      // Someone with access to kube2 adds an HPA of their own on the same Deployment.
+      const foreign = await kube2().kubectl(['apply', '-f', '-'], {
+        input: `apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
 metadata: { name: owned-local, namespace: default }
 spec:
@@ -371,58 +387,64 @@ spec:
   maxReplicas: 3
   metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 80 } } }]
 `,
-    });
-    expect(foreign.code, foreign.stderr).toBe(0);
-    // kube2's agent lists it in the Cluster's status, and only it (Flotilla's member HPA is not someone else's) ...
-    const listed = await eventually(
-      async () => {
-        const hpas = (await getJson('cluster', 'kube2'))?.status?.foreignHorizontalPodAutoscalers as unknown[] | null;
-        return hpas?.length ? hpas : undefined;
-      },
-      30_000,
-      "kube2's foreign HPA in its Cluster status",
-    );
-    expect(listed).toEqual([
-      {
-        namespace: 'default',
-        name: 'owned-local',
-        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'owned' },
-        minReplicas: 1,
-        maxReplicas: 3,
-      },
-    ]);
-    // ... the hpa-assigner finds the conflict: the condition on the FederatedHPA, naming the member HPA ...
-    const env = s!.env;
-    const condition = await ownerCondition(env, 'fhpa', 'owned', 'True', 30_000);
-    expect(condition).toMatchObject({ reason: 'ForeignMemberHPA' });
-    expect(condition.message).toContain('HorizontalPodAutoscaler kube2/default/owned-local (not created by Flotilla)');
-    // ... and a Warning on both objects, naming both.
-    await describedWith(
-      env,
-      ['fhpa/owned', 'deploy/owned'],
-      /Warning\s+ReplicaOwnerConflict.*HorizontalPodAutoscaler kube2\/default\/owned-local.*FederatedHPA default\/owned scales/,
-      30_000,
-    );
+      });
+      expect(foreign.code, foreign.stderr).toBe(0);
+      // kube2's agent lists it in the Cluster's status, and only it (Flotilla's member HPA is not someone else's) ...
+      const listed = await eventually(
+        async () => {
+          const hpas = (await getJson('cluster', 'kube2'))?.status?.foreignHorizontalPodAutoscalers as unknown[] | null;
+          return hpas?.length ? hpas : undefined;
+        },
+        30_000,
+        "kube2's foreign HPA in its Cluster status",
+      );
+      expect(listed).toEqual([
+        {
+          namespace: 'default',
+          name: 'owned-local',
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'owned' },
+          minReplicas: 1,
+          maxReplicas: 3,
+        },
+      ]);
+      // ... the hpa-assigner finds the conflict: the condition on the FederatedHPA, naming the member HPA ...
+      const env = s!.env;
+      const condition = await ownerCondition(env, 'fhpa', 'owned', 'True', 30_000);
+      expect(condition).toMatchObject({ reason: 'ForeignMemberHPA' });
+      expect(condition.message).toContain(
+        'HorizontalPodAutoscaler kube2/default/owned-local (not created by Flotilla)',
+      );
+      // ... and a Warning on both objects, naming both.
+      await describedWith(
+        env,
+        ['fhpa/owned', 'deploy/owned'],
+        /Warning\s+ReplicaOwnerConflict.*HorizontalPodAutoscaler kube2\/default\/owned-local.*FederatedHPA default\/owned scales/,
+        30_000,
+      );
 
-    // The member HPA is deleted: the condition clears, with a Normal event, and kube2 lists no foreign HPA.
-    const deleted = await kube2().kubectl(['delete', 'hpa', 'owned-local', '-n', 'default']);
-    expect(deleted.code, deleted.stderr).toBe(0);
-    const cleared = await ownerCondition(env, 'fhpa', 'owned', 'False', 30_000);
-    expect(cleared).toMatchObject({ reason: 'NoConflict' });
-    await describedWith(env, ['fhpa/owned'], /Normal\s+ReplicaOwnerConflictResolved/, 30_000);
-    expect((await getJson('cluster', 'kube2'))?.status).not.toHaveProperty('foreignHorizontalPodAutoscalers');
-    // Flotilla's member HPA was never touched.
-    expect((await kube2().kubectl(['get', 'hpa', 'owned', '-n', 'default'])).code).toBe(0);
-  }, 180_000);
+      // The member HPA is deleted: the condition clears, with a Normal event, and kube2 lists no foreign HPA.
+      const deleted = await kube2().kubectl(['delete', 'hpa', 'owned-local', '-n', 'default']);
+      expect(deleted.code, deleted.stderr).toBe(0);
+      const cleared = await ownerCondition(env, 'fhpa', 'owned', 'False', 30_000);
+      expect(cleared).toMatchObject({ reason: 'NoConflict' });
+      await describedWith(env, ['fhpa/owned'], /Normal\s+ReplicaOwnerConflictResolved/, 30_000);
+      expect((await getJson('cluster', 'kube2'))?.status).not.toHaveProperty('foreignHorizontalPodAutoscalers');
+      // Flotilla's member HPA was never touched.
+      expect((await kube2().kubectl(['get', 'hpa', 'owned', '-n', 'default'])).code).toBe(0);
+    },
+    scaled(180_000),
+  );
 
-  it("Karmada's shipped FederatedHPA scales a workload on its pods' CPU usage from metrics.k8s.io", async () => {
-    logOnFailure();
-    await apply(
-      'web',
-      [
-        deployment('web', 2, '100m'),
-        evenlyDivided('web'),
-        `apiVersion: autoscaling.karmada.io/v1alpha1
+  it(
+    "Karmada's shipped FederatedHPA scales a workload on its pods' CPU usage from metrics.k8s.io",
+    async () => {
+      logOnFailure();
+      await apply(
+        'web',
+        [
+          deployment('web', 2, '100m'),
+          evenlyDivided('web'),
+          `apiVersion: autoscaling.karmada.io/v1alpha1
 kind: FederatedHPA
 metadata: { name: web, namespace: default }
 spec:
@@ -432,29 +454,33 @@ spec:
   metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
   behavior: { scaleDown: { stabilizationWindowSeconds: 0 } }
 `,
-      ].join('---\n'),
-    );
-    await runningInBoth('web', 1);
-    // Each pod uses all it asked for (100 % of its request, twice the target): the template goes to the max.
-    for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=web', milliCpu: 100 });
-    await eventually(async () => ((await templateReplicas('web')) === 6 ? true : undefined), 120_000, 'web at 6');
-    await runningInBoth('web', 3);
-    // Idle (10 %): back to the min.
-    for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=web', milliCpu: 10 });
-    await eventually(async () => ((await templateReplicas('web')) === 2 ? true : undefined), 120_000, 'web at 2');
-    await runningInBoth('web', 1);
-  }, 360_000);
+        ].join('---\n'),
+      );
+      await runningInBoth('web', 1);
+      // Each pod uses all it asked for (100 % of its request, twice the target): the template goes to the max.
+      for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=web', milliCpu: 100 });
+      await eventually(async () => ((await templateReplicas('web')) === 6 ? true : undefined), 120_000, 'web at 6');
+      await runningInBoth('web', 3);
+      // Idle (10 %): back to the min.
+      for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=web', milliCpu: 10 });
+      await eventually(async () => ((await templateReplicas('web')) === 2 ? true : undefined), 120_000, 'web at 2');
+      await runningInBoth('web', 1);
+    },
+    scaled(360_000),
+  );
 
-  it('a CronFederatedHPA scales a workload on the kube clusters at its schedule', async () => {
-    logOnFailure();
-    await apply('nightly', [deployment('nightly', 2, '100m'), evenlyDivided('nightly')].join('---\n'));
-    await runningInBoth('nightly', 1);
-    // A whole second far enough ahead for the rule to be stored and timed first (6-field cron: seconds first).
-    const at = new Date(Math.ceil((Date.now() + 15_000) / 1000) * 1000);
-    const schedule = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
-    await apply(
-      'nightly-cron',
-      `apiVersion: autoscaling.karmada.io/v1alpha1
+  it(
+    'a CronFederatedHPA scales a workload on the kube clusters at its schedule',
+    async () => {
+      logOnFailure();
+      await apply('nightly', [deployment('nightly', 2, '100m'), evenlyDivided('nightly')].join('---\n'));
+      await runningInBoth('nightly', 1);
+      // A whole second far enough ahead for the rule to be stored and timed first (6-field cron: seconds first).
+      const at = new Date(Math.ceil((Date.now() + 15_000) / 1000) * 1000);
+      const schedule = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
+      await apply(
+        'nightly-cron',
+        `apiVersion: autoscaling.karmada.io/v1alpha1
 kind: CronFederatedHPA
 metadata: { name: nightly, namespace: default }
 spec:
@@ -462,23 +488,25 @@ spec:
   rules:
     - { name: peak, schedule: "${schedule}", timeZone: UTC, targetReplicas: 6 }
 `,
-    );
-    const done = await eventually(
-      async () => {
-        const h = (await getJson('cronfhpa', 'nightly'))?.status?.executionHistories as
-          | Array<{
-              ruleName: string;
-              successfulExecutions?: Array<{ scheduleTime: string; appliedReplicas?: number }>;
-            }>
-          | undefined;
-        return h?.find((x) => x.ruleName === 'peak')?.successfulExecutions?.[0];
-      },
-      60_000,
-      'the rule ran',
-    );
-    expect(new Date(done.scheduleTime).getTime()).toBe(at.getTime());
-    expect(done.appliedReplicas).toBe(6);
-    expect(await templateReplicas('nightly')).toBe(6);
-    await runningInBoth('nightly', 3);
-  }, 180_000);
+      );
+      const done = await eventually(
+        async () => {
+          const h = (await getJson('cronfhpa', 'nightly'))?.status?.executionHistories as
+            | Array<{
+                ruleName: string;
+                successfulExecutions?: Array<{ scheduleTime: string; appliedReplicas?: number }>;
+              }>
+            | undefined;
+          return h?.find((x) => x.ruleName === 'peak')?.successfulExecutions?.[0];
+        },
+        60_000,
+        'the rule ran',
+      );
+      expect(new Date(done.scheduleTime).getTime()).toBe(at.getTime());
+      expect(done.appliedReplicas).toBe(6);
+      expect(await templateReplicas('nightly')).toBe(6);
+      await runningInBoth('nightly', 3);
+    },
+    scaled(180_000),
+  );
 });

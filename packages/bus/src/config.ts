@@ -3,7 +3,12 @@ import type { BusConnectionListener } from './connection-watch.js';
 
 /** The environment variables every service reads for NATS (validated by the runtime's base config schema). */
 export interface BusEnv {
+  /** One NATS URL or a comma-separated list (the servers of a cluster). */
   NATS_URL: string;
+  /** Replicas of the streams and buckets (unset: 1 on a single server, 3 on a cluster). */
+  NATS_REPLICAS?: number | undefined;
+  /** How long a JetStream request waits for its answer (BusOptions.requestTimeoutMs). */
+  NATS_TIMEOUT_MS?: number | undefined;
   NATS_USER?: string | undefined;
   NATS_PASSWORD?: string | undefined;
   NATS_TOKEN?: string | undefined;
@@ -15,6 +20,8 @@ export interface BusEnv {
 export function busOptionsFromEnv(env: BusEnv, name: string, onConnection?: BusConnectionListener): BusOptions {
   return {
     url: env.NATS_URL,
+    replicas: env.NATS_REPLICAS,
+    requestTimeoutMs: env.NATS_TIMEOUT_MS,
     user: env.NATS_USER,
     password: env.NATS_PASSWORD,
     token: env.NATS_TOKEN,

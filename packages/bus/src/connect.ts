@@ -6,9 +6,20 @@ import { busNames, type BusNames } from './names.js';
 import { BusUnavailableError, isStreamNotFound } from './errors.js';
 import { ensureEventsStream, type EventsRetention } from './provision.js';
 
+/** JetStream's own default request timeout, kept unless NATS_TIMEOUT_MS says otherwise. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
+
 export interface BusOptions {
-  /** `nats://[user:password@]host:port`; credentials in the URL are used and never logged. */
+  /**
+   * `nats://[user:password@]host:port`, or several such URLs separated by commas (the servers of one cluster: the
+   * client connects to one and fails over to the others). Credentials in a URL are used and never logged.
+   */
   url: string;
+  /**
+   * Replicas of the events stream and the buckets when this connection creates them (1 to 5). Unset: 1 on a single
+   * server, 3 when the server belongs to a cluster (its INFO names one).
+   */
+  replicas?: number | undefined;
   user?: string | undefined;
   password?: string | undefined;
   token?: string | undefined;
@@ -18,6 +29,12 @@ export interface BusOptions {
   retention?: Partial<EventsRetention> | undefined;
   /** Fail fast when the server is not there (default 2000 ms). */
   connectTimeoutMs?: number | undefined;
+  /**
+   * How long a JetStream request (a publish, a KV read or write, a stream lookup) waits for its answer (default
+   * 5000 ms). On a cluster a request sent while a stream elects its leader gets no answer at all, so a write stalls
+   * for the election plus up to this long.
+   */
+  requestTimeoutMs?: number | undefined;
   /** Told of every disconnect and reconnect after the connection is made. */
   onConnection?: BusConnectionListener | undefined;
 }
@@ -27,6 +44,8 @@ export interface Bus {
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
   readonly names: BusNames;
+  /** Replicas of the streams and buckets this connection creates (BusOptions.replicas, or its default). */
+  readonly replicas: number;
   readonly objects: KV;
   readonly status: KV;
   readonly kubeEvents: KV;
@@ -48,17 +67,19 @@ async function provision(
   jsm: JetStreamManager,
   js: JetStreamClient,
   names: BusNames,
+  replicas: number,
   retention?: Partial<EventsRetention>,
 ) {
-  await ensureEventsStream(jsm, names, retention);
+  await ensureEventsStream(jsm, names, retention, { replicas });
   const kvm = new Kvm(js);
+  const bucket = { history: 1, replicas };
   const [objects, status, kubeEvents, trails, leases, usage] = await Promise.all([
-    kvm.create(names.objectsBucket, { history: 1 }),
-    kvm.create(names.statusBucket, { history: 1 }),
-    kvm.create(names.kubeEventsBucket, { history: 1 }),
-    kvm.create(names.trailsBucket, { history: 1 }),
-    kvm.create(names.leasesBucket, { history: 1 }),
-    kvm.create(names.usageBucket, { history: 1 }),
+    kvm.create(names.objectsBucket, bucket),
+    kvm.create(names.statusBucket, bucket),
+    kvm.create(names.kubeEventsBucket, bucket),
+    kvm.create(names.trailsBucket, bucket),
+    kvm.create(names.leasesBucket, bucket),
+    kvm.create(names.usageBucket, bucket),
   ]);
   return { objects, status, kubeEvents, trails, leases, usage };
 }
@@ -101,6 +122,7 @@ async function repairBus(
   js: JetStreamClient,
   names: BusNames,
   known: Map<string, string | undefined>,
+  replicas: number,
   retention?: Partial<EventsRetention>,
 ): Promise<string[]> {
   let now = await streamIdentities(jsm, names);
@@ -110,7 +132,7 @@ async function repairBus(
   if (lost.length === 0) return [];
   // The bucket handles stay valid: they address their streams by name, which the re-created ones keep.
   if ([...now.values()].includes(undefined)) {
-    await provision(jsm, js, names, retention);
+    await provision(jsm, js, names, replicas, retention);
     now = await streamIdentities(jsm, names);
   }
   for (const [stream, created] of now) known.set(stream, created);
@@ -127,16 +149,40 @@ export function natsServerAndAuth(url: string): { server: string; user?: string;
 }
 
 /**
+ * The servers of a comma-separated list of NATS URLs, without credentials, and the credentials of the first URL that
+ * carries any (the servers of one cluster share their users).
+ */
+export function natsServersAndAuth(urls: string): { servers: string[]; user?: string; password?: string } {
+  const parsed = urls
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '')
+    .map(natsServerAndAuth);
+  const withAuth = parsed.find((p) => p.user !== undefined);
+  return {
+    servers: parsed.map((p) => p.server),
+    ...(withAuth?.user !== undefined ? { user: withAuth.user } : {}),
+    ...(withAuth?.password !== undefined ? { password: withAuth.password } : {}),
+  };
+}
+
+/** Stream and bucket replicas when none are configured: 3 on a server that belongs to a cluster, else 1. */
+export function defaultReplicas(serverInfo: { cluster?: string | undefined } | undefined): number {
+  return serverInfo?.cluster ? 3 : 1;
+}
+
+/**
  * Connects, and creates (idempotently) the events stream and the object, status and event buckets.
  * Throws BusUnavailableError when NATS does not answer or JetStream is off.
  */
 export async function connectBus(opts: BusOptions): Promise<Bus> {
   const names = busNames(opts.prefix);
-  const { server, user, password } = natsServerAndAuth(opts.url);
+  const { servers, user, password } = natsServersAndAuth(opts.url);
+  const server = servers.join(',');
   let nc: NatsConnection;
   try {
     nc = await connect({
-      servers: server,
+      servers,
       name: opts.name,
       user: opts.user ?? user,
       pass: opts.password ?? password,
@@ -151,9 +197,17 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     throw new BusUnavailableError(server, { cause });
   }
   try {
-    const jsm = await jetstreamManager(nc);
-    const js = jetstream(nc);
-    const { objects, status, kubeEvents, trails, leases, usage } = await provision(jsm, js, names, opts.retention);
+    const timeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const jsm = await jetstreamManager(nc, { timeout });
+    const js = jetstream(nc, { timeout });
+    const replicas = opts.replicas ?? defaultReplicas(nc.info);
+    const { objects, status, kubeEvents, trails, leases, usage } = await provision(
+      jsm,
+      js,
+      names,
+      replicas,
+      opts.retention,
+    );
     const known = await streamIdentities(jsm, names);
     if (opts.onConnection) watchConnection(nc, opts.onConnection);
     const retention = opts.retention;
@@ -162,6 +216,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
       js,
       jsm,
       names,
+      replicas,
       objects,
       status,
       kubeEvents,
@@ -169,7 +224,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
       leases,
       usage,
       close: () => nc.drain(),
-      repair: () => repairBus(jsm, js, names, known, retention),
+      repair: () => repairBus(jsm, js, names, known, replicas, retention),
     };
   } catch (cause) {
     await nc.close();

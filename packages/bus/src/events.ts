@@ -235,28 +235,45 @@ export async function* readUpTo(o: ReadUpToOptions): AsyncGenerator<JsMsg> {
   let consumer = await o.open();
   let lastRead: number | undefined;
   let emptyFetches = 0;
-  for (;;) {
-    const batch = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
-    let received = 0;
-    for await (const m of batch) {
-      received++;
-      if (m.seq > o.lastSeq) return; // stored after the read began
-      yield m;
-      lastRead = m.seq;
-      // Leave the batch at once: its iterator would otherwise wait out `expires` for messages that never come.
-      if (m.seq === o.lastSeq || m.info.pending === 0) return;
-      if (o.signal?.aborted) return;
+  try {
+    for (;;) {
+      const batch = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
+      let received = 0;
+      for await (const m of batch) {
+        received++;
+        if (m.seq > o.lastSeq) return; // stored after the read began
+        yield m;
+        lastRead = m.seq;
+        // Leave the batch at once: its iterator would otherwise wait out `expires` for messages that never come.
+        if (m.seq === o.lastSeq || m.info.pending === 0) return;
+        if (o.signal?.aborted) return;
+      }
+      if (received > 0) {
+        emptyFetches = 0;
+        continue;
+      }
+      const after = lastRead ?? (o.startSeq === undefined ? undefined : o.startSeq - 1);
+      if (after === undefined) return;
+      const newest = await o.newestMatching();
+      if (newest <= after) return;
+      if (++emptyFetches >= MAX_EMPTY_FETCHES) throw new ReadIncompleteError(o.stream, after, newest);
+      discardConsumer(consumer);
+      consumer = await o.open(after + 1);
     }
-    if (received > 0) {
-      emptyFetches = 0;
-      continue;
-    }
-    const after = lastRead ?? (o.startSeq === undefined ? undefined : o.startSeq - 1);
-    if (after === undefined) return;
-    const newest = await o.newestMatching();
-    if (newest <= after) return;
-    if (++emptyFetches >= MAX_EMPTY_FETCHES) throw new ReadIncompleteError(o.stream, after, newest);
-    consumer = await o.open(after + 1);
+  } finally {
+    discardConsumer(consumer);
+  }
+}
+
+/**
+ * Deletes a read's ordered consumer in the background. The server keeps one for 5 minutes after its last fetch, and
+ * nats-server 2.15 (unlike 2.9) caps a stream at 1,000 consumers by default: reads many times a second reached it.
+ */
+function discardConsumer(consumer: Consumer): void {
+  try {
+    void consumer.delete().catch(() => undefined);
+  } catch {
+    // never created on the server (no fetch reached it): nothing to delete
   }
 }
 

@@ -126,66 +126,73 @@ export async function listJson<T>(
     filter_subjects: subjects,
     deliver_policy: DeliverPolicy.LastPerSubject,
   });
-  let lastRevision = before;
-  if ((await consumer.info(true)).num_pending === 0) return { items: [], lastRevision };
-  const target = await lastMatchingSeq();
-
-  const byKey = new Map<string, Versioned<T>>();
-  const seen = new Set<string>();
-  const take = (subject: string, seq: number, data: Uint8Array, operation: string | undefined) => {
-    const key = subject.slice(prefixLen);
-    seen.add(key);
-    lastRevision = Math.max(lastRevision, seq);
-    if (operation === 'DEL' || operation === 'PURGE') byKey.delete(key);
-    else if ((byKey.get(key)?.revision ?? 0) < seq) byKey.set(key, { key, value: decode(data, seq), revision: seq });
-  };
-
-  const messages = await consumer.consume();
-  const iterator = messages[Symbol.asyncIterator]();
-  let lastDelivered = 0;
-  let waiting: ReturnType<typeof iterator.next> | undefined;
-  /** The next message, or done when nothing matching past the last one delivered exists any more. */
-  const nextMessage = async (): Promise<IteratorResult<JsMsg, undefined>> => {
-    for (;;) {
-      // The same `next()` is awaited again after a silence: an abandoned one would swallow the message it gets.
-      waiting ??= iterator.next();
-      let timer: NodeJS.Timeout | undefined;
-      const silence = new Promise<'silence'>((r) => {
-        timer = setTimeout(() => r('silence'), LIST_SILENCE_CHECK_MS);
-      });
-      const next = await Promise.race([waiting, silence]).finally(() => clearTimeout(timer));
-      if (next !== 'silence') {
-        waiting = undefined;
-        return next;
-      }
-      if ((await lastMatchingSeq()) <= lastDelivered) return { done: true, value: undefined };
-    }
-  };
+  // An ordered push consumer outlives its subscription on the server (for 5 minutes without interest), and nats-server
+  // 2.15 (unlike 2.9) caps a stream at 1,000 consumers by default: a busy projection listing a bucket many times a second reached
+  // the cap. Deleted in the background once read, so a listing costs no extra round trip.
   try {
-    // The message at `target`, or the one that replaced it, ends the pass: messages come in sequence order.
-    while (lastDelivered < target) {
-      const next = await nextMessage();
-      if (next.done) break;
-      const m = next.value;
-      lastDelivered = m.seq;
-      take(m.subject, m.seq, m.data, m.headers?.get('KV-Operation'));
-    }
-  } finally {
-    messages.stop();
-  }
+    let lastRevision = before;
+    if ((await consumer.info(true)).num_pending === 0) return { items: [], lastRevision };
+    const target = await lastMatchingSeq();
 
-  if ((await lastSeq()) !== before) {
-    // Written to during the pass: a rewritten key may have lost its message before delivery.
-    const held = (await jsm.streams.info(stream, { subjects_filter: subjects })).state.subjects ?? {};
-    for (const subject of Object.keys(held)) {
-      if (seen.has(subject.slice(prefixLen))) continue;
-      try {
-        const m = await jsm.streams.getMessage(stream, { last_by_subj: subject });
-        if (m) take(m.subject, m.seq, m.data, m.header?.get('KV-Operation'));
-      } catch (err) {
-        if (!isNoMessageFound(err)) throw err; // deleted since: nothing to list
+    const byKey = new Map<string, Versioned<T>>();
+    const seen = new Set<string>();
+    const take = (subject: string, seq: number, data: Uint8Array, operation: string | undefined) => {
+      const key = subject.slice(prefixLen);
+      seen.add(key);
+      lastRevision = Math.max(lastRevision, seq);
+      if (operation === 'DEL' || operation === 'PURGE') byKey.delete(key);
+      else if ((byKey.get(key)?.revision ?? 0) < seq) byKey.set(key, { key, value: decode(data, seq), revision: seq });
+    };
+
+    const messages = await consumer.consume();
+    const iterator = messages[Symbol.asyncIterator]();
+    let lastDelivered = 0;
+    let waiting: ReturnType<typeof iterator.next> | undefined;
+    /** The next message, or done when nothing matching past the last one delivered exists any more. */
+    const nextMessage = async (): Promise<IteratorResult<JsMsg, undefined>> => {
+      for (;;) {
+        // The same `next()` is awaited again after a silence: an abandoned one would swallow the message it gets.
+        waiting ??= iterator.next();
+        let timer: NodeJS.Timeout | undefined;
+        const silence = new Promise<'silence'>((r) => {
+          timer = setTimeout(() => r('silence'), LIST_SILENCE_CHECK_MS);
+        });
+        const next = await Promise.race([waiting, silence]).finally(() => clearTimeout(timer));
+        if (next !== 'silence') {
+          waiting = undefined;
+          return next;
+        }
+        if ((await lastMatchingSeq()) <= lastDelivered) return { done: true, value: undefined };
+      }
+    };
+    try {
+      // The message at `target`, or the one that replaced it, ends the pass: messages come in sequence order.
+      while (lastDelivered < target) {
+        const next = await nextMessage();
+        if (next.done) break;
+        const m = next.value;
+        lastDelivered = m.seq;
+        take(m.subject, m.seq, m.data, m.headers?.get('KV-Operation'));
+      }
+    } finally {
+      messages.stop();
+    }
+
+    if ((await lastSeq()) !== before) {
+      // Written to during the pass: a rewritten key may have lost its message before delivery.
+      const held = (await jsm.streams.info(stream, { subjects_filter: subjects })).state.subjects ?? {};
+      for (const subject of Object.keys(held)) {
+        if (seen.has(subject.slice(prefixLen))) continue;
+        try {
+          const m = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+          if (m) take(m.subject, m.seq, m.data, m.header?.get('KV-Operation'));
+        } catch (err) {
+          if (!isNoMessageFound(err)) throw err; // deleted since: nothing to list
+        }
       }
     }
+    return { items: [...byKey.values()], lastRevision };
+  } finally {
+    void consumer.delete().catch(() => undefined);
   }
-  return { items: [...byKey.values()], lastRevision };
 }

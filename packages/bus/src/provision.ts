@@ -28,11 +28,20 @@ export const DEFAULT_RETENTION: EventsRetention = {
 
 const nanos = (ms: number) => ms * 1_000_000;
 
-/** Creates the events stream, or brings an existing one's retention up to date. Safe to call from every replica. */
+export interface EventsStreamOptions {
+  /** The stream's replicas (default 1); an existing stream is brought to it (JetStream adds or removes peers). */
+  replicas?: number | undefined;
+}
+
+/**
+ * Creates the events stream, or brings an existing one's retention and replicas up to date. Safe to call from every
+ * replica.
+ */
 export async function ensureEventsStream(
   jsm: JetStreamManager,
   names: BusNames,
   retention: Partial<EventsRetention> = {},
+  opts: EventsStreamOptions = {},
 ): Promise<void> {
   const r = { ...DEFAULT_RETENTION, ...retention };
   const config: Partial<StreamConfig> & { name: string } = {
@@ -46,6 +55,7 @@ export async function ensureEventsStream(
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(r.duplicateWindowMs),
     allow_direct: true,
+    num_replicas: opts.replicas ?? 1,
   };
   try {
     await jsm.streams.info(names.eventsStream);

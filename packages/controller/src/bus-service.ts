@@ -3,6 +3,7 @@ import {
   closeRedis,
   connectionGate,
   connectRedis,
+  redisSentinelFromEnv,
   runLeaderService,
   runService,
   watchProvisioning,
@@ -123,6 +124,7 @@ export function runBusService<
       if (d.redis) {
         const redis = await connectRedis(config.REDIS_URL, {
           password: config.REDIS_PASSWORD,
+          sentinel: redisSentinelFromEnv(config),
           connectionName: d.name,
           onConnection: connectionGate(gates, logger, d.redis.gate),
         });

@@ -16,7 +16,7 @@ export function metricSubject(root: string, w: WorkloadRef): string {
  */
 export async function ensureMetricsStream(
   jsm: JetStreamManager,
-  bus: Pick<Bus, 'names'>,
+  bus: Pick<Bus, 'names' | 'replicas'>,
   maxAgeMs: number,
 ): Promise<void> {
   const { metricsStream, metricsRoot } = bus.names;
@@ -29,6 +29,7 @@ export async function ensureMetricsStream(
     // One sample per workload and timestamp: a repeated report (a retry, a restarted agent) is dropped.
     duplicate_window: nanos(Math.min(maxAgeMs, 10 * 60 * 1000)),
     allow_direct: true,
+    num_replicas: bus.replicas,
   };
   const current = await jsm.streams.info(metricsStream).then(
     (info) => info.config,

@@ -18,11 +18,16 @@ describe('baseConfigSchema', () => {
   it('fills every default from an empty environment', () => {
     expect(loadConfig(baseConfigSchema, {})).toEqual({
       NATS_URL: 'nats://127.0.0.1:4222',
+      NATS_REPLICAS: undefined,
+      NATS_TIMEOUT_MS: 5000,
       NATS_USER: undefined,
       NATS_PASSWORD: undefined,
       NATS_TOKEN: undefined,
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_PASSWORD: undefined,
+      REDIS_SENTINELS: undefined,
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_SENTINEL_PASSWORD: undefined,
       FLOTILLA_PREFIX: 'flotilla',
       LOG_LEVEL: 'info',
       HTTP_PORT: 0,
@@ -60,6 +65,26 @@ describe('baseConfigSchema', () => {
       HTTP_HOST: '0.0.0.0',
       LEADER_LEASE_MS: 1000,
       HEAP_GROWTH_PERCENT: 0,
+    });
+  });
+
+  it('reads a NATS cluster (a URL list), its replicas and Redis Sentinels', () => {
+    expect(
+      loadConfig(baseConfigSchema, {
+        NATS_URL: 'nats://127.0.0.1:4301, nats://127.0.0.1:4302,nats://127.0.0.1:4303',
+        NATS_REPLICAS: '3',
+        REDIS_SENTINELS: '127.0.0.1:26379,sentinel-1.redis:26380,[::1]:26381',
+        REDIS_SENTINEL_NAME: 'flotilla',
+      }),
+    ).toMatchObject({
+      NATS_URL: 'nats://127.0.0.1:4301,nats://127.0.0.1:4302,nats://127.0.0.1:4303',
+      NATS_REPLICAS: 3,
+      REDIS_SENTINELS: [
+        { host: '127.0.0.1', port: 26379 },
+        { host: 'sentinel-1.redis', port: 26380 },
+        { host: '::1', port: 26381 },
+      ],
+      REDIS_SENTINEL_NAME: 'flotilla',
     });
   });
 
@@ -126,6 +151,29 @@ describe('baseConfigSchema', () => {
       'localhost:4222',
       'NATS_URL: expected a URL starting with nats:// or tls:// or ws:// or wss://, got "localhost:4222"',
     ],
+    [
+      'NATS_URL',
+      'nats://127.0.0.1:4301,127.0.0.1:4302',
+      'NATS_URL: entry 2: expected a URL starting with nats:// or tls:// or ws:// or wss://, got "nats://127.0.0.1:4301,127.0.0.1:4302"',
+    ],
+    [
+      'NATS_URL',
+      'nats://127.0.0.1:4301,,nats://127.0.0.1:4303',
+      'NATS_URL: entry 2: expected a URL starting with nats:// or tls:// or ws:// or wss://, got "nats://127.0.0.1:4301,,nats://127.0.0.1:4303"',
+    ],
+    ['NATS_REPLICAS', '0', 'NATS_REPLICAS: expected an integer from 1 to 5, got "0"'],
+    ['NATS_REPLICAS', '7', 'NATS_REPLICAS: expected an integer from 1 to 5, got "7"'],
+    [
+      'REDIS_SENTINELS',
+      '127.0.0.1:26379,127.0.0.1',
+      'REDIS_SENTINELS: entry 2: expected host:port with a port from 1 to 65535, got "127.0.0.1:26379,127.0.0.1"',
+    ],
+    [
+      'REDIS_SENTINELS',
+      'sentinel:70000',
+      'REDIS_SENTINELS: entry 1: expected host:port with a port from 1 to 65535, got "sentinel:70000"',
+    ],
+    ['REDIS_SENTINEL_NAME', 'my master', 'REDIS_SENTINEL_NAME: expected a Sentinel master name, got "my master"'],
     ['REDIS_URL', 'not a url', 'REDIS_URL: expected a URL starting with redis:// or rediss://, got "not a url"'],
     [
       'REDIS_URL',

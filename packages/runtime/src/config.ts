@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envEnum, envInt, envPort, envString, envUrl } from './env-fields.js';
+import { envEnum, envHostPortList, envInt, envPort, envString, envUrl, envUrlList } from './env-fields.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { displayValue } from './redact.js';
 
@@ -11,14 +11,37 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * preferably with the builders of env-fields.ts so error messages stay uniform.
  */
 export const baseConfigSchema = z.object({
-  /** May carry `user:pass@` or `token@`; never log it without `redactUrl`. */
-  NATS_URL: envUrl({ protocols: ['nats', 'tls', 'ws', 'wss'], default: 'nats://127.0.0.1:4222' }),
+  /**
+   * One URL or a comma-separated list (the servers of a NATS cluster). May carry `user:pass@` or `token@`; never log
+   * it without `redactUrl`.
+   */
+  NATS_URL: envUrlList({ protocols: ['nats', 'tls', 'ws', 'wss'], default: 'nats://127.0.0.1:4222' }),
+  /** Replicas of the streams and buckets a service creates; unset: 1 on a single server, 3 on a cluster. */
+  NATS_REPLICAS: envInt({ min: 1, max: 5 }),
+  /**
+   * How long a JetStream request waits for its answer. On a cluster, a write sent while a stream elects a new leader
+   * is never answered: it waits this long before it is retried, so 2000 keeps a stall near the election itself.
+   */
+  NATS_TIMEOUT_MS: envInt({ default: 5000, min: 500, max: 60_000 }),
   NATS_USER: envString(),
   NATS_PASSWORD: envString(),
   NATS_TOKEN: envString(),
   /** May carry `:password@`; never log it without `redactUrl`. */
   REDIS_URL: envUrl({ protocols: ['redis', 'rediss'], default: 'redis://127.0.0.1:6379' }),
   REDIS_PASSWORD: envString(),
+  /**
+   * Redis through Sentinel: the Sentinels' `host:port` list. Set, it replaces REDIS_URL's host and port (the URL still
+   * gives the password and database): clients ask the Sentinels for the primary of REDIS_SENTINEL_NAME and follow it
+   * when they promote a replica.
+   */
+  REDIS_SENTINELS: envHostPortList(),
+  REDIS_SENTINEL_NAME: envString({
+    default: 'mymaster',
+    pattern: /^[A-Za-z0-9._-]+$/,
+    patternHint: 'a Sentinel master name',
+  }),
+  /** The Sentinels' own password (`requirepass` of sentinel.conf), when they have one. */
+  REDIS_SENTINEL_PASSWORD: envString(),
   /** Namespaces streams, buckets, queues and keys so several installations can share servers. */
   FLOTILLA_PREFIX: envString({
     default: 'flotilla',

@@ -107,6 +107,53 @@ export function envUrl(opts: { protocols: readonly string[]; default: string }):
     });
 }
 
+/**
+ * A comma-separated list of URLs whose schemes are among `protocols` (the servers of one cluster); a single URL is a
+ * list of one. A bad entry is named by its position.
+ */
+export function envUrlList(opts: { protocols: readonly string[]; default: string }): z.ZodType<string, Raw> {
+  const one = envUrl(opts);
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const v = raw ?? opts.default;
+      const entries = v.split(',').map((e) => e.trim());
+      for (const [i, entry] of entries.entries()) {
+        const r = one.safeParse(entry === '' ? '-' : entry);
+        if (!r.success) {
+          const what = r.error.issues[0]?.message ?? 'invalid';
+          return fail(ctx, entries.length > 1 ? `entry ${i + 1}: ${what}` : what);
+        }
+      }
+      return entries.join(',');
+    });
+}
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** A comma-separated list of `host:port` (IPv6 hosts in brackets), e.g. Redis Sentinels; unset is undefined. */
+export function envHostPortList(): z.ZodType<HostPort[] | undefined, Raw> {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      const out: HostPort[] = [];
+      for (const [i, entry] of raw.split(',').entries()) {
+        const m = /^\s*(\[[0-9a-fA-F:.]+\]|[^\s:,[\]]+):(\d{1,5})\s*$/.exec(entry);
+        const port = m ? Number(m[2]) : 0;
+        if (!m || port < 1 || port > 65535)
+          return fail(ctx, `entry ${i + 1}: expected host:port with a port from 1 to 65535`);
+        out.push({ host: (m[1] as string).replace(/^\[(.*)\]$/, '$1'), port });
+      }
+      return out;
+    });
+}
+
 export function envEnum<const T extends readonly [string, ...string[]]>(
   values: T,
   defaultValue: T[number],

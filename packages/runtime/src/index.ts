@@ -33,7 +33,10 @@ export {
   envPort,
   envRequired,
   envString,
+  envHostPortList,
   envUrl,
+  envUrlList,
+  type HostPort,
   type EnvIntOptions,
   type EnvStringOptions,
 } from './env-fields.js';
@@ -58,7 +61,15 @@ export {
 } from './leader.js';
 export { createLogger, REDACT_PATHS, type CreateLoggerOptions, type Logger } from './logger.js';
 export { displayValue, isSecretName, redactConfig, redactUrl } from './redact.js';
-export { closeRedis, connectRedis, createRedis, type CreateRedisOptions } from './redis.js';
+export {
+  closeRedis,
+  connectRedis,
+  createRedis,
+  describeRedis,
+  redisSentinelFromEnv,
+  type CreateRedisOptions,
+  type RedisSentinelOptions,
+} from './redis.js';
 export {
   runService,
   ServiceHost,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { BaseConfig } from './config.js';
 import { connectionGate } from './connection-gate.js';
 import { startLeaderWork, type LeaderWorkHandle } from './leader-work.js';
+import { redisSentinelFromEnv } from './redis.js';
 import { watchProvisioning } from './provisioning-watch.js';
 import { runService, type RunServiceOptions, type ServiceContext, type ServiceHost } from './service.js';
 
@@ -50,6 +51,7 @@ export function runLeaderService<S extends z.ZodType<BaseConfig>, T>(
           stopLeaderWork = await startLeaderWork({
             redisUrl: config.REDIS_URL,
             redisPassword: config.REDIS_PASSWORD,
+            redisSentinel: redisSentinelFromEnv(config),
             key: `${config.FLOTILLA_PREFIX}:leader:${definition.name}${scope ? `:${scope}` : ''}`,
             leaseMs: config.LEADER_LEASE_MS,
             logger,

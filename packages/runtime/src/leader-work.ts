@@ -3,11 +3,13 @@ import type { Registry } from 'prom-client';
 import { leaderGauge } from './leader-metrics.js';
 import { LeaderElector, runWhileLeader, WorkRestartRequested } from './leader.js';
 import type { ConnectionListener } from './connection-gate.js';
-import { closeRedis, connectRedis } from './redis.js';
+import { closeRedis, connectRedis, type RedisSentinelOptions } from './redis.js';
 
 export interface LeaderWorkOptions {
   redisUrl: string;
   redisPassword?: string | undefined;
+  /** Redis through Sentinel (REDIS_SENTINELS): the lease follows the primary the Sentinels name. */
+  redisSentinel?: RedisSentinelOptions | undefined;
   /** The lease key, conventionally `<prefix>:leader:<service>[:<scope>]`. */
   key: string;
   leaseMs: number;
@@ -40,6 +42,7 @@ export interface LeaderWorkHandle {
 export async function startLeaderWork(o: LeaderWorkOptions): Promise<LeaderWorkHandle> {
   const redis = await connectRedis(o.redisUrl, {
     password: o.redisPassword,
+    sentinel: o.redisSentinel,
     connectionName: o.key,
     onConnection: o.onConnection,
   });

@@ -31,7 +31,12 @@ export function watchProvisioning(o: ProvisioningWatchOptions): () => void {
         o.onRepaired?.(recreated);
       }
     } catch (err) {
-      o.gates.set('provisioning', false, `cannot check or re-create streams and buckets: ${(err as Error).message}`);
+      // On a cluster that lost its quorum the answer is a timeout: the reason names JetStream, where to look.
+      o.gates.set(
+        'provisioning',
+        false,
+        `NATS JetStream cannot check or re-create the streams and buckets: ${(err as Error).message}`,
+      );
     } finally {
       if (!stopped) timer = setTimeout(() => void tick(), o.intervalMs);
     }

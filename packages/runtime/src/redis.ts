@@ -3,7 +3,37 @@ import { RedisUnavailableError } from './errors.js';
 import type { ConnectionListener } from './connection-gate.js';
 import { redactUrl } from './redact.js';
 
+/** Redis through Sentinel: where the Sentinels are and which primary to ask them for. */
+export interface RedisSentinelOptions {
+  sentinels: ReadonlyArray<{ host: string; port: number }>;
+  /** The Sentinels' name of the primary (sentinel.conf's `sentinel monitor NAME ...`). */
+  name: string;
+  /** The Sentinels' own password, when they have one. */
+  password?: string | undefined;
+}
+
+/** The Sentinel settings of a service's configuration (REDIS_SENTINELS and its companions), if it has Sentinels. */
+export function redisSentinelFromEnv(env: {
+  REDIS_SENTINELS?: ReadonlyArray<{ host: string; port: number }> | undefined;
+  REDIS_SENTINEL_NAME: string;
+  REDIS_SENTINEL_PASSWORD?: string | undefined;
+}): RedisSentinelOptions | undefined {
+  if (!env.REDIS_SENTINELS || env.REDIS_SENTINELS.length === 0) return undefined;
+  return { sentinels: env.REDIS_SENTINELS, name: env.REDIS_SENTINEL_NAME, password: env.REDIS_SENTINEL_PASSWORD };
+}
+
+/** What a connection is to, for logs and errors: the URL without credentials, or the Sentinels and the name. */
+export function describeRedis(url: string, sentinel?: RedisSentinelOptions): string {
+  if (!sentinel) return redactUrl(url);
+  return `sentinel ${sentinel.name} at ${sentinel.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
+}
+
 export interface CreateRedisOptions {
+  /**
+   * Connect through these Sentinels to the primary they name, following it when they promote a replica; the URL
+   * then gives only the password and database. BullMQ's connections (Redis.duplicate) keep it.
+   */
+  sentinel?: RedisSentinelOptions | undefined;
   /** Used when the URL carries none (REDIS_PASSWORD); a password in the URL wins. */
   password?: string | undefined;
   /**
@@ -24,7 +54,24 @@ export function createRedis(url: string, opts: CreateRedisOptions = {}): Redis {
   if (opts.password !== undefined && opts.password !== '' && !urlHasPassword(url)) options.password = opts.password;
   if (opts.forBullmq) options.maxRetriesPerRequest = null;
   if (opts.connectionName !== undefined) options.connectionName = opts.connectionName;
-  return new Redis(url, options);
+  if (!opts.sentinel) return new Redis(url, options);
+  const u = new URL(url);
+  const db = Number(u.pathname.replace(/^\//, '') || '0');
+  return new Redis({
+    ...options,
+    sentinels: opts.sentinel.sentinels.map((s) => ({ host: s.host, port: s.port })),
+    name: opts.sentinel.name,
+    ...(opts.sentinel.password ? { sentinelPassword: opts.sentinel.password } : {}),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(Number.isInteger(db) && db > 0 ? { db } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    // A primary that was demoted (Sentinel promoted its replica) answers writes with READONLY: reconnect, which asks
+    // the Sentinels again, and retry the command on the new primary.
+    reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
+    // ioredis' default gives up on the Sentinels after a few rounds; a service waits for them as it waits for Redis.
+    sentinelRetryStrategy: (times) => Math.min(times * 100, 1000),
+  });
 }
 
 function urlHasPassword(url: string): boolean {
@@ -87,11 +134,11 @@ export async function connectRedis(
         );
       }),
     ]);
-    watchRedis(redis, redactUrl(url), opts.onConnection);
+    watchRedis(redis, describeRedis(url, opts.sentinel), opts.onConnection);
     return redis;
   } catch (cause) {
     redis.disconnect();
-    throw new RedisUnavailableError(redactUrl(url), { cause });
+    throw new RedisUnavailableError(describeRedis(url, opts.sentinel), { cause });
   } finally {
     clearTimeout(timer);
     redis.off('error', quiet);

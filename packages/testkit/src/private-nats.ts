@@ -46,6 +46,11 @@ export class PrivateNats {
     return `nats://127.0.0.1:${this.port}`;
   }
 
+  /** True while the server process runs. */
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   async start(timeoutMs = 15_000): Promise<void> {
     const configFile = join(this.dir, 'nats-server.conf');
     writeFileSync(

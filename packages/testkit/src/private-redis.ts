@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as netConnect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,21 +35,38 @@ export class PrivateRedis {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private readonly bin = process.env.REDIS_SERVER ?? 'redis-server';
+  private dir: string | undefined;
 
-  constructor(readonly port: number) {}
+  constructor(
+    readonly port: number,
+    private readonly options: PrivateRedisOptions = {},
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
+  /** True while the server process runs. */
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  private argv(): string[] {
+    const { sentinel } = this.options;
+    if (sentinel === undefined)
+      return [
+        ...['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        ...['--daemonize', 'no', ...(this.options.args ?? [])],
+      ];
+    // A Sentinel rewrites its configuration file (what it learnt of replicas and other Sentinels): one of its own.
+    this.dir ??= mkdtempSync(join(tmpdir(), 'flotilla-sentinel-'));
+    const file = join(this.dir, 'sentinel.conf');
+    if (!existsSync(file)) writeFileSync(file, `port ${this.port}\nbind 127.0.0.1\ndaemonize no\n${sentinel}\n`);
+    return [file, '--sentinel'];
+  }
+
   async start(timeoutMs = 15_000): Promise<void> {
-    const child = spawn(
-      this.bin,
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(this.bin, this.argv(), { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let exit: string | undefined;
     this.exited = new Promise((resolve) =>
@@ -96,6 +116,22 @@ export class PrivateRedis {
   killNow(): void {
     if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
+
+  /** Stops the server (SIGKILL) and removes a Sentinel's configuration folder. */
+  async dispose(): Promise<void> {
+    await this.stop('SIGKILL');
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export interface PrivateRedisOptions {
+  /** Further redis-server arguments, e.g. `['--replicaof', '127.0.0.1', '6380']`. */
+  args?: string[];
+  /**
+   * Runs a Sentinel (`redis-server sentinel.conf --sentinel`, which is what Debian's redis-sentinel runs) with these
+   * directives (`sentinel monitor ...`) after its port; `url` then names the Sentinel.
+   */
+  sentinel?: string;
 }
 
 /** A TCP port nothing listens on right now, for a server a test starts itself. */

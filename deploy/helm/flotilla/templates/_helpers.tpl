@@ -179,6 +179,11 @@ spec:
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_TOKEN" "key" "NATS_TOKEN" "optional" true) | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_URL" "key" "REDIS_URL") | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_PASSWORD" "key" "REDIS_PASSWORD" "optional" true) | nindent 12 }}
+            {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_REPLICAS" "key" "NATS_REPLICAS" "optional" true) | nindent 12 }}
+            {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_TIMEOUT_MS" "key" "NATS_TIMEOUT_MS" "optional" true) | nindent 12 }}
+            {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINELS" "key" "REDIS_SENTINELS" "optional" true) | nindent 12 }}
+            {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINEL_NAME" "key" "REDIS_SENTINEL_NAME" "optional" true) | nindent 12 }}
+            {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINEL_PASSWORD" "key" "REDIS_SENTINEL_PASSWORD" "optional" true) | nindent 12 }}
             {{- if and .apiServerToken $hostNetwork $root.Values.hostNetwork.apiServer.host }}
             # No kube-proxy routes the kubernetes Service's ClusterIP: in-cluster clients go to the API server itself.
             - name: KUBERNETES_SERVICE_HOST
