@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { eventually, freeTcpPort } from '@flotilla/testkit';
+import { eventually, freeTcpPort, scaled } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { launchChromium } from './support/browser.js';
 import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
@@ -55,7 +55,7 @@ beforeAll(async () => {
   // Load for the EffectiveHPA to act on, as scripts/up sets it.
   const load = await cli('cluster', 'load', 'member1', '--workload', 'deploy/php-apache', '--sine', '0.3,0.25,15m');
   expect(load.code, load.err).toBe(0);
-}, 90_000);
+}, scaled(90_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -66,6 +66,8 @@ afterAll(async () => {
 /** A fresh tab (its own sessionStorage), signed in with `token` unless undefined. */
 async function open(token: string | undefined, hash: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  // What a person waits for a page, scaled for a busy machine.
+  page.setDefaultTimeout(scaled(15_000));
   page.on('pageerror', (e) => console.error('[dashboard page error]', e.message));
   await page.goto(`${base}/dashboard/#/login`);
   if (token) {
@@ -193,7 +195,7 @@ describe('the dashboard in a browser', () => {
     const section = page.getByTestId('fhpa-default/shop');
     await section.getByText('member HPAs, StaticWeighted assignment').waitFor();
     const shares = section.locator('table.fhpa-shares tbody tr');
-    await expect.poll(() => shares.count(), { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => shares.count(), { timeout: scaled(20_000) }).toBe(3);
     const rows = await shares.allInnerTexts();
     expect(rows.map((r) => r.split('\t')[0])).toEqual(['member1', 'member2', 'member3']);
     expect(rows[2]).toMatch(/\(50%\)/);
@@ -201,31 +203,54 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
-  it('EffectiveHPAs: load, forecast and replicas on one chart, each proposal, the winner named', async () => {
-    // The winner as the CLI reads it, once the EffectiveHPA has decided.
-    const winner = await eventually(
-      async () => {
-        const o = JSON.parse((await cli('get', 'ehpa', 'php-apache', '-o', 'json')).out) as {
-          status?: { winningSource?: string };
-        };
-        return o.status?.winningSource;
-      },
-      60_000,
-      'php-apache decided',
-    );
-    const page = await open(READER, '#/effectivehpas');
-    const section = page.getByTestId('ehpa-default/php-apache');
-    await section.getByText(`Winning proposal: ${winner}`).waitFor();
-    await section.getByRole('cell', { name: `★ ${winner} (winning)` }).waitFor();
-    const replicas = section.locator('path[data-series="replicas"]');
-    await replicas.waitFor({ state: 'attached' });
-    expect(await replicas.getAttribute('data-points')).toMatch(/=\d+/);
-    expect(await section.getByRole('img', { name: /Load, forecast and replicas of default\/php-apache/ }).count()).toBe(
-      1,
-    );
-    await shot(page, 'effectivehpas');
+  it(
+    'EffectiveHPAs: load, forecast and replicas on one chart, each proposal, the winner named',
+    async () => {
+      // The winner as the CLI reads it, once the EffectiveHPA has decided.
+      const winner = await eventually(
+        async () => {
+          const o = JSON.parse((await cli('get', 'ehpa', 'php-apache', '-o', 'json')).out) as {
+            status?: { winningSource?: string };
+          };
+          return o.status?.winningSource;
+        },
+        60_000,
+        'php-apache decided',
+      );
+      const page = await open(READER, '#/effectivehpas');
+      const section = page.getByTestId('ehpa-default/php-apache');
+      await section.getByText(`Winning proposal: ${winner}`).waitFor();
+      await section.getByRole('cell', { name: `★ ${winner} (winning)` }).waitFor();
+      const replicas = section.locator('path[data-series="replicas"]');
+      await replicas.waitFor({ state: 'attached' });
+      expect(await replicas.getAttribute('data-points')).toMatch(/=\d+/);
+      expect(
+        await section.getByRole('img', { name: /Load, forecast and replicas of default\/php-apache/ }).count(),
+      ).toBe(1);
+      await shot(page, 'effectivehpas');
+      await page.close();
+    },
+    scaled(90_000),
+  );
+
+  it('works from the keyboard: the pages by their links, an action asked for and cancelled with Escape', async () => {
+    const page = await open(READER, '#/clusters');
+    await page.getByTestId('clusters').getByText('member1', { exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Workloads' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Workloads' }).waitFor();
+    // The page's heading takes the focus, so a screen reader starts at the new page.
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Workloads');
+    await page.getByRole('link', { name: 'Clusters' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Fail member2' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').getByText('Make simulated cluster member2 unreachable').waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
     await page.close();
-  }, 90_000);
+  });
 
   it('a read token sees the actions refused with 403 Forbidden', async () => {
     const page = await open(READER, '#/clusters');
@@ -240,50 +265,57 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
-  it('an admin fails member1 after confirming: the Clusters page and the workload move live, and the Events feed shows it', async () => {
-    const clusters = await open(ADMIN, '#/clusters');
-    const events = await open(ADMIN, '#/events?kind=ResourceBinding');
-    await events.getByTestId('events').getByText('BindingScheduled').first().waitFor();
-    const workload = await open(ADMIN, '#/workloads/default/nginx-deployment');
-    await workload.getByTestId('decision').getByText('dc-beijing').first().waitFor();
+  it(
+    'an admin fails member1 after confirming: the Clusters page and the workload move live, and the Events feed shows it',
+    async () => {
+      const clusters = await open(ADMIN, '#/clusters');
+      const events = await open(ADMIN, '#/events?kind=ResourceBinding');
+      await events.getByTestId('events').getByText('BindingScheduled').first().waitFor();
+      const workload = await open(ADMIN, '#/workloads/default/nginx-deployment');
+      await workload.getByTestId('decision').getByText('dc-beijing').first().waitFor();
 
-    // Cancelling does nothing.
-    await clusters.getByRole('button', { name: 'Fail member1' }).click();
-    await clusters.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
-    await clusters.getByRole('button', { name: 'Fail member1' }).click();
-    await clusters.getByRole('dialog').getByRole('button', { name: 'Fail cluster' }).click();
-    await clusters.getByRole('status').getByText('cluster/member1 failed').waitFor();
-    const member1 = clusters.getByTestId('clusters').locator('tr', { hasText: 'member1' });
-    // No reload: the page follows the event stream.
-    await member1.getByText('✘ NotReady').waitFor({ timeout: 20_000 });
-    await member1.getByRole('button', { name: 'Recover member1' }).waitFor();
-    await workload.getByTestId('placement').getByText('member2').waitFor({ timeout: 20_000 });
-    await workload.getByTestId('decision').getByText('dc-hongkong').first().waitFor();
-    expect(await seen(workload.getByTestId('groups'))).toMatch(/member1/);
-    await events.getByTestId('events').getByText('default/nginx-deployment').first().waitFor();
-    await events.getByLabel('Object').fill('web-deployment');
-    await expect
-      .poll(async () => (await seen(events.getByTestId('events').locator('tbody'))).includes('nginx-deployment'))
-      .toBe(false);
-    await shot(events, 'events');
-    await shot(clusters, 'clusters-failed');
+      // Cancelling does nothing.
+      await clusters.getByRole('button', { name: 'Fail member1' }).click();
+      await clusters.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      await clusters.getByRole('button', { name: 'Fail member1' }).click();
+      await clusters.getByRole('dialog').getByRole('button', { name: 'Fail cluster' }).click();
+      await clusters.getByRole('status').getByText('cluster/member1 failed').waitFor();
+      const member1 = clusters.getByTestId('clusters').locator('tr', { hasText: 'member1' });
+      // No reload: the page follows the event stream.
+      await member1.getByText('✘ NotReady').waitFor({ timeout: scaled(20_000) });
+      await member1.getByRole('button', { name: 'Recover member1' }).waitFor();
+      await workload
+        .getByTestId('placement')
+        .getByText('member2')
+        .waitFor({ timeout: scaled(20_000) });
+      await workload.getByTestId('decision').getByText('dc-hongkong').first().waitFor();
+      expect(await seen(workload.getByTestId('groups'))).toMatch(/member1/);
+      await events.getByTestId('events').getByText('default/nginx-deployment').first().waitFor();
+      await events.getByLabel('Object').fill('web-deployment');
+      await expect
+        .poll(async () => (await seen(events.getByTestId('events').locator('tbody'))).includes('nginx-deployment'))
+        .toBe(false);
+      await shot(events, 'events');
+      await shot(clusters, 'clusters-failed');
 
-    // Rebalance, confirmed: a WorkloadRebalancer through the same admission as the CLI.
-    await workload.getByRole('button', { name: 'Rebalance this workload' }).click();
-    await workload.getByRole('dialog').getByRole('button', { name: 'Rebalance' }).click();
-    const created = workload
-      .getByRole('status')
-      .getByText(/^workloadrebalancer\.apps\.karmada\.io\/rebalance-\S+ created$/);
-    await created.waitFor();
-    const name = (await seen(created)).split('/')[1]!.split(' ')[0]!;
-    const wr = await cli('get', 'workloadrebalancer', name, '-o', 'json');
-    expect(JSON.parse(wr.out)).toMatchObject({
-      spec: { workloads: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }] },
-    });
+      // Rebalance, confirmed: a WorkloadRebalancer through the same admission as the CLI.
+      await workload.getByRole('button', { name: 'Rebalance this workload' }).click();
+      await workload.getByRole('dialog').getByRole('button', { name: 'Rebalance' }).click();
+      const created = workload
+        .getByRole('status')
+        .getByText(/^workloadrebalancer\.apps\.karmada\.io\/rebalance-\S+ created$/);
+      await created.waitFor();
+      const name = (await seen(created)).split('/')[1]!.split(' ')[0]!;
+      const wr = await cli('get', 'workloadrebalancer', name, '-o', 'json');
+      expect(JSON.parse(wr.out)).toMatchObject({
+        spec: { workloads: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }] },
+      });
 
-    await clusters.getByRole('button', { name: 'Recover member1' }).click();
-    await clusters.getByRole('dialog').getByRole('button', { name: 'Recover cluster' }).click();
-    await member1.getByText('✔ Ready').waitFor({ timeout: 20_000 });
-    for (const p of [clusters, events, workload]) await p.close();
-  }, 60_000);
+      await clusters.getByRole('button', { name: 'Recover member1' }).click();
+      await clusters.getByRole('dialog').getByRole('button', { name: 'Recover cluster' }).click();
+      await member1.getByText('✔ Ready').waitFor({ timeout: scaled(20_000) });
+      for (const p of [clusters, events, workload]) await p.close();
+    },
+    scaled(60_000),
+  );
 });
