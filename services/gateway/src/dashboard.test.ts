@@ -14,6 +14,7 @@ describe('dashboardFile', () => {
     ['/dashboard/js/index.js', undefined],
     ['/dashboard/static/../package.json', undefined],
     ['/dashboard/static/%2e%2e/%2e%2e/secret.css', undefined],
+    ['/dashboard/static/..%2f..%2fpackage.json', undefined],
     ['/dashboard/static/notes.txt', undefined],
     ['/dashboard/api', undefined],
   ])('%s → %s', (path, file) => expect(dashboardFile(path, pkg)).toBe(file));
