@@ -58,10 +58,20 @@ beforeAll(async () => {
 }, scaled(90_000));
 
 afterAll(async () => {
-  await browser?.close();
-  await s?.stop();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
+  try {
+    if (s && browser) {
+      // A tab still following the event stream does not hold the gateway up: every service stops cleanly on SIGTERM.
+      const page = await open(READER, '#/events');
+      await page.getByTestId('events').waitFor();
+      const codes = await s.suite.stop();
+      expect(codes).toEqual(Object.fromEntries(Object.keys(codes).map((k) => [k, 0])));
+    }
+  } finally {
+    await browser?.close();
+    await s?.stop();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}, scaled(60_000));
 
 /** A fresh tab (its own sessionStorage), signed in with `token` unless undefined. */
 async function open(token: string | undefined, hash: string): Promise<Page> {

@@ -132,10 +132,17 @@ describe('the dashboard on the HTTP API port', () => {
       const { value } = await reader.read();
       for (const m of parser.push(value ?? '')) seen.push(JSON.parse(m.data) as { name: string; type: string });
     }
-    abort.abort();
     expect(seen.map((e) => [e.type, e.name])).toEqual([
       ['ClusterStatusChanged', 'member1'],
       ['ClusterStatusChanged', 'member1'],
     ]);
+    // Stopping the views (as the gateway does on SIGTERM) ends an open stream, so the HTTP server can close.
+    views.stop();
+    for (;;) if ((await reader.read()).done) break;
+    abort.abort();
+    // A stopping gateway refuses a new stream with a retryable answer.
+    const late = await get('/dashboard/api/stream');
+    expect(late.status).toBe(503);
+    expect(late.headers.get('retry-after')).toBe('1');
   });
 });

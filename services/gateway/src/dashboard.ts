@@ -15,7 +15,7 @@ import {
   sseMessage,
 } from '@flotilla/dashboard';
 import type { Informer, Informers, ObjectStore, Projection, StatusRecord, StoredObject } from '@flotilla/store';
-import { BadRequestError, NoSuchPathError } from './errors.js';
+import { BadRequestError, NoSuchPathError, ShuttingDownError } from './errors.js';
 
 /** How many of the newest events a feed opens with, before it follows new ones. */
 export const FEED_BACKLOG = 200;
@@ -78,6 +78,9 @@ const byNamespaceAndName = (a: StoredObject, b: StoredObject) =>
  */
 export class DashboardViews {
   private rows?: { objects: Informer<StoredObject>; status: Informer<unknown>; synced: boolean };
+  /** The open event streams, ended by `stop` (an open stream would otherwise keep the HTTP server from closing). */
+  private readonly streams = new Set<AbortController>();
+  private stopped = false;
 
   constructor(
     private readonly o: {
@@ -106,7 +109,10 @@ export class DashboardViews {
     });
   }
 
+  /** Ends every open event stream and stops the cache: call before closing the HTTP server. */
   stop(): void {
+    this.stopped = true;
+    for (const stream of this.streams) stream.abort();
     this.rows?.objects.stop();
     this.rows?.status.stop();
   }
@@ -223,12 +229,16 @@ export class DashboardViews {
     const info = await this.o.bus.jsm.streams.info(this.o.bus.names.eventsStream);
     const fromSeq =
       Number.isInteger(lastId) && lastId > 0 ? lastId + 1 : Math.max(1, info.state.last_seq - FEED_BACKLOG + 1);
+    if (this.stopped) throw new ShuttingDownError('a new event stream');
     const abort = new AbortController();
+    this.streams.add(abort);
     res.on('close', () => abort.abort());
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
-      connection: 'keep-alive',
+      // The connection ends with the stream: a reader that opens the next one (after a gateway's stop) comes in on a
+      // new connection, which a closing server refuses, rather than on this one, which would keep it open.
+      connection: 'close',
     });
     res.write(': feed open\n\n');
     const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
@@ -248,6 +258,7 @@ export class DashboardViews {
     } catch (err) {
       if (!abort.signal.aborted) throw err;
     } finally {
+      this.streams.delete(abort);
       clearInterval(keepalive);
       res.end();
     }

@@ -50,6 +50,14 @@ export class NoSuchPathError extends Error {
   }
 }
 
+/** The gateway is stopping: a new event stream is refused, to be opened again on another replica or after restart. */
+export class ShuttingDownError extends Error {
+  constructor(what: string) {
+    super(`the gateway is shutting down: ${what} refused; try again`);
+    this.name = 'ShuttingDownError';
+  }
+}
+
 /** What a Timeout or ServiceUnavailable answer asks the caller to wait, as Kubernetes' API server asks. */
 export const RETRY_AFTER_SECONDS = 1;
 
@@ -60,6 +68,8 @@ export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof StaleResourceVersionError || err instanceof ConflictError)
     return { reason: 'Conflict', message: err.message };
   if (err instanceof AlreadyExistsError) return { reason: 'AlreadyExists', message: err.message };
+  if (err instanceof ShuttingDownError)
+    return { reason: 'ServiceUnavailable', message: err.message, retryAfterSeconds: RETRY_AFTER_SECONDS };
   if (err instanceof NoSuchPathError) return { reason: 'NotFound', message: err.message };
   if (err instanceof NotFoundError) return { reason: 'NotFound', message: err.message };
   if (err instanceof UnauthenticatedError) return { reason: 'Unauthorized', message: err.message };

@@ -106,9 +106,10 @@ await runBusService({
     );
     return async () => {
       await nats.stop();
+      // Open event streams first: the HTTP server waits for every open request before it closes.
+      dashboard.stop();
       await http.close();
       specs.stop();
-      dashboard.stop();
     };
   },
 });
