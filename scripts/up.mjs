@@ -229,6 +229,7 @@ try {
   await suite.start();
   console.log(`[up] services ready: ${suite.processes.map((p) => p.name).join(', ')}`);
   for (const p of suite.processes) console.log(`[up]   ${p.name.padEnd(20)} http://127.0.0.1:${p.httpPort}/metrics`);
+  console.log(`[up] dashboard: ${pki ? 'https' : 'http'}://127.0.0.1:${gatewayPort}/dashboard/`);
   const examples = join(root, 'examples');
   const rest = readdirSync(examples)
     .filter((f) => /\.ya?ml$/.test(f) && f !== CLUSTERS && !(f in AFTER_SCHEDULING))

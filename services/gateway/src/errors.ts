@@ -42,6 +42,22 @@ export class NotPermittedError extends Error {
   }
 }
 
+/** A path the HTTP API does not serve (a dashboard file that is not there). */
+export class NoSuchPathError extends Error {
+  constructor(readonly path: string) {
+    super(`no route ${path}`);
+    this.name = 'NoSuchPathError';
+  }
+}
+
+/** The gateway is stopping: a new event stream is refused, to be opened again on another replica or after restart. */
+export class ShuttingDownError extends Error {
+  constructor(what: string) {
+    super(`the gateway is shutting down: ${what} refused; try again`);
+    this.name = 'ShuttingDownError';
+  }
+}
+
 /** What a Timeout or ServiceUnavailable answer asks the caller to wait, as Kubernetes' API server asks. */
 export const RETRY_AFTER_SECONDS = 1;
 
@@ -52,6 +68,9 @@ export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof StaleResourceVersionError || err instanceof ConflictError)
     return { reason: 'Conflict', message: err.message };
   if (err instanceof AlreadyExistsError) return { reason: 'AlreadyExists', message: err.message };
+  if (err instanceof ShuttingDownError)
+    return { reason: 'ServiceUnavailable', message: err.message, retryAfterSeconds: RETRY_AFTER_SECONDS };
+  if (err instanceof NoSuchPathError) return { reason: 'NotFound', message: err.message };
   if (err instanceof NotFoundError) return { reason: 'NotFound', message: err.message };
   if (err instanceof UnauthenticatedError) return { reason: 'Unauthorized', message: err.message };
   if (err instanceof NotPermittedError) return { reason: 'Forbidden', message: err.message };

@@ -7,8 +7,17 @@ import { STATUS_CODES } from '@flotilla/client';
 import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { allows, type ApiTokens, isLoopback } from './api-tokens.js';
-import { BadRequestError, NotPermittedError, TooLargeError, toApiError, UnauthenticatedError } from './errors.js';
+import {
+  BadRequestError,
+  NoSuchPathError,
+  NotPermittedError,
+  TooLargeError,
+  toApiError,
+  UnauthenticatedError,
+} from './errors.js';
 import type { GatewayHandler } from './handler.js';
+import { type DashboardViews, sendDashboardFile } from './dashboard.js';
+import { DASHBOARD_PATH } from '@flotilla/dashboard';
 import { RequestMetrics } from './request-metrics.js';
 import type { Registry } from 'prom-client';
 
@@ -36,6 +45,8 @@ export interface HttpApiOptions {
   /** Anonymous beyond loopback, for a container whose published port the host keeps on its own loopback. */
   allowAnonymous?: boolean | undefined;
   registry?: Registry | undefined;
+  /** The web dashboard's reads; without it `/dashboard/` is not served. */
+  dashboard?: DashboardViews | undefined;
 }
 
 /**
@@ -51,7 +62,8 @@ export async function serveHttpApi(
   if (!opts.tokens && !opts.allowAnonymous && !isLoopback(opts.host)) throw new InsecureBindError(opts.host);
   const metrics = opts.registry ? RequestMetrics.of(opts.registry) : undefined;
   const auth = { tokens: opts.tokens, webhookByCertificate: Boolean(opts.tls?.clientCa) };
-  const listener = (req: IncomingMessage, res: ServerResponse) => void route(handler, auth, req, res, log, metrics);
+  const listener = (req: IncomingMessage, res: ServerResponse) =>
+    void route(handler, auth, req, res, log, metrics, opts.dashboard);
   // Kubernetes calls admission webhooks over HTTPS only: with a certificate the same routes are served over TLS.
   // The client certificate is asked for but not required at the handshake, so API clients may use tokens instead.
   const server: Server = opts.tls
@@ -86,9 +98,12 @@ async function route(
   res: ServerResponse,
   log: DispatchLogger,
   metrics: RequestMetrics | undefined,
+  dashboard: DashboardViews | undefined,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://gateway');
   try {
+    if (dashboard && (url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)))
+      return await routeDashboard(dashboard, auth, url, req, res);
     if (req.method !== 'POST')
       return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use POST' } });
     const webhook = url.pathname === '/validate';
@@ -106,12 +121,39 @@ async function route(
     send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
   } catch (err) {
     const error = toApiError(err);
+    if (error.reason === 'InternalError') log.error({ err, path: url.pathname }, 'request failed');
+    // An event stream that failed after its first line cannot be answered with a status any more.
+    if (res.headersSent) return void res.end();
     if (error.reason === 'Unauthorized') res.setHeader('www-authenticate', 'Bearer');
     if (error.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(error.retryAfterSeconds));
     // The unread body is drained so the client gets the answer rather than a reset connection.
     req.resume();
     send(res, STATUS_CODES[error.reason], { ok: false, error });
   }
+}
+
+/**
+ * The dashboard (`/dashboard/`): the page and its assets for anyone (they hold no data), and under
+ * `/dashboard/api/<view>` the reads the page makes beyond `POST /api/<op>`, each authorized as a `list`: a read
+ * token may see everything the dashboard shows. Acting (cluster fail, rebalance) goes through `POST /api/apply`.
+ */
+async function routeDashboard(
+  views: DashboardViews,
+  auth: Auth,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use GET' } });
+  const view = /^\/dashboard\/api\/([a-z]+)$/.exec(url.pathname)?.[1];
+  if (view === undefined) return sendDashboardFile(url.pathname, res);
+  authorize(auth, req, 'list');
+  if (view === 'stream') return views.stream(url.searchParams, req, res);
+  if (view === 'bindings') return send(res, 200, { ok: true, result: await views.bindings(url.searchParams) });
+  if (view === 'workload') return send(res, 200, { ok: true, result: await views.workload(url.searchParams) });
+  if (view === 'history') return send(res, 200, { ok: true, result: await views.history(url.searchParams) });
+  throw new NoSuchPathError(url.pathname);
 }
 
 /** Checks the caller's token and role; returns the token's name (undefined when the API is open). */

@@ -28,14 +28,24 @@ export function printObjects(
   if (format === 'json') return JSON.stringify(single ? items[0] : asList(items), null, 2);
   if (format === 'yaml') return toYaml(single ? items[0] : asList(items)).trimEnd();
   if (items.length === 0) return '';
-  const kind = items[0]!.kind;
-  const cols = (COLUMNS[kind] ?? []).filter((c) => format === 'wide' || !c.wide);
-  const headers = [...(allNamespaces ? ['NAMESPACE'] : []), 'NAME', ...cols.map((c) => c.header), 'AGE'];
-  const rows = items.map((o) => [
-    ...(allNamespaces ? [o.metadata.namespace ?? ''] : []),
-    o.metadata.name,
-    ...cols.map((c) => c.value(o)),
-    formatAge(o.metadata.creationTimestamp as string | undefined, now),
-  ]);
+  const { headers, rows } = objectRows(items, { wide: format === 'wide', allNamespaces, now });
   return formatTable(headers, rows);
+}
+
+/** The cells of `get`'s table (`-o wide` with `wide`): the kind's columns, as the CLI prints them and the dashboard
+ * shows them. */
+export function objectRows(
+  items: readonly StoredLike[],
+  o: { wide: boolean; allNamespaces: boolean; now: Date /** For the headers of an empty list. */; kind?: string },
+): { headers: string[]; rows: string[][] } {
+  const kind = items[0]?.kind ?? o.kind ?? '';
+  const cols = (COLUMNS[kind] ?? []).filter((c) => o.wide || !c.wide);
+  const headers = [...(o.allNamespaces ? ['NAMESPACE'] : []), 'NAME', ...cols.map((c) => c.header), 'AGE'];
+  const rows = items.map((item) => [
+    ...(o.allNamespaces ? [item.metadata.namespace ?? ''] : []),
+    item.metadata.name,
+    ...cols.map((c) => c.value(item)),
+    formatAge(item.metadata.creationTimestamp as string | undefined, o.now),
+  ]);
+  return { headers, rows };
 }

@@ -1,0 +1,331 @@
+// The web dashboard as a person uses it: headless Chromium (Debian's chromium, driven by playwright-core) against the
+// real suite with simulated member clusters, served by the gateway on its HTTP API port with tokens.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { eventually, freeTcpPort, scaled } from '@flotilla/testkit';
+import { flotilla } from './support/cli.js';
+import { launchChromium } from './support/browser.js';
+import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
+
+const ADMIN = 'admin-token-0123456789abcdef';
+const READER = 'read-token-0123456789abcdef';
+/** Screenshots of each page, linked from the README. */
+const SHOTS = join(ROOT, 'docs', 'dashboard');
+const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS === '1';
+
+let s: RunningSuite;
+let browser: Browser;
+let base: string;
+let tmp: string;
+const cli = (...args: string[]) => flotilla(s.env, args);
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'dashboard-e2e-'));
+  const tokens = join(tmp, 'tokens');
+  writeFileSync(tokens, `${ADMIN},admin,alice\n${READER},read,bob\n`);
+  const port = await freeTcpPort();
+  base = `http://127.0.0.1:${port}`;
+  browser = await launchChromium();
+  s = await startSuite(
+    ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'hpa-assigner'],
+    {
+      FAILOVER_GRACE_MS: '1000',
+      SIM_TICK_MS: '200',
+      RESYNC_MS: '2000',
+      SIM_HPA_SYNC_MS: '1000',
+      EHPA_SYNC_PERIOD_MS: '1000',
+    },
+    { gateway: { GATEWAY_API_PORT: String(port), GATEWAY_TOKENS_FILE: tokens } },
+  );
+  const example = (f: string) => join(ROOT, 'examples', f);
+  expect((await cli('apply', '-f', example('00-clusters.yaml'))).code).toBe(0);
+  for (const c of ['member1', 'member2', 'member3'])
+    expect((await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s')).code).toBe(0);
+  expect(
+    (await cli('apply', '-f', example('10-nginx-ordered-groups.yaml'), '-f', example('20-web-divided.yaml'))).code,
+  ).toBe(0);
+  expect((await cli('wait', '--for=condition=Scheduled', 'rb/nginx-deployment', '--timeout', '20s')).code).toBe(0);
+  expect((await cli('wait', '--for=condition=Scheduled', 'rb/web-deployment', '--timeout', '20s')).code).toBe(0);
+  const more = ['30-web-cron.yaml', '40-shop-federated-hpa.yaml', '50-php-apache-effective-hpa.yaml'];
+  const applied = await cli('apply', ...more.flatMap((f) => ['-f', example(f)]));
+  expect(applied.code, applied.err).toBe(0);
+  // Load for the EffectiveHPA to act on, as scripts/up sets it.
+  const load = await cli('cluster', 'load', 'member1', '--workload', 'deploy/php-apache', '--sine', '0.3,0.25,15m');
+  expect(load.code, load.err).toBe(0);
+}, scaled(90_000));
+
+afterAll(async () => {
+  try {
+    if (s && browser) {
+      // A tab still following the event stream does not hold the gateway up: every service stops cleanly on SIGTERM.
+      const page = await open(READER, '#/events');
+      await page.getByTestId('events').waitFor();
+      const codes = await s.suite.stop();
+      expect(codes).toEqual(Object.fromEntries(Object.keys(codes).map((k) => [k, 0])));
+    }
+  } finally {
+    await browser?.close();
+    await s?.stop();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}, scaled(60_000));
+
+/** A fresh tab (its own sessionStorage), signed in with `token` unless undefined. */
+async function open(token: string | undefined, hash: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  // What a person waits for a page, scaled for a busy machine.
+  page.setDefaultTimeout(scaled(15_000));
+  page.on('pageerror', (e) => console.error('[dashboard page error]', e.message));
+  await page.goto(`${base}/dashboard/#/login`);
+  if (token) {
+    await page.getByLabel('Token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await page.goto(`${base}/dashboard/${hash}`);
+  return page;
+}
+
+/** The text a person sees in what a locator finds (rendered, as innerText gives it). */
+const seen = async (l: Locator) => (await l.allInnerTexts()).join('\n');
+
+const shot = async (page: Page, name: string) => {
+  if (SCREENSHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+};
+
+describe('the dashboard in a browser', () => {
+  it('asks for a token: the page loads without one, its data does not, and a bad token is refused', async () => {
+    const page = await open(undefined, '#/clusters');
+    await expect.poll(() => new URL(page.url()).hash).toBe('#/login');
+    await page.getByText('Unauthorized: a valid "Authorization: Bearer <token>" header is required').waitFor();
+    await page.getByLabel('Token').fill('not-a-token-of-this-gateway');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText(/^Unauthorized:/).waitFor();
+    expect(await page.locator('table.clusters').count()).toBe(0);
+    await page.close();
+    // The data itself without a token: 401, with the bearer challenge.
+    const res = await fetch(`${base}/dashboard/api/bindings`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('Clusters: Ready, mode, taints and capacity against allocated, as text', async () => {
+    const page = await open(READER, '#/clusters');
+    const table = page.getByTestId('clusters');
+    await table.getByText('member3', { exact: true }).waitFor();
+    const rows = await table.locator('tbody tr').allInnerTexts();
+    expect(rows).toHaveLength(3);
+    for (const [i, row] of rows.entries()) {
+      expect(row).toContain(`member${i + 1}`);
+      expect(row).toContain('✔ Ready');
+      expect(row).toContain('simulated');
+      expect(row).toMatch(/cpu [\d.]+ of \d+ \(\d+%\)/);
+      expect(row).toMatch(/pods [\d.]+ of 110 \(\d+%\)/);
+    }
+    // Each bar is a meter with its figure as its label, so its length is not the only signal.
+    expect(await table.getByRole('meter').count()).toBe(9);
+    await shot(page, 'clusters');
+    await page.close();
+  });
+
+  it('Workloads: the list as get rb -o wide, paged by the server', async () => {
+    // What the CLI lists, across namespaces, by namespace and name: the pages must hold the same, in order.
+    const listed = JSON.parse((await cli('get', 'rb', '-A', '-o', 'json')).out) as {
+      items: Array<{ metadata: { namespace: string; name: string } }>;
+    };
+    const names = listed.items.map((b) => b.metadata.name);
+    const total = names.length;
+    expect(total).toBeGreaterThanOrEqual(3);
+    const pages = Math.ceil(total / 2);
+    const page = await open(READER, '#/workloads?pageSize=2');
+    await page.getByTestId('page-label').getByText(`Page 1 of ${pages} (1-2 of ${total})`).waitFor();
+    const headers = await page.getByTestId('bindings').locator('thead th').allInnerTexts();
+    expect(headers).toEqual(['NAMESPACE', 'NAME', 'SCHEDULED', 'CLUSTERS', 'AFFINITY', 'PODSSCHEDULED', 'AGE']);
+    const rowNames = async () =>
+      (await page.getByTestId('bindings').locator('tbody tr').allInnerTexts()).map((r) => r.split('\t')[1]);
+    expect(await rowNames()).toEqual(names.slice(0, 2));
+    expect(await seen(page.getByTestId('bindings').locator('tbody tr'))).toMatch(
+      /default\s+nginx-deployment\s+True\s+member1:2\s+dc-beijing/,
+    );
+    await page.getByRole('link', { name: 'Next ›' }).click();
+    await page
+      .getByTestId('page-label')
+      .getByText(`Page 2 of ${pages} (3-${Math.min(4, total)} of ${total})`)
+      .waitFor();
+    expect(await rowNames()).toEqual(names.slice(2, 4));
+    await page.goto(`${base}/dashboard/#/workloads`);
+    await page.getByTestId('page-label').getByText(`Page 1 of 1 (1-${total} of ${total})`).waitFor();
+    await shot(page, 'workloads');
+    await page.close();
+  });
+
+  it('one workload: placement, the groups tried with rejected clusters and reasons, the replica trail chart', async () => {
+    const page = await open(READER, '#/workloads');
+    await page.getByRole('link', { name: 'nginx-deployment' }).click();
+    await page.getByRole('heading', { name: 'Workload default/nginx-deployment' }).waitFor();
+    await page.getByTestId('placement').getByText('member1').waitFor();
+    const decision = page.getByTestId('decision');
+    await decision.getByText('dc-beijing').first().waitFor();
+    expect(await seen(decision)).toMatch(/Outcome\s+Scheduled/);
+    const groups = await page.getByTestId('groups').locator('tbody tr').allInnerTexts();
+    expect(groups.length).toBeGreaterThanOrEqual(1);
+    expect(groups.join('\n')).toMatch(/dc-beijing\s+✔ fit/);
+    // The chart's series: the template's count, and member1's share of it.
+    const replicas = page.locator('path[data-series="replicas"]');
+    // A flat line has no height, so the path is waited for in the page, not for visibility.
+    await replicas.waitFor({ state: 'attached' });
+    expect(await replicas.getAttribute('data-points')).toMatch(/=2( |$)/);
+    expect(await page.locator('path[data-series="cluster member1"]').getAttribute('data-points')).toMatch(/=2( |$)/);
+    expect(await page.getByRole('img', { name: /Replicas over time: replicas, cluster member1/ }).count()).toBe(1);
+    await shot(page, 'workload');
+    await page.close();
+  });
+
+  it("CronFederatedHPAs: each rule's next runs on a time axis in the rule's own time zone", async () => {
+    const page = await open(READER, '#/cronfederatedhpas');
+    const section = page.getByTestId('cron-default/web-cron');
+    await section.getByRole('heading', { name: 'default/web-cron → Deployment/web' }).waitFor();
+    const up = section.locator('article[data-rule="scale-up"]');
+    await up.getByRole('heading', { name: 'Rule scale-up: "0 8 * * 1-5" in Asia/Shanghai' }).waitFor();
+    // The next runs, as the rule's zone reads them: 08:00 on weekdays, GMT+8.
+    const runs = await up.locator('table.cron-next tbody tr').allInnerTexts();
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+    for (const r of runs) expect(r).toMatch(/^\d{4}-\d{2}-\d{2} 08:00 GMT\+8\s+replicas 10$/);
+    // On the chart, one mark per run, each with its time in words.
+    expect(await up.locator('[data-mark="next"]').count()).toBe(runs.length);
+    expect(await up.getByRole('img', { name: /Next runs of scale-up \(Asia\/Shanghai\)/ }).count()).toBe(1);
+    await shot(page, 'cronfederatedhpas');
+    await page.close();
+  });
+
+  it("FederatedHPAs: each cluster's share of min and max, by static weight 1:2:3", async () => {
+    const page = await open(READER, '#/federatedhpas');
+    const section = page.getByTestId('fhpa-default/shop');
+    await section.getByText('member HPAs, StaticWeighted assignment').waitFor();
+    const shares = section.locator('table.fhpa-shares tbody tr');
+    await expect.poll(() => shares.count(), { timeout: scaled(20_000) }).toBe(3);
+    const rows = await shares.allInnerTexts();
+    expect(rows.map((r) => r.split('\t')[0])).toEqual(['member1', 'member2', 'member3']);
+    expect(rows[2]).toMatch(/\(50%\)/);
+    await shot(page, 'federatedhpas');
+    await page.close();
+  });
+
+  it(
+    'EffectiveHPAs: load, forecast and replicas on one chart, each proposal, the winner named',
+    async () => {
+      // The winner as the CLI reads it, once the EffectiveHPA has decided.
+      const winner = await eventually(
+        async () => {
+          const o = JSON.parse((await cli('get', 'ehpa', 'php-apache', '-o', 'json')).out) as {
+            status?: { winningSource?: string };
+          };
+          return o.status?.winningSource;
+        },
+        60_000,
+        'php-apache decided',
+      );
+      const page = await open(READER, '#/effectivehpas');
+      const section = page.getByTestId('ehpa-default/php-apache');
+      await section.getByText(`Winning proposal: ${winner}`).waitFor();
+      await section.getByRole('cell', { name: `★ ${winner} (winning)` }).waitFor();
+      const replicas = section.locator('path[data-series="replicas"]');
+      await replicas.waitFor({ state: 'attached' });
+      expect(await replicas.getAttribute('data-points')).toMatch(/=\d+/);
+      expect(
+        await section.getByRole('img', { name: /Load, forecast and replicas of default\/php-apache/ }).count(),
+      ).toBe(1);
+      await shot(page, 'effectivehpas');
+      await page.close();
+    },
+    scaled(90_000),
+  );
+
+  it('works from the keyboard: the pages by their links, an action asked for and cancelled with Escape', async () => {
+    const page = await open(READER, '#/clusters');
+    await page.getByTestId('clusters').getByText('member1', { exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Workloads' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Workloads' }).waitFor();
+    // The page's heading takes the focus, so a screen reader starts at the new page.
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Workloads');
+    await page.getByRole('link', { name: 'Clusters' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Fail member2' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').getByText('Make simulated cluster member2 unreachable').waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await page.close();
+  });
+
+  it('a read token sees the actions refused with 403 Forbidden', async () => {
+    const page = await open(READER, '#/clusters');
+    await page.getByRole('button', { name: 'Fail member3' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Fail cluster' }).click();
+    await page
+      .getByRole('alert')
+      .getByText('Forbidden: "bob" has the read role, which may not apply; an admin token may')
+      .waitFor();
+    const c = await cli('get', 'cluster', 'member3', '-o', 'json');
+    expect((JSON.parse(c.out) as { spec: { simulation: { failed?: boolean } } }).spec.simulation.failed).not.toBe(true);
+    await page.close();
+  });
+
+  it(
+    'an admin fails member1 after confirming: the Clusters page and the workload move live, and the Events feed shows it',
+    async () => {
+      const clusters = await open(ADMIN, '#/clusters');
+      const events = await open(ADMIN, '#/events?kind=ResourceBinding');
+      await events.getByTestId('events').getByText('BindingScheduled').first().waitFor();
+      const workload = await open(ADMIN, '#/workloads/default/nginx-deployment');
+      await workload.getByTestId('decision').getByText('dc-beijing').first().waitFor();
+
+      // Cancelling does nothing.
+      await clusters.getByRole('button', { name: 'Fail member1' }).click();
+      await clusters.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      await clusters.getByRole('button', { name: 'Fail member1' }).click();
+      await clusters.getByRole('dialog').getByRole('button', { name: 'Fail cluster' }).click();
+      await clusters.getByRole('status').getByText('cluster/member1 failed').waitFor();
+      const member1 = clusters.getByTestId('clusters').locator('tr', { hasText: 'member1' });
+      // No reload: the page follows the event stream.
+      await member1.getByText('✘ NotReady').waitFor({ timeout: scaled(20_000) });
+      await member1.getByRole('button', { name: 'Recover member1' }).waitFor();
+      await workload
+        .getByTestId('placement')
+        .getByText('member2')
+        .waitFor({ timeout: scaled(20_000) });
+      await workload.getByTestId('decision').getByText('dc-hongkong').first().waitFor();
+      expect(await seen(workload.getByTestId('groups'))).toMatch(/member1/);
+      await events.getByTestId('events').getByText('default/nginx-deployment').first().waitFor();
+      await events.getByLabel('Object').fill('web-deployment');
+      await expect
+        .poll(async () => (await seen(events.getByTestId('events').locator('tbody'))).includes('nginx-deployment'))
+        .toBe(false);
+      await shot(events, 'events');
+      await shot(clusters, 'clusters-failed');
+
+      // Rebalance, confirmed: a WorkloadRebalancer through the same admission as the CLI.
+      await workload.getByRole('button', { name: 'Rebalance this workload' }).click();
+      await workload.getByRole('dialog').getByRole('button', { name: 'Rebalance' }).click();
+      const created = workload
+        .getByRole('status')
+        .getByText(/^workloadrebalancer\.apps\.karmada\.io\/rebalance-\S+ created$/);
+      await created.waitFor();
+      const name = (await seen(created)).split('/')[1]!.split(' ')[0]!;
+      const wr = await cli('get', 'workloadrebalancer', name, '-o', 'json');
+      expect(JSON.parse(wr.out)).toMatchObject({
+        spec: { workloads: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }] },
+      });
+
+      await clusters.getByRole('button', { name: 'Recover member1' }).click();
+      await clusters.getByRole('dialog').getByRole('button', { name: 'Recover cluster' }).click();
+      await member1.getByText('✔ Ready').waitFor({ timeout: scaled(20_000) });
+      for (const p of [clusters, events, workload]) await p.close();
+    },
+    scaled(60_000),
+  );
+});
