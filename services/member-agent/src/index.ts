@@ -12,7 +12,6 @@ export * from './reports.js';
 export * from './kube/kube-api.js';
 export * from './kube/cluster-status.js';
 export * from './kube/errors.js';
-export * from './kube/informer.js';
 export * from './kube/member-objects.js';
 export * from './kube/rate-limit.js';
 export * from './kube/workload-status.js';

@@ -9,6 +9,7 @@ import {
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, type InformerEvent, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { type KubeInformer, type RawObject, statusOf } from '@flotilla/kube-client';
 import { Registry } from 'prom-client';
 import { withoutPlacement, type AgentLogger } from '../agent.js';
 import { ClusterLeases } from '../cluster-lease.js';
@@ -37,8 +38,6 @@ import {
   type NodeView,
   type ProbeHistory,
 } from './cluster-status.js';
-import { statusOf } from './errors.js';
-import type { MemberInformer, RawObject } from './informer.js';
 import type { MemberClusterApi } from './kube-api.js';
 import { kubeDriverMetrics } from './kube-metrics.js';
 import {
@@ -235,15 +234,16 @@ export class KubeDriver {
   private readonly book = new ReportBook('flotilla/member-agent/kube');
   private readonly metrics: ClusterMetrics;
   private readonly counters: ReturnType<typeof kubeDriverMetrics>;
+  private readonly registry: Registry;
   private readonly bindings = new Map<string, Informer<StoredObject>>();
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
   private readonly templates = new Map<string, Informer<StoredObject>>();
   /** The Clusters' resource models (`spec.resourceModels`): this cluster's grade its nodes in the status. */
   private readonly clusterModels: Informer<ResourceModel[] | undefined>;
-  private nodes: MemberInformer<NodeView> | undefined;
-  private pods: MemberInformer<PodView> | undefined;
-  private namespaces: MemberInformer<string> | undefined;
-  private readonly managed = new Map<string, MemberInformer<MemberObjectView>>();
+  private nodes: KubeInformer<NodeView> | undefined;
+  private pods: KubeInformer<PodView> | undefined;
+  private namespaces: KubeInformer<string> | undefined;
+  private readonly managed = new Map<string, KubeInformer<MemberObjectView>>();
   /** Kinds a binding asks for that the member cluster does not serve (or refused to list), with why. */
   private readonly unservedKinds = new Map<string, string>();
   private history: ProbeHistory = {};
@@ -281,6 +281,7 @@ export class KubeDriver {
 
   constructor(private readonly opts: KubeDriverOptions) {
     const registry = opts.registry ?? new Registry();
+    this.registry = registry;
     this.metrics = ClusterMetrics.of(registry);
     this.counters = kubeDriverMetrics(registry);
     for (const [name, v] of [
@@ -456,10 +457,11 @@ export class KubeDriver {
   /** What every member informer is given: changes kick a reconcile, errors probe, expiries are logged and counted. */
   private informerOptions(what: string) {
     return {
+      name: what,
+      registry: this.registry,
       onChange: () => this.kick(),
       onError: (err: Error) => this.onInformerError(what, err),
       onExpired: (resourceVersion: string) => {
-        this.counters.watchExpired.inc({ cluster: this.cluster, resource: what });
         this.opts.logger.info(
           { cluster: this.cluster, informer: what, resourceVersion },
           'member watch expired (410 Gone); listing again',
@@ -510,12 +512,12 @@ export class KubeDriver {
   }
 
   /** Starts watching a kind the agent applies; resolves once its first list is in (or it failed). */
-  private async watchKind(k: KindRef): Promise<MemberInformer<MemberObjectView> | undefined> {
+  private async watchKind(k: KindRef): Promise<KubeInformer<MemberObjectView> | undefined> {
     const key = kindKey(k);
     const have = this.managed.get(key);
     // Waited for once, when it starts: a kind that cannot be listed must not hold up every later reconcile.
     if (have) return have;
-    let informer: MemberInformer<MemberObjectView>;
+    let informer: KubeInformer<MemberObjectView>;
     try {
       informer = await this.opts.api.informer<MemberObjectView>(k.apiVersion, k.kind, {
         project: (raw) => memberObjectView(k, raw),
@@ -783,7 +785,7 @@ export class KubeDriver {
           informer?.upsert(applied);
         } else {
           await this.rateLimited('delete', () => this.opts.api.remove(a.ref));
-          informer?.cache.delete(`${a.ref.namespace}/${a.ref.name}`);
+          informer?.remove(`${a.ref.namespace}/${a.ref.name}`);
         }
         this.writeErrors.delete(key);
       } catch (err) {
