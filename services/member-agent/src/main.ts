@@ -5,8 +5,8 @@ import { systemClock } from '@flotilla/runtime';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { KubeDriver } from './kube/kube-driver.js';
-import { WorkloadUsageGauge } from './sim/usage-metrics.js';
-import { UsageRecorder } from './sim/usage-recorder.js';
+import { WorkloadUsageGauge } from './usage-metrics.js';
+import { UsageRecorder } from './usage-recorder.js';
 
 const SERVICE: ServiceName = 'member-agent';
 

@@ -13,7 +13,7 @@ import {
   loadPooledKubeConfig,
   type PooledKubeConfig,
 } from '@flotilla/kube-client';
-import { cpuMilli } from '../sim/resources.js';
+import { cpuMilli } from '../resources.js';
 import { kubeError } from './errors.js';
 import type { MemberClusterApi, ResourceInfo } from './kube-api.js';
 import type { Manifest, MemberRef } from './member-objects.js';

@@ -16,15 +16,17 @@ import { ClusterLeases } from '../cluster-lease.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
 import { MemberUsageWriter, type BindingUsage } from '../member-usage.js';
 import { bindingKey, readyReasonIsExpiry, ReportBook, targetClusterNames, type Report } from '../reports.js';
-import { unreachableWorkloadReport, type BindingRef, type WorkloadReport } from '../sim/capacity.js';
 import {
   foreignHpasField,
+  unreachableWorkloadReport,
+  type BindingRef,
   type ClusterStatusPatch,
   type StatusLookup,
+  type WorkloadReport,
   type WorkloadUsage,
-} from '../sim/cluster-sim.js';
-import type { WorkloadUsageGauge } from '../sim/usage-metrics.js';
-import type { UsageRecorder } from '../sim/usage-recorder.js';
+} from '../report-model.js';
+import type { WorkloadUsageGauge } from '../usage-metrics.js';
+import type { UsageRecorder } from '../usage-recorder.js';
 import {
   kubeClusterStatus,
   nodeView,

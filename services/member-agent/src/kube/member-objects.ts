@@ -1,7 +1,7 @@
 import { MemberLimitsError, parseMemberLimits, type ResourceBindingSpec, type ObjectMeta } from '@flotilla/api';
 import { stableDigest } from '@flotilla/kube-client';
 import type { StoredObject } from '@flotilla/store';
-import type { BindingRef } from '../sim/capacity.js';
+import type { BindingRef } from '../report-model.js';
 
 /** The marks every object the kube driver creates in a member cluster carries. */
 export const MemberMarks = {
