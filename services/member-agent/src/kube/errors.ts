@@ -5,39 +5,44 @@ export function rbacRule(req: KubeRequest): string {
   return `{apiGroups: ["${req.group}"], resources: ["${req.resource}"], verbs: ["${req.verb}"]}`;
 }
 
+/** A request the member API server refused, naming the cluster; `describe` words the message from the status. */
+abstract class MemberClusterError extends KubeApiError {
+  constructor(
+    readonly cluster: string,
+    request: KubeRequest,
+    err: unknown,
+    describe: (status: { code?: number; message: string }) => string,
+  ) {
+    super(request, err, { message: describe(statusOf(err)) });
+  }
+}
+
 /**
  * The member API server refused the agent's credentials (401) or their permission (403). The message names the
  * verb and resource refused and the rule that grants it, so the fix is one line of deploy/member/.
  */
-export class KubeAccessError extends KubeApiError {
+export class KubeAccessError extends MemberClusterError {
   override readonly name = 'KubeAccessError';
-  constructor(
-    readonly cluster: string,
-    request: KubeRequest,
-    err: unknown,
-  ) {
-    const { code, message } = statusOf(err);
-    super(request, err, {
-      message:
-        code === 401
-          ? `member cluster "${cluster}" did not accept the agent's credentials (401 Unauthorized) for ${describeRequest(request)}: check the kubeconfig or the ServiceAccount token${message ? ` (${message})` : ''}`
-          : `member cluster "${cluster}" forbids ${describeRequest(request)} (403 Forbidden): the agent's role needs the rule ${rbacRule(request)} (${request.namespace ? 'Role or ClusterRole' : 'ClusterRole'}; see deploy/member/)${message ? `; the API server said: ${message}` : ''}`,
-    });
+  constructor(cluster: string, request: KubeRequest, err: unknown) {
+    super(cluster, request, err, ({ code, message }) =>
+      code === 401
+        ? `member cluster "${cluster}" did not accept the agent's credentials (401 Unauthorized) for ${describeRequest(request)}: check the kubeconfig or the ServiceAccount token${message ? ` (${message})` : ''}`
+        : `member cluster "${cluster}" forbids ${describeRequest(request)} (403 Forbidden): the agent's role needs the rule ${rbacRule(request)} (${request.namespace ? 'Role or ClusterRole' : 'ClusterRole'}; see deploy/member/)${message ? `; the API server said: ${message}` : ''}`,
+    );
   }
 }
 
 /** Any other refusal by the member API server, with what was asked and which cluster. */
-export class KubeRequestError extends KubeApiError {
+export class KubeRequestError extends MemberClusterError {
   override readonly name = 'KubeRequestError';
-  constructor(
-    readonly cluster: string,
-    request: KubeRequest,
-    err: unknown,
-  ) {
-    const { code, message } = statusOf(err);
-    super(request, err, {
-      message: `member cluster "${cluster}": ${describeRequest(request)} failed${code ? ` (${code})` : ''}: ${message}`,
-    });
+  constructor(cluster: string, request: KubeRequest, err: unknown) {
+    super(
+      cluster,
+      request,
+      err,
+      ({ code, message }) =>
+        `member cluster "${cluster}": ${describeRequest(request)} failed${code ? ` (${code})` : ''}: ${message}`,
+    );
   }
 }
 
