@@ -203,9 +203,15 @@ export class KubeDriver {
   private posted = false;
   /** The last lease renewal error, logged when it changes rather than every probe. */
   private leaseError: string | undefined;
+  /** Settles when the first reconcile ended (what `start` waits for, not the passes its own writes queue). */
+  private firstPass: Promise<void>;
+  private firstPassDone!: () => void;
 
   constructor(private readonly opts: KubeDriverOptions) {
     this.registry = opts.registry ?? new Registry();
+    this.firstPass = new Promise((r) => {
+      this.firstPassDone = r;
+    });
     this.metrics = ClusterMetrics.of(this.registry);
     for (const [name, v] of [
       ['pollMs', opts.pollMs],
@@ -253,7 +259,7 @@ export class KubeDriver {
         },
       ],
       keys: () => [this.key],
-      reconcile: () => this.reconcile(),
+      reconcile: () => this.reconcile().finally(this.firstPassDone),
       resyncMs: opts.resyncMs ?? KUBE_DRIVER_DEFAULTS.resyncMs,
       resyncSpread: false,
       baseBackoffMs: backoff.baseMs,
@@ -278,7 +284,7 @@ export class KubeDriver {
     this.metrics.report(() => (this.lastPatch ? [[this.cluster, this.lastPatch]] : []));
     await this.probe();
     await this.controller.start();
-    await this.controller.idle();
+    await this.firstPass;
     this.scheduleProbe(this.opts.pollMs);
   }
 
