@@ -26,6 +26,8 @@ export const Controllers = {
   effectiveHpa: 'effective-hpa',
   /** hpa-assigner: member HPAs Flotilla did not create, aimed at what an autoscaler scales (owner conflicts). */
   replicaOwners: 'replica-owners',
+  /** member-agent (kube driver): what the bindings assign to its real member cluster applied there and reported. */
+  kubeMember: 'kube-member',
   /** kube-bridge: a host API server's objects mirrored in, status written back. */
   kubeBridge: 'kube-bridge',
   /** kube-bridge: Flotilla's Kubernetes-style events written to the host as core/v1 Events. */
@@ -89,7 +91,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['events', 'objects', 'leases', 'usage', 'metrics'], subscribe: [] },
     redis: true,
     queues: [],
-    controllers: [],
+    controllers: [Controllers.kubeMember],
     optional: false,
   },
   'affinity-scheduler': {
@@ -120,9 +122,10 @@ export const SERVICE_CATALOGUE = {
     controllers: [Controllers.federatedHpa, Controllers.effectiveHpa, Controllers.replicaOwners],
     optional: false,
   },
-  // Every write goes through the API (admission runs on what it mirrors in); its queue holds its sync records.
+  // Every write goes through the API (admission runs on what it mirrors in); its queue holds its sync records. Its
+  // events are the controller kit's Warning events on a failed mirror, as every controller records them.
   'kube-bridge': {
-    nats: { publish: ['api'], subscribe: [] },
+    nats: { publish: ['api', 'events'], subscribe: [] },
     redis: true,
     queues: [Controllers.kubeBridge],
     controllers: [Controllers.kubeBridge, Controllers.kubeBridgeEvents],

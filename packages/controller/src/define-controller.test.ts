@@ -96,6 +96,41 @@ describe('defineController', () => {
     expect(await sample(registry, 'flotilla_reconcile_total{controller="widget-sizer",result="error"}')).toBe(1);
   });
 
+  it('records the Warning event on each object an error names instead of on its key', async () => {
+    const source = new Source('Cluster');
+    source.put('Cluster._.m1');
+    const published: CloudEvent[] = [];
+    let calls = 0;
+    const c = defineController({
+      name: 'kube-member',
+      watches: [{ source }],
+      reconcile: async () => {
+        if (++calls > 1) return;
+        throw Object.assign(new Error('2 writes failed'), {
+          reason: 'ApplyFailed',
+          involvedObjects: [
+            { kind: 'ResourceBinding', namespace: 'shop', name: 'web', message: 'forbidden: web' },
+            { kind: 'ClusterResourceBinding', name: 'crds' },
+          ],
+        });
+      },
+      logger: quiet,
+      baseBackoffMs: 1,
+      failureEvents: {
+        publish: async (e) => void published.push(e),
+        objectOf: () => ({ kind: 'Cluster', name: 'm1' }),
+      },
+    });
+    await c.start();
+    while (calls < 2) await new Promise((r) => setTimeout(r, 2));
+    await c.idle();
+    await c.stop();
+    expect(published.map((e) => [e.subject, (e.data as { kubeEvent: unknown }).kubeEvent])).toEqual([
+      ['ResourceBinding/shop/web', { type: 'Warning', reason: 'ApplyFailed', message: 'forbidden: web' }],
+      ['ClusterResourceBinding//crds', { type: 'Warning', reason: 'ApplyFailed', message: '2 writes failed' }],
+    ]);
+  });
+
   it('lets a change queue other keys, and a burst resync sweep every key', async () => {
     const things = new Source('Thing');
     const settings = new Source('Setting');

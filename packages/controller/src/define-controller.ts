@@ -61,11 +61,37 @@ export interface DelayedJobs<J> {
   onLateness?: (lateMs: number, job: Job<J, void>) => void;
 }
 
-/** On every failed reconcile, a Kubernetes-style Warning event on the object (folded by the status writer). */
+/** An object a failure event is recorded on. */
+export interface FailureObject {
+  kind: string;
+  namespace?: string | undefined;
+  name: string;
+}
+
+/**
+ * A reconcile error about other objects than its key's (a cluster-wide pass whose write for one binding failed): the
+ * kit records the Warning event on each of `involvedObjects` instead of on the key's object; an empty list falls
+ * back to the key's.
+ */
+export interface InvolvesObjects {
+  /** Each with the event's message about it; the error's message when it has none. */
+  readonly involvedObjects: ReadonlyArray<FailureObject & { message?: string }>;
+}
+
+/** The objects `err` names as its own (InvolvesObjects), if it names any. */
+export function involvedObjectsOf(err: unknown): InvolvesObjects['involvedObjects'] | undefined {
+  const objects = (err as Partial<InvolvesObjects> | undefined)?.involvedObjects;
+  return Array.isArray(objects) && objects.length > 0 ? objects : undefined;
+}
+
+/**
+ * On every failed reconcile, a Kubernetes-style Warning event on the object (folded by the status writer): the key's
+ * object, or those the error names (InvolvesObjects).
+ */
 export interface FailureEvents {
   publish(e: CloudEvent): Promise<unknown>;
   /** The object a key names (the store's refFromKey); undefined for a key that names none (no event then). */
-  objectOf(key: string): { kind: string; namespace?: string | undefined; name: string } | undefined;
+  objectOf(key: string): FailureObject | undefined;
   /** CamelCase, as Karmada's reasons; an error with a CamelCase `reason` of its own gives that instead. */
   reason?: string;
   /** The event's source (`component`); the controller's name by default. */
@@ -357,29 +383,38 @@ class KitController<J> implements Controller<J> {
     this.enqueueAll();
   }
 
-  /** A failed reconcile: logged, and a Warning event on its object (never failing the retry itself). */
+  /**
+   * A failed reconcile: logged, and a Warning event on its object, or on each object the error names (never failing
+   * the retry itself).
+   */
   private failed(key: string, err: unknown, attempt: number): void {
     this.d.logger.warn({ err, key, attempt, controller: this.name }, 'reconcile failed; retrying');
     const events = this.d.failureEvents;
-    const ref = events?.objectOf(key);
-    if (!events || !ref) return;
+    if (!events) return;
+    const refs: InvolvesObjects['involvedObjects'] =
+      involvedObjectsOf(err) ?? [events.objectOf(key)].filter((r) => r !== undefined);
     const own = (err as { reason?: unknown } | undefined)?.reason;
     const reason = typeof own === 'string' && CAMEL_CASE.test(own) ? own : this.failureReason;
     const message = err instanceof Error ? err.message : String(err);
-    void events
-      .publish(
-        cloudEvent({
-          source: events.component ?? this.name,
-          type: 'ReconcileFailed',
-          kind: ref.kind,
-          namespace: ref.namespace,
-          name: ref.name,
-          time: new Date(this.d.now?.() ?? Date.now()),
-          data: { controller: this.name, attempt, kubeEvent: { type: 'Warning', reason, message } },
-        }),
-      )
-      .catch((publishErr: unknown) =>
-        this.d.logger.warn({ err: publishErr, key, controller: this.name }, 'could not record the failure event'),
-      );
+    for (const ref of refs)
+      void events
+        .publish(
+          cloudEvent({
+            source: events.component ?? this.name,
+            type: 'ReconcileFailed',
+            kind: ref.kind,
+            namespace: ref.namespace,
+            name: ref.name,
+            time: new Date(this.d.now?.() ?? Date.now()),
+            data: {
+              controller: this.name,
+              attempt,
+              kubeEvent: { type: 'Warning', reason, message: ref.message ?? message },
+            },
+          }),
+        )
+        .catch((publishErr: unknown) =>
+          this.d.logger.warn({ err: publishErr, key, controller: this.name }, 'could not record the failure event'),
+        );
   }
 }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { publishEvent, type Bus } from '@flotilla/bus';
+import { publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
 import { GatewayClient } from '@flotilla/client';
 import { GatewayHandler, serveNatsApi } from '@flotilla/gateway';
@@ -466,7 +466,7 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     expect((await flotillaGet(cronRef('both')))!.metadata.resourceVersion).toBe(before.flotilla);
   });
 
-  it('the host API server unreachable: unready and says why, then catches up', async () => {
+  it('the host API server unreachable: unready and says why, a Warning event for each failed write, then catches up', async () => {
     const r = running!;
     await cluster.stopApiServer();
     await eventually(() => (r.gates.open ? undefined : true), 30_000, 'the bridge unready');
@@ -497,6 +497,16 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     );
     expect(host.status).toEqual(status);
     await eventually(() => hostGet('cronfhpa', 'during-outage'), 30_000, 'the object created during the outage');
+    // Its write to the host failed meanwhile: retried with backoff, and a Warning event on Flotilla's object (which
+    // the event controller mirrors to the host's), as every controller records a failed reconcile.
+    const failures: Array<{ controller?: string; kubeEvent?: { type: string; reason: string } }> = [];
+    const filter = { kind: 'CronFederatedHPA', name: 'during-outage', type: 'ReconcileFailed' };
+    for await (const d of readEvents(bus, { filter })) failures.push(d.event.data as (typeof failures)[number]);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures[0]).toMatchObject({
+      controller: 'kube-bridge',
+      kubeEvent: { type: 'Warning', reason: 'KubeBridgeFailed' },
+    });
   });
   it('events reach the host within 2 s while the bridge is up, each once, also for bindings new to the host', async () => {
     // As the scheduler and the status writer do it: a binding created in Flotilla and its event at once, so the event

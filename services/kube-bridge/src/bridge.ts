@@ -1,6 +1,6 @@
 import { formatTime } from '@flotilla/api';
 import { Controllers } from '@flotilla/catalogue';
-import { type Bus, getJson } from '@flotilla/bus';
+import { type Bus, getJson, publishEvent } from '@flotilla/bus';
 import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
 import {
   type Controller,
@@ -19,11 +19,13 @@ import {
   refFromKey,
   type StatusRecord,
 } from '@flotilla/store';
+import { describeKubeError, isConflict, isNotFound, KubeInformer, listWatchOf } from '@flotilla/kube-client';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
   type CachedObject,
   type CachedStatus,
+  cachedHostObject,
   FLOTILLA_OBJECT_PROJECTION,
   FLOTILLA_STATUS_PROJECTION,
 } from './cached.js';
@@ -46,8 +48,8 @@ import {
 } from './decide.js';
 import { bridgeEvent, CONTROLLER_NAME, mirroredEvent } from './events.js';
 import { decideFinalizer, isDeleting, withMirrorFinalizer } from './finalizer.js';
-import { type HostApi, hostStatusCode } from './host-api.js';
-import { type Backoff, describeError, type HostConnectionListener, HostInformer } from './host-informer.js';
+import type { HostApi } from './host-api.js';
+import type { HostConnectionListener } from './host-connection.js';
 import { MIRRORED_KINDS, type MirroredKind, mirroredKind, POLICY_KINDS } from './kinds.js';
 import type { KubeBridgeMetrics } from './metrics.js';
 import type { SyncRecords } from './sync-records.js';
@@ -76,7 +78,8 @@ export interface KubeBridgeOptions {
   concurrency: number;
   /** Every object is reconsidered this often, whatever its watches said. */
   resyncMs: number;
-  backoff: Backoff;
+  /** First wait before a failed reconcile or a lost list-and-watch is tried again, doubled per failure up to maxMs. */
+  backoff: { initialMs: number; maxMs: number };
   /** Names this replica in the events it writes (reportingInstance). */
   instance: string;
   now?: () => Date;
@@ -99,7 +102,7 @@ export class KubeBridge {
   /** Flotilla's Kubernetes-style events, written to the host as core/v1 Events: a controller of their own. */
   readonly eventController: Controller;
   private readonly kubeEvents: Informer<KubeEvent>;
-  private readonly hostInformers = new Map<string, HostInformer>();
+  private readonly hostInformers = new Map<string, KubeInformer<CachedObject>>();
   private readonly flotilla = new Map<string, FlotillaKind>();
   /**
    * Per host object (its key), the events that found it missing from the host cache: the host's watch event for the
@@ -127,11 +130,20 @@ export class KubeBridge {
         kind: kind.info.kind,
         projection: FLOTILLA_STATUS_PROJECTION as Projection<never, CachedStatus>,
       });
-      const host = new HostInformer({
-        info: kind.info,
-        api: opts.host,
-        connection: opts.connection,
-        backoff: opts.backoff,
+      const { info } = kind;
+      // The host's JSON as it is (timestamps stay strings), each object reduced to what the bridge decides by; keyed
+      // by Flotilla's object key (`Kind.namespace.name`), as the Flotilla side is.
+      const host = new KubeInformer<CachedObject>({
+        client: listWatchOf(opts.host.api, info),
+        request: { group: info.group, resource: info.plural },
+        name: info.kind,
+        server: 'host',
+        project: (o) => cachedHostObject(o as AnyObject, info.apiVersion, info.kind),
+        key: (o) => objectKey({ kind: info.kind, namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' }),
+        onError: (err) => opts.connection.lost(info.kind, describeKubeError(err)),
+        onListed: () => opts.connection.restored(info.kind),
+        backoff: { baseMs: opts.backoff.initialMs, maxMs: opts.backoff.maxMs },
+        ...(opts.registry ? { registry: opts.registry } : {}),
       });
       this.flotilla.set(kind.info.kind, { objects, status });
       this.hostInformers.set(kind.info.kind, host);
@@ -156,6 +168,8 @@ export class KubeBridge {
       name: CONTROLLER_NAME,
       watches,
       reconcile: (key) => this.reconcile(key),
+      // A failed mirror is a Warning event on Flotilla's object (and from there on the host's, by the event controller).
+      failureEvents: { publish: (e) => publishEvent(opts.bus, e), objectOf: refFromKey },
       // Every object of either side, and those only the records remember (deleted on both sides while away).
       keys: () => new Set([...MIRRORED_KINDS.flatMap((k) => [...this.keysOf(k)]), ...opts.records.keys()]),
       resyncMs: opts.resyncMs,
@@ -215,7 +229,9 @@ export class KubeBridge {
     if (!kind) return undefined;
     const host = this.hostInformers.get(kind.info.kind)!;
     if (!host.synced) return { requeueAfterMs: WAIT_REQUEUE_MS };
-    const hostObject = host.get(event.involvedObject.name, event.involvedObject.namespace);
+    const hostObject = host.get(
+      objectKey({ kind: kind.info.kind, namespace: event.involvedObject.namespace, name: event.involvedObject.name }),
+    );
     if (!hostObject) {
       // Not in the host cache (yet): its watch event there brings the event back (no await since the look: the
       // watch event cannot slip in between).
@@ -253,7 +269,7 @@ export class KubeBridge {
     // 0. Until the host's first list, a missing object would read as deleted there.
     if (!hostInformer.synced) return { requeueAfterMs: WAIT_REQUEUE_MS };
     // 1. Read. An object being deleted on the host is gone as far as mirroring goes.
-    const cached = hostInformer.get(ref.name, ref.namespace);
+    const cached = hostInformer.get(key);
     const deleting = isDeleting(cached);
     const hostObject = deleting ? undefined : cached;
     const flotillaObject = flotilla.objects.get(ref);
@@ -457,7 +473,7 @@ export class KubeBridge {
         try {
           await this.hostWrite('delete', () => this.opts.host.delete(kind.info, ref, action.expect));
         } catch (err) {
-          if (hostStatusCode(err) !== 404) throw err;
+          if (!isNotFound(err)) throw err;
         }
         await records.delete(key);
         return undefined;
@@ -481,7 +497,7 @@ export class KubeBridge {
         this.opts.host.setFinalizers(kind.info, ref, finalizers, host.metadata!.resourceVersion!),
       );
     } catch (err) {
-      if (hostStatusCode(err) === 404) return undefined;
+      if (isNotFound(err)) return undefined;
       throw err;
     }
   }
@@ -491,8 +507,7 @@ export class KubeBridge {
     const policies = new Map<string, AnyObject>();
     for (const kindName of POLICY_KINDS) {
       for (const p of this.flotilla.get(kindName)?.objects.values() ?? []) policies.set(objectKey(refOfObject(p)), p);
-      const host = this.hostInformers.get(kindName)!;
-      for (const p of host.list()) policies.set(host.keyOf(p), p);
+      for (const [key, p] of this.hostInformers.get(kindName)!.cache) policies.set(key, p);
     }
     return isSelectedTemplate(template, [...policies.values()]);
   }
@@ -504,7 +519,7 @@ export class KubeBridge {
     // A failure is retried with backoff; a 409 is a lost compare-and-set, and the watch brings the newer object.
     // An unreachable host shows in readiness through the watches, which break at the same time.
     const result = await write().catch((err: unknown) => {
-      if (hostStatusCode(err) === 409) this.opts.metrics.lostWrites.inc({ side: 'host' });
+      if (isConflict(err)) this.opts.metrics.lostWrites.inc({ side: 'host' });
       throw err;
     });
     this.opts.metrics.writes.inc({ side: 'host', write: what });
@@ -536,7 +551,7 @@ export class KubeBridge {
       instance: this.opts.instance,
     });
     await this.hostWrite('event', () => this.opts.host.applyEvent(event)).catch((err: unknown) =>
-      this.opts.logger.warn({ reason, err: describeError(err) }, 'could not write an event to the host'),
+      this.opts.logger.warn({ reason, err: describeKubeError(err) }, 'could not write an event to the host'),
     );
   }
 }

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { admit, type ObjectMeta } from '@flotilla/api';
+import { stableDigest } from '@flotilla/kube-client';
 
 /** An object as either side holds it: any kind, metadata as Kubernetes writes it. */
 export interface AnyObject {
@@ -82,21 +82,9 @@ export function contentDigest(content: MirrorContent): string {
   return digestOf(content);
 }
 
-/** sha256 of the value's stable JSON, 132 bits in base64url: a collision is not a practical concern. */
+/** sha256 of the value's stable JSON, 132 bits in base64url (as the sync records hold it): a collision is not a practical concern. */
 function digestOf(value: unknown): string {
-  return createHash('sha256').update(stableJson(value)).digest('base64url').slice(0, 22);
-}
-
-/** JSON with object keys sorted: equal values give equal text whatever order their fields were written in. */
-export function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
+  return stableDigest(value, { encoding: 'base64url', length: 22 });
 }
 
 /**

@@ -1,6 +1,11 @@
 import type { ReadinessGates } from '@flotilla/runtime';
 import type { Logger } from 'pino';
-import type { HostConnectionListener } from './host-informer.js';
+
+/** Told when a part (a kind's list-and-watch) loses the host API server and when it has it again. */
+export interface HostConnectionListener {
+  lost(part: string, error: string): void;
+  restored(part: string): void;
+}
 
 /** The readiness gate the host API server's reachability holds: /readyz names it, with the last error, while closed. */
 export const HOST_GATE = 'kube-api';

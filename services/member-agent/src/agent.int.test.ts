@@ -6,7 +6,7 @@ import { objectKey, ObjectStore } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
 import { eventually } from '@flotilla/testkit';
 import { SimAgent, type AgentLogger } from './agent.js';
-import type { ClusterStatusReportedData, WorkloadStatusReportedData } from './sim/cluster-sim.js';
+import type { ClusterStatusReportedData, WorkloadStatusReportedData } from './report-model.js';
 
 const quiet: AgentLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -5,9 +5,10 @@ import { Registry } from 'prom-client';
 import { ClusterLeases } from './cluster-lease.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { MemberUsageWriter } from './member-usage.js';
-import { SimulatedClusters, type SimulatedClustersOptions, type StatusLookup } from './sim/cluster-sim.js';
-import type { WorkloadUsageGauge } from './sim/usage-metrics.js';
-import type { UsageRecorder } from './sim/usage-recorder.js';
+import type { StatusLookup } from './report-model.js';
+import { SimulatedClusters, type SimulatedClustersOptions } from './sim/cluster-sim.js';
+import type { WorkloadUsageGauge } from './usage-metrics.js';
+import type { UsageRecorder } from './usage-recorder.js';
 
 /** The part of a pino logger the agent uses, so tests can pass a plain object. */
 export interface AgentLogger {

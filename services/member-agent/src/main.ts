@@ -2,11 +2,12 @@ import type { ServiceName } from '@flotilla/catalogue';
 import { runBusService } from '@flotilla/controller';
 import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
 import { systemClock } from '@flotilla/runtime';
+import { openInformers } from '@flotilla/store';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { KubeDriver } from './kube/kube-driver.js';
-import { WorkloadUsageGauge } from './sim/usage-metrics.js';
-import { UsageRecorder } from './sim/usage-recorder.js';
+import { WorkloadUsageGauge } from './usage-metrics.js';
+import { UsageRecorder } from './usage-recorder.js';
 
 const SERVICE: ServiceName = 'member-agent';
 
@@ -27,7 +28,7 @@ await runBusService({
           })
         : undefined,
   }),
-  async open({ config, logger, registry }, { bus }) {
+  async open({ config, logger, registry, gates }, { bus }) {
     // Per replica: a metric is registered once per process.
     const usageGauge = new WorkloadUsageGauge(registry);
     // Both drivers record workload usage. The hpa-assigner sizes the stream to the longest historyLength in use; the
@@ -38,14 +39,16 @@ await runBusService({
     );
     if (!exists) await ensureMetricsStream(bus.jsm, bus, config.METRICS_MAX_AGE_MS);
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
-    return { usageGauge };
+    // The process's shared informers, each behind its readiness gate (the kube driver's; the sim driver has its own).
+    return { usageGauge, ...openInformers({ logger, registry, gates }, { bus }) };
   },
-  async run({ config, logger, registry }, { bus, kubeApi, usageGauge }) {
+  async run({ config, logger, registry }, { bus, kubeApi, usageGauge, informers }) {
     const driver = kubeApi
       ? new KubeDriver({
           clusterName: config.KUBE_CLUSTER_NAME!,
           api: kubeApi,
           bus,
+          informers,
           clock: systemClock,
           logger,
           pollMs: config.KUBE_POLL_MS,

@@ -1,7 +1,7 @@
 import { encodeJson, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { memberUsageKey, type MemberUsage } from '@flotilla/store';
-import type { BindingRef } from './sim/capacity.js';
+import type { BindingRef } from './report-model.js';
 
 /** One member workload's usage: a binding's ready pods in one cluster, in millicores together. */
 export interface BindingUsage {

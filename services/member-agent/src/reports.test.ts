@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReportBook } from './reports.js';
-import type { ClusterStatusPatch } from './sim/cluster-sim.js';
+import type { ClusterStatusPatch } from './report-model.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
 const ready: ClusterStatusPatch = {

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { isClusterHealthExpiryReason } from '@flotilla/api';
 import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
-import type { BindingRef, WorkloadReport } from './sim/capacity.js';
+import type { BindingRef, WorkloadReport } from './report-model.js';
 import type {
   ClusterCondition,
   ClusterStatusPatch,
   ClusterStatusReportedData,
   StatusLookup,
   WorkloadStatusReportedData,
-} from './sim/cluster-sim.js';
+} from './report-model.js';
 
 /** One event to publish; `commit` records it as reported, to be called once the bus acknowledged it. */
 export interface Report {

@@ -13,8 +13,8 @@ import { testBus } from '@flotilla/bus/testing';
 import { eventually, PrivatePrometheus } from '@flotilla/testkit';
 import { Registry } from 'prom-client';
 import { SimAgent, type AgentLogger } from './agent.js';
-import { WorkloadUsageGauge } from './sim/usage-metrics.js';
-import { UsageRecorder } from './sim/usage-recorder.js';
+import { WorkloadUsageGauge } from './usage-metrics.js';
+import { UsageRecorder } from './usage-recorder.js';
 
 const quiet: AgentLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const WEB = { namespace: 'default', kind: 'Deployment', name: 'web' };

@@ -3,55 +3,28 @@
 import { Health } from '@kubernetes/client-node/dist/health.js';
 import { Metrics, type PodMetricsList } from '@kubernetes/client-node/dist/metrics.js';
 import { KubernetesObjectApi } from '@kubernetes/client-node/dist/object.js';
-import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
-import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
-import { Watch } from '@kubernetes/client-node/dist/watch.js';
-import { HttpMethod, loadPooledKubeConfig, type PooledKubeConfig, RawObjectApi } from '@flotilla/kube-client';
-import { cpuMilli } from '../sim/resources.js';
-import { kubeError, statusOf, type KubeRequest } from './errors.js';
-import { MemberInformer, type ListWatchClient, type RawObject } from './informer.js';
+import {
+  isNotFound,
+  KubeApi,
+  KubeApiError,
+  KubeInformer,
+  type KubeRequest,
+  listWatchOf,
+  loadPooledKubeConfig,
+  type PooledKubeConfig,
+} from '@flotilla/kube-client';
+import { cpuMilli } from '../resources.js';
+import { kubeError } from './errors.js';
 import type { MemberClusterApi, ResourceInfo } from './kube-api.js';
-import { FIELD_MANAGER, type Manifest, type MemberRef } from './member-objects.js';
+import type { Manifest, MemberRef } from './member-objects.js';
 
-/**
- * KubernetesObjectApi for its discovery (to build watch and object paths), with the driver's requests sent raw (JSON
- * as the API server sent it, see RawObjectApi): paged lists, server-side apply and /version.
- */
-class MemberObjectApi extends KubernetesObjectApi {
-  private readonly raw = new RawObjectApi(this.configuration);
-
+/** KubernetesObjectApi for its discovery (cached per group version): where a kind is served. */
+class DiscoveryApi extends KubernetesObjectApi {
   async resourceInfo(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
     const r = await this.resource(apiVersion, kind);
     if (!r) return undefined;
     const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
     return { group: group!, version: version!, plural: r.name, namespaced: r.namespaced };
-  }
-
-  /** One page of every `kind` object, cluster-wide. */
-  async listPage(
-    apiVersion: string,
-    kind: string,
-    page: { labelSelector?: string | undefined; limit: number; continueToken?: string | undefined },
-  ): Promise<{ items?: RawObject[]; metadata?: { resourceVersion?: string; continue?: string } }> {
-    const path = await this.specUriPath({ apiVersion, kind, metadata: {} }, 'list');
-    return await this.raw.send(HttpMethod.GET, path, {
-      query: { labelSelector: page.labelSelector || undefined, limit: page.limit, continue: page.continueToken },
-    });
-  }
-
-  /** Server-side apply (forced, with `fieldManager`) of `manifest` as it is; returns the object. */
-  async serverSideApply(manifest: Manifest, fieldManager: string): Promise<RawObject> {
-    const path = await this.specUriPath(manifest as KubernetesObject, 'patch');
-    return await this.raw.send<RawObject>(HttpMethod.PATCH, path, {
-      body: manifest,
-      contentType: PatchStrategy.ServerSideApply,
-      query: { fieldManager, force: true },
-    });
-  }
-
-  /** `gitVersion` from /version (the generated VersionApi would load every generated API with it). */
-  async gitVersion(): Promise<string> {
-    return (await this.raw.send<{ gitVersion?: string }>(HttpMethod.GET, '/version')).gitVersion ?? '';
   }
 }
 
@@ -69,20 +42,23 @@ export function loadKubeConfig(kubeconfig: string | undefined): PooledKubeConfig
   return loadPooledKubeConfig(kubeconfig, 'default');
 }
 
-/** A member cluster through @kubernetes/client-node 1.x: the only way the kube driver talks to Kubernetes. */
+/** A member cluster through @flotilla/kube-client: the only way the kube driver talks to Kubernetes. */
 export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
   const kc = loadKubeConfig(opts.kubeconfig);
-  const objects = kc.makeApiClient(MemberObjectApi);
+  const api = new KubeApi(kc);
+  const discovery = kc.makeApiClient(DiscoveryApi);
   const health = new Health(kc);
   const metrics = new Metrics(kc);
-  const watcher = new Watch(kc);
   const probeTimeoutMs = opts.probeTimeoutMs ?? 5000;
   const cluster = opts.cluster;
+  /** A failed request as the agent reports it: naming the member cluster (and RBAC's rule on a 403). */
+  const memberError = (err: unknown, fallback: KubeRequest) =>
+    kubeError(cluster, err instanceof KubeApiError && err.request ? err.request : fallback, err);
 
   const resource = async (apiVersion: string, kind: string): Promise<ResourceInfo> => {
     let info: ResourceInfo | undefined;
     try {
-      info = await objects.resourceInfo(apiVersion, kind);
+      info = await discovery.resourceInfo(apiVersion, kind);
     } catch (err) {
       throw kubeError(
         cluster,
@@ -97,19 +73,13 @@ export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
     if (!info) throw new Error(`member cluster "${cluster}" does not serve ${kind} in ${apiVersion}`);
     return info;
   };
-  const requestOf = async (
-    verb: string,
-    ref: Pick<MemberRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>,
-  ): Promise<KubeRequest> => {
-    const info = await resource(ref.apiVersion, ref.kind);
-    return {
-      verb,
-      group: info.group,
-      resource: info.plural,
-      ...(info.namespaced && ref.namespace ? { namespace: ref.namespace } : {}),
-      name: ref.name,
-    };
-  };
+  const requestOf = (verb: string, info: ResourceInfo, ref: { namespace?: string; name: string }): KubeRequest => ({
+    verb,
+    group: info.group,
+    resource: info.plural,
+    ...(info.namespaced && ref.namespace ? { namespace: ref.namespace } : {}),
+    name: ref.name,
+  });
 
   return {
     async readyz() {
@@ -124,7 +94,7 @@ export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
         );
       });
       try {
-        return await Promise.race([objects.gitVersion(), timeout]);
+        return await Promise.race([api.gitVersion(), timeout]);
       } finally {
         clearTimeout(timer);
       }
@@ -132,56 +102,30 @@ export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
     resource,
     async informer(apiVersion, kind, io) {
       const info = await resource(apiVersion, kind);
-      const path = `${info.group ? `/apis/${info.group}` : '/api'}/${info.version}/${info.plural}`;
-      const client: ListWatchClient = {
-        async list({ labelSelector, limit, continueToken }) {
-          const l = await objects.listPage(apiVersion, kind, { labelSelector, limit, continueToken });
-          return {
-            items: l.items ?? [],
-            resourceVersion: l.metadata?.resourceVersion ?? '',
-            ...(l.metadata?.continue ? { continueToken: l.metadata.continue } : {}),
-          };
-        },
-        async watch(params, onEvent, done) {
-          const controller = await watcher.watch(path, params, (type, obj) => onEvent(type, obj as RawObject), done);
-          return { abort: () => controller.abort() };
-        },
-      };
-      return new MemberInformer({ ...io, cluster, client, request: { group: info.group, resource: info.plural } });
+      return new KubeInformer({
+        ...io,
+        name: io.name ?? `${apiVersion}/${kind}`,
+        server: cluster,
+        client: listWatchOf(api, info),
+        request: { group: info.group, resource: info.plural },
+        toError: (err, request) => kubeError(cluster, request, err),
+      });
     },
     async apply(manifest: Manifest) {
+      const info = await resource(manifest.apiVersion, manifest.kind);
       try {
-        return await objects.serverSideApply(manifest, FIELD_MANAGER);
+        return await api.apply(info, manifest);
       } catch (err) {
-        throw kubeError(
-          cluster,
-          await requestOf('patch', {
-            apiVersion: manifest.apiVersion,
-            kind: manifest.kind,
-            namespace: manifest.metadata.namespace ?? '',
-            name: manifest.metadata.name,
-          }),
-          err,
-        );
+        throw memberError(err, requestOf('patch', info, manifest.metadata));
       }
     },
     async remove(ref: MemberRef) {
+      const info = await resource(ref.apiVersion, ref.kind);
       try {
-        await objects.delete(
-          {
-            apiVersion: ref.apiVersion,
-            kind: ref.kind,
-            metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
-          },
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          'Background',
-        );
+        await api.delete(info, ref, { propagationPolicy: 'Background' });
       } catch (err) {
-        if (statusOf(err).code === 404) return;
-        throw kubeError(cluster, await requestOf('delete', ref), err);
+        if (isNotFound(err)) return;
+        throw memberError(err, requestOf('delete', info, ref));
       }
     },
     async podCpuMilli(namespace: string) {

@@ -1,6 +1,6 @@
 import { allocatableModelings, type ModeledNode, type ObjectMeta, type ResourceModel } from '@flotilla/api';
-import { addResources, resourcesFrom, toResourceList, ZERO, type Resources } from '../sim/resources.js';
-import type { ClusterStatusPatch } from '../sim/cluster-sim.js';
+import { addResources, resourcesFrom, toResourceList, ZERO, type Resources } from '../resources.js';
+import type { ClusterStatusPatch } from '../report-model.js';
 import type { PodView } from './workload-status.js';
 
 /** The parts of a Node the driver reads. */

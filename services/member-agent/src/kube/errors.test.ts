@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, KubeAccessError, kubeError, KubeRequestError, rbacRule } from './errors.js';
+import { isForbidden, isInvalid } from '@flotilla/kube-client';
+import { KubeAccessError, kubeError, KubeRequestError, rbacRule } from './errors.js';
 import { mapLimited, TokenBucket } from './rate-limit.js';
 
 describe('errors from the member API server', () => {
@@ -14,6 +15,7 @@ describe('errors from the member API server', () => {
       }),
     });
     expect(err).toBeInstanceOf(KubeAccessError);
+    expect(isForbidden(err)).toBe(true);
     expect(err.message).toBe(
       'member cluster "member1" forbids patch deployments.apps "web" in namespace "shop" (403 Forbidden): the agent\'s role needs the rule {apiGroups: ["apps"], resources: ["deployments"], verbs: ["patch"]} (Role or ClusterRole; see deploy/member/); the API server said: deployments.apps "web" is forbidden: User "agent" cannot patch resource "deployments"',
     );
@@ -54,19 +56,11 @@ describe('errors from the member API server', () => {
   it('other failures keep the status and the server message', () => {
     const err = kubeError('m', req, { code: 422, body: { message: 'spec.replicas: Invalid value: -1' } });
     expect(err).toBeInstanceOf(KubeRequestError);
+    expect(isInvalid(err)).toBe(true);
     expect(err.message).toBe(
       'member cluster "m": patch deployments.apps "web" in namespace "shop" failed (422): spec.replicas: Invalid value: -1',
     );
     expect(rbacRule(req)).toBe('{apiGroups: ["apps"], resources: ["deployments"], verbs: ["patch"]}');
-  });
-});
-
-describe('backoffDelay', () => {
-  it('doubles from the base up to the cap, with ±50 % jitter', () => {
-    const o = { baseMs: 500, maxMs: 30_000 };
-    expect([0, 1, 2, 3, 10].map((a) => backoffDelay(a, o, () => 0.5))).toEqual([500, 1000, 2000, 4000, 30_000]);
-    expect(backoffDelay(2, o, () => 0)).toBe(1000);
-    expect(backoffDelay(2, o, () => 0.999999)).toBe(3000);
   });
 });
 

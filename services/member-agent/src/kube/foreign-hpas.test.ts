@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foreignHpasOf, memberObjectView } from './kube-driver.js';
+import { foreignHpasOf, memberObjectView } from './observe.js';
 import { MemberMarks } from './member-objects.js';
 
 const HPA = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' };

@@ -1,14 +1,20 @@
-import type { KindDefinition } from '@flotilla/api';
-import type { MemberInformer, MemberInformerOptions, RawObject } from './informer.js';
+import type { KubeInformer, KubeInformerOptions, RawObject, ResourceInfo } from '@flotilla/kube-client';
 import type { Manifest, MemberRef } from './member-objects.js';
 
-/** A resource's place in the API, from discovery. */
-/** Where a kind's objects are served: group, version, plural resource name (e.g. deployments), namespaced. */
-export type ResourceInfo = Pick<KindDefinition, 'group' | 'version' | 'plural' | 'namespaced'>;
+export type { ResourceInfo };
 
 /**
- * What the kube driver does with a member cluster's API server. Implemented over @kubernetes/client-node by
- * `client-node-api.ts`; every error it throws names the request (KubeAccessError on 401 / 403).
+ * What the driver gives each member informer; the API layer adds the client, the request and the cluster. `name`
+ * (metrics and readiness) is `<apiVersion>/<kind>` unless given.
+ */
+export type MemberInformerOptions<T> = Omit<
+  KubeInformerOptions<T>,
+  'client' | 'request' | 'server' | 'toError' | 'name'
+> & { name?: string };
+
+/**
+ * What the kube driver does with a member cluster's API server. Implemented over @flotilla/kube-client by
+ * `client-node-api.ts`; every error it throws names the request and the cluster (KubeAccessError on 401 / 403).
  */
 export interface MemberClusterApi {
   /** `/readyz` (Karmada: 200 is healthy, any other answer unhealthy); rejects when the server does not answer. */
@@ -17,11 +23,7 @@ export interface MemberClusterApi {
   version(): Promise<string>;
   resource(apiVersion: string, kind: string): Promise<ResourceInfo>;
   /** An informer (list + watch) over one kind, cluster-wide; not started. */
-  informer<T>(
-    apiVersion: string,
-    kind: string,
-    opts: Omit<MemberInformerOptions<T>, 'client' | 'cluster' | 'request'>,
-  ): Promise<MemberInformer<T>>;
+  informer<T>(apiVersion: string, kind: string, opts: MemberInformerOptions<T>): Promise<KubeInformer<T>>;
   /** Server-side apply with field manager `flotilla` (forced: what Flotilla applies is Flotilla's); returns the object. */
   apply(manifest: Manifest): Promise<RawObject>;
   /** Deletes an object (background propagation); a missing one is not an error. */

@@ -7,9 +7,10 @@ import { systemClock } from '@flotilla/runtime';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import { startKubeCluster, type KubeCluster } from '@flotilla/testkit/kube';
+import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { AgentLogger } from '../agent.js';
-import type { ClusterStatusReportedData, WorkloadStatusReportedData } from '../sim/cluster-sim.js';
+import type { ClusterStatusReportedData, WorkloadStatusReportedData } from '../report-model.js';
 import { clientNodeApi } from './client-node-api.js';
 import { KubeDriver } from './kube-driver.js';
 
@@ -109,7 +110,13 @@ describe('KubeDriver against a real member control plane', () => {
   const drivers: KubeDriver[] = [];
 
   const driver = (
-    opts: { kubeconfig?: string; logger?: AgentLogger; failureThresholdMs?: number; resyncMs?: number } = {},
+    opts: {
+      kubeconfig?: string;
+      logger?: AgentLogger;
+      failureThresholdMs?: number;
+      resyncMs?: number;
+      registry?: Registry;
+    } = {},
   ) => {
     const d = new KubeDriver({
       clusterName: CLUSTER,
@@ -126,6 +133,7 @@ describe('KubeDriver against a real member control plane', () => {
       successThresholdMs: 1500,
       resyncMs: opts.resyncMs ?? 2000,
       metricsPeriodMs: 1000,
+      ...(opts.registry ? { registry: opts.registry } : {}),
     });
     drivers.push(d);
     return d;
@@ -444,7 +452,7 @@ describe('KubeDriver against a real member control plane', () => {
     }
   });
 
-  it('runs with exactly the deploy/member/ ClusterRole; with one verb removed the error names it and its rule', async () => {
+  it('runs with exactly the deploy/member/ ClusterRole; with one verb removed the error names it and its rule, and the reconcile fails with a Warning event on the binding', async () => {
     const ns = 'kd-rbac';
     const role = readFileSync(join(deployMember, 'clusterrole.yaml'), 'utf8');
     const bind = (user: string, roleName: string) =>
@@ -478,9 +486,11 @@ describe('KubeDriver against a real member control plane', () => {
     onTestFailed(() =>
       console.log(allowedLog.lines.map((l) => `${l.level} ${l.msg} ${JSON.stringify(l.obj)}`).join('\n')),
     );
+    const allowedRegistry = new Registry();
     const allowed = driver({
       kubeconfig: await cluster.userKubeconfig({ name: 'flotilla-agent' }),
       logger: allowedLog,
+      registry: allowedRegistry,
     });
     await allowed.start();
     await eventually(
@@ -491,6 +501,9 @@ describe('KubeDriver against a real member control plane', () => {
     expect((await getJson(cluster, ['deployment', 'web', '-n', ns]))!.spec.replicas).toBe(1);
     expect(await lastWorkload(bus, 'cfg-configmap')).toMatchObject({ applied: true });
     expect((await clusterReports(bus)).at(-1)!.statusPatch.resourceSummary).toBeDefined();
+    expect(await allowedRegistry.metrics()).toMatch(
+      /flotilla_reconcile_total\{controller="kube-member",result="success"\} [1-9]/,
+    );
     await allowed.stop();
 
     // A new ConfigMap to apply, as a user whose role lacks `patch` on configmaps.
@@ -498,7 +511,12 @@ describe('KubeDriver against a real member control plane', () => {
     await store.apply(cfg2);
     await store.apply(binding(cfg2, [{ name: CLUSTER }]));
     const log = recordingLogger();
-    const refused = driver({ kubeconfig: await cluster.userKubeconfig({ name: 'flotilla-agent-2' }), logger: log });
+    const registry = new Registry();
+    const refused = driver({
+      kubeconfig: await cluster.userKubeconfig({ name: 'flotilla-agent-2' }),
+      logger: log,
+      registry,
+    });
     await refused.start();
     const r = await eventually(
       async () => {
@@ -512,5 +530,32 @@ describe('KubeDriver against a real member control plane', () => {
       `member cluster "${CLUSTER}" forbids patch configmaps "cfg2" in namespace "${ns}" (403 Forbidden): the agent's role needs the rule {apiGroups: [""], resources: ["configmaps"], verbs: ["patch"]}`,
     );
     expect(log.lines.some((l) => String(l.obj.err).includes('verbs: ["patch"]'))).toBe(true);
+    // The refused write failed the controller's reconcile: counted on the agent's /metrics under its name, retried
+    // with backoff, and a Warning event on the binding (the status writer folds it into the binding's events).
+    const failures = await eventually(
+      async () => {
+        const got = await reports<{ controller: string; kubeEvent: { type: string; reason: string; message: string } }>(
+          bus,
+          'ResourceBinding',
+          'cfg2-configmap',
+          'ReconcileFailed',
+        );
+        return got.length >= 2 ? got : undefined;
+      },
+      20_000,
+      'a Warning event on the binding for each failed try, the second after a backoff',
+    );
+    expect(failures[0]).toMatchObject({
+      controller: 'kube-member',
+      kubeEvent: {
+        type: 'Warning',
+        reason: 'ApplyFailed',
+        message: expect.stringContaining('forbids patch configmaps "cfg2"'),
+      },
+    });
+    const metrics = await registry.metrics();
+    expect(metrics).toMatch(/flotilla_reconcile_total\{controller="kube-member",result="error"\} [1-9]/);
+    // The binding whose writes succeed gets no such event.
+    expect(await reports(bus, 'ResourceBinding', 'cfg-configmap', 'ReconcileFailed')).toEqual([]);
   }, 90_000);
 });

@@ -1,72 +1,57 @@
-import {
-  type ClusterSpec,
-  type Condition,
-  effectiveResourceModels,
-  type ForeignHorizontalPodAutoscaler,
-  type ObjectMeta,
-  type ResourceModel,
-} from '@flotilla/api';
-import { publishEvent, type Bus } from '@flotilla/bus';
+import { type ClusterSpec, effectiveResourceModels, type ResourceModel } from '@flotilla/api';
+import { type Bus, publishEvent } from '@flotilla/bus';
+import { Controllers } from '@flotilla/catalogue';
+import { type Controller, defineController, type InvolvesObjects } from '@flotilla/controller';
+import { type KubeInformer, statusOf } from '@flotilla/kube-client';
 import type { Clock } from '@flotilla/runtime';
-import { Informer, type InformerEvent, type StatusRecord, type StoredObject } from '@flotilla/store';
+import { type Informer, Informers, objectKey, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
-import { withoutPlacement, type AgentLogger } from '../agent.js';
+import { type AgentLogger, withoutPlacement } from '../agent.js';
 import { ClusterLeases } from '../cluster-lease.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
-import { MemberUsageWriter, type BindingUsage } from '../member-usage.js';
-import { bindingKey, readyReasonIsExpiry, ReportBook, targetClusterNames, type Report } from '../reports.js';
-import { unreachableWorkloadReport, type BindingRef, type WorkloadReport } from '../sim/capacity.js';
+import { type BindingUsage, MemberUsageWriter } from '../member-usage.js';
 import {
-  foreignHpasField,
+  type BindingRef,
   type ClusterStatusPatch,
   type StatusLookup,
+  unreachableWorkloadReport,
+  type WorkloadReport,
   type WorkloadUsage,
-} from '../sim/cluster-sim.js';
-import type { WorkloadUsageGauge } from '../sim/usage-metrics.js';
-import type { UsageRecorder } from '../sim/usage-recorder.js';
+} from '../report-model.js';
+import { bindingKey, type Report, ReportBook, readyReasonIsExpiry, targetClusterNames } from '../reports.js';
+import type { UsageRecorder } from '../usage-recorder.js';
+import type { WorkloadUsageGauge } from '../usage-metrics.js';
 import {
-  kubeClusterStatus,
+  type KubeNode,
+  type KubePod,
+  type NodeView,
   nodeView,
+  type ProbeHistory,
   podRequest,
   podView,
   probed,
-  readiness,
-  type KubeNode,
   type Readiness,
-  type KubePod,
-  type NodeView,
-  type ProbeHistory,
+  readiness,
 } from './cluster-status.js';
-import { statusOf } from './errors.js';
-import type { MemberInformer, RawObject } from './informer.js';
 import type { MemberClusterApi } from './kube-api.js';
-import { kubeDriverMetrics } from './kube-metrics.js';
+import { type DesiredObject, desiredMemberObjects, formatBindingRef } from './member-objects.js';
+import { DEFAULT_WRITE_LIMITS, type FailedWrite, MemberWriter, type WriteLimits } from './member-writer.js';
 import {
-  desiredMemberObjects,
-  formatBindingRef,
-  memberKey,
-  MemberMarks,
-  planApply,
-  type ApplyAction,
-  type DesiredObject,
-  type Manifest,
-} from './member-objects.js';
-import { mapLimited, TokenBucket } from './rate-limit.js';
-import {
-  notAppliedReport,
-  plainObjectReport,
-  selectorMatches,
-  readyPodsCpuMilli,
-  workloadReportFrom,
-  type MemberObjectView,
-  type PodView,
-} from './workload-status.js';
+  HPA_KIND,
+  type KindRef,
+  kindKey,
+  memberObjectView,
+  observeCluster,
+  observeWorkloads,
+  planMemberWrites,
+} from './observe.js';
+import { mapLimited } from './rate-limit.js';
+import type { MemberObjectView, PodView } from './workload-status.js';
 
-/** A kind the agent applies, by apiVersion and kind. */
-export interface KindRef {
-  apiVersion: string;
-  kind: string;
-}
+export { foreignHpasOf, type KindRef, memberObjectView } from './observe.js';
+
+/** The controller's name: the `controller` label of its metrics, the source of its events. */
+export const KUBE_MEMBER_CONTROLLER = Controllers.kubeMember;
 
 /**
  * Kinds watched from the start, whether or not a binding asks for one now: what Flotilla created of them is found
@@ -81,6 +66,15 @@ export const DEFAULT_MANAGED_KINDS: readonly KindRef[] = [
   { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
 ];
 
+/** The driver's defaults, defined once. */
+export const KUBE_DRIVER_DEFAULTS = Object.freeze({
+  resyncMs: 30_000,
+  metricsPeriodMs: 15_000,
+  writes: DEFAULT_WRITE_LIMITS,
+  /** A failed reconcile (a write the member cluster refused) is retried after this, doubled per failure. */
+  backoff: Object.freeze({ baseMs: 500, maxMs: 30_000 }),
+});
+
 export interface KubeDriverOptions {
   /** The Cluster object (cluster.karmada.io/v1alpha1) this agent speaks for. */
   clusterName: string;
@@ -88,6 +82,11 @@ export interface KubeDriverOptions {
   bus: Bus;
   clock: Clock;
   logger: AgentLogger;
+  /**
+   * The process's shared informers (runBusService's `openInformers`: each closes its readiness gate while its cache
+   * cannot be trusted); informers of the driver's own when unset.
+   */
+  informers?: Informers;
   /** How often `/readyz` is probed while the cluster answers (KUBE_POLL_MS; Karmada's status update frequency). */
   pollMs: number;
   /** How often the cluster's lease is renewed at most, after a probe (CLUSTER_LEASE_RENEW_MS, default 10 s). */
@@ -101,11 +100,13 @@ export interface KubeDriverOptions {
   /** How often pod CPU usage is read from metrics.k8s.io (default 15 s, the HPA controller's sync period). */
   metricsPeriodMs?: number;
   /** client-go's write rate limit (KUBE_API_QPS / KUBE_API_BURST) and how many writes are in flight at once. */
-  writes?: { qps: number; burst: number; concurrency: number };
+  writes?: WriteLimits;
+  /** First retry after a reconcile whose writes failed, doubled per failure up to maxMs. */
+  backoff?: { baseMs: number; maxMs: number };
   managedKinds?: readonly KindRef[];
   /** How long each watch asks the API server to keep it open before resuming (KUBE_WATCH_TIMEOUT_SECONDS). */
   watchTimeoutSeconds?: number;
-  /** The service's registry: the cluster's readiness and capacity are reported there. */
+  /** The service's registry: the cluster's readiness and capacity, the controller's and informers' metrics. */
   registry?: Registry;
   /** Exposes each workload's CPU usage in this cluster (as the sim driver does). */
   usageGauge?: WorkloadUsageGauge;
@@ -114,136 +115,67 @@ export interface KubeDriverOptions {
   random?: () => number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How long a new informer's first list may take before reconciling goes on without it (its objects wait). */
 const FIRST_SYNC_WAIT_MS = 10_000;
 /** Reports published at once, awaiting their acks (see `publish`). */
 const REPORTS_IN_FLIGHT = 64;
 const resourceModelsOf = (cluster: StoredObject) => (cluster.spec as ClusterSpec | undefined)?.resourceModels;
-const kindKey = (k: KindRef) => `${k.apiVersion}/${k.kind}`;
+const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
 
-/** What the driver keeps of an object of a kind it applies (the informers' transform). */
-export function memberObjectView(k: KindRef, raw: RawObject): MemberObjectView {
-  const md = (raw.metadata ?? {}) as Partial<
-    Pick<ObjectMeta, 'name' | 'namespace' | 'annotations' | 'generation' | 'deletionTimestamp'>
-  >;
-  const view: MemberObjectView = {
-    ref: { apiVersion: k.apiVersion, kind: k.kind, namespace: md.namespace ?? '', name: md.name ?? '' },
-  };
-  const binding = md.annotations?.[MemberMarks.binding];
-  // Someone else's object: only its name is kept, to see a conflict; of an HPA also what it scales, within which
-  // limits (an autoscaler of Flotilla's aimed at the same workload has an owner conflict).
-  if (binding === undefined) {
-    if (k.kind === 'HorizontalPodAutoscaler') {
-      const spec = (raw.spec ?? {}) as Record<string, unknown>;
-      const target = (spec.scaleTargetRef ?? {}) as Record<string, unknown>;
-      if (typeof target.kind === 'string' && typeof target.name === 'string')
-        view.hpa = {
-          target: {
-            kind: target.kind,
-            name: target.name,
-            ...(typeof target.apiVersion === 'string' ? { apiVersion: target.apiVersion } : {}),
-          },
-          ...(typeof spec.minReplicas === 'number' ? { minReplicas: spec.minReplicas } : {}),
-          ...(typeof spec.maxReplicas === 'number' ? { maxReplicas: spec.maxReplicas } : {}),
-        };
-    }
-    return view;
-  }
-  view.binding = binding;
-  const hash = md.annotations?.[MemberMarks.appliedHash];
-  if (hash) view.appliedHash = hash;
-  if (md.deletionTimestamp) view.deleting = true;
-  if (md.generation !== undefined) view.generation = md.generation;
-  const spec = (raw.spec ?? {}) as {
-    replicas?: number;
-    selector?: { matchLabels?: Record<string, string> };
-    minReplicas?: number;
-    maxReplicas?: number;
-    scaleTargetRef?: { kind?: string; name?: string };
-  };
-  if (typeof spec.replicas === 'number') view.replicas = spec.replicas;
-  if (spec.selector?.matchLabels) view.selector = spec.selector.matchLabels;
-  const status = (raw.status ?? {}) as Record<string, unknown>;
-  if (k.kind === 'HorizontalPodAutoscaler') {
-    const metrics = (status.currentMetrics ?? []) as Array<{
-      type?: string;
-      resource?: { name?: string; current?: { averageUtilization?: number } };
-    }>;
-    const cpu = metrics.find((m) => m.type === 'Resource' && m.resource?.name === 'cpu')?.resource?.current
-      ?.averageUtilization;
-    view.hpa = {
-      ...(spec.minReplicas !== undefined ? { minReplicas: spec.minReplicas } : {}),
-      ...(spec.maxReplicas !== undefined ? { maxReplicas: spec.maxReplicas } : {}),
-      ...(spec.scaleTargetRef ? { target: { ...spec.scaleTargetRef } } : {}),
-      ...(typeof status.currentReplicas === 'number' ? { currentReplicas: status.currentReplicas } : {}),
-      ...(typeof status.desiredReplicas === 'number' ? { desiredReplicas: status.desiredReplicas } : {}),
-      ...(cpu !== undefined ? { cpuUtilization: cpu } : {}),
-    };
-  } else if (view.replicas !== undefined) {
-    const conditions = (status.conditions ?? []) as Array<Pick<Condition, 'type' | 'status' | 'reason'>>;
-    const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-    view.status = {
-      ...(num(status.observedGeneration) !== undefined ? { observedGeneration: num(status.observedGeneration) } : {}),
-      ...(num(status.replicas) !== undefined ? { replicas: num(status.replicas) } : {}),
-      ...(num(status.readyReplicas) !== undefined ? { readyReplicas: num(status.readyReplicas) } : {}),
-      ...(num(status.availableReplicas) !== undefined ? { availableReplicas: num(status.availableReplicas) } : {}),
-      ...(num(status.updatedReplicas) !== undefined ? { updatedReplicas: num(status.updatedReplicas) } : {}),
-      ...(conditions.length
-        ? {
-            conditions: conditions.map((c) => ({
-              type: c.type,
-              status: c.status,
-              ...(c.reason ? { reason: c.reason } : {}),
-            })),
-          }
-        : {}),
-    };
-  }
-  return view;
-}
+/**
+ * Writes to the member cluster failed in a reconcile: the kit retries it with backoff and records a Warning event
+ * (reason ApplyFailed) on each binding whose object was refused, with the member API server's words.
+ */
+export class MemberWriteError extends Error implements InvolvesObjects {
+  override readonly name = 'MemberWriteError';
+  readonly reason = 'ApplyFailed';
+  readonly involvedObjects: InvolvesObjects['involvedObjects'];
 
-/** The HorizontalPodAutoscalers Flotilla did not create (no binding annotation), as a Cluster's status lists them. */
-export function foreignHpasOf(views: Iterable<MemberObjectView>): ForeignHorizontalPodAutoscaler[] {
-  const out: ForeignHorizontalPodAutoscaler[] = [];
-  for (const v of views) {
-    const target = v.hpa?.target;
-    if (v.binding !== undefined || !target?.kind || !target.name) continue;
-    out.push({
-      namespace: v.ref.namespace,
-      name: v.ref.name,
-      scaleTargetRef: {
-        ...(target.apiVersion ? { apiVersion: target.apiVersion } : {}),
-        kind: target.kind,
-        name: target.name,
-      },
-      ...(v.hpa!.minReplicas !== undefined ? { minReplicas: v.hpa!.minReplicas } : {}),
-      ...(v.hpa!.maxReplicas !== undefined ? { maxReplicas: v.hpa!.maxReplicas } : {}),
-    });
+  constructor(
+    readonly cluster: string,
+    readonly failures: readonly FailedWrite[],
+  ) {
+    super(
+      `member cluster "${cluster}": ${failures.length} write${failures.length === 1 ? '' : 's'} failed: ${failures[0]?.message}`,
+    );
+    this.involvedObjects = failures.flatMap((f) =>
+      f.binding
+        ? [{ kind: f.binding.kind, namespace: f.binding.namespace, name: f.binding.name, message: f.message }]
+        : [],
+    );
   }
-  return out;
 }
 
 /**
  * The `kube` driver: one agent per real member cluster. It probes the API server (`/readyz`, version), keeps
  * informers on nodes, pods, namespaces and the kinds it applies, applies what the bindings assign to its cluster by
  * server-side apply, removes what is no longer assigned, and reports the Cluster's status and each binding's
- * workload the way the sim driver does (through the same ReportBook). Reconcile is level-triggered: every change on
- * either side, and a periodic resync, run the same `reconcile`.
+ * workload the way the sim driver does (through the same ReportBook).
+ *
+ * A controller of the kit (KUBE_MEMBER_CONTROLLER) with one key, its Cluster: every change on either side (the
+ * process's shared informers on the bindings, their templates and statuses and the Clusters; the member informers),
+ * a change of readiness and a periodic resync queue it, and one reconcile does the whole cluster: plan
+ * (planMemberWrites), write (MemberWriter), observe (observeWorkloads, observeCluster), publish. Writes that fail are
+ * reported in the bindings' status, and the reconcile then fails with a MemberWriteError: retried with backoff, a
+ * Warning event on each binding concerned, `flotilla_reconcile_total{controller="kube-member",result="error"}`.
  */
 export class KubeDriver {
   private readonly book = new ReportBook('flotilla/member-agent/kube');
   private readonly metrics: ClusterMetrics;
-  private readonly counters: ReturnType<typeof kubeDriverMetrics>;
-  private readonly bindings = new Map<string, Informer<StoredObject>>();
+  private readonly registry: Registry;
+  private readonly informers: Informers;
+  private readonly bindings: Array<Informer<StoredObject>>;
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
-  private readonly templates = new Map<string, Informer<StoredObject>>();
   /** The Clusters' resource models (`spec.resourceModels`): this cluster's grade its nodes in the status. */
   private readonly clusterModels: Informer<ResourceModel[] | undefined>;
-  private nodes: MemberInformer<NodeView> | undefined;
-  private pods: MemberInformer<PodView> | undefined;
-  private namespaces: MemberInformer<string> | undefined;
-  private readonly managed = new Map<string, MemberInformer<MemberObjectView>>();
+  /** The template informers followed so far, by kind, with their subscriptions. */
+  private readonly templates = new Map<string, { informer: Informer<StoredObject>; unsubscribe(): void }>();
+  private readonly controller: Controller;
+  private readonly key: string;
+  private nodes: KubeInformer<NodeView> | undefined;
+  private pods: KubeInformer<PodView> | undefined;
+  private namespaces: KubeInformer<string> | undefined;
+  private readonly managed = new Map<string, KubeInformer<MemberObjectView>>();
   /** Kinds a binding asks for that the member cluster does not serve (or refused to list), with why. */
   private readonly unservedKinds = new Map<string, string>();
   private history: ProbeHistory = {};
@@ -256,146 +188,127 @@ export class KubeDriver {
   private version: string | undefined;
   private lastPatch: ClusterStatusPatch | undefined;
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
-  private readonly writeErrors = new Map<string, string>();
-  private readonly bucket: TokenBucket;
-  private readonly writes: { qps: number; burst: number; concurrency: number };
+  private readonly writeErrors = new Map<string, FailedWrite>();
+  private readonly writer: MemberWriter;
   private podCpu = new Map<string, Map<string, number> | undefined>();
   private lastMetricsMs: number | undefined;
   /** The last metrics.k8s.io error per namespace: logged when it changes, not every period. */
   private readonly metricsErrors = new Map<string, string>();
   private stopped = false;
   private probeTimer: NodeJS.Timeout | undefined;
-  private resyncTimer: NodeJS.Timeout | undefined;
-  private kickTimer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
   private probing: Promise<void> | undefined;
-  private dirty = false;
   private readonly leases: ClusterLeases;
   private readonly usageWriter: MemberUsageWriter;
   /** Whether a reconcile got its reports out: the lease is renewed only from then on (not by an agent stuck before). */
   private posted = false;
   /** The last lease renewal error, logged when it changes rather than every probe. */
   private leaseError: string | undefined;
-  /** How many writes the driver sent (applies and deletes), for tests and the benchmark. */
-  writesSent = 0;
+  /** Settles when the first reconcile ended (what `start` waits for, not the passes its own writes queue). */
+  private firstPass: Promise<void>;
+  private firstPassDone!: () => void;
 
   constructor(private readonly opts: KubeDriverOptions) {
-    const registry = opts.registry ?? new Registry();
-    this.metrics = ClusterMetrics.of(registry);
-    this.counters = kubeDriverMetrics(registry);
+    this.registry = opts.registry ?? new Registry();
+    this.firstPass = new Promise((r) => {
+      this.firstPassDone = r;
+    });
+    this.metrics = ClusterMetrics.of(this.registry);
     for (const [name, v] of [
       ['pollMs', opts.pollMs],
       ['failureThresholdMs', opts.failureThresholdMs],
       ['successThresholdMs', opts.successThresholdMs],
     ] as const)
       if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name}: expected an integer >= 0, got ${v}`);
-    this.writes = opts.writes ?? { qps: 50, burst: 100, concurrency: 8 };
-    this.bucket = new TokenBucket(this.writes.qps, this.writes.burst);
+    this.writer = new MemberWriter({
+      cluster: opts.clusterName,
+      api: opts.api,
+      limits: opts.writes ?? KUBE_DRIVER_DEFAULTS.writes,
+      logger: opts.logger,
+      registry: this.registry,
+    });
     this.leases = new ClusterLeases({
       bus: opts.bus,
       clock: opts.clock,
       driver: 'kube',
       renewIntervalMs: opts.leaseRenewMs,
     });
-    this.clusterModels = new Informer({
-      bus: opts.bus,
-      bucket: 'objects',
-      kind: 'Cluster',
-      onEvent: () => this.kick(),
-      projection: { name: 'resourceModels', project: resourceModelsOf },
-    });
     this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
+    this.informers = opts.informers ?? new Informers({ bus: opts.bus, registry: this.registry });
+    this.key = objectKey({ kind: 'Cluster', name: opts.clusterName });
+    this.bindings = BINDING_KINDS.map((kind) =>
+      this.informers.objects(kind, { name: 'withoutPlacement', project: withoutPlacement }),
+    );
+    for (const kind of ['Cluster', ...BINDING_KINDS]) this.statuses.set(kind, this.informers.status(kind));
+    this.clusterModels = this.informers.objects('Cluster', { name: 'resourceModels', project: resourceModelsOf });
+    const clusterStatus = this.statuses.get('Cluster')!;
+    const backoff = opts.backoff ?? KUBE_DRIVER_DEFAULTS.backoff;
+    this.controller = defineController({
+      name: KUBE_MEMBER_CONTROLLER,
+      watches: [
+        { source: this.clusterModels, onChange: (_e, c) => c.enqueue(this.key) },
+        ...this.bindings.map((source) => ({ source, onChange: () => this.kick() })),
+        // Read for what was reported already (after a restart); only the Cluster's own status asks for a pass.
+        ...BINDING_KINDS.map((kind) => ({ source: this.statuses.get(kind)!, onChange: () => undefined })),
+        {
+          source: clusterStatus,
+          // The scheduler set this cluster Ready=Unknown (this agent was cut off): report again at once.
+          onChange: (e) => {
+            if (e.type !== 'upsert' || e.key !== this.key) return;
+            if (readyReasonIsExpiry(this.statusOf('Cluster', undefined, this.cluster))) this.kick();
+          },
+        },
+      ],
+      keys: () => [this.key],
+      reconcile: () => this.reconcile().finally(this.firstPassDone),
+      resyncMs: opts.resyncMs ?? KUBE_DRIVER_DEFAULTS.resyncMs,
+      resyncSpread: false,
+      baseBackoffMs: backoff.baseMs,
+      maxBackoffMs: backoff.maxMs,
+      logger: opts.logger,
+      registry: this.registry,
+      failureEvents: { publish: (e) => publishEvent(opts.bus, e), objectOf: refFromKey },
+    });
   }
 
   private get cluster(): string {
     return this.opts.clusterName;
   }
 
-  /** Fills the caches, probes and reconciles once, then follows changes until `stop`. */
+  /** How many writes the driver sent (applies and deletes), for tests and the benchmark. */
+  get writesSent(): number {
+    return this.writer.sent;
+  }
+
+  /** Probes, fills the caches and reconciles once, then follows changes until `stop`. */
   async start(): Promise<void> {
     this.metrics.report(() => (this.lastPatch ? [[this.cluster, this.lastPatch]] : []));
-    for (const kind of ['ResourceBinding', 'ClusterResourceBinding'])
-      this.bindings.set(
-        kind,
-        new Informer<StoredObject>({
-          bus: this.opts.bus,
-          bucket: 'objects',
-          kind,
-          onEvent: () => this.kick(),
-          projection: { name: 'withoutPlacement', project: withoutPlacement },
-        }),
-      );
-    for (const kind of ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'])
-      this.statuses.set(
-        kind,
-        new Informer<StatusRecord<Record<string, unknown>>>({
-          bus: this.opts.bus,
-          bucket: 'status',
-          kind,
-          // The scheduler set this cluster Ready=Unknown (this agent was cut off): report again at once.
-          ...(kind === 'Cluster' && {
-            onEvent: (e: InformerEvent<StatusRecord<Record<string, unknown>>>) => {
-              if (e.type === 'upsert' && e.ref.name === this.cluster && readyReasonIsExpiry(e.value.status))
-                this.kick();
-            },
-          }),
-        }),
-      );
-    await Promise.all([...this.bindings.values(), ...this.statuses.values(), this.clusterModels].map((i) => i.start()));
     await this.probe();
-    await this.reconcileNow();
+    await this.controller.start();
+    await this.firstPass;
     this.scheduleProbe(this.opts.pollMs);
-    this.scheduleResync();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.metrics.forget();
-    for (const t of [this.probeTimer, this.resyncTimer, this.kickTimer]) if (t) clearTimeout(t);
+    if (this.probeTimer) clearTimeout(this.probeTimer);
     await this.probing?.catch(() => undefined);
-    await this.running?.catch(() => undefined);
-    for (const i of [...this.bindings.values(), ...this.statuses.values(), ...this.templates.values()]) i.stop();
-    this.clusterModels.stop();
+    await this.controller.stop();
+    for (const t of this.templates.values()) t.unsubscribe();
+    this.templates.clear();
     await Promise.all([this.nodes, this.pods, this.namespaces, ...this.managed.values()].map((i) => i?.stop()));
     this.opts.usageGauge?.update([]);
   }
 
   /** Runs one reconcile now (after any running one) and waits for it. */
   async reconcileNow(): Promise<void> {
-    while (this.running) await this.running.catch(() => undefined);
-    this.running = this.reconcile().finally(() => {
-      this.running = undefined;
-    });
-    await this.running;
+    this.controller.enqueue(this.key);
+    await this.controller.idle();
   }
 
-  /** Something changed: reconcile soon (changes arriving together are folded into one pass). */
+  /** Something changed: reconcile (changes arriving while one runs are folded into one more pass). */
   private kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.dirty = true;
-      return;
-    }
-    if (this.kickTimer) return;
-    this.kickTimer = setTimeout(() => {
-      this.kickTimer = undefined;
-      this.reconcileNow()
-        .catch((err: unknown) => this.opts.logger.error({ err, cluster: this.cluster }, 'reconcile failed; retrying'))
-        .finally(() => {
-          if (this.dirty) {
-            this.dirty = false;
-            this.kick();
-          }
-        });
-    }, 20);
-  }
-
-  private scheduleResync(): void {
-    if (this.stopped) return;
-    this.resyncTimer = setTimeout(() => {
-      this.kick();
-      this.scheduleResync();
-    }, this.opts.resyncMs ?? 30_000);
+    if (!this.stopped) this.controller.enqueue(this.key);
   }
 
   private scheduleProbe(ms: number): void {
@@ -453,13 +366,14 @@ export class KubeDriver {
     }
   }
 
-  /** What every member informer is given: changes kick a reconcile, errors probe, expiries are logged and counted. */
+  /** What every member informer is given: changes queue a reconcile, errors probe, expiries are logged. */
   private informerOptions(what: string) {
     return {
+      name: what,
+      registry: this.registry,
       onChange: () => this.kick(),
       onError: (err: Error) => this.onInformerError(what, err),
       onExpired: (resourceVersion: string) => {
-        this.counters.watchExpired.inc({ cluster: this.cluster, resource: what });
         this.opts.logger.info(
           { cluster: this.cluster, informer: what, resourceVersion },
           'member watch expired (410 Gone); listing again',
@@ -474,6 +388,11 @@ export class KubeDriver {
   private onInformerError(what: string, err: Error): void {
     this.opts.logger.warn({ err: err.message, cluster: this.cluster, informer: what }, 'member informer failed');
     if (!this.probing) void this.probe();
+  }
+
+  /** The member API server answers again: informers waiting out their backoff list at once. */
+  private wakeInformers(): void {
+    for (const i of [this.nodes, this.pods, this.namespaces, ...this.managed.values()]) i?.retryNow();
   }
 
   /**
@@ -504,18 +423,13 @@ export class KubeDriver {
     return true;
   }
 
-  /** The member API server answers again: informers waiting out their backoff list at once. */
-  private wakeInformers(): void {
-    for (const i of [this.nodes, this.pods, this.namespaces, ...this.managed.values()]) i?.retryNow();
-  }
-
   /** Starts watching a kind the agent applies; resolves once its first list is in (or it failed). */
-  private async watchKind(k: KindRef): Promise<MemberInformer<MemberObjectView> | undefined> {
+  private async watchKind(k: KindRef): Promise<KubeInformer<MemberObjectView> | undefined> {
     const key = kindKey(k);
     const have = this.managed.get(key);
     // Waited for once, when it starts: a kind that cannot be listed must not hold up every later reconcile.
     if (have) return have;
-    let informer: MemberInformer<MemberObjectView>;
+    let informer: KubeInformer<MemberObjectView>;
     try {
       informer = await this.opts.api.informer<MemberObjectView>(k.apiVersion, k.kind, {
         project: (raw) => memberObjectView(k, raw),
@@ -533,9 +447,9 @@ export class KubeDriver {
   }
 
   private templateLookup = (ref: { kind: string; namespace: string; name: string }) =>
-    this.templates.get(ref.kind)?.get(ref);
+    this.templates.get(ref.kind)?.informer.get(ref);
 
-  /** Starts following the templates of every kind a binding names (the objects bucket holds them by kind). */
+  /** Starts following the templates of every kind a binding names (the shared informer of that kind's objects). */
   private async followTemplates(bindings: readonly StoredObject[]): Promise<void> {
     const kinds = new Set<string>();
     for (const b of bindings) {
@@ -544,14 +458,10 @@ export class KubeDriver {
     }
     await Promise.all(
       [...kinds].map(async (kind) => {
-        const i = new Informer<StoredObject>({
-          bus: this.opts.bus,
-          bucket: 'objects',
-          kind,
-          onEvent: () => this.kick(),
-        });
-        this.templates.set(kind, i);
-        await i.start();
+        const informer = this.informers.objects(kind) as Informer<StoredObject>;
+        const sub = informer.subscribe(() => this.kick());
+        this.templates.set(kind, { informer, unsubscribe: () => sub.unsubscribe() });
+        await sub.synced;
       }),
     );
   }
@@ -559,18 +469,26 @@ export class KubeDriver {
   private statusOf: StatusLookup = (kind, namespace, name) =>
     this.statuses.get(kind)?.get({ kind, namespace, name })?.status;
 
+  /**
+   * The whole cluster, once: 1. what the bindings assign here; 2. readiness decides whether to look at all; 3. plan
+   * and write; 4. observe the workloads and the cluster; 5. publish the reports and usage; 6. fail (for a retry and
+   * the bindings' Warning events) if a write failed.
+   */
   private async reconcile(): Promise<void> {
     if (this.stopped) return;
-    const bindings = [...this.bindings.values()].flatMap((i) => i.values());
+    // 1. Desired.
+    const bindings = this.bindings.flatMap((i) => i.values());
     await this.followTemplates(bindings);
     const desired = desiredMemberObjects({ cluster: this.cluster, bindings, template: this.templateLookup });
     const nowMs = this.opts.clock.now().getTime();
+    // 2. Readiness.
     const ready = readiness(this.history, nowMs, this.opts);
-    const current = new Map<string, WorkloadReport>();
-    const usage: WorkloadUsage[] = [];
+    let current = new Map<string, WorkloadReport>();
+    let usage: WorkloadUsage[] = [];
     /** binding (formatBindingRef) → its ready pods' CPU here, in millicores. */
-    const cpuByBinding = new Map<string, number>();
+    let cpuByBinding = new Map<string, number>();
     let patch: ClusterStatusPatch | undefined;
+    let failed: FailedWrite[] = [];
     if (ready.ready === false) {
       patch = ready.patch;
       for (const [key] of desired.assigned) current.set(key, unreachableWorkloadReport(this.cluster));
@@ -579,9 +497,46 @@ export class KubeDriver {
       return;
     } else {
       if (!(await this.ensureMemberInformers())) return;
-      patch = await this.applyAndObserve(desired, current, { usage, cpuByBinding }, nowMs);
+      // 3. Every kind the desired objects have is watched before anything is decided about it; then plan and write.
+      const kinds = new Map<string, KindRef>();
+      for (const d of desired.objects) kinds.set(kindKey(d.ref), { apiVersion: d.ref.apiVersion, kind: d.ref.kind });
+      await Promise.all([...kinds.values()].map((k) => this.watchKind(k)));
+      const plan = planMemberWrites(desired, this.managed);
+      await this.writer.ensureNamespaces(plan.actions, this.namespaces);
+      const outcomes = await this.writer.execute(
+        plan.actions,
+        (ref) => this.managed.get(kindKey(ref)),
+        () => this.stopped,
+      );
+      for (const [key, outcome] of outcomes)
+        if (outcome) this.writeErrors.set(key, outcome);
+        else this.writeErrors.delete(key);
+      failed = [...outcomes.values()].filter((o) => o !== undefined);
+      // 4. Observe.
+      await this.refreshPodMetrics(desired.objects, nowMs);
+      const seen = observeWorkloads({
+        cluster: this.cluster,
+        desired,
+        managed: this.managed,
+        conflicts: plan.conflicts,
+        writeErrors: new Map([...this.writeErrors].map(([k, w]) => [k, w.message])),
+        unservedKinds: this.unservedKinds,
+        pods: this.pods?.cache.values() ?? [],
+        podCpu: this.podCpu,
+      });
+      ({ reports: current, usage, cpuByBinding } = seen);
+      patch = observeCluster({
+        version: this.version,
+        nodes: this.nodes,
+        pods: this.pods,
+        hpas: this.managed.get(HPA_KIND),
+        models: effectiveResourceModels({
+          resourceModels: this.clusterModels.get({ kind: 'Cluster', namespace: '', name: this.cluster }),
+        }),
+      });
     }
     if (this.stopped) return;
+    // 5. Publish.
     const reports: Report[] = [];
     if (patch) {
       const r = this.book.clusterReport(this.cluster, patch, this.opts.clock.now(), this.statusOf);
@@ -620,13 +575,15 @@ export class KubeDriver {
       this.opts.usageGauge?.update(usage);
       await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
     }
+    // 6. What the member cluster refused is in the bindings' status; the kit retries it and records the events.
+    if (failed.length > 0) throw new MemberWriteError(this.cluster, failed);
   }
 
   /**
    * Publishes the reports with up to REPORTS_IN_FLIGHT awaiting their acks: one at a time, a thousand workloads'
    * reports cost a thousand round trips to JetStream. Each report is about a different object (one chain of ids each),
    * so their order in the stream does not matter; each is committed once acknowledged, and the first failure is thrown
-   * after the others settled (what failed is reported again by the next reconcile).
+   * after the others settled (what failed is reported again by the retry).
    */
   private async publish(reports: readonly Report[]): Promise<void> {
     const outcomes = await mapLimited(reports, REPORTS_IN_FLIGHT, async (r) => {
@@ -638,168 +595,9 @@ export class KubeDriver {
     if (failed) throw failed.reason;
   }
 
-  /** Writes what the plan says, then reads back every assigned binding's object into a report. */
-  private async applyAndObserve(
-    desired: ReturnType<typeof desiredMemberObjects>,
-    current: Map<string, WorkloadReport>,
-    measured: { usage: WorkloadUsage[]; cpuByBinding: Map<string, number> },
-    nowMs: number,
-  ): Promise<ClusterStatusPatch | undefined> {
-    // Every kind the desired objects have must be watched before anything is decided about it.
-    const kinds = new Map<string, KindRef>();
-    for (const d of desired.objects) kinds.set(kindKey(d.ref), { apiVersion: d.ref.apiVersion, kind: d.ref.kind });
-    await Promise.all([...kinds.values()].map((k) => this.watchKind(k)));
-    const observed = new Map<string, MemberObjectView>();
-    let allSynced = true;
-    for (const informer of this.managed.values()) {
-      if (!informer.synced) allSynced = false;
-      for (const v of informer.cache.values()) observed.set(memberKey(v.ref), v);
-    }
-    const watchable = desired.objects.filter((d) => {
-      const i = this.managed.get(kindKey(d.ref));
-      return i?.synced;
-    });
-    const plan = planApply(watchable, observed);
-    // Removing what is no longer assigned needs the full picture: not while any kind's list is missing.
-    const actions = allSynced ? plan.actions : plan.actions.filter((a) => a.type === 'apply');
-    await this.ensureNamespaces(actions);
-    await this.execute(actions);
-
-    const conflicts = new Map(plan.conflicts.map((c) => [memberKey(c.object.ref), c.message]));
-    const byKey = new Map(desired.objects.map((d) => [memberKey(d.ref), d]));
-    await this.refreshPodMetrics(desired.objects, nowMs);
-    const podsByNamespace = new Map<string, PodView[]>();
-    for (const p of this.pods?.cache.values() ?? []) {
-      const list = podsByNamespace.get(p.namespace) ?? [];
-      list.push(p);
-      podsByNamespace.set(p.namespace, list);
-    }
-    const hpas = [...(this.managed.get('autoscaling/v2/HorizontalPodAutoscaler')?.cache.values() ?? [])].filter(
-      (h) => h.binding !== undefined && h.hpa,
-    );
-    for (const [key, a] of desired.assigned) {
-      if (a.problem) {
-        current.set(key, notAppliedReport(a.problem));
-        continue;
-      }
-      const mKey = memberKey(a.ref!);
-      const d = byKey.get(mKey)!;
-      const unserved = this.unservedKinds.get(kindKey(a.ref!));
-      const failed = conflicts.get(mKey) ?? this.writeErrors.get(mKey) ?? unserved;
-      if (failed) {
-        current.set(key, notAppliedReport(failed));
-        continue;
-      }
-      const view = this.managed.get(kindKey(a.ref!))?.cache.get(`${a.ref!.namespace}/${a.ref!.name}`);
-      if (!view || view.binding === undefined) {
-        current.set(key, notAppliedReport('waiting for the member cluster to list the applied object'));
-        continue;
-      }
-      if (d.replicas === undefined) {
-        current.set(key, plainObjectReport());
-        continue;
-      }
-      const pods = (podsByNamespace.get(a.ref!.namespace) ?? []).filter((p) =>
-        selectorMatches(view.selector, p.labels),
-      );
-      const request = d.podTemplate ? podRequest({ spec: d.podTemplate } as KubePod).cpuMilli : 0;
-      const podCpu = this.podCpu.get(a.ref!.namespace);
-      const hpa = hpas.find(
-        (h) =>
-          h.ref.namespace === a.ref!.namespace &&
-          h.hpa!.target?.kind === a.ref!.kind &&
-          h.hpa!.target?.name === a.ref!.name,
-      )?.hpa;
-      const report = workloadReportFrom({
-        ref: a.ref!,
-        view,
-        pods,
-        ...(request > 0 ? { cpuRequestMilli: request } : {}),
-        ...(hpa ? { hpa } : {}),
-      });
-      current.set(key, report);
-      const cpu = podCpu && request > 0 ? readyPodsCpuMilli(pods, podCpu) : undefined;
-      if (cpu !== undefined) {
-        measured.cpuByBinding.set(key, cpu);
-        measured.usage.push({
-          cluster: this.cluster,
-          namespace: a.ref!.namespace,
-          kind: a.ref!.kind,
-          workload: a.ref!.name,
-          cores: cpu / 1000,
-        });
-      }
-    }
-    if (!this.nodes?.synced || !this.pods?.synced || this.version === undefined) return undefined;
-    const models = effectiveResourceModels({
-      resourceModels: this.clusterModels.get({ kind: 'Cluster', namespace: '', name: this.cluster }),
-    });
-    const patch = kubeClusterStatus(this.version, this.nodes.cache.values(), this.pods.cache.values(), models);
-    const hpaInformer = this.managed.get('autoscaling/v2/HorizontalPodAutoscaler');
-    // Only from a full list: a partial one would report a foreign HPA gone that is not.
-    if (hpaInformer?.synced)
-      patch.foreignHorizontalPodAutoscalers = foreignHpasField(foreignHpasOf(hpaInformer.cache.values()));
-    return patch;
-  }
-
-  /** Creates the namespaces the objects to apply live in, when missing (never removed: others may use them). */
-  private async ensureNamespaces(actions: readonly ApplyAction[]): Promise<void> {
-    if (!this.namespaces?.synced) return;
-    const missing = new Set<string>();
-    for (const a of actions)
-      if (a.type === 'apply' && a.object.ref.namespace && !this.namespaces.cache.has(`/${a.object.ref.namespace}`))
-        missing.add(a.object.ref.namespace);
-    await mapLimited([...missing], this.writes.concurrency, async (name) => {
-      const manifest: Manifest = {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name, labels: { [MemberMarks.managedBy]: MemberMarks.managedByValue } },
-      };
-      try {
-        await this.rateLimited('apply', () => this.opts.api.apply(manifest));
-        this.namespaces!.upsert({ metadata: { name } });
-      } catch (err) {
-        this.opts.logger.error({ err: (err as Error).message, cluster: this.cluster }, 'creating a namespace failed');
-      }
-    });
-  }
-
-  private async rateLimited<T>(action: 'apply' | 'delete', write: () => Promise<T>): Promise<T> {
-    const wait = this.bucket.take(performance.now());
-    if (wait > 0) await sleep(wait);
-    this.writesSent++;
-    this.counters.writes.inc({ cluster: this.cluster, action });
-    return write();
-  }
-
-  private async execute(actions: readonly ApplyAction[]): Promise<void> {
-    await mapLimited(actions, this.writes.concurrency, async (a) => {
-      if (this.stopped) return;
-      const key = memberKey(a.type === 'apply' ? a.object.ref : a.ref);
-      const informer = this.managed.get(kindKey(a.type === 'apply' ? a.object.ref : a.ref));
-      try {
-        if (a.type === 'apply') {
-          const applied = await this.rateLimited('apply', () => this.opts.api.apply(a.manifest));
-          informer?.upsert(applied);
-        } else {
-          await this.rateLimited('delete', () => this.opts.api.remove(a.ref));
-          informer?.cache.delete(`${a.ref.namespace}/${a.ref.name}`);
-        }
-        this.writeErrors.delete(key);
-      } catch (err) {
-        const message = (err as Error).message;
-        this.writeErrors.set(key, message);
-        this.opts.logger.error(
-          { err: message, cluster: this.cluster, object: key, action: a.type },
-          'writing to the member cluster failed',
-        );
-      }
-    });
-  }
-
   /** Reads pod CPU usage of the namespaces of workloads with CPU requests, once per metrics period. */
   private async refreshPodMetrics(objects: readonly DesiredObject[], nowMs: number): Promise<void> {
-    const period = this.opts.metricsPeriodMs ?? 15_000;
+    const period = this.opts.metricsPeriodMs ?? KUBE_DRIVER_DEFAULTS.metricsPeriodMs;
     if (this.lastMetricsMs !== undefined && nowMs - this.lastMetricsMs < period) return;
     this.lastMetricsMs = nowMs;
     const namespaces = new Set<string>();

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { MemberLimitsError, parseMemberLimits, type ResourceBindingSpec, type ObjectMeta } from '@flotilla/api';
+import { stableDigest } from '@flotilla/kube-client';
 import type { StoredObject } from '@flotilla/store';
-import type { BindingRef } from '../sim/capacity.js';
+import type { BindingRef } from '../report-model.js';
 
 /** The marks every object the kube driver creates in a member cluster carries. */
 export const MemberMarks = {
@@ -13,9 +13,6 @@ export const MemberMarks = {
   /** Annotation: a hash of what was last applied, so an unchanged object is not applied again. */
   appliedHash: 'flotilla.io/applied-hash',
 } as const;
-
-/** Server-side apply's field manager of every write. */
-export const FIELD_MANAGER = 'flotilla';
 
 /** A member-cluster object by address. `namespace` is empty for cluster-scoped kinds. */
 export interface MemberRef {
@@ -87,20 +84,8 @@ const bindingRefOf = (b: StoredObject): BindingRef => ({
   name: b.metadata.name,
 });
 
-export const manifestHash = (m: Manifest): string =>
-  createHash('sha256').update(canonicalJson(m)).digest('hex').slice(0, 20);
-
-/** JSON with object keys sorted, so equal manifests hash equally whatever order their fields came in. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
-}
+/** The applied-hash annotation's value: hex, 20 characters (what member objects already carry must keep matching). */
+export const manifestHash = (m: Manifest): string => stableDigest(m, { encoding: 'hex', length: 20 });
 
 /**
  * The member manifest of a template: its kind and content without status or server-owned metadata, with the

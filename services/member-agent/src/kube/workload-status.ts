@@ -1,6 +1,6 @@
 import type { Condition } from '@flotilla/api';
-import type { MemberHpaStatus, WorkloadReplicaStatus, WorkloadReport } from '../sim/capacity.js';
-import type { Resources } from '../sim/resources.js';
+import type { MemberHpaStatus, WorkloadReplicaStatus, WorkloadReport } from '../report-model.js';
+import type { Resources } from '../resources.js';
 import type { MemberRef, ObservedObject } from './member-objects.js';
 
 /** What the driver keeps of one pod (client-go's transform): enough for the summary and the workload reports. */

@@ -1,13 +1,8 @@
 import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
-import {
-  fitWorkloads,
-  resourceSummary,
-  unreachableWorkloadReport,
-  workloadReport,
-  type PlacedWorkload,
-} from './capacity.js';
-import type { Resources } from './resources.js';
+import { fitWorkloads, resourceSummary, workloadReport, type PlacedWorkload } from './capacity.js';
+import { unreachableWorkloadReport } from '../report-model.js';
+import type { Resources } from '../resources.js';
 
 const Gi = 2 ** 30;
 const cap = (cpu: number, memGi: number, pods: number): Resources => ({

@@ -1,19 +1,6 @@
-import { type AllocatableModeling, allocatableModelings, type Condition, type ResourceModel } from '@flotilla/api';
-import {
-  addResources,
-  timesPods,
-  toResourceList,
-  ZERO,
-  type FormattedResourceList,
-  type Resources,
-} from './resources.js';
-
-/** A binding (ResourceBinding or ClusterResourceBinding) by address; `namespace` is absent for cluster scope. */
-export interface BindingRef {
-  kind: string;
-  namespace?: string | undefined;
-  name: string;
-}
+import { allocatableModelings, type ResourceModel } from '@flotilla/api';
+import { addResources, timesPods, toResourceList, ZERO, type Resources } from '../resources.js';
+import type { BindingRef, ResourceSummary, WorkloadReport } from '../report-model.js';
 
 /** The pods one binding asks one cluster to run. */
 export interface PlacedWorkload {
@@ -79,14 +66,6 @@ export function fitWorkloads(allocatable: Resources, workloads: readonly PlacedW
   return { allocated, allocating, workloads: fits };
 }
 
-export interface ResourceSummary {
-  allocatable: FormattedResourceList;
-  allocated: FormattedResourceList;
-  allocating: FormattedResourceList;
-  /** How many nodes fall into each resource model (Karmada's CustomizedClusterResourceModeling). */
-  allocatableModelings?: AllocatableModeling[];
-}
-
 /**
  * The summary of a simulated cluster. Its pods fit into `allocatable` as a whole (see `fitWorkloads`), so for the
  * resource models it is one node of that shape with the running pods on it: a pod larger than the cluster's
@@ -110,37 +89,6 @@ export function resourceSummary(
   };
 }
 
-export type Health = 'Healthy' | 'Unhealthy' | 'Unknown';
-
-export interface WorkloadReplicaStatus {
-  replicas: number;
-  readyReplicas: number;
-  availableReplicas: number;
-  pendingReplicas: number;
-  /** CPU request of one pod, in millicores (workloads with a load model). */
-  cpuRequestMilli?: number;
-  /** The member HPA acting on the workload in this cluster, as its status says. */
-  hpa?: MemberHpaStatus;
-  /** The workload's own conditions (real clusters), without their times so that only a change is reported. */
-  conditions?: Array<Pick<Condition, 'type' | 'status' | 'reason'>>;
-}
-
-export interface MemberHpaStatus {
-  minReplicas: number;
-  maxReplicas: number;
-  currentReplicas: number;
-  desiredReplicas: number;
-  currentCPUUtilizationPercentage?: number;
-}
-
-/** What a member cluster says about one binding's workload: one entry of the binding's `aggregatedStatus`. */
-export interface WorkloadReport {
-  applied: boolean;
-  health: Health;
-  appliedMessage?: string;
-  status?: WorkloadReplicaStatus;
-}
-
 /** A workload is Healthy when every desired pod runs (a Deployment whose available replicas reached its spec). */
 export function workloadReport(fit: WorkloadFit): WorkloadReport {
   return {
@@ -153,12 +101,4 @@ export function workloadReport(fit: WorkloadFit): WorkloadReport {
       pendingReplicas: fit.pending,
     },
   };
-}
-
-/**
- * A failed cluster cannot be asked: nothing new is applied and the last replica counts are unknown, so the entry
- * carries no `status` rather than stale or invented numbers.
- */
-export function unreachableWorkloadReport(clusterName: string): WorkloadReport {
-  return { applied: false, health: 'Unknown', appliedMessage: `cluster "${clusterName}" is not reachable` };
 }

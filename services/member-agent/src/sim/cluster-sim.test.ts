@@ -1,13 +1,8 @@
 import { DEFAULT_RESOURCE_MODELS, FederatedHpaAnnotations } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { StoredObject } from '@flotilla/store';
-import {
-  SimulatedClusters,
-  type ClusterStatusReportedData,
-  type Report,
-  type SimInput,
-  type WorkloadStatusReportedData,
-} from './cluster-sim.js';
+import type { ClusterStatusReportedData, WorkloadStatusReportedData } from '../report-model.js';
+import { SimulatedClusters, type Report, type SimInput } from './cluster-sim.js';
 
 const T0 = Date.parse('2025-06-01T00:00:00Z');
 const at = (ms: number) => new Date(T0 + ms);

@@ -1,12 +1,4 @@
-import type {
-  ClusterSpec,
-  ClusterStatus,
-  Condition,
-  ForeignHorizontalPodAutoscaler,
-  KubeEventData,
-  ResourceBindingSpec,
-  ResourceModel,
-} from '@flotilla/api';
+import type { ClusterSpec, ResourceBindingSpec, ResourceModel } from '@flotilla/api';
 import type { BindingUsage } from '../member-usage.js';
 import { bindingKey, targetClusterNames, ReportBook, type Report } from '../reports.js';
 export { clusterPatchIsNoop, type Report } from '../reports.js';
@@ -15,15 +7,21 @@ import type { StoredObject } from '@flotilla/store';
 import {
   fitWorkloads,
   resourceSummary,
-  unreachableWorkloadReport,
   workloadReport,
-  type BindingRef,
   type ClusterFit,
   type PlacedWorkload,
-  type ResourceSummary,
   type WorkloadFit,
-  type WorkloadReport,
 } from './capacity.js';
+import {
+  foreignHpasField,
+  unreachableWorkloadReport,
+  type BindingRef,
+  type ClusterCondition,
+  type ClusterStatusPatch,
+  type StatusLookup,
+  type WorkloadReport,
+  type WorkloadUsage,
+} from '../report-model.js';
 import { SimulationSpecError } from './errors.js';
 import {
   initialHpaState,
@@ -35,60 +33,8 @@ import {
   type HpaTarget,
 } from './hpa.js';
 import { demandAt, loadOrigin, type LoadModel } from './load.js';
-import { resourcesFrom, type Resources } from './resources.js';
+import { resourcesFrom, type Resources } from '../resources.js';
 import { parseSimulation, type SimulationSpec } from './simulation-spec.js';
-
-/** The Ready condition the simulation reports: always with a reason and message. */
-export type ClusterCondition = Pick<Condition, 'type'> &
-  Required<Pick<Condition, 'reason' | 'message'>> & { status: 'True' | 'False' };
-
-/** The part of a Cluster's status the simulation reports. */
-export type ClusterStatusPatch = Pick<ClusterStatus, 'kubernetesVersion'> & {
-  conditions: ClusterCondition[];
-  resourceSummary?: ResourceSummary;
-} & ForeignHpasPatch;
-
-/**
- * The member cluster's HorizontalPodAutoscalers that Flotilla did not create (null: none, the field is removed),
- * sorted by namespace and name: an autoscaler aimed at the same workload has an owner conflict (hpa-assigner's
- * replica-owners controller). Absent from a patch that could not look (an unreachable cluster).
- */
-type ForeignHpasPatch = {
-  [K in 'foreignHorizontalPodAutoscalers']?: ClusterStatus[K] | null;
-};
-
-/** A cluster's foreign HPAs as a status patch carries them: sorted, and null for none. */
-export function foreignHpasField(
-  hpas: readonly ForeignHorizontalPodAutoscaler[],
-): ForeignHorizontalPodAutoscaler[] | null {
-  if (hpas.length === 0) return null;
-  return [...hpas].sort((a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name));
-}
-
-export interface ClusterStatusReportedData {
-  statusPatch: ClusterStatusPatch;
-  kubeEvent?: KubeEventData;
-}
-
-export interface WorkloadStatusReportedData extends Partial<WorkloadReport> {
-  clusterName: string;
-  applied: boolean;
-  removed?: true;
-  /**
-   * The clusters the binding targets as the agent saw it (spec.clusters' names, sorted): the status writer decides
-   * the binding's FullyApplied condition from them and the aggregated status, as Karmada's binding controller does.
-   */
-  targetClusters?: string[];
-  /** A Warning on the binding when the cluster first reports pods of it Pending (PodsPending). */
-  kubeEvent?: KubeEventData;
-}
-
-/** Stored status of an object, used after a restart so that what is already reported is not published again. */
-export type StatusLookup = (
-  kind: string,
-  namespace: string | undefined,
-  name: string,
-) => Record<string, unknown> | undefined;
 
 export interface SimInput {
   /** Every Cluster; those without `spec.simulation` are someone else's and are ignored. */
@@ -110,15 +56,6 @@ export interface SimulatedClustersOptions {
 }
 
 export const DEFAULT_HPA_SYNC_PERIOD_MS = 15_000;
-
-/** The CPU one workload uses in one simulated cluster: its load model's demand while it has running pods. */
-export interface WorkloadUsage {
-  cluster: string;
-  namespace: string;
-  kind: string;
-  workload: string;
-  cores: number;
-}
 
 const READY: ClusterCondition = {
   type: 'Ready',

@@ -1,7 +1,7 @@
 import type { ClusterSimulation, ForeignHorizontalPodAutoscaler } from '@flotilla/api';
 import { SimulationSpecError } from './errors.js';
 import { parseLoadModel, type LoadModel } from './load.js';
-import { resourcesFrom, type Resources } from './resources.js';
+import { resourcesFrom, type Resources } from '../resources.js';
 
 /** The workload template a load applies to (the binding's `spec.resource`). */
 export interface WorkloadRef {

@@ -1,5 +1,5 @@
 import { formatQuantity, parseQuantity, QuantityError, type ResourceList } from '@flotilla/api';
-import { SimulationSpecError } from './errors.js';
+import { SimulationSpecError } from './sim/errors.js';
 
 /**
  * The three resources the simulator accounts for, in integer units so that sums never drift:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SimulationSpecError } from './errors.js';
+import { SimulationSpecError } from './sim/errors.js';
 import { formatCpu, formatMemory, resourcesFrom, toResourceList } from './resources.js';
 
 describe('resourcesFrom', () => {

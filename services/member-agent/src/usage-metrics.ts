@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { WorkloadUsage } from './cluster-sim.js';
+import type { WorkloadUsage } from './report-model.js';
 
 /** The gauge's name and labels are what `SIM_WORKLOAD_CPU_QUERY` (@flotilla/metric-history) queries. */
 export const WORKLOAD_CPU_GAUGE = 'flotilla_sim_workload_cpu_usage_cores';

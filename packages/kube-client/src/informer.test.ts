@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MemberInformer, type ListWatchClient, type RawObject } from './informer.js';
+import { Registry } from 'prom-client';
+import { isForbidden, KubeApiError } from './kube-api-error.js';
+import { type KubeInformerEvent, KubeInformer, type ListWatchClient } from './informer.js';
+import type { RawObject } from './kube-api.js';
 
 /**
  * The reflector's decisions, driven by a scripted list/watch transport: which resourceVersion each watch resumes
  * from, a relist on 410 Gone, backoff on errors. (The same informer runs against real API servers in
- * kube-driver.int.test.ts.)
+ * services/member-agent's kube-driver.int.test.ts and the kube-bridge's bridge.int.test.ts.)
  */
 type WatchScript = (emit: (type: string, o: RawObject) => void, done: (err: unknown) => void) => void;
 
@@ -36,10 +39,11 @@ const obj = (name: string, rv: string): RawObject => ({ metadata: { name, namesp
 function informer(
   client: ListWatchClient,
   errors: Error[] = [],
-  more: Partial<ConstructorParameters<typeof MemberInformer<string>>[0]> = {},
+  more: Partial<ConstructorParameters<typeof KubeInformer<string>>[0]> = {},
 ) {
-  return new MemberInformer<string>({
-    cluster: 'm',
+  return new KubeInformer<string>({
+    server: 'm',
+    name: 'apps/v1/Deployment',
     client,
     request: { group: 'apps', resource: 'deployments' },
     project: (raw) => raw.metadata?.name,
@@ -56,7 +60,7 @@ const until = async (cond: () => boolean) => {
   expect(cond()).toBe(true);
 };
 
-describe('MemberInformer (list + watch)', () => {
+describe('KubeInformer (list + watch)', () => {
   it('watches from the list resourceVersion, follows events and bookmarks, resumes from the last one seen', async () => {
     const { client, calls } = scripted(
       [[obj('a', '90')]],
@@ -132,10 +136,71 @@ describe('MemberInformer (list + watch)', () => {
     expect(calls.slice(0, 3)).toEqual(['list', 'list', 'list']);
     expect(i.synced).toBe(true);
     expect(errors.map((e) => e.message)).toEqual([
-      'member cluster "m" forbids list deployments.apps cluster-wide (403 Forbidden): the agent\'s role needs the rule {apiGroups: ["apps"], resources: ["deployments"], verbs: ["list"]} (ClusterRole; see deploy/member/); the API server said: forbidden',
-      expect.stringContaining('forbids list deployments.apps'),
+      'list deployments.apps cluster-wide failed (403): forbidden',
+      'list deployments.apps cluster-wide failed (403): forbidden',
     ]);
+    expect(errors.every((e) => e instanceof KubeApiError && isForbidden(e))).toBe(true);
     expect(i.lastError).toBeUndefined();
+    await i.stop();
+  });
+
+  it("tells subscribers each key that changed, a relist's differences included, and counts it all", async () => {
+    const { client } = scripted(
+      [
+        [obj('a', '1'), obj('b', '2')],
+        [obj('b', '2'), obj('c', '3')],
+      ],
+      [
+        (emit) => {
+          emit('MODIFIED', obj('a', '110'));
+          emit('ERROR', { kind: 'Status', code: 410, reason: 'Expired' } as unknown as RawObject);
+        },
+      ],
+    );
+    const registry = new Registry();
+    const gates = new Map<string, boolean>();
+    const i = informer(client, [], { registry, readiness: { set: (gate, open) => gates.set(gate, open) } });
+    const events: KubeInformerEvent[] = [];
+    const sub = i.subscribe((e) => {
+      events.push(e);
+    });
+    await sub.synced;
+    await until(() => events.length >= 5);
+    // the first list: a and b; the watch: a changed; the relist after 410: a gone, c new (b unchanged: no event)
+    expect(events).toEqual([
+      { type: 'upsert', key: 'ns/a', revision: 1 },
+      { type: 'upsert', key: 'ns/b', revision: 2 },
+      { type: 'upsert', key: 'ns/a', revision: 110 },
+      { type: 'delete', key: 'ns/a', revision: 200 },
+      { type: 'upsert', key: 'ns/c', revision: 3 },
+    ]);
+    expect([...i.keys()]).toEqual(['ns/b', 'ns/c']);
+    expect(gates.get('kube-informer:m/apps/v1/Deployment')).toBe(true);
+    const text = await registry.metrics();
+    expect(text).toContain('flotilla_kube_informer_lists_total{cluster="m",resource="apps/v1/Deployment"} 2');
+    expect(text).toContain('flotilla_kube_watch_expired_total{cluster="m",resource="apps/v1/Deployment"} 1');
+    expect(text).toContain('flotilla_kube_informer_objects{cluster="m",resource="apps/v1/Deployment"} 2');
+    sub.unsubscribe(); // the last subscriber stops the informer it started
+    await i.stop();
+  });
+
+  it('closes its readiness gate until the first list and while lists fail; synced resolves after a first failure', async () => {
+    const refused = Object.assign(new Error('down'), { code: 503 });
+    const { client } = scripted([refused, [obj('a', '1')]], []);
+    const gates: Array<[boolean, string | undefined]> = [];
+    const i = informer(client, [], {
+      backoff: { baseMs: 50, maxMs: 50 },
+      readiness: { set: (_gate, open, reason) => gates.push([open, reason]) },
+    });
+    const sub = i.subscribe(() => undefined);
+    await sub.synced;
+    expect(i.synced).toBe(false);
+    await until(() => i.synced);
+    expect(gates).toEqual([
+      [false, 'cache not synced: listing'],
+      [false, 'list failed: HTTP 503: down'],
+      [true, undefined],
+    ]);
     await i.stop();
   });
 });

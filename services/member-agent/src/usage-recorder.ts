@@ -1,5 +1,5 @@
 import type { RecordOptions, Sample, WorkloadRef } from '@flotilla/metric-history';
-import type { WorkloadUsage } from './cluster-sim.js';
+import type { WorkloadUsage } from './report-model.js';
 
 /** Where samples go: `JetStreamHistory` in the service. */
 export interface HistorySink {
