@@ -19,6 +19,8 @@ export class ControllerMetrics {
   private readonly reconciles: Counter<'controller' | 'result'>;
   private readonly reconcileSeconds: Histogram<'controller'>;
   private readonly queueSeconds: Histogram<'controller'>;
+  private readonly passesBegun: Counter<'controller'>;
+  private readonly passesCompleted: Counter<'controller'>;
 
   static readonly of = perRegistry((registry) => new ControllerMetrics(registry));
 
@@ -42,6 +44,18 @@ export class ControllerMetrics {
       help: 'How long a key waited in the work queue before its reconcile started',
       labelNames: ['controller'],
       buckets: RECONCILE_BUCKETS,
+      registers,
+    });
+    this.passesBegun = new Counter({
+      name: 'flotilla_reconcile_passes_begun_total',
+      help: 'Passes over every key begun (the start, each resync, a sweep a change asked for)',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.passesCompleted = new Counter({
+      name: 'flotilla_reconcile_passes_total',
+      help: 'Passes over every key completed: each key reconciled after the pass visited it',
+      labelNames: ['controller'],
       registers,
     });
     const queues = this.queues;
@@ -87,6 +101,16 @@ export class ControllerMetrics {
         this.queueSeconds.observe({ controller }, waitedMs / 1000);
       },
     };
+  }
+
+  /** A pass over every key began. */
+  passBegan(controller: string): void {
+    this.passesBegun.inc({ controller });
+  }
+
+  /** A pass over every key completed. */
+  passCompleted(controller: string): void {
+    this.passesCompleted.inc({ controller });
   }
 
   /** Reports the queue's depth and oldest age under `controller`; a later queue of the same name replaces it. */

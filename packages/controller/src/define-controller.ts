@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import type { ControllerLogger } from './controller-logger.js';
 import { ControllerMetrics } from './controller-metrics.js';
+import { ReconcilePasses } from './reconcile-passes.js';
 import { SpreadSweep } from './spread-sweep.js';
 import { WorkQueue, type ReconcileResult } from './work-queue.js';
 
@@ -33,6 +34,8 @@ export interface WatchSource<E extends WatchEvent = WatchEvent> {
   keys(): Iterable<string>;
   /** Starts delivering events to `handler`; `synced` resolves once the handler has seen every cached value. */
   subscribe(handler: (e: E) => void | Promise<void>): { synced: Promise<void>; unsubscribe(): void };
+  /** True once the cache holds every write made to its bucket before the call; false when it cannot say so in time. */
+  caughtUpWithBucket?(timeoutMs: number): Promise<boolean>;
 }
 
 /** How a controller follows one source. */
@@ -139,7 +142,20 @@ export const CONTROLLER_DEFAULTS = {
   baseBackoffMs: 100,
   maxBackoffMs: 30_000,
   delayedConcurrency: 50,
+  /** How long `nextPass` waits for the caches to hold the writes made before it. */
+  cacheTimeoutMs: 10_000,
 } as const;
+
+/** `nextPass` could not begin: these caches did not catch up with their buckets in time (or are relisting). */
+export class CachesBehindError extends Error {
+  constructor(
+    readonly controller: string,
+    readonly kinds: string[],
+  ) {
+    super(`${controller}: the caches of ${kinds.join(', ')} did not catch up with their buckets`);
+    this.name = 'CachesBehindError';
+  }
+}
 
 /** A controller definition that cannot run: says which field and why. */
 export class ControllerDefinitionError extends Error {
@@ -186,6 +202,13 @@ export interface Controller<J = never> extends ControllerQueue {
   stop(): Promise<void>;
   /** Resolves when nothing is queued or running: for tests and benchmarks. */
   idle(): Promise<void>;
+  /**
+   * The barrier before asserting that nothing more happens: once the watched caches hold every write made before
+   * the call, a pass over every key (a resync, a sweep) that begins after that has reconciled each key. Rejects with
+   * CachesBehindError when a cache does not catch up within `cacheTimeoutMs` (default 10 s), with
+   * PassesStoppedError if the controller stops first.
+   */
+  nextPass(opts?: { cacheTimeoutMs?: number }): Promise<void>;
   /** `onResync`, then every key in the background lane. */
   resync(): void;
 }
@@ -236,6 +259,7 @@ class KitController<J> implements Controller<J> {
   private delayedQueueValue?: DelayedQueue<J>;
   private worker?: DelayedWorker<J, void>;
   private readonly keys: () => Iterable<string>;
+  private readonly passes: ReconcilePasses;
 
   constructor(private readonly d: ControllerDefinition<J>) {
     const name = typeof d.name === 'string' ? d.name : String(d.name);
@@ -280,20 +304,37 @@ class KitController<J> implements Controller<J> {
     const primary = d.watches[0]!.source;
     this.keys = d.keys ?? (() => primary.keys());
     this.metrics = ControllerMetrics.of(d.registry ?? new Registry());
-    this.queue = new WorkQueue((key, queuedAt) => d.reconcile(key, queuedAt), {
-      concurrency,
-      baseBackoffMs,
-      maxBackoffMs,
-      now: d.now,
-      observer: this.metrics.observer(name),
-      onError: (key, err, attempt) => this.failed(key, err, attempt),
+    this.passes = new ReconcilePasses({
+      controller: name,
+      onBegin: () => this.metrics.passBegan(name),
+      onComplete: () => this.metrics.passCompleted(name),
     });
+    this.queue = new WorkQueue(
+      async (key, queuedAt): Promise<ReconcileResult> => {
+        const counted = this.passes.reconcileBegins(key);
+        try {
+          return (await d.reconcile(key, queuedAt)) ?? undefined;
+        } finally {
+          counted();
+        }
+      },
+      {
+        concurrency,
+        baseBackoffMs,
+        maxBackoffMs,
+        now: d.now,
+        observer: this.metrics.observer(name),
+        onError: (key, err, attempt) => this.failed(key, err, attempt),
+      },
+    );
     this.metrics.track(name, this.queue);
     if (this.resyncMs > 0 && this.spread)
       this.sweep = new SpreadSweep({
         keys: this.keys,
         periodMs: this.resyncMs,
-        visit: (key) => this.queue.addBackground(key),
+        visit: (key) => this.visit(key),
+        onPassBegin: () => this.passes.begin(),
+        onPassEnd: () => this.passes.endVisits(),
       });
   }
 
@@ -348,6 +389,7 @@ class KitController<J> implements Controller<J> {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.passes.stop();
     this.metrics.forgetObjects();
     this.sweep?.stop();
     clearInterval(this.resyncTimer);
@@ -365,6 +407,18 @@ class KitController<J> implements Controller<J> {
     return this.queue.idle();
   }
 
+  async nextPass(opts: { cacheTimeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = opts.cacheTimeoutMs ?? CONTROLLER_DEFAULTS.cacheTimeoutMs;
+    const behind: string[] = [];
+    await Promise.all(
+      this.d.watches.map(async ({ source }) => {
+        if (source.caughtUpWithBucket && !(await source.caughtUpWithBucket(timeoutMs))) behind.push(source.kind);
+      }),
+    );
+    if (behind.length > 0) throw new CachesBehindError(this.name, behind);
+    await this.passes.next();
+  }
+
   enqueue(key: string): void {
     if (this.running) this.queue.add(key);
   }
@@ -375,7 +429,15 @@ class KitController<J> implements Controller<J> {
 
   enqueueAll(): void {
     if (!this.running) return;
-    for (const key of this.keys()) this.queue.addBackground(key);
+    this.passes.begin();
+    for (const key of this.keys()) this.visit(key);
+    this.passes.endVisits();
+  }
+
+  /** A pass queues `key` in the background lane. */
+  private visit(key: string): void {
+    this.passes.visit(key);
+    this.queue.addBackground(key);
   }
 
   resync(): void {

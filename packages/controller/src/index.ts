@@ -13,8 +13,10 @@ export {
 export { ControllerMetrics } from './controller-metrics.js';
 export type { ControllerLogger } from './controller-logger.js';
 export { MAX_TIMER_MS } from './max-timer.js';
+export { PassesStoppedError, isPassesStopped } from './reconcile-passes.js';
 export {
   CONTROLLER_DEFAULTS,
+  CachesBehindError,
   ControllerDefinitionError,
   defineController,
   involvedObjectsOf,

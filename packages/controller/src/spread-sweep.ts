@@ -7,6 +7,8 @@ export class SpreadSweep {
   private perTick = 0;
   /** Ticks since the current pass began; a pass begins no sooner than a period after the last one. */
   private ticksIntoPass = Infinity;
+  /** A pass has begun and not yet visited all its keys. */
+  private inPass = false;
   private timer?: NodeJS.Timeout;
   private readonly tickMs: number;
   private readonly ticksPerPeriod: number;
@@ -18,6 +20,9 @@ export class SpreadSweep {
       periodMs: number;
       tickMs?: number;
       visit: (key: string) => void;
+      /** A pass begins (before its first visit) and has visited every key (after its last): for pass barriers. */
+      onPassBegin?: () => void;
+      onPassEnd?: () => void;
     },
   ) {
     this.tickMs = Math.min(o.tickMs ?? 1000, o.periodMs);
@@ -33,6 +38,7 @@ export class SpreadSweep {
     this.timer = undefined;
     this.pending = [];
     this.ticksIntoPass = Infinity;
+    this.inPass = false;
   }
 
   /**
@@ -44,8 +50,14 @@ export class SpreadSweep {
       this.pending = [...this.o.keys()];
       this.perTick = Math.ceil((this.pending.length * this.tickMs) / this.o.periodMs);
       this.ticksIntoPass = 0;
+      this.inPass = true;
+      this.o.onPassBegin?.();
     }
     this.ticksIntoPass++;
     for (const key of this.pending.splice(0, this.perTick)) this.o.visit(key);
+    if (this.inPass && this.pending.length === 0) {
+      this.inPass = false;
+      this.o.onPassEnd?.();
+    }
   }
 }

@@ -1,4 +1,12 @@
-import { decodeJson, listJson, KvWatchInclude, RevisionWaiters, type Bus, type KV } from '@flotilla/bus';
+import {
+  decodeJson,
+  lastRevisionOf,
+  listJson,
+  KvWatchInclude,
+  RevisionWaiters,
+  type Bus,
+  type KV,
+} from '@flotilla/bus';
 import type { Registry } from 'prom-client';
 import { InformerMetrics } from './informer-metrics.js';
 import { kindFilter, refFromKey, type ObjectRef, type StoredObject } from './object.js';
@@ -160,6 +168,15 @@ export class Informer<T = StoredObject> {
     if (!this.following) return Promise.resolve(false);
     if (this.lastRevision >= revision) return Promise.resolve(true);
     return this.waiters.wait(revision, timeoutMs);
+  }
+
+  /**
+   * Resolves true once the cache holds every write of its kind made to the bucket before this call (one request for
+   * the kind's last revision, then `caughtUp`); false as `caughtUp` says.
+   */
+  async caughtUpWithBucket(timeoutMs: number): Promise<boolean> {
+    if (!this.following) return false;
+    return this.caughtUp(await lastRevisionOf(this.o.bus.jsm, this.bucketName, kindFilter(this.kind)), timeoutMs);
   }
 
   /** Lists, delivers every object to `onEvent` as an upsert, then follows changes. Resolves once the list is delivered. */

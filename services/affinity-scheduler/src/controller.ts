@@ -252,6 +252,11 @@ export class AffinitySchedulerController {
     while (this.controllers().some((c) => c.queue.length)) await Promise.all(this.controllers().map((c) => c.idle()));
   }
 
+  /** Once the caches hold every write made before the call, a scheduling pass over every binding (the kit's nextPass). */
+  nextPass(): Promise<void> {
+    return this.scheduling.nextPass();
+  }
+
   private *templateKeys(): Generator<string> {
     for (const inf of this.templates.values()) yield* inf.cache.keys();
   }

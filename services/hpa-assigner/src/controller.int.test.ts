@@ -27,6 +27,12 @@ const limitsOf = async (fhpa: string) => {
 };
 const assigned = async (name: string) => (await h.events(name)).filter((e) => e.type === 'FederatedHPAAssigned');
 
+/** The barrier before "nothing more happens": two sync passes begun after every write so far have ended. */
+const twoPasses = async () => {
+  await controller.nextPass();
+  await controller.nextPass();
+};
+
 const allFeasible = { [FederatedHpaAnnotations.feasibleClusters]: 'member1,member2,member3' };
 
 beforeAll(async () => {
@@ -92,8 +98,8 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     );
     expect(first).toHaveLength(1);
     expect(first[0]!.data.reason).toBe('Initial');
-    // several sync periods later: still one assignment
-    await new Promise((r) => setTimeout(r, 1000));
+    // two sync passes later (each over caches that hold every write before it): still one assignment
+    await twoPasses();
     expect(await assigned('shop')).toHaveLength(1);
     const status = await h.status('shop');
     expect(status.assignments).toEqual([
@@ -169,8 +175,8 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       10_000,
       'the binding marked as owned',
     );
-    // several sync periods (300 ms) pass: without the feasible clusters nothing is divided
-    await new Promise((r) => setTimeout(r, 1500));
+    // two sync passes later: without the feasible clusters nothing is divided
+    await twoPasses();
     expect(await assigned('handover')).toEqual([]);
     expect(await limitsOf('handover')).toBeUndefined();
     // the scheduler's hand-off: the first assignment goes to the most preferred feasible cluster, once
@@ -239,7 +245,7 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
       aggregatedStatus: [memberEntry('member1', 4, 4), memberEntry('member2', 1, 1)],
     });
-    await new Promise((r) => setTimeout(r, 1000));
+    await twoPasses();
     expect(await assigned('burst')).toHaveLength(events.length);
   });
 

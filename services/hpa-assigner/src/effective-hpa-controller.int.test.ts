@@ -128,7 +128,8 @@ describe('EffectiveHPA controller (real NATS and Redis)', () => {
     );
     expect(seen.type).toBe('EffectiveHPAObserved');
     expect(seen.data.statusPatch.winningSource).toBe('cron');
-    await new Promise((r) => setTimeout(r, 1000));
+    // a sync pass later (over caches that hold every write before it): still nothing scaled
+    await c.nextPass();
     expect(await replicasOf('preview')).toBe(3);
     expect((await events('preview')).filter((e) => e.type === 'EffectiveHPAScaled')).toEqual([]);
     await c.stop();
@@ -169,7 +170,8 @@ describe('EffectiveHPA controller (real NATS and Redis)', () => {
     await first.stop();
     const second = controller({ syncPeriodMs: 45_000 });
     await second.start();
-    await new Promise((r) => setTimeout(r, 1500));
+    // the start's pass over every EHPA has ended (its sync period is 45 s: no other pass comes meanwhile)
+    await second.idle();
     expect((await events('burst')).filter((e) => e.type === 'EffectiveHPAScaled')).toHaveLength(1);
 
     const down = await eventually(

@@ -172,6 +172,11 @@ export class EffectiveHpaController {
     await this.controller.idle();
   }
 
+  /** Once the caches hold every write made before the call, a sync pass over every EffectiveHorizontalPodAutoscaler (the kit's nextPass). */
+  nextPass(): Promise<void> {
+    return this.controller.nextPass();
+  }
+
   private index(key: string, ehpa: EffectiveHorizontalPodAutoscaler | undefined): void {
     const ref = ehpa?.spec?.scaleTargetRef;
     this.targets.set(key, ehpa?.metadata.namespace, ref ? [bindingNameOf(ref.name, ref.kind)] : []);

@@ -160,6 +160,11 @@ export class FederatedHpaController {
     await this.controller.idle();
   }
 
+  /** Once the caches hold every write made before the call, a sync pass over every FederatedHPA (the kit's nextPass). */
+  nextPass(): Promise<void> {
+    return this.controller.nextPass();
+  }
+
   private index(key: string, fhpa: FederatedHPA | undefined): void {
     const ref = fhpa?.spec?.scaleTargetRef;
     this.targets.set(

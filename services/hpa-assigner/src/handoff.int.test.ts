@@ -92,8 +92,9 @@ describe('the affinity scheduler hands an owned binding to the hpa-assigner', ()
       written!.every((c) => c.replicas! <= limits[c.name]!.maxReplicas && c.replicas! >= limits[c.name]!.minReplicas),
     ).toBe(true);
     expect(written!.map((c) => c.name)).toEqual(['member1', 'member2', 'member3']);
-    // several scheduler resyncs later, the scheduler has not divided them again
-    await new Promise((r) => setTimeout(r, 1500));
+    // two scheduler resync passes later (over caches that hold every write before them), it has not divided them again
+    await scheduler.nextPass();
+    await scheduler.nextPass();
     expect(await clustersOf('cart-deployment')).toEqual(written);
     // the member HPA's binding is the hpa-assigner's alone
     expect((await binding('cart-horizontalpodautoscaler'))?.spec).toMatchObject({
