@@ -209,6 +209,11 @@ export interface Controller<J = never> extends ControllerQueue {
    * PassesStoppedError if the controller stops first.
    */
   nextPass(opts?: { cacheTimeoutMs?: number }): Promise<void>;
+  /**
+   * Resolves once every watched cache holds the writes made to its bucket before the call (the changes they made are
+   * then queued); rejects with CachesBehindError as nextPass does.
+   */
+  caughtUp(opts?: { cacheTimeoutMs?: number }): Promise<void>;
   /** `onResync`, then every key in the background lane. */
   resync(): void;
 }
@@ -407,7 +412,7 @@ class KitController<J> implements Controller<J> {
     return this.queue.idle();
   }
 
-  async nextPass(opts: { cacheTimeoutMs?: number } = {}): Promise<void> {
+  async caughtUp(opts: { cacheTimeoutMs?: number } = {}): Promise<void> {
     const timeoutMs = opts.cacheTimeoutMs ?? CONTROLLER_DEFAULTS.cacheTimeoutMs;
     const behind: string[] = [];
     await Promise.all(
@@ -416,6 +421,10 @@ class KitController<J> implements Controller<J> {
       }),
     );
     if (behind.length > 0) throw new CachesBehindError(this.name, behind);
+  }
+
+  async nextPass(opts: { cacheTimeoutMs?: number } = {}): Promise<void> {
+    await this.caughtUp(opts);
     await this.passes.next();
   }
 

@@ -49,6 +49,7 @@ export async function eventually<T>(
 }
 export * from './private-prometheus.js';
 export { metricSum } from './metric-sum.js';
+export { afterWholeSecond } from './whole-second.js';
 export {
   MAX_TIME_SCALE,
   TIME_SCALE_ENV,

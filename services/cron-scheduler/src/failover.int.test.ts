@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KvWatchInclude, publishEvent } from '@flotilla/bus';
 import { closeRedis, createRedis, LeaderElector, runWhileLeader } from '@flotilla/runtime';
-import { REDIS_URL } from '@flotilla/testkit';
+import { eventually, REDIS_URL } from '@flotilla/testkit';
 import { CronController } from './controller.js';
-import { cronHpa, deployment, harness, silent, sleep, type Harness } from './testing/harness.js';
+import { cronHpa, deployment, harness, silent, type Harness } from './testing/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -59,16 +59,23 @@ describe('two replicas, a leader that dies, and a rogue second actor', () => {
       for await (const e of watch) if (e.operation === 'PUT') writes.push(e.revision);
     })();
 
+    const outcomes = async () => (await h.events('ha-cron')).filter((e) => e.type !== 'CronNextScheduled');
+    /** Waits until `more` schedule times beyond those recorded now have an outcome. */
+    const executions = async (more: number, what: string) => {
+      const before = (await outcomes()).length;
+      await eventually(async () => ((await outcomes()).length >= before + more ? true : undefined), 15_000, what);
+    };
+
     const a = replica('a');
     const b = replica('b');
     await a.start();
     await b.start();
     expect(a.elector.isLeader()).toBe(true);
-    await sleep(3000);
+    await executions(3, 'three schedule times executed by the first leader');
     a.crash();
     // b takes over once a's lease runs out; meanwhile a demotes itself at its own deadline.
-    await sleep(3500);
-    expect(b.elector.isLeader()).toBe(true);
+    await eventually(() => (b.elector.isLeader() ? true : undefined), 10_000, 'b leading');
+    await executions(2, 'two schedule times executed after the handover');
     // Two actors at once (a stale leader that has not noticed yet): both plan the same schedule times.
     const rogue = new CronController({
       bus: h.bus,
@@ -79,23 +86,25 @@ describe('two replicas, a leader that dies, and a rogue second actor', () => {
       logger: silent,
     });
     await rogue.start();
-    await sleep(3000);
+    await executions(3, 'three schedule times while the rogue runs beside the leader');
     await rogue.stop();
     await b.stop();
     await a.stop();
-    await sleep(300);
+    // The watch has delivered every write of the target (its last revision), instead of a pause for stragglers.
+    const lastWrite = (await h.bus.objects.get('Deployment.default.ha'))!.revision;
+    await eventually(() => (writes.at(-1)! >= lastWrite ? true : undefined), 5000, 'the watch at the last write');
     watch.stop();
 
-    const outcomes = (await h.events('ha-cron')).filter((e) => e.type !== 'CronNextScheduled');
-    const times = outcomes.map((e) => Date.parse(e.data.scheduleTime as string));
+    const recorded = await outcomes();
+    const times = recorded.map((e) => Date.parse(e.data.scheduleTime as string));
     expect(new Set(times).size).toBe(times.length);
     // No second between the first and the last is lost (a miss during the handover is recorded, not dropped).
     const sorted = [...times].sort((x, y) => x - y);
     expect(sorted.length).toBeGreaterThanOrEqual(8);
     expect(sorted.at(-1)! - sorted[0]!).toBe((sorted.length - 1) * 1000);
-    const executed = outcomes.filter((e) => e.type === 'CronRuleExecuted');
+    const executed = recorded.filter((e) => e.type === 'CronRuleExecuted');
     // Each execution changed the target (2 <-> 3) exactly once.
     expect(writes.length).toBe(executed.length);
-    for (const e of outcomes.filter((x) => x.type === 'CronRuleFailed')) expect(e.data.missed).toBe(true);
+    for (const e of recorded.filter((x) => x.type === 'CronRuleFailed')) expect(e.data.missed).toBe(true);
   }, 30_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeEventStore } from '@flotilla/store';
-import { eventually } from '@flotilla/testkit';
+import { afterWholeSecond, eventually } from '@flotilla/testkit';
 import type { RebalancerController } from './controller.js';
 import { bindingFor, deployment, harness, rebalancer, workload, type Harness } from './testing/harness.js';
 
@@ -76,7 +76,7 @@ describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
     await h.apply(rebalancer('late', [workload('late-1')]));
     const first = await finished('late');
     expect(results(first)).toEqual([['late-1', 'Failed', 'ReferencedBindingNotFound']]);
-    await new Promise((r) => setTimeout(r, 1100));
+    await afterWholeSecond(first.finishTime!); // finishTime is whole seconds: the next one must be later
     await h.apply(bindingFor('late-1'));
     // The status writer folds RebalanceTriggered and RebalanceFinished one at a time: wait for both.
     const later = await finished(

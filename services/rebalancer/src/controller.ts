@@ -189,6 +189,16 @@ export class RebalancerController {
       await Promise.all([this.workQueue.idle(), this.failBack.queue.idle()]);
   }
 
+  /** Once the caches hold every write made before the call, a pass over every rebalancer (the kit's nextPass). */
+  nextPass(): Promise<void> {
+    return this.controller.nextPass();
+  }
+
+  /** Resolves once the caches hold every write made before the call (the kit's caughtUp). */
+  caughtUp(): Promise<void> {
+    return this.controller.caughtUp();
+  }
+
   /** The status to decide from: the status writer's, unless this leader has published something it has not folded yet. */
   private statusOf(key: string, uid: string): WorkloadRebalancerStatus | undefined {
     const stored = this.rebalancerStatus.cache.get(key)?.value;

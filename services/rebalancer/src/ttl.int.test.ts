@@ -4,18 +4,21 @@ import { createDelayedQueue, jobDueAt, ManualClock } from '@flotilla/runtime';
 import type { StoredObject } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RebalancerController } from './controller.js';
 import { bindingFor, harness, rebalancer, workload, type Harness } from './testing/harness.js';
 
 const TTL_SECONDS = 3600;
 const RESYNC_MS = 200;
 let h: Harness;
+let controller: RebalancerController;
 // Starts at the store's time (creationTimestamp is the store's), whole seconds like finishTime.
 const clock = new ManualClock(Math.ceil(Date.now() / 1000) * 1000 + 1000);
 
 beforeAll(async () => {
   h = await harness('rebalancer-ttl');
   // Every rebalancer is reconsidered every RESYNC_MS: a pass soon after each move of the clock.
-  await h.controller({ clock, resyncMs: RESYNC_MS }).start();
+  controller = h.controller({ clock, resyncMs: RESYNC_MS });
+  await controller.start();
 });
 afterAll(async () => {
   await h?.dispose();
@@ -24,8 +27,11 @@ afterAll(async () => {
 const ref = { kind: 'WorkloadRebalancer', name: 'short-lived' };
 type Status = { observedWorkloads?: Array<{ workload: { name: string }; result?: string }>; finishTime?: string };
 const statusOf = async () => (await h.store.get(ref))?.status as Status | undefined;
-/** Several resync passes on the clock as it is now. */
-const passes = () => new Promise((r) => setTimeout(r, RESYNC_MS * 5));
+/** Two resync passes on the clock as it is now, each over caches that hold every write before it. */
+const passes = async () => {
+  await controller.nextPass();
+  await controller.nextPass();
+};
 
 describe('rebalancer TTL on the controller clock', () => {
   it("waits out ttlSecondsAfterFinished after finishTime; a workload added before moves it (Karmada's case 1)", async () => {

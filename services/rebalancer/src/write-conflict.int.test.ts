@@ -66,7 +66,7 @@ describe('rebalancer: a binding write that loses its compare-and-set', () => {
         ? true
         : undefined,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await controller.caughtUp();
     store.races.set('cas-a-deployment', (other, ref) =>
       other.update(ref, (cur) => ({ ...cur, spec: { ...(cur.spec as object), rescheduleTriggeredAt: LATER } })),
     );
@@ -91,7 +91,7 @@ describe('rebalancer: a binding write that loses its compare-and-set', () => {
         ? true
         : undefined,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await controller.caughtUp();
     store.races.set('gone-a-deployment', (other, ref) => other.delete(ref));
     await h.apply(rebalancer('gone', [workload('gone-a')]));
     const s = await finished('gone');
