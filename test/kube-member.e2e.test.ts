@@ -3,7 +3,7 @@
 // cluster, side by side. Seed 003: ordered clusterAffinities place a Deployment on the first group's kube cluster;
 // its API server stops -> the workload moves to the next group after the grace; started again -> a
 // WorkloadRebalancer brings it back, and `flotilla.io/fail-back-after` does it by itself.
-import { eventually } from '@flotilla/testkit';
+import { afterWholeSecond, eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { flotilla } from './support/cli.js';
 import {
@@ -128,7 +128,8 @@ describe('kube member clusters in the running suite', () => {
       30_000,
       'shop gone from kube1',
     );
-    await new Promise((r) => setTimeout(r, 1100)); // Fresh needs a trigger strictly after lastScheduledTime (seconds)
+    // Fresh needs a trigger strictly after lastScheduledTime (whole seconds, and the scheduling is done by now)
+    await afterWholeSecond(Date.now());
     expect((await cli('rebalance', 'deploy/shop', '--wait', '--timeout', '60s')).code).toBe(0);
     await placed('shop-deployment', [{ name: 'kube1', replicas: 2 }], 'shop rebalanced back');
     await runningPods(kube1, 'shop', 2);

@@ -5,7 +5,7 @@
 // (Deployments, pods, member HPAs). The clusters are shared by the steps, which run in order: seed 003's placement,
 // 001, 000, 002, then seed 003's failover (member1's API server stops) and seed 004's rebalance once it is back.
 import { join } from 'node:path';
-import { eventually } from '@flotilla/testkit';
+import { afterWholeSecond, eventually } from '@flotilla/testkit';
 import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startKubeAgents, stopSuiteAndClusters } from './support/kube-e2e.js';
@@ -354,7 +354,8 @@ spec: { syncMode: Push, region: ap-east, zone: ap-east-1a }
     logsOnFailure();
     // Steady scheduling leaves both where they are now that member1 is back.
     expect(targetsOf(await hostGet('rb', 'nginx-deployment'))).toEqual([{ name: 'member2', replicas: 2 }]);
-    await new Promise((r) => setTimeout(r, 1100)); // Fresh needs a trigger strictly after lastScheduledTime (seconds)
+    // Fresh needs a trigger strictly after lastScheduledTime (whole seconds, and the scheduling is done by now)
+    await afterWholeSecond(Date.now());
     await kubectl(['apply', '-f', join(examples, '60-rebalance.yaml')]);
     const rebalancer = await eventually(
       async () => {

@@ -1,7 +1,8 @@
 // End to end: Karmada's WorkloadRebalancer user stories on the running suite (simulated clusters), driven by the CLI.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { eventually } from '@flotilla/testkit';
+import { afterWholeSecond, eventually } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
+import { afterPasses } from './support/metrics.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
@@ -27,7 +28,6 @@ const placed = (name: string, expected: Targets, what: string, timeoutMs = 20_00
     timeoutMs,
     `${what}: ${JSON.stringify(expected)}`,
   );
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function addClusters(cpu: string, ...names: string[]) {
   for (const n of names) expect((await cli('cluster', 'add', n, '--sim', '--cpu', cpu)).code).toBe(0);
@@ -101,7 +101,8 @@ spec:
       20_000,
       'member1 untainted',
     );
-    await sleep(2500); // a scheduler resync passes: Karmada never fails back by itself
+    // two scheduler resync passes over every binding: Karmada never fails back by itself
+    await afterPasses(s.suite, 'affinity-scheduler', 'scheduling');
     expect(await clustersOf('web-deployment')).toEqual([{ name: 'member2', replicas: 4 }]);
 
     const r = await cli('rebalance', 'deploy/web', '--name', 'spread-web', '--ttl', '4s', '--wait', '--timeout', '30s');
@@ -157,7 +158,7 @@ spec:
     );
     // Karmada's times are whole seconds and Fresh needs the trigger strictly after lastScheduledTime: a rebalancer
     // created in the second of the binding's last scheduling (the capacity change just now) reschedules nothing.
-    await sleep(1100);
+    await afterWholeSecond(Date.now());
     const r = await cli('rebalance', 'deploy/batch', '--wait', '--timeout', '30s');
     expect(r.code).toBe(0);
     const after = await clustersOf('batch-deployment');

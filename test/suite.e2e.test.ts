@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { eventually } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
+import { afterPasses } from './support/metrics.js';
 import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
@@ -138,7 +139,7 @@ describe('the suite with simulated member clusters', () => {
       (c) => (c.spec.taints === undefined ? true : undefined),
       'not-ready taint removed',
     );
-    await new Promise((r) => setTimeout(r, 2500)); // a resync passes
+    await afterPasses(s.suite, 'affinity-scheduler', 'scheduling'); // two resync passes over every binding
     expect((await getJson<Binding>('rb', 'nginx-deployment')).spec.clusters).toEqual([
       { name: 'member2', replicas: 2 },
     ]);

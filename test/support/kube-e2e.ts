@@ -6,6 +6,8 @@ import { flotilla } from './cli.js';
 import { placementPolicy } from './fhpa.js';
 import type { RunningSuite } from './suite.js';
 
+export { scrapedSum } from './metrics.js';
+
 export type Targets = Array<{ name: string; replicas?: number }>;
 
 /** What the helpers need of a member cluster (test/support/member-clusters.ts, @flotilla/testkit/kube). */
@@ -48,25 +50,6 @@ export async function startKubeAgents(
         }),
     );
   return agents;
-}
-
-/** The sum of a service process's samples of `name` whose labels include `labels`, from its /metrics. */
-export async function scrapedSum(
-  p: Pick<ServiceProcess, 'httpPort'>,
-  name: string,
-  labels: Record<string, string> = {},
-): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${p.httpPort}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries(
-      [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]),
-    );
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[3]);
-  }
-  return sum;
 }
 
 /**
