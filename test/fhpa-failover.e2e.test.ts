@@ -10,6 +10,7 @@ import { createDelayedQueue, jobDueAt } from '@flotilla/runtime';
 import { eventually, NATS_URL, REDIS_URL } from '@flotilla/testkit';
 import { Redis } from 'ioredis';
 import { assignedEvents, filler, fhpaCli, prioritizedBurst, simCluster, totalMax } from './support/fhpa.js';
+import { afterPasses } from './support/metrics.js';
 import { leaderPid, startSuite, type RunningSuite } from './support/suite.js';
 
 const DELAY_SECONDS = 5;
@@ -114,8 +115,8 @@ describe('hpa-assigner leader killed during a scale-up across clusters', () => {
     console.log(
       `delay job armed → leader killed after ${killedAt - armedAt} ms → max moved after ${movedAt - armedAt} ms (delay ${DELAY_SECONDS} s, lease ${LEASE_MS} ms); the delay job then: ${states.join(', ')}`,
     );
-    // Applied once: one ScaledUpAcross assignment, and a second look later finds nothing more.
-    await new Promise((r) => setTimeout(r, 3000));
+    // Applied once: one ScaledUpAcross assignment, and two sync passes of the new leader later, nothing more.
+    await afterPasses(s.suite, 'hpa-assigner', 'hpa-assigner');
     const events = await assignedEvents(bus, 'burst');
     expect(events.filter((e) => e.reason === 'ScaledUpAcross')).toHaveLength(1);
     expect(await limitsOf('burst')).toEqual(moved);

@@ -33,7 +33,10 @@ export async function afterPasses(
   opts: { passes?: number; timeoutMs?: number } = {},
 ): Promise<void> {
   const passes = opts.passes ?? 2;
-  const replicas = suite.processes.filter((p) => p.name === service);
+  // Replicas killed by the test are gone from the count: none of their passes began after this call.
+  const replicas = suite.processes.filter(
+    (p) => p.name === service && p.child.exitCode === null && p.child.signalCode === null,
+  );
   if (replicas.length === 0) throw new Error(`afterPasses: no ${service} process in the suite`);
   const sum = async (name: string) => {
     let total = 0;
