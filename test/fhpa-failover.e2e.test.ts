@@ -9,7 +9,15 @@ import { connectBus, type Bus } from '@flotilla/bus';
 import { createDelayedQueue, jobDueAt } from '@flotilla/runtime';
 import { eventually, NATS_URL, REDIS_URL } from '@flotilla/testkit';
 import { Redis } from 'ioredis';
-import { assignedEvents, filler, fhpaCli, prioritizedBurst, simCluster, totalMax } from './support/fhpa.js';
+import {
+  assignedEvents,
+  filler,
+  fhpaCli,
+  prioritizedBurst,
+  simCluster,
+  totalMax,
+  waitForAssigned,
+} from './support/fhpa.js';
 import { afterPasses } from './support/metrics.js';
 import { leaderPid, startSuite, type RunningSuite } from './support/suite.js';
 
@@ -106,11 +114,10 @@ describe('hpa-assigner leader killed during a scale-up across clusters', () => {
     await queue.close();
     expect(jobs.length).toBeGreaterThan(0);
     expect(Math.max(...jobs.map((j) => j.timestamp))).toBeLessThan(killedAt);
-    const scaledAcross = await eventually(
-      async () => (await assignedEvents(bus, 'burst')).find((e) => e.reason === 'ScaledUpAcross'),
-      10_000,
-      'the ScaledUpAcross event',
-    );
+    const { event: scaledAcross } = await waitForAssigned(bus, 'burst', {
+      reason: 'ScaledUpAcross',
+      timeoutMs: 10_000,
+    });
     expect(Date.parse(scaledAcross.time)).toBeGreaterThanOrEqual(Math.min(...jobs.map(jobDueAt)));
     console.log(
       `delay job armed → leader killed after ${killedAt - armedAt} ms → max moved after ${movedAt - armedAt} ms (delay ${DELAY_SECONDS} s, lease ${LEASE_MS} ms); the delay job then: ${states.join(', ')}`,

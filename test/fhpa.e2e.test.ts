@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { connectBus, type Bus } from '@flotilla/bus';
 import { eventually, scaled } from '@flotilla/testkit';
 import {
-  assignedEvents,
   deployment,
   filler,
   fhpaCli,
@@ -16,6 +15,7 @@ import {
   simCluster,
   staticWeightedFhpa,
   totalMax,
+  waitForAssigned,
 } from './support/fhpa.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
@@ -210,14 +210,7 @@ spec:
       // then moved across once. Read from the log: the limits above are written directly, while status.lastAssignment
       // is folded from the log a moment later (under load it still showed the assignment before the move).
       // The events are published after those writes, so the move's is waited for.
-      const assignments = await eventually(
-        async () => {
-          const events = await assignedEvents(bus, 'burst');
-          return events.some((e) => e.reason === 'ScaledUpAcross') ? events : undefined;
-        },
-        30_000,
-        'the ScaledUpAcross event',
-      );
+      const { all: assignments } = await waitForAssigned(bus, 'burst', { reason: 'ScaledUpAcross' });
       expect(assignments.map((e) => e.reason)).toEqual(['Initial', 'ScaledUpAcross']);
       expect(assignments[1]!.moves).toEqual([{ from: 'small1', to: 'big2', replicas: 8 }]);
       // big2 was scaled from 0 to 1; with load of its own its member HPA scales within the new max.

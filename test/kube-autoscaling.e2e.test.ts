@@ -20,7 +20,7 @@ import { eventually, scaled } from '@flotilla/testkit';
 import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
 import type { Cluster } from '@flotilla/scheduling';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { assignedEvents, deployment, fhpaCli, prioritizedFhpa } from './support/fhpa.js';
+import { deployment, fhpaCli, prioritizedFhpa, waitForAssigned } from './support/fhpa.js';
 import { describedWith, ownerCondition } from './support/owner-conflict.js';
 import {
   policyOn,
@@ -264,11 +264,7 @@ describe('autoscaling on kube member clusters', () => {
       expect(first).toEqual({ kube1: { minReplicas: 2, maxReplicas: 6 }, kube2: { minReplicas: 1, maxReplicas: 2 } });
       // ... and that was the first assignment the hpa-assigner made, not a later correction of another. Its event is
       // published after the writes that the limits above come from, so it is waited for.
-      const assigned = await eventually(
-        async () => (await assignedEvents(bus!, 'burst'))[0],
-        30_000,
-        "burst's first FederatedHPAAssigned event",
-      );
+      const { event: assigned } = await waitForAssigned(bus!, 'burst');
       expect(assigned.assignments).toEqual([
         { cluster: 'kube1', minReplicas: 2, maxReplicas: 6 },
         { cluster: 'kube2', minReplicas: 1, maxReplicas: 2 },
@@ -297,11 +293,7 @@ describe('autoscaling on kube member clusters', () => {
       );
       expect(unschedulable.every((p) => p.status.phase === 'Pending')).toBe(true);
       // After the delay the max kube1 cannot use moves to kube2 (what fits in kube1 stays there).
-      const across = await eventually(
-        async () => (await assignedEvents(bus!, 'burst')).find((e) => e.reason === 'ScaledUpAcross'),
-        60_000,
-        'the ScaledUpAcross assignment',
-      );
+      const { event: across } = await waitForAssigned(bus!, 'burst', { reason: 'ScaledUpAcross', timeoutMs: 60_000 });
       expect(across.moves).toEqual([{ from: 'kube1', to: 'kube2', replicas: 2 }]);
       expect(across.assignments).toEqual([
         { cluster: 'kube1', minReplicas: 2, maxReplicas: 4 },

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Bus, eventTypeOf, readEvents } from '@flotilla/bus';
+import { eventually } from '@flotilla/testkit';
 import { flotilla } from './cli.js';
 
 export type Limits = Record<string, { minReplicas: number; maxReplicas: number }>;
@@ -62,6 +63,30 @@ export async function assignedEvents(bus: Bus, name: string, namespace = 'defaul
     if (eventTypeOf(d.event) === 'FederatedHPAAssigned')
       out.push({ ...(d.event.data as Omit<AssignedEvent, 'time'>), time: d.event.time });
   return out;
+}
+
+/**
+ * Waits for a FederatedHPA's `FederatedHPAAssigned` event that `which` picks (by default the first with `reason`)
+ * and returns it with every assignment so far. The event is published after the writes it records, so a test that
+ * saw the limits waits here for their event.
+ */
+export async function waitForAssigned(
+  bus: Bus,
+  name: string,
+  which: { reason?: string; timeoutMs?: number; namespace?: string } = {},
+): Promise<{ event: AssignedEvent; all: AssignedEvent[] }> {
+  const what = which.reason
+    ? `the ${which.reason} assignment of ${name}`
+    : `${name}'s first FederatedHPAAssigned event`;
+  return eventually(
+    async () => {
+      const all = await assignedEvents(bus, name, which.namespace);
+      const event = which.reason ? all.find((e) => e.reason === which.reason) : all[0];
+      return event ? { event, all } : undefined;
+    },
+    which.timeoutMs ?? 30_000,
+    what,
+  );
 }
 
 export const totalMax = (l: Limits) => Object.values(l).reduce((n, x) => n + x.maxReplicas, 0);

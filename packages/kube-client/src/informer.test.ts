@@ -198,9 +198,49 @@ describe('KubeInformer (list + watch)', () => {
     await until(() => i.synced);
     expect(gates).toEqual([
       [false, 'cache not synced: listing'],
-      [false, 'list failed: HTTP 503: down'],
+      [false, 'cache not synced: list failed: HTTP 503: down'],
       [true, undefined],
     ]);
+    await i.stop();
+  });
+
+  it('a synced cache whose watch fails once and relists at once keeps its gate open (no flap)', async () => {
+    const { client, calls } = scripted(
+      [[obj('a', '1')], [obj('a', '1')]],
+      [(_emit, done) => done(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }))],
+    );
+    const closed: string[] = [];
+    const i = informer(client, [], {
+      readinessGraceMs: 5_000,
+      readiness: { set: (_gate, open, reason) => (open ? undefined : closed.push(reason ?? '')) },
+    });
+    await i.start();
+    await until(() => calls.filter((c) => c === 'list').length === 2 && i.synced);
+    expect(closed).toEqual(['cache not synced: listing']);
+    await i.stop();
+  });
+
+  it('a synced cache relisting after an error for longer than the grace closes its gate, naming the error', async () => {
+    const refused = Object.assign(new Error('down'), { code: 503 });
+    const { client, calls } = scripted(
+      [[obj('a', '1')], refused, refused, refused, refused, refused, [obj('a', '1')]],
+      [(_emit, done) => done(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }))],
+    );
+    const gates: Array<[string, boolean, string | undefined]> = [];
+    const i = informer(client, [], {
+      backoff: { baseMs: 30, maxMs: 30 },
+      readinessGraceMs: 50,
+      readiness: { set: (gate, open, reason) => gates.push([gate, open, reason]) },
+    });
+    await i.start();
+    await until(() => calls.filter((c) => c === 'list').length === 7);
+    await until(() => gates.at(-1)?.[1] === true);
+    const closings = gates.filter(([, open]) => !open).map(([gate, , reason]) => `${gate}: ${reason}`);
+    expect(closings[0]).toBe('kube-informer:m/apps/v1/Deployment: cache not synced: listing');
+    expect(closings.slice(1).length).toBeGreaterThan(0);
+    expect(new Set(closings.slice(1))).toEqual(
+      new Set(['kube-informer:m/apps/v1/Deployment: cache not synced: list failed: HTTP 503: down']),
+    );
     await i.stop();
   });
 });

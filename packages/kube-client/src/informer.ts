@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { GracefulGate } from '@flotilla/runtime';
 import { type Backoff, backoffDelay } from './backoff.js';
 import type { KubeApi, RawObject, WatchParams } from './kube-api.js';
 import { describeKubeError, isGone, type KubeRequest, statusOf, toKubeApiError } from './kube-api-error.js';
@@ -56,6 +57,8 @@ export const INFORMER_DEFAULTS = Object.freeze({
   backoff: Object.freeze({ baseMs: 500, maxMs: 10_000 }),
   /** Objects per page of a list: the whole list is never held at once, as JSON or as objects. */
   pageSize: 500,
+  /** How long a synced cache may be relisting after an error before its readiness gate closes. */
+  readinessGraceMs: 5_000,
 });
 
 export interface KubeInformerOptions<T> {
@@ -85,8 +88,12 @@ export interface KubeInformerOptions<T> {
   watchTimeoutSeconds?: number;
   backoff?: Backoff;
   pageSize?: number;
-  /** The gate `kube-informer:<server>/<name>` stays closed until the first list and while lists or watches fail. */
+  /**
+   * The gate `kube-informer:<server>/<name>`: closed until the first list; afterwards closed once the cache has been
+   * relisting after an error for `readinessGraceMs` (one failed request does not flap it), open at the next list.
+   */
   readiness?: ReadinessSink;
+  readinessGraceMs?: number;
   /** The service's registry: lists, errors, expiries, objects and sync of this cache (kubeInformerMetrics). */
   registry?: Registry;
   random?: () => number;
@@ -146,6 +153,8 @@ export class KubeInformer<T> {
   private startedBySubscribe = false;
   private readonly keyOf: (raw: RawObject) => string;
   private readonly gate: string;
+  /** The readiness gate of the current run (a new one per start). */
+  private readinessGate: GracefulGate | undefined;
   private readonly metrics: {
     lists(): void;
     errors(): void;
@@ -208,7 +217,15 @@ export class KubeInformer<T> {
     this.firstOutcome = new Promise((r) => {
       this.resolveFirstOutcome = r;
     });
-    this.o.readiness?.set(this.gate, false, 'cache not synced: listing');
+    this.readinessGate?.release();
+    this.readinessGate = this.o.readiness
+      ? new GracefulGate({
+          sink: this.o.readiness,
+          gate: this.gate,
+          graceMs: this.o.readinessGraceMs ?? INFORMER_DEFAULTS.readinessGraceMs,
+          startingReason: 'cache not synced: listing',
+        })
+      : undefined;
     this.loop = this.run(this.state);
     return this.firstSync;
   }
@@ -232,7 +249,7 @@ export class KubeInformer<T> {
     await this.loop;
     this.metrics.synced(false);
     // A stopped cache is read by no one: it holds no service back.
-    this.o.readiness?.set(this.gate, true);
+    this.readinessGate?.release();
   }
 
   /**
@@ -323,7 +340,7 @@ export class KubeInformer<T> {
           this.lastError = typed;
           this.metrics.errors();
           this.metrics.synced(false);
-          this.o.readiness?.set(this.gate, false, `${verb} failed: ${describeKubeError(err)}`);
+          this.readinessGate?.failed(`cache not synced: ${verb} failed: ${describeKubeError(err)}`);
           this.o.onError?.(typed);
           this.resolveFirstOutcome();
           await sleep(backoffDelay(attempt++, backoff, random), state);
@@ -367,7 +384,7 @@ export class KubeInformer<T> {
     this.metrics.lists();
     this.metrics.objects(this.cache.size);
     this.metrics.synced(true);
-    this.o.readiness?.set(this.gate, true);
+    this.readinessGate?.ok();
     this.resolveFirstSync();
     this.resolveFirstOutcome();
     this.o.onListed?.();

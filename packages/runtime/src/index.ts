@@ -86,6 +86,13 @@ export { applyHeapGrowth } from './heap.js';
 export { leaderGauge } from './leader-metrics.js';
 export { perRegistry } from './per-registry.js';
 export { ReadinessGates } from './readiness-gates.js';
+export {
+  gateOpen,
+  GracefulGate,
+  type GateFailureState,
+  type GateSink,
+  type GracefulGateOptions,
+} from './graceful-gate.js';
 export { connectionGate, type ConnectionListener } from './connection-gate.js';
 export { watchProvisioning, type ProvisioningWatchOptions } from './provisioning-watch.js';
 export { aclSetUserArgs, redisAclRules, type RedisAclRule } from './redis-acl.js';

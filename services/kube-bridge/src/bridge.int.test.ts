@@ -44,6 +44,8 @@ interface Running {
   bridge: KubeBridge;
   registry: Registry;
   gates: ReadinessGates;
+  /** Every gate the informers closed, with its reason, in order. */
+  informerClosings: string[];
   kubeConfig: PooledKubeConfig;
 }
 let running: Running | undefined;
@@ -51,6 +53,13 @@ let running: Running | undefined;
 async function startBridge(): Promise<Running> {
   const registry = new Registry();
   const gates = new ReadinessGates();
+  const informerClosings: string[] = [];
+  const readiness = {
+    set(gate: string, open: boolean, reason?: string) {
+      if (!open) informerClosings.push(`${gate}: ${reason}`);
+      gates.set(gate, open, reason);
+    },
+  };
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
   const kubeConfig = loadKubeConfig(bridgeKubeconfig);
   const bridge = new KubeBridge({
@@ -59,7 +68,8 @@ async function startBridge(): Promise<Running> {
     host: new HostApi(kubeConfig),
     records: new SyncRecords(redis, SyncRecords.hashKeyFor(prefix)),
     eventRecords: new SyncRecords<string>(redis, SyncRecords.eventsHashKeyFor(prefix)),
-    connection: new HostConnection(gates, logger, cluster.server),
+    connection: new HostConnection({ gates, logger, server: cluster.server }),
+    readiness,
     logger,
     metrics: KubeBridgeMetrics.of(registry),
     registry,
@@ -69,7 +79,7 @@ async function startBridge(): Promise<Running> {
     instance: 'bridge-test',
   });
   await bridge.start();
-  running = { bridge, registry, gates, kubeConfig };
+  running = { bridge, registry, gates, informerClosings, kubeConfig };
   return running;
 }
 
@@ -453,6 +463,9 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     };
     await kubectl(['apply', '-f', '-'], cronYaml('while-away', 2));
     const r = await startBridge();
+    // Not ready until each host kind's cache was listed, then ready.
+    expect(r.informerClosings).toContain('kube-informer:host/CronFederatedHPA: cache not synced: listing');
+    await eventually(() => (r.gates.open ? true : undefined), 15_000, 'the restarted bridge ready');
     await eventually(() => flotillaGet(cronRef('while-away')), 15_000, 'the object created while the bridge was away');
     await r.bridge.idle();
     // The object created while away: into Flotilla, then its finalizer on the host. Nothing already mirrored is
@@ -469,10 +482,17 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
   it('the host API server unreachable: unready and says why, a Warning event for each failed write, then catches up', async () => {
     const r = running!;
     await cluster.stopApiServer();
-    await eventually(() => (r.gates.open ? undefined : true), 30_000, 'the bridge unready');
-    expect(r.gates.reasons().join('\n')).toMatch(
-      new RegExp(`${HOST_GATE}: cannot reach the host API server https://127\\.0\\.0\\.1:\\d+`),
+    // Unready once the outage outlasts the grace: the host gate says why, and each host kind's cache says it is stale.
+    const reasons = await eventually(
+      () => {
+        const all = r.gates.reasons().join('\n');
+        return all.includes(`${HOST_GATE}:`) && all.includes('kube-informer:host/CronFederatedHPA:') ? all : undefined;
+      },
+      30_000,
+      'the bridge unready, naming the host and its caches',
     );
+    expect(reasons).toMatch(new RegExp(`${HOST_GATE}: cannot reach the host API server https://127\\.0\\.0\\.1:\\d+`));
+    expect(reasons).toMatch(/kube-informer:host\/CronFederatedHPA: cache not synced: (list|watch) failed: /);
     // Flotilla moves on meanwhile.
     const status = { executionHistories: [{ ruleName: 'scale-up', nextExecutionTime: '2026-11-28T00:00:00Z' }] };
     await statuses().fold(cronRef('while-away'), 1, () => status);

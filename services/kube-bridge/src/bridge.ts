@@ -19,7 +19,14 @@ import {
   refFromKey,
   type StatusRecord,
 } from '@flotilla/store';
-import { describeKubeError, isConflict, isNotFound, KubeInformer, listWatchOf } from '@flotilla/kube-client';
+import {
+  describeKubeError,
+  isConflict,
+  isNotFound,
+  KubeInformer,
+  listWatchOf,
+  type ReadinessSink,
+} from '@flotilla/kube-client';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
@@ -70,6 +77,8 @@ export interface KubeBridgeOptions {
   /** Per Flotilla event (its key in the events bucket), the digest of what was last written to the host. */
   eventRecords: SyncRecords<string>;
   connection: HostConnectionListener;
+  /** The service's readiness gates: each host kind's cache holds one (`kube-informer:host/<Kind>`) until it is listed. */
+  readiness?: ReadinessSink;
   logger: Logger;
   metrics: KubeBridgeMetrics;
   /** The service's registry: the kit's reconcile, queue and object metrics under `kube-bridge`. */
@@ -144,6 +153,7 @@ export class KubeBridge {
         onListed: () => opts.connection.restored(info.kind),
         backoff: { baseMs: opts.backoff.initialMs, maxMs: opts.backoff.maxMs },
         ...(opts.registry ? { registry: opts.registry } : {}),
+        ...(opts.readiness ? { readiness: opts.readiness } : {}),
       });
       this.flotilla.set(kind.info.kind, { objects, status });
       this.hostInformers.set(kind.info.kind, host);

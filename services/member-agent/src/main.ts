@@ -42,7 +42,7 @@ await runBusService({
     // The process's shared informers, each behind its readiness gate (the kube driver's; the sim driver has its own).
     return { usageGauge, ...openInformers({ logger, registry, gates }, { bus }) };
   },
-  async run({ config, logger, registry }, { bus, kubeApi, usageGauge, informers }) {
+  async run({ config, logger, registry, gates }, { bus, kubeApi, usageGauge, informers }) {
     const driver = kubeApi
       ? new KubeDriver({
           clusterName: config.KUBE_CLUSTER_NAME!,
@@ -63,6 +63,7 @@ await runBusService({
             concurrency: config.KUBE_WRITE_CONCURRENCY,
           },
           registry,
+          readiness: gates,
           usageGauge,
           // Its cluster's part of each workload's usage: the other members' agents record theirs beside it.
           usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, {

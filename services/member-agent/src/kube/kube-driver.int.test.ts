@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import { EventTypes, readEvents, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
-import { systemClock } from '@flotilla/runtime';
+import { ReadinessGates, systemClock } from '@flotilla/runtime';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import { startKubeCluster, type KubeCluster } from '@flotilla/testkit/kube';
@@ -116,6 +116,7 @@ describe('KubeDriver against a real member control plane', () => {
       failureThresholdMs?: number;
       resyncMs?: number;
       registry?: Registry;
+      readiness?: ReadinessGates;
     } = {},
   ) => {
     const d = new KubeDriver({
@@ -134,6 +135,7 @@ describe('KubeDriver against a real member control plane', () => {
       resyncMs: opts.resyncMs ?? 2000,
       metricsPeriodMs: 1000,
       ...(opts.registry ? { registry: opts.registry } : {}),
+      ...(opts.readiness ? { readiness: opts.readiness } : {}),
     });
     drivers.push(d);
     return d;
@@ -377,12 +379,26 @@ describe('KubeDriver against a real member control plane', () => {
     await store.apply(web);
     await store.apply(binding(web, [{ name: CLUSTER, replicas: 1 }]));
     // No periodic resync: NotReady (and Ready again) must come from the probes, not from a later full reconcile.
-    const agent = driver({ failureThresholdMs: 1500, resyncMs: 600_000 });
+    const gates = new ReadinessGates();
+    const agent = driver({ failureThresholdMs: 1500, resyncMs: 600_000, readiness: gates });
     await agent.start();
     await eventually(async () => ((await lastWorkload(bus, 'web-deployment'))?.applied ? true : undefined), 30_000);
+    await eventually(() => (gates.open ? true : undefined), 30_000, 'every member informer synced');
     const writes = agent.writesSent;
 
     await cluster.stopApiServer();
+    // /readyz says which caches are stale once the relisting outlasts the grace.
+    const stale = await eventually(
+      () => {
+        const reasons = gates.reasons();
+        return reasons.some((r) => r.startsWith(`kube-informer:${CLUSTER}/pods: cache not synced: `))
+          ? reasons
+          : undefined;
+      },
+      30_000,
+      'the pods informer named as not synced',
+    );
+    expect(stale.every((r) => r.startsWith(`kube-informer:${CLUSTER}/`))).toBe(true);
     const down = await eventually(
       async () => (await clusterReports(bus)).find((r) => r.statusPatch.conditions[0]!.status === 'False'),
       20_000,
@@ -402,6 +418,7 @@ describe('KubeDriver against a real member control plane', () => {
       30_000,
       'Ready again',
     );
+    await eventually(() => (gates.open ? true : undefined), 30_000, 'every member informer synced again');
     await eventually(async () => ((await lastWorkload(bus, 'web-deployment'))?.applied ? true : undefined), 30_000);
     await agent.reconcileNow();
     expect(agent.writesSent).toBe(writes);

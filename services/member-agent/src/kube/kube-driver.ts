@@ -2,7 +2,7 @@ import { type ClusterSpec, effectiveResourceModels, type ResourceModel } from '@
 import { type Bus, publishEvent } from '@flotilla/bus';
 import { Controllers } from '@flotilla/catalogue';
 import { type Controller, defineController, type InvolvesObjects } from '@flotilla/controller';
-import { type KubeInformer, statusOf } from '@flotilla/kube-client';
+import { type KubeInformer, type ReadinessSink, statusOf } from '@flotilla/kube-client';
 import type { Clock } from '@flotilla/runtime';
 import { type Informer, Informers, objectKey, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
@@ -108,6 +108,11 @@ export interface KubeDriverOptions {
   watchTimeoutSeconds?: number;
   /** The service's registry: the cluster's readiness and capacity, the controller's and informers' metrics. */
   registry?: Registry;
+  /**
+   * The service's readiness gates: each member informer holds one (`kube-informer:<cluster>/<informer>`), closed
+   * until its first list and once it has been relisting after an error for longer than a short grace.
+   */
+  readiness?: ReadinessSink;
   /** Exposes each workload's CPU usage in this cluster (as the sim driver does). */
   usageGauge?: WorkloadUsageGauge;
   /** Records each workload's usage into the metric history (EffectiveHPA's embedded source). */
@@ -371,6 +376,7 @@ export class KubeDriver {
     return {
       name: what,
       registry: this.registry,
+      ...(this.opts.readiness ? { readiness: this.opts.readiness } : {}),
       onChange: () => this.kick(),
       onError: (err: Error) => this.onInformerError(what, err),
       onExpired: (resourceVersion: string) => {
