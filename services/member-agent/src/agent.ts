@@ -66,6 +66,9 @@ export class SimAgent {
   private readonly metrics: ClusterMetrics;
   private readonly leases: ClusterLeases;
   private readonly usageWriter: MemberUsageWriter;
+  /** Scheduled ticks ended (failed ones too), and who waits for a count: the barrier of `afterTicks`. */
+  private ticksEnded = 0;
+  private tickWaiters: Array<{ count: number; resolve(): void }> = [];
 
   constructor(private readonly opts: SimAgentOptions) {
     this.metrics = ClusterMetrics.of(opts.registry ?? new Registry());
@@ -122,6 +125,15 @@ export class SimAgent {
   }
 
   /**
+   * Resolves once `n` scheduled ticks that begin after this call have ended (a tick running now does not count): the
+   * barrier before asserting that ticks changed nothing.
+   */
+  afterTicks(n: number): Promise<void> {
+    const count = this.ticksEnded + (this.running ? 1 : 0) + n;
+    return new Promise((resolve) => this.tickWaiters.push({ count, resolve }));
+  }
+
+  /**
    * One simulation step: computes the reports and publishes them in order. A report is remembered only once the
    * bus acknowledged it, so a failed publish is offered again (with the same event id) on the next tick. Once the
    * reports are out, the simulated clusters' leases are renewed (an agent that cannot publish renews nothing) and
@@ -167,7 +179,14 @@ export class SimAgent {
           () => undefined,
           (err: unknown) => this.opts.logger.error({ err }, 'simulation tick failed; its reports will be retried'),
         )
-        .finally(() => this.schedule());
+        .finally(() => {
+          this.running = undefined;
+          this.ticksEnded++;
+          const due = this.tickWaiters.filter((w) => w.count <= this.ticksEnded);
+          this.tickWaiters = this.tickWaiters.filter((w) => w.count > this.ticksEnded);
+          for (const w of due) w.resolve();
+          this.schedule();
+        });
     }, this.tickMs);
   }
 }

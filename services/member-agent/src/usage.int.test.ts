@@ -132,7 +132,7 @@ describe('the sim member-agent as a source of EffectiveHPA history', () => {
       expect(first.m1.value.cpuUsageMilli).toBe(2500);
       expect(first.m2.value.cpuUsageMilli).toBe(1000);
       // Ticks every 100 ms: ten more ticks with the same usage write nothing.
-      await new Promise((r) => setTimeout(r, 1000));
+      await a.afterTicks(10);
       expect((await read('m1'))?.revision).toBe(first.m1.revision);
       expect((await read('m2'))?.revision).toBe(first.m2.revision);
       // and none of the agent's status reports carries usage
@@ -150,20 +150,21 @@ describe('the sim member-agent as a source of EffectiveHPA history', () => {
   it('records the summed usage into the stream once per interval, and a restarted agent repeats no interval', async () => {
     const history = new JetStreamHistory(bus);
     const start = new Date();
+    const recorded = () =>
+      history.range(WEB, { start: new Date(start.getTime() - 1000), end: new Date(), stepSeconds: 1 });
+    const intervals = (n: number, what: string) =>
+      eventually(async () => ((await recorded()).length >= n ? true : undefined), 10_000, what);
     const first = agent(1000);
     await first.start();
-    await new Promise((r) => setTimeout(r, 2500));
+    await intervals(2, 'two intervals recorded by the first leader');
     await first.stop();
     // a new leader in the same interval writes the same timestamp; the stream drops the repeat
     const second = agent(1000);
+    const before = (await recorded()).length;
     await second.start();
-    await new Promise((r) => setTimeout(r, 1500));
+    await intervals(before + 1, 'an interval recorded by the second leader');
     await second.stop();
-    const samples = await history.range(WEB, {
-      start: new Date(start.getTime() - 1000),
-      end: new Date(),
-      stepSeconds: 1,
-    });
+    const samples = await recorded();
     expect(samples.length).toBeGreaterThanOrEqual(3);
     const times = samples.map(([t]) => t);
     expect(new Set(times).size).toBe(times.length);
