@@ -297,7 +297,15 @@ describe('events', () => {
     );
     expect(handled).toEqual(['stuck-3']);
     await eventually(() => (handled.length >= 4 ? true : undefined), 10_000, 'stuck-x handled');
-    await new Promise((r) => setTimeout(r, 1500));
+    // Every delivery, redeliveries past the ack wait included, acknowledged: none is left to be handled twice.
+    await eventually(
+      async () => {
+        const info = await bus.jsm.consumers.info(bus.names.eventsStream, 'stuck');
+        return info.num_ack_pending === 0 && info.num_pending === 0 ? true : undefined;
+      },
+      10_000,
+      'the consumer with nothing pending or unacknowledged',
+    );
     await sub.stop();
     expect(handled).toEqual(['stuck-3', 'stuck-0', 'stuck-1', 'stuck-2']);
   });

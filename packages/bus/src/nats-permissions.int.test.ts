@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeTcpPort, PrivateNats } from '@flotilla/testkit';
+import { eventually, freeTcpPort, PrivateNats } from '@flotilla/testkit';
 import { type Bus, connectBus, destroyBus } from './connect.js';
 import { busNames } from './names.js';
 import type { NatsUser } from '@flotilla/catalogue';
@@ -82,7 +82,8 @@ describe('per-service NATS users against a nats-server with their authorization 
     })();
     scheduler.nc.subscribe(`${names.apiRoot}.*`);
     await scheduler.nc.flush();
-    await new Promise((r) => setTimeout(r, 200));
+    // The server's refusal comes back asynchronously, as a status of the connection.
+    await eventually(() => (errors.length > 0 ? true : undefined), 5000, "the server's refusal");
     expect(errors.join(' ')).toMatch(/permissions violation for subscription/i);
     const del = await failure(scheduler.jsm.streams.delete(names.eventsStream));
     expect(del?.message).toMatch(/permissions violation/i);

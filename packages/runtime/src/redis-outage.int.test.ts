@@ -22,9 +22,11 @@ describe('a Redis outage (a real redis-server killed and restarted)', () => {
     const stderr = vi.spyOn(console, 'error');
     const conn = await connectRedis(redis.url, { onConnection: listener, extra: { retryStrategy: () => 100 } });
     try {
+      let reconnects = 0;
+      conn.on('reconnecting', () => reconnects++);
       await redis.stop('SIGKILL');
-      // Several failed reconnects happen in this second; each would print a line without a listener.
-      await new Promise((r) => setTimeout(r, 1000));
+      // Several failed reconnects; each would print a line without a listener.
+      await eventually(() => (reconnects >= 5 ? true : undefined), 10_000, 'five failed reconnects');
       await redis.start();
       // Reconnected (the retry strategy tries every 100 ms); the `up` report comes with the connection's `ready`.
       await eventually(
