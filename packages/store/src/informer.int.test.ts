@@ -48,6 +48,21 @@ describe('Informer (shared bus)', () => {
     await bus?.dispose();
   });
 
+  it('caughtUpWithBucket: true once the cache holds every write made before the call and its subscribers were told', async () => {
+    const informer = new Informer<StoredObject>({ bus, bucket: 'objects', kind: 'DaemonSet' });
+    const told: string[] = [];
+    const sub = informer.subscribe(async (e) => {
+      await new Promise((r) => setTimeout(r, 20)); // a slow subscriber: the cache runs ahead of what it was told
+      told.push(`${e.type} ${e.key}`);
+    });
+    stops.push(() => sub.unsubscribe());
+    await sub.synced;
+    for (let i = 0; i < 5; i++) await store.apply({ ...deploy(`barrier-${i}`, i), kind: 'DaemonSet' } as StoredObject);
+    expect(await informer.caughtUpWithBucket(5000)).toBe(true);
+    expect(informer.size).toBe(5);
+    expect(told).toEqual([0, 1, 2, 3, 4].map((i) => `upsert DaemonSet.default.barrier-${i}`));
+  });
+
   it('logs and counts a handler that throws, and goes on with the next event', async () => {
     const registry = new Registry();
     const { logger, lines } = recordingLogger();

@@ -171,12 +171,17 @@ export class Informer<T = StoredObject> {
   }
 
   /**
-   * Resolves true once the cache holds every write of its kind made to the bucket before this call (one request for
-   * the kind's last revision, then `caughtUp`); false as `caughtUp` says.
+   * Resolves true once the cache holds every write of its kind made to the bucket before this call and its
+   * subscribers have been handed them (one request for the kind's last revision, then `caughtUp`); false as
+   * `caughtUp` says.
    */
   async caughtUpWithBucket(timeoutMs: number): Promise<boolean> {
     if (!this.following) return false;
-    return this.caughtUp(await lastRevisionOf(this.o.bus.jsm, this.bucketName, kindFilter(this.kind)), timeoutMs);
+    const revision = await lastRevisionOf(this.o.bus.jsm, this.bucketName, kindFilter(this.kind));
+    if (!(await this.caughtUp(revision, timeoutMs))) return false;
+    // The cache is updated before its subscribers are told (in order, one event at a time): wait for that too.
+    await this.delivering;
+    return true;
   }
 
   /** Lists, delivers every object to `onEvent` as an upsert, then follows changes. Resolves once the list is delivered. */

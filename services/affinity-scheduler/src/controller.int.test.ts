@@ -209,9 +209,9 @@ describe('affinity scheduler (in-process, real NATS)', () => {
     metadata: { name, namespace: 'default' },
     spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: selects }], placement, ...extra },
   });
-  /** Lets the informers deliver what was just written, then waits for the queues. */
+  /** Once the informers hold what was just written (and queued what it changed), waits for the queues. */
   const settle = async () => {
-    await new Promise((r) => setTimeout(r, 200));
+    await controller.caughtUp();
     await controller.idle();
   };
   const taintsOf = async (name: string) =>

@@ -252,6 +252,11 @@ export class AffinitySchedulerController {
     while (this.controllers().some((c) => c.queue.length)) await Promise.all(this.controllers().map((c) => c.idle()));
   }
 
+  /** Resolves once every controller's caches hold the writes made before the call (the kit's caughtUp). */
+  async caughtUp(): Promise<void> {
+    await Promise.all(this.controllers().map((c) => c.caughtUp()));
+  }
+
   /** Once the caches hold every write made before the call, a scheduling pass over every binding (the kit's nextPass). */
   nextPass(): Promise<void> {
     return this.scheduling.nextPass();
