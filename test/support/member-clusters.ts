@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { startKubeCluster } from '@flotilla/testkit/kube';
+import { eventually } from '@flotilla/testkit';
 
 /** What the kube end-to-end tests need of a member cluster. */
 export interface MemberCluster {
@@ -64,11 +65,11 @@ export async function memberClusters(clusters: Array<{ name: string; cpu: string
       async startApiServer() {
         const r = await run('docker', ['start', container]);
         if (r.code !== 0) throw new Error(`docker start ${container}: ${r.stderr}`);
-        for (let i = 0; i < 120; i++) {
-          if ((await kubectl(['get', '--raw', '/readyz'])).code === 0) return;
-          await new Promise((res) => setTimeout(res, 1000));
-        }
-        throw new Error(`${name}: the API server did not come back`);
+        await eventually(
+          async () => ((await kubectl(['get', '--raw', '/readyz'])).code === 0 ? true : undefined),
+          120_000,
+          `${name}: the API server answering /readyz again`,
+        );
       },
       // scripts/kind-e2e deletes its clusters itself
       stop: async () => undefined,

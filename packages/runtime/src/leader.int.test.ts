@@ -274,6 +274,7 @@ describe('runWhileLeader (real Redis)', () => {
       runs++;
     });
     await a.start();
+    // A whole lease length of the term (the time is what is under test: a restart would come within it).
     await sleep(LEASE_MS);
     await stop();
     expect(runs).toBe(1);
