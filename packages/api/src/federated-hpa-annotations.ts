@@ -7,11 +7,14 @@ export const FederatedHpaAnnotations = {
   owner: 'autoscaling.flotilla.io/federated-hpa',
   /** On the member HPA's binding: `{cluster: {minReplicas, maxReplicas}}`, Karmada's per-cluster override. */
   memberLimits: 'autoscaling.flotilla.io/member-limits',
-  /** On the member HPA's binding: what the last policy split was made from (FederatedHPA generation, clusters). */
+  /**
+   * Legacy (read once after an upgrade, dropped on the next write; the FederatedHPA's `status.assignmentRecord` holds
+   * these now): what the last policy split was made from (FederatedHPA generation, clusters).
+   */
   assignmentBasis: 'autoscaling.flotilla.io/assignment-basis',
-  /** On the member HPA's binding: `{cluster: assignedMin}` of the clusters held at their replicas (scale-down order). */
+  /** Legacy, as assignmentBasis: `{cluster: assignedMin}` of the clusters held at their replicas (scale-down order). */
   pinnedMins: 'autoscaling.flotilla.io/pinned-mins',
-  /** On the member HPA's binding: when the max was last optimised (RFC 3339). */
+  /** Legacy, as assignmentBasis: when the max was last optimised (RFC 3339). */
   optimisedAt: 'autoscaling.flotilla.io/optimised-at',
   /** On the target's binding, written by the affinity scheduler: the clusters its filters keep, comma-separated. */
   feasibleClusters: 'autoscaling.flotilla.io/feasible-clusters',

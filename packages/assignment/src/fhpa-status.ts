@@ -1,6 +1,7 @@
 import { formatTime } from '@flotilla/api';
 import type { HpaCondition, MemberHpaStatus } from '@flotilla/hpa-math';
-import type { FederatedHpaDecision, MemberStatus } from './decide-federated-hpa.js';
+import type { FederatedHpaDecision, MemberStatus, RecordedAssignment } from './decide-federated-hpa.js';
+import { assignmentRecordStatus } from './recorded-assignment.js';
 import type { MemberAssignment } from './types.js';
 
 /** One row of `status.assignments`: a cluster's member HPA and its workload. */
@@ -79,6 +80,8 @@ export function assignmentStatusPatch(input: {
   members: readonly MemberStatus[];
   hpas: readonly MemberHpaStatus[];
   decision?: Pick<FederatedHpaDecision, 'reason' | 'message' | 'moves'>;
+  /** The assignment as the next pass reads it back (`status.assignmentRecord`, beside `status.assignments`). */
+  record?: RecordedAssignment;
   at: Date;
 }): Record<string, unknown> {
   const { rows } = input;
@@ -87,6 +90,7 @@ export function assignmentStatusPatch(input: {
     currentReplicas: rows.reduce((n, r) => n + r.currentReplicas, 0),
     desiredReplicas: rows.reduce((n, r) => n + r.desiredReplicas, 0),
     assignments: rows,
+    ...(input.record ? { assignmentRecord: assignmentRecordStatus(input.record) } : {}),
     aggregatedStatus: input.hpas,
     conditions: assignmentConditions(rows, input.members),
     ...(input.decision

@@ -32,5 +32,12 @@ export {
 export { whatIfFederatedHpa, type FederatedHpaWhatIf } from './what-if.js';
 export { decideCentralized, type CentralizedDecision, type CentralizedInput } from './centralized.js';
 export { federationUtilisation } from './federation-utilisation.js';
-export { recordedAssignment, recordedAssignmentAnnotations, withoutOptionalRecord } from './recorded-assignment.js';
+export {
+  assignmentRecordStatus,
+  legacyRecordedAssignment,
+  memberHpaBindingAnnotations,
+  recordedAssignmentOfStatus,
+  withoutLegacyRecord,
+  type AssignmentRecordStatus,
+} from './recorded-assignment.js';
 export { assignmentConditions, assignmentRows, assignmentStatusPatch, type AssignmentRow } from './fhpa-status.js';

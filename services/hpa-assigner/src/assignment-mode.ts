@@ -5,9 +5,10 @@ import {
   assignmentStatusPatch,
   decideFederatedHpa,
   federationUtilisation,
-  recordedAssignment,
-  recordedAssignmentAnnotations,
-  withoutOptionalRecord,
+  legacyRecordedAssignment,
+  memberHpaBindingAnnotations,
+  recordedAssignmentOfStatus,
+  withoutLegacyRecord,
   type MemberStatus,
   type RecordedAssignment,
 } from '@flotilla/assignment';
@@ -46,6 +47,8 @@ export class AssignmentMode {
   /** FederatedHPAs whose stale delay jobs were looked for once in this term. */
   private readonly swept = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The record this leader last published per FederatedHPA: ahead of the status until the status writer folds it. */
+  private readonly published = new Map<string, RecordedAssignment>();
 
   constructor(
     private readonly pass: FederatedHpaPass,
@@ -60,6 +63,21 @@ export class AssignmentMode {
 
   forget(key: string): void {
     this.swept.delete(key);
+    this.published.delete(key);
+  }
+
+  /**
+   * The previous assignment: what this leader last published, else what the FederatedHPA's status records (a new
+   * leader's view), else, for a FederatedHPA no hpa-assigner has recorded in status yet, the annotations an earlier
+   * version kept on the member HPA's binding. Nothing while that binding is missing: it is created afresh.
+   */
+  private previousOf(key: string, hpaBinding: StoredObject | undefined): RecordedAssignment | undefined {
+    if (!hpaBinding) return undefined;
+    return (
+      this.published.get(key) ??
+      recordedAssignmentOfStatus(this.pass.statusOf(key)) ??
+      legacyRecordedAssignment(hpaBinding.metadata.annotations)
+    );
   }
 
   async reconcile(key: string, fhpa: FederatedHPA): Promise<ReconcileResult> {
@@ -106,7 +124,7 @@ export class AssignmentMode {
     const candidates = feasible.split(',').filter(Boolean);
     const hpaBindingRef: ObjectRef = { kind: 'ResourceBinding', namespace: ns, name: bindingNameOf(name, HPA_KIND) };
     const hpaBinding = this.pass.binding(hpaBindingRef);
-    const previous = recordedAssignment(hpaBinding?.metadata.annotations);
+    const previous = this.previousOf(key, hpaBinding);
     const members: MemberStatus[] = reports.map((m) => ({
       cluster: m.cluster,
       specReplicas: m.specReplicas,
@@ -133,14 +151,14 @@ export class AssignmentMode {
       },
       now.getTime(),
     );
+    const record: RecordedAssignment = {
+      assignments: decision.assignments,
+      basis: decision.basis,
+      ...(decision.optimisedAtMs !== undefined ? { optimisedAtMs: decision.optimisedAtMs } : {}),
+      ...(decision.pinned ? { pinned: decision.pinned } : {}),
+    };
     if (decision.changed) {
       await this.ensureMemberHpa(fhpa);
-      const record: RecordedAssignment = {
-        assignments: decision.assignments,
-        basis: decision.basis,
-        ...(decision.optimisedAtMs !== undefined ? { optimisedAtMs: decision.optimisedAtMs } : {}),
-        ...(decision.pinned ? { pinned: decision.pinned } : {}),
-      };
       const desired = memberHpaBinding(fhpa, record);
       if (!hpaBinding) {
         await store.create(desired).catch(async (err: unknown) => {
@@ -174,6 +192,7 @@ export class AssignmentMode {
         members,
         hpas,
         ...(moved ? { decision } : {}),
+        record,
         at: now,
       }),
       moved ? { reason: decision.reason, message: decision.message } : undefined,
@@ -187,6 +206,7 @@ export class AssignmentMode {
           } satisfies Omit<FederatedHpaAssignedData, 'statusPatch' | 'kubeEvent'>)
         : {},
     );
+    this.published.set(key, record);
   }
 
   private async writeHpaBinding(ref: ObjectRef, owner: string, record: RecordedAssignment): Promise<void> {
@@ -195,8 +215,8 @@ export class AssignmentMode {
       metadata: {
         ...cur.metadata,
         annotations: {
-          ...withoutOptionalRecord(cur.metadata.annotations),
-          ...recordedAssignmentAnnotations(owner, record),
+          ...withoutLegacyRecord(cur.metadata.annotations),
+          ...memberHpaBindingAnnotations(owner, record.assignments),
         },
       },
       spec: { ...(cur.spec as object), clusters: record.assignments.map((a) => ({ name: a.cluster })) },

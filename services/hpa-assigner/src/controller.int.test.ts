@@ -259,8 +259,10 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       10_000,
       'member1 held',
     );
-    expect(JSON.parse(held!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]!)).toEqual({ member1: 2 });
     expect((await assigned('burst')).at(-1)!.data.reason).toBe('ScaledDownByPriority');
+    // The assigned min of the held cluster is recorded in the FederatedHPA's status, not on the binding.
+    expect((await h.status('burst')).assignmentRecord).toMatchObject({ pinnedMins: { member1: 2 } });
+    expect(held!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]).toBeUndefined();
     // member2 is down to its min: member1 is released to its assigned min
     await h.reportStatus('ResourceBinding', 'default', 'burst-deployment', {
       aggregatedStatus: [memberEntry('member1', 4, 4), memberEntry('member2', 1, 1)],
@@ -272,6 +274,15 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       'member1 released',
     );
     expect(released!.metadata.annotations![FederatedHpaAnnotations.pinnedMins]).toBeUndefined();
+    const record = await eventually(
+      async () => {
+        const r = (await h.status('burst')).assignmentRecord as { pinnedMins?: unknown } | undefined;
+        return r && r.pinnedMins === undefined ? r : undefined;
+      },
+      10_000,
+      'the hold released in status',
+    );
+    expect(record).toMatchObject({ basis: expect.any(String) });
     expect(await limitsOf('burst')).toEqual({
       member1: { minReplicas: 2, maxReplicas: 4 },
       member2: { minReplicas: 1, maxReplicas: 6 },
@@ -296,6 +307,22 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     expect(Object.values(limits).map((l) => l.minReplicas)).toEqual([1, 2, 3]);
     const hpa = await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' });
     expect((hpa?.spec as { minReplicas?: number } | undefined)?.minReplicas).toBe(6);
+  });
+
+  it("a new leader reads the previous assignments from the FederatedHPAs' status: it assigns nothing again", async () => {
+    await twoPasses();
+    await controller.stop();
+    const names = (await h.store.list('FederatedHPA', 'default')).map((f) => f.metadata.name!);
+    const before = new Map<string, number>();
+    for (const name of names) {
+      before.set(name, (await assigned(name)).length);
+      // What the status writer folds from the events (this harness runs none).
+      await h.reportStatus('FederatedHPA', 'default', name, await h.status(name));
+    }
+    controller = h.controller({ syncPeriodMs: 300, onMove: (r) => moves.push(r) });
+    await controller.start();
+    await twoPasses();
+    for (const name of names) expect([name, (await assigned(name)).length]).toEqual([name, before.get(name)]);
   });
 });
 

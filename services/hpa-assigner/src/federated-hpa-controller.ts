@@ -10,6 +10,7 @@ import {
   type Informer,
   type InformerEvent,
   type CachedKind,
+  type StatusRecord,
 } from '@flotilla/store';
 import { AssignmentMode, type PendingJob } from './assignment-mode.js';
 import { CentralizedMode } from './centralized-mode.js';
@@ -51,6 +52,8 @@ export class FederatedHpaController {
   private readonly clock: Clock;
   private readonly store: ObjectStore;
   private readonly fhpas: Informer<CachedKind<typeof FEDERATED_HPA_KIND>>;
+  /** The FederatedHPAs' folded status: where a pass reads its previous assignment. */
+  private readonly fhpaStatus: Informer<StatusRecord<Record<string, unknown>>>;
   private readonly caches: MemberCaches;
   private readonly controller: Controller<PendingJob>;
   /** Target binding key → the FederatedHPA keys that scale it. */
@@ -73,6 +76,7 @@ export class FederatedHpaController {
     });
     const informers = o.informers ?? new Informers({ bus: o.bus });
     this.fhpas = informers.objects(FEDERATED_HPA_KIND);
+    this.fhpaStatus = informers.status(FEDERATED_HPA_KIND);
     this.caches = new MemberCaches(informers);
     const onBinding = (e: { key: string }, c: { enqueue(key: string): void }) => {
       for (const k of this.targets.readersOf(e.key)) c.enqueue(k);
@@ -86,6 +90,8 @@ export class FederatedHpaController {
           onEvent: (e: InformerEvent<CachedKind<typeof FEDERATED_HPA_KIND>>) =>
             this.index(e.key, e.type === 'upsert' ? e.value : undefined),
         },
+        // Read for the previous assignment: the status this controller publishes changes nothing by itself.
+        { source: this.fhpaStatus, onChange: () => undefined },
         { source: this.caches.bindings, onChange: onBinding },
         { source: this.caches.bindingStatus, onChange: onBinding },
         // A usage key is its binding's key and a cluster: a move wakes the binding's readers.
@@ -140,6 +146,7 @@ export class FederatedHpaController {
       bindings: () => this.caches.bindings.values(),
       clusters: () => this.caches.clusterList(),
       membersOf: (ns, name) => this.caches.membersOf(ns, name),
+      statusOf: (key) => this.fhpaStatus.cache.get(key)?.value.status,
       enqueue: (key) => this.controller.enqueue(key),
       observe: (...args) => this.status.observe(...args),
     };

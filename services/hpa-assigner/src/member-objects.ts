@@ -1,5 +1,5 @@
 import { FederatedHpaAnnotations, type FederatedHPA } from '@flotilla/api';
-import { recordedAssignmentAnnotations, type RecordedAssignment } from '@flotilla/assignment';
+import { memberHpaBindingAnnotations, type RecordedAssignment } from '@flotilla/assignment';
 import type { StoredObject } from '@flotilla/store';
 
 export const HPA_KIND = 'HorizontalPodAutoscaler';
@@ -31,7 +31,7 @@ export const bindingNameOf = (name: string, kind: string) => `${name}-${kind.toL
 
 /**
  * The member HPA's binding: it travels to the clusters that get a member HPA, the way workloads do, and carries
- * each cluster's min/max as a per-cluster override, with what the assignment was made from.
+ * each cluster's min/max as a per-cluster override (the rest of the record is in the FederatedHPA's status).
  */
 export function memberHpaBinding(fhpa: FederatedHPA, record: RecordedAssignment): StoredObject {
   const { name, namespace } = fhpa.metadata;
@@ -41,7 +41,7 @@ export function memberHpaBinding(fhpa: FederatedHPA, record: RecordedAssignment)
     metadata: {
       name: bindingNameOf(name!, 'HorizontalPodAutoscaler'),
       ...(namespace ? { namespace } : {}),
-      annotations: recordedAssignmentAnnotations(name!, record),
+      annotations: memberHpaBindingAnnotations(name!, record.assignments),
     },
     spec: {
       resource: {

@@ -80,6 +80,8 @@ export interface FederatedHpaPass {
   bindings(): StoredObject[];
   clusters(): Cluster[];
   membersOf(namespace: string | undefined, bindingName: string): BindingMembers;
+  /** The FederatedHPA's status as the status writer folded it (`key` is the FederatedHPA's), if any. */
+  statusOf(key: string): Record<string, unknown> | undefined;
   /** Queues `key` (no-op once stopped). */
   enqueue(key: string): void;
   /** Publishes a status patch when it differs from the last one published (and always with a Kubernetes event). */
