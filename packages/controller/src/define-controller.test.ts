@@ -35,6 +35,35 @@ async function sample(registry: Registry, series: string): Promise<number | unde
 }
 
 describe('defineController', () => {
+  it('nextPass: resolves once a resync begun after the call has reconciled every key, and counts the passes', async () => {
+    const source = new Source('Widget');
+    source.put('Widget.default.a');
+    source.put('Widget.default.b');
+    const seen: string[] = [];
+    const registry = new Registry();
+    const c = defineController({
+      name: 'passes',
+      watches: [{ source }],
+      reconcile: async (key) => void seen.push(key),
+      resyncMs: 20,
+      resyncSpread: false,
+      logger: quiet,
+      registry,
+    });
+    await c.start();
+    await c.idle();
+    const before = seen.length;
+    await c.nextPass();
+    // Both keys again after the call, whatever was running when it came.
+    expect(seen.slice(before).sort()).toEqual(expect.arrayContaining(['Widget.default.a', 'Widget.default.b']));
+    await c.stop();
+    const begun = await sample(registry, 'flotilla_reconcile_passes_begun_total{controller="passes"}');
+    const completed = await sample(registry, 'flotilla_reconcile_passes_total{controller="passes"}');
+    expect(completed).toBeGreaterThanOrEqual(2); // the start's and one resync
+    expect(begun).toBeGreaterThanOrEqual(completed!);
+    await expect(c.nextPass()).rejects.toThrow(/stopped before the pass completed/);
+  });
+
   it('reconciles every key at start and each change after, counted under its name', async () => {
     const source = new Source('Widget');
     source.put('Widget.default.a');

@@ -28,6 +28,8 @@ export class ReconcilePasses {
   /** Keys still to be reconciled per pass. */
   private readonly pendingPerPass = new Map<number, number>();
   private waiters: Array<{ pass: number; resolve(): void; reject(err: Error): void }> = [];
+  /** Stopped and not begun again: no pass will complete. */
+  private stopped = false;
 
   constructor(
     private readonly o: {
@@ -48,6 +50,7 @@ export class ReconcilePasses {
 
   /** A pass begins: the keys `visit`ed until `endVisits` are its own. */
   begin(): void {
+    this.stopped = false;
     this.endVisits();
     this.visiting = ++this.begunCount;
     this.o.onBegin?.();
@@ -86,14 +89,16 @@ export class ReconcilePasses {
     return this.reached(this.begunCount + 1);
   }
 
-  /** Resolves once pass number `pass` (counted from 1 at the first `begin`) has completed. */
+  /** Resolves once pass number `pass` (counted from 1 at the first `begin`) has completed; rejects while stopped. */
   reached(pass: number): Promise<void> {
     if (this.through >= pass) return Promise.resolve();
+    if (this.stopped) return Promise.reject(new PassesStoppedError(this.o.controller));
     return new Promise((resolve, reject) => this.waiters.push({ pass, resolve, reject }));
   }
 
   /** The controller stopped: no pass completes any more; waiters fail with PassesStoppedError. */
   stop(): void {
+    this.stopped = true;
     this.visiting = 0;
     this.pendingKeys.clear();
     this.pendingPerPass.clear();
