@@ -157,6 +157,10 @@ export class CachesBehindError extends Error {
   }
 }
 
+export function isCachesBehind(err: unknown): err is CachesBehindError {
+  return err instanceof CachesBehindError;
+}
+
 /** A controller definition that cannot run: says which field and why. */
 export class ControllerDefinitionError extends Error {
   constructor(

@@ -20,6 +20,7 @@ export {
   ControllerDefinitionError,
   defineController,
   involvedObjectsOf,
+  isCachesBehind,
   type Controller,
   type ControllerDefinition,
   type ControllerQueue,
