@@ -32,6 +32,7 @@ import {
   scrapedSum,
   startKubeAgents,
 } from './support/kube-e2e.js';
+import { afterPasses } from './support/metrics.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite | undefined;
@@ -43,7 +44,6 @@ const { cli, apply, getJson, limitsOf } = fhpaCli(
   () => dir,
 );
 let bus: Bus | undefined;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const kube1 = () => kube[0]!;
 const kube2 = () => kube[1]!;
 
@@ -149,15 +149,12 @@ describe('autoscaling on kube member clusters', () => {
       const expired = () =>
         scrapedSum(agent, 'flotilla_kube_watch_expired_total', { cluster: 'kube2', resource: 'apps/v1/Deployment' });
       const writes = () => scrapedSum(agent, 'flotilla_kube_member_writes_total', { cluster: 'kube2' });
-      // Everything is applied: the agent's writes have stopped (two resyncs pass without one).
-      let writesBefore = await writes();
-      await eventually(
+      // Everything is applied: the agent's writes have stopped (two resync passes of its controller without one).
+      const writesBefore = await eventually(
         async () => {
-          await sleep(4500);
-          const now = await writes();
-          const quiet = now === writesBefore;
-          writesBefore = now;
-          return quiet ? true : undefined;
+          const at = await writes();
+          await afterPasses({ processes: [agent] }, 'member-agent', 'kube-member');
+          return (await writes()) === at ? at : undefined;
         },
         60_000,
         'the agent stops writing',
@@ -172,8 +169,12 @@ describe('autoscaling on kube member clusters', () => {
           async () => {
             if ((await expired()) >= expiredBefore + round) return true;
             await kube2().compactEtcd();
-            await sleep(3000);
-            return (await expired()) >= expiredBefore + round ? true : undefined;
+            // The watch hears of it at its next event or timeout: wait for the expiry a while, then compact again.
+            return eventually(
+              async () => ((await expired()) >= expiredBefore + round ? true : undefined),
+              3000,
+              'the expiry after this compaction',
+            ).catch(() => undefined);
           },
           60_000,
           `the Deployment watch expired (${round})`,
