@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { stopWithThisProcess } from './reaper.js';
 import { connect as netConnect, createServer } from 'node:net';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,6 +69,7 @@ export class PrivateRedis {
         ),
       );
     });
+    await stopWithThisProcess(child);
     const deadline = Date.now() + timeoutMs;
     while (!(await ping(this.port))) {
       if (exit)
