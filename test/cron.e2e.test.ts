@@ -65,7 +65,7 @@ afterAll(async () => {
     await s?.stop();
   } finally {
     redis?.disconnect();
-    await privateRedis?.stop();
+    await privateRedis?.dispose();
     process.off('exit', killPrivateRedis);
   }
 }, 60_000);

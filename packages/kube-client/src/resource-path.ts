@@ -1,12 +1,10 @@
-/** Where a resource is served: what discovery (or a kind registry) says of it. */
-export interface ResourceInfo {
-  /** API group; '' for the core group (`/api/v1`). */
-  group: string;
-  version: string;
-  /** Plural resource name, e.g. deployments. */
-  plural: string;
-  namespaced: boolean;
-}
+import type { KindDefinition } from '@flotilla/api';
+
+/**
+ * Where a resource is served: what discovery (or the kind registry) says of it. `group` is '' for the core group
+ * (`/api/v1`); `plural` is the resource name in paths, e.g. deployments.
+ */
+export type ResourceInfo = Pick<KindDefinition, 'group' | 'version' | 'plural' | 'namespaced'>;
 
 /** Which object of a resource: a name, and a namespace for a namespaced one. */
 export interface ObjectName {

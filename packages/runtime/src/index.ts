@@ -59,7 +59,14 @@ export {
   type LeaderElectorOptions,
   type RunWhileLeaderOptions,
 } from './leader.js';
-export { createLogger, REDACT_PATHS, type CreateLoggerOptions, type Logger } from './logger.js';
+export {
+  createLogger,
+  REDACT_PATHS,
+  STALLED_OUTPUT_GIVE_UP_MS,
+  stdoutDestination,
+  type CreateLoggerOptions,
+  type Logger,
+} from './logger.js';
 export { displayValue, isSecretName, redactConfig, redactUrl } from './redact.js';
 export {
   closeRedis,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './logger.js';
+import { createLogger, stalledOutputRetry } from './logger.js';
 import { LogCapture } from './testing/log-capture.js';
 
 describe('createLogger', () => {
@@ -38,5 +38,35 @@ describe('createLogger', () => {
     logger.info('no');
     logger.warn('yes');
     expect(out.lines.map((l) => l.msg)).toEqual(['yes']);
+  });
+});
+
+describe('stalledOutputRetry', () => {
+  it.each([
+    // [ms since the first EAGAIN, retry?]
+    [0, true],
+    [4_999, true],
+    [5_000, false],
+    [60_000, false],
+  ])('EAGAIN for %i ms: retry %s', (elapsed, retry) => {
+    let now = 1_000;
+    const rule = stalledOutputRetry(5_000, () => now);
+    expect(rule.retry()).toBe(true);
+    now += elapsed;
+    expect(rule.retry()).toBe(retry);
+  });
+
+  it('starts the clock again after a write that went through', () => {
+    let now = 0;
+    const rule = stalledOutputRetry(5_000, () => now);
+    rule.retry();
+    now = 4_000;
+    rule.written();
+    now = 8_000;
+    expect(rule.retry()).toBe(true);
+    now = 12_999;
+    expect(rule.retry()).toBe(true);
+    now = 13_000;
+    expect(rule.retry()).toBe(false);
   });
 });

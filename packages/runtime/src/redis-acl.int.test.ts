@@ -35,7 +35,7 @@ describe('Redis ACL users of the services (a Redis of its own)', () => {
   afterAll(async () => {
     await Promise.all(opened.map((r) => closeRedis(r)));
     if (admin) await closeRedis(admin);
-    await server?.stop();
+    await server?.dispose();
   });
 
   it('lets the status-writer acquire, renew and release its leader lease', async () => {

@@ -9,7 +9,7 @@ beforeAll(async () => {
   await redis.start();
 });
 afterAll(async () => {
-  await redis?.stop();
+  await redis?.dispose();
 });
 
 describe('a Redis outage (a real redis-server killed and restarted)', () => {

@@ -228,7 +228,9 @@ describe('Informer (a NATS server of its own, restarted)', () => {
       await sub.synced;
       await nats.stop();
       await eventually(() => (gates.open ? undefined : true), 5000, 'the watch reported cut');
-      expect(gates.reasons()).toEqual([expect.stringMatching(/^informer objects\/Deployment: watch interrupted: /)]);
+      expect(gates.reasons()).toEqual([
+        expect.stringMatching(/^informer objects\/Deployment: JetStream watch interrupted: /),
+      ]);
       await nats.start();
       await eventually(() => (gates.open ? true : undefined), 15_000, 'the watch resumed');
       await store.apply(deploy('after', 2));

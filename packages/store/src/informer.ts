@@ -304,7 +304,7 @@ export class Informer<T = StoredObject> {
           await this.pause(run, this.retryDelayMs);
           continue;
         }
-        this.o.readiness?.set(this.gate, false, `watch interrupted: ${cause}`);
+        this.o.readiness?.set(this.gate, false, `JetStream watch interrupted: ${cause}`);
         if (failed) await this.pause(run, this.retryDelayMs);
         await this.reconnected(run);
         if (run.stopped) break;

@@ -60,3 +60,4 @@ export {
   timeScaleForCpuShare,
 } from './time-scale.js';
 export { PrivateNats, type PrivateNatsOptions } from './private-nats.js';
+export { startPidReporter, stillRunningAfter } from './orphans.js';

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { stopWithThisProcess } from './reaper.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -72,6 +73,7 @@ export class PrivateNats {
         reject(new Error(`cannot run ${this.bin} (${err.message}): apt-get install nats-server`)),
       );
     });
+    await stopWithThisProcess(child);
     const deadline = Date.now() + timeoutMs;
     while (!(await answers(this.port))) {
       if (child.exitCode !== null) throw new Error(`nats-server exited: ${this.output.slice(-5).join(' | ')}`);

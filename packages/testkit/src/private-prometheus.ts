@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { stopWithThisProcess } from './reaper.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +66,7 @@ export class PrivatePrometheus {
         ),
       );
     });
+    await stopWithThisProcess(child);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (child.exitCode !== null)

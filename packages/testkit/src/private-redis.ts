@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as netConnect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopWithThisProcess } from './reaper.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -53,13 +54,14 @@ export class PrivateRedis {
 
   private argv(): string[] {
     const { sentinel } = this.options;
+    // A folder of its own: a replica writes the RDB of every full sync (whatever --save says), a Sentinel rewrites
+    // its configuration file; neither may land in the working directory (the repository, under a test).
+    this.dir ??= mkdtempSync(join(tmpdir(), sentinel === undefined ? 'flotilla-redis-' : 'flotilla-sentinel-'));
     if (sentinel === undefined)
       return [
         ...['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        ...['--daemonize', 'no', ...(this.options.args ?? [])],
+        ...['--dir', this.dir, '--daemonize', 'no', ...(this.options.args ?? [])],
       ];
-    // A Sentinel rewrites its configuration file (what it learnt of replicas and other Sentinels): one of its own.
-    this.dir ??= mkdtempSync(join(tmpdir(), 'flotilla-sentinel-'));
     const file = join(this.dir, 'sentinel.conf');
     if (!existsSync(file)) writeFileSync(file, `port ${this.port}\nbind 127.0.0.1\ndaemonize no\n${sentinel}\n`);
     return [file, '--sentinel'];
@@ -88,6 +90,7 @@ export class PrivateRedis {
         ),
       );
     });
+    await stopWithThisProcess(child);
     const deadline = Date.now() + timeoutMs;
     while (!(await ping(this.port))) {
       if (exit)
@@ -117,7 +120,7 @@ export class PrivateRedis {
     if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 
-  /** Stops the server (SIGKILL) and removes a Sentinel's configuration folder. */
+  /** Stops the server (SIGKILL) and removes its folder. */
   async dispose(): Promise<void> {
     await this.stop('SIGKILL');
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });

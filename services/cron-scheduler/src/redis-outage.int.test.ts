@@ -15,7 +15,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => {
   // The Redis and everything in it go with the server; the streams and buckets on NATS are removed here.
-  redis?.killNow();
+  await redis?.dispose();
   h?.redis.disconnect();
   if (h) {
     await destroyBus(h.bus);

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stopWithThisProcess } from '../reaper.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -139,8 +140,10 @@ export class ManagedProcess {
     });
     if (this.opts.outliveParent) child.unref();
     else {
+      // The exit hook covers an orderly exit; the reaper a test process killed -9.
       installExitHook();
       live.add(this);
+      await stopWithThisProcess(child);
     }
     await writeFile(this.pidPath, `${child.pid}\n`);
   }
