@@ -289,7 +289,7 @@ export class Informer<T = StoredObject> {
         const gone =
           err instanceof Interruption && err.relist
             ? err.reason
-            : await this.revisionGone().catch(() => 'the bucket cannot be read');
+            : await this.revisionGone().catch(() => 'JetStream cannot read the bucket');
         relist = gone !== undefined;
         why = `cache being rebuilt: ${gone}`;
         this.metrics?.restarted(this.bucket, this.kind, relist ? 'relist' : 'resume');
