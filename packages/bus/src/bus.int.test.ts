@@ -145,6 +145,21 @@ describe('JetStream errors are told apart by their API codes', () => {
   });
 });
 
+describe('listJson leaves nothing behind', () => {
+  it('closes the subscription of each listing (each left one open, taking every message its consumer sent)', async () => {
+    for (let i = 0; i < 300; i++) await createJson(bus.objects, `Leak.ns.k-${i}`, { i });
+    // The connection's own table of subscriptions (nats.js keeps no public count).
+    const subscriptions = () =>
+      (bus.nc as unknown as { protocol: { subscriptions: { size(): number } } }).protocol.subscriptions.size();
+    const before = subscriptions();
+    for (let round = 0; round < 10; round++) {
+      const snap = await listJson<{ i: number }>(bus.js, bus.names.objectsBucket, 'Leak.>');
+      expect(snap.items).toHaveLength(300);
+    }
+    await eventually(() => (subscriptions() === before ? true : undefined), 5000, 'every listing subscription closed');
+  });
+});
+
 describe('listJson under load', () => {
   it('ends while writers keep writing to the listed keys', async () => {
     for (let i = 0; i < 200; i++)

@@ -60,10 +60,37 @@ export interface ConsumeOptions {
   exclusive?: boolean;
   handler: (d: DeliveredEvent) => Promise<void>;
   /**
+   * Told when an exclusive consumer finds deliveries lost on the way (its connection moved to another NATS node, or
+   * the consumer's leader died, with events sent and not received): it starts again after its acknowledgement floor.
+   */
+  onDeliveriesLost?: (lost: LostDeliveries) => void;
+  /**
    * Told of each failed attempt at an event (it is tried again) and of a message that could not be settled (nak or
    * term with the connection gone: the server delivers the event again after the ack wait).
    */
   onError?: (err: unknown, d: DeliveredEvent) => void;
+}
+
+/** Consumer sequences of deliveries the server sent that never arrived, and the event that came after them. */
+export interface LostDeliveries {
+  /** The first delivery (consumer sequence) missing. */
+  fromDelivery: number;
+  /** The last delivery missing. */
+  toDelivery: number;
+  /** The stream sequence of the event that arrived after the gap (it is not handled: it comes again, in order). */
+  arrivedSeq: number;
+}
+
+/**
+ * The deliveries missing before one numbered `delivery` when the one before it was numbered `previous`, or undefined
+ * when none is: a consumer numbers its deliveries (redeliveries too) 1, 2, 3, ... and only one process takes an
+ * exclusive consumer's deliveries, so a number skipped is a delivery lost on the way.
+ */
+export function lostBefore(
+  previous: number,
+  delivery: number,
+): { fromDelivery: number; toDelivery: number } | undefined {
+  return delivery > previous + 1 ? { fromDelivery: previous + 1, toDelivery: delivery - 1 } : undefined;
 }
 
 export interface Subscription {
@@ -120,9 +147,21 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
   // wait comes again; that copy is dropped (acknowledging the first delivery settles it). What waits is bounded by
   // the consumer's max_ack_pending (the server's default, 1,000).
   const inHand = new Set<number>();
-  const messages = await consumer.consume({ max_messages: 256 });
-  const loop = (async () => {
-    for await (const m of messages) {
+  let messages = await consumer.consume({ max_messages: 256 });
+  /**
+   * Takes one consume session's messages into the lanes. Returns the deliveries lost when an exclusive consumer
+   * finds some missing: the server sends the lost ones again only after their ack wait, behind later events of their
+   * key, and a fold that skips what it has passed would drop them. The session then ends there, un-handled.
+   */
+  const take = async (session: typeof messages): Promise<LostDeliveries | undefined> => {
+    // An exclusive consumer is created afresh (openDurable), so its first delivery is numbered 1.
+    let lastDelivery = 0;
+    for await (const m of session) {
+      if (opts.exclusive) {
+        const lost = lostBefore(lastDelivery, m.info.deliverySequence);
+        if (lost) return { ...lost, arrivedSeq: m.seq };
+        lastDelivery = m.info.deliverySequence;
+      }
       if (inHand.has(m.seq)) continue;
       inHand.add(m.seq);
       const d = toDelivered(m);
@@ -134,6 +173,43 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
           })
           .finally(() => inHand.delete(m.seq)),
       );
+    }
+    return undefined;
+  };
+  /** The consumer created again after its acknowledgement floor, tried until it is (undefined once stopping). */
+  const reopen = async (): Promise<typeof messages | undefined> => {
+    for (;;) {
+      if (stopping) return undefined;
+      try {
+        // Acks are sent without a reply: the round trip makes sure the floor counts them.
+        await bus.nc.flush();
+        await openDurable(bus, opts);
+        const next = await (await bus.js.consumers.get(bus.names.eventsStream, opts.durable)).consume({
+          max_messages: 256,
+        });
+        if (!stopping) return next;
+        await next.close().catch(() => undefined);
+        return undefined;
+      } catch (err) {
+        process.emitWarning(err instanceof Error ? err : new Error(String(err)), {
+          code: 'FLOTILLA_CONSUMER_REOPEN_FAILED',
+          detail: `consumer ${opts.durable}: tried again after ${opts.retryDelayMs ?? 1000} ms`,
+        });
+        await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 1000));
+      }
+    }
+  };
+  const loop = (async () => {
+    for (;;) {
+      const lost = await take(messages);
+      if (!lost || stopping) return;
+      opts.onDeliveriesLost?.(lost);
+      // What arrived before the gap is handled and acknowledged first; the consumer is then created again after its
+      // acknowledgement floor (as at a handover), so the lost events come back in stream order, before later ones.
+      await lanes.drain();
+      const next = await reopen();
+      if (!next) return;
+      messages = next;
     }
   })();
   return {

@@ -45,6 +45,7 @@ export {
 export {
   consumeEvents,
   lastEvent,
+  lostBefore,
   newestSeqOn,
   publishEvent,
   readEvents,
@@ -52,6 +53,7 @@ export {
   subjectOf,
   type ConsumeOptions,
   type DeliveredEvent,
+  type LostDeliveries,
   type PublishResult,
   type ReadOptions,
   type ReadUpToOptions,

@@ -176,6 +176,11 @@ export async function listJson<T>(
       }
     } finally {
       messages.stop();
+      // stop() only queues the end behind the messages not yet taken, and the subscription stays open (taking every
+      // message the consumer still sends) until an iteration reaches it: a listing left one open each time.
+      void (async () => {
+        while (!(await (waiting ?? iterator.next())).done) waiting = undefined;
+      })().catch(() => undefined);
     }
 
     if ((await lastSeq()) !== before) {

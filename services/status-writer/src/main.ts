@@ -39,6 +39,11 @@ await runBusService({
         await writer.handle(d);
         trails.noticed(d.event);
       },
+      onDeliveriesLost: (lost) =>
+        logger.warn(
+          lost,
+          'events sent to the status writer were lost on the way; folding again from the last acknowledged',
+        ),
       onError: (err, d) =>
         logger.error(
           { err, seq: d.seq, type: d.event.type },
