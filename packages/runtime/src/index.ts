@@ -81,7 +81,12 @@ export {
   type StopFunction,
 } from './service.js';
 export { startLeaderWork, type LeaderWorkHandle, type LeaderWorkOptions } from './leader-work.js';
-export { runLeaderService, type LeaderServiceDefinition, type ReplicaResources } from './leader-service.js';
+export {
+  leaderServiceStart,
+  runLeaderService,
+  type LeaderServiceDefinition,
+  type ReplicaResources,
+} from './leader-service.js';
 export { applyHeapGrowth } from './heap.js';
 export { leaderGauge } from './leader-metrics.js';
 export { perRegistry } from './per-registry.js';

@@ -4,7 +4,13 @@ import { connectionGate } from './connection-gate.js';
 import { startLeaderWork, type LeaderWorkHandle } from './leader-work.js';
 import { redisSentinelFromEnv } from './redis.js';
 import { watchProvisioning } from './provisioning-watch.js';
-import { runService, type RunServiceOptions, type ServiceContext, type ServiceHost } from './service.js';
+import {
+  runService,
+  type RunServiceOptions,
+  type ServiceContext,
+  type ServiceDefinition,
+  type ServiceHost,
+} from './service.js';
 
 /** What every replica holds, leader or not (a bus connection, say), and how to close it. */
 export interface ReplicaResources<T> {
@@ -39,49 +45,52 @@ export function runLeaderService<S extends z.ZodType<BaseConfig>, T>(
   options?: RunServiceOptions,
 ): Promise<ServiceHost<S>> {
   return runService(
-    {
-      name: definition.name,
-      configSchema: definition.configSchema,
-      async start(ctx) {
-        const { config, logger } = ctx;
-        const { resources, close } = await definition.open(ctx);
-        const scope = definition.leaseScope?.(config);
-        let stopLeaderWork: LeaderWorkHandle;
-        try {
-          stopLeaderWork = await startLeaderWork({
-            redisUrl: config.REDIS_URL,
-            redisPassword: config.REDIS_PASSWORD,
-            redisSentinel: redisSentinelFromEnv(config),
-            key: `${config.FLOTILLA_PREFIX}:leader:${definition.name}${scope ? `:${scope}` : ''}`,
-            leaseMs: config.LEADER_LEASE_MS,
-            logger,
-            registry: ctx.registry,
-            onConnection: connectionGate(ctx.gates, logger, 'redis'),
-            work: () => definition.lead(ctx, resources),
-          });
-        } catch (err) {
-          await close();
-          throw err;
-        }
-        const repair = definition.repair;
-        const stopWatch = repair
-          ? watchProvisioning({
-              repair: () => repair(resources),
-              intervalMs: config.PROVISION_CHECK_MS,
-              gates: ctx.gates,
-              logger,
-              onRepaired: (recreated) => stopLeaderWork.restartWork(`re-created ${recreated.join(', ')}`),
-            })
-          : () => undefined;
-        ctx.setReady(true);
-        return async () => {
-          ctx.setReady(false);
-          stopWatch();
-          await stopLeaderWork();
-          await close();
-        };
-      },
-    },
+    { name: definition.name, configSchema: definition.configSchema, start: leaderServiceStart(definition) },
     options,
   );
+}
+
+/** runLeaderService's start, for a service that decides from its configuration whether its replicas elect a leader. */
+export function leaderServiceStart<S extends z.ZodType<BaseConfig>, T>(
+  definition: LeaderServiceDefinition<S, T>,
+): ServiceDefinition<S>['start'] {
+  return async (ctx: ServiceContext<z.output<S>>) => {
+    const { config, logger } = ctx;
+    const { resources, close } = await definition.open(ctx);
+    const scope = definition.leaseScope?.(config);
+    let stopLeaderWork: LeaderWorkHandle;
+    try {
+      stopLeaderWork = await startLeaderWork({
+        redisUrl: config.REDIS_URL,
+        redisPassword: config.REDIS_PASSWORD,
+        redisSentinel: redisSentinelFromEnv(config),
+        key: `${config.FLOTILLA_PREFIX}:leader:${definition.name}${scope ? `:${scope}` : ''}`,
+        leaseMs: config.LEADER_LEASE_MS,
+        logger,
+        registry: ctx.registry,
+        onConnection: connectionGate(ctx.gates, logger, 'redis'),
+        work: () => definition.lead(ctx, resources),
+      });
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    const repair = definition.repair;
+    const stopWatch = repair
+      ? watchProvisioning({
+          repair: () => repair(resources),
+          intervalMs: config.PROVISION_CHECK_MS,
+          gates: ctx.gates,
+          logger,
+          onRepaired: (recreated) => stopLeaderWork.restartWork(`re-created ${recreated.join(', ')}`),
+        })
+      : () => undefined;
+    ctx.setReady(true);
+    return async () => {
+      ctx.setReady(false);
+      stopWatch();
+      await stopLeaderWork();
+      await close();
+    };
+  };
 }
