@@ -40,6 +40,7 @@ export {
 export { fnv1a32, membershipChange, ownerOf, ownsKey } from './shares.js';
 export {
   DEFAULT_SHARES_POLL_MS,
+  MIN_ACTIVE_LEASE_MS,
   ReplicaShares,
   type ReplicaSharesOptions,
   type SharesChange,

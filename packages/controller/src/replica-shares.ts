@@ -11,6 +11,8 @@ type ConsumerMessages = Awaited<ReturnType<Consumer['fetch']>>;
 export const DEFAULT_SHARES_POLL_MS = 250;
 /** How long each keep-alive pull waits; the server's inactivity clock restarts at every pull. */
 const KEEP_ALIVE_PULL_MS = 1000;
+/** The shortest lease a member may have: its keep-alive pull and the poll must both fit in it. */
+export const MIN_ACTIVE_LEASE_MS = 3000;
 
 export interface ReplicaSharesOptions {
   bus: Bus;
@@ -18,7 +20,7 @@ export interface ReplicaSharesOptions {
   group: string;
   /**
    * How long a replica may be silent before NATS deletes its member consumer and the others take its share (the
-   * lease; at least 3 s, so that a keep-alive pull always lands inside it).
+   * lease; at least MIN_ACTIVE_LEASE_MS, so that a keep-alive pull always lands inside it).
    */
   leaseMs: number;
   logger: ControllerLogger;
@@ -66,8 +68,10 @@ export class ReplicaShares {
   constructor(private readonly o: ReplicaSharesOptions) {
     if (!/^[a-z0-9][a-z0-9-]*$/.test(o.group))
       throw new RangeError(`ReplicaShares: group must be lower-case letters, digits and '-', got ${o.group}`);
-    if (!Number.isInteger(o.leaseMs) || o.leaseMs < 3000)
-      throw new RangeError(`ReplicaShares: leaseMs must be an integer of at least 3000, got ${o.leaseMs}`);
+    if (!Number.isInteger(o.leaseMs) || o.leaseMs < MIN_ACTIVE_LEASE_MS)
+      throw new RangeError(
+        `ReplicaShares: leaseMs must be an integer of at least ${MIN_ACTIVE_LEASE_MS}, got ${o.leaseMs}`,
+      );
     this.pollMs = o.pollMs ?? DEFAULT_SHARES_POLL_MS;
     if (!Number.isInteger(this.pollMs) || this.pollMs < 10)
       throw new RangeError(`ReplicaShares: pollMs must be an integer of at least 10, got ${this.pollMs}`);
