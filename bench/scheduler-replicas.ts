@@ -5,18 +5,18 @@
 // NATS subscription on the event subjects). One replica runs as today (SCHEDULER_REPLICAS=leader). The rounds
 // alternate 1, 2, 2, 1, … so that a machine's drift falls on both. BENCH_NATS=cluster runs the same on a 3-node
 // JetStream cluster with streams and buckets at R3 (PrivateNatsCluster) instead of the one server at NATS_URL.
-import { connectBus, listJson, parseEventSubject } from '@flotilla/bus';
+import { connectBus, parseEventSubject } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { NATS_URL, PrivateNatsCluster } from '@flotilla/testkit';
 import { loadavg } from 'node:os';
 import { startSuite } from '../test/support/suite.js';
 import {
-  benchCluster,
+  applyBenchFleet,
   benchDeployment,
-  benchPolicy,
   boundedRun,
   cpuOfPidSeconds,
   fmt,
+  percentile,
   report,
   waitFor,
 } from './support.js';
@@ -68,14 +68,7 @@ async function round(replicas: number, natsUrl: string, natsEnv: Record<string, 
         lastAt = performance.now();
       },
     });
-    await boundedRun(CLUSTERS, IN_FLIGHT, async (i) => void (await client.apply(benchCluster(i))));
-    await waitFor(
-      async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= CLUSTERS,
-      `${CLUSTERS} cluster statuses`,
-      120_000,
-      250,
-    );
-    await client.apply(benchPolicy);
+    await applyBenchFleet(bus, client, CLUSTERS, IN_FLIGHT);
     const cpuBefore = schedulers.map((p) => cpuOfPidSeconds(p.child.pid));
     const t0 = performance.now();
     await boundedRun(BINDINGS, IN_FLIGHT, async (i) => void (await client.apply(benchDeployment(`burst-${i}`, i))));
@@ -101,11 +94,11 @@ async function round(replicas: number, natsUrl: string, natsEnv: Record<string, 
   }
 }
 
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 const cluster = NATS === 'cluster' ? await PrivateNatsCluster.start() : undefined;
 // Interrupted: the services stop by themselves (their supervisor's IPC channel closes); the NATS nodes are ours to stop.
