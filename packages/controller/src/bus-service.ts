@@ -9,6 +9,7 @@ import {
   watchProvisioning,
   type ConfigOf,
   type ConfigSchema,
+  type Fencing,
   type Logger,
   type RunServiceOptions,
   type ServiceContext,
@@ -43,7 +44,12 @@ export type ConnectionsOf<D extends OwnRedis | undefined> = BusConnections &
  */
 export type ServiceDeps<D extends OwnRedis | undefined, P, R> = ConnectionsOf<D> &
   P &
-  R & { logger: Logger; registry: Registry };
+  R & {
+    logger: Logger;
+    registry: Registry;
+    /** The leader's term, for the writes that must be refused once it is over (see Fencing); none without a leader. */
+    fencing?: Fencing;
+  };
 
 export interface BusServiceDefinition<
   S extends ConfigSchema,
@@ -102,10 +108,11 @@ export function runBusService<
   if (d.leader === false && d.leaseScope)
     throw new TypeError(`runBusService(${d.name}): leaseScope goes with leader election, not with leader: false`);
   type Resources = ConnectionsOf<D> & P & R;
-  const depsOf = (ctx: ServiceContext<ConfigOf<S>>, resources: Resources): ServiceDeps<D, P, R> => ({
+  const depsOf = (ctx: ServiceContext<ConfigOf<S>>, resources: Resources, fencing?: Fencing): ServiceDeps<D, P, R> => ({
     ...resources,
     logger: ctx.logger,
     registry: ctx.registry,
+    ...(fencing ? { fencing } : {}),
   });
 
   /** Opens in order, and closes what it opened (bus first, as the services always did) if a later step fails. */
@@ -172,7 +179,8 @@ export function runBusService<
     ...(d.leaseScope ? { leaseScope: d.leaseScope } : {}),
     open,
     repair: (resources: Resources) => resources.bus.repair(),
-    lead: (ctx: ServiceContext<ConfigOf<S>>, resources: Resources) => d.run(ctx, depsOf(ctx, resources)),
+    lead: (ctx: ServiceContext<ConfigOf<S>>, resources: Resources, fencing: Fencing) =>
+      d.run(ctx, depsOf(ctx, resources, fencing)),
   });
   const leader = d.leader ?? true;
   return runService(

@@ -45,7 +45,9 @@ export {
   formatConfigIssue,
   InvalidJobIdError,
   isConfigError,
+  isStaleFencingToken,
   NotLeaderError,
+  StaleFencingTokenError,
   RedisUnavailableError,
   type ConfigIssue,
 } from './errors.js';
@@ -56,6 +58,7 @@ export {
   runWhileLeader,
   SELF_DEMOTE_FRACTION,
   type DemotionReason,
+  type Fencing,
   type LeaderElectorOptions,
   type RunWhileLeaderOptions,
 } from './leader.js';

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { BaseConfig } from './config.js';
 import { connectionGate } from './connection-gate.js';
+import type { Fencing } from './leader.js';
 import { startLeaderWork, type LeaderWorkHandle } from './leader-work.js';
 import { redisSentinelFromEnv } from './redis.js';
 import { watchProvisioning } from './provisioning-watch.js';
@@ -25,8 +26,11 @@ export interface LeaderServiceDefinition<S extends z.ZodType<BaseConfig>, T> {
   leaseScope?: (config: z.output<S>) => string;
   /** Opens the replica's connections before it competes for the lease; a throw aborts start-up. */
   open(ctx: ServiceContext<z.output<S>>): Promise<ReplicaResources<T>>;
-  /** Starts one term's work when this replica is elected and returns how to stop it when it is demoted. */
-  lead(ctx: ServiceContext<z.output<S>>, resources: T): Promise<() => Promise<void>>;
+  /**
+   * Starts one term's work when this replica is elected and returns how to stop it when it is demoted; `fencing` is
+   * what the term's writes carry so that the store refuses them once a later leader wrote (see Fencing).
+   */
+  lead(ctx: ServiceContext<z.output<S>>, resources: T, fencing: Fencing): Promise<() => Promise<void>>;
   /**
    * Re-creates the replica's streams and buckets if the server lost them, returning what it re-created (the bus's
    * `repair`). Checked every PROVISION_CHECK_MS; after a repair the leader's work starts over, so that its watches
@@ -69,7 +73,7 @@ export function leaderServiceStart<S extends z.ZodType<BaseConfig>, T>(
         logger,
         registry: ctx.registry,
         onConnection: connectionGate(ctx.gates, logger, 'redis'),
-        work: () => definition.lead(ctx, resources),
+        work: (_token, fencing) => definition.lead(ctx, resources, fencing),
       });
     } catch (err) {
       await close();
