@@ -180,9 +180,15 @@ export function benchDeployment(name: string, i: number) {
 
 /**
  * The fleet of a scheduling benchmark: `clusters` benchClusters applied through the gateway, `inFlight` at a time,
- * each with a status (its member-agent reported it), then benchPolicy.
+ * each with a status (its member-agent reported it), then benchPolicy unless `opts.policy` is false.
  */
-export async function applyBenchFleet(bus: Bus, client: GatewayClient, clusters: number, inFlight: number) {
+export async function applyBenchFleet(
+  bus: Bus,
+  client: GatewayClient,
+  clusters: number,
+  inFlight: number,
+  opts: { policy?: boolean } = {},
+) {
   await boundedRun(clusters, inFlight, async (i) => void (await client.apply(benchCluster(i))));
   await waitFor(
     async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= clusters,
@@ -190,5 +196,5 @@ export async function applyBenchFleet(bus: Bus, client: GatewayClient, clusters:
     120_000,
     250,
   );
-  await client.apply(benchPolicy);
+  if (opts.policy !== false) await client.apply(benchPolicy);
 }
