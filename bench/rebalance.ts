@@ -11,12 +11,12 @@
 // REBALANCER_WRITE_CONCURRENCY) measured before and after in the same run; then the rebalancer's resident memory.
 // BENCH_SELECTOR=1 names the workloads by one label selector instead of listing them.
 import { admit } from '@flotilla/api';
-import { connectBus, decodeJson, encodeJson, getJson, listJson, parseEventSubject, type Bus } from '@flotilla/bus';
+import { connectBus, decodeJson, encodeJson, getJson, parseEventSubject, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { NATS_URL } from '@flotilla/testkit';
 import { startSuite, type RunningSuite } from '../test/support/suite.js';
-import { benchCluster, benchDeployment, benchPolicy, boundedRun, fmt, report, rssOfPidMb, waitFor } from './support.js';
+import { applyBenchFleet, benchDeployment, boundedRun, fmt, report, rssOfPidMb, waitFor } from './support.js';
 
 // 40 clusters (4,800 cpu of allocatable, bench/support's shapes) hold 10,000 bench Deployments (about 3,000 cpu
 // requested) with room to spare; since the scheduler no longer overcommits, 20 (2,400 cpu) left a fifth unplaced
@@ -242,14 +242,7 @@ const quiet = (s: RunningSuite) => s.logs.splice(0, s.logs.length - 2000);
         }
       },
     });
-    await boundedRun(CLUSTERS, 32, async (i) => void (await client.apply(benchCluster(i))));
-    await waitFor(
-      async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= CLUSTERS,
-      `${CLUSTERS} cluster statuses`,
-      120_000,
-      250,
-    );
-    await client.apply(benchPolicy);
+    await applyBenchFleet(bus, client, CLUSTERS, 32);
     await boundedRun(WORKLOADS, 64, async (i) => void (await client.apply(benchDeployment(name(i), i))));
     await waitFor(
       () => scheduled.size >= WORKLOADS,

@@ -9,14 +9,13 @@
 //    bare KV compare-and-set updates (same bucket, same payload size, same in-flight bound) run before and after it;
 // 3. paced again, now with the burst's bindings held (the steady state of a loaded scheduler);
 // then the resident memory of the affinity-scheduler holding every binding.
-import { connectBus, encodeJson, listJson, parseEventSubject, type Bus } from '@flotilla/bus';
+import { connectBus, encodeJson, parseEventSubject, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { NATS_URL } from '@flotilla/testkit';
 import { startSuite } from '../test/support/suite.js';
 import {
-  benchCluster,
+  applyBenchFleet,
   benchDeployment,
-  benchPolicy,
   boundedRun,
   fmt,
   heapOfServiceMb,
@@ -134,14 +133,7 @@ try {
   });
 
   // The fleet, Ready before the first workload.
-  await boundedRun(CLUSTERS, IN_FLIGHT, async (i) => void (await client.apply(benchCluster(i))));
-  await waitFor(
-    async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= CLUSTERS,
-    `${CLUSTERS} cluster statuses`,
-    120_000,
-    250,
-  );
-  await client.apply(benchPolicy);
+  await applyBenchFleet(bus, client, CLUSTERS, IN_FLIGHT);
   progress(`${CLUSTERS} clusters ready`);
 
   const apply = async (name: string, i: number) => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { connectBus, destroyBus, type Bus } from '@flotilla/bus';
+import { connectBus, destroyBus, listJson, type Bus } from '@flotilla/bus';
+import type { GatewayClient } from '@flotilla/client';
 import { NATS_URL, uniquePrefix } from '@flotilla/testkit';
 
 /** Percentile of a sorted sample (nearest rank). */
@@ -175,4 +176,25 @@ export function benchDeployment(name: string, i: number) {
       },
     },
   };
+}
+
+/**
+ * The fleet of a scheduling benchmark: `clusters` benchClusters applied through the gateway, `inFlight` at a time,
+ * each with a status (its member-agent reported it), then benchPolicy unless `opts.policy` is false.
+ */
+export async function applyBenchFleet(
+  bus: Bus,
+  client: GatewayClient,
+  clusters: number,
+  inFlight: number,
+  opts: { policy?: boolean } = {},
+) {
+  await boundedRun(clusters, inFlight, async (i) => void (await client.apply(benchCluster(i))));
+  await waitFor(
+    async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= clusters,
+    `${clusters} cluster statuses`,
+    120_000,
+    250,
+  );
+  if (opts.policy !== false) await client.apply(benchPolicy);
 }

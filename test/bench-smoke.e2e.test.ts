@@ -28,6 +28,7 @@ const SMOKE_ENV: Record<string, Record<string, string>> = {
   'scheduler-algorithm': { BENCH_BINDINGS: '200', BENCH_CLUSTERS: '10', BENCH_ROUNDS: '1' },
   'scheduler-e2e': { BENCH_CLUSTERS: '5', BENCH_BINDINGS: '200', BENCH_PACED: '50', BENCH_IN_FLIGHT: '16' },
   'scheduler-memory': { BENCH_CLUSTERS: '5', BENCH_BINDINGS: '200' },
+  'scheduler-replicas': { BENCH_CLUSTERS: '5', BENCH_BINDINGS: '200', BENCH_IN_FLIGHT: '16' },
   'service-memory': { BENCH_CLUSTERS: '5', BENCH_OBJECTS: '100', BENCH_SETTLE_MS: '500' },
   'status-replay': { BENCH_EVENTS: '1000', BENCH_OBJECTS: '100' },
 };

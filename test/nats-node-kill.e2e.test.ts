@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { connectBus, readEvents, requiredStreams, type Bus } from '@flotilla/bus';
 import { GatewayClient, isRetryable } from '@flotilla/client';
 import { Suite } from '@flotilla/launcher';
-import { ObjectStore, StatusStore } from '@flotilla/store';
+import { BURST_PLACEMENT, burstDeployment, burstPolicy, waitBurstScheduled } from './support/burst.js';
 import { eventually, PrivateNatsCluster, REDIS_URL, scaled, uniquePrefix } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { removeRedisKeys, ROOT } from './support/suite.js';
@@ -69,16 +69,7 @@ function setUp(): { cluster: PrivateNatsCluster; suite: Suite; bus: Bus } {
   return { cluster: cluster!, suite: suite!, bus: bus! };
 }
 
-const deployment = (i: number) => ({
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name: `ha-${i}`, namespace: 'default', labels: { ha: 'yes' } },
-  spec: {
-    replicas: 4,
-    selector: { matchLabels: { app: `ha${i}` } },
-    template: { metadata: { labels: { app: `ha${i}` } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
-  },
-});
+const deployment = (i: number) => burstDeployment('ha', i);
 
 describe('kill -9 of the NATS node leading the objects bucket during a burst of applies', () => {
   it('streams and buckets have 3 replicas on a cluster when NATS_REPLICAS is not set', async () => {
@@ -95,29 +86,7 @@ describe('kill -9 of the NATS node leading the objects bucket during a burst of 
       for (const c of ['member1', 'member2', 'member3'])
         await flotilla(env, ['wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '30s']);
       const client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, timeoutMs: 10_000 });
-      await client.apply({
-        apiVersion: 'policy.karmada.io/v1alpha1',
-        kind: 'PropagationPolicy',
-        metadata: { name: 'ha', namespace: 'default' },
-        spec: {
-          resourceSelectors: [
-            { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { ha: 'yes' } } },
-          ],
-          placement: {
-            clusterAffinity: { clusterNames: ['member1', 'member2', 'member3'] },
-            replicaScheduling: {
-              replicaSchedulingType: 'Divided',
-              replicaDivisionPreference: 'Weighted',
-              weightPreference: {
-                staticWeightList: [
-                  { targetCluster: { clusterNames: ['member1'] }, weight: 2 },
-                  { targetCluster: { clusterNames: ['member2', 'member3'] }, weight: 1 },
-                ],
-              },
-            },
-          },
-        },
-      });
+      await client.apply(burstPolicy('ha'));
 
       const objectsStream = `KV_${bus.names.objectsBucket}`;
       const victim = await eventually(() => cluster.streamLeader(objectsStream), 10_000, 'a leader of the objects');
@@ -191,42 +160,8 @@ describe('kill -9 of the NATS node leading the objects bucket during a burst of 
       // scaled for a busy machine as every time budget of the suite is.
       expect(longestGapMs).toBeLessThanOrEqual(electionMs + scaled(2000));
 
-      const store = new ObjectStore(bus);
-      const statuses = new StatusStore(bus);
-      const done = await eventually(
-        async () => {
-          const bindings = (await store.list('ResourceBinding', 'default')).filter((b) =>
-            b.metadata.name.startsWith('ha-'),
-          );
-          if (bindings.length < BURST) return undefined;
-          const records = new Map(
-            (
-              await statuses.list<{
-                schedulerObservedGeneration?: number;
-                conditions?: Array<{ type: string; status: string }>;
-              }>('ResourceBinding')
-            ).map((r) => [r.ref.name, r.record.status]),
-          );
-          const complete = bindings.every((b) => {
-            const st = records.get(b.metadata.name);
-            return (
-              (b.spec as { clusters?: unknown[] }).clusters?.length &&
-              st?.schedulerObservedGeneration === b.metadata.generation &&
-              st?.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'True')
-            );
-          });
-          return complete ? bindings : undefined;
-        },
-        90_000,
-        `all ${BURST} bindings scheduled and folded`,
-      );
-      for (const b of done) {
-        expect((b.spec as { clusters: unknown }).clusters).toEqual([
-          { name: 'member1', replicas: 2 },
-          { name: 'member2', replicas: 1 },
-          { name: 'member3', replicas: 1 },
-        ]);
-      }
+      const done = await waitBurstScheduled(bus, { namePrefix: 'ha-', count: BURST, timeoutMs: 90_000 });
+      for (const b of done) expect((b.spec as { clusters: unknown }).clusters).toEqual(BURST_PLACEMENT);
 
       // No event lost or duplicated: one BindingScheduled per binding, and the event ids are all different.
       const scheduled = new Map<string, number>();

@@ -134,7 +134,7 @@ spec:
     spec: { containers: [{ name: c, image: nginx }] }
 `);
       // Every write of the target with its execution markers (cron uid -> rule -> latest schedule time applied).
-      const writes: Array<{ replicas: number; markers: Record<string, Record<string, string>> }> = [];
+      const writes: Array<{ replicas: number; markers: Record<string, Record<string, string>>; fence: number }> = [];
       const watch = await bus.objects.watch({
         key: 'Deployment.default.sentinel',
         include: KvWatchInclude.UpdatesOnly,
@@ -146,6 +146,7 @@ spec:
           writes.push({
             replicas: o.spec.replicas,
             markers: JSON.parse(o.metadata.annotations?.['cron.flotilla.io/executions'] ?? '{}'),
+            fence: Number(o.metadata.annotations?.['cron.flotilla.io/fencing-token']),
           });
         }
       })();
@@ -232,6 +233,15 @@ spec:
         expect(w.replicas).toBe(values[changed[0]!]);
         previous = now;
       }
+      // Every write carries its leader's fencing token, and a later write never a smaller one: a deposed leader's
+      // write is refused at the target (a counter the failover took back is raised by its holder first).
+      const fences = writes.map((w) => w.fence);
+      for (const [i, f] of fences.entries()) {
+        expect(Number.isSafeInteger(f) && f > 0, `write ${i} carries a fencing token`).toBe(true);
+        if (i > 0)
+          expect(f, `fencing tokens of the writes: ${fences.join(', ')}`).toBeGreaterThanOrEqual(fences[i - 1]!);
+      }
+      console.log(`fencing tokens of the target writes: ${fences.join(', ')}`);
 
       // The terms, and how long two replicas both believed they led: a lease written to the old primary just before
       // the kill may not have reached the replica, so the standby can win while the old leader learns it lost at its

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { connectBus, readEvents, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
-import { ObjectStore, StatusStore } from '@flotilla/store';
-import { eventually, NATS_URL } from '@flotilla/testkit';
+import { NATS_URL } from '@flotilla/testkit';
+import { BURST_PLACEMENT, burstDeployment, burstPolicy, waitBurstScheduled } from './support/burst.js';
 import { flotilla } from './support/cli.js';
 import { leaderPid, ROOT, startSuite, type RunningSuite } from './support/suite.js';
 
@@ -32,29 +32,7 @@ describe('scheduler leader killed during a burst', () => {
     for (const c of ['member1', 'member2', 'member3'])
       await flotilla(s.env, ['wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s']);
     const client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, timeoutMs: 30_000 });
-    await client.apply({
-      apiVersion: 'policy.karmada.io/v1alpha1',
-      kind: 'PropagationPolicy',
-      metadata: { name: 'burst', namespace: 'default' },
-      spec: {
-        resourceSelectors: [
-          { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { burst: 'yes' } } },
-        ],
-        placement: {
-          clusterAffinity: { clusterNames: ['member1', 'member2', 'member3'] },
-          replicaScheduling: {
-            replicaSchedulingType: 'Divided',
-            replicaDivisionPreference: 'Weighted',
-            weightPreference: {
-              staticWeightList: [
-                { targetCluster: { clusterNames: ['member1'] }, weight: 2 },
-                { targetCluster: { clusterNames: ['member2', 'member3'] }, weight: 1 },
-              ],
-            },
-          },
-        },
-      },
-    });
+    await client.apply(burstPolicy('burst'));
 
     const leader = await leaderPid(s.env.FLOTILLA_PREFIX!, 'affinity-scheduler');
     const victim = s.suite.processes.find((p) => p.name === 'affinity-scheduler' && p.child.pid === leader);
@@ -67,58 +45,14 @@ describe('scheduler leader killed during a burst', () => {
         killedAt = Date.now();
         await s.suite.kill(victim!, 'SIGKILL');
       }
-      window.push(
-        client.apply({
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          metadata: { name: `burst-${i}`, namespace: 'default', labels: { burst: 'yes' } },
-          spec: {
-            replicas: 4,
-            selector: { matchLabels: { app: `b${i}` } },
-            template: { metadata: { labels: { app: `b${i}` } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
-          },
-        }),
-      );
+      window.push(client.apply(burstDeployment('burst', i)));
       if (window.length >= 50) await Promise.all(window.splice(0));
     }
     await Promise.all(window);
 
-    const store = new ObjectStore(bus);
-    const statuses = new StatusStore(bus);
     // every binding: spec.clusters written AND its decision folded into status for that very generation
-    const done = await eventually(
-      async () => {
-        const bindings = await store.list('ResourceBinding', 'default');
-        const burst = bindings.filter((b) => b.metadata.name.startsWith('burst-'));
-        if (burst.length < BURST) return undefined;
-        const records = new Map(
-          (
-            await statuses.list<{
-              schedulerObservedGeneration?: number;
-              conditions?: Array<{ type: string; status: string }>;
-            }>('ResourceBinding')
-          ).map((r) => [r.ref.name, r.record.status]),
-        );
-        const complete = burst.every((b) => {
-          const st = records.get(b.metadata.name);
-          return (
-            (b.spec as { clusters?: unknown[] }).clusters?.length &&
-            st?.schedulerObservedGeneration === b.metadata.generation &&
-            st?.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'True')
-          );
-        });
-        return complete ? burst : undefined;
-      },
-      90_000,
-      'all 1,000 bindings scheduled and folded',
-    );
-    for (const b of done) {
-      expect((b.spec as { clusters: unknown }).clusters).toEqual([
-        { name: 'member1', replicas: 2 },
-        { name: 'member2', replicas: 1 },
-        { name: 'member3', replicas: 1 },
-      ]);
-    }
+    const done = await waitBurstScheduled(bus, { namePrefix: 'burst-', count: BURST, timeoutMs: 90_000 });
+    for (const b of done) expect((b.spec as { clusters: unknown }).clusters).toEqual(BURST_PLACEMENT);
 
     // none duplicated: one BindingScheduled per binding and generation (decision ids are deterministic)
     const perBinding = new Map<string, Set<string>>();

@@ -4,11 +4,12 @@ import {
   connectionGate,
   connectRedis,
   redisSentinelFromEnv,
-  runLeaderService,
+  leaderServiceStart,
   runService,
   watchProvisioning,
   type ConfigOf,
   type ConfigSchema,
+  type Fencing,
   type Logger,
   type RunServiceOptions,
   type ServiceContext,
@@ -43,7 +44,12 @@ export type ConnectionsOf<D extends OwnRedis | undefined> = BusConnections &
  */
 export type ServiceDeps<D extends OwnRedis | undefined, P, R> = ConnectionsOf<D> &
   P &
-  R & { logger: Logger; registry: Registry };
+  R & {
+    logger: Logger;
+    registry: Registry;
+    /** The leader's term, for the writes that must be refused once it is over (see Fencing); none without a leader. */
+    fencing?: Fencing;
+  };
 
 export interface BusServiceDefinition<
   S extends ConfigSchema,
@@ -57,8 +63,9 @@ export interface BusServiceDefinition<
   /**
    * true (default): replicas compete for the lease `<prefix>:leader:<name>[:<scope>]` and `run` runs in the leader
    * only, started again after a repair of the streams. false: every replica runs `run` from the start (the gateway).
+   * A function decides from the configuration (the affinity scheduler's SCHEDULER_REPLICAS: leader or active).
    */
-  leader?: boolean;
+  leader?: boolean | ((config: ConfigOf<S>) => boolean);
   /** The lease's scope beyond the service name, for replicas of different scopes that never compete. */
   leaseScope?: (config: ConfigOf<S>) => string;
   /** A Redis connection of the replica's own, closed after the bus on stop. */
@@ -101,10 +108,11 @@ export function runBusService<
   if (d.leader === false && d.leaseScope)
     throw new TypeError(`runBusService(${d.name}): leaseScope goes with leader election, not with leader: false`);
   type Resources = ConnectionsOf<D> & P & R;
-  const depsOf = (ctx: ServiceContext<ConfigOf<S>>, resources: Resources): ServiceDeps<D, P, R> => ({
+  const depsOf = (ctx: ServiceContext<ConfigOf<S>>, resources: Resources, fencing?: Fencing): ServiceDeps<D, P, R> => ({
     ...resources,
     logger: ctx.logger,
     registry: ctx.registry,
+    ...(fencing ? { fencing } : {}),
   });
 
   /** Opens in order, and closes what it opened (bus first, as the services always did) if a later step fails. */
@@ -141,46 +149,46 @@ export function runBusService<
     }
   }
 
-  if (d.leader === false)
-    return runService(
-      {
-        name: d.name,
-        configSchema: d.configSchema,
-        async start(ctx) {
-          const { resources, close } = await open(ctx);
-          const stopWatch = watchProvisioning({
-            repair: () => resources.bus.repair(),
-            intervalMs: ctx.config.PROVISION_CHECK_MS,
-            gates: ctx.gates,
-            logger: ctx.logger,
-          });
-          let stop: () => Promise<void>;
-          try {
-            stop = await d.run(ctx, depsOf(ctx, resources));
-          } catch (err) {
-            stopWatch();
-            await close().catch(() => undefined);
-            throw err;
-          }
-          ctx.setReady(true);
-          return async () => {
-            ctx.setReady(false);
-            stopWatch();
-            await stop();
-            await close();
-          };
-        },
-      },
-      options,
-    );
-  return runLeaderService(
+  const everyReplicaStart = async (ctx: ServiceContext<ConfigOf<S>>) => {
+    const { resources, close } = await open(ctx);
+    const stopWatch = watchProvisioning({
+      repair: () => resources.bus.repair(),
+      intervalMs: ctx.config.PROVISION_CHECK_MS,
+      gates: ctx.gates,
+      logger: ctx.logger,
+    });
+    let stop: () => Promise<void>;
+    try {
+      stop = await d.run(ctx, depsOf(ctx, resources));
+    } catch (err) {
+      stopWatch();
+      await close().catch(() => undefined);
+      throw err;
+    }
+    ctx.setReady(true);
+    return async () => {
+      ctx.setReady(false);
+      stopWatch();
+      await stop();
+      await close();
+    };
+  };
+  const leaderStart = leaderServiceStart({
+    name: d.name,
+    configSchema: d.configSchema,
+    ...(d.leaseScope ? { leaseScope: d.leaseScope } : {}),
+    open,
+    repair: (resources: Resources) => resources.bus.repair(),
+    lead: (ctx: ServiceContext<ConfigOf<S>>, resources: Resources, fencing: Fencing) =>
+      d.run(ctx, depsOf(ctx, resources, fencing)),
+  });
+  const leader = d.leader ?? true;
+  return runService(
     {
       name: d.name,
       configSchema: d.configSchema,
-      ...(d.leaseScope ? { leaseScope: d.leaseScope } : {}),
-      open,
-      repair: (resources) => resources.bus.repair(),
-      lead: (ctx, resources) => d.run(ctx, depsOf(ctx, resources)),
+      start: (ctx) =>
+        (typeof leader === 'function' ? leader(ctx.config) : leader) ? leaderStart(ctx) : everyReplicaStart(ctx),
     },
     options,
   );

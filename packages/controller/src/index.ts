@@ -40,3 +40,11 @@ export {
   type OwnRedis,
   type ServiceDeps,
 } from './bus-service.js';
+export { fnv1a32, membershipChange, ownerOf, ownsKey } from './shares.js';
+export {
+  DEFAULT_SHARES_POLL_MS,
+  MIN_ACTIVE_LEASE_MS,
+  ReplicaShares,
+  type ReplicaSharesOptions,
+  type SharesChange,
+} from './replica-shares.js';

@@ -50,6 +50,26 @@ export class NotLeaderError extends Error {
   }
 }
 
+/**
+ * A leader's write refused because the object already carries a larger fencing token: a later leader wrote it, so
+ * this one is deposed (or its token went back; see Fencing.raise).
+ */
+export class StaleFencingTokenError extends Error {
+  override readonly name = 'StaleFencingTokenError';
+
+  constructor(
+    readonly object: string,
+    readonly token: number,
+    readonly seen: number,
+  ) {
+    super(`${object}: fencing token ${token} is older than the ${seen} the object carries; write refused`);
+  }
+}
+
+export function isStaleFencingToken(err: unknown): err is StaleFencingTokenError {
+  return err instanceof StaleFencingTokenError;
+}
+
 /** Redis did not answer at start-up; the URL is shown without credentials. */
 export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';

@@ -45,7 +45,9 @@ export {
   formatConfigIssue,
   InvalidJobIdError,
   isConfigError,
+  isStaleFencingToken,
   NotLeaderError,
+  StaleFencingTokenError,
   RedisUnavailableError,
   type ConfigIssue,
 } from './errors.js';
@@ -56,6 +58,7 @@ export {
   runWhileLeader,
   SELF_DEMOTE_FRACTION,
   type DemotionReason,
+  type Fencing,
   type LeaderElectorOptions,
   type RunWhileLeaderOptions,
 } from './leader.js';
@@ -88,7 +91,12 @@ export {
   type StopFunction,
 } from './service.js';
 export { startLeaderWork, type LeaderWorkHandle, type LeaderWorkOptions } from './leader-work.js';
-export { runLeaderService, type LeaderServiceDefinition, type ReplicaResources } from './leader-service.js';
+export {
+  leaderServiceStart,
+  runLeaderService,
+  type LeaderServiceDefinition,
+  type ReplicaResources,
+} from './leader-service.js';
 export { applyHeapGrowth } from './heap.js';
 export { leaderGauge } from './leader-metrics.js';
 export { perRegistry } from './per-registry.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { leaderGauge } from './leader-metrics.js';
-import { LeaderElector, runWhileLeader, WorkRestartRequested } from './leader.js';
+import { LeaderElector, runWhileLeader, WorkRestartRequested, type Fencing } from './leader.js';
 import type { ConnectionListener } from './connection-gate.js';
 import { closeRedis, connectRedis, type RedisSentinelOptions } from './redis.js';
 
@@ -16,9 +16,10 @@ export interface LeaderWorkOptions {
   logger: Logger;
   /**
    * Starts the work of one term and returns how to stop it. Called when this replica is elected; the stop
-   * function runs when it is demoted (or the service stops), before a new term's work can start.
+   * function runs when it is demoted (or the service stops), before a new term's work can start. `fencing` is the
+   * token the term's writes carry (read at each write: it ends with the term).
    */
-  work: (token: number) => Promise<() => Promise<void>>;
+  work: (token: number, fencing: Fencing) => Promise<() => Promise<void>>;
   /** Where `flotilla_leader` (1 while this replica's work runs) is reported; the service's registry. */
   registry?: Registry | undefined;
   /** Told of the lease connection's outages. */
@@ -52,7 +53,7 @@ export async function startLeaderWork(o: LeaderWorkOptions): Promise<LeaderWorkH
   const stopWork = runWhileLeader(
     elector,
     async (signal, token) => {
-      const stop = await o.work(token);
+      const stop = await o.work(token, elector.fencing);
       leading?.set(1);
       try {
         // Until the term ends (resolve) or the work is to start over (reject: runWhileLeader restarts failed work).

@@ -40,6 +40,36 @@ end
 return 0
 `;
 
+// The counter is replicated asynchronously like every key, so a Redis failover can take it back below a token already
+// handed out (and written into the store as a fence). A holder refused for that reason raises it past what it saw
+// and takes the next value, still only while it holds the lease.
+const RAISE_FENCING = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+if current < tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[2], ARGV[2])
+end
+return redis.call('INCR', KEYS[2])
+`;
+
+/**
+ * What a leader's writes carry so that the store can refuse a deposed leader's: the term's token, read at each
+ * write (it is undefined once the term is over), and a way out when the store has seen a larger token from this
+ * very lease (the counter went back in a Redis failover).
+ */
+export interface Fencing {
+  /** The current term's token, or undefined when this replica no longer leads. Larger means later. */
+  current(): number | undefined;
+  /**
+   * The store holds `seen`, larger than current(): if this replica still holds the lease, the counter went back
+   * (a Redis failover lost it), so it is raised past `seen` and the new token returned; undefined when the lease is
+   * someone else's (this replica is deposed and must not write).
+   */
+  raise(seen: number): Promise<number | undefined>;
+}
+
 /** The share of the lease after which a leader that could not renew stops acting. */
 export const SELF_DEMOTE_FRACTION = 0.8;
 
@@ -167,6 +197,28 @@ export class LeaderElector {
   /** The fencing token of the current term, or undefined when not leader. Larger means later. */
   get fencingToken(): number | undefined {
     return this.isLeader() ? this.term?.token : undefined;
+  }
+
+  /** This elector as the Fencing of its terms' writes. */
+  get fencing(): Fencing {
+    return { current: () => this.fencingToken, raise: (seen) => this.raiseFencingToken(seen) };
+  }
+
+  /** See Fencing.raise. */
+  async raiseFencingToken(seen: number): Promise<number | undefined> {
+    const term = this.term;
+    if (!term || !this.isLeader()) return undefined;
+    const reply = Number(
+      await withTimeout(
+        this.redis.eval(RAISE_FENCING, 2, this.key, this.fencingKey, this.id, seen),
+        this.commandTimeoutMs(),
+        'raise fencing token',
+      ),
+    );
+    if (reply === 0 || this.term !== term || !this.isLeader()) return undefined;
+    this.logger.warn({ seen, token: reply, was: term.token }, 'fencing token behind the store: raised');
+    term.token = reply;
+    return reply;
   }
 
   /** Returns the fencing token, or throws `NotLeaderError`; call before a leader-only side effect. */

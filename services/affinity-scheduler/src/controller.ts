@@ -80,6 +80,11 @@ export interface AffinitySchedulerOptions {
   registry?: Registry;
   /** The process's shared informers; a controller of its own gets private ones. */
   informers?: Informers;
+  /**
+   * Whether this replica reconciles a key (a template, binding or cluster), when several replicas work at once
+   * (SCHEDULER_REPLICAS=active, see ReplicaShares); every key by default. Call sharesChanged() when its answers move.
+   */
+  owns?: (key: string) => boolean;
 }
 
 type BindingKind = (typeof BINDING_KINDS)[number];
@@ -95,7 +100,8 @@ const BINDING_STATUS_PROJECTION = { name: 'scheduler-binding-status', project: b
  * 2. scheduling: binding + clusters → spec.clusters, announced as BindingScheduled / BindingScheduleFailed;
  * 3. cluster taints: a cluster not Ready past the grace period gets a NoExecute taint (failover), a Ready one loses it;
  * 4. cluster health: a cluster whose agent stopped renewing its lease is set Ready=Unknown (then 3. taints it).
- * Only the leader runs it; every write is a compare-and-set, so a deposed leader's late write fails rather than wins.
+ * The leader runs it, or every replica on its own share of the keys (`owns`); every write is a compare-and-set, so a
+ * deposed leader's (or a replica's that lost a key) late write fails rather than wins.
  */
 export class AffinitySchedulerController {
   private readonly now: () => Date;
@@ -129,8 +135,16 @@ export class AffinitySchedulerController {
   private readonly clusterHealth: Controller;
   private readonly schedulerMetrics: SchedulerMetrics;
 
+  private readonly owns: (key: string) => boolean;
+
   constructor(private readonly o: AffinitySchedulerOptions) {
     this.now = o.now ?? (() => new Date());
+    this.owns = o.owns ?? (() => true);
+    // Every reconciler skips what another replica owns; the informers still hold everything (capacity, assumed usage).
+    const owned =
+      <A extends unknown[], R>(reconcile: (key: string, ...rest: A) => Promise<R>) =>
+      (key: string, ...rest: A): Promise<R | undefined> =>
+        this.owns(key) ? reconcile(key, ...rest) : Promise.resolve(undefined);
     this.clusterMonitorGraceMs = o.clusterMonitorGraceMs ?? DEFAULT_CLUSTER_MONITOR_GRACE_MS;
     if (!Number.isInteger(this.clusterMonitorGraceMs) || this.clusterMonitorGraceMs <= 0)
       throw new RangeError(`clusterMonitorGraceMs: expected a positive integer, got ${o.clusterMonitorGraceMs}`);
@@ -166,8 +180,8 @@ export class AffinitySchedulerController {
         { source: this.policies, onChange: sweepTemplates },
         { source: this.clusterPolicies, onChange: sweepTemplates },
       ],
-      keys: () => this.templateKeys(),
-      reconcile: (k) => this.detect(k),
+      keys: () => this.ownedOf(this.templateKeys()),
+      reconcile: owned((k) => this.detect(k)),
       concurrency,
     });
 
@@ -205,8 +219,8 @@ export class AffinitySchedulerController {
           },
         },
       ],
-      keys: () => this.bindingKeys(),
-      reconcile: (k, queuedAt) => this.schedule(k, queuedAt),
+      keys: () => this.ownedOf(this.bindingKeys()),
+      reconcile: owned((k, queuedAt: number) => this.schedule(k, queuedAt)),
       resyncMs: o.resyncMs,
       concurrency,
     });
@@ -216,7 +230,7 @@ export class AffinitySchedulerController {
       ...kit,
       name: Controllers.clusterTaints,
       watches: [{ source: this.clusters }, { source: this.clusterStatus }],
-      reconcile: (k) => this.taint(k),
+      reconcile: owned((k) => this.taint(k)),
     });
 
     // 4. cluster health: a cluster, its status or its lease changed; between renewals it looks again when the grace
@@ -225,7 +239,7 @@ export class AffinitySchedulerController {
       ...kit,
       name: Controllers.clusterHealth,
       watches: [{ source: this.clusters }, { source: this.clusterStatus }, { source: this.clusterLeases }],
-      reconcile: (k) => this.checkHealth(k),
+      reconcile: owned((k) => this.checkHealth(k)),
     });
   }
 
@@ -247,6 +261,20 @@ export class AffinitySchedulerController {
     await Promise.all(this.controllers().map((c) => c.stop()));
   }
 
+  /**
+   * The keys this replica owns moved (a replica joined or left). The keys it gained have waited a lease for their
+   * owner to be declared gone: they go to the urgent lane, ahead of the changes of keys it already had.
+   */
+  sharesChanged(ownedBefore: (key: string) => boolean): void {
+    const gained = (keys: Iterable<string>, c: Controller) => {
+      for (const key of keys) if (this.owns(key) && !ownedBefore(key)) c.enqueue(key);
+    };
+    gained(this.templateKeys(), this.detection);
+    gained(this.bindingKeys(), this.scheduling);
+    gained(this.clusters.cache.keys(), this.clusterTaints);
+    gained(this.clusters.cache.keys(), this.clusterHealth);
+  }
+
   /** Resolves when every queue is empty: for tests and benchmarks. */
   async idle(): Promise<void> {
     while (this.controllers().some((c) => c.queue.length)) await Promise.all(this.controllers().map((c) => c.idle()));
@@ -260,6 +288,10 @@ export class AffinitySchedulerController {
   /** Once the caches hold every write made before the call, a scheduling pass over every binding (the kit's nextPass). */
   nextPass(): Promise<void> {
     return this.scheduling.nextPass();
+  }
+
+  private *ownedOf(keys: Iterable<string>): Generator<string> {
+    for (const key of keys) if (this.owns(key)) yield key;
   }
 
   private *templateKeys(): Generator<string> {

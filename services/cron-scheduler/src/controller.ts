@@ -17,11 +17,20 @@ import {
   type CronEvent,
   type CronPlan,
 } from '@flotilla/cron';
-import { scheduleAt, systemClock, type Clock } from '@flotilla/runtime';
+import {
+  type Fencing,
+  isStaleFencingToken,
+  NotLeaderError,
+  scheduleAt,
+  StaleFencingTokenError,
+  systemClock,
+  type Clock,
+} from '@flotilla/runtime';
 import {
   Informers,
   NotFoundError,
   ObjectStore,
+  objectKey,
   refFromKey,
   type CachedKind,
   type Informer,
@@ -30,6 +39,7 @@ import {
 import type { Redis } from 'ioredis';
 import { applyExecutions, type ExecutionOutcome } from './apply-executions.js';
 import { needsNextScheduled } from './next-scheduled.js';
+import { fenceOf, withFence } from './execution-markers.js';
 import { RuleStateStore, type StoredCronState } from './rule-state-store.js';
 import { WakeSchedule } from './wake-schedule.js';
 import { CronMetrics } from './cron-metrics.js';
@@ -89,6 +99,12 @@ export interface CronControllerOptions {
   registry?: Registry;
   /** The process's shared informers; a controller of its own gets private ones. */
   informers?: Informers;
+  /**
+   * The leader's term (runBusService's deps): every target write carries its token and is refused when the target
+   * already carries a larger one (FENCING_ANNOTATION), so a deposed leader that has not noticed yet writes nothing.
+   * Without it (tests of one controller) writes carry no token.
+   */
+  fencing?: Fencing;
 }
 
 /** A wake-up names no object: whatever is due when it fires is woken (and jobs of earlier versions, per rule, too). */
@@ -262,8 +278,20 @@ export class CronController {
       this.o.logger.warn({ key, unrecorded: plan.unrecorded }, 'outage longer than the history can record');
 
     if (plan.execute.length || plan.missed.length || plan.stateChanged) {
-      // 2. the target
-      const outcomes = await this.applyToTarget(key, obj, uid, plan);
+      // 2. the target (refused to a deposed leader: then nothing after it happens either)
+      let outcomes: ExecutionOutcome[];
+      try {
+        outcomes = await this.applyToTarget(key, obj, uid, plan);
+      } catch (err) {
+        if (!isStaleFencingToken(err) && !(err instanceof NotLeaderError)) throw err;
+        if (isStaleFencingToken(err) && (await this.o.fencing?.raise(err.seen)) !== undefined) {
+          this.controller.enqueue(key); // still the holder: the counter went back and is raised now; write again
+          return;
+        }
+        this.cronMetrics.fencingRefused();
+        this.o.logger.warn({ key, err: (err as Error).message }, 'target write refused: this replica no longer leads');
+        return;
+      }
       // 3. the events, in the order the status writer should fold them
       await this.publishAll(this.eventsOf(obj, uid, stored, plan, outcomes, now));
       this.cronMetrics.missed(plan.missed.length);
@@ -316,14 +344,21 @@ export class CronController {
     if (targetKindOf(ref) === 'Unsupported') return applyExecutions({ ...input, target: undefined }).outcomes;
     let outcomes: ExecutionOutcome[] = [];
     try {
-      await this.store.update({ kind: ref.kind, namespace, name: ref.name }, (current) => {
+      const targetRef = { kind: ref.kind, namespace, name: ref.name };
+      await this.store.update(targetRef, (current) => {
+        // Read at each attempt: a term that ended meanwhile writes nothing.
+        const token = this.o.fencing?.current();
+        if (this.o.fencing && token === undefined) throw new NotLeaderError('cron-scheduler', key);
+        const seen = fenceOf(current);
+        if (token !== undefined && seen > token) throw new StaleFencingTokenError(objectKey(targetRef), token, seen);
         const r = applyExecutions({ ...input, target: current });
         outcomes = r.outcomes;
-        return r.target;
+        return r.target && token !== undefined ? withFence(r.target, token) : r.target;
       });
       this.writeFailures.delete(key);
       return outcomes;
     } catch (err) {
+      if (isStaleFencingToken(err) || err instanceof NotLeaderError) throw err;
       if (err instanceof NotFoundError) return applyExecutions({ ...input, target: undefined }).outcomes;
       const attempt = (this.writeFailures.get(key) ?? 0) + 1;
       if (attempt < (this.o.maxWriteAttempts ?? 5)) {

@@ -9,6 +9,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 export class CronMetrics {
   readonly executions: Counter<'result'>;
   readonly lateness: Histogram;
+  readonly fencingRefusals: Counter;
 
   static readonly of = perRegistry((registry) => new CronMetrics(registry));
 
@@ -23,6 +24,11 @@ export class CronMetrics {
       name: 'flotilla_cron_execution_lateness_seconds',
       help: 'How long after its scheduled instant a rule execution was applied',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+      registers: [registry],
+    });
+    this.fencingRefusals = new Counter({
+      name: 'flotilla_cron_fencing_refused_total',
+      help: 'Target writes refused because the target carried a later leader’s fencing token (this replica was deposed)',
       registers: [registry],
     });
   }
@@ -40,5 +46,10 @@ export class CronMetrics {
   /** An occurrence not applied because its date is in the rule's excludeDates. */
   skipped(count: number): void {
     if (count > 0) this.executions.inc({ result: 'skipped' }, count);
+  }
+
+  /** A target write refused by its fencing token: a later leader wrote the target. */
+  fencingRefused(): void {
+    this.fencingRefusals.inc();
   }
 }

@@ -64,3 +64,27 @@ export function recordMarkers(
   }
   return { ...markers, [cronUid]: mine };
 }
+
+/**
+ * The target annotation holding the largest fencing token of a cron-scheduler leader that wrote it (its lease's
+ * counter). A write carrying a smaller one is a deposed leader's and is refused in the same compare-and-set.
+ */
+export const FENCING_ANNOTATION = 'cron.flotilla.io/fencing-token';
+
+/** The fencing token a target carries; 0 when none (or a mangled one: a user's edit does not lock the leader out). */
+export function fenceOf(target: Pick<StoredObject, 'metadata'> | undefined): number {
+  const raw = target?.metadata.annotations?.[FENCING_ANNOTATION];
+  const token = raw === undefined ? 0 : Number(raw);
+  return Number.isSafeInteger(token) && token > 0 ? token : 0;
+}
+
+/** The target as written by the holder of `token` (which the caller checked is not older than fenceOf). */
+export function withFence<T extends Pick<StoredObject, 'metadata'>>(target: T, token: number): T {
+  return {
+    ...target,
+    metadata: {
+      ...target.metadata,
+      annotations: { ...target.metadata.annotations, [FENCING_ANNOTATION]: String(token) },
+    },
+  };
+}

@@ -3,7 +3,7 @@ import { KvWatchInclude, publishEvent } from '@flotilla/bus';
 import { closeRedis, createRedis, LeaderElector, runWhileLeader } from '@flotilla/runtime';
 import { eventually, REDIS_URL } from '@flotilla/testkit';
 import { CronController } from './controller.js';
-import { cronHpa, deployment, harness, silent, type Harness } from './testing/harness.js';
+import { everySecondCron, harness, silent, type Harness } from './testing/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -45,13 +45,7 @@ function replica(id: string) {
 
 describe('two replicas, a leader that dies, and a rogue second actor', () => {
   it('executes every schedule time exactly once: one target write and one outcome each, none lost', async () => {
-    await h.apply(deployment('ha', 1));
-    await h.apply(
-      cronHpa('ha-cron', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'ha' }, [
-        { name: 'even', schedule: '*/2 * * * * *', targetReplicas: 2 },
-        { name: 'odd', schedule: '1-59/2 * * * * *', targetReplicas: 3 },
-      ]),
-    );
+    await everySecondCron(h, 'ha');
     // Every write of the target, as the KV sees it.
     const writes: number[] = [];
     const watch = await h.bus.objects.watch({ key: 'Deployment.default.ha', include: KvWatchInclude.UpdatesOnly });

@@ -15,8 +15,11 @@ export {
 export {
   alreadyApplied,
   EXECUTIONS_ANNOTATION,
+  FENCING_ANNOTATION,
+  fenceOf,
   readMarkers,
   recordMarkers,
+  withFence,
   type ExecutionMarkers,
 } from './execution-markers.js';
 export { needsNextScheduled } from './next-scheduled.js';

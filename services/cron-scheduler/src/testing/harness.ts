@@ -104,4 +104,15 @@ export const cronHpa = (
   spec: { scaleTargetRef: target, rules },
 });
 
+/** The Deployment `name` (1 replica) and `<name>-cron` scaling it every second: to 2 on even seconds, 3 on odd ones. */
+export async function everySecondCron(h: Harness, name: string): Promise<void> {
+  await h.apply(deployment(name, 1));
+  await h.apply(
+    cronHpa(`${name}-cron`, { apiVersion: 'apps/v1', kind: 'Deployment', name }, [
+      { name: 'even', schedule: '*/2 * * * * *', targetReplicas: 2 },
+      { name: 'odd', schedule: '1-59/2 * * * * *', targetReplicas: 3 },
+    ]),
+  );
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
