@@ -73,6 +73,7 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       member2: { minReplicas: 1, maxReplicas: 4 },
       member3: { minReplicas: 1, maxReplicas: 6 },
     });
+    await controller.nextPass();
     const target = await binding('shop-deployment');
     expect(target?.metadata.annotations?.[FederatedHpaAnnotations.owner]).toBe('shop');
     const hpa = await h.store.get({ kind: 'HorizontalPodAutoscaler', namespace: 'default', name: 'shop' });
@@ -187,6 +188,7 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
     expect(await eventually(() => limitsOf('handover'), 10_000, 'member limits')).toEqual({
       member1: { minReplicas: 2, maxReplicas: 10 },
     });
+    await twoPasses();
     expect((await assigned('handover')).map((e) => e.data.reason)).toEqual(['Initial']);
   });
 
@@ -227,6 +229,7 @@ describe('hpa-assigner, member HPAs (Karmada’s FederatedHPA proposal, real NAT
       'move',
     );
     const movedAt = Date.now();
+    await controller.nextPass();
     expect(after).toEqual({ member1: { minReplicas: 2, maxReplicas: 4 }, member2: { minReplicas: 1, maxReplicas: 6 } });
     expect(movedAt - pendingAt).toBeGreaterThanOrEqual(1000);
     expect(await clustersOf('burst-deployment')).toEqual([
