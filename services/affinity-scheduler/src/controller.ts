@@ -1,6 +1,6 @@
 import { Controllers } from '@flotilla/catalogue';
 import { FederatedHpaAnnotations, listKinds, type ClusterLease, type StatusOfKind } from '@flotilla/api';
-import { AlreadyExistsError, cloudEvent, EventTypes, type Bus, type CloudEvent } from '@flotilla/bus';
+import { AlreadyExistsError, cloudEvent, EventTypes, getJson, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
   defineController,
   type Controller,
@@ -113,6 +113,8 @@ export class AffinitySchedulerController {
   private readonly clusterLeases: Informer<ClusterLease>;
   /** The cluster-health controller's memory of each cluster's last renewal; a new leader starts without it. */
   private readonly healthProbes = new Map<string, ClusterHealthProbe>();
+  /** Leases read from the bucket before an expiry, newer than the watched cache then (see checkHealth). */
+  private readonly leasesRead = new Map<string, ClusterLease>();
   private readonly clusterMonitorGraceMs: number;
   private readonly bindings = new Map<string, Informer<CachedBinding>>();
   private readonly bindingStatus = new Map<string, Informer<BindingStatusView>>();
@@ -533,18 +535,37 @@ export class AffinitySchedulerController {
     const ref = refFromKey(key);
     if (!this.clusters.get(ref)) {
       this.healthProbes.delete(key);
+      this.leasesRead.delete(key);
       return;
     }
     const status = this.clusterStatus.cache.get(key);
     const conditions = status?.value.status?.conditions;
-    const lease = this.clusterLeases.cache.get(key)?.value;
-    const d = decideClusterHealth({
-      lease,
-      ready: conditions?.find((c) => c.type === 'Ready'),
-      probe: this.healthProbes.get(key),
-      nowMs: this.now().getTime(),
-      graceMs: this.clusterMonitorGraceMs,
-    });
+    const ready = conditions?.find((c) => c.type === 'Ready');
+    const decide = (lease: ClusterLease | undefined) =>
+      decideClusterHealth({
+        lease,
+        ready,
+        probe: this.healthProbes.get(key),
+        nowMs: this.now().getTime(),
+        graceMs: this.clusterMonitorGraceMs,
+      });
+    let lease = laterLease(this.clusterLeases.cache.get(key)?.value, this.leasesRead.get(key));
+    let d = decide(lease);
+    if (d.expire) {
+      // Expiry is decided on the watched cache; a watch that lags (its consumer moved off a killed NATS node) must
+      // not fail clusters whose agents renew. So the bucket is read before any expiry, and a lease that cannot be
+      // read expires nothing: the reconcile fails and is retried.
+      const stored = (await getJson<ClusterLease>(this.o.bus.leases, key))?.value;
+      if (stored && laterLease(lease, stored) !== lease) {
+        this.o.logger.warn(
+          { cluster: ref.name, watched: lease?.renewTime ?? null, stored: stored.renewTime },
+          'the lease watch lags behind the bucket; the stored renewal is the heartbeat',
+        );
+        this.leasesRead.set(key, stored);
+        lease = stored;
+        d = decide(lease);
+      }
+    }
     this.healthProbes.set(key, d.probe);
     if (d.expire) {
       const silentFor = `${Math.round(this.clusterMonitorGraceMs / 1000)}s`;
@@ -575,4 +596,10 @@ export class AffinitySchedulerController {
     }
     if (d.recheckAfterMs !== undefined) return { requeueAfterMs: d.recheckAfterMs + 50 };
   }
+}
+
+/** The lease renewed last of two views of one cluster's lease (renew times are ISO timestamps of one format). */
+function laterLease(a: ClusterLease | undefined, b: ClusterLease | undefined): ClusterLease | undefined {
+  if (!a || !b) return a ?? b;
+  return b.renewTime > a.renewTime ? b : a;
 }

@@ -43,6 +43,8 @@ export const WATCHED_KINDS = [
 ] as const;
 /** Kinds whose stored status tells a new leader what was already reported. */
 const STATUS_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'] as const;
+/** How many reports a tick publishes between looks at whether a lease is due (a look costs a pass over the clusters). */
+const RENEW_CHECK_EVERY_REPORTS = 100;
 
 /** A binding's placement (often the larger part of it) only matters to the scheduler: the agent drops it. */
 export function withoutPlacement(o: StoredObject): StoredObject {
@@ -68,6 +70,8 @@ export class SimAgent {
   private readonly usageWriter: MemberUsageWriter;
   /** Scheduled ticks ended (failed ones too), and who waits for a count: the barrier of `afterTicks`. */
   private ticksEnded = 0;
+  /** Whether a tick got all its reports out: from then on the leases are renewed around every tick's reports. */
+  private reportedOnce = false;
   private tickWaiters: Array<{ count: number; resolve(): void }> = [];
 
   constructor(private readonly opts: SimAgentOptions) {
@@ -135,9 +139,9 @@ export class SimAgent {
 
   /**
    * One simulation step: computes the reports and publishes them in order. A report is remembered only once the
-   * bus acknowledged it, so a failed publish is offered again (with the same event id) on the next tick. Once the
-   * reports are out, the simulated clusters' leases are renewed (an agent that cannot publish renews nothing) and
-   * the workloads' usage that moved is written to the usage bucket.
+   * bus acknowledged it, so a failed publish is offered again (with the same event id) on the next tick. The
+   * simulated clusters' leases are renewed around the reports (an agent that cannot reach NATS renews nothing), and
+   * once the reports are out the workloads' usage that moved is written to the usage bucket.
    * Returns how many events were published.
    */
   async tick(): Promise<number> {
@@ -151,19 +155,27 @@ export class SimAgent {
       now: this.opts.clock.now(),
       statusOf,
     });
+    const simulated = list('Cluster')
+      .filter((c) => (c.spec as { simulation?: unknown } | undefined)?.simulation !== undefined)
+      .map((c) => c.metadata.name);
+    // Once a tick got its reports out, the leases are renewed before, during and after every later tick's reports
+    // (each only once its interval passed): a tick that publishes a burst's thousands of reports on a busy machine,
+    // or fails at its first publish until a NATS election ends, must not outlast the grace period of an agent that
+    // is alive and reaches NATS. An agent that never got a tick through (crash-looping) renews nothing.
+    const renewLeases = async () => {
+      if (!this.stopped && this.reportedOnce) await this.leases.renew(simulated);
+    };
+    await renewLeases();
     let published = 0;
     for (const r of reports) {
       if (this.stopped) break;
       await publishEvent(this.opts.bus, r.event);
       r.commit();
       published++;
+      if (published % RENEW_CHECK_EVERY_REPORTS === 0) await renewLeases();
     }
-    if (!this.stopped)
-      await this.leases.renew(
-        list('Cluster')
-          .filter((c) => (c.spec as { simulation?: unknown } | undefined)?.simulation !== undefined)
-          .map((c) => c.metadata.name),
-      );
+    if (!this.stopped) this.reportedOnce = true;
+    await renewLeases();
     if (!this.stopped) await this.usageWriter.publish(this.sim.bindingUsage());
     const usage = this.sim.usage();
     this.opts.usageGauge?.update(usage);

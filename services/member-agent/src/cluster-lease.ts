@@ -18,7 +18,7 @@ export interface ClusterLeasesOptions {
 
 /**
  * The agent's heartbeat per cluster: a key `Cluster._.<name>` in the bus's `leases` bucket with a holder and a renew
- * time. The drivers renew only from the loop that posts the cluster's status, after a pass got through, so an agent
+ * time. The drivers renew only from the loop that posts the cluster's status, once a pass got through, so an agent
  * that cannot reach NATS, or crashes before it reports anything, renews nothing and the scheduler's cluster-health
  * controller sets the cluster Ready=Unknown after its grace period. Renewals go to their own bucket: nothing mirrors
  * it to a host API server, so a quiet system writes no status.
