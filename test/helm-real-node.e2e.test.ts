@@ -2,8 +2,9 @@
 // (scripts/kube-env's real node: Kubernetes' kubelet, Debian's containerd and runc) runs every Flotilla service as a
 // pod from the image built from the Dockerfile (scripts/docker-env's engine), with NATS and Redis as pods too
 // (deploy/real-node/nats-redis.yaml). The host's real kube-apiserver calls the gateway's webhook through the chart's
-// Service, the kube-bridge mirrors what kubectl applies, and a kube member-agent pod applies it in a member cluster
-// (a real control plane, kwok playing its kubelet). Then a pod is deleted, the release upgraded and uninstalled.
+// Service, the kube-bridge mirrors what kubectl applies, and a kube member-agent pod per member cluster (real control
+// planes, kwok playing their kubelets) applies it there: the five seeds, as test/kubectl-seeds.e2e walks them with
+// processes (test/support/seed-steps.ts). Then a pod is deleted, the release upgraded and uninstalled.
 // The node has no pod network (loopback-only CNI, no kube-proxy): the chart runs with hostNetwork.enabled and one
 // replica of each service (two would want the same port of the one node).
 import { execFile } from 'node:child_process';
@@ -17,6 +18,8 @@ import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { type KubeCluster, REAL_NODE_NAME, kubeBinDir, startKubeCluster } from '@flotilla/testkit/kube';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { FLOTILLA_IMAGE, buildFlotillaImage, docker, requireDockerEngine } from './support/docker.js';
+import { KUBE_AGENT_ENV } from './support/kube-e2e.js';
+import { seedSteps } from './support/seed-steps.js';
 import { ROOT } from './support/suite.js';
 
 const run = promisify(execFile);
@@ -24,10 +27,13 @@ const NS = 'flotilla-system';
 const CHART = join(ROOT, 'deploy', 'helm', 'flotilla');
 
 let host: KubeCluster | undefined;
-let member: KubeCluster | undefined;
+const members: KubeCluster[] = [];
+const MEMBERS = ['member1', 'member2'];
+/** Every Flotilla pod: one replica of each service (hostNetwork), and a member-agent per member. */
+const POD_COUNT = 7 + MEMBERS.length;
 let dir: string;
 let pki: WebhookPki;
-/** hostNetwork.basePort: the first of 9 consecutive free ports (the chart gives each service its own). */
+/** hostNetwork.basePort: the first of 8 + MEMBERS.length free ports in a row (the chart gives each pod its own). */
 let basePort: number;
 const timings: Record<string, number> = {};
 
@@ -62,11 +68,11 @@ async function freePortRun(count: number): Promise<number> {
   }
 }
 
-/** The member's nginx once it asks for `replicas` and all are ready. */
+/** member1's nginx once it asks for `replicas` and all are ready. */
 const memberNginx = (replicas: number) =>
   eventually(
     async () => {
-      const res = await member!.kubectl(['get', 'deployment', 'nginx', '-n', 'default', '-o', 'json']);
+      const res = await members[0]!.kubectl(['get', 'deployment', 'nginx', '-n', 'default', '-o', 'json']);
       if (res.code !== 0) return undefined;
       const d = JSON.parse(res.stdout) as { spec: { replicas: number }; status: { readyReplicas?: number } };
       return d.spec.replicas === replicas && d.status.readyReplicas === replicas ? true : undefined;
@@ -93,14 +99,16 @@ const flotillaPods = async (): Promise<Pod[]> =>
   ).items;
 
 /**
- * The 8 Flotilla pods once every one is Ready and none is in `replaced`. helm --wait is not enough: with one replica
+ * The Flotilla pods (POD_COUNT) once every one is Ready and none is in `replaced`. helm --wait is not enough: with one replica
  * and maxUnavailable 1 (a hostNetwork node), a Deployment with no pod ready counts as ready.
  */
 const allReady = (replaced: Set<string>) =>
   eventually(
     async () => {
       const pods = await flotillaPods();
-      return pods.length === 8 && pods.every((p) => !replaced.has(p.metadata.name) && podReady(p)) ? pods : undefined;
+      return pods.length === POD_COUNT && pods.every((p) => !replaced.has(p.metadata.name) && podReady(p))
+        ? pods
+        : undefined;
     },
     240_000,
     'every Flotilla pod Ready',
@@ -119,7 +127,10 @@ async function podReport(): Promise<string> {
   return lines.join('\n');
 }
 
-/** The values of this installation: the local image, host networking, the webhook's CA and client CA. */
+/**
+ * The values of this installation: the local image, host networking, the webhook's CA and client CA, a member-agent
+ * per member, and the e2e suites' quick failure detection and failover (as test/kubectl-seeds.e2e runs the services).
+ */
 function installArgs(): string[] {
   const set = (k: string, v: string | number) => ['--set', `${k}=${v}`];
   return [
@@ -132,7 +143,10 @@ function installArgs(): string[] {
     ...set('hostNetwork.apiServer.port', new URL(host!.server).port),
     ...set('gateway.webhook.caBundle', readFileSync(join(pki.dir, 'serving-ca.crt')).toString('base64')),
     ...set('gateway.clientCaSecretName', 'flotilla-apiserver-client-ca'),
-    ...set('memberAgent.clusters[0].name', 'member1'),
+    ...MEMBERS.flatMap((name, i) => set(`memberAgent.clusters[${i}].name`, name)),
+    ...Object.entries(KUBE_AGENT_ENV).flatMap(([k, v]) => set(`memberAgent.config.${k}`, v)),
+    ...set('affinityScheduler.config.FAILOVER_GRACE_MS', 1000),
+    ...set('affinityScheduler.config.RESYNC_MS', 2000),
     ...[
       'gateway',
       'statusWriter',
@@ -154,11 +168,17 @@ beforeAll(async () => {
   const images = join(dir, 'images.tar');
   await docker(['save', '-o', images, FLOTILLA_IMAGE, 'nats:2', 'redis:7'], { timeoutMs: 300_000 });
   timings.images = performance.now() - started;
-  // 2. The clusters: a member played by kwok, and the host with the real node, whose API server presents a client
+  // 2. The clusters: the members played by kwok, and the host with the real node, whose API server presents a client
   //    certificate to the webhook (deploy/apiserver).
   pki = await webhookPki(dir, join(ROOT, 'deploy'), { gatewayDnsNames: [`flotilla-gateway.${NS}.svc`] });
   started = performance.now();
-  member = await startKubeCluster({ name: 'helm-member1', nodes: 1, cpu: '8', memory: '32Gi' });
+  // Both members with 8 cpus and 64Gi, so that either alone holds every seed's workloads after a failover (see
+  // test/kubectl-seeds.e2e).
+  members.push(
+    ...(await Promise.all(
+      MEMBERS.map((name) => startKubeCluster({ name: `helm-${name}`, nodes: 1, cpu: '8', memory: '64Gi', pods: 110 })),
+    )),
+  );
   host = await startKubeCluster({
     name: 'helm-host',
     nodes: 0,
@@ -170,7 +190,7 @@ beforeAll(async () => {
   started = performance.now();
   await host.importImage(images);
   timings.import = performance.now() - started;
-  basePort = await freePortRun(9);
+  basePort = await freePortRun(8 + MEMBERS.length);
   // 3. NATS and Redis (the companion manifest, on ports of this run's own), and the Secrets the chart refers to.
   const [natsPort, redisPort] = [await freeTcpPort(), await freeTcpPort()];
   await kubectl(['create', 'namespace', NS]);
@@ -195,7 +215,12 @@ beforeAll(async () => {
   ]);
   await secret(['generic', 'flotilla-gateway-tokens', `--from-literal=tokens.csv=${'t'.repeat(32)},admin,helm-e2e\n`]);
   await secret(['generic', 'flotilla-apiserver-client-ca', `--from-file=ca.crt=${join(pki.dir, 'client-ca.crt')}`]);
-  await secret(['generic', 'flotilla-member-kubeconfig-member1', `--from-file=kubeconfig=${member.kubeconfigPath}`]);
+  for (const [i, name] of MEMBERS.entries())
+    await secret([
+      'generic',
+      `flotilla-member-kubeconfig-${name}`,
+      `--from-file=kubeconfig=${members[i]!.kubeconfigPath}`,
+    ]);
   await kubectl([
     'wait',
     '--for=condition=Available',
@@ -211,7 +236,7 @@ afterAll(async () => {
   console.info(
     `helm install on a real node (s): ${JSON.stringify(Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v / 100) / 10])))}`,
   );
-  await Promise.all([host?.stop(), member?.stop()]);
+  await Promise.all([host?.stop(), ...members.map((m) => m.stop())]);
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
@@ -230,7 +255,7 @@ describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout
         'gateway',
         'hpa-assigner',
         'kube-bridge',
-        'member-agent',
+        ...MEMBERS.map(() => 'member-agent'),
         'rebalancer',
         'status-writer',
       ].sort(),
@@ -242,7 +267,7 @@ describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout
     }
     console.info(await kubectl(['get', 'pods', '-n', NS, '-o', 'wide']));
     // The probes' endpoint, from the host: each service on its own port of the node.
-    for (const port of [0, 2, 3, 4, 5, 6, 7, 8].map((i) => basePort + i))
+    for (const port of [0, 2, 3, 4, 5, 6, 7, ...MEMBERS.map((_, i) => 8 + i)].map((i) => basePort + i))
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status, `port ${port}`).toBe(200);
   });
 
@@ -263,16 +288,7 @@ describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout
     expect(res.stderr).toContain('spec.rules[0].schedule');
   });
 
-  it('seed 003 applied with kubectl on the host runs nginx in the member cluster', async () => {
-    await kubectl(
-      ['apply', '-f', '-'],
-      'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: { name: member1 }\nspec: { syncMode: Push }\n',
-    );
-    await kubectl(['wait', '--for=condition=Ready', 'cluster/member1', '--timeout=120s']);
-    await kubectl(['apply', '-f', join(ROOT, 'examples', '10-nginx-ordered-groups.yaml')]);
-    await memberNginx(2);
-    await kubectl(['wait', '--for=condition=Scheduled', 'rb/nginx-deployment', '-n', 'default', '--timeout=60s']);
-  });
+  seedSteps({ host: () => host!, member1: () => members[0]!, member2: () => members[1]! });
 
   it('a deleted Flotilla pod is replaced, and no binding changes', async () => {
     const before = await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default', '-o', 'jsonpath={.spec.clusters}']);
@@ -313,7 +329,7 @@ describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout
       'image.pullPolicy=IfNotPresent',
     ]);
     const after = await allReady(before);
-    expect(after.map((p) => p.spec.nodeName)).toEqual(Array(8).fill(REAL_NODE_NAME));
+    expect(after.map((p) => p.spec.nodeName)).toEqual(Array(POD_COUNT).fill(REAL_NODE_NAME));
     expect(
       await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default', '-o', 'jsonpath={.spec.clusters}']),
     ).toContain('member1');
