@@ -33,6 +33,9 @@ interface Jsz {
   account_details?: Array<{ stream_detail?: StreamDetail[] }>;
 }
 
+/** How many sets of free ports PrivateNatsCluster.start tries when a node finds one of them taken. */
+const PORT_ATTEMPTS = 3;
+
 export interface PrivateNatsClusterOptions {
   /** Nodes (default 3: JetStream's quorum survives one lost node). */
   size?: number;
@@ -55,6 +58,18 @@ export class PrivateNatsCluster {
   ) {}
 
   static async start(opts: PrivateNatsClusterOptions = {}): Promise<PrivateNatsCluster> {
+    // Free ports are free when they are picked, not when the nodes bind them: a file running beside this one may take
+    // one of the nine in between ("address already in use"). Fresh ports then, a few times; fixed ports fail at once.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await PrivateNatsCluster.startOnce(opts);
+      } catch (err) {
+        if (opts.basePorts || attempt >= PORT_ATTEMPTS || !/address already in use/i.test(String(err))) throw err;
+      }
+    }
+  }
+
+  private static async startOnce(opts: PrivateNatsClusterOptions): Promise<PrivateNatsCluster> {
     const size = opts.size ?? 3;
     const name = opts.name ?? 'flotilla';
     const ports: ClusterPorts[] = [];

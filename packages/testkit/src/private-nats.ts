@@ -64,6 +64,8 @@ export class PrivateNats {
     );
     const child = spawn(this.bin, ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
+    // After an exit, its last words (the fatal line) may still be on their way through the pipes.
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     for (const s of [child.stdout, child.stderr]) {
       s?.on('data', (b: Buffer) => this.output.push(...b.toString('utf8').split('\n').filter(Boolean)));
     }
@@ -76,7 +78,11 @@ export class PrivateNats {
     await stopWithThisProcess(child);
     const deadline = Date.now() + timeoutMs;
     while (!(await answers(this.port))) {
-      if (child.exitCode !== null) throw new Error(`nats-server exited: ${this.output.slice(-5).join(' | ')}`);
+      if (child.exitCode !== null) {
+        await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
+        const fatal = this.output.filter((l) => /\[(FTL|ERR)\]/.test(l));
+        throw new Error(`nats-server exited: ${(fatal.length ? fatal : this.output.slice(-5)).join(' | ')}`);
+      }
       if (Date.now() > deadline) throw new Error(`nats-server did not answer within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 50));
     }
