@@ -21,6 +21,7 @@ const SERVICES = ['gateway', 'status-writer', 'member-agent', 'affinity-schedule
 let cluster: PrivateNatsCluster | undefined;
 let suite: Suite | undefined;
 let bus: Bus | undefined;
+let callerBus: Bus | undefined;
 const logs: string[] = [];
 const prefix = uniquePrefix('ha-nats');
 let env: Record<string, string>;
@@ -55,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   try {
     await bus?.close().catch(() => undefined);
+    await callerBus?.close().catch(() => undefined);
     await suite?.stop();
     await removeRedisKeys(prefix);
   } finally {
@@ -85,11 +87,13 @@ describe('kill -9 of the NATS node leading the objects bucket during a burst of 
       expect((await flotilla(env, ['apply', '-f', join(ROOT, 'examples', '00-clusters.yaml')])).code).toBe(0);
       for (const c of ['member1', 'member2', 'member3'])
         await flotilla(env, ['wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '30s']);
-      const client = new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, timeoutMs: 10_000 });
-      await client.apply(burstPolicy('ha'));
-
       const objectsStream = `KV_${bus.names.objectsBucket}`;
       const victim = await eventually(() => cluster.streamLeader(objectsStream), 10_000, 'a leader of the objects');
+      // The applies go through the node to be killed, the worst case for a caller: what it has in flight dies with the
+      // node, and the client must not sit out its timeout (10 s here, longer than the budget) before it asks again.
+      callerBus = await connectBus({ url: cluster.nodeUrl(victim), prefix, name: 'nats-node-kill-caller' });
+      const client = new GatewayClient(callerBus.nc, { apiRoot: bus.names.apiRoot, timeoutMs: 10_000 });
+      await client.apply(burstPolicy('ha'));
       const led: string[] = [];
       for (const stream of requiredStreams(bus.names))
         if ((await cluster.streamLeader(stream)) === victim) led.push(stream);

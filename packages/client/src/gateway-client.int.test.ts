@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ConflictError, ServiceUnavailableError, TimeoutError } from './api-error.js';
 import { backoffMs, GATEWAY_CLIENT_DEFAULTS, GatewayClient } from './gateway-client.js';
@@ -106,5 +107,70 @@ describe('GatewayClient retries', () => {
 
   it('refuses attempts below one', () => {
     expect(() => new GatewayClient(nc, { apiRoot: 'x', retry: { attempts: 0 } })).toThrow(/retry.attempts/);
+  });
+});
+
+/**
+ * A TCP relay to the test's NATS whose connections can be cut, as kill -9 of the NATS node a client is on cuts them
+ * (the client then reconnects through the relay).
+ */
+async function cuttableRelay(): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
+  const { hostname, port } = new URL(NATS_URL);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connectTcp(Number(port), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const cut = () => {
+    for (const s of sockets) s.destroy();
+  };
+  return {
+    url: `127.0.0.1:${(server.address() as { port: number }).port}`,
+    cut,
+    close: () => {
+      cut();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('GatewayClient when its connection drops during a call', () => {
+  it('fails the call at once, as one that may have acted, and the next call goes through the new connection', async () => {
+    const relay = await cuttableRelay();
+    const gateway = await connect({ servers: NATS_URL.replace(/^nats:\/\//, '') });
+    const nc = await connect({ servers: relay.url, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
+    try {
+      const apiRoot = `${uniquePrefix('gateway-client-drop')}.api`;
+      let answer = false;
+      // A gateway that holds the first request (its answer would be lost with the server) and answers the next.
+      gateway.subscribe(`${apiRoot}.get`, {
+        callback: (_err, msg) => {
+          if (answer) msg.respond(JSON.stringify({ ok: true, result: { object: { kind: 'Deployment' } } }));
+          answer = true;
+        },
+      });
+      await gateway.flush();
+      const client = new GatewayClient(nc, { apiRoot, timeoutMs: 60_000, retry: { attempts: 1 } });
+      const started = Date.now();
+      const call = client.get('Deployment', 'web', 'default').catch((e: unknown) => e);
+      await vi.waitFor(() => expect(answer).toBe(true), { timeout: 10_000, interval: 20 });
+      relay.cut();
+      const err = await call;
+      expect(err).toBeInstanceOf(ServiceUnavailableError);
+      expect((err as Error).message).toMatch(/dropped while the call was in flight, which may have acted/);
+      // Answered by the drop, not by the 60 s timeout.
+      expect(Date.now() - started).toBeLessThan(30_000);
+      await expect(client.get('Deployment', 'web', 'default')).resolves.toEqual({ object: { kind: 'Deployment' } });
+    } finally {
+      await nc.close();
+      await gateway.close();
+      await relay.close();
+    }
   });
 });

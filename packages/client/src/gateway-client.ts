@@ -20,7 +20,11 @@ export const GATEWAY_CLIENT_DEFAULTS = {
 export interface GatewayClientOptions {
   /** `<prefix>.api` (BusNames.apiRoot). */
   apiRoot: string;
-  /** How long one call waits for the gateway's answer. A call that times out here is not retried: it may have acted. */
+  /**
+   * How long one call waits for the gateway's answer. A call that times out here is not retried: it may have acted.
+   * A call in flight when the connection drops fails at once instead (as an HTTP request on a reset connection does),
+   * with the same "may have acted" error: its request or its answer may have gone down with the server.
+   */
   timeoutMs?: number;
   /**
    * Retries of a call the gateway answered Timeout or ServiceUnavailable, or that no gateway received (none running,
@@ -36,6 +40,11 @@ export class GatewayClient {
   private readonly timeoutMs: number;
   private readonly retry: RetryOptions;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** Fails a call in flight; every pending call's is run, and forgotten, when the connection drops. */
+  private readonly inFlight = new Set<(dropped: ConnectionDroppedError) => void>();
+  private watchingDrops = false;
+  /** Set while the connection is down; resolves when it is back. */
+  private reconnected: Promise<void> | undefined;
   constructor(
     private readonly nc: NatsConnection,
     private readonly opts: GatewayClientOptions,
@@ -65,7 +74,7 @@ export class GatewayClient {
   private async callOnce<T>(op: Operation, payload: string): Promise<T> {
     let msg: Msg;
     try {
-      msg = await this.nc.request(`${this.opts.apiRoot}.${op}`, payload, { timeout: this.timeoutMs });
+      msg = await this.requestUnlessDropped(`${this.opts.apiRoot}.${op}`, payload);
     } catch (err) {
       if (isNoResponders(err))
         throw new Retry(
@@ -85,6 +94,54 @@ export class GatewayClient {
     throw isRetryable(error) ? new Retry(error) : error;
   }
 
+  /**
+   * The request, or a ConnectionDroppedError as soon as the connection drops while it waits: a request lost with its
+   * server (kill -9 of the NATS node this client or the gateway was on) would otherwise hold the caller for the whole
+   * timeout. A call made while the connection is down waits for the reconnect before it is sent, because nats.js
+   * discards what was published between the drop and its next attempt to connect.
+   */
+  private async requestUnlessDropped(subject: string, payload: string): Promise<Msg> {
+    this.watchDrops();
+    const deadline = Date.now() + this.timeoutMs;
+    if (this.reconnected && !(await settlesWithin(this.reconnected, this.timeoutMs)))
+      throw new Error(`timeout: the connection to NATS was not back within ${this.timeoutMs} ms`);
+    return await new Promise<Msg>((resolve, reject) => {
+      this.inFlight.add(reject);
+      this.nc
+        .request(subject, payload, { timeout: Math.max(1, deadline - Date.now()) })
+        .then(resolve, reject)
+        .finally(() => this.inFlight.delete(reject));
+    });
+  }
+
+  /** One status watch per client, ended with the connection. */
+  private watchDrops(): void {
+    if (this.watchingDrops) return;
+    this.watchingDrops = true;
+    let back = () => {};
+    void (async () => {
+      try {
+        for await (const s of this.nc.status()) {
+          if (s.type === 'disconnect') {
+            this.reconnected ??= new Promise<void>((r) => {
+              back = r;
+            });
+            const pending = [...this.inFlight];
+            this.inFlight.clear();
+            for (const fail of pending) fail(new ConnectionDroppedError(s.server));
+          } else if (s.type === 'reconnect') {
+            this.reconnected = undefined;
+            back();
+          }
+        }
+      } finally {
+        // Closed: calls fail with the connection's own error rather than wait.
+        this.reconnected = undefined;
+        back();
+      }
+    })();
+  }
+
   apply(object: unknown, opts: Omit<ApplyRequest, 'object'> = {}) {
     return this.call('apply', { object, ...opts });
   }
@@ -102,6 +159,14 @@ export class GatewayClient {
   }
 }
 
+/** The connection dropped while a call waited for its answer (the caller sees a ServiceUnavailableError). */
+class ConnectionDroppedError extends Error {
+  constructor(server: string) {
+    super(`the connection to NATS at ${server} dropped while the call was in flight, which may have acted; ask again`);
+    this.name = 'ConnectionDroppedError';
+  }
+}
+
 /** A retryable answer, on its way to the retry loop. */
 class Retry {
   constructor(readonly error: ApiError) {}
@@ -114,6 +179,19 @@ class Retry {
 export function backoffMs(o: RetryOptions, attempt: number, retryAfterSeconds?: number, random = Math.random): number {
   const step = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (attempt - 1));
   return Math.max(Math.round(random() * step), (retryAfterSeconds ?? 0) * 1000);
+}
+
+/** Whether `p` settles within `ms`. */
+async function settlesWithin(p: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((r) => {
+    timer = setTimeout(() => r(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true as const), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const isNoResponders = (err: unknown): boolean =>

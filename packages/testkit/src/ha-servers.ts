@@ -108,6 +108,11 @@ export class PrivateNatsCluster {
     return this.ports.map((p) => `nats://127.0.0.1:${p.client}`).join(',');
   }
 
+  /** Node i's client URL alone (a client connected there learns the others from the cluster's gossip). */
+  nodeUrl(i: number): string {
+    return `nats://127.0.0.1:${this.ports[i]?.client}`;
+  }
+
   private async monitor<T>(i: number, path: string): Promise<T> {
     const res = await fetch(`http://127.0.0.1:${this.ports[i]?.monitor}${path}`, { signal: AbortSignal.timeout(2000) });
     if (!res.ok) throw new Error(`${path} on ${this.serverNames[i]}: HTTP ${res.status}`);
