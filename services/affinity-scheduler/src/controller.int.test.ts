@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testBus } from '@flotilla/bus/testing';
 import { eventually, metricSum } from '@flotilla/testkit';
 import { publishEvent, readEvents, type Bus, type CloudEvent } from '@flotilla/bus';
-import { admit } from '@flotilla/api';
+import { admit, FederatedHpaAnnotations } from '@flotilla/api';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
 import { AffinitySchedulerController } from './controller.js';
@@ -332,6 +332,39 @@ describe('affinity scheduler (in-process, real NATS)', () => {
         'placed by the newcomer',
       ),
     ).toEqual([{ name: 'member3', replicas: 1 }]);
+  });
+
+  it('marks Scheduled a binding a FederatedHPA claimed before the scheduler got to it, and hands it over', async () => {
+    // A namespace of its own: no policy of the other cases claims the template, so nothing but the hand-over acts.
+    const ref = { kind: 'ResourceBinding', namespace: 'handover', name: 'shop-deployment' };
+    await apply({
+      apiVersion: 'work.karmada.io/v1alpha2',
+      kind: 'ResourceBinding',
+      metadata: { name: ref.name, namespace: ref.namespace, annotations: { [FederatedHpaAnnotations.owner]: 'shop' } },
+      spec: {
+        resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ref.namespace, name: 'shop' },
+        placement: { clusterAffinity: { clusterNames: ['member1', 'member2'] } },
+      },
+    });
+    await apply({ ...deployment('shop', 3), metadata: { name: 'shop', namespace: ref.namespace } });
+    const announced = await eventually(
+      async () => {
+        for await (const d of readEvents(bus, { filter: { ...ref, type: 'BindingScheduled' } })) return d.event;
+        return undefined;
+      },
+      10_000,
+      'the hand-over announced',
+    );
+    const data = announced.data as {
+      kept?: boolean;
+      statusPatch: { conditions: Array<{ type: string; status: string }> };
+    };
+    expect(data.kept).toBe(true);
+    expect(data.statusPatch.conditions).toEqual([expect.objectContaining({ type: 'Scheduled', status: 'True' })]);
+    // The replicas are the hpa-assigner's to divide: the scheduler wrote only where they may go.
+    const stored = await store.get(ref);
+    expect(stored?.metadata.annotations?.[FederatedHpaAnnotations.feasibleClusters]).toBe('member1,member2');
+    expect((stored?.spec as { clusters?: unknown }).clusters).toBeUndefined();
   });
 
   it('deletes the binding when its template goes', async () => {

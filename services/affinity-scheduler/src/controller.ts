@@ -46,7 +46,7 @@ import {
 } from '@flotilla/store';
 import { decideClusterHealth, DEFAULT_CLUSTER_MONITOR_GRACE_MS, type ClusterHealthProbe } from './cluster-health.js';
 import { decisionEvent } from './decision-event.js';
-import { federatedHpaHandOff, type HandOff } from './federated-hpa-handoff.js';
+import { federatedHpaHandOff, handOverDecision, type HandOff } from './federated-hpa-handoff.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
 import { decideTaints } from './taints.js';
 import {
@@ -418,7 +418,7 @@ export class AffinitySchedulerController {
     const binding: ResourceBinding = withStatus(stored, key, this.bindingStatus.get(ref.kind));
     const now = this.now();
     const handOff = federatedHpaHandOff(binding, this.clusterViews(), now);
-    if (handOff.kind !== 'Schedule') return this.handOver(ref, handOff, cached);
+    if (handOff.kind !== 'Schedule') return this.handOver(ref, handOff, cached, binding, now);
     const algorithmStart = performance.now();
     const decision = decideBinding(binding, this.clusterViews(), now, this.observed.get(key));
     if (decision.kind !== 'Scheduled') return this.applyDecision(ref, cached, binding, decision, now);
@@ -482,11 +482,16 @@ export class AffinitySchedulerController {
     if (revisit !== undefined) return { requeueAfterMs: revisit };
   }
 
-  /** A FederatedHPA owns the binding: only the feasible clusters are written (see federated-hpa-handoff.ts). */
+  /**
+   * A FederatedHPA owns the binding: only the feasible clusters are written (see federated-hpa-handoff.ts), and a
+   * binding not yet marked Scheduled is announced as kept with the clusters it has.
+   */
   private async handOver(
     ref: ObjectRef,
     handOff: Exclude<HandOff, { kind: 'Schedule' }>,
     cached: { value: CachedBinding; revision: number },
+    binding: ResourceBinding,
+    now: Date,
   ): Promise<ReconcileResult> {
     if (handOff.kind === 'LeaveAlone') return;
     if (handOff.changed) {
@@ -508,6 +513,10 @@ export class AffinitySchedulerController {
         { cached },
       );
     }
+    // Unless this replica announced a success for it already (the status then says Scheduled=True soon).
+    const announced = this.observed.get(objectKey(ref));
+    if (handOff.kind === 'FilterOnly' && handOff.announce && (!announced || announced.failureMessage !== undefined))
+      await this.applyDecision(ref, cached, binding, handOverDecision(binding), now);
     if (handOff.recheckAfterMs !== undefined) return { requeueAfterMs: handOff.recheckAfterMs + 50 };
   }
 

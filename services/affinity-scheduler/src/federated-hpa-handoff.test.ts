@@ -1,7 +1,7 @@
 import { FederatedHpaAnnotations } from '@flotilla/api';
 import type { Cluster, ResourceBinding } from '@flotilla/scheduling';
 import { describe, expect, it } from 'vitest';
-import { federatedHpaHandOff } from './federated-hpa-handoff.js';
+import { federatedHpaHandOff, handOverDecision } from './federated-hpa-handoff.js';
 
 const now = new Date('2026-01-01T00:10:00Z');
 const cluster = (name: string, ready: boolean, taints: NonNullable<Cluster['spec']>['taints'] = []): Cluster => ({
@@ -41,6 +41,7 @@ describe('the affinity scheduler hands a FederatedHPA’s bindings to the hpa-as
       owner: 'shop',
       feasible: 'member1',
       changed: true,
+      announce: true,
     });
     const all = binding(owned);
     expect(federatedHpaHandOff(all, fleet, now)).toMatchObject({ feasible: 'member1,member2' });
@@ -62,5 +63,40 @@ describe('the affinity scheduler hands a FederatedHPA’s bindings to the hpa-as
   it('writes nothing when the annotation already says it', () => {
     const b = binding({ ...owned, [FederatedHpaAnnotations.feasibleClusters]: 'member1,member2' });
     expect(federatedHpaHandOff(b, fleet, now)).toMatchObject({ changed: false });
+  });
+
+  const withScheduled = (status: 'True' | 'False', extra: Partial<ResourceBinding['spec']> = {}): ResourceBinding => ({
+    ...binding(owned, extra),
+    status: {
+      lastScheduledTime: '2026-01-01T00:05:00Z',
+      conditions: [
+        { type: 'Scheduled', status, reason: 'x', message: 'x', lastTransitionTime: '2026-01-01T00:05:00Z' },
+      ],
+    },
+  });
+  it.each([
+    // what the binding says, where it could go, whether the hand-over is announced
+    ['no status (claimed before the scheduler got to it)', binding(owned), fleet, true],
+    ['Scheduled=True', withScheduled('True'), fleet, undefined],
+    ['Scheduled=False (failed before it was claimed)', withScheduled('False'), fleet, true],
+    ['no status, and no cluster it may go to', binding(owned), [cluster('member3', false)], undefined],
+  ])('announces the hand-over of a binding with %s: %s', (_what, b, clusters, announce) => {
+    expect((federatedHpaHandOff(b, clusters, now) as { announce?: true }).announce).toBe(announce);
+  });
+
+  it('announces a hand-over as the clusters kept, recovered when the last schedule failed', () => {
+    const current = { clusters: [{ name: 'member1', replicas: 2 }] };
+    expect(handOverDecision(binding(owned, current))).toEqual({
+      kind: 'Kept',
+      kept: [{ name: 'member1', replicas: 2 }],
+      recovered: false,
+      announce: true,
+      basis: '/ok',
+    });
+    expect(handOverDecision(withScheduled('False'))).toMatchObject({
+      kept: [],
+      recovered: true,
+      basis: '2026-01-01T00:05:00Z/failed',
+    });
   });
 });
