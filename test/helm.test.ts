@@ -183,8 +183,8 @@ describe('deploy/helm/flotilla', () => {
     const rendered = await render('flotilla-system', [
       'hostNetwork.enabled=true',
       'hostNetwork.basePort=20000',
-      'hostNetwork.apiServer.host=127.0.0.1',
-      'hostNetwork.apiServer.port=6443',
+      'apiServer.host=127.0.0.1',
+      'apiServer.port=6443',
       'memberAgent.clusters[0].name=member1',
       'memberAgent.clusters[1].name=member2',
     ]);
@@ -227,6 +227,37 @@ describe('deploy/helm/flotilla', () => {
       { name: 'KUBERNETES_SERVICE_PORT', value: '6443' },
     ]);
     expect(env('flotilla-gateway').some((e) => e.name.startsWith('KUBERNETES_SERVICE'))).toBe(false);
+  });
+
+  it('on a pod network with member-agents on the node (scripts/kube-env --pod-network), only they use host ports', async () => {
+    const rendered = await render('flotilla-system', [
+      'memberAgent.hostNetwork=true',
+      'hostNetwork.basePort=20000',
+      'apiServer.host=10.244.7.1',
+      'apiServer.port=6443',
+      'memberAgent.clusters[0].name=member1',
+      'memberAgent.clusters[1].name=member2',
+    ]);
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
+    const deployments = rendered.filter((o) => o.kind === 'Deployment') as Record<string, any>[];
+    const onNode = deployments.filter((d) => d.spec.template.spec.hostNetwork === true).map((d) => d.metadata.name);
+    expect(onNode).toEqual(['flotilla-member-agent-member1', 'flotilla-member-agent-member2']);
+    const portsOf = (name: string) =>
+      deployments
+        .find((d) => d.metadata.name === name)
+        ?.spec.template.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort);
+    expect(portsOf('flotilla-member-agent-member2')).toEqual([20009]);
+    expect(portsOf('flotilla-gateway')).toEqual([8080, 8081]);
+    // Two replicas on the pod network: a rolling update surges instead of freeing a port first.
+    const gateway = deployments.find((d) => d.metadata.name === 'flotilla-gateway')!;
+    expect(gateway.spec.replicas).toBe(2);
+    expect(gateway.spec.strategy.rollingUpdate).toEqual({ maxUnavailable: 0, maxSurge: 1 });
+    const bridgeEnv = deployments.find((d) => d.metadata.name === 'flotilla-kube-bridge')!.spec.template.spec
+      .containers[0].env as { name: string; value?: string }[];
+    expect(bridgeEnv.filter((e) => e.name.startsWith('KUBERNETES_SERVICE'))).toEqual([
+      { name: 'KUBERNETES_SERVICE_HOST', value: '10.244.7.1' },
+      { name: 'KUBERNETES_SERVICE_PORT', value: '6443' },
+    ]);
   });
 
   it('refuses NATS without Redis, naming the value', async () => {

@@ -4,7 +4,7 @@
  * `--bin <dir>`):
  *
  *   up NAME[:SIZE]... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only]
- *      [--apiserver-arg=--FLAG=VALUE]... [--real-node]
+ *      [--apiserver-arg=--FLAG=VALUE]... [--real-node [--pod-network]]
  *                      SIZE overrides the flags for one cluster: `big:cpu=8,memory=32Gi,nodes=2,pods=220`
  *   import NAME FILE... image archives into NAME's real node
  *   stop NAME...        the API server goes away (etcd keeps the data): the member is unreachable
@@ -40,7 +40,7 @@ import {
 const stateRoot = () => process.env.FLOTILLA_KUBE_STATE ?? join(tmpdir(), 'flotilla-kube-env');
 
 const usage = `usage: scripts/kube-env up NAME[:SIZE]... [--nodes N] [--cpu C] [--memory M] [--pods P] [--metrics] [--control-plane-only]
-                          [--apiserver-arg=--FLAG=VALUE]... [--real-node]   (SIZE: cpu=C,memory=M,nodes=N,pods=P for that cluster)
+                          [--apiserver-arg=--FLAG=VALUE]... [--real-node [--pod-network]]   (SIZE: cpu=C,memory=M,nodes=N,pods=P for that cluster)
        scripts/kube-env import NAME FILE...
        scripts/kube-env stop NAME...
        scripts/kube-env start NAME...
@@ -137,13 +137,15 @@ async function up(
         metrics: values.metrics === true,
         controlPlaneOnly: values['control-plane-only'] === true,
         realNode: values['real-node'] === true,
+        podNetwork: values['pod-network'] === true,
         binDir: bin,
         dir: join(root, name),
         outliveParent: true,
       });
       started.push(cluster);
       const seconds = ((cluster.timings.total ?? 0) / 1000).toFixed(1);
-      process.stdout.write(`${name}\t${cluster.server}\t${cluster.kubeconfigPath}\t(up in ${seconds} s)\n`);
+      const pods = cluster.podNetwork ? `\tpods ${cluster.podNetwork.subnet} via ${cluster.podNetwork.gateway}` : '';
+      process.stdout.write(`${name}\t${cluster.server}\t${cluster.kubeconfigPath}\t(up in ${seconds} s)${pods}\n`);
     }
   } catch (err) {
     await Promise.all(started.map((c) => c.stop()));
@@ -235,6 +237,7 @@ async function main(): Promise<void> {
       metrics: { type: 'boolean' },
       'control-plane-only': { type: 'boolean' },
       'real-node': { type: 'boolean' },
+      'pod-network': { type: 'boolean' },
       'apiserver-arg': { type: 'string', multiple: true },
     },
   });

@@ -28,13 +28,14 @@ One service as deploy/services/<service>.yaml lays it out: ConfigMap and Deploym
 .secondary (a further member-agent), its ServiceAccount and metrics Service (named by .service); a PodDisruptionBudget with 2+ replicas.
 Arguments: root, service, name, replicas, resources, config, and optionally apiPorts, volumeMounts, volumes,
 selector (extra selector labels), recreate, apiServerToken (the one service that talks to this cluster's API server),
-port and apiPort (the pod's HTTP and API ports: 8080 and 8081, others with host networking).
+port and apiPort (the pod's HTTP and API ports: 8080 and 8081, others with host networking), hostNetwork (this
+service on the node's network even when hostNetwork.enabled is not).
 */}}
 {{- define "flotilla.service" -}}
 {{- $root := .root -}}
 {{- $port := .port | default 8080 -}}
 {{- $apiPort := .apiPort | default 8081 -}}
-{{- $hostNetwork := $root.Values.hostNetwork.enabled -}}
+{{- $hostNetwork := or $root.Values.hostNetwork.enabled .hostNetwork -}}
 {{- $labels := include "flotilla.labels" (dict "component" .service) -}}
 {{- $selector := merge (dict "app.kubernetes.io/name" "flotilla" "app.kubernetes.io/component" .service) (.selector | default dict) -}}
 {{- if not .secondary }}
@@ -184,12 +185,12 @@ spec:
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINELS" "key" "REDIS_SENTINELS" "optional" true) | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINEL_NAME" "key" "REDIS_SENTINEL_NAME" "optional" true) | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINEL_PASSWORD" "key" "REDIS_SENTINEL_PASSWORD" "optional" true) | nindent 12 }}
-            {{- if and .apiServerToken $hostNetwork $root.Values.hostNetwork.apiServer.host }}
+            {{- if and .apiServerToken $root.Values.apiServer.host }}
             # No kube-proxy routes the kubernetes Service's ClusterIP: in-cluster clients go to the API server itself.
             - name: KUBERNETES_SERVICE_HOST
-              value: {{ $root.Values.hostNetwork.apiServer.host | quote }}
+              value: {{ $root.Values.apiServer.host | quote }}
             - name: KUBERNETES_SERVICE_PORT
-              value: {{ $root.Values.hostNetwork.apiServer.port | toString | quote }}
+              value: {{ $root.Values.apiServer.port | toString | quote }}
             {{- end }}
           ports:
             - name: metrics

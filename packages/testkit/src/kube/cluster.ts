@@ -22,6 +22,9 @@ import {
   realNodeImage,
   realNodeLayout,
   realNodePath,
+  choosePodNetwork,
+  createPodBridge,
+  type PodNetwork,
   writeRealNodeConfig,
 } from './real-node.js';
 
@@ -45,6 +48,12 @@ export interface KubeClusterOptions {
    * (host networking only; images imported with importImage, never pulled). Default false.
    */
   realNode?: boolean;
+  /**
+   * With realNode: the node gets a pod network of its own (a bridge, Debian's CNI bridge and host-local plugins, a free
+   * 10.244.X.0/24), so pods have addresses of their own and two replicas of one Deployment can share the node. The
+   * API server then listens on every address (pods reach it at the network's gateway). Default false.
+   */
+  podNetwork?: boolean;
   /** Appended to kube-apiserver's arguments, e.g. --admission-control-config-file=… */
   extraApiServerArgs?: string[];
   /** Appended to kube-controller-manager's arguments, e.g. --horizontal-pod-autoscaler-sync-period=5s */
@@ -94,6 +103,8 @@ export interface KubeCluster {
   compactEtcd(): Promise<number>;
   /** Imports an image archive (`docker save` format) into the real node's containerd (realNode clusters only). */
   importImage(archivePath: string): Promise<void>;
+  /** The real node's pod network (podNetwork clusters only): pods reach the node, and its API server, at `gateway`. */
+  readonly podNetwork: PodNetwork | undefined;
   /** Stops kube-apiserver: the member is unreachable; etcd and its data stay. */
   stopApiServer(): Promise<void>;
   /** Starts kube-apiserver again on the same port with the same data, and waits until it is ready. */
@@ -140,6 +151,8 @@ export function validateKubeClusterOptions(opts: KubeClusterOptions): void {
         if (typeof a !== 'string' || !a.startsWith('--'))
           errors.push(`${field}[${i}]: must be a --flag, got ${JSON.stringify(a)}`);
   }
+  if (opts.podNetwork && !opts.realNode)
+    errors.push('podNetwork: only a real node has pods that need a network (set realNode too)');
   if (opts.controlPlaneOnly && opts.realNode)
     errors.push('realNode: a controlPlaneOnly cluster runs no scheduler or controllers to give the node pods');
   if (opts.controlPlaneOnly && opts.extraControllerManagerArgs?.length)
@@ -165,7 +178,8 @@ interface ClusterPki {
   node?: CertFiles;
 }
 
-async function createPki(pki: Pki, name: string, realNode: boolean): Promise<ClusterPki> {
+/** `podGateway`: the address pods reach the API server at (a podNetwork cluster's), named in its certificate. */
+async function createPki(pki: Pki, name: string, realNode: boolean, podGateway?: string): Promise<ClusterPki> {
   const [ca, frontProxyCa, serviceAccount] = await Promise.all([
     pki.createCa('ca', `flotilla-${name}-ca`),
     pki.createCa('front-proxy-ca', `flotilla-${name}-front-proxy-ca`),
@@ -181,6 +195,7 @@ async function createPki(pki: Pki, name: string, realNode: boolean): Promise<Clu
           usage: 'server',
           altNames: [
             '127.0.0.1',
+            ...(podGateway ? [podGateway] : []),
             KUBERNETES_SERVICE_IP,
             'localhost',
             'kubernetes',
@@ -245,6 +260,8 @@ export interface KubeClusterRecord {
   timings: Record<string, number>;
   /** A real node's cgroup and containerd socket (`down` cleans it up, `import` imports into it). */
   realNode?: { cgroup: string; containerdSocket: string };
+  /** The real node's pod network (`down` removes its bridge, named after the cgroup). */
+  podNetwork?: PodNetwork;
   /**
    * Each program's command line, so that a later `scripts/kube-env start NAME` (another process) can start the API
    * server again as it was, with its extra arguments, and restart the controller-manager and scheduler.
@@ -279,6 +296,9 @@ class RunningKubeCluster implements KubeCluster {
       kubeletHealthz: number;
     },
     private readonly opts: KubeClusterStartOptions,
+    /** The real node's cgroup (realNode clusters), chosen before the pod network named after it. */
+    private readonly nodeCgroup?: string,
+    readonly podNetwork: PodNetwork | undefined = undefined,
   ) {
     this.server = `https://127.0.0.1:${ports.apiServer}`;
     this.kubeconfigPath = join(dir, 'admin.kubeconfig');
@@ -394,7 +414,8 @@ class RunningKubeCluster implements KubeCluster {
     const p = this.pki;
     return [
       '--advertise-address=127.0.0.1',
-      '--bind-address=127.0.0.1',
+      // With a pod network, pods reach the API server at the network's gateway, an address of the node's bridge.
+      `--bind-address=${this.podNetwork ? '0.0.0.0' : '127.0.0.1'}`,
       `--secure-port=${this.ports.apiServer}`,
       `--etcd-servers=http://127.0.0.1:${this.ports.etcdClient}`,
       `--cert-dir=${join(this.dir, 'apiserver-certs')}`,
@@ -671,10 +692,11 @@ class RunningKubeCluster implements KubeCluster {
    */
   async startRealNode(): Promise<void> {
     const node = this.pki.node;
-    if (!node) throw new Error(`cluster ${this.name}: started without realNode`);
-    const layout = realNodeLayout(this.dir, `flotilla-${this.name}-${randomBytes(4).toString('hex')}`);
+    if (!node || !this.nodeCgroup) throw new Error(`cluster ${this.name}: started without realNode`);
+    const layout = realNodeLayout(this.dir, this.nodeCgroup);
     const pause = realNodeImage(this.binDir, 'pause');
     await writeRealNodeConfig(layout, {
+      ...(this.podNetwork ? { podNetwork: this.podNetwork } : {}),
       sandboxImage: pause.ref,
       kubelet: {
         caCertPath: this.pki.ca.certPath,
@@ -685,6 +707,8 @@ class RunningKubeCluster implements KubeCluster {
     });
     await createRealNodeCgroup(layout.cgroup);
     this.realNode = layout;
+    // Recorded (this.realNode) before it is made: whoever cleans the node up removes it.
+    if (this.podNetwork) await createPodBridge(this.podNetwork);
     const env = { ...process.env, PATH: realNodePath() };
     await this.timed('containerd', async () => {
       const containerd = this.process('containerd', 'containerd', ['--config', layout.containerdConfig], env);
@@ -879,6 +903,7 @@ class RunningKubeCluster implements KubeCluster {
       ...(this.realNode
         ? { realNode: { cgroup: this.realNode.cgroup, containerdSocket: this.realNode.containerdSocket } }
         : {}),
+      ...(this.podNetwork ? { podNetwork: this.podNetwork } : {}),
     };
   }
 
@@ -937,8 +962,10 @@ export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<K
   const started = performance.now();
   let cluster: RunningKubeCluster | undefined;
   try {
+    const nodeCgroup = opts.realNode ? `flotilla-${opts.name}-${randomBytes(4).toString('hex')}` : undefined;
+    const podNetwork = opts.podNetwork && nodeCgroup ? await choosePodNetwork(nodeCgroup) : undefined;
     const [pki, etcdClient, etcdPeer, apiServer, kwok, metrics, kubelet, kubeletHealthz] = await Promise.all([
-      createPki(new Pki(dir), opts.name, opts.realNode === true),
+      createPki(new Pki(dir), opts.name, opts.realNode === true, podNetwork?.gateway),
       freeTcpPort(),
       freeTcpPort(),
       freeTcpPort(),
@@ -954,6 +981,8 @@ export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<K
       pki,
       { etcdClient, etcdPeer, apiServer, kwok, metrics, kubelet, kubeletHealthz },
       opts,
+      nodeCgroup,
+      podNetwork,
     );
     cluster.timings.certificates = Math.round(performance.now() - started);
     await cluster.startEtcd();

@@ -14,6 +14,7 @@ export { type CpuUsageRule, cpuUsageObject, selectorToCel } from './cpu-usage.js
 export { isAlive, ManagedProcess, stopPid } from './processes.js';
 export {
   REAL_NODE_NAME,
+  type PodNetwork,
   type RealNodeImage,
   cleanupRealNode,
   importImageArchive,

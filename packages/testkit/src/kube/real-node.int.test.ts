@@ -113,3 +113,109 @@ describe('a cluster with a real node', () => {
     expect(await fetch(`http://127.0.0.1:${port}/index.html`).catch((err: Error) => err)).toBeInstanceOf(Error);
   }, 60_000);
 });
+
+// The pod network (podNetwork): pods on addresses of their own, two replicas of one Deployment on the one node, each
+// reached from the node (probes, the API server's webhook calls) and from the other pod, and the API server reached
+// from a pod at the network's gateway.
+describe('a real node with a pod network', () => {
+  let cluster: KubeCluster;
+  beforeAll(async () => {
+    cluster = await startKubeCluster({ name: 'pod-net-test', nodes: 0, realNode: true, podNetwork: true, pods: 20 });
+  }, 180_000);
+  afterAll(() => cluster?.stop(), 60_000);
+
+  const kubectl = async (args: string[], input?: string): Promise<string> => {
+    const res = await cluster.kubectl(args, { input });
+    if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
+    return res.stdout;
+  };
+
+  it('runs two replicas on the one port, each on its own address, reached from the node and from each other', async () => {
+    const network = cluster.podNetwork!;
+    expect(network.subnet).toMatch(/^10\.244\.\d+\.0\/24$/);
+    const image = realNodeImage(kubeBinDir(), 'busybox');
+    await cluster.importImage(image.archivePath);
+    const apiPort = new URL(cluster.server).port;
+    await kubectl(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: {
+              containers: [
+                {
+                  name: 'web',
+                  image: image.ref,
+                  imagePullPolicy: 'Never',
+                  command: [
+                    '/bin/sh',
+                    '-c',
+                    'hostname -i > /tmp/index.html; exec /bin/busybox httpd -f -p 8080 -h /tmp',
+                  ],
+                  ports: [{ containerPort: 8080 }],
+                  readinessProbe: { httpGet: { port: 8080, path: '/index.html' }, periodSeconds: 1 },
+                },
+              ],
+            },
+          },
+        },
+      }),
+    );
+    const ips = await eventually(
+      async () => {
+        const list = JSON.parse(await kubectl(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as { items: Pod[] };
+        const ready = list.items.filter((p) =>
+          p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        );
+        return ready.length === 2 ? ready.map((p) => p.status.podIP!) : undefined;
+      },
+      90_000,
+      'two web pods Ready by their probes',
+    );
+    const prefix = network.gateway.replace(/\.1$/, '.');
+    for (const ip of ips) {
+      expect(ip.startsWith(prefix), ip).toBe(true);
+      // From the node, as the kubelet's probes and the API server's webhook calls go.
+      expect((await (await fetch(`http://${ip}:8080/index.html`)).text()).trim()).toBe(ip);
+    }
+    // From one pod to the other, and to the API server at the gateway (any answer over TLS: it is reached).
+    const [first] = (
+      JSON.parse(await kubectl(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as {
+        items: { metadata: { name: string } }[];
+      }
+    ).items;
+    const fromPod = await kubectl([
+      'exec',
+      first!.metadata.name,
+      '--',
+      '/bin/busybox',
+      'wget',
+      '-q',
+      '-O-',
+      `http://${ips[1]}:8080/index.html`,
+    ]);
+    expect(fromPod.trim()).toBe(ips[1]);
+    const reach = await cluster.kubectl([
+      'exec',
+      first!.metadata.name,
+      '--',
+      '/bin/sh',
+      '-c',
+      `echo | /bin/busybox nc -w 5 ${network.gateway} ${apiPort}`,
+    ]);
+    expect(reach.code, reach.stderr).toBe(0);
+  }, 150_000);
+
+  it('removes its bridge with the node', async () => {
+    const bridge = cluster.podNetwork!.bridge;
+    expect(existsSync(`/sys/class/net/${bridge}`)).toBe(true);
+    await cluster.stop();
+    expect(existsSync(`/sys/class/net/${bridge}`)).toBe(false);
+  }, 60_000);
+});

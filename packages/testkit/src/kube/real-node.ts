@@ -3,7 +3,8 @@
  * on the machine itself. What this machine kind needs, as measured (README, "A real node"):
  * - containerd with `restrict_oom_score_adj` (root here lacks CAP_SYS_RESOURCE: without it runc fails with "can't get
  *   final child's PID from pipe: EOF"), a locally built pause image (nothing can be pulled) and a CNI configuration
- *   with the loopback plugin only: pods use host networking;
+ *   with the loopback plugin only: pods use host networking; or, with a pod network (`PodNetwork`), Debian's CNI
+ *   `bridge` and `host-local` plugins on a bridge of the node's own;
  * - the kubelet with `failCgroupV1: false` and the cgroupfs driver (cgroups v1 here), `failSwapOn: false`, serving on
  *   127.0.0.1 only. It refuses a loopback node IP, so the node is named `localhost` and the API server reaches it by
  *   that Hostname address (`--kubelet-preferred-address-types=Hostname,…`): API server → kubelet stays on loopback.
@@ -40,7 +41,11 @@ const PREREQUISITES: { path: string; from: string }[] = [
   { path: 'containerd-shim-runc-v2', from: 'apt-get install containerd' },
   { path: 'runc', from: 'apt-get install runc' },
   { path: 'ctr', from: 'apt-get install containerd' },
-  { path: join(CNI_BIN_DIR, 'loopback'), from: 'apt-get install containernetworking-plugins' },
+  { path: 'ip', from: 'apt-get install iproute2' },
+  ...['loopback', 'bridge', 'host-local'].map((plugin) => ({
+    path: join(CNI_BIN_DIR, plugin),
+    from: 'apt-get install containernetworking-plugins',
+  })),
 ];
 
 /** Folders of PATH plus /usr/sbin (runc), which a non-login shell may not have. */
@@ -124,6 +129,75 @@ export function realNodeLayout(dir: string, cgroup: string): RealNodeLayout {
   return layout;
 }
 
+/**
+ * A real node's pod network: a Linux bridge of its own (named after the node's cgroup, so that whoever cleans the
+ * node up can find it) whose address is the pods' gateway, and the /24 the CNI host-local plugin hands out. The
+ * node's end, `gateway`, is where pods reach what runs on the node (the API server, NATS and Redis listen there too).
+ */
+export interface PodNetwork {
+  bridge: string;
+  /** `10.244.X.0/24` */
+  subnet: string;
+  /** `10.244.X.1` */
+  gateway: string;
+}
+
+/** The bridge of the node whose cgroup is `cgroup`: `flb` and 8 hex digits (an interface name has at most 15). */
+export const podBridgeName = (cgroup: string): string =>
+  `flb${createHash('sha256').update(cgroup).digest('hex').slice(0, 8)}`;
+
+/**
+ * A pod network in 10.244.0.0/16 that no address or route of the machine touches (another node's, say), picked at
+ * random among the free /24s so that two nodes started at once do not pick the same.
+ */
+export async function choosePodNetwork(cgroup: string, random = Math.random): Promise<PodNetwork> {
+  const [addrs, routes] = await Promise.all([
+    run('ip', ['-4', '-o', 'addr', 'show'], { env: { ...process.env, PATH: realNodePath() } }),
+    run('ip', ['-4', '-o', 'route', 'show', 'table', 'all'], { env: { ...process.env, PATH: realNodePath() } }),
+  ]);
+  const used = new Set(
+    [...`${addrs.stdout}\n${routes.stdout}`.matchAll(/\b10\.244\.(\d+)\./g)].map((m) => Number(m[1])),
+  );
+  const free = Array.from({ length: 254 }, (_, i) => i + 1).filter((x) => !used.has(x));
+  const x = free[Math.floor(random() * free.length)];
+  if (x === undefined) throw new Error("no free /24 in 10.244.0.0/16 for the real node's pods");
+  return { bridge: podBridgeName(cgroup), subnet: `10.244.${x}.0/24`, gateway: `10.244.${x}.1` };
+}
+
+/** Makes the bridge with the gateway's address, before containerd asks the bridge plugin for a pod's network. */
+export async function createPodBridge(network: PodNetwork): Promise<void> {
+  const ip = (args: string[]) => run('ip', args, { env: { ...process.env, PATH: realNodePath() } });
+  await ip(['link', 'add', 'name', network.bridge, 'type', 'bridge']);
+  await ip(['addr', 'add', `${network.gateway}/24`, 'dev', network.bridge]);
+  await ip(['link', 'set', network.bridge, 'up']);
+}
+
+/**
+ * The bridge plugin on the node's bridge, addresses from host-local (kept in the node's folder), the default route
+ * through the gateway, no masquerading: pods reach the node and one another, nothing else.
+ */
+export function podNetworkCniConfig(network: PodNetwork, layout: RealNodeLayout): Record<string, unknown> {
+  return {
+    cniVersion: '1.0.0',
+    name: 'flotilla-pods',
+    plugins: [
+      {
+        type: 'bridge',
+        bridge: network.bridge,
+        isGateway: true,
+        ipMasq: false,
+        hairpinMode: true,
+        ipam: {
+          type: 'host-local',
+          ranges: [[{ subnet: network.subnet, gateway: network.gateway }]],
+          routes: [{ dst: '0.0.0.0/0' }],
+          dataDir: join(layout.dir, 'cni-ipam'),
+        },
+      },
+    ],
+  };
+}
+
 /** containerd's configuration (version 2, Debian's containerd 1.6): its own root, state and socket. */
 export function containerdConfig(layout: RealNodeLayout, sandboxImage: string): string {
   const q = JSON.stringify;
@@ -143,6 +217,9 @@ export function containerdConfig(layout: RealNodeLayout, sandboxImage: string): 
     // Root without CAP_SYS_RESOURCE may not lower oom_score_adj: the pause container would fail to start.
     '  restrict_oom_score_adj = true',
     '  disable_apparmor = true',
+    // The pods' network namespaces are mounted in the node's state folder, not /var/run/netns: the node's clean-up
+    // undoes every mount below its folder.
+    '  netns_mounts_under_state_dir = true',
     '  [plugins."io.containerd.grpc.v1.cri".containerd]',
     '    snapshotter = "overlayfs"',
     '    default_runtime_name = "runc"',
@@ -338,6 +415,10 @@ export async function cleanupRealNode(opts: { dir: string; cgroup: string }): Pr
         await rmdir(dir);
       });
   for (const socket of shimSockets) await rm(socket, { force: true });
+  // The pod network's bridge, if the node had one (its veths went with the pods' network namespaces).
+  await run('ip', ['link', 'del', podBridgeName(opts.cgroup)], { env: { ...process.env, PATH: realNodePath() } }).catch(
+    () => undefined,
+  );
   if (existsSync(CONTAINER_LOG_LINKS))
     for (const link of await readdir(CONTAINER_LOG_LINKS)) {
       const path = join(CONTAINER_LOG_LINKS, link);
@@ -359,16 +440,19 @@ export async function importImageArchive(containerdSocket: string, archivePath: 
   }
 }
 
-/** Writes the node's configuration files: containerd's, the loopback CNI network and the kubelet's. */
+/** Writes the node's configuration files: containerd's, the CNI network (loopback, or the pod network) and the kubelet's. */
 export async function writeRealNodeConfig(
   layout: RealNodeLayout,
-  opts: { sandboxImage: string; kubelet: Omit<KubeletConfigurationOptions, 'layout'> },
+  opts: { sandboxImage: string; kubelet: Omit<KubeletConfigurationOptions, 'layout'>; podNetwork?: PodNetwork },
 ): Promise<void> {
   await mkdir(layout.cniConfDir, { recursive: true });
   await mkdir(layout.kubeletRoot, { recursive: true });
   await mkdir(layout.podLogsDir, { recursive: true });
   await writeFile(layout.containerdConfig, containerdConfig(layout, opts.sandboxImage));
-  await writeFile(join(layout.cniConfDir, '10-loopback.conflist'), `${JSON.stringify(LOOPBACK_CNI_CONFIG)}\n`);
+  const cni = opts.podNetwork
+    ? { file: '10-flotilla-pods.conflist', config: podNetworkCniConfig(opts.podNetwork, layout) }
+    : { file: '10-loopback.conflist', config: LOOPBACK_CNI_CONFIG };
+  await writeFile(join(layout.cniConfDir, cni.file), `${JSON.stringify(cni.config)}\n`);
   await writeFile(
     layout.kubeletConfig,
     `${JSON.stringify(kubeletConfiguration({ ...opts.kubelet, layout }), null, 2)}\n`,
