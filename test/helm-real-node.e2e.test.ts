@@ -4,9 +4,11 @@
 // (deploy/real-node/nats-redis.yaml). The host's real kube-apiserver calls the gateway's webhook through the chart's
 // Service, the kube-bridge mirrors what kubectl applies, and a kube member-agent pod per member cluster (real control
 // planes, kwok playing their kubelets) applies it there: the five seeds, as test/kubectl-seeds.e2e walks them with
-// processes (test/support/seed-steps.ts). Then a pod is deleted, the release upgraded and uninstalled.
-// The node has no pod network (loopback-only CNI, no kube-proxy): the chart runs with hostNetwork.enabled and one
-// replica of each service (two would want the same port of the one node).
+// processes (test/support/seed-steps.ts). Then a pod of each service is deleted (its leader, where it has one) while a
+// new workload goes through, the release upgraded and uninstalled.
+// The node has a pod network of its own (scripts/kube-env --pod-network: a bridge, no kube-proxy, no cluster DNS): the
+// chart runs with its default two replicas of each service; the kube-bridge reaches the API server, and every pod NATS
+// and Redis, at the network's gateway; the member-agents use the node's network (the members listen on loopback).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,7 +21,7 @@ import { type KubeCluster, REAL_NODE_NAME, kubeBinDir, startKubeCluster } from '
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { FLOTILLA_IMAGE, buildFlotillaImage, docker, requireDockerEngine } from './support/docker.js';
 import { KUBE_AGENT_ENV } from './support/kube-e2e.js';
-import { seedSteps } from './support/seed-steps.js';
+import { memberDeployment, seedSteps } from './support/seed-steps.js';
 import { ROOT } from './support/suite.js';
 
 const run = promisify(execFile);
@@ -29,11 +31,20 @@ const CHART = join(ROOT, 'deploy', 'helm', 'flotilla');
 let host: KubeCluster | undefined;
 const members: KubeCluster[] = [];
 const MEMBERS = ['member1', 'member2'];
-/** Every Flotilla pod: one replica of each service (hostNetwork), and a member-agent per member. */
-const POD_COUNT = 7 + MEMBERS.length;
+/** The services with two replicas each (the chart's default); a member-agent per member besides. */
+const SERVICES = [
+  'gateway',
+  'status-writer',
+  'affinity-scheduler',
+  'cron-scheduler',
+  'rebalancer',
+  'hpa-assigner',
+  'kube-bridge',
+];
+const POD_COUNT = 2 * SERVICES.length + MEMBERS.length;
 let dir: string;
 let pki: WebhookPki;
-/** hostNetwork.basePort: the first of 8 + MEMBERS.length free ports in a row (the chart gives each pod its own). */
+/** hostNetwork.basePort: the first of 8 + MEMBERS.length free ports in a row (member-agent i listens on 8 + i). */
 let basePort: number;
 const timings: Record<string, number> = {};
 
@@ -68,28 +79,23 @@ async function freePortRun(count: number): Promise<number> {
   }
 }
 
-/** member1's nginx once it asks for `replicas` and all are ready. */
-const memberNginx = (replicas: number) =>
-  eventually(
-    async () => {
-      const res = await members[0]!.kubectl(['get', 'deployment', 'nginx', '-n', 'default', '-o', 'json']);
-      if (res.code !== 0) return undefined;
-      const d = JSON.parse(res.stdout) as { spec: { replicas: number }; status: { readyReplicas?: number } };
-      return d.spec.replicas === replicas && d.status.readyReplicas === replicas ? true : undefined;
-    },
-    120_000,
-    `nginx with ${replicas} ready replicas in member1`,
-  );
-
 interface Pod {
   metadata: { name: string; labels?: Record<string, string> };
-  spec: { nodeName?: string };
+  spec: { nodeName?: string; hostNetwork?: boolean };
   status: {
     phase: string;
+    podIP?: string;
     conditions?: { type: string; status: string }[];
     containerStatuses?: { restartCount: number }[];
   };
 }
+const component = (p: Pod) => p.metadata.labels?.['app.kubernetes.io/component'];
+/** The pod's metrics and probes port: 8080 on its own address, basePort + 8 + i for member-agent i on the node's. */
+const metricsUrl = (p: Pod, path: string) => {
+  if (!p.spec.hostNetwork) return `http://${p.status.podIP}:8080${path}`;
+  const member = MEMBERS.indexOf(p.metadata.labels?.['flotilla.io/member-cluster'] ?? '');
+  return `http://127.0.0.1:${basePort + 8 + member}${path}`;
+};
 const podReady = (p: Pod) => p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 const flotillaPods = async (): Promise<Pod[]> =>
   (
@@ -98,10 +104,7 @@ const flotillaPods = async (): Promise<Pod[]> =>
     }
   ).items;
 
-/**
- * The Flotilla pods (POD_COUNT) once every one is Ready and none is in `replaced`. helm --wait is not enough: with one replica
- * and maxUnavailable 1 (a hostNetwork node), a Deployment with no pod ready counts as ready.
- */
+/** The Flotilla pods (POD_COUNT) once every one is Ready and none is in `replaced`. */
 const allReady = (replaced: Set<string>) =>
   eventually(
     async () => {
@@ -114,22 +117,29 @@ const allReady = (replaced: Set<string>) =>
     'every Flotilla pod Ready',
   );
 
-/** What the pods say when a step fails: their states, and the log of each one not Ready. */
+/** What the pods say when a step fails: their states, each one's last log lines, and more of any not Ready. */
 async function podReport(): Promise<string> {
   const lines = [await kubectl(['get', 'pods', '-n', NS, '-o', 'wide'])];
-  for (const p of await flotillaPods())
+  for (const p of await flotillaPods()) {
+    const logs = await host!.kubectl(['logs', p.metadata.name, '-n', NS, '--tail=10']);
+    lines.push(`--- ${p.metadata.name}`, logs.stdout);
     if (!podReady(p)) {
       const describe = await host!.kubectl(['describe', 'pod', p.metadata.name, '-n', NS]);
-      const logs = await host!.kubectl(['logs', p.metadata.name, '-n', NS, '--tail=15']);
       const previous = await host!.kubectl(['logs', p.metadata.name, '-n', NS, '--previous', '--tail=15']);
-      lines.push(describe.stdout.split('\n').slice(-15).join('\n'), logs.stdout, previous.stdout);
+      lines.push(describe.stdout.split('\n').slice(-15).join('\n'), previous.stdout);
     }
+  }
   return lines.join('\n');
 }
 
+/** The chart's value key of a service: `status-writer` → `statusWriter`. */
+const valuesKey = (service: string) => service.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+
 /**
- * The values of this installation: the local image, host networking, the webhook's CA and client CA, a member-agent
- * per member, and the e2e suites' quick failure detection and failover (as test/kubectl-seeds.e2e runs the services).
+ * The values of this installation: the local image, the pod network's gateway for the API server, member-agents on
+ * the node's network, the webhook's CA and client CA, a member-agent per member, and the e2e suites' quick failure
+ * detection and failover (as test/kubectl-seeds.e2e runs the services). CPU requests are cut to 10m: the node has
+ * the machine's two cores, and an upgrade surges a pod of every service at once.
  */
 function installArgs(): string[] {
   const set = (k: string, v: string | number) => ['--set', `${k}=${v}`];
@@ -137,25 +147,17 @@ function installArgs(): string[] {
     ...set('image.repository', FLOTILLA_IMAGE.split(':')[0]!),
     ...set('image.tag', FLOTILLA_IMAGE.split(':')[1]!),
     ...set('image.pullPolicy', 'Never'),
-    ...set('hostNetwork.enabled', 'true'),
+    ...set('memberAgent.hostNetwork', 'true'),
     ...set('hostNetwork.basePort', basePort),
-    ...set('hostNetwork.apiServer.host', '127.0.0.1'),
-    ...set('hostNetwork.apiServer.port', new URL(host!.server).port),
+    ...set('apiServer.host', host!.podNetwork!.gateway),
+    ...set('apiServer.port', new URL(host!.server).port),
+    ...[...SERVICES, 'member-agent'].flatMap((s) => set(`${valuesKey(s)}.resources.requests.cpu`, '10m')),
     ...set('gateway.webhook.caBundle', readFileSync(join(pki.dir, 'serving-ca.crt')).toString('base64')),
     ...set('gateway.clientCaSecretName', 'flotilla-apiserver-client-ca'),
     ...MEMBERS.flatMap((name, i) => set(`memberAgent.clusters[${i}].name`, name)),
     ...Object.entries(KUBE_AGENT_ENV).flatMap(([k, v]) => set(`memberAgent.config.${k}`, v)),
     ...set('affinityScheduler.config.FAILOVER_GRACE_MS', 1000),
     ...set('affinityScheduler.config.RESYNC_MS', 2000),
-    ...[
-      'gateway',
-      'statusWriter',
-      'affinityScheduler',
-      'cronScheduler',
-      'rebalancer',
-      'hpaAssigner',
-      'kubeBridge',
-    ].flatMap((s) => set(`${s}.replicas`, 1)),
   ];
 }
 
@@ -183,6 +185,7 @@ beforeAll(async () => {
     name: 'helm-host',
     nodes: 0,
     realNode: true,
+    podNetwork: true,
     pods: 40,
     extraApiServerArgs: [`--admission-control-config-file=${pki.admissionConfigPath}`],
   });
@@ -191,21 +194,24 @@ beforeAll(async () => {
   await host.importImage(images);
   timings.import = performance.now() - started;
   basePort = await freePortRun(8 + MEMBERS.length);
-  // 3. NATS and Redis (the companion manifest, on ports of this run's own), and the Secrets the chart refers to.
+  // 3. NATS and Redis (the companion manifest, on ports of this run's own, at the pod network's gateway), and the
+  //    Secrets the chart refers to.
   const [natsPort, redisPort] = [await freeTcpPort(), await freeTcpPort()];
+  const gateway = host.podNetwork!.gateway;
   await kubectl(['create', 'namespace', NS]);
   await kubectl(
     ['apply', '-f', '-'],
     readFileSync(join(ROOT, 'deploy', 'real-node', 'nats-redis.yaml'), 'utf8')
       .replaceAll('14222', String(natsPort))
-      .replaceAll('16379', String(redisPort)),
+      .replaceAll('16379', String(redisPort))
+      .replaceAll('127.0.0.1', gateway),
   );
   const secret = (args: string[]) => kubectl(['create', 'secret', ...args, '-n', NS]);
   await secret([
     'generic',
     'flotilla-connections',
-    `--from-literal=NATS_URL=nats://127.0.0.1:${natsPort}`,
-    `--from-literal=REDIS_URL=redis://127.0.0.1:${redisPort}`,
+    `--from-literal=NATS_URL=nats://${gateway}:${natsPort}`,
+    `--from-literal=REDIS_URL=redis://${gateway}:${redisPort}`,
   ]);
   await secret([
     'tls',
@@ -248,27 +254,17 @@ describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout
     await helm(['install', 'flotilla', CHART, '-n', NS, '--wait', '--timeout', '5m', ...installArgs()]);
     const pods = await allReady(new Set());
     timings.helmInstallToReady = performance.now() - started;
-    expect(pods.map((p) => p.metadata.labels?.['app.kubernetes.io/component']).sort()).toEqual(
-      [
-        'affinity-scheduler',
-        'cron-scheduler',
-        'gateway',
-        'hpa-assigner',
-        'kube-bridge',
-        ...MEMBERS.map(() => 'member-agent'),
-        'rebalancer',
-        'status-writer',
-      ].sort(),
-    );
+    expect(pods.map(component).sort()).toEqual([...SERVICES, ...SERVICES, ...MEMBERS.map(() => 'member-agent')].sort());
     for (const pod of pods) {
       expect(pod.spec.nodeName, pod.metadata.name).toBe(REAL_NODE_NAME);
       expect(pod.status.phase, pod.metadata.name).toBe('Running');
       expect(podReady(pod), pod.metadata.name).toBe(true);
+      // The member-agents on the node's network, every other pod on an address of the pod network.
+      expect(pod.spec.hostNetwork === true, pod.metadata.name).toBe(component(pod) === 'member-agent');
+      // The probes' endpoint, from the node, as the kubelet calls it.
+      expect((await fetch(metricsUrl(pod, '/readyz'))).status, pod.metadata.name).toBe(200);
     }
     console.info(await kubectl(['get', 'pods', '-n', NS, '-o', 'wide']));
-    // The probes' endpoint, from the host: each service on its own port of the node.
-    for (const port of [0, 2, 3, 4, 5, 6, 7, ...MEMBERS.map((_, i) => 8 + i)].map((i) => basePort + i))
-      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status, `port ${port}`).toBe(200);
   });
 
   it("the real API server calls the gateway's webhook through the chart's Service", async () => {
@@ -290,21 +286,51 @@ describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout
 
   seedSteps({ host: () => host!, member1: () => members[0]!, member2: () => members[1]! });
 
-  it('a deleted Flotilla pod is replaced, and no binding changes', async () => {
+  it("a deleted pod of each service, its leader where it has one, is survived by the Deployment's other replica", async () => {
     const before = await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default', '-o', 'jsonpath={.spec.clusters}']);
-    const [old] = (await flotillaPods()).filter(
-      (p) => p.metadata.labels?.['app.kubernetes.io/component'] === 'gateway',
+    const pods = await flotillaPods();
+    const victims: string[] = [];
+    for (const service of SERVICES) {
+      const replicas = pods.filter((p) => component(p) === service);
+      expect(replicas, service).toHaveLength(2);
+      const leading = await Promise.all(
+        replicas.map(async (p) =>
+          /^flotilla_leader(\{[^}]*\})? 1$/m.test(await (await fetch(metricsUrl(p, '/metrics'))).text()),
+        ),
+      );
+      victims.push(replicas[Math.max(0, leading.indexOf(true))]!.metadata.name);
+    }
+    const deleted = performance.now();
+    await kubectl(['delete', 'pod', ...victims, '-n', NS, '--wait=false']);
+    // Meanwhile a new workload goes the whole way: kubectl on the host, the kube-bridge, the gateway, the scheduler,
+    // the status-writer and member1's agent.
+    await kubectl(
+      ['apply', '-f', '-'],
+      [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: { name: survivor, namespace: default }',
+        'spec:',
+        '  replicas: 1',
+        '  selector: { matchLabels: { app: survivor } }',
+        '  template:',
+        '    metadata: { labels: { app: survivor } }',
+        '    spec: { containers: [{ name: c, image: nginx }] }',
+        '---',
+        'apiVersion: policy.karmada.io/v1alpha1',
+        'kind: PropagationPolicy',
+        'metadata: { name: survivor, namespace: default }',
+        'spec:',
+        '  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: survivor }]',
+        '  placement: { clusterAffinity: { clusterNames: [member1] } }',
+      ].join('\n'),
     );
-    await kubectl(['delete', 'pod', old!.metadata.name, '-n', NS]);
-    await eventually(
-      async () => {
-        const gw = (await flotillaPods()).filter(
-          (p) => p.metadata.labels?.['app.kubernetes.io/component'] === 'gateway',
-        );
-        return gw.length === 1 && gw[0]!.metadata.name !== old!.metadata.name && podReady(gw[0]!) ? true : undefined;
-      },
-      120_000,
-      'a new gateway pod Ready',
+    await memberDeployment(members[0]!, 'survivor', 1, 120_000);
+    const reached = performance.now() - deleted;
+    await allReady(new Set(victims));
+    console.info(
+      `deleted ${victims.join(', ')}: a new Deployment reached member1 after ${Math.round(reached)} ms, ` +
+        `every replacement Ready after ${Math.round(performance.now() - deleted)} ms`,
     );
     expect(await kubectl(['get', 'rb', 'nginx-deployment', '-n', 'default', '-o', 'jsonpath={.spec.clusters}'])).toBe(
       before,
@@ -335,7 +361,7 @@ describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout
     ).toContain('member1');
     // The upgraded installation still carries a change from kubectl to the member.
     await kubectl(['scale', 'deployment/nginx', '-n', 'default', '--replicas=3']);
-    await memberNginx(3);
+    await memberDeployment(members[0]!, 'nginx', 3, 120_000);
   });
 
   it('helm uninstall removes what the chart created except the CRDs', async () => {

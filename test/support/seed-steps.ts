@@ -49,7 +49,7 @@ const targetsOf = (rb: KubeObject | undefined): Targets =>
 const sum = (targets: Targets) => targets.reduce((n, t) => n + (t.replicas ?? 0), 0);
 
 /** A member's Deployment once it asks for `replicas` and all of them are ready (kwok runs the pods). */
-const memberDeployment = (member: KubeCluster, name: string, replicas: number, timeoutMs = 60_000) =>
+export const memberDeployment = (member: KubeCluster, name: string, replicas: number, timeoutMs = 60_000) =>
   eventually(
     async () => {
       const d = await getIn(member, 'deployment', name);
