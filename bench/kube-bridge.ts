@@ -72,7 +72,7 @@ async function hostCluster(name: string, extraApiServerArgs: string[] = []): Pro
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
   };
   await ok(['apply', '-f', CRDS]);
-  await ok(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  await cluster.waitCrdsEstablished();
   return cluster;
 }
 

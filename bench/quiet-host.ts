@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       return r.stdout;
     };
     await kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')]);
-    await kubectl(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+    await host.waitCrdsEstablished();
     member = await startKubeCluster({ name: 'member1', nodes: 1, cpu: '16', memory: '64Gi', pods: 110, metrics: true });
     s = await startSuite(
       ['gateway', 'status-writer', 'affinity-scheduler', 'kube-bridge'],

@@ -1,94 +1,36 @@
 // NATS and Redis with credentials, end to end: the services connect with user/password (and a token), and never
 // log a secret. Each test starts its own password-protected nats-server / redis-server on a free loopback port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, Suite } from '@flotilla/launcher';
-import { eventually } from '@flotilla/testkit';
+import { Suite } from '@flotilla/launcher';
+import { PrivateNats, PrivateRedis, startOnFreePort } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { ROOT } from './support/suite.js';
 
 const NATS_PASSWORD = 'n4ts-s3cret';
 const NATS_TOKEN = 't0ken-s3cret';
 const REDIS_PASSWORD = 'r3dis-s3cret';
-const servers: ChildProcess[] = [];
-let dir: string;
+let nats: PrivateNats | undefined;
+let natsWithToken: PrivateNats | undefined;
+let redis: PrivateRedis | undefined;
 let natsPort: number;
 let natsTokenPort: number;
 let redisPort: number;
 
-function start(cmd: string, args: string[]): ChildProcess {
-  const child = spawn(cmd, args, { stdio: 'ignore' });
-  servers.push(child);
-  return child;
-}
-
-async function listening(port: number): Promise<void> {
-  const net = await import('node:net');
-  await eventually(
-    () =>
-      new Promise<true | undefined>((resolve) => {
-        const sock = net.connect(port, '127.0.0.1', () => {
-          sock.destroy();
-          resolve(true);
-        });
-        sock.on('error', () => resolve(undefined));
-      }),
-    10_000,
-    `a server on port ${port}`,
-  );
-}
-
+// Servers of this file's own, on free ports (another, when a file running beside it took one first).
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'flotilla-creds-'));
-  [natsPort, natsTokenPort, redisPort] = [await freePort(), await freePort(), await freePort()];
-  start('nats-server', [
-    '-a',
-    '127.0.0.1',
-    '-p',
-    String(natsPort),
-    '-js',
-    '-sd',
-    join(dir, 'nats'),
-    '--user',
-    'flotilla',
-    '--pass',
-    NATS_PASSWORD,
-  ]);
-  start('nats-server', [
-    '-a',
-    '127.0.0.1',
-    '-p',
-    String(natsTokenPort),
-    '-js',
-    '-sd',
-    join(dir, 'nats-token'),
-    '--auth',
-    NATS_TOKEN,
-  ]);
-  start('redis-server', [
-    '--bind',
-    '127.0.0.1',
-    '--port',
-    String(redisPort),
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--requirepass',
-    REDIS_PASSWORD,
-    '--dir',
-    dir,
-  ]);
-  await Promise.all([listening(natsPort), listening(natsTokenPort), listening(redisPort)]);
-}, 30_000);
+  nats = await startOnFreePort(
+    (port) => new PrivateNats(port, { config: `authorization { user: flotilla, password: "${NATS_PASSWORD}" }` }),
+  );
+  natsWithToken = await startOnFreePort(
+    (port) => new PrivateNats(port, { config: `authorization { token: "${NATS_TOKEN}" }` }),
+  );
+  redis = await startOnFreePort((port) => new PrivateRedis(port, { args: ['--requirepass', REDIS_PASSWORD] }));
+  [natsPort, natsTokenPort, redisPort] = [nats.port, natsWithToken.port, redis.port];
+}, 60_000);
 
 afterAll(async () => {
-  for (const s of servers) s.kill('SIGTERM');
-  await Promise.all(servers.map((s) => new Promise((r) => (s.exitCode !== null ? r(null) : s.once('exit', r)))));
-  await rm(dir, { recursive: true, force: true });
+  await Promise.all([nats?.dispose(), natsWithToken?.dispose(), redis?.dispose()]);
 });
 
 async function runSuite(env: Record<string, string>) {

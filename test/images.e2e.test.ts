@@ -231,13 +231,9 @@ describe('the Flotilla image under testcontainers', () => {
       let host: KubeCluster | undefined;
       try {
         host = await startKubeCluster({ name: `img-${run}`, controlPlaneOnly: true });
-        for (const args of [
-          ['apply', '-f', join(ROOT, 'deploy', 'crds')],
-          ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s'],
-        ]) {
-          const r = await host.kubectl(args);
-          expect(r.code, r.stderr).toBe(0);
-        }
+        const applied = await host.kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')]);
+        expect(applied.code, applied.stderr).toBe(0);
+        await host.waitCrdsEstablished();
         // Readable by the image's user (the cluster's own copy is the test user's alone).
         const kubeconfig = join(dir, 'host.kubeconfig');
         copyFileSync(host.kubeconfigPath, kubeconfig);

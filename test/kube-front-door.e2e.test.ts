@@ -84,7 +84,7 @@ beforeAll(async () => {
     extraApiServerArgs: [`--admission-control-config-file=${pki.admissionConfigPath}`],
   });
   await kubectlOk(['apply', '-f', join(DEPLOY, 'crds')]);
-  await kubectlOk(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  await cluster.waitCrdsEstablished();
   await kubectlOk(['apply', '-f', '-'], pki.webhookOnLoopback(gatewayPort));
   // The API server picks the webhook configuration up from its informer: until then a bad object would be stored,
   // so probe with a dry run (the webhook has no side effects) until it is refused.
@@ -326,12 +326,7 @@ describe('deploy/ passes kubectl apply --dry-run=server', () => {
   it("deploy/monitoring/: the PrometheusRule (against the Prometheus Operator's own CRD) and the dashboard ConfigMap", async () => {
     // The CRD as the Prometheus Operator ships it in its Go module (scripts/kube-env build fetches it).
     await kubectlOk(['apply', '-f', kubeCrdFile('monitoring.coreos.com_prometheusrules.yaml')]);
-    await kubectlOk([
-      'wait',
-      '--for=condition=Established',
-      'crd/prometheusrules.monitoring.coreos.com',
-      '--timeout=60s',
-    ]);
+    await cluster.waitCrdsEstablished(['prometheusrules.monitoring.coreos.com']);
     const monitoring = await kubectl(['get', 'namespace', 'monitoring']);
     if (monitoring.code !== 0) await kubectlOk(['create', 'namespace', 'monitoring']);
     const out = await kubectlOk(['apply', '--dry-run=server', '--validate=strict', '-k', join(DEPLOY, 'monitoring')]);

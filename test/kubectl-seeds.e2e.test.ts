@@ -24,7 +24,7 @@ beforeAll(async () => {
   // and memory grades (with 32Gi, 8 cpus with some in use count as [2,4) cores: room for 4 of web's pods, not 5).
   host = await startKubeCluster({ name: 'seeds-host', controlPlaneOnly: true });
   await kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')]);
-  await kubectl(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  await host.waitCrdsEstablished();
   members.push(
     ...(await Promise.all(
       ['member1', 'member2'].map((name) => startKubeCluster({ name, nodes: 1, cpu: '8', memory: '64Gi', pods: 110 })),

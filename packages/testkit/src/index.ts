@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { scaled, testTimeScale } from './time-scale.js';
 
-export { PrivateRedis, freeTcpPort, type PrivateRedisOptions } from './private-redis.js';
+export {
+  PrivateRedis,
+  freeTcpPort,
+  startOnFreePort,
+  type PrivateRedisOptions,
+  type StartableServer,
+} from './private-redis.js';
 export {
   PrivateNatsCluster,
   PrivateRedisSentinel,

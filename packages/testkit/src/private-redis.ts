@@ -21,7 +21,8 @@ function ping(port: number): Promise<boolean> {
     sock.once('connect', () => sock.write('PING\r\n'));
     sock.on('data', (d: Buffer) => {
       buf += d.toString('utf8');
-      if (buf.includes('\r\n')) done(buf.startsWith('+PONG'));
+      // A server with requirepass answers NOAUTH: it is up all the same.
+      if (buf.includes('\r\n')) done(buf.startsWith('+PONG') || buf.startsWith('-NOAUTH'));
     });
   });
 }
@@ -147,4 +148,27 @@ export function freeTcpPort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/** Starts on a port of its own, once. */
+export interface StartableServer {
+  start(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A server started on a free port (freeTcpPort), on another one when a process running beside the test took the port
+ * between the pick and the server's bind ("address already in use"), up to `attempts` times.
+ */
+export async function startOnFreePort<T extends StartableServer>(make: (port: number) => T, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const server = make(await freeTcpPort());
+    try {
+      await server.start();
+      return server;
+    } catch (err) {
+      await server.dispose().catch(() => undefined);
+      if (attempt >= attempts || !/address already in use/i.test(String(err))) throw err;
+    }
+  }
 }

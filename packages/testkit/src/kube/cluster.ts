@@ -101,6 +101,12 @@ export interface KubeCluster {
    * older resourceVersion and is served by etcd (no watch cache for its resource) gets 410 Gone. Returns the revision.
    */
   compactEtcd(): Promise<number>;
+  /**
+   * Resolves once every CRD (or each one named, e.g. `prometheusrules.monitoring.coreos.com`) is Established. Polled:
+   * `kubectl wait --for=condition=Established` fails outright ("<nil> is of the type <nil>") when it reads a CRD the
+   * API server has not given any condition yet, which a busy machine makes likely.
+   */
+  waitCrdsEstablished(names?: string[]): Promise<void>;
   /** Imports an image archive (`docker save` format) into the real node's containerd (realNode clusters only). */
   importImage(archivePath: string): Promise<void>;
   /** The real node's pod network (podNetwork clusters only): pods reach the node, and its API server, at `gateway`. */
@@ -161,6 +167,10 @@ export function validateKubeClusterOptions(opts: KubeClusterOptions): void {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface CrdStatus {
+  status?: { conditions?: { type: string; status: string }[] };
+}
 
 interface ClusterPki {
   ca: CertFiles;
@@ -648,12 +658,7 @@ class RunningKubeCluster implements KubeCluster {
       );
     // The ClusterResourceUsage CRD lets setPodCpuUsage change usage while kwok runs.
     await this.kubectlOk(['apply', '-f', join(assets, 'crd/kwok.x-k8s.io_clusterresourceusages.yaml')]);
-    await this.kubectlOk([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      'crd/clusterresourceusages.kwok.x-k8s.io',
-    ]);
+    await this.waitCrdsEstablished(['clusterresourceusages.kwok.x-k8s.io']);
     await this.applyCpuUsage();
     const kwok = this.process('kwok', this.program('kwok'), [
       `--kubeconfig=${this.kubeconfigPath}`,
@@ -749,6 +754,17 @@ class RunningKubeCluster implements KubeCluster {
         const n = JSON.parse(res.body) as { status?: { conditions?: { type: string; status: string }[] } };
         return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
       });
+    });
+  }
+
+  async waitCrdsEstablished(names?: string[]): Promise<void> {
+    this.assertNotStopped();
+    const what = names ? `CRDs ${names.join(', ')}` : 'every CRD';
+    await this.waitFor(`${what} to be Established`, undefined, async () => {
+      const res = await this.kubectl(['get', 'crd', ...(names ?? []), '-o', 'json']);
+      if (res.code !== 0) return false;
+      const crds = (JSON.parse(res.stdout) as { items?: CrdStatus[] }).items ?? [JSON.parse(res.stdout) as CrdStatus];
+      return crds.every((c) => c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
     });
   }
 
