@@ -5,11 +5,11 @@
 //    through the gateway, every binding scheduled (its BindingScheduled seen) and the simulation settled;
 // 3. after a restart of each service in turn, so that it starts by listing everything already stored: the
 //    informers' initial list is the peak a restarted replica (or a new leader) must fit in.
-import { connectBus, parseEventSubject } from '@flotilla/bus';
+import { connectBus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { NATS_URL } from '@flotilla/testkit';
 import { startSuite } from '../test/support/suite.js';
-import { benchCluster, benchDeployment, benchPolicy, boundedRun, fmt, report, rssOfPidMb, waitFor } from './support.js';
+import { applyAndSchedule, benchCluster, benchPolicy, boundedRun, fmt, report, rssOfPidMb } from './support.js';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 100);
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 10_000);
@@ -33,23 +33,9 @@ try {
   await sleep(SETTLE_MS);
   const idle = sample();
 
-  const scheduled = new Set<string>();
-  const root = bus.names.eventsRoot;
-  const sub = bus.nc.subscribe(`${root}.ResourceBinding.*.*.BindingScheduled`, {
-    callback: (err, msg) => {
-      if (!err) scheduled.add(parseEventSubject(root, msg.subject).name);
-    },
-  });
   await boundedRun(CLUSTERS, IN_FLIGHT, async (i) => void (await client.apply(benchCluster(i))));
   await client.apply(benchPolicy);
-  await boundedRun(OBJECTS, IN_FLIGHT, async (i) => void (await client.apply(benchDeployment(`app-${i}`, i))));
-  await waitFor(
-    () => scheduled.size >= OBJECTS,
-    `${OBJECTS} bindings scheduled (have ${scheduled.size})`,
-    TIMEOUT_MS,
-    250,
-  );
-  await sub.drain();
+  await applyAndSchedule(bus, client, { objects: OBJECTS, inFlight: IN_FLIGHT, timeoutMs: TIMEOUT_MS });
   // Several simulation ticks: the member-agent places the pods and reports every workload.
   await sleep(SETTLE_MS);
   const holding = sample();

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { connectBus, destroyBus, listJson, type Bus } from '@flotilla/bus';
+import { connectBus, destroyBus, listJson, parseEventSubject, type Bus } from '@flotilla/bus';
 import type { GatewayClient } from '@flotilla/client';
 import { NATS_URL, uniquePrefix } from '@flotilla/testkit';
 
@@ -197,4 +197,33 @@ export async function applyBenchFleet(
     250,
   );
   if (opts.policy !== false) await client.apply(benchPolicy);
+}
+
+/**
+ * Applies `objects` benchDeployments through the gateway, `inFlight` at a time, and resolves once a BindingScheduled
+ * has been seen for each of their bindings (within `timeoutMs`).
+ */
+export async function applyAndSchedule(
+  bus: Bus,
+  client: GatewayClient,
+  o: { objects: number; inFlight: number; timeoutMs: number },
+): Promise<void> {
+  const scheduled = new Set<string>();
+  const root = bus.names.eventsRoot;
+  const sub = bus.nc.subscribe(`${root}.ResourceBinding.*.*.BindingScheduled`, {
+    callback: (err, msg) => {
+      if (!err) scheduled.add(parseEventSubject(root, msg.subject).name);
+    },
+  });
+  try {
+    await boundedRun(o.objects, o.inFlight, async (i) => void (await client.apply(benchDeployment(`app-${i}`, i))));
+    await waitFor(
+      () => scheduled.size >= o.objects,
+      `${o.objects} bindings scheduled (have ${scheduled.size})`,
+      o.timeoutMs,
+      250,
+    );
+  } finally {
+    await sub.drain();
+  }
 }

@@ -12,6 +12,7 @@ import { scaled } from '@flotilla/testkit';
 const SMOKE_ENV: Record<string, Record<string, string>> = {
   'apply-throughput': { BENCH_OBJECTS: '200', BENCH_IN_FLIGHT: '16' },
   assignment: { BENCH_HPAS: '200', BENCH_CLUSTERS: '10', BENCH_ROUNDS: '1' },
+  'chart-memory': { BENCH_CLUSTERS: '3', BENCH_OBJECTS: '50', BENCH_SETTLE_MS: '1000' },
   'cron-burst': { BENCH_OBJECTS: '100', BENCH_SPREAD_RULES: '5', BENCH_SPREAD_S: '3' },
   dashboard: { BENCH_BINDINGS: '200', BENCH_RUNS: '2' },
   ehpa: { BENCH_EHPAS: '20' },

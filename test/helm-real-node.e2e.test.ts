@@ -9,24 +9,28 @@
 // The node has a pod network of its own (scripts/kube-env --pod-network: a bridge, no kube-proxy, no cluster DNS): the
 // chart runs with its default two replicas of each service; the kube-bridge reaches the API server, and every pod NATS
 // and Redis, at the network's gateway; the member-agents use the node's network (the members listen on loopback).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { type WebhookPki, webhookPki } from '@flotilla/launcher';
 import { eventually, freeTcpPort } from '@flotilla/testkit';
-import { type KubeCluster, REAL_NODE_NAME, kubeBinDir, startKubeCluster } from '@flotilla/testkit/kube';
+import { type KubeCluster, REAL_NODE_NAME, startKubeCluster } from '@flotilla/testkit/kube';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { FLOTILLA_IMAGE, buildFlotillaImage, docker, requireDockerEngine } from './support/docker.js';
+import {
+  CHART,
+  CHART_NAMESPACE as NS,
+  createChartSecrets,
+  helmOn,
+  imageValues,
+  kubectlOk,
+  saveChartImages,
+  startCompanions,
+} from './support/chart-on-real-node.js';
+import { requireDockerEngine } from './support/docker.js';
 import { KUBE_AGENT_ENV } from './support/kube-e2e.js';
 import { memberDeployment, seedSteps } from './support/seed-steps.js';
 import { ROOT } from './support/suite.js';
-
-const run = promisify(execFile);
-const NS = 'flotilla-system';
-const CHART = join(ROOT, 'deploy', 'helm', 'flotilla');
 
 let host: KubeCluster | undefined;
 const members: KubeCluster[] = [];
@@ -48,20 +52,8 @@ let pki: WebhookPki;
 let basePort: number;
 const timings: Record<string, number> = {};
 
-async function kubectlIn(cluster: KubeCluster, args: string[], input?: string): Promise<string> {
-  const res = await cluster.kubectl(args, input === undefined ? {} : { input });
-  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')} (${cluster.name}): ${res.stderr}`);
-  return res.stdout;
-}
-const kubectl = (args: string[], input?: string) => kubectlIn(host!, args, input);
-
-async function helm(args: string[]): Promise<string> {
-  const { stdout } = await run(join(kubeBinDir(), 'helm'), [...args, `--kubeconfig=${host!.kubeconfigPath}`], {
-    maxBuffer: 64 << 20,
-    timeout: 600_000,
-  });
-  return stdout;
-}
+const kubectl = (args: string[], input?: string) => kubectlOk(host!, args, input);
+const helm = (args: string[]) => helmOn(host!)(args);
 
 /** Whether 127.0.0.1:`port` can be listened on now. */
 const portFree = (port: number) =>
@@ -144,9 +136,7 @@ const valuesKey = (service: string) => service.replace(/-(\w)/g, (_, c: string) 
 function installArgs(): string[] {
   const set = (k: string, v: string | number) => ['--set', `${k}=${v}`];
   return [
-    ...set('image.repository', FLOTILLA_IMAGE.split(':')[0]!),
-    ...set('image.tag', FLOTILLA_IMAGE.split(':')[1]!),
-    ...set('image.pullPolicy', 'Never'),
+    ...imageValues(),
     ...set('memberAgent.hostNetwork', 'true'),
     ...set('hostNetwork.basePort', basePort),
     ...set('apiServer.host', host!.podNetwork!.gateway),
@@ -166,9 +156,7 @@ beforeAll(async () => {
   // 1. The images: Flotilla's from the Dockerfile, NATS and Redis from scripts/docker-env, saved for containerd.
   await requireDockerEngine();
   let started = performance.now();
-  await buildFlotillaImage();
-  const images = join(dir, 'images.tar');
-  await docker(['save', '-o', images, FLOTILLA_IMAGE, 'nats:2', 'redis:7'], { timeoutMs: 300_000 });
+  const images = await saveChartImages(dir);
   timings.images = performance.now() - started;
   // 2. The clusters: the members played by kwok, and the host with the real node, whose API server presents a client
   //    certificate to the webhook (deploy/apiserver).
@@ -194,48 +182,15 @@ beforeAll(async () => {
   await host.importImage(images);
   timings.import = performance.now() - started;
   basePort = await freePortRun(8 + MEMBERS.length);
-  // 3. NATS and Redis (the companion manifest, on ports of this run's own, at the pod network's gateway), and the
-  //    Secrets the chart refers to.
-  const [natsPort, redisPort] = [await freeTcpPort(), await freeTcpPort()];
-  const gateway = host.podNetwork!.gateway;
-  await kubectl(['create', 'namespace', NS]);
-  await kubectl(
-    ['apply', '-f', '-'],
-    readFileSync(join(ROOT, 'deploy', 'real-node', 'nats-redis.yaml'), 'utf8')
-      .replaceAll('14222', String(natsPort))
-      .replaceAll('16379', String(redisPort))
-      .replaceAll('127.0.0.1', gateway),
-  );
-  const secret = (args: string[]) => kubectl(['create', 'secret', ...args, '-n', NS]);
-  await secret([
-    'generic',
-    'flotilla-connections',
-    `--from-literal=NATS_URL=nats://${gateway}:${natsPort}`,
-    `--from-literal=REDIS_URL=redis://${gateway}:${redisPort}`,
-  ]);
-  await secret([
-    'tls',
-    'flotilla-gateway-tls',
-    `--cert=${join(pki.dir, 'gateway.crt')}`,
-    `--key=${join(pki.dir, 'gateway.key')}`,
-  ]);
-  await secret(['generic', 'flotilla-gateway-tokens', `--from-literal=tokens.csv=${'t'.repeat(32)},admin,helm-e2e\n`]);
-  await secret(['generic', 'flotilla-apiserver-client-ca', `--from-file=ca.crt=${join(pki.dir, 'client-ca.crt')}`]);
-  for (const [i, name] of MEMBERS.entries())
-    await secret([
-      'generic',
-      `flotilla-member-kubeconfig-${name}`,
-      `--from-file=kubeconfig=${members[i]!.kubeconfigPath}`,
-    ]);
-  await kubectl([
-    'wait',
-    '--for=condition=Available',
-    'deployment/nats',
-    'deployment/redis',
-    '-n',
-    NS,
-    '--timeout=90s',
-  ]);
+  // 3. NATS and Redis (the companion manifest, at the pod network's gateway), and the Secrets the chart refers to.
+  const { natsUrl, redisUrl } = await startCompanions(host);
+  await createChartSecrets(host, {
+    natsUrl,
+    redisUrl,
+    pki,
+    clientCa: true,
+    members: MEMBERS.map((name, i) => ({ name, kubeconfigPath: members[i]!.kubeconfigPath })),
+  });
 }, 1_500_000);
 
 afterAll(async () => {
