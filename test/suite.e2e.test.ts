@@ -59,15 +59,19 @@ describe('the suite with simulated member clusters', () => {
       const w = await cli('wait', '--for=condition=Ready', `cluster/${c}`, '--timeout', '20s');
       expect(w.out.trim()).toBe(`cluster/${c} condition met`);
     }
-    // workloads after the clusters are Ready, so the first placement sees all three (Steady mode keeps it after)
-    const r = await cli('apply', '-f', example('10-nginx-ordered-groups.yaml'), '-f', example('20-web-divided.yaml'));
-    expect(r.err).toBe('');
-    expect(r.out.trim().split('\n')).toEqual([
-      'deployment/nginx created',
-      'propagationpolicy/nginx created',
-      'deployment/web created',
-      'propagationpolicy/web created',
-    ]);
+    // workloads after the clusters are Ready, so the first placement sees all three (Steady mode keeps it after);
+    // web placed before nginx runs in member1, so its division does not depend on when member1 reports nginx's pods
+    const web = await cli('apply', '-f', example('20-web-divided.yaml'));
+    expect(web.err).toBe('');
+    expect(web.out.trim().split('\n')).toEqual(['deployment/web created', 'propagationpolicy/web created']);
+    await until<Binding, true>(
+      ['rb', 'web-deployment'],
+      (b) => ((b.spec.clusters?.length ?? 0) > 0 ? true : undefined),
+      'web scheduled',
+    );
+    const nginx = await cli('apply', '-f', example('10-nginx-ordered-groups.yaml'));
+    expect(nginx.err).toBe('');
+    expect(nginx.out.trim().split('\n')).toEqual(['deployment/nginx created', 'propagationpolicy/nginx created']);
     const m1 = await getJson<{
       status: { kubernetesVersion: string; resourceSummary: { allocatable: Record<string, string> } };
     }>('cluster', 'member1');
@@ -101,8 +105,10 @@ describe('the suite with simulated member clusters', () => {
       (b) => ((b.spec.clusters?.length ?? 0) > 0 ? b : undefined),
       'web scheduled',
     );
-    // member1 has 8 cpu, member2 4, member3 2, at 0.5 cpu a replica: available replicas 16 (15 once nginx runs
-    // there), 8 and 4, so 7 replicas divide 4 / 2 / 1 by dynamic weight.
+    // member1 is one node of 8 cpu / 32Gi, member2 4 / 16Gi, member3 2 / 8Gi. Their resource models (Karmada's
+    // default grades) answer 8, 4 and 2 replicas of 0.5 cpu / 512Mi: the grade minimums of each node's free room, 4,
+    // 2 and 1 cpu. 7 replicas divide 4 / 2 / 1 by dynamic weight. (Once nginx runs in member1 its free room falls a
+    // grade, to 4 replicas, and the same 7 would divide 3 / 3 / 1: hence web is placed first.)
     expect(rb.spec.clusters).toEqual([
       { name: 'member1', replicas: 4 },
       { name: 'member2', replicas: 2 },

@@ -226,6 +226,9 @@ describe('Informer (a NATS server of its own, restarted)', () => {
     try {
       await store.apply(deploy('before', 1));
       await sub.synced;
+      // synced can come from the listing of an empty bucket, before the watch delivers revision 1: the cut must come
+      // after it, or the watch resumes from 1, not 2
+      await eventually(() => (seen.length === 1 ? true : undefined), 5000, 'the first event');
       await nats.stop();
       await eventually(() => (gates.open ? undefined : true), 5000, 'the watch reported cut');
       expect(gates.reasons()).toEqual([
