@@ -201,12 +201,15 @@ spec:
               containerPort: {{ $apiPort }}
               protocol: TCP
             {{- end }}
+          # 240 s to first answer /healthz (kubeadm's budget for its control plane): a node process loads its
+          # modules in about 2 CPU-seconds, which a busy node under the CPU limit stretches past a minute
           startupProbe:
             httpGet:
               path: /healthz
               port: metrics
             periodSeconds: 2
-            failureThreshold: 30
+            timeoutSeconds: 3
+            failureThreshold: 120
           livenessProbe:
             httpGet:
               path: /healthz
