@@ -1,5 +1,6 @@
-// The browser's one module: src/web/app.ts and what it imports (the view models, @flotilla/api's quantities),
-// bundled by esbuild into dist/app.js after `tsc -b` has type-checked and built them. Offline: nothing is fetched.
+// The browser's one module: src/web/app.ts and what it imports (the view models, @flotilla/api's quantities, uPlot),
+// bundled by esbuild into dist/app.js after `tsc -b` has type-checked and built them; src/web/dashboard.css with
+// uPlot's stylesheet into dist/dashboard.css. Offline: nothing is fetched.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -14,5 +15,12 @@ await build({
   target: 'es2022',
   minify: true,
   sourcemap: true,
+  logLevel: 'warning',
+});
+await build({
+  entryPoints: [join(dir, 'src', 'web', 'dashboard.css')],
+  outfile: join(dir, 'dist', 'dashboard.css'),
+  bundle: true,
+  minify: true,
   logLevel: 'warning',
 });

@@ -1,7 +1,7 @@
 /**
- * The web dashboard's files, served by the gateway under `/dashboard/`: `static/` (the page and its style) and
- * `dist/web/` (the compiled browser modules). A URL, because this package is also compiled for the browser and so
- * imports nothing from Node.
+ * The web dashboard's files, served by the gateway under `/dashboard/`: `static/index.html` (the page) and what
+ * `pnpm run build` bundles into `dist/` (its browser module and stylesheet). A URL, because this package is also
+ * compiled for the browser and so imports nothing from Node.
  */
 export const DASHBOARD_PACKAGE_URL = new URL('../', import.meta.url).href;
 

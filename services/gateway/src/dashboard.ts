@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveKind } from '@flotilla/api';
 import { eventTypeOf, readEvents, type Bus, type CloudEvent, type EventAddress } from '@flotilla/bus';
@@ -29,7 +29,6 @@ const CONTENT_TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.map': 'application/json',
-  '.svg': 'image/svg+xml',
 };
 
 /** One page of `get rb -o wide` across namespaces, as the Workloads page shows it. */
@@ -281,20 +280,18 @@ function pageRequest(q: URLSearchParams) {
 
 const PACKAGE_DIR = fileURLToPath(DASHBOARD_PACKAGE_URL);
 
+/** What `pnpm run build` bundles into the dashboard's dist/ (packages/dashboard/scripts/bundle.mjs). */
+const BUILT_FILES = new Set(['app.js', 'app.js.map', 'dashboard.css']);
+
 /**
- * The file a dashboard URL names, or undefined: `/dashboard/` is the page, `/dashboard/static/…` its style,
- * `/dashboard/js/app.js` the bundled browser module (and its source map). Nothing else is ever served.
+ * The file a dashboard URL names, or undefined: `/dashboard/` is the page, `/dashboard/js/app.js` its bundled browser
+ * module (and source map), `/dashboard/js/dashboard.css` its bundled style. Nothing else is ever served.
  */
 export function dashboardFile(pathname: string, packageDir = PACKAGE_DIR): string | undefined {
   if (pathname === DASHBOARD_PATH || pathname === `${DASHBOARD_PATH}/`) return join(packageDir, 'static', 'index.html');
-  if (pathname === `${DASHBOARD_PATH}/js/app.js` || pathname === `${DASHBOARD_PATH}/js/app.js.map`)
-    return join(packageDir, 'dist', pathname.slice(`${DASHBOARD_PATH}/js/`.length));
-  const m = /^\/dashboard\/static\/(.+)$/.exec(pathname);
-  if (!m) return undefined;
-  const root = join(packageDir, 'static');
-  const file = normalize(join(root, decodeURIComponent(m[1]!)));
-  if (!file.startsWith(root + sep) || !CONTENT_TYPES[extname(file)]) return undefined;
-  return file;
+  const prefix = `${DASHBOARD_PATH}/js/`;
+  const built = pathname.startsWith(prefix) ? pathname.slice(prefix.length) : undefined;
+  return built !== undefined && BUILT_FILES.has(built) ? join(packageDir, 'dist', built) : undefined;
 }
 
 /**

@@ -1,31 +1,3 @@
-/** Tick intervals a time axis picks from, in milliseconds. */
-const STEPS = [
-  1_000,
-  5_000,
-  15_000,
-  30_000,
-  60_000,
-  5 * 60_000,
-  15 * 60_000,
-  30 * 60_000,
-  3_600_000,
-  3 * 3_600_000,
-  6 * 3_600_000,
-  12 * 3_600_000,
-  86_400_000,
-  7 * 86_400_000,
-  30 * 86_400_000,
-];
-
-/** About `count` round instants between `from` and `to` (epoch ms), at the smallest listed step that gives no more. */
-export function timeTicks(from: number, to: number, count = 5): number[] {
-  if (!(to > from)) return [from];
-  const step = STEPS.find((s) => (to - from) / s <= count) ?? STEPS.at(-1)!;
-  const out: number[] = [];
-  for (let t = Math.ceil(from / step) * step; t <= to; t += step) out.push(t);
-  return out;
-}
-
 /**
  * An instant as a wall-clock time in an IANA time zone (`2024-03-10 09:00 CET`): the cron page shows each rule's runs
  * in the rule's own zone, as CronFederatedHPA's `timeZone` means them.

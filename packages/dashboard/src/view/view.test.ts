@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { domains, seriesPath, valueTicks } from './chart.js';
+import { alignSeries, timeRange, valueRange } from './chart.js';
 import { clusterRows, resourceBar } from './clusters.js';
 import { decisionView } from './decision.js';
 import { addToFeed, eventObject, type FeedEvent, matchesEventFilter } from './events.js';
 import { pageLabel, pageOf, parsePageRequest } from './paging.js';
 import { readableQuantity, parseQuantity } from './quantity.js';
 import { SseParser, sseMessage } from './sse.js';
-import { dateInZone, formatInZone, timeTicks } from './time-axis.js';
+import { dateInZone, formatInZone } from './time-axis.js';
 import { trailFieldText, trailSeries, trailValueText } from './trail.js';
 
 describe('parseQuantity / readableQuantity', () => {
@@ -316,31 +316,43 @@ describe('trail series', () => {
 });
 
 describe('charts and time axes', () => {
-  it('draws steps and lines inside the box, counts from 0', () => {
-    const s = {
-      name: 'r',
+  it('aligns series on one time column, null where a series has no point', () => {
+    const replicas = {
+      name: 'replicas',
       points: [
         { t: 0, v: 2 },
-        { t: 60_000, v: 4 },
+        { t: 120_000, v: 4 },
       ],
     };
-    const d = domains([s]);
-    expect(d.v).toEqual({ min: 0, max: 4 });
-    const box = { width: 110, height: 50, left: 10, right: 0, top: 0, bottom: 10 };
-    expect(seriesPath(s, d, box, 'step')).toBe('M10,20H110V0');
-    expect(seriesPath(s, d, box, 'line')).toBe('M10,20L110,0');
+    const member1 = { name: 'cluster member1', points: [{ t: 60_000, v: 1 }] };
+    expect(alignSeries([replicas, member1], [180_000, 60_000])).toEqual({
+      times: [0, 60_000, 120_000, 180_000],
+      values: [
+        [2, null, 4, null],
+        [null, 1, null, null],
+      ],
+    });
+    expect(alignSeries([], [5])).toEqual({ times: [5], values: [] });
   });
 
   it.each([
-    [{ min: 0, max: 10 }, [0, 5, 10]],
-    [{ min: 0, max: 2 }, [0, 0.5, 1, 1.5, 2]],
-    [{ min: 3, max: 3 }, [3]],
-  ])('value ticks of %j', (d, ticks) => expect(valueTicks(d, 4)).toEqual(ticks));
+    [0, 10, [0, 10]],
+    [3, 3, [0, 3]],
+    [0, 0, [0, 1]],
+    [-2, 5, [-2, 5]],
+    [null, null, [0, 1]],
+  ])('values from %j to %j are drawn over %j (counts from 0)', (min, max, range) =>
+    expect(valueRange(min, max)).toEqual(range),
+  );
 
   it.each([
-    [0, 3_600_000, 5, [0, 900_000, 1_800_000, 2_700_000, 3_600_000]],
-    [30_000, 50_000, 5, [30_000, 35_000, 40_000, 45_000, 50_000]],
-  ])('time ticks from %d to %d', (from, to, n, ticks) => expect(timeTicks(from, to, n)).toEqual(ticks));
+    [[], [0, 60_000]],
+    [[1_000], [-59_000, 61_000]],
+    [
+      [1_000, 5_000],
+      [1_000, 5_000],
+    ],
+  ])('times %j are drawn over %j', (times, range) => expect(timeRange(times)).toEqual(range));
 
   it.each([
     ['2024-03-10T08:00:00Z', 'Europe/Berlin', '2024-03-10 09:00 CET'],

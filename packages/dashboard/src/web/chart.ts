@@ -1,17 +1,12 @@
-import {
-  CHART_BOX,
-  type Domain,
-  domains,
-  type Series,
-  scale,
-  seriesPath,
-  timeTicks,
-  valueTicks,
-} from '../view/index.js';
-import { h, s, table } from './dom.js';
+import uPlot from 'uplot';
+import { alignSeries, type Series, timeRange, valueRange } from '../view/index.js';
+import { h, table } from './dom.js';
 
 /** Line styles beside colours, so that colour is never the only way to tell the series apart. */
-const DASHES = ['', '6 3', '2 3', '10 3 2 3', '1 5'];
+const DASHES: ReadonlyArray<number[] | undefined> = [undefined, [6, 3], [2, 3], [10, 3, 2, 3], [1, 5]];
+const COLOURS = ['#0b5cad', '#d1600f', '#1e6b35', '#7a3db8', '#a01c5b', '#4d5866'];
+const WIDTH = 720;
+const HEIGHT = 240;
 
 export interface ChartOptions {
   title: string;
@@ -19,10 +14,12 @@ export interface ChartOptions {
   shape?: 'step' | 'line';
   /** How a time on the axis reads (local time by default). */
   formatTime?: (t: number) => string;
-  /** Extra instants and values the axes must include. */
-  extra?: { t?: number[]; v?: number[] };
+  /** The IANA zone the time axis falls on round hours and days of (the browser's by default). */
+  timeZone?: string;
+  /** Instants the time axis must include ("now"). */
+  extraTimes?: number[];
   /** Instants marked on the axis with a label (a cron rule's runs, an excluded date). */
-  marks?: Array<{ t: number; label: string; kind: string }>;
+  marks?: Array<{ t: number; label: string; kind: 'next' | 'excluded' }>;
 }
 
 /** Local time, with seconds when the chart spans less than ten minutes. */
@@ -35,88 +32,79 @@ const localTime = (span: number) => (t: number) =>
   });
 
 /**
- * An SVG chart of series over time, with its text alternative: a figure whose caption names every series, and a
- * table of the same points a screen reader (or a person who prefers numbers) can read. Each path carries its
- * series' name and points as data attributes.
+ * A uPlot chart of series over time, with its text alternative: a figure whose caption names every series and its
+ * line style, and a table of the same points a screen reader (or a person who prefers numbers) can read. Marks (a
+ * cron rule's runs) are elements over the plot with their label as a tooltip, a circle for a run and a cross for an
+ * excluded date, so that a mark's kind does not rest on colour either.
  */
 export function timeChart(o: ChartOptions): HTMLElement {
-  const box = CHART_BOX;
-  const d = domains(o.series, {
-    t: [...(o.extra?.t ?? []), ...(o.marks ?? []).map((m) => m.t)],
-    v: o.extra?.v ?? [],
+  const marks = o.marks ?? [];
+  const { times, values } = alignSeries(o.series, [...(o.extraTimes ?? []), ...marks.map((m) => m.t)]);
+  const [from, to] = timeRange(times);
+  const fmt = o.formatTime ?? localTime(to - from);
+  const plot = h('div', {
+    class: 'chart',
+    role: 'img',
+    'aria-label': `${o.title}: ${o.series.map((s) => s.name).join(', ') || 'no data'}`,
   });
-  const fmt = o.formatTime ?? localTime(d.t.max - d.t.min);
-  const x = scale(d.t, box.left, box.width - box.right);
-  const y = scale(d.v, box.height - box.bottom, box.top);
-  const svg = s(
-    'svg',
+  const markElements = marks.map((m) =>
+    h('span', { class: `mark mark-${m.kind}`, 'data-mark': m.kind, title: m.label }, m.kind === 'excluded' ? '✘' : '●'),
+  );
+  const placeMarks = (u: uPlot) => {
+    for (const [i, el] of markElements.entries()) {
+      if (el.parentElement !== u.over) u.over.append(el);
+      el.style.left = `${u.valToPos(marks[i]!.t, 'x')}px`;
+    }
+  };
+  const stepped = uPlot.paths.stepped?.({ align: 1 });
+  const chart = new uPlot(
     {
-      viewBox: `0 0 ${box.width} ${box.height}`,
-      role: 'img',
-      'aria-label': `${o.title}: ${o.series.map((x) => x.name).join(', ') || 'no data'}`,
-      class: 'chart',
+      width: WIDTH,
+      height: HEIGHT,
+      ms: 1,
+      ...(o.timeZone ? { tzDate: (t: number) => uPlot.tzDate(new Date(t), o.timeZone!) } : {}),
+      scales: {
+        x: { time: true, range: () => [from, to] },
+        y: { range: (_u, min, max) => (o.series.length ? valueRange(min, max) : [0, 1]) },
+      },
+      axes: [
+        // Ticks far enough apart for labels of this format (uPlot's default spacing assumes short ones).
+        { values: (_u, splits) => splits.map((t) => fmt(t)), space: fmt(from).length * 7 + 16 },
+        { show: o.series.length > 0 },
+      ],
+      series: [
+        { label: 'time', value: (_u, t) => (t === null ? '-' : fmt(t)) },
+        ...o.series.map((s, i) => ({
+          label: s.name,
+          stroke: COLOURS[i % COLOURS.length]!,
+          width: 2,
+          ...(DASHES[i % DASHES.length] ? { dash: DASHES[i % DASHES.length]! } : {}),
+          spanGaps: true,
+          ...(o.shape !== 'line' && stepped ? { paths: stepped } : {}),
+        })),
+      ],
+      legend: { show: o.series.length > 0 },
+      hooks: { draw: [placeMarks] },
     },
-    ...axes(d, x, y, fmt, o.series.length > 0),
-    ...(o.marks ?? []).map((m) =>
-      s(
-        'g',
-        { class: `mark mark-${m.kind}`, 'data-mark': m.kind },
-        s('line', { x1: x(m.t), x2: x(m.t), y1: box.top, y2: box.height - box.bottom }),
-        // A shape beside the colour: a run is a circle, an excluded date a cross.
-        m.kind === 'excluded'
-          ? s('text', { x: x(m.t), y: box.top + 14, 'text-anchor': 'middle', class: 'mark-glyph' }, '✘')
-          : s('circle', { cx: x(m.t), cy: box.top + 10, r: 4 }),
-        s('title', {}, m.label),
-      ),
-    ),
-    ...o.series.map((ser, i) =>
-      s(
-        'path',
-        {
-          d: seriesPath(ser, d, box, o.shape ?? 'step'),
-          class: `series series-${i % 6}`,
-          'stroke-dasharray': DASHES[i % DASHES.length],
-          'data-series': ser.name,
-          'data-points': ser.points.map((p) => `${new Date(p.t).toISOString()}=${p.v}`).join(' '),
-        },
-        s('title', {}, ser.name),
-      ),
-    ),
+    [times, ...values],
+    plot,
   );
-  const legend = h(
-    'ul',
-    { class: 'legend' },
-    ...o.series.map((ser, i) =>
-      h(
-        'li',
-        {},
-        s('svg', { class: 'swatch', viewBox: '0 0 24 6', 'aria-hidden': 'true' }),
-        ` ${ser.name} (${DASHES[i % DASHES.length] ? 'dashed' : 'solid'})`,
-      ),
-    ),
-  );
-  // Legend swatches drawn with the series' own stroke and dash.
-  legend.querySelectorAll('svg.swatch').forEach((sw, i) => {
-    sw.append(
-      s('line', {
-        x1: 0,
-        y1: 3,
-        x2: 24,
-        y2: 3,
-        class: `series series-${i % 6}`,
-        'stroke-dasharray': DASHES[i % DASHES.length],
-      }),
-    );
-  });
+  placeMarks(chart);
+  // As wide as the page allows, up to WIDTH: uPlot draws at a size in pixels.
+  new ResizeObserver(([entry]) => {
+    const width = Math.min(WIDTH, Math.floor(entry?.contentRect.width ?? WIDTH));
+    if (width > 0 && width !== chart.width) chart.setSize({ width, height: HEIGHT });
+  }).observe(plot);
+  const styles = o.series.map((s, i) => `${s.name} (${DASHES[i % DASHES.length] ? 'dashed' : 'solid'})`);
   const rows = [
-    ...o.series.flatMap((ser) => ser.points.map((p) => [ser.name, fmt(p.t), String(Math.round(p.v * 100) / 100)])),
-    ...(o.marks ?? []).map((m) => [m.kind, fmt(m.t), m.label]),
+    ...o.series.flatMap((s) => s.points.map((p) => [s.name, fmt(p.t), String(Math.round(p.v * 100) / 100)])),
+    ...marks.map((m) => [m.kind, fmt(m.t), m.label]),
   ];
   return h(
     'figure',
     { class: 'chart-figure' },
-    svg,
-    h('figcaption', {}, o.title, legend),
+    plot,
+    h('figcaption', {}, o.title, styles.length ? `: ${styles.join(', ')}` : ''),
     h(
       'details',
       {},
@@ -124,31 +112,4 @@ export function timeChart(o: ChartOptions): HTMLElement {
       table(o.title, ['series', 'time', 'value'], rows, { class: 'chart-table' }),
     ),
   );
-}
-
-/** The time axis, and the value axis when there are values (a chart of marks alone has none). */
-function axes(
-  d: { t: Domain; v: Domain },
-  x: (t: number) => number,
-  y: (v: number) => number,
-  fmt: (t: number) => string,
-  values: boolean,
-) {
-  const box = CHART_BOX;
-  const bottom = box.height - box.bottom;
-  return [
-    s('line', { class: 'axis', x1: box.left, x2: box.width - box.right, y1: bottom, y2: bottom }),
-    s('line', { class: 'axis', x1: box.left, x2: box.left, y1: box.top, y2: bottom }),
-    ...timeTicks(d.t.min, d.t.max, 5).map((t) =>
-      s('text', { class: 'tick', x: x(t), y: bottom + 16, 'text-anchor': 'middle' }, fmt(t)),
-    ),
-    ...(values ? valueTicks(d.v, 4) : []).map((v) =>
-      s(
-        'g',
-        {},
-        s('line', { class: 'grid', x1: box.left, x2: box.width - box.right, y1: y(v), y2: y(v) }),
-        s('text', { class: 'tick', x: box.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, String(v)),
-      ),
-    ),
-  ];
 }

@@ -35,13 +35,14 @@ export const cronPage: Page = async (ctx) => {
                   series: [],
                   // Month-day and time in the rule's zone: the runs span days.
                   formatTime: (t) => formatInZone(t, r.timeZone).slice(5),
-                  extra: { t: [now.getTime()] },
+                  timeZone: r.timeZone,
+                  extraTimes: [now.getTime()],
                   marks: [
-                    ...r.next.map((x) => ({ t: x.t, label: `${x.local}: ${x.values}`, kind: 'next' })),
+                    ...r.next.map((x) => ({ t: x.t, label: `${x.local}: ${x.values}`, kind: 'next' as const })),
                     ...r.excluded.map((x) => ({
                       t: x.t,
                       label: `${x.local}: excluded by ${x.entry}`,
-                      kind: 'excluded',
+                      kind: 'excluded' as const,
                     })),
                   ],
                 }),
