@@ -16,6 +16,13 @@ interface Pod {
   };
 }
 
+/** kubectl on the cluster; its stdout, or an error with its stderr. */
+async function kubectlOk(cluster: KubeCluster, args: string[], input?: string): Promise<string> {
+  const res = await cluster.kubectl(args, { input });
+  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
+  return res.stdout;
+}
+
 // A real kubelet with Debian's containerd and runc (scripts/kube-env build builds and installs them); without them
 // this fails, it never skips. No played node (nodes: 0): whatever the scheduler places runs for real.
 describe('a cluster with a real node', () => {
@@ -28,11 +35,7 @@ describe('a cluster with a real node', () => {
   }, 180_000);
   afterAll(() => cluster?.stop(), 60_000);
 
-  const kubectl = async (args: string[], input?: string): Promise<string> => {
-    const res = await cluster.kubectl(args, { input });
-    if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
-    return res.stdout;
-  };
+  const kubectl = (args: string[], input?: string) => kubectlOk(cluster, args, input);
 
   it('registers the node Ready, run by containerd', async () => {
     const node = JSON.parse(await kubectl(['get', 'node', REAL_NODE_NAME, '-o', 'json'])) as {
@@ -124,11 +127,7 @@ describe('a real node with a pod network', () => {
   }, 180_000);
   afterAll(() => cluster?.stop(), 60_000);
 
-  const kubectl = async (args: string[], input?: string): Promise<string> => {
-    const res = await cluster.kubectl(args, { input });
-    if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
-    return res.stdout;
-  };
+  const kubectl = (args: string[], input?: string) => kubectlOk(cluster, args, input);
 
   it('runs two replicas on the one port, each on its own address, reached from the node and from each other', async () => {
     const network = cluster.podNetwork!;
