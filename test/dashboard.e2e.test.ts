@@ -192,7 +192,8 @@ describe('the dashboard in a browser', () => {
     // The chart's series, in the chart's legend: the template's count, and member1's share of it, each at 2 in
     // the chart's table.
     const chart = page.getByRole('region', { name: 'Replica trail: why this count?' });
-    expect(await chartLegend(chart)).toEqual(['replicas', 'cluster member1']);
+    // Polled: the page follows the trail live, and member1's share may reach it after the first paint
+    await expect.poll(() => chartLegend(chart), { timeout: scaled(20_000) }).toEqual(['replicas', 'cluster member1']);
     expect(await chartValues(chart, 'replicas')).toContain('2');
     expect(await chartValues(chart, 'cluster member1')).toContain('2');
     expect(await page.getByRole('img', { name: /Replicas over time: replicas, cluster member1/ }).count()).toBe(1);
@@ -248,7 +249,7 @@ describe('the dashboard in a browser', () => {
       const section = page.getByTestId('ehpa-default/php-apache');
       await section.getByText(`Winning proposal: ${winner}`).waitFor();
       await section.getByRole('cell', { name: `★ ${winner} (winning)` }).waitFor();
-      expect(await chartLegend(section)).toContain('replicas');
+      await expect.poll(() => chartLegend(section), { timeout: scaled(20_000) }).toContain('replicas');
       expect((await chartValues(section, 'replicas')).every((v) => /^\d+$/.test(v))).toBe(true);
       expect(await chartValues(section, 'replicas')).not.toEqual([]);
       expect(
