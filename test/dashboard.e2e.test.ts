@@ -91,6 +91,15 @@ async function open(token: string | undefined, hash: string): Promise<Page> {
 /** The text a person sees in what a locator finds (rendered, as innerText gives it). */
 const seen = async (l: Locator) => (await l.allInnerTexts()).join('\n');
 
+/**
+ * Each table row's cells, tab-separated, read from the cells themselves: a row's innerText has its tabs only once the
+ * page is laid out, and under load it was twice read before (the cells ran together).
+ */
+const rowTexts = (rows: Locator): Promise<string[]> =>
+  rows.evaluateAll((trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim()).join('\t')),
+  );
+
 /** The series a chart names in its legend (uPlot's; the time column left out), once it is drawn. */
 async function chartLegend(scope: Locator): Promise<string[]> {
   const labels = scope.locator('.u-legend .u-series .u-label');
@@ -130,7 +139,7 @@ describe('the dashboard in a browser', () => {
     const page = await open(READER, '#/clusters');
     const table = page.getByTestId('clusters');
     await table.getByText('member3', { exact: true }).waitFor();
-    const rows = await table.locator('tbody tr').allInnerTexts();
+    const rows = await rowTexts(table.locator('tbody tr'));
     expect(rows).toHaveLength(3);
     for (const [i, row] of rows.entries()) {
       expect(row).toContain(`member${i + 1}`);
@@ -159,12 +168,11 @@ describe('the dashboard in a browser', () => {
     const headers = await page.getByTestId('bindings').locator('thead th').allInnerTexts();
     expect(headers).toEqual(['NAMESPACE', 'NAME', 'SCHEDULED', 'CLUSTERS', 'AFFINITY', 'PODSSCHEDULED', 'AGE']);
     const rowNames = async () =>
-      (await page.getByTestId('bindings').locator('tbody tr').allInnerTexts()).map((r) => r.split('\t')[1]);
+      (await rowTexts(page.getByTestId('bindings').locator('tbody tr'))).map((r) => r.split('\t')[1]);
     expect(await rowNames()).toEqual(names.slice(0, 2));
-    // Polled, as the eye would wait: a live update can re-render the rows here, and once (machine under load) the
-    // rows read just after the names had lost their cell separators
+    // Polled, as the eye would wait: a live update can re-render the rows here
     await expect
-      .poll(() => seen(page.getByTestId('bindings').locator('tbody tr')))
+      .poll(async () => (await rowTexts(page.getByTestId('bindings').locator('tbody tr'))).join('\n'))
       .toMatch(/default\s+nginx-deployment\s+True\s+member1:2\s+dc-beijing/);
     await page.getByRole('link', { name: 'Next ›' }).click();
     await page
@@ -186,7 +194,7 @@ describe('the dashboard in a browser', () => {
     const decision = page.getByTestId('decision');
     await decision.getByText('dc-beijing').first().waitFor();
     expect(await seen(decision)).toMatch(/Outcome\s+Scheduled/);
-    const groups = await page.getByTestId('groups').locator('tbody tr').allInnerTexts();
+    const groups = await rowTexts(page.getByTestId('groups').locator('tbody tr'));
     expect(groups.length).toBeGreaterThanOrEqual(1);
     expect(groups.join('\n')).toMatch(/dc-beijing\s+✔ fit/);
     // The chart's series, in the chart's legend: the template's count, and member1's share of it, each at 2 in
@@ -208,7 +216,7 @@ describe('the dashboard in a browser', () => {
     const up = section.locator('article[data-rule="scale-up"]');
     await up.getByRole('heading', { name: 'Rule scale-up: "0 8 * * 1-5" in Asia/Shanghai' }).waitFor();
     // The next runs, as the rule's zone reads them: 08:00 on weekdays, GMT+8.
-    const runs = await up.locator('table.cron-next tbody tr').allInnerTexts();
+    const runs = await rowTexts(up.locator('table.cron-next tbody tr'));
     expect(runs.length).toBeGreaterThanOrEqual(4);
     for (const r of runs) expect(r).toMatch(/^\d{4}-\d{2}-\d{2} 08:00 GMT\+8\s+replicas 10$/);
     // On the chart, one mark per run, each with its time in words.
@@ -224,7 +232,7 @@ describe('the dashboard in a browser', () => {
     await section.getByText('member HPAs, StaticWeighted assignment').waitFor();
     const shares = section.locator('table.fhpa-shares tbody tr');
     await expect.poll(() => shares.count(), { timeout: scaled(20_000) }).toBe(3);
-    const rows = await shares.allInnerTexts();
+    const rows = await rowTexts(shares);
     expect(rows.map((r) => r.split('\t')[0])).toEqual(['member1', 'member2', 'member3']);
     expect(rows[2]).toMatch(/\(50%\)/);
     await shot(page, 'federatedhpas');
