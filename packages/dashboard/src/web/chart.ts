@@ -90,11 +90,24 @@ export function timeChart(o: ChartOptions): HTMLElement {
     plot,
   );
   placeMarks(chart);
-  // As wide as the page allows, up to WIDTH: uPlot draws at a size in pixels.
-  new ResizeObserver(([entry]) => {
+  // As wide as the page allows, up to WIDTH: uPlot draws at a size in pixels. A live page re-renders by replacing its
+  // content, and a ResizeObserver also fires when its element leaves the document: then the chart is destroyed, which
+  // removes the listeners uPlot put on the window (they would keep every replaced chart alive in a tab left open).
+  // (Only once it has been in the document: the chart is built before its page is attached.)
+  let shown = false;
+  const sizer = new ResizeObserver(([entry]) => {
+    if (!plot.isConnected) {
+      if (shown) {
+        sizer.disconnect();
+        chart.destroy();
+      }
+      return;
+    }
+    shown = true;
     const width = Math.min(WIDTH, Math.floor(entry?.contentRect.width ?? WIDTH));
     if (width > 0 && width !== chart.width) chart.setSize({ width, height: HEIGHT });
-  }).observe(plot);
+  });
+  sizer.observe(plot);
   const styles = o.series.map((s, i) => `${s.name} (${DASHES[i % DASHES.length] ? 'dashed' : 'solid'})`);
   const rows = [
     ...o.series.flatMap((s) => s.points.map((p) => [s.name, fmt(p.t), String(Math.round(p.v * 100) / 100)])),
