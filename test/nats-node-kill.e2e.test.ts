@@ -9,7 +9,16 @@ import { connectBus, readEvents, requiredStreams, type Bus } from '@flotilla/bus
 import { GatewayClient, isRetryable } from '@flotilla/client';
 import { Suite } from '@flotilla/launcher';
 import { BURST_PLACEMENT, burstDeployment, burstPolicy, waitBurstScheduled } from './support/burst.js';
-import { eventually, PrivateNatsCluster, REDIS_URL, scaled, uniquePrefix } from '@flotilla/testkit';
+import {
+  eventually,
+  measureCpuShare,
+  PrivateNatsCluster,
+  REDIS_URL,
+  scaled,
+  testTimeScale,
+  timeScaleForCpuShare,
+  uniquePrefix,
+} from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { removeRedisKeys, ROOT } from './support/suite.js';
 
@@ -116,6 +125,10 @@ describe('kill -9 of the NATS node leading the objects bucket during a burst of 
         }
       };
 
+      // The 2 s of slack is scaled for a busy machine as every budget of the suite is, by the factor measured now (before
+      // the burst) when that is larger than the suite's, measured at its start: the suite's own heaviest files (the
+      // chart on a real node) can run beside this one, and once took the stall 186 ms past an unscaled budget.
+      const slackMs = Math.round(2000 * Math.max(testTimeScale(), timeScaleForCpuShare(measureCpuShare())));
       let killedAt = 0;
       let electedAt = 0;
       const inFlight = new Set<Promise<void>>();
@@ -156,13 +169,12 @@ describe('kill -9 of the NATS node leading the objects bucket during a burst of 
       }
       console.log(
         `kill -9 of ${cluster.serverNames[victim]} (leader of ${led.join(', ')}): new leaders after ${electionMs} ms, ` +
-          `first write accepted ${firstWriteMs} ms after the kill, longest write stall ${longestGapMs} ms (budget ${electionMs + scaled(2000)} ms) ` +
+          `first write accepted ${firstWriteMs} ms after the kill, longest write stall ${longestGapMs} ms (budget ${electionMs + slackMs} ms) ` +
           `(ending ${gapEnd - killedAt} ms after the kill); ` +
           `answers retried: ${JSON.stringify(Object.fromEntries(refusals))}`,
       );
-      // The issue's budget: the election plus 2 s, the 2 s (a request's timeout, a retry, the services' own work)
-      // scaled for a busy machine as every time budget of the suite is.
-      expect(longestGapMs).toBeLessThanOrEqual(electionMs + scaled(2000));
+      // The issue's budget: the election plus 2 s (a request's timeout, a retry, the services' own work), scaled above.
+      expect(longestGapMs).toBeLessThanOrEqual(electionMs + slackMs);
 
       const done = await waitBurstScheduled(bus, { namePrefix: 'ha-', count: BURST, timeoutMs: 90_000 });
       for (const b of done) expect((b.spec as { clusters: unknown }).clusters).toEqual(BURST_PLACEMENT);
