@@ -23,6 +23,8 @@ async function kubectlOk(cluster: KubeCluster, args: string[], input?: string): 
   return res.stdout;
 }
 
+// The pods below serve from /tmp inside their own container, not a folder of the machine (a /srv made there instead
+// never became Ready when tried).
 // A real kubelet with Debian's containerd and runc (scripts/kube-env build builds and installs them); without them
 // this fails, it never skips. No played node (nodes: 0): whatever the scheduler places runs for real.
 describe('a cluster with a real node', () => {
