@@ -81,6 +81,10 @@ interface Pod {
     containerStatuses?: { restartCount: number }[];
   };
 }
+interface ClusterObject {
+  metadata: { name: string };
+  status?: { conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[] };
+}
 const component = (p: Pod) => p.metadata.labels?.['app.kubernetes.io/component'];
 /** The pod's metrics and probes port: 8080 on its own address, basePort + 8 + i for member-agent i on the node's. */
 const metricsUrl = (p: Pod, path: string) => {
@@ -112,6 +116,10 @@ const allReady = (replaced: Set<string>) =>
 /** What the pods say when a step fails: their states, each one's last log lines, and more of any not Ready. */
 async function podReport(): Promise<string> {
   const lines = [await kubectl(['get', 'pods', '-n', NS, '-o', 'wide'])];
+  // Which cluster lost its Ready condition and why, when a binding moved that should not have.
+  const clusters = await host!.kubectl(['get', 'clusters', '-o', 'json']);
+  for (const c of (JSON.parse(clusters.stdout || '{"items":[]}') as { items: ClusterObject[] }).items)
+    lines.push(`cluster ${c.metadata.name}: ${JSON.stringify(c.status?.conditions ?? [])}`);
   for (const p of await flotillaPods()) {
     const logs = await host!.kubectl(['logs', p.metadata.name, '-n', NS, '--tail=10']);
     lines.push(`--- ${p.metadata.name}`, logs.stdout);

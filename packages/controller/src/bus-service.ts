@@ -1,9 +1,18 @@
-import { busOptionsFromEnv, connectBus, publishEvent, type Bus, type CloudEvent } from '@flotilla/bus';
+import {
+  busOptionsFromEnv,
+  connectBus,
+  isCredentialsRefused,
+  publishEvent,
+  type Bus,
+  type CloudEvent,
+} from '@flotilla/bus';
 import {
   closeRedis,
   connectionGate,
   connectRedis,
+  isRedisCredentialsRefused,
   redisSentinelFromEnv,
+  retryAtStartup,
   leaderServiceStart,
   runService,
   watchProvisioning,
@@ -118,8 +127,12 @@ export function runBusService<
   /** Opens in order, and closes what it opened (bus first, as the services always did) if a later step fails. */
   async function open(ctx: ServiceContext<ConfigOf<S>>): Promise<{ resources: Resources; close(): Promise<void> }> {
     const { config, gates, logger } = ctx;
+    const retry = { gates, logger, budgetMs: config.STARTUP_CONNECT_MS, signal: ctx.signal };
     const prepared = ((await d.prepare?.(ctx)) ?? {}) as P;
-    const bus = await connectBus(busOptionsFromEnv(config, d.name, connectionGate(gates, logger, 'nats')));
+    const bus = await retryAtStartup(
+      () => connectBus(busOptionsFromEnv(config, d.name, connectionGate(gates, logger, 'nats'))),
+      { ...retry, gate: 'nats', isPermanent: isCredentialsRefused },
+    );
     const closers: Array<() => Promise<void>> = [() => bus.close()];
     const close = async () => {
       for (const c of closers) await c();
@@ -130,12 +143,17 @@ export function runBusService<
         publish: (e) => publishEvent(bus, e),
       };
       if (d.redis) {
-        const redis = await connectRedis(config.REDIS_URL, {
-          password: config.REDIS_PASSWORD,
-          sentinel: redisSentinelFromEnv(config),
-          connectionName: d.name,
-          onConnection: connectionGate(gates, logger, d.redis.gate),
-        });
+        const gate = d.redis.gate;
+        const redis = await retryAtStartup(
+          () =>
+            connectRedis(config.REDIS_URL, {
+              password: config.REDIS_PASSWORD,
+              sentinel: redisSentinelFromEnv(config),
+              connectionName: d.name,
+              onConnection: connectionGate(gates, logger, gate),
+            }),
+          { ...retry, gate, isPermanent: isRedisCredentialsRefused },
+        );
         closers.push(() => closeRedis(redis));
         connections.redis = redis;
         connections.queuePrefix = config.FLOTILLA_PREFIX;

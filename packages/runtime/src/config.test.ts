@@ -36,6 +36,7 @@ describe('baseConfigSchema', () => {
       EVENTS_MAX_AGE_MS: 7 * 24 * 3600 * 1000,
       EVENTS_MAX_BYTES: 512 * 1024 * 1024,
       PROVISION_CHECK_MS: 5000,
+      STARTUP_CONNECT_MS: 60_000,
       HEAP_GROWTH_PERCENT: 25,
     });
   });

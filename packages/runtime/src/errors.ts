@@ -80,3 +80,9 @@ export class RedisUnavailableError extends Error {
     super(`cannot reach Redis at ${url}: ${(options?.cause as Error | undefined)?.message ?? 'no answer'}`, options);
   }
 }
+
+/** True when Redis answered but refused the password it was given, or wanted one (its WRONGPASS and NOAUTH replies). */
+export function isRedisCredentialsRefused(err: unknown): boolean {
+  const cause = err instanceof RedisUnavailableError ? err.cause : undefined;
+  return cause instanceof Error && /^(WRONGPASS|NOAUTH)\b/.test(cause.message);
+}

@@ -48,9 +48,11 @@ export {
   isStaleFencingToken,
   NotLeaderError,
   StaleFencingTokenError,
+  isRedisCredentialsRefused,
   RedisUnavailableError,
   type ConfigIssue,
 } from './errors.js';
+export { DEFAULT_STARTUP_CONNECT_MS, retryAtStartup, type StartupRetryOptions } from './startup-retry.js';
 export { startHttpServer, type HttpServerHandle, type StartHttpServerOptions } from './http.js';
 export {
   LeaderElector,

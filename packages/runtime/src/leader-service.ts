@@ -73,6 +73,7 @@ export function leaderServiceStart<S extends z.ZodType<BaseConfig>, T>(
         logger,
         registry: ctx.registry,
         onConnection: connectionGate(ctx.gates, logger, 'redis'),
+        startupRetry: { budgetMs: config.STARTUP_CONNECT_MS, gates: ctx.gates, signal: ctx.signal },
         work: (_token, fencing) => definition.lead(ctx, resources, fencing),
       });
     } catch (err) {

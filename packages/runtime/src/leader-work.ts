@@ -3,7 +3,9 @@ import type { Registry } from 'prom-client';
 import { leaderGauge } from './leader-metrics.js';
 import { LeaderElector, runWhileLeader, WorkRestartRequested, type Fencing } from './leader.js';
 import type { ConnectionListener } from './connection-gate.js';
+import { isRedisCredentialsRefused } from './errors.js';
 import { closeRedis, connectRedis, type RedisSentinelOptions } from './redis.js';
+import { retryAtStartup, type StartupRetryOptions } from './startup-retry.js';
 
 export interface LeaderWorkOptions {
   redisUrl: string;
@@ -24,6 +26,10 @@ export interface LeaderWorkOptions {
   registry?: Registry | undefined;
   /** Told of the lease connection's outages. */
   onConnection?: ConnectionListener | undefined;
+  /**
+   * Keep trying the first connection for a while (its readiness gate is 'redis'); unset, one attempt fails at once.
+   */
+  startupRetry?: Pick<StartupRetryOptions, 'budgetMs' | 'gates' | 'signal'> | undefined;
 }
 
 /** Stops the work, releases the lease and closes the connection; `restartWork` starts the current term's work over. */
@@ -37,16 +43,25 @@ export interface LeaderWorkHandle {
 }
 
 /**
- * The shell every leader-elected service uses: connect to Redis (failing fast), compete for the lease, run the
+ * The shell every leader-elected service uses: connect to Redis (see `startupRetry`), compete for the lease, run the
  * work while leader. Returns a function that stops the work, releases the lease and closes the connection.
  */
 export async function startLeaderWork(o: LeaderWorkOptions): Promise<LeaderWorkHandle> {
-  const redis = await connectRedis(o.redisUrl, {
-    password: o.redisPassword,
-    sentinel: o.redisSentinel,
-    connectionName: o.key,
-    onConnection: o.onConnection,
-  });
+  const connect = () =>
+    connectRedis(o.redisUrl, {
+      password: o.redisPassword,
+      sentinel: o.redisSentinel,
+      connectionName: o.key,
+      onConnection: o.onConnection,
+    });
+  const redis = o.startupRetry
+    ? await retryAtStartup(connect, {
+        ...o.startupRetry,
+        gate: 'redis',
+        logger: o.logger,
+        isPermanent: isRedisCredentialsRefused,
+      })
+    : await connect();
   let interrupt: ((reason: Error) => void) | undefined;
   const elector = new LeaderElector({ redis, key: o.key, leaseMs: o.leaseMs, logger: o.logger });
   const leading = o.registry ? leaderGauge(o.registry) : undefined;
