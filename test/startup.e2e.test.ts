@@ -52,6 +52,16 @@ describe('start-up failures', () => {
     expect(r.output).not.toMatch(/s3cret/);
   });
 
+  it('SIGTERM while it waits for NATS: stops trying and exits 0', async () => {
+    const service = start('affinity-scheduler', { NATS_URL: 'nats://127.0.0.1:1' });
+    await eventually(() => (/nats not reachable/.test(service.output()) ? true : undefined), 30_000, 'a retry');
+    service.child.kill('SIGTERM');
+    const r = await service.exited;
+    expect(r.code).toBe(0);
+    expect(r.output).toMatch(/"msg":"start-up cancelled"/);
+    expect(r.output).not.toMatch(/start-up failed/);
+  });
+
   it('NATS that answers only after the service started: the service waits for it, not-ready meanwhile, and starts', async () => {
     const nats = new PrivateNats(await freeTcpPort());
     const service = start('gateway', { NATS_URL: nats.url, HTTP_PORT: String(await freeTcpPort()) });

@@ -131,7 +131,7 @@ export function runBusService<
     const prepared = ((await d.prepare?.(ctx)) ?? {}) as P;
     const bus = await retryAtStartup(
       () => connectBus(busOptionsFromEnv(config, d.name, connectionGate(gates, logger, 'nats'))),
-      { ...retry, gate: 'nats', isPermanent: isCredentialsRefused },
+      { ...retry, gate: 'nats', isPermanent: isCredentialsRefused, dispose: (made) => made.close() },
     );
     const closers: Array<() => Promise<void>> = [() => bus.close()];
     const close = async () => {
@@ -152,7 +152,7 @@ export function runBusService<
               connectionName: d.name,
               onConnection: connectionGate(gates, logger, gate),
             }),
-          { ...retry, gate, isPermanent: isRedisCredentialsRefused },
+          { ...retry, gate, isPermanent: isRedisCredentialsRefused, dispose: closeRedis },
         );
         closers.push(() => closeRedis(redis));
         connections.redis = redis;

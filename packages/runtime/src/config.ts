@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { envEnum, envHostPortList, envInt, envPort, envString, envUrl, envUrlList } from './env-fields.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { displayValue } from './redact.js';
-import { DEFAULT_STARTUP_CONNECT_MS } from './startup-retry.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -60,13 +59,14 @@ export const baseConfigSchema = z.object({
    */
   EVENTS_MAX_AGE_MS: envInt({ default: 7 * 24 * 3600 * 1000, min: 60_000 }),
   EVENTS_MAX_BYTES: envInt({ default: 512 * 1024 * 1024, min: 1024 * 1024 }),
-  /**
-   * How long a service keeps trying to reach NATS and Redis when it starts, before it exits 1 naming the server:
-   * servers started beside it answer some seconds later (see startup-retry.ts). 0: one attempt.
-   */
-  STARTUP_CONNECT_MS: envInt({ default: DEFAULT_STARTUP_CONNECT_MS, min: 0 }),
   /** How often a service checks that its streams and buckets still exist on NATS (and re-creates them). */
   PROVISION_CHECK_MS: envInt({ default: 5000, min: 100 }),
+  /**
+   * How long a starting service keeps trying each of its first connections (NATS, Redis, the lease's Redis) before it
+   * exits 1 naming the server: servers started beside it answer some seconds later (see startup-retry.ts). 0: one
+   * attempt.
+   */
+  STARTUP_CONNECT_MS: envInt({ default: 60_000, min: 0 }),
   /** How far past its live data V8 may grow the heap, in percent (0: V8's own policy, which is up to fourfold). */
   HEAP_GROWTH_PERCENT: envInt({ default: 25, min: 0, max: 1000 }),
 });

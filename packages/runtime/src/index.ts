@@ -52,7 +52,7 @@ export {
   RedisUnavailableError,
   type ConfigIssue,
 } from './errors.js';
-export { DEFAULT_STARTUP_CONNECT_MS, retryAtStartup, type StartupRetryOptions } from './startup-retry.js';
+export { retryAtStartup, type StartupRetryOptions } from './startup-retry.js';
 export { startHttpServer, type HttpServerHandle, type StartHttpServerOptions } from './http.js';
 export {
   LeaderElector,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { leaderGauge } from './leader-metrics.js';
 import { LeaderElector, runWhileLeader, WorkRestartRequested, type Fencing } from './leader.js';
@@ -29,7 +30,7 @@ export interface LeaderWorkOptions {
   /**
    * Keep trying the first connection for a while (its readiness gate is 'redis'); unset, one attempt fails at once.
    */
-  startupRetry?: Pick<StartupRetryOptions, 'budgetMs' | 'gates' | 'signal'> | undefined;
+  startupRetry?: Pick<StartupRetryOptions<Redis>, 'budgetMs' | 'gates' | 'signal'> | undefined;
 }
 
 /** Stops the work, releases the lease and closes the connection; `restartWork` starts the current term's work over. */
@@ -60,6 +61,7 @@ export async function startLeaderWork(o: LeaderWorkOptions): Promise<LeaderWorkH
         gate: 'redis',
         logger: o.logger,
         isPermanent: isRedisCredentialsRefused,
+        dispose: closeRedis,
       })
     : await connect();
   let interrupt: ((reason: Error) => void) | undefined;

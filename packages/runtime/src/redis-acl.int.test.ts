@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDelayedQueue, createWorker, scheduleAt } from './delayed-jobs.js';
 import { LeaderElector } from './leader.js';
 import { aclSetUserArgs, redisAclRules } from './redis-acl.js';
-import { closeRedis, createRedis } from './redis.js';
+import { closeRedis, connectRedis, createRedis } from './redis.js';
+import { isRedisCredentialsRefused } from './errors.js';
 import { until } from './testing/redis.js';
 
 const PREFIX = 'flotilla';
@@ -36,6 +37,14 @@ describe('Redis ACL users of the services (a Redis of its own)', () => {
     await Promise.all(opened.map((r) => closeRedis(r)));
     if (admin) await closeRedis(admin);
     await server?.dispose();
+  });
+
+  it('tells refused credentials from a server out of reach, so that start-up does not retry them', async () => {
+    const user = ruleOf('status-writer').user;
+    const refused = await connectRedis(`redis://${user}:wrong@127.0.0.1:${server.port}`).catch((e: unknown) => e);
+    expect(isRedisCredentialsRefused(refused)).toBe(true);
+    const away = await connectRedis('redis://127.0.0.1:1', { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(isRedisCredentialsRefused(away)).toBe(false);
   });
 
   it('lets the status-writer acquire, renew and release its leader lease', async () => {

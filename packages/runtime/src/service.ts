@@ -178,7 +178,9 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
       logger.info({ httpPort: this.http.port }, 'started');
     } catch (err) {
       this.stateValue = 'failed';
-      logger.error({ err }, 'start-up failed');
+      // A stop during start-up cancels what start was waiting for (a server still out of reach): not a failure.
+      if (this.controller.signal.aborted) logger.info({ reason: String(err) }, 'start-up cancelled');
+      else logger.error({ err }, 'start-up failed');
       this.controller.abort();
       await this.http?.close().catch(() => undefined);
       throw err;
@@ -286,6 +288,8 @@ export async function runService<S extends z.ZodType<BaseConfig>>(
   try {
     await host.start();
   } catch (err) {
+    // A signal during start-up: the stop it began exits 0 once start has given up.
+    if (received.size > 0) return host;
     if (isConfigError(err)) {
       process.stderr.write(`${definition.name}: ${err.message}\n`);
     } else if (!host.logger) {

@@ -2,23 +2,23 @@ import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import type { ReadinessGates } from './readiness-gates.js';
 
-/** How long a service keeps trying its first connections before it exits (STARTUP_CONNECT_MS). */
-export const DEFAULT_STARTUP_CONNECT_MS = 60_000;
-
-export interface StartupRetryOptions {
+export interface StartupRetryOptions<T> {
   /** The readiness gate that names the connection while it is not made yet ('nats', 'redis-timers', ...). */
   gate: string;
   gates: ReadinessGates;
   logger: Logger;
   /**
-   * How long to keep trying, from the first attempt; the attempt under way when it runs out is the last. 0: one
-   * attempt.
+   * How long to keep trying, from the first attempt (STARTUP_CONNECT_MS). A failure past it is the last; one just
+   * before it is retried after its back-off, so the worst case is the budget, one wait (at most 5 s) and one more
+   * attempt. 0: one attempt.
    */
   budgetMs: number;
   /** Errors that another attempt cannot cure (refused credentials): thrown at once. */
   isPermanent?: (err: unknown) => boolean;
-  /** Start-up was cancelled (SIGTERM): stop trying. */
+  /** Start-up was cancelled (SIGTERM): no further attempt; an attempt that still succeeds is disposed of. */
   signal?: AbortSignal;
+  /** Closes a connection made after start-up was cancelled. */
+  dispose?: (made: T) => Promise<void>;
 }
 
 /**
@@ -29,10 +29,19 @@ export interface StartupRetryOptions {
  * names the gate with the last error. When the budget runs out the last error is thrown, so the process still exits
  * naming the server it could not reach.
  */
-export async function retryAtStartup<T>(connect: () => Promise<T>, o: StartupRetryOptions): Promise<T> {
+export async function retryAtStartup<T>(connect: () => Promise<T>, o: StartupRetryOptions<T>): Promise<T> {
+  o.signal?.throwIfAborted();
+  const failures = new Set<unknown>();
   let last: unknown;
+  const cancelled = () => o.signal?.aborted === true;
+  const attempt = async () => {
+    const made = await connect();
+    // p-retry has already rejected with the abort reason: nobody else will close this connection.
+    if (cancelled()) await o.dispose?.(made);
+    return made;
+  };
   try {
-    const made = await pRetry(connect, {
+    const made = await pRetry(attempt, {
       // Bounded by maxRetryTime, which `retry` reads as "no limit" when 0; it builds its table of waits up front, so
       // the count must stay finite.
       retries: o.budgetMs > 0 ? 1000 : 0,
@@ -41,8 +50,11 @@ export async function retryAtStartup<T>(connect: () => Promise<T>, o: StartupRet
       factor: 2,
       maxRetryTime: o.budgetMs,
       ...(o.signal ? { signal: o.signal } : {}),
-      shouldRetry: (err) => !o.isPermanent?.(err),
+      shouldRetry: (err) => !cancelled() && !o.isPermanent?.(err),
       onFailedAttempt: (err) => {
+        // p-retry calls this also for an error it will not retry: only a failure that may pass is reported as one.
+        if (cancelled() || o.isPermanent?.(err)) return;
+        failures.add(err);
         last = err;
         o.gates.set(o.gate, false, `connecting: ${err.message}`);
         o.logger.warn(
@@ -54,7 +66,7 @@ export async function retryAtStartup<T>(connect: () => Promise<T>, o: StartupRet
     o.gates.set(o.gate, true);
     return made;
   } catch (err) {
-    // On running out, p-retry rejects with the most frequent error; the last one says best what is wrong now.
-    throw o.signal?.aborted || o.isPermanent?.(err) ? err : (last ?? err);
+    // On running out, p-retry rejects with the most frequent failure; the last one says best what is wrong now.
+    throw failures.has(err) ? last : err;
   }
 }
