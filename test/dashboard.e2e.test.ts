@@ -280,6 +280,25 @@ describe('the dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Clusters' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Fail member2' }).focus();
+    // A live redraw of the table (another cluster changed) keeps the focus on that row's button.
+    await page.getByTestId('clusters').evaluate((table) => table.setAttribute('data-drawn-before', ''));
+    const member3 = JSON.parse((await cli('get', 'cluster', 'member3', '-o', 'json')).out) as {
+      metadata: Record<string, unknown>;
+      spec: unknown;
+    };
+    const relabelled = join(tmp, 'member3-relabelled.json');
+    writeFileSync(
+      relabelled,
+      JSON.stringify({
+        apiVersion: 'cluster.karmada.io/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name: 'member3', labels: { ...(member3.metadata.labels as object), 'dashboard-e2e': 'redraw' } },
+        spec: member3.spec,
+      }),
+    );
+    expect((await cli('apply', '-f', relabelled)).code).toBe(0);
+    await page.locator('[data-testid=clusters]:not([data-drawn-before])').waitFor();
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Fail member2');
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').getByText('Make simulated cluster member2 unreachable').waitFor();
     await page.keyboard.press('Escape');

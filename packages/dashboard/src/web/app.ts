@@ -4,7 +4,7 @@ import { cronPage } from './cron-page.js';
 import { ehpaPage } from './ehpa-page.js';
 import { fhpaPage } from './fhpa-page.js';
 import { errorText, isUnauthorized, type Page, type PageContext } from './context.js';
-import { h } from './dom.js';
+import { focusKey, h, refocus } from './dom.js';
 import { eventsPage } from './events-page.js';
 import { workloadPage } from './workload-page.js';
 import { workloadsPage } from './workloads-page.js';
@@ -35,9 +35,20 @@ function confirmAction(question: string, action: string): Promise<boolean> {
   (dialog.querySelector('.question') as HTMLElement).textContent = question;
   (dialog.querySelector('button[value="confirm"]') as HTMLElement).textContent = action;
   dialog.returnValue = '';
+  // The dialog gives the focus back to the control that opened it; if a live redraw replaced that control meanwhile,
+  // its successor takes it instead of the page's body.
+  const opener = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
+  const key = opener ? focusKey(opener) : undefined;
   dialog.showModal();
   return new Promise((resolve) =>
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirm'), { once: true }),
+    dialog.addEventListener(
+      'close',
+      () => {
+        if (key !== undefined && !opener?.isConnected) refocus(main, key);
+        resolve(dialog.returnValue === 'confirm');
+      },
+      { once: true },
+    ),
   );
 }
 

@@ -1,5 +1,5 @@
 import { ApiError, follow, isUnauthorized } from './api.js';
-import { h } from './dom.js';
+import { h, replaceKeepingFocus } from './dom.js';
 
 /** What a page gets: where to draw, the route's parameters, and ways to report, confirm and stop. */
 export interface PageContext {
@@ -62,7 +62,10 @@ export async function liveSection(
 ): Promise<() => Promise<void>> {
   const draw = async () => {
     try {
-      o.into.replaceChildren(...(await o.render()).filter((n): n is Node | string => n !== null));
+      replaceKeepingFocus(
+        o.into,
+        (await o.render()).filter((n): n is Node | string => n !== null),
+      );
     } catch (err) {
       ctx.failed(err);
     }

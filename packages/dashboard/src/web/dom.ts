@@ -48,3 +48,31 @@ export function table(caption: string, headers: string[], rows: Child[][], attrs
     h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))),
   );
 }
+
+/**
+ * Replaces `into`'s content, keeping the keyboard focus: a live page redraws a section when an event arrives, and the
+ * control a keyboard user was on (a row's "Fail member2") would otherwise leave the document, taking the focus to
+ * the page's body between one key press and the next. The new content's control of the same kind and text takes it.
+ */
+export function replaceKeepingFocus(into: Element, nodes: Array<Node | string>): void {
+  const focused = document.activeElement;
+  const key = focused instanceof HTMLElement && into.contains(focused) ? focusKey(focused) : undefined;
+  into.replaceChildren(...nodes);
+  if (key !== undefined) refocus(into, key);
+}
+
+/** What tells a control from the others across a redraw: its tag, its label and its text. */
+export function focusKey(el: HTMLElement): string {
+  return `${el.tagName}\u0000${el.getAttribute('aria-label') ?? ''}\u0000${el.textContent ?? ''}`;
+}
+
+/** Focuses the first element under `root` with `key` (focusKey); false when there is none. */
+export function refocus(root: Element, key: string): boolean {
+  const tag = key.slice(0, key.indexOf('\u0000'));
+  for (const el of root.querySelectorAll<HTMLElement>(tag)) {
+    if (focusKey(el) !== key) continue;
+    el.focus();
+    return true;
+  }
+  return false;
+}
