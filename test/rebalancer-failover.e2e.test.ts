@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { admit } from '@flotilla/api';
 import { connectBus, KvWatchInclude, readEvents, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
-import { ObjectStore, type StoredObject } from '@flotilla/store';
+import { ObjectStore, objectKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { eventually, NATS_URL } from '@flotilla/testkit';
 import pMap from 'p-map';
 import { leaderPid, startSuite, type RunningSuite } from './support/suite.js';
@@ -82,6 +82,15 @@ describe('rebalancer leader killed during a rebalance of 1,000 workloads', () =>
         reachedHalfway();
       }
     })();
+    // Every status the status writer folds, watched from before the rebalancer exists: 5 s after it finishes its TTL
+    // deletes it with its status, and on a loaded machine a poll that starts after the kill can come too late (a
+    // clean-clone CI run beside two busy loops found it deleted before the first look).
+    type Status = { observedWorkloads?: Array<{ result?: string; reason?: string }>; finishTime?: string };
+    let lastStatus: Status | undefined;
+    const statusWatch = await bus.status.watch({ key: objectKey({ kind: 'WorkloadRebalancer', name: 'bulk' }) });
+    void (async () => {
+      for await (const e of statusWatch) if (e.operation === 'PUT') lastStatus = e.json<StatusRecord<Status>>().status;
+    })();
     const created = await client.apply({
       apiVersion: 'apps.karmada.io/v1alpha1',
       kind: 'WorkloadRebalancer',
@@ -108,10 +117,9 @@ describe('rebalancer leader killed during a rebalance of 1,000 workloads', () =>
     expect(leftByLeader).toBeLessThan(WORKLOADS);
 
     // the standby takes over and finishes: every workload has a result, folded by the status writer
-    type Status = { observedWorkloads?: Array<{ result?: string; reason?: string }>; finishTime?: string };
     const status = await eventually(
-      async () => {
-        const st = (await store.get({ kind: 'WorkloadRebalancer', name: 'bulk' }))?.status as Status | undefined;
+      () => {
+        const st = lastStatus;
         return st?.finishTime &&
           st.observedWorkloads?.length === WORKLOADS + 10 &&
           st.observedWorkloads.every((o) => o.result)
@@ -120,7 +128,7 @@ describe('rebalancer leader killed during a rebalance of 1,000 workloads', () =>
       },
       60_000,
       'every workload with a result',
-    );
+    ).finally(() => statusWatch.stop());
     console.log(
       `rebalancer leader killed with ${leftByLeader}/${WORKLOADS} bindings triggered; the standby finished ${Date.now() - killedAt} ms after the kill (LEADER_LEASE_MS=2000)`,
     );
