@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { eventually, freeTcpPort, scaled } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
@@ -74,8 +74,29 @@ afterAll(async () => {
 }, scaled(60_000));
 
 /** A fresh tab (its own sessionStorage), signed in with `token` unless undefined. */
+/** The pages a test opened, for what they showed when it failed. */
+const opened: Page[] = [];
+
+/** Each open page's address, notice and main content: what a person would have seen when the test failed. */
+async function pagesReport(): Promise<string> {
+  const lines: string[] = [];
+  for (const page of opened.filter((p) => !p.isClosed())) {
+    const [notice, main] = await Promise.all(
+      ['#notice', '#main'].map((sel) =>
+        page
+          .locator(sel)
+          .textContent({ timeout: 2000 })
+          .catch((err: unknown) => `(unreadable: ${String(err)})`),
+      ),
+    );
+    lines.push(`--- ${page.url()}`, `notice: ${notice ?? ''}`, `main: ${(main ?? '').slice(0, 1500)}`);
+  }
+  return lines.join('\n');
+}
+
 async function open(token: string | undefined, hash: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  opened.push(page);
   // What a person waits for a page, scaled for a busy machine.
   page.setDefaultTimeout(scaled(15_000));
   page.on('pageerror', (e) => console.error('[dashboard page error]', e.message));
@@ -120,6 +141,7 @@ const shot = async (page: Page, name: string) => {
 };
 
 describe('the dashboard in a browser', () => {
+  beforeEach(() => onTestFailed(async () => console.log(`the pages when it failed:\n${await pagesReport()}`)));
   it('asks for a token: the page loads without one, its data does not, and a bad token is refused', async () => {
     const page = await open(undefined, '#/clusters');
     await expect.poll(() => new URL(page.url()).hash).toBe('#/login');
@@ -279,6 +301,7 @@ describe('the dashboard in a browser', () => {
     await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Workloads');
     await page.getByRole('link', { name: 'Clusters' }).focus();
     await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Clusters' }).waitFor();
     await page.getByRole('button', { name: 'Fail member2' }).focus();
     // A live redraw of the table (another cluster changed) keeps the focus on that row's button.
     await page.getByTestId('clusters').evaluate((table) => table.setAttribute('data-drawn-before', ''));
