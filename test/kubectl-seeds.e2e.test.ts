@@ -3,7 +3,7 @@
 // each joined by a kube member-agent: the steps of test/support/seed-steps.ts, with Flotilla's services as processes.
 // Then a burst of 50 Deployments through kubectl.
 import { join } from 'node:path';
-import { eventually } from '@flotilla/testkit';
+import { eventually, measureCpuShare, testTimeScale, timeScaleForCpuShare } from '@flotilla/testkit';
 import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startKubeAgents, stopSuiteAndClusters } from './support/kube-e2e.js';
@@ -86,6 +86,10 @@ spec:
   resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, labelSelector: { matchLabels: { burst: "yes" } } }]
   placement: { clusterAffinity: { clusterNames: [member1] } }
 `;
+    // Issue 24's 2 s, scaled for a busy machine as nats-node-kill's slack is: by the larger of the suite's factor and
+    // the one measured now (1 on an idle machine, so the figure itself there). Beside two busy loops the worst event
+    // came 2 s late, at the unscaled bound.
+    const boundS = 2 * Math.max(testTimeScale(), timeScaleForCpuShare(measureCpuShare()));
     await kubectl(['apply', '-f', '-'], [policy, ...names.map(deployment)].join('---\n'));
     interface HostEvent {
       count: number;
@@ -134,8 +138,9 @@ spec:
     const worst = (xs: number[]) => Math.max(...xs);
     console.log(
       `50 ScheduleBindingSucceed events: on the host at most ${worst(late)} s after the event and its binding were ` +
-        `both there; ${worst(sinceDecision)} s at most after the decision (the binding's own trip included)`,
+        `both there (bound ${boundS} s); ${worst(sinceDecision)} s at most after the decision (the binding's own ` +
+        'trip included)',
     );
-    expect(worst(late)).toBeLessThanOrEqual(2);
+    expect(worst(late)).toBeLessThanOrEqual(boundS);
   });
 });
