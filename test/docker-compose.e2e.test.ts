@@ -4,7 +4,7 @@
 // `docker compose down -v` leaving no container, volume or network behind. The containers talk on the project's own
 // network; the host reaches them on its loopback only.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { SERVICE_CATALOGUE, SERVICE_NAMES } from '@flotilla/catalogue';
 import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
@@ -64,6 +64,17 @@ afterAll(async () => {
 }, 120_000);
 
 describe('docker compose up: the whole suite from the images', () => {
+  // What each container said, when a step fails: a service that never turned healthy says why in its last lines.
+  beforeEach(() =>
+    onTestFailed(async () => {
+      if (!up) return;
+      const { stdout } = await compose(['logs', '--no-color', '--tail', '15']).catch((err: unknown) => ({
+        stdout: String(err),
+      }));
+      console.log(`the containers' last lines:\n${stdout}`);
+    }),
+  );
+
   it(
     'brings up NATS, Redis and every service, each Ready, and applies examples/',
     async () => {
