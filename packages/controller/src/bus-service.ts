@@ -9,8 +9,7 @@ import {
 import {
   closeRedis,
   connectionGate,
-  connectRedis,
-  isRedisCredentialsRefused,
+  connectRedisAtStartup,
   redisSentinelFromEnv,
   retryAtStartup,
   leaderServiceStart,
@@ -144,15 +143,15 @@ export function runBusService<
       };
       if (d.redis) {
         const gate = d.redis.gate;
-        const redis = await retryAtStartup(
-          () =>
-            connectRedis(config.REDIS_URL, {
-              password: config.REDIS_PASSWORD,
-              sentinel: redisSentinelFromEnv(config),
-              connectionName: d.name,
-              onConnection: connectionGate(gates, logger, gate),
-            }),
-          { ...retry, gate, isPermanent: isRedisCredentialsRefused, dispose: closeRedis },
+        const redis = await connectRedisAtStartup(
+          config.REDIS_URL,
+          {
+            password: config.REDIS_PASSWORD,
+            sentinel: redisSentinelFromEnv(config),
+            connectionName: d.name,
+            onConnection: connectionGate(gates, logger, gate),
+          },
+          { ...retry, gate },
         );
         closers.push(() => closeRedis(redis));
         connections.redis = redis;

@@ -76,6 +76,7 @@ export { displayValue, isSecretName, redactConfig, redactUrl } from './redact.js
 export {
   closeRedis,
   connectRedis,
+  connectRedisAtStartup,
   createRedis,
   describeRedis,
   redisSentinelFromEnv,

@@ -4,9 +4,8 @@ import type { Registry } from 'prom-client';
 import { leaderGauge } from './leader-metrics.js';
 import { LeaderElector, runWhileLeader, WorkRestartRequested, type Fencing } from './leader.js';
 import type { ConnectionListener } from './connection-gate.js';
-import { isRedisCredentialsRefused } from './errors.js';
-import { closeRedis, connectRedis, type RedisSentinelOptions } from './redis.js';
-import { retryAtStartup, type StartupRetryOptions } from './startup-retry.js';
+import { closeRedis, connectRedis, connectRedisAtStartup, type RedisSentinelOptions } from './redis.js';
+import type { StartupRetryOptions } from './startup-retry.js';
 
 export interface LeaderWorkOptions {
   redisUrl: string;
@@ -48,22 +47,15 @@ export interface LeaderWorkHandle {
  * work while leader. Returns a function that stops the work, releases the lease and closes the connection.
  */
 export async function startLeaderWork(o: LeaderWorkOptions): Promise<LeaderWorkHandle> {
-  const connect = () =>
-    connectRedis(o.redisUrl, {
-      password: o.redisPassword,
-      sentinel: o.redisSentinel,
-      connectionName: o.key,
-      onConnection: o.onConnection,
-    });
+  const options = {
+    password: o.redisPassword,
+    sentinel: o.redisSentinel,
+    connectionName: o.key,
+    onConnection: o.onConnection,
+  };
   const redis = o.startupRetry
-    ? await retryAtStartup(connect, {
-        ...o.startupRetry,
-        gate: 'redis',
-        logger: o.logger,
-        isPermanent: isRedisCredentialsRefused,
-        dispose: closeRedis,
-      })
-    : await connect();
+    ? await connectRedisAtStartup(o.redisUrl, options, { ...o.startupRetry, gate: 'redis', logger: o.logger })
+    : await connectRedis(o.redisUrl, options);
   let interrupt: ((reason: Error) => void) | undefined;
   const elector = new LeaderElector({ redis, key: o.key, leaseMs: o.leaseMs, logger: o.logger });
   const leading = o.registry ? leaderGauge(o.registry) : undefined;

@@ -2,6 +2,8 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { RedisUnavailableError } from './errors.js';
 import type { ConnectionListener } from './connection-gate.js';
 import { redactUrl } from './redact.js';
+import { isRedisCredentialsRefused } from './errors.js';
+import { retryAtStartup, type StartupRetryOptions } from './startup-retry.js';
 
 /** Redis through Sentinel: where the Sentinels are and which primary to ask them for. */
 export interface RedisSentinelOptions {
@@ -167,5 +169,21 @@ export function watchRedis(redis: Redis, server: string, listener: ConnectionLis
     down = false;
     lastError = undefined;
     listener?.up({ server });
+  });
+}
+
+/**
+ * connectRedis for a service's first connection: retried for the budget (retryAtStartup), refused credentials thrown
+ * at once, a connection made after a stop closed again.
+ */
+export function connectRedisAtStartup(
+  url: string,
+  opts: CreateRedisOptions & { timeoutMs?: number },
+  retry: Omit<StartupRetryOptions<Redis>, 'isPermanent' | 'dispose'>,
+): Promise<Redis> {
+  return retryAtStartup(() => connectRedis(url, opts), {
+    ...retry,
+    isPermanent: isRedisCredentialsRefused,
+    dispose: closeRedis,
   });
 }
