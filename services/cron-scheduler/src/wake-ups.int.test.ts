@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDelayedQueue, ManualClock, type DelayedQueue } from '@flotilla/runtime';
+import { ManualClock } from '@flotilla/runtime';
+import { createDelayedQueue, type DelayedQueue } from '@flotilla/runtime/delayed-jobs';
 import { eventually } from '@flotilla/testkit';
 import { wakeJobId } from './controller.js';
 import { cronHpa, deployment, harness, type Harness } from './testing/harness.js';

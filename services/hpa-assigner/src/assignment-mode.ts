@@ -15,7 +15,7 @@ import {
 import { AlreadyExistsError } from '@flotilla/bus';
 import type { FederatedHpaAssignedData } from '@flotilla/replica-trail';
 import { MAX_TIMER_MS, type ReconcileResult } from '@flotilla/controller';
-import { encodeJobId, jobDueAt, removeJob, scheduleAt, type DelayedQueue } from '@flotilla/runtime';
+import { encodeJobId, jobDueAt, removeJob, scheduleAt, type DelayedQueue } from '@flotilla/runtime/delayed-jobs';
 import { isNotFound, type ObjectRef, type StoredObject } from '@flotilla/store';
 import { FederatedHpaEventTypes } from './fhpa-events.js';
 import type { BindingSpecRead, FederatedHpaPass, MoveReport } from './pass.js';

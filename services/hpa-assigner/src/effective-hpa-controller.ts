@@ -13,7 +13,8 @@ import {
 import type { AutoscalerHistory, MemberReport } from '@flotilla/hpa-math';
 import type { MetricHistorySource } from '@flotilla/metric-history';
 import type { EffectiveHpaScaledData } from '@flotilla/replica-trail';
-import { encodeJobId, jobDueAt, scheduleAt, systemClock, type Clock } from '@flotilla/runtime';
+import { systemClock, type Clock } from '@flotilla/runtime';
+import { encodeJobId, jobDueAt, scheduleAt } from '@flotilla/runtime/delayed-jobs';
 import {
   bindingKeyOfUsageKey,
   Informers,

@@ -22,7 +22,8 @@ import {
   type WorkloadReference,
 } from '@flotilla/rebalance';
 import { listKinds } from '@flotilla/api';
-import { encodeJobId, scheduleAt, systemClock, type Clock } from '@flotilla/runtime';
+import { systemClock, type Clock } from '@flotilla/runtime';
+import { encodeJobId, scheduleAt } from '@flotilla/runtime/delayed-jobs';
 import {
   Informers,
   NotFoundError,

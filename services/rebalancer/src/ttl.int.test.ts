@@ -1,6 +1,7 @@
 // ttlSecondsAfterFinished on the controller's own clock (a ManualClock the test moves): whether the TTL has run out is
 // decided on that clock, so the test sets the moment instead of waiting out real seconds and racing them.
-import { createDelayedQueue, jobDueAt, ManualClock } from '@flotilla/runtime';
+import { ManualClock } from '@flotilla/runtime';
+import { createDelayedQueue, jobDueAt } from '@flotilla/runtime/delayed-jobs';
 import type { StoredObject } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

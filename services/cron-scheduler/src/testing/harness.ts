@@ -1,7 +1,8 @@
 import { admit, type CronFederatedHPAStatus } from '@flotilla/api';
 import { eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
 import { CronEventTypes, evolveHistory, scheduleChecks, type CronEvent } from '@flotilla/cron';
-import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
+import { closeRedis, createRedis } from '@flotilla/runtime';
+import { createDelayedQueue } from '@flotilla/runtime/delayed-jobs';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
 import { REDIS_URL } from '@flotilla/testkit';

@@ -1,6 +1,7 @@
 import { admit, applyStatusPatch } from '@flotilla/api';
 import { encodeJson, eventTypeOf, publishEvent, readEvents, type Bus } from '@flotilla/bus';
-import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
+import { closeRedis, createRedis } from '@flotilla/runtime';
+import { createDelayedQueue } from '@flotilla/runtime/delayed-jobs';
 import { memberUsageKey, ObjectStore, StatusStore, type MemberUsage, type StoredObject } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
 import { REDIS_URL } from '@flotilla/testkit';

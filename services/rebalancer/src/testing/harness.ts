@@ -1,6 +1,7 @@
 import { admit } from '@flotilla/api';
 import { consumeEvents, publishEvent, type Bus, type Subscription } from '@flotilla/bus';
-import { closeRedis, createDelayedQueue, createRedis } from '@flotilla/runtime';
+import { closeRedis, createRedis } from '@flotilla/runtime';
+import { createDelayedQueue } from '@flotilla/runtime/delayed-jobs';
 import { defaultReducers, refOfEvent, StatusWriter } from '@flotilla/status-writer';
 import { KubeEventStore, ObjectStore, objectKey, StatusStore, type StoredObject } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
