@@ -112,6 +112,8 @@ export class RebalancerController {
   private readonly rebalancerStatus: Informer<StatusRecord<WorkloadRebalancerStatus>>;
   private readonly bindings = new Map<string, Informer<CachedBinding>>();
   private readonly projections = new Map<string, Projection>();
+  /** Finished rebalancers past their TTL whose status the status writer has not stored yet. */
+  private readonly deleteWhenFolded = new Set<string>();
   /** Binding key -> rebalancers with a Failed or pending workload of that binding (re-checked when it changes). */
   private readonly waiting = new Map<string, Set<string>>();
   private readonly waitingOf = new Map<string, string[]>();
@@ -147,7 +149,13 @@ export class RebalancerController {
         // Spec changes only: status-only writes go to the status bucket and do not come through here (as Karmada's
         // update predicate).
         { source: this.rebalancers },
-        { source: this.rebalancerStatus, onChange: () => undefined },
+        // A status change matters only to a finished rebalancer whose deletion waits for its status to be stored.
+        {
+          source: this.rebalancerStatus,
+          onChange: (e: { key: string }, c: { enqueue(key: string): void }) => {
+            if (this.deleteWhenFolded.has(e.key)) c.enqueue(e.key);
+          },
+        },
         ...[...this.bindings.values()].map((source) => ({
           source,
           onChange: (e: { key: string }, c: { enqueue(key: string): void }) => {
@@ -206,6 +214,14 @@ export class RebalancerController {
     const mine = this.projections.get(key);
     if (mine?.uid === uid && (!stored || stored.seq < mine.seq)) return mine.status;
     return stored?.status;
+  }
+
+  /** Whether the status writer has folded everything this leader published for the rebalancer. */
+  private statusStored(key: string, uid: string): boolean {
+    const mine = this.projections.get(key);
+    if (mine?.uid !== uid) return true;
+    const stored = this.rebalancerStatus.cache.get(key)?.value;
+    return stored !== undefined && stored.seq >= mine.seq;
   }
 
   private bindingCached(ref: BindingRef): { value: CachedBinding; revision: number } | undefined {
@@ -275,8 +291,12 @@ export class RebalancerController {
     this.watchBindings(key, decision.status);
     if (decision.retry.length) throw new RebalanceRetryError(stored.metadata.name, decision.retry);
 
-    // 5. the TTL
-    if (decision.delete) await this.deleteFinished(key, stored, uid, now);
+    // 5. the TTL: counted, as in Karmada, from the finishTime in the status; the object is deleted only once the
+    // status writer has stored that status, so that a reader of the status (kubectl get -w) sees it finished first
+    // (a busy status writer could lag past a short TTL). The stored status's next change queues it again.
+    this.deleteWhenFolded.delete(key);
+    if (decision.delete && !this.statusStored(key, uid)) this.deleteWhenFolded.add(key);
+    else if (decision.delete) await this.deleteFinished(key, stored, uid, now);
     else if (decision.requeueAfterMs !== null)
       await this.armTtl(key, uid, new Date(now.getTime() + decision.requeueAfterMs), now);
   }
@@ -360,6 +380,7 @@ export class RebalancerController {
 
   private forget(key: string): void {
     this.projections.delete(key);
+    this.deleteWhenFolded.delete(key);
     this.watchBindings(key, undefined);
   }
 

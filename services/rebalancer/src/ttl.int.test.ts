@@ -2,7 +2,8 @@
 // decided on that clock, so the test sets the moment instead of waiting out real seconds and racing them.
 import { ManualClock } from '@flotilla/runtime';
 import { createDelayedQueue, jobDueAt } from '@flotilla/runtime/delayed-jobs';
-import type { StoredObject } from '@flotilla/store';
+import { decodeJson } from '@flotilla/bus';
+import { objectKey, type StoredObject } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RebalancerController } from './controller.js';
@@ -79,5 +80,44 @@ describe('rebalancer TTL on the controller clock', () => {
     // The second deadline: deleted.
     clock.advance(1000);
     await eventually(async () => ((await h.store.get(ref)) ? undefined : true), 10_000, 'the TTL delete');
+  });
+
+  it('deletes a finished rebalancer only once the status writer has stored its finished status', async () => {
+    const lagging = { kind: 'WorkloadRebalancer', name: 'lagging' };
+    const statuses: Status[] = [];
+    let stored: { unsubscribe(): void } | undefined;
+    await h.apply(bindingFor('ttl-3'));
+    await h.pauseFolding();
+    try {
+      // TTL 0: past it as soon as it finishes, in the pass that finishes it.
+      await h.apply(rebalancer('lagging', [workload('ttl-3')], { ttlSecondsAfterFinished: 0 }));
+      await eventually(
+        async () =>
+          (
+            (await h.store.get({ kind: 'ResourceBinding', namespace: 'default', name: 'ttl-3-deployment' }))?.spec as {
+              rescheduleTriggeredAt?: string;
+            }
+          )?.rescheduleTriggeredAt,
+        10_000,
+        'the trigger written',
+      );
+      await passes();
+      expect(await h.store.get(lagging), 'deleted before its status was stored').toBeDefined();
+    } finally {
+      // Every status the status writer stores from now on, as a reader watching it would see them.
+      stored = h.bus.nc.subscribe(`$KV.${h.bus.names.statusBucket}.${objectKey(lagging)}`, {
+        callback: (_err, msg) => {
+          if (msg.data.length) statuses.push(decodeJson<{ status: Status }>(msg.data).status);
+        },
+      });
+      await h.bus.nc.flush();
+      await h.resumeFolding();
+    }
+    // The status writer stores the finished status; that change of it brings the deletion.
+    await eventually(async () => ((await h.store.get(lagging)) ? undefined : true), 10_000, 'the TTL delete');
+    stored?.unsubscribe();
+    expect(statuses.some((st) => st.finishTime && st.observedWorkloads?.every((o) => o.result === 'Successful'))).toBe(
+      true,
+    );
   });
 });

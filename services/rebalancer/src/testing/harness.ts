@@ -18,6 +18,9 @@ export interface Harness {
   redis: Redis;
   controller(extra?: Partial<RebalancerControllerOptions>): RebalancerController;
   apply(o: unknown): Promise<StoredObject>;
+  /** Stops the status writer, as one far behind: events wait in the stream until `resumeFolding`. */
+  pauseFolding(): Promise<void>;
+  resumeFolding(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -28,12 +31,14 @@ export async function harness(label: string): Promise<Harness> {
   const store = new ObjectStore(bus);
   const controllers: RebalancerController[] = [];
   const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers());
-  const folding: Subscription = await consumeEvents(bus, {
-    durable: 'status-writer',
-    concurrency: 64,
-    orderKey: (d) => objectKey(refOfEvent(d.event)),
-    handler: (d) => writer.handle(d),
-  });
+  const fold = () =>
+    consumeEvents(bus, {
+      durable: 'status-writer',
+      concurrency: 64,
+      orderKey: (d) => objectKey(refOfEvent(d.event)),
+      handler: (d) => writer.handle(d),
+    });
+  let folding: Subscription | undefined = await fold();
   return {
     bus,
     store,
@@ -52,9 +57,16 @@ export async function harness(label: string): Promise<Harness> {
       return c;
     },
     apply: async (o) => (await store.apply(admit(o) as StoredObject)).object,
+    async pauseFolding() {
+      await folding?.stop();
+      folding = undefined;
+    },
+    async resumeFolding() {
+      folding ??= await fold();
+    },
     async dispose() {
       for (const c of controllers) await c.stop().catch(() => undefined);
-      await folding.stop();
+      await folding?.stop();
       const queue = createDelayedQueue({ name: 'rebalancer', prefix, connection: redis });
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
