@@ -1,7 +1,7 @@
 // Reliability: kill -9 the rebalancer leader halfway through a rebalancer over 1,000 workloads.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { admit } from '@flotilla/api';
-import { connectBus, KvWatchInclude, readEvents, type Bus } from '@flotilla/bus';
+import { connectBus, decodeJson, KvWatchInclude, readEvents, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { ObjectStore, objectKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { eventually, NATS_URL } from '@flotilla/testkit';
@@ -87,10 +87,26 @@ describe('rebalancer leader killed during a rebalance of 1,000 workloads', () =>
     // clean-clone CI run beside two busy loops found it deleted before the first look).
     type Status = { observedWorkloads?: Array<{ result?: string; reason?: string }>; finishTime?: string };
     let lastStatus: Status | undefined;
-    const statusWatch = await bus.status.watch({ key: objectKey({ kind: 'WorkloadRebalancer', name: 'bulk' }) });
-    void (async () => {
-      for await (const e of statusWatch) if (e.operation === 'PUT') lastStatus = e.json<StatusRecord<Status>>().status;
-    })();
+    // A core NATS subscription on the key's subject, not a KV watch: it has no consumer whose heartbeats a starved
+    // test process can miss (a loaded clean-clone run timed out here with the rebalancer finished and deleted).
+    let statusPuts = 0;
+    const statusWatch = bus.nc.subscribe(
+      `$KV.${bus.names.statusBucket}.${objectKey({ kind: 'WorkloadRebalancer', name: 'bulk' })}`,
+      {
+        callback: (err, msg) => {
+          if (err || !msg.data.length) return;
+          statusPuts++;
+          lastStatus = decodeJson<StatusRecord<Status>>(msg.data).status;
+        },
+      },
+    );
+    await bus.nc.flush();
+    onTestFailed(() => {
+      const results = lastStatus?.observedWorkloads?.filter((o) => o.result).length;
+      console.log(
+        `status writes seen: ${statusPuts}; the last: finishTime ${lastStatus?.finishTime}, ${lastStatus?.observedWorkloads?.length} workloads, ${results} with a result`,
+      );
+    });
     const created = await client.apply({
       apiVersion: 'apps.karmada.io/v1alpha1',
       kind: 'WorkloadRebalancer',
@@ -128,7 +144,7 @@ describe('rebalancer leader killed during a rebalance of 1,000 workloads', () =>
       },
       60_000,
       'every workload with a result',
-    ).finally(() => statusWatch.stop());
+    ).finally(() => statusWatch.unsubscribe());
     console.log(
       `rebalancer leader killed with ${leftByLeader}/${WORKLOADS} bindings triggered; the standby finished ${Date.now() - killedAt} ms after the kill (LEADER_LEASE_MS=2000)`,
     );
