@@ -73,3 +73,9 @@ export function formatMemberLimits(limits: ReadonlyArray<{ cluster: string } & M
     Object.fromEntries(sorted.map((l) => [l.cluster, { minReplicas: l.minReplicas, maxReplicas: l.maxReplicas }])),
   );
 }
+
+/**
+ * Karmada's record, on a binding, of the placement its spec.clusters were scheduled under (JSON). The scheduler writes
+ * and reads it; nothing else needs it (the member agents drop it from their caches).
+ */
+export const APPLIED_PLACEMENT_ANNOTATION = 'policy.karmada.io/applied-placement';

@@ -45,6 +45,7 @@ export { isPlainObject, type KubeObject, type ObjectReference } from './object.j
 export { matchesLabelSelector, matchesRequirement } from './label-selector.js';
 export { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.js';
 export {
+  APPLIED_PLACEMENT_ANNOTATION,
   FederatedHpaAnnotations,
   formatMemberLimits,
   MemberLimitsError,

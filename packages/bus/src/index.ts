@@ -38,6 +38,7 @@ export {
   getJson,
   lastRevisionOf,
   listJson,
+  ownedString,
   updateJson,
   type Snapshot,
   type Versioned,

@@ -29,6 +29,12 @@ export const encodeJson = (v: unknown): Uint8Array => {
 };
 export const decodeJson = <T>(b: Uint8Array): T => JSON.parse(decoder.decode(isGzip(b) ? gunzipSync(b) : b)) as T;
 
+/**
+ * A copy of `s` that holds nothing else: a key cut from a message's subject (`subject.slice(...)`) is a V8 sliced
+ * string that keeps the whole subject alive, which a cache of 10,000 keys pays for 10,000 times (about 1.5 MiB).
+ */
+export const ownedString = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
+
 const isLive = (e: KvEntry | null): e is KvEntry => e !== null && e.operation === 'PUT';
 
 export async function getJson<T>(kv: KV, key: string): Promise<Versioned<T> | undefined> {
@@ -137,7 +143,7 @@ export async function listJson<T>(
     const byKey = new Map<string, Versioned<T>>();
     const seen = new Set<string>();
     const take = (subject: string, seq: number, data: Uint8Array, operation: string | undefined) => {
-      const key = subject.slice(prefixLen);
+      const key = ownedString(subject.slice(prefixLen));
       seen.add(key);
       lastRevision = Math.max(lastRevision, seq);
       if (operation === 'DEL' || operation === 'PURGE') byKey.delete(key);

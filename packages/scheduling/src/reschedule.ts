@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { APPLIED_PLACEMENT_ANNOTATION } from '@flotilla/api';
 import { scheduleMode } from './schedule.js';
 import { resolveStrategy } from './strategy.js';
 import { findEvictingTaint, nextEvictionTime } from './taints.js';
@@ -11,8 +12,8 @@ import type {
   TargetCluster,
 } from './types.js';
 
-/** Karmada's record, on the binding, of the placement its spec.clusters were scheduled under (JSON). */
-export const APPLIED_PLACEMENT_ANNOTATION = 'policy.karmada.io/applied-placement';
+// Defined with the API's other annotations; exported here too, where its users have always found it.
+export { APPLIED_PLACEMENT_ANNOTATION };
 
 /** Why a binding is scheduled again; see scheduleTrigger. */
 export type ScheduleTrigger =

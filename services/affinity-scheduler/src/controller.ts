@@ -52,6 +52,7 @@ import { decideTaints } from './taints.js';
 import {
   bindingStatusProjection,
   clusterSchedulingSignature,
+  PlacementSharing,
   templateProjection,
   type BindingStatusView,
   type TemplateView,
@@ -88,11 +89,16 @@ export interface AffinitySchedulerOptions {
 }
 
 type BindingKind = (typeof BINDING_KINDS)[number];
-/** A binding as the scheduler caches it: whole, as stored (its status is joined in when it is read). */
+/**
+ * A binding as the scheduler caches it: whole, as stored, its placement shared with the bindings that have the same
+ * (its status is joined in when it is read).
+ */
 type CachedBinding = CachedKind<BindingKind>;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
 const TEMPLATE_PROJECTION = { name: 'scheduler-template', project: templateProjection };
 const BINDING_STATUS_PROJECTION = { name: 'scheduler-binding-status', project: bindingStatusProjection };
+const placements = new PlacementSharing();
+const BINDING_PROJECTION = { name: 'scheduler-binding', project: (b: CachedBinding) => placements.share(b) };
 
 /**
  * The affinity scheduler's reconcilers, fed by informers:
@@ -168,7 +174,7 @@ export class AffinitySchedulerController {
     this.clusterStatus = informers.status('Cluster');
     this.clusterLeases = informers.leases<ClusterLease>('Cluster');
     for (const kind of BINDING_KINDS) {
-      this.bindings.set(kind, informers.objects(kind));
+      this.bindings.set(kind, informers.objects(kind, BINDING_PROJECTION));
       this.bindingStatus.set(kind, informers.status(kind, BINDING_STATUS_PROJECTION));
     }
 

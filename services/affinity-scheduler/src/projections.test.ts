@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildBinding, type PropagationPolicy } from '@flotilla/scheduling';
-import { bindingStatusProjection, clusterSchedulingSignature, templateProjection } from './projections.js';
+import { APPLIED_PLACEMENT_ANNOTATION, buildBinding, type PropagationPolicy } from '@flotilla/scheduling';
+import type { StoredObject } from '@flotilla/store';
+import {
+  bindingStatusProjection,
+  clusterSchedulingSignature,
+  PlacementSharing,
+  templateProjection,
+} from './projections.js';
 
 const deployment = {
   apiVersion: 'apps/v1',
@@ -173,5 +179,63 @@ describe('projections', () => {
     });
     expect(a).toBe(b);
     expect(c).not.toBe(a);
+  });
+});
+
+describe('PlacementSharing', () => {
+  const placement = {
+    clusterAffinity: { clusterNames: ['m1', 'm2'] },
+    replicaScheduling: { replicaSchedulingType: 'Divided' },
+  };
+  // As the informer hands it over: decoded anew from the stored JSON each time.
+  const stored = (name: string, p: unknown = placement, applied: unknown = p) =>
+    JSON.parse(
+      JSON.stringify({
+        apiVersion: 'work.karmada.io/v1alpha2',
+        kind: 'ResourceBinding',
+        metadata: {
+          name,
+          namespace: 'default',
+          annotations: { [APPLIED_PLACEMENT_ANNOTATION]: JSON.stringify(applied) },
+        },
+        spec: { resource: { apiVersion: 'apps/v1', kind: 'Deployment', name }, placement: p },
+      }),
+    ) as StoredObject & { spec: { placement: unknown } };
+
+  it('gives bindings with the same placement one frozen copy of it and of its applied-placement JSON', () => {
+    const sharing = new PlacementSharing();
+    const a = sharing.share(stored('a'));
+    const b = sharing.share(stored('b'));
+    expect(b.spec.placement).toBe(a.spec.placement);
+    expect(b.spec.placement).toEqual(placement);
+    const annotation = (o: StoredObject) => o.metadata.annotations?.[APPLIED_PLACEMENT_ANNOTATION];
+    expect(annotation(b)).toBe(annotation(a));
+    expect(JSON.parse(annotation(b)!)).toEqual(placement);
+    expect(Object.isFrozen(a.spec.placement)).toBe(true);
+    expect(() => {
+      (a.spec.placement as { clusterAffinity: { clusterNames: string[] } }).clusterAffinity.clusterNames.push('m3');
+    }).toThrow(TypeError);
+    expect(sharing.size).toBe(1);
+  });
+
+  it('keeps a different placement apart, and an applied placement that is not the current one as it is', () => {
+    const sharing = new PlacementSharing();
+    const a = sharing.share(stored('a'));
+    const other = { clusterAffinity: { clusterNames: ['m9'] } };
+    const c = sharing.share(stored('c', other, placement));
+    expect(c.spec.placement).not.toBe(a.spec.placement);
+    expect(c.spec.placement).toEqual(other);
+    expect(JSON.parse(c.metadata.annotations![APPLIED_PLACEMENT_ANNOTATION]!)).toEqual(placement);
+    expect(sharing.size).toBe(2);
+  });
+
+  it('starts over past its limit, and leaves a binding without a placement alone', () => {
+    const sharing = new PlacementSharing(2);
+    for (const n of [1, 2, 3]) sharing.share(stored(`b${n}`, { clusterAffinity: { clusterNames: [`m${n}`] } }));
+    expect(sharing.size).toBe(1);
+    const bare = stored('bare');
+    delete (bare.spec as { placement?: unknown }).placement;
+    expect(sharing.share(bare)).toEqual(bare);
+    expect(sharing.size).toBe(1);
   });
 });

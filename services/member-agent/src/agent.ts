@@ -1,3 +1,4 @@
+import { APPLIED_PLACEMENT_ANNOTATION } from '@flotilla/api';
 import { publishEvent, type Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
@@ -46,10 +47,25 @@ const STATUS_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'] as
 /** How many reports a tick publishes between looks at whether a lease is due (a look costs a pass over the clusters). */
 const RENEW_CHECK_EVERY_REPORTS = 100;
 
-/** A binding's placement (often the larger part of it) only matters to the scheduler: the agent drops it. */
+/**
+ * A binding's placement (often the larger part of it) only matters to the scheduler: the agent drops it, and its
+ * record as the applied-placement annotation (its JSON again).
+ */
 export function withoutPlacement(o: StoredObject): StoredObject {
   const { placement: _placement, ...spec } = (o.spec ?? {}) as Record<string, unknown>;
-  return { ...o, spec };
+  const annotations = o.metadata.annotations;
+  if (annotations?.[APPLIED_PLACEMENT_ANNOTATION] === undefined) return { ...o, spec };
+  const { [APPLIED_PLACEMENT_ANNOTATION]: _applied, ...kept } = annotations;
+  return { ...o, metadata: { ...o.metadata, annotations: kept }, spec };
+}
+
+/**
+ * What the agent reads of a binding's status: the entries of its aggregated status (what it reported, once folded),
+ * whole, since a report's event id chains from them; not the conditions, which take as much again.
+ */
+export function bindingStatusForAgent(r: StatusRecord<Record<string, unknown>>): StatusRecord<Record<string, unknown>> {
+  const aggregatedStatus = r.status?.aggregatedStatus;
+  return { seq: r.seq, status: aggregatedStatus === undefined ? {} : { aggregatedStatus } };
 }
 
 /**
@@ -106,7 +122,14 @@ export class SimAgent {
     for (const kind of STATUS_KINDS)
       this.statuses.set(
         kind,
-        new Informer<StatusRecord<Record<string, unknown>>>({ bus: this.opts.bus, bucket: 'status', kind }),
+        new Informer<StatusRecord<Record<string, unknown>>>({
+          bus: this.opts.bus,
+          bucket: 'status',
+          kind,
+          ...(kind.endsWith('ResourceBinding') && {
+            projection: { name: 'bindingStatusForAgent', project: bindingStatusForAgent },
+          }),
+        }),
       );
     await Promise.all([...this.objects.values(), ...this.statuses.values()].map((i) => i.start()));
     // The stored status, which is what this agent reported once folded: after a hand-over it is known at once.
