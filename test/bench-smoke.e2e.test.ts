@@ -26,6 +26,7 @@ const SMOKE_ENV: Record<string, Record<string, string>> = {
   prediction: { BENCH_DAYS: '2', BENCH_RUNS: '2' },
   'quiet-host': { BENCH_QUIET_WORKLOADS: '5', BENCH_QUIET_MS: '5000', BENCH_QUIET_SETTLE_MS: '2000' },
   rebalance: { BENCH_CLUSTERS: '5', BENCH_WORKLOADS: '100' },
+  scale: { BENCH_CLUSTERS: '12', BENCH_WORKLOADS: '100', BENCH_FAIL: '2', BENCH_QUIET_MS: '1000' },
   'scheduler-algorithm': { BENCH_BINDINGS: '200', BENCH_CLUSTERS: '10', BENCH_ROUNDS: '1' },
   'scheduler-e2e': { BENCH_CLUSTERS: '5', BENCH_BINDINGS: '200', BENCH_PACED: '50', BENCH_IN_FLIGHT: '16' },
   'scheduler-memory': { BENCH_CLUSTERS: '5', BENCH_BINDINGS: '200' },
