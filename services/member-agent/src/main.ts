@@ -5,7 +5,6 @@ import { systemClock } from '@flotilla/runtime';
 import { openInformers } from '@flotilla/store';
 import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
-import { KubeDriver } from './kube/kube-driver.js';
 import { WorkloadUsageGauge } from './usage-metrics.js';
 import { UsageRecorder } from './usage-recorder.js';
 
@@ -43,47 +42,51 @@ await runBusService({
     return { usageGauge, ...openInformers({ logger, registry, gates }, { bus }) };
   },
   async run({ config, logger, registry, gates }, { bus, kubeApi, usageGauge, informers }) {
-    const driver = kubeApi
-      ? new KubeDriver({
-          clusterName: config.KUBE_CLUSTER_NAME!,
-          api: kubeApi,
-          bus,
-          informers,
-          clock: systemClock,
-          logger,
-          pollMs: config.KUBE_POLL_MS,
-          leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
-          failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
-          successThresholdMs: config.KUBE_SUCCESS_THRESHOLD_MS,
-          resyncMs: config.KUBE_RESYNC_MS,
-          watchTimeoutSeconds: config.KUBE_WATCH_TIMEOUT_SECONDS,
-          writes: {
-            qps: config.KUBE_API_QPS,
-            burst: config.KUBE_API_BURST,
-            concurrency: config.KUBE_WRITE_CONCURRENCY,
-          },
-          registry,
-          readiness: gates,
-          usageGauge,
-          // Its cluster's part of each workload's usage: the other members' agents record theirs beside it.
-          usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, {
-            source: config.KUBE_CLUSTER_NAME!,
-          }),
-        })
-      : new SimAgent({
-          bus,
-          clock: systemClock,
-          logger,
-          registry,
-          tickMs: config.SIM_TICK_MS,
-          leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
-          sim: {
-            hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
-            hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
-          },
-          usageGauge,
-          usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
-        });
+    // The kube driver's module, like its client, only for the kube driver: its client stack (@flotilla/kube-client
+    // and the parts of @kubernetes/client-node it uses) is some 4 MB of heap the sim driver need not hold.
+    const KubeDriver = kubeApi ? (await import('./kube/kube-driver.js')).KubeDriver : undefined;
+    const driver =
+      kubeApi && KubeDriver
+        ? new KubeDriver({
+            clusterName: config.KUBE_CLUSTER_NAME!,
+            api: kubeApi,
+            bus,
+            informers,
+            clock: systemClock,
+            logger,
+            pollMs: config.KUBE_POLL_MS,
+            leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
+            failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
+            successThresholdMs: config.KUBE_SUCCESS_THRESHOLD_MS,
+            resyncMs: config.KUBE_RESYNC_MS,
+            watchTimeoutSeconds: config.KUBE_WATCH_TIMEOUT_SECONDS,
+            writes: {
+              qps: config.KUBE_API_QPS,
+              burst: config.KUBE_API_BURST,
+              concurrency: config.KUBE_WRITE_CONCURRENCY,
+            },
+            registry,
+            readiness: gates,
+            usageGauge,
+            // Its cluster's part of each workload's usage: the other members' agents record theirs beside it.
+            usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, {
+              source: config.KUBE_CLUSTER_NAME!,
+            }),
+          })
+        : new SimAgent({
+            bus,
+            clock: systemClock,
+            logger,
+            registry,
+            tickMs: config.SIM_TICK_MS,
+            leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
+            sim: {
+              hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
+              hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
+            },
+            usageGauge,
+            usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
+          });
     await driver.start();
     return async () => {
       await driver.stop();
