@@ -130,8 +130,8 @@ export const PLACEMENT_SHARING_LIMIT = 1024;
 /**
  * Bindings of one policy carry the same placement, and the same again as their applied-placement annotation (its
  * JSON): the scheduler keeps one frozen copy of each distinct placement, and one of its JSON, shared by every binding
- * that has it, instead of a copy per binding (about 1 kB each; 10 MB at 10,000 bindings). Frozen, so that a reader
- * that changed one binding's placement in place would throw instead of changing every binding's. Past `limit`
+ * that has it, instead of a copy per binding (some 640 B each, measured; 6 MB at 10,000 bindings). Frozen, so that a
+ * reader that changed one binding's placement in place would throw instead of changing every binding's. Past `limit`
  * distinct placements it forgets them and shares anew (bindings already cached keep theirs).
  */
 export class PlacementSharing {
