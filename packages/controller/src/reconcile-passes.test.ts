@@ -52,6 +52,26 @@ describe('ReconcilePasses', () => {
       completed: 2,
     },
     {
+      name: '... and neither before it is reconciled',
+      steps: ['begin', 'visit:a', 'endVisits', 'begin', 'visit:a', 'endVisits'],
+      completed: 0,
+    },
+    {
+      name: 'a key visited again while its reconcile runs: the run completes the first pass only when it ends',
+      steps: ['begin', 'visit:a', 'endVisits', 'run:a', 'begin', 'visit:a', 'endVisits'],
+      completed: 0,
+    },
+    {
+      name: '... the first pass once it ends, the second after the next run',
+      steps: ['begin', 'visit:a', 'endVisits', 'run:a', 'begin', 'visit:a', 'endVisits', 'end:a'],
+      completed: 1,
+    },
+    {
+      name: '... both then',
+      steps: ['begin', 'visit:a', 'endVisits', 'run:a', 'begin', 'visit:a', 'endVisits', 'end:a', 'run:a', 'end:a'],
+      completed: 2,
+    },
+    {
       name: 'passes complete in order: a later pass waits for an earlier one',
       steps: ['begin', 'visit:a', 'endVisits', 'begin', 'visit:b', 'endVisits', 'run:b', 'end:b'],
       completed: 0,

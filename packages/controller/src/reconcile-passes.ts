@@ -23,8 +23,12 @@ export class ReconcilePasses {
   private through = 0;
   /** The pass still visiting keys, 0 when none is. */
   private visiting = 0;
-  /** Each key still to be reconciled and the latest pass that visited it. */
-  private readonly pendingKeys = new Map<string, number>();
+  /**
+   * Each key still to be reconciled and the passes that visited it since its last reconcile began, oldest first: a
+   * key visited by two passes before a reconcile keeps both waiting for it (moving it to the later pass alone let the
+   * earlier one complete before the key was reconciled, which a busy machine showed in the define-controller test).
+   */
+  private readonly pendingKeys = new Map<string, number[]>();
   /** Keys still to be reconciled per pass. */
   private readonly pendingPerPass = new Map<number, number>();
   private waiters: Array<{ pass: number; resolve(): void; reject(err: Error): void }> = [];
@@ -59,8 +63,10 @@ export class ReconcilePasses {
   /** The current pass queued `key`. */
   visit(key: string): void {
     if (this.visiting === 0) return;
-    this.forget(key);
-    this.pendingKeys.set(key, this.visiting);
+    const passes = this.pendingKeys.get(key) ?? [];
+    if (passes.at(-1) === this.visiting) return; // visited twice by one pass
+    passes.push(this.visiting);
+    this.pendingKeys.set(key, passes);
     this.pendingPerPass.set(this.visiting, (this.pendingPerPass.get(this.visiting) ?? 0) + 1);
   }
 
@@ -75,11 +81,11 @@ export class ReconcilePasses {
    * visited the key before it began (a reconcile already running when the key was visited does not count).
    */
   reconcileBegins(key: string): () => void {
-    const pass = this.pendingKeys.get(key);
-    if (pass === undefined) return () => undefined;
+    const covered = this.pendingKeys.get(key)?.slice();
+    if (!covered?.length) return () => undefined;
+    // The passes that visited the key before this reconcile began; one that visits it meanwhile waits for the next.
     return () => {
-      if (this.pendingKeys.get(key) !== pass) return; // visited again meanwhile: the next run counts
-      this.forget(key);
+      for (const pass of covered) this.forget(key, pass);
       this.advance();
     };
   }
@@ -108,10 +114,13 @@ export class ReconcilePasses {
     for (const w of this.waiters.splice(0)) w.reject(new PassesStoppedError(this.o.controller));
   }
 
-  private forget(key: string): void {
-    const pass = this.pendingKeys.get(key);
-    if (pass === undefined) return;
-    this.pendingKeys.delete(key);
+  /** `key` no longer keeps `pass` waiting (nothing if it did not: a stop since, or already counted). */
+  private forget(key: string, pass: number): void {
+    const passes = this.pendingKeys.get(key);
+    const at = passes?.indexOf(pass) ?? -1;
+    if (!passes || at < 0) return;
+    passes.splice(at, 1);
+    if (passes.length === 0) this.pendingKeys.delete(key);
     const left = (this.pendingPerPass.get(pass) ?? 1) - 1;
     if (left > 0) this.pendingPerPass.set(pass, left);
     else this.pendingPerPass.delete(pass);
