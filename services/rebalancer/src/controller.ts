@@ -210,18 +210,15 @@ export class RebalancerController {
 
   /** The status to decide from: the status writer's, unless this leader has published something it has not folded yet. */
   private statusOf(key: string, uid: string): WorkloadRebalancerStatus | undefined {
-    const stored = this.rebalancerStatus.cache.get(key)?.value;
-    const mine = this.projections.get(key);
-    if (mine?.uid === uid && (!stored || stored.seq < mine.seq)) return mine.status;
-    return stored?.status;
+    return (this.unfolded(key, uid) ?? this.rebalancerStatus.cache.get(key)?.value)?.status;
   }
 
-  /** Whether the status writer has folded everything this leader published for the rebalancer. */
-  private statusStored(key: string, uid: string): boolean {
+  /** What this leader published for the rebalancer and the status writer has not stored yet, if anything. */
+  private unfolded(key: string, uid: string): Projection | undefined {
     const mine = this.projections.get(key);
-    if (mine?.uid !== uid) return true;
+    if (mine?.uid !== uid) return undefined;
     const stored = this.rebalancerStatus.cache.get(key)?.value;
-    return stored !== undefined && stored.seq >= mine.seq;
+    return !stored || stored.seq < mine.seq ? mine : undefined;
   }
 
   private bindingCached(ref: BindingRef): { value: CachedBinding; revision: number } | undefined {
@@ -295,7 +292,7 @@ export class RebalancerController {
     // status writer has stored that status, so that a reader of the status (kubectl get -w) sees it finished first
     // (a busy status writer could lag past a short TTL). The stored status's next change queues it again.
     this.deleteWhenFolded.delete(key);
-    if (decision.delete && !this.statusStored(key, uid)) this.deleteWhenFolded.add(key);
+    if (decision.delete && this.unfolded(key, uid)) this.deleteWhenFolded.add(key);
     else if (decision.delete) await this.deleteFinished(key, stored, uid, now);
     else if (decision.requeueAfterMs !== null)
       await this.armTtl(key, uid, new Date(now.getTime() + decision.requeueAfterMs), now);
