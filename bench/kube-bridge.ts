@@ -28,6 +28,14 @@ import { KubeConfig, KubernetesObjectApi, type KubernetesObject, Watch } from '@
 import { stringify } from 'yaml';
 import { webhookPki } from '@flotilla/launcher';
 import { ROOT, startSuite } from '../test/support/suite.js';
+import {
+  type Buckets,
+  bucketsSince,
+  histogramBuckets,
+  histogramQuantile,
+  observations,
+  shareAtMost,
+} from './histogram.js';
 import { cpuOfPidSeconds, fmt, heapOfServiceMb, latencySummary, report, rssOfPidMb, waitFor } from './support.js';
 
 const OBJECTS = Number(process.env.BENCH_KUBE_BRIDGE_OBJECTS ?? 1000);
@@ -185,6 +193,8 @@ async function applyPart(): Promise<void> {
         ...clusterPids(cluster),
         ...Object.fromEntries(s.suite.processes.map((p) => [p.name, p.child.pid])),
       });
+      const gatewayProcess = s.suite.processes.find((p) => p.name === 'gateway')!;
+      const webhookBefore = await webhookTimes(cluster, gatewayProcess.httpPort);
       const viaKubectl = new Timeline();
       viaKubectl.start();
       const kubectlRuns = await timedApply(
@@ -194,6 +204,7 @@ async function applyPart(): Promise<void> {
       );
       await waitFor(() => hostStatus.size >= OBJECTS, `${OBJECTS} statuses on the host`, TIMEOUT_MS, 100);
       const kubectlCpu = cpu.since();
+      const webhook = webhookRows(await webhookTimes(cluster, gatewayProcess.httpPort), webhookBefore);
       hostWatch.abort();
       mirroredAt.stop();
       foldedAt.stop();
@@ -227,7 +238,6 @@ async function applyPart(): Promise<void> {
 
       // flotilla apply, the bridge stopped; the status bucket's watch tells when each status was folded.
       const bridge = s.suite.processes.find((p) => p.name === 'kube-bridge')!;
-      const gateway = s.suite.processes.find((p) => p.name === 'gateway')!;
       // What the bridge did for the kubectl part, to tell where its time went.
       const bridgeWork = await metricLines(bridge.httpPort, [
         'flotilla_kube_bridge_writes_total',
@@ -268,6 +278,8 @@ async function applyPart(): Promise<void> {
             `${fmt(k.totalMs)} ms  (${fmt(k.rate)}/s; kubectl done after ${fmt(viaKubectl.cliMs)} ms, ${kubectlRuns} run(s))`,
           ],
           ['  latency to status on the host', latencySummary(k.latencies)],
+          ['  webhook answers (gateway)', webhook.gateway],
+          ['  webhook calls (API server)', webhook.apiServer],
           ...stages,
           ['flotilla apply', `${fmt(f.totalMs)} ms  (${fmt(f.rate)}/s; ${flotillaRuns} run(s))`],
           ['  latency to status in Flotilla', latencySummary(f.latencies)],
@@ -277,7 +289,7 @@ async function applyPart(): Promise<void> {
           ['kube-bridge during kubectl', bridgeWork],
           [
             'gateway, both parts',
-            await metricLines(gateway.httpPort, ['flotilla_spec_reads_total', 'flotilla_api_requests_total']),
+            await metricLines(gatewayProcess.httpPort, ['flotilla_spec_reads_total', 'flotilla_api_requests_total']),
           ],
         ],
       );
@@ -289,6 +301,45 @@ async function applyPart(): Promise<void> {
     await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The admission webhook's p99 target (issue 25): the gateway's answer to each call of the API server. */
+const WEBHOOK_P99_TARGET_S = 0.01;
+
+/**
+ * The webhook's time as both ends measure it: the gateway's answer (`flotilla_api_request_duration_seconds`,
+ * operation validate, from the request's headers to the answer) and the API server's call
+ * (`apiserver_admission_webhook_admission_duration_seconds`: the connection and TLS too; its buckets are 5 ms, 25 ms,
+ * 100 ms …, so its p99 is coarse).
+ */
+async function webhookTimes(cluster: KubeCluster, gatewayHttpPort: number | undefined) {
+  if (gatewayHttpPort === undefined) throw new Error('the gateway has no metrics port');
+  const gatewayPage = await (await fetch(`http://127.0.0.1:${gatewayHttpPort}/metrics`)).text();
+  const apiServerPage = await cluster.kubectl(['get', '--raw', '/metrics']);
+  if (apiServerPage.code !== 0) throw new Error(`the API server's /metrics: ${apiServerPage.stderr}`);
+  return {
+    gateway: histogramBuckets(gatewayPage, 'flotilla_api_request_duration_seconds', { operation: 'validate' }),
+    apiServer: histogramBuckets(apiServerPage.stdout, 'apiserver_admission_webhook_admission_duration_seconds', {
+      type: 'validating',
+    }),
+  };
+}
+
+type WebhookTimes = Awaited<ReturnType<typeof webhookTimes>>;
+
+/** Report rows for what the webhook's two histograms observed between two readings. */
+function webhookRows(after: WebhookTimes, before: WebhookTimes): { gateway: string; apiServer: string } {
+  const row = (b: Buckets, bounds: number[], note: string) => {
+    if (observations(b) === 0) return 'no calls observed';
+    const within = bounds.map((le) => `${fmt(shareAtMost(b, le) * 100, 2)} % within ${le * 1000} ms`).join(', ');
+    return `p99 ${fmt(histogramQuantile(b, 0.99) * 1000, 2)} ms, ${within} (n=${observations(b)}; ${note})`;
+  };
+  const gateway = bucketsSince(after.gateway, before.gateway);
+  const met = histogramQuantile(gateway, 0.99) <= WEBHOOK_P99_TARGET_S ? 'met' : 'missed';
+  return {
+    gateway: row(gateway, [WEBHOOK_P99_TARGET_S], `target p99 <= ${WEBHOOK_P99_TARGET_S * 1000} ms: ${met}`),
+    apiServer: row(bucketsSince(after.apiServer, before.apiServer), [0.005, 0.025], 'connection and TLS included'),
+  };
 }
 
 /** The host's etcd and kube-apiserver, by the pids its record names. */

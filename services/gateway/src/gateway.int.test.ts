@@ -31,6 +31,7 @@ const specsToStop: Array<{ stop(): void }> = [];
 const logged: unknown[] = [];
 const log = { error: (obj: object) => void logged.push(obj) };
 const registry = new Registry();
+let handler: GatewayHandler;
 
 beforeAll(async () => {
   bus = await testBus('gw');
@@ -39,7 +40,7 @@ beforeAll(async () => {
   const specs = replicaWriterSpecs({ bus, informers: new Informers({ bus }), store, registry });
   await specs.start();
   specsToStop.push(specs);
-  const handler = new GatewayHandler({
+  handler = new GatewayHandler({
     store,
     specs,
     kubeEvents: new KubeEventStore(bus),
@@ -195,7 +196,7 @@ describe('gateway', () => {
   it('an apply kept back again publishes again, each restarting the hold of the autoscaler condition', async () => {
     // A handler with its own clock on the same bus: two applies a few minutes apart leave the object as it was.
     let now = new Date('2026-05-04T08:00:00Z');
-    const handler = new GatewayHandler({
+    handler = new GatewayHandler({
       store: new ObjectStore(bus),
       kubeEvents: new KubeEventStore(bus),
       publish: (e) => publishEvent(bus, e),
@@ -393,25 +394,40 @@ describe('gateway', () => {
     expect(review.response).toEqual({ uid: 'u2', allowed: true, warnings: [warning] });
   });
 
-  it('serves the HTTP API and a validating admission webhook', async () => {
-    const get = await fetch(`http://127.0.0.1:${http.port}/api/get`, {
-      method: 'POST',
-      body: JSON.stringify({ kind: 'deploy', name: 'web' }),
-    });
-    expect(get.status).toBe(200);
-    const denied = await fetch(`http://127.0.0.1:${http.port}/validate`, {
-      method: 'POST',
-      body: JSON.stringify({
-        apiVersion: 'admission.k8s.io/v1',
-        kind: 'AdmissionReview',
-        request: { uid: 'u1', object: deployment('web', -1) },
-      }),
-    });
-    const review = (await denied.json()) as {
-      response: { uid: string; allowed: boolean; status?: { message: string } };
-    };
-    expect(review.response).toMatchObject({ uid: 'u1', allowed: false });
-    expect(review.response.status?.message).toMatch(/spec\.replicas/);
+  it('serves the HTTP API and a validating admission webhook, whose answers it counts and times', async () => {
+    const webhookRegistry = new Registry();
+    const served = await serveHttpApi(handler, { host: '127.0.0.1', port: 0, registry: webhookRegistry }, log);
+    try {
+      const get = await fetch(`http://127.0.0.1:${served.port}/api/get`, {
+        method: 'POST',
+        body: JSON.stringify({ kind: 'deploy', name: 'web' }),
+      });
+      expect(get.status).toBe(200);
+      const denied = await fetch(`http://127.0.0.1:${served.port}/validate`, {
+        method: 'POST',
+        body: JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: { uid: 'u1', object: deployment('web', -1) },
+        }),
+      });
+      const review = (await denied.json()) as {
+        response: { uid: string; allowed: boolean; status?: { message: string } };
+      };
+      expect(review.response).toMatchObject({ uid: 'u1', allowed: false });
+      expect(review.response.status?.message).toMatch(/spec\.replicas/);
+      const malformed = await fetch(`http://127.0.0.1:${served.port}/validate`, { method: 'POST', body: '{}' });
+      expect(malformed.status).toBe(400);
+      // A denial is an answer like any other (Success); a review the gateway cannot read is a BadRequest.
+      const answers = (reason: string) =>
+        metricSum(webhookRegistry, 'flotilla_api_requests_total', { operation: 'validate', reason });
+      expect([await answers('Success'), await answers('BadRequest')]).toEqual([1, 1]);
+      expect(await webhookRegistry.metrics()).toContain(
+        'flotilla_api_request_duration_seconds_count{operation="validate"} 2',
+      );
+    } finally {
+      await served.close();
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { admissionWarnings, admit, AdmissionError, isPlainObject } from '@flotilla/api';
-import { STATUS_CODES } from '@flotilla/client';
+import { STATUS_CODES, type StatusReason } from '@flotilla/client';
 import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { allows, type ApiTokens, isLoopback } from './api-tokens.js';
@@ -18,7 +18,7 @@ import {
 import type { GatewayHandler } from './handler.js';
 import { type DashboardViews, sendDashboardFile } from './dashboard.js';
 import { DASHBOARD_PATH } from '@flotilla/dashboard';
-import { RequestMetrics } from './request-metrics.js';
+import { RequestMetrics, WEBHOOK_OPERATION } from './request-metrics.js';
 import type { Registry } from 'prom-client';
 
 /** Generous for a 900 KiB object in JSON; larger bodies are refused before parsing. */
@@ -101,19 +101,27 @@ async function route(
   dashboard: DashboardViews | undefined,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://gateway');
+  const webhook = url.pathname === '/validate';
+  // The webhook's answer time is what the API server waits for on every admitted write (its own
+  // apiserver_admission_webhook_admission_duration_seconds adds the connection): measured from the request's headers.
+  const started = performance.now();
+  const answeredWebhook = (reason: StatusReason | 'Success') =>
+    metrics?.answered(WEBHOOK_OPERATION, reason, (performance.now() - started) / 1000);
   try {
     if (dashboard && (url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)))
       return await routeDashboard(dashboard, auth, url, req, res);
     if (req.method !== 'POST')
       return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use POST' } });
-    const webhook = url.pathname === '/validate';
     const m = /^\/api\/([a-z]+)$/.exec(url.pathname);
     // Checked before the body is read: an unknown caller cannot make the gateway buffer 4 MiB.
     let caller: string | undefined;
     if (webhook) authorizeWebhook(auth, req);
     else if (m) caller = authorize(auth, req, m[1]!);
     const body = parseBody(await readBody(req));
-    if (webhook) return send(res, 200, review(body));
+    if (webhook) {
+      send(res, 200, review(body));
+      return void answeredWebhook('Success');
+    }
     if (!m) return send(res, 404, { ok: false, error: { reason: 'NotFound', message: `no route ${url.pathname}` } });
     const reply = await dispatch(handler, m[1]!, body, log, metrics, { name: caller, via: 'http' });
     if (!reply.ok && reply.error.retryAfterSeconds !== undefined)
@@ -121,6 +129,7 @@ async function route(
     send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
   } catch (err) {
     const error = toApiError(err);
+    if (webhook) answeredWebhook(error.reason);
     if (error.reason === 'InternalError') log.error({ err, path: url.pathname }, 'request failed');
     // An event stream that failed after its first line cannot be answered with a status any more.
     if (res.headersSent) return void res.end();

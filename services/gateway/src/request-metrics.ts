@@ -2,6 +2,9 @@ import type { StatusReason } from '@flotilla/client';
 import { perRegistry } from '@flotilla/runtime';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
+/** The operation label of the admission webhook's answers (`POST /validate`). */
+export const WEBHOOK_OPERATION = 'validate';
+
 /**
  * The gateway's share of what Kubernetes' API server exports (apiserver_request_total and
  * apiserver_request_duration_seconds): requests by operation and outcome, the outcome being `Success` or the
@@ -29,7 +32,10 @@ export class RequestMetrics {
     });
   }
 
-  /** `operation` is only one of the API's operations or "unknown", so a client cannot grow the label set. */
+  /**
+   * `operation` is only one of the API's operations, "unknown" or WEBHOOK_OPERATION, so a client cannot grow the
+   * label set.
+   */
   answered(operation: string, reason: StatusReason | 'Success', seconds: number): void {
     this.requests.inc({ operation, reason });
     this.seconds.observe({ operation }, seconds);
