@@ -188,7 +188,11 @@ try {
   const rss = (name: string) => rssOfPidMb(pidOf(name));
   const heap = await heapOfServiceMb(s.suite.processes.find((p) => p.name === 'affinity-scheduler')?.httpPort);
   await sub.drain();
-  const demotions = s.logs.filter((l) => l.startsWith('[affinity-scheduler]') && l.includes('no longer leader')).length;
+  // Why each term ended ("deadline": no renewal answered in time, "lost": another holder), to tell a starved
+  // process from a Redis that answered late.
+  const demotions = s.logs
+    .filter((l) => l.startsWith('[affinity-scheduler]') && l.includes('no longer leader'))
+    .map((l) => /"reason":"([a-z]+)"/.exec(l)?.[1] ?? 'unknown');
 
   const p99 = (phase: string) =>
     percentile(
@@ -225,7 +229,10 @@ try {
         'affinity-scheduler VmRSS',
         `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED}; V8 heap in use ${fmt(heap.heapUsed)} MiB, external ${fmt(heap.external)} MiB)  (target <= 150 MB at 10,000)`,
       ],
-      ['scheduler leadership lost', `${demotions} times (lease ${LEASE_MS} ms)`],
+      [
+        'scheduler leadership lost',
+        `${demotions.length} times (lease ${LEASE_MS} ms${demotions.length > 0 ? `; ${demotions.join(', ')}` : ''})`,
+      ],
       [
         'other services VmRSS',
         `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB`,
