@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type WebhookPki, webhookPki } from '@flotilla/launcher';
-import { eventually, freeTcpPort } from '@flotilla/testkit';
+import { eventually, freeTcpPort, scaled } from '@flotilla/testkit';
 import { type KubeCluster, REAL_NODE_NAME, startKubeCluster } from '@flotilla/testkit/kube';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import {
@@ -120,6 +120,9 @@ async function podReport(): Promise<string> {
   const clusters = await host!.kubectl(['get', 'clusters', '-o', 'json']);
   for (const c of (JSON.parse(clusters.stdout || '{"items":[]}') as { items: ClusterObject[] }).items)
     lines.push(`cluster ${c.metadata.name}: ${JSON.stringify(c.status?.conditions ?? [])}`);
+  // Flotilla's events as the bridge mirrors them (taints, failovers, scheduling decisions), oldest first.
+  const events = await host!.kubectl(['get', 'events', '-A', '--sort-by=.lastTimestamp']);
+  lines.push('--- events', events.stdout.split('\n').slice(-40).join('\n'));
   for (const p of await flotillaPods()) {
     const logs = await host!.kubectl(['logs', p.metadata.name, '-n', NS, '--tail=10']);
     lines.push(`--- ${p.metadata.name}`, logs.stdout);
@@ -154,6 +157,11 @@ function installArgs(): string[] {
     ...set('gateway.clientCaSecretName', 'flotilla-apiserver-client-ca'),
     ...MEMBERS.flatMap((name, i) => set(`memberAgent.clusters[${i}].name`, name)),
     ...Object.entries(KUBE_AGENT_ENV).flatMap(([k, v]) => set(`memberAgent.config.${k}`, v)),
+    // How long a member may go unheard (its agent's lease) or fail its probes before it is not Ready: machine-dependent
+    // budgets. A rolling upgrade replaces each member's agent (on the node's network: stopped before its successor
+    // starts), and on a busy machine the gap plus the start-up outlasted Karmada's 40 s once (member1 lost nginx).
+    ...set('affinityScheduler.config.CLUSTER_MONITOR_GRACE_MS', scaled(40_000)),
+    ...set('memberAgent.config.KUBE_FAILURE_THRESHOLD_MS', scaled(Number(KUBE_AGENT_ENV.KUBE_FAILURE_THRESHOLD_MS))),
     ...set('affinityScheduler.config.FAILOVER_GRACE_MS', 1000),
     ...set('affinityScheduler.config.RESYNC_MS', 2000),
   ];

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { Suite } from '@flotilla/launcher';
-import { NATS_URL, REDIS_URL, uniquePrefix } from '@flotilla/testkit';
+import { DEFAULT_STOP_GRACE_MS, Suite } from '@flotilla/launcher';
+import { NATS_URL, REDIS_URL, scaled, uniquePrefix } from '@flotilla/testkit';
 import { connectBus, destroyBus } from '@flotilla/bus';
 import { Redis } from 'ioredis';
 
@@ -34,6 +34,9 @@ export async function startSuite(
     env,
     serviceEnv,
     onOutput: (s, l) => logs.push(`[${s}] ${l}`),
+    // A service's clean stop (drains, leases released) is slower on a busy machine: a SIGKILL after the launcher's
+    // 10 s would read as an unclean exit (test/dashboard.e2e saw the gateway's exit code null beside two busy loops).
+    stopGraceMs: scaled(DEFAULT_STOP_GRACE_MS),
     ...opts,
   });
   try {

@@ -21,6 +21,9 @@ export const OPTIONAL_SERVICES = SERVICE_NAMES.filter((s) => SERVICE_CATALOGUE[s
  */
 export const DEFAULT_READY_TIMEOUT_MS = 60_000;
 
+/** How long `stop` waits for a replica to exit after SIGTERM before it SIGKILLs it. */
+export const DEFAULT_STOP_GRACE_MS = 10_000;
+
 export interface SuiteOptions {
   /** Repository root (the folder holding services/). */
   root: string;
@@ -33,6 +36,8 @@ export interface SuiteOptions {
   onOutput?: (service: string, line: string) => void;
   /** How long a replica may take to answer /readyz 200 after it was spawned; default `DEFAULT_READY_TIMEOUT_MS`. */
   readyTimeoutMs?: number;
+  /** How long `stop` waits for each replica after SIGTERM before it SIGKILLs it; default `DEFAULT_STOP_GRACE_MS`. */
+  stopGraceMs?: number;
   /**
    * Restart a service that exits while the suite runs (a crash, or a fatal start-up error), waiting
    * `initialDelayMs`, doubled after each exit up to `maxDelayMs`; the delay starts over once a replica has stayed up
@@ -263,7 +268,7 @@ export class Suite {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
       const code = await Promise.race([
         p.exited,
-        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000)),
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.opts.stopGraceMs ?? DEFAULT_STOP_GRACE_MS)),
       ]);
       if (code === 'timeout') {
         p.child.kill('SIGKILL');
