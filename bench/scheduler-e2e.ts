@@ -133,7 +133,7 @@ try {
   });
 
   // The fleet, Ready before the first workload.
-  await applyBenchFleet(bus, client, CLUSTERS, IN_FLIGHT);
+  await applyBenchFleet(bus, client, CLUSTERS, IN_FLIGHT, { deployments: BINDINGS + 2 * PACED });
   progress(`${CLUSTERS} clusters ready`);
 
   const apply = async (name: string, i: number) => {
@@ -188,6 +188,15 @@ try {
   const rss = (name: string) => rssOfPidMb(pidOf(name));
   const heap = await heapOfServiceMb(s.suite.processes.find((p) => p.name === 'affinity-scheduler')?.httpPort);
   await sub.drain();
+  // How often the scheduling controller reconciled, by outcome: a decision that cannot place a binding (no room) is
+  // retried every 10 s, and a count far above the bindings shows work done more than once.
+  const schedulerPort = s.suite.processes.find((p) => p.name === 'affinity-scheduler')?.httpPort;
+  const schedulerMetrics = await (await fetch(`http://127.0.0.1:${schedulerPort}/metrics`)).text();
+  const reconciles = [
+    ...schedulerMetrics.matchAll(/^flotilla_reconcile_total\{controller="scheduling",result="(\w+)"[^}]*\} (\d+)$/gm),
+  ]
+    .map(([, result, n]) => `${result} ${fmt(Number(n))}`)
+    .join(', ');
   // Why each term ended ("deadline": no renewal answered in time, "lost": another holder), to tell a starved
   // process from a Redis that answered late.
   const demotions = s.logs
@@ -229,6 +238,7 @@ try {
         'affinity-scheduler VmRSS',
         `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED}; V8 heap in use ${fmt(heap.heapUsed)} MiB, external ${fmt(heap.external)} MiB)  (target <= 150 MB at 10,000)`,
       ],
+      ['scheduling reconciles', `${reconciles} (${BINDINGS + 2 * PACED} bindings)`],
       [
         'scheduler leadership lost',
         `${demotions.length} times (lease ${LEASE_MS} ms${demotions.length > 0 ? `; ${demotions.join(', ')}` : ''})`,

@@ -116,11 +116,23 @@ export async function waitFor(
 
 const REGIONS = ['cn-north', 'cn-east', 'ap-east', 'eu-west', 'us-east'];
 
+/** Deployments per cluster a benchCluster of the default size holds with room to spare (a third of its cpu). */
+const DEPLOYMENTS_PER_CLUSTER = 200;
+
+/**
+ * How much larger than the default each of `clusters` benchClusters must be to hold `deployments` benchDeployments
+ * with the same room: 1 up to DEPLOYMENTS_PER_CLUSTER each (every bench's default size), more beyond. At 50,000
+ * Deployments over 100 clusters the default clusters ran out of cpu, and the bench waited out its timeout on bindings
+ * that could not be placed.
+ */
+export const benchClusterScale = (deployments: number, clusters: number): number =>
+  Math.max(1, Math.ceil(deployments / (clusters * DEPLOYMENTS_PER_CLUSTER)));
+
 /**
  * Simulated member cluster `i` of a scheduling benchmark, labelled `bench=e2e`, with room for every replica of a
- * run, so that Divided placement never runs out of capacity mid-benchmark.
+ * run, so that Divided placement never runs out of capacity mid-benchmark: `scale` times the default's cpu and pods.
  */
-export function benchCluster(i: number) {
+export function benchCluster(i: number, scale = 1) {
   return {
     apiVersion: 'cluster.karmada.io/v1alpha1',
     kind: 'Cluster',
@@ -128,7 +140,13 @@ export function benchCluster(i: number) {
     spec: {
       syncMode: 'Push',
       region: REGIONS[i % REGIONS.length]!,
-      simulation: { allocatable: { cpu: String(64 + (i % 8) * 16), memory: '512Gi', pods: '2000' } },
+      simulation: {
+        allocatable: {
+          cpu: String((64 + (i % 8) * 16) * scale),
+          memory: `${512 * scale}Gi`,
+          pods: String(2000 * scale),
+        },
+      },
     },
   };
 }
@@ -187,9 +205,10 @@ export async function applyBenchFleet(
   client: GatewayClient,
   clusters: number,
   inFlight: number,
-  opts: { policy?: boolean } = {},
+  opts: { policy?: boolean; deployments?: number } = {},
 ) {
-  await boundedRun(clusters, inFlight, async (i) => void (await client.apply(benchCluster(i))));
+  const scale = benchClusterScale(opts.deployments ?? 0, clusters);
+  await boundedRun(clusters, inFlight, async (i) => void (await client.apply(benchCluster(i, scale))));
   await waitFor(
     async () => (await listJson(bus.js, bus.names.statusBucket, 'Cluster.>')).items.length >= clusters,
     `${clusters} cluster statuses`,
