@@ -159,7 +159,8 @@ function installArgs(): string[] {
     ...Object.entries(KUBE_AGENT_ENV).flatMap(([k, v]) => set(`memberAgent.config.${k}`, v)),
     // How long a member may go unheard (its agent's lease) or fail its probes before it is not Ready: machine-dependent
     // budgets. A rolling upgrade replaces each member's agent (on the node's network: stopped before its successor
-    // starts), and on a busy machine the gap plus the start-up outlasted Karmada's 40 s once (member1 lost nginx).
+    // starts); beside two busy loops member1 was not Ready during one upgrade and lost nginx (a lapsed lease or failed
+    // probes: the report did not tell them apart; it prints the host's events now, the expiry among them).
     ...set('affinityScheduler.config.CLUSTER_MONITOR_GRACE_MS', scaled(40_000)),
     ...set('memberAgent.config.KUBE_FAILURE_THRESHOLD_MS', scaled(Number(KUBE_AGENT_ENV.KUBE_FAILURE_THRESHOLD_MS))),
     ...set('affinityScheduler.config.FAILOVER_GRACE_MS', 1000),

@@ -196,7 +196,7 @@ describe('gateway', () => {
   it('an apply kept back again publishes again, each restarting the hold of the autoscaler condition', async () => {
     // A handler with its own clock on the same bus: two applies a few minutes apart leave the object as it was.
     let now = new Date('2026-05-04T08:00:00Z');
-    handler = new GatewayHandler({
+    const handler = new GatewayHandler({
       store: new ObjectStore(bus),
       kubeEvents: new KubeEventStore(bus),
       publish: (e) => publishEvent(bus, e),
