@@ -116,7 +116,7 @@ export async function waitFor(
 
 const REGIONS = ['cn-north', 'cn-east', 'ap-east', 'eu-west', 'us-east'];
 
-/** Deployments per cluster a benchCluster of the default size holds with room to spare (a third of its cpu). */
+/** Deployments per cluster a benchCluster of the default size holds with room to spare (about half its cpu). */
 const DEPLOYMENTS_PER_CLUSTER = 200;
 
 /**
