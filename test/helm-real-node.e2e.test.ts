@@ -120,8 +120,15 @@ async function podReport(): Promise<string> {
   const clusters = await host!.kubectl(['get', 'clusters', '-o', 'json']);
   for (const c of (JSON.parse(clusters.stdout || '{"items":[]}') as { items: ClusterObject[] }).items)
     lines.push(`cluster ${c.metadata.name}: ${JSON.stringify(c.status?.conditions ?? [])}`);
-  // Flotilla's events as the bridge mirrors them (taints, failovers, scheduling decisions), oldest first.
-  const events = await host!.kubectl(['get', 'events', '-A', '--sort-by=.lastTimestamp']);
+  // Flotilla's events as the bridge mirrors them (cluster status expiries, taints, scheduling decisions), oldest first;
+  // the kubelet's and the Deployment controller's about the roll itself would push them out of the last 40.
+  const events = await host!.kubectl([
+    'get',
+    'events',
+    '-A',
+    '--sort-by=.lastTimestamp',
+    '--field-selector=involvedObject.kind!=Pod,involvedObject.kind!=ReplicaSet,involvedObject.kind!=Deployment',
+  ]);
   lines.push('--- events', events.stdout.split('\n').slice(-40).join('\n'));
   for (const p of await flotillaPods()) {
     const logs = await host!.kubectl(['logs', p.metadata.name, '-n', NS, '--tail=10']);
@@ -157,11 +164,13 @@ function installArgs(): string[] {
     ...set('gateway.clientCaSecretName', 'flotilla-apiserver-client-ca'),
     ...MEMBERS.flatMap((name, i) => set(`memberAgent.clusters[${i}].name`, name)),
     ...Object.entries(KUBE_AGENT_ENV).flatMap(([k, v]) => set(`memberAgent.config.${k}`, v)),
-    // How long a member may go unheard (its agent's lease) or fail its probes before it is not Ready: machine-dependent
-    // budgets. A rolling upgrade replaces each member's agent (on the node's network: stopped before its successor
-    // starts); beside two busy loops member1 was not Ready during one upgrade and lost nginx (a lapsed lease or failed
-    // probes: the report did not tell them apart; it prints the host's events now, the expiry among them).
-    ...set('affinityScheduler.config.CLUSTER_MONITOR_GRACE_MS', scaled(40_000)),
+    // How long a member may go unheard (its agent's lease) or fail its probes before it is not Ready. The upgrade
+    // replaces each member's agent on the node's network, stopped before its successor starts (no surge: the ports),
+    // while every other pod of the release starts too. Twice in one day (once idle, once beside two busy loops) both
+    // members turned Ready again right after their new agents started, and member1 lost nginx to the test's 1 s
+    // failover grace: the gap most likely reached Karmada's 40 s cluster monitor grace. Agents off the node's network surge; here
+    // the grace is 120 s, scaled with the machine like the probes' failure threshold.
+    ...set('affinityScheduler.config.CLUSTER_MONITOR_GRACE_MS', scaled(120_000)),
     ...set('memberAgent.config.KUBE_FAILURE_THRESHOLD_MS', scaled(Number(KUBE_AGENT_ENV.KUBE_FAILURE_THRESHOLD_MS))),
     ...set('affinityScheduler.config.FAILOVER_GRACE_MS', 1000),
     ...set('affinityScheduler.config.RESYNC_MS', 2000),
