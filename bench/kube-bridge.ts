@@ -31,12 +31,18 @@ import { ROOT, startSuite } from '../test/support/suite.js';
 import {
   type Buckets,
   bucketsSince,
+  cpuOfPidSeconds,
+  fmt,
+  heapOfServiceMb,
   histogramBuckets,
   histogramQuantile,
+  latencySummary,
   observations,
+  report,
+  rssOfPidMb,
   shareAtMost,
-} from './histogram.js';
-import { cpuOfPidSeconds, fmt, heapOfServiceMb, latencySummary, report, rssOfPidMb, waitFor } from './support.js';
+  waitFor,
+} from './support.js';
 
 const OBJECTS = Number(process.env.BENCH_KUBE_BRIDGE_OBJECTS ?? 1000);
 const MIRRORED = Number(process.env.BENCH_KUBE_BRIDGE_MIRRORED ?? 10_000);

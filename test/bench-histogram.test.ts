@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketsSince, histogramBuckets, histogramQuantile, shareAtMost } from '../bench/histogram.js';
+import { bucketsSince, histogramBuckets, histogramQuantile, shareAtMost } from '../bench/support.js';
 
 const page = `
 # HELP flotilla_api_request_duration_seconds Time the gateway took to answer an API request
