@@ -121,7 +121,9 @@ stop_started_servers() {
   [ -f "$DATA/started-pids" ] || return 0
   while read -r pid; do
     [ -n "$pid" ] || continue
-    kill "$pid" 2>/dev/null
+    # A pid of a server already gone (a run killed before its cleanup) is skipped: under set -e a failed kill ended
+    # the cleanup there, leaving this run's servers and its Docker engine running and the run's status 1.
+    kill "$pid" 2>/dev/null || continue
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done <"$DATA/started-pids"
   rm -f "$DATA/started-pids"

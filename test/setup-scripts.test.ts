@@ -54,3 +54,25 @@ describe('scripts/lib.sh ensure_binary', () => {
     expect(r.stderr).toContain('Install it: apt-get install fake-package');
   });
 });
+
+describe('scripts/lib.sh stop_started_servers', () => {
+  it("stops the servers a run started also when the list names one that is gone (a killed run's)", () => {
+    dir = mkdtempSync(join(tmpdir(), 'flotilla-setup-'));
+    // Under set -e, as in the EXIT traps of scripts/test and scripts/up: a gone pid first, then a live server.
+    const run = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -euo pipefail; source "${lib}"; DATA="${dir}"
+         sh -c 'exit 0' & gone=$!; wait "$gone"
+         sleep 60 & live=$!
+         printf '%s\\n%s\\n' "$gone" "$live" > "$DATA/started-pids"
+         stop_started_servers
+         if kill -0 "$live" 2>/dev/null; then echo "still running"; else echo stopped; fi
+         [ -e "$DATA/started-pids" ] && echo "list kept" || echo "list removed"`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect([run.status, run.stdout.trim().split('\n')]).toEqual([0, ['stopped', 'list removed']]);
+  });
+});
