@@ -168,8 +168,8 @@ function installArgs(): string[] {
     // replaces each member's agent on the node's network, stopped before its successor starts (no surge: the ports),
     // while every other pod of the release starts too. Twice in one day (once idle, once beside two busy loops) both
     // members turned Ready again right after their new agents started, and member1 lost nginx to the test's 1 s
-    // failover grace: the gap most likely reached Karmada's 40 s cluster monitor grace. Agents off the node's network surge; here
-    // the grace is 120 s, scaled with the machine like the probes' failure threshold.
+    // failover grace: the gap most likely reached Karmada's 40 s cluster monitor grace. Agents off the node's network
+    // surge; here the grace is 120 s, scaled with the machine like the probes' failure threshold.
     ...set('affinityScheduler.config.CLUSTER_MONITOR_GRACE_MS', scaled(120_000)),
     ...set('memberAgent.config.KUBE_FAILURE_THRESHOLD_MS', scaled(Number(KUBE_AGENT_ENV.KUBE_FAILURE_THRESHOLD_MS))),
     ...set('affinityScheduler.config.FAILOVER_GRACE_MS', 1000),

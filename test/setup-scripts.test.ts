@@ -1,5 +1,6 @@
 // scripts/lib.sh's ensure_binary, run by bash with stand-ins for apt-get and id on PATH: what a fresh Debian
-// machine gets from `scripts/up` (install when root or in CI, otherwise say what to install).
+// machine gets from `scripts/up` (install when root or in CI, otherwise say what to install); and its
+// stop_started_servers, the cleanup of what scripts/test and scripts/up started.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
