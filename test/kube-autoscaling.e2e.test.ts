@@ -99,8 +99,30 @@ afterAll(async () => {
   }
 }, scaled(60_000));
 
-function logOnFailure(): void {
-  onTestFailed(() => console.log(`the services' last output:\n${s!.logs.slice(-60).join('\n')}`));
+/**
+ * On failure, prints the services' last output and, for `workload`, what the autoscaling decided from: its template
+ * replicas, its autoscalers' status, the binding's per-cluster status and each member's pod metrics.
+ */
+function logOnFailure(workload?: string): void {
+  onTestFailed(async () => {
+    console.log(`the services' last output:\n${s!.logs.slice(-60).join('\n')}`);
+    if (workload) console.log(await workloadReport(workload).catch((err: unknown) => String(err)));
+  });
+}
+
+async function workloadReport(name: string): Promise<string> {
+  const lines = [`${name} when the test failed:`, `  template replicas: ${await templateReplicas(name)}`];
+  for (const kind of ['fhpa', 'cronfhpa'])
+    lines.push(`  ${kind} status: ${JSON.stringify((await getJson(kind, name))?.status ?? null)}`);
+  lines.push(`  binding status: ${JSON.stringify((await getJson('rb', `${name}-deployment`))?.status ?? null)}`);
+  for (const c of kube) {
+    const metrics = await c.kubectl(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods']);
+    lines.push(`  ${c.name} pods: ${JSON.stringify(await podsOf(c, name))}`);
+    lines.push(
+      `  ${c.name} metrics.k8s.io: ${metrics.code === 0 ? metrics.stdout.replace(/\s+/g, ' ') : metrics.stderr}`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** Divided over both kube clusters, half each. */
@@ -130,7 +152,7 @@ describe('autoscaling on kube member clusters', () => {
   it(
     'a real 410 Gone: a member watch whose resourceVersion etcd compacted lists again, and nothing is applied twice or lost',
     async () => {
-      logOnFailure();
+      logOnFailure('steady');
       const agent = agents[1]!; // kube2's
       await apply(
         'steady',
@@ -215,7 +237,7 @@ describe('autoscaling on kube member clusters', () => {
   it(
     'Prioritized FederatedHPA: pods the real scheduler leaves Pending in the full preferred cluster scale across after autoscaleMultiClusterDelay, and back when load falls',
     async () => {
-      logOnFailure();
+      logOnFailure('burst');
       // The workload first, under its policy: Aggregated puts its two pods in kube1.
       await apply(
         'burst',
@@ -354,7 +376,7 @@ describe('autoscaling on kube member clusters', () => {
   it(
     'a member HPA created in a member cluster by hand, on a workload a FederatedHPA scales: the conflict is seen at once, and cleared when it goes',
     async () => {
-      logOnFailure();
+      logOnFailure('owned');
       await apply(
         'owned',
         [
@@ -431,7 +453,7 @@ spec:
   it(
     "Karmada's shipped FederatedHPA scales a workload on its pods' CPU usage from metrics.k8s.io",
     async () => {
-      logOnFailure();
+      logOnFailure('web');
       await apply(
         'web',
         [
@@ -452,11 +474,16 @@ spec:
       await runningInBoth('web', 1);
       // Each pod uses all it asked for (100 % of its request, twice the target): the template goes to the max.
       for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=web', milliCpu: 100 });
+      const busyAt = Date.now();
       await eventually(async () => ((await templateReplicas('web')) === 6 ? true : undefined), 120_000, 'web at 6');
+      // The margin a busy machine leaves: metrics-server's two scrapes, the agents' metrics period, one FHPA sync.
+      console.log(`web at 6 ${Date.now() - busyAt} ms after its pods' usage was set`);
       await runningInBoth('web', 3);
       // Idle (10 %): back to the min.
       for (const c of kube) await c.setPodCpuUsage({ namespace: 'default', selector: 'app=web', milliCpu: 10 });
+      const idleAt = Date.now();
       await eventually(async () => ((await templateReplicas('web')) === 2 ? true : undefined), 120_000, 'web at 2');
+      console.log(`web at 2 ${Date.now() - idleAt} ms after its pods' usage was set`);
       await runningInBoth('web', 1);
     },
     scaled(360_000),
@@ -465,7 +492,7 @@ spec:
   it(
     'a CronFederatedHPA scales a workload on the kube clusters at its schedule',
     async () => {
-      logOnFailure();
+      logOnFailure('nightly');
       await apply('nightly', [deployment('nightly', 2, '100m'), evenlyDivided('nightly')].join('---\n'));
       await runningInBoth('nightly', 1);
       // A whole second far enough ahead for the rule to be stored and timed first (6-field cron: seconds first).
