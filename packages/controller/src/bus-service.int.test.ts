@@ -7,9 +7,15 @@ import { runBusService } from './bus-service.js';
 
 const prefix = uniquePrefix('bus-service');
 const env = { LOG_LEVEL: 'silent', NATS_URL, REDIS_URL, FLOTILLA_PREFIX: prefix, LEADER_LEASE_MS: '1000' };
-/** A failed start exits through this instead of ending the test process. */
+/**
+ * A failed start exits through this instead of ending the test process, and the test process's signals and IPC
+ * channel stay the test runner's: a service that took them would leave the worker ignoring SIGTERM and free to exit
+ * while the runner still has answers to send it.
+ */
 const exits: number[] = [];
-const options = { env, stopTimeoutMs: 5000, exit: (code: number) => void exits.push(code) };
+const options = { env, stopTimeoutMs: 5000, exit: (code: number) => void exits.push(code), ownsProcess: false };
+const processHooks = () => ['SIGTERM', 'SIGINT', 'disconnect'].map((event) => process.listenerCount(event));
+const hooksBefore = processHooks();
 
 afterAll(async () => {
   const bus = await connectBus({ url: NATS_URL, prefix, name: 'cleanup' });
@@ -76,6 +82,7 @@ describe('runBusService (real NATS and Redis)', () => {
     expect(held!.bus.nc.isClosed()).toBe(true);
     expect(held!.redis.status).toBe('end');
     expect(exits).toEqual([]);
+    expect(processHooks()).toEqual(hooksBefore);
   });
 
   it('closes what it opened when open fails, and start-up fails', async () => {

@@ -236,6 +236,13 @@ export class ServiceHost<S extends z.ZodType<BaseConfig>> {
 export interface RunServiceOptions extends ServiceHostOptions {
   /** Exit code and stderr writes go through these; the real process by default. */
   exit?: (code: number) => never | void;
+  /**
+   * Whether the service has the process to itself (the default): SIGTERM and SIGINT then stop it, and so does the
+   * close of a supervisor's IPC channel, which stops keeping the process alive. False where it runs inside a process
+   * that owns those (a test runner's worker, whose channel is the runner's and must keep the worker alive while the
+   * runner still has answers to send it).
+   */
+  ownsProcess?: boolean;
 }
 
 /**
@@ -276,15 +283,7 @@ export async function runService<S extends z.ZodType<BaseConfig>>(
       () => exit(1),
     );
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  // Started by a supervisor over an IPC channel (packages/launcher's Suite: tests, benches, scripts/up): the channel
-  // closes when the supervisor is gone, crashed or killed -9 included, and then nothing else would ever stop this
-  // process. The channel itself must not keep the process alive.
-  if (process.channel) {
-    process.channel.unref();
-    process.once('disconnect', () => onSignal('supervisor gone'));
-  }
+  if (options.ownsProcess ?? true) watchTheProcess(onSignal);
   try {
     await host.start();
   } catch (err) {
@@ -300,4 +299,17 @@ export async function runService<S extends z.ZodType<BaseConfig>>(
     exit(1);
   }
   return host;
+}
+
+/** Stops the service on SIGTERM, SIGINT and, under a supervisor, when the supervisor's IPC channel closes. */
+function watchTheProcess(onSignal: (signal: NodeJS.Signals | 'supervisor gone') => void): void {
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  // Started by a supervisor over an IPC channel (packages/launcher's Suite: tests, benches, scripts/up): the channel
+  // closes when the supervisor is gone, crashed or killed -9 included, and then nothing else would ever stop this
+  // process. The channel itself must not keep the process alive.
+  if (process.channel) {
+    process.channel.unref();
+    process.once('disconnect', () => onSignal('supervisor gone'));
+  }
 }
