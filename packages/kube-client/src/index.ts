@@ -22,6 +22,7 @@ export {
 export {
   describeKubeError,
   describeRequest,
+  isAbortError,
   isConflict,
   isForbidden,
   isGone,
@@ -36,7 +37,13 @@ export {
   statusOf,
   toKubeApiError,
 } from './kube-api-error.js';
-export { type KubeConfigFallback, loadPooledKubeConfig, PooledKubeConfig } from './pooled-kube-config.js';
+export {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type KubeConfigFallback,
+  loadPooledKubeConfig,
+  PooledKubeConfig,
+  type PooledKubeConfigOptions,
+} from './pooled-kube-config.js';
 export { HttpMethod, RawObjectApi, type RawRequest } from './raw-object-api.js';
 export { collectionPath, groupVersionPath, type ObjectName, objectPath, type ResourceInfo } from './resource-path.js';
 export { type StableDigestOptions, stableDigest, stableJson } from './stable-json.js';

@@ -2,7 +2,14 @@ import type { Registry } from 'prom-client';
 import { GracefulGate } from '@flotilla/runtime';
 import { type Backoff, backoffDelay } from './backoff.js';
 import type { KubeApi, RawObject, WatchParams } from './kube-api.js';
-import { describeKubeError, isGone, type KubeRequest, statusOf, toKubeApiError } from './kube-api-error.js';
+import {
+  describeKubeError,
+  isAbortError,
+  isGone,
+  type KubeRequest,
+  statusOf,
+  toKubeApiError,
+} from './kube-api-error.js';
 import { kubeInformerMetrics } from './informer-metrics.js';
 import type { ResourceInfo } from './resource-path.js';
 
@@ -442,7 +449,7 @@ export class KubeInformer<T> {
         }
         this.o.onChange?.();
       };
-      const done = (err: unknown) => settle(err && !isAbort(err) ? { err } : {});
+      const done = (err: unknown) => settle(err && !isAbortError(err) ? { err } : {});
       this.o.client
         .watch(
           {
@@ -469,8 +476,4 @@ export class KubeInformer<T> {
 /** `namespace/name` (`/name` for a cluster-scoped object): the default cache key. */
 export function namespacedName(raw: RawObject): string {
   return `${raw.metadata?.namespace ?? ''}/${raw.metadata?.name ?? ''}`;
-}
-
-function isAbort(err: unknown): boolean {
-  return (err as { name?: string })?.name === 'AbortError' || (err as { type?: string })?.type === 'aborted';
 }

@@ -47,6 +47,8 @@ export function statusOf(err: unknown): { code?: number; message: string } {
   }
   if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string')
     message = (body as { message: string }).message;
+  // node-fetch's AbortError says "The user aborted a request."; a request (not a watch) is aborted only by its timeout.
+  if (isAbortError(err)) message = 'no answer within the request timeout';
   return { ...(code !== undefined ? { code } : {}), message };
 }
 
@@ -92,6 +94,12 @@ export const isUnauthorized = (err: unknown): boolean => statusCodeOf(err) === K
 /** 410 Gone: a watch's (or a list's continue token's) resourceVersion was compacted away. */
 export const isGone = (err: unknown): boolean => statusCodeOf(err) === KubeStatusCode.Gone;
 export const isInvalid = (err: unknown): boolean => statusCodeOf(err) === KubeStatusCode.Invalid;
+/** The client gave the request up: node-fetch's AbortError, as a request's timeout (or a watch's stop) ends it. */
+export function isAbortError(err: unknown): boolean {
+  const e = err as { name?: unknown; type?: unknown } | undefined;
+  return e?.name === 'AbortError' || e?.type === 'aborted';
+}
+
 /** The request got no answer at all (connection refused, reset, timed out). */
 export const isUnreachable = (err: unknown): boolean => statusCodeOf(err) === undefined;
 

@@ -1,8 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import { RequestContext, HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { PooledKubeConfig } from './pooled-kube-config.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { KubeApi } from './kube-api.js';
+import { isUnreachable, KubeApiError } from './kube-api-error.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, PooledKubeConfig } from './pooled-kube-config.js';
+import type { ResourceInfo } from './resource-path.js';
 
 // Inline credentials: what changes them is what must give another connection pool. The values are opaque to the
 // agents (no connection is opened here).
@@ -84,5 +88,41 @@ describe('PooledKubeConfig: requests with the same credentials share kept-alive 
     const p2 = await agentOfApiRequest(proxied);
     expect(p1?.constructor).not.toBe(https.Agent);
     expect(p2).not.toBe(p1);
+  });
+});
+
+describe('PooledKubeConfig: a request that gets no answer', () => {
+  // The fault itself: a server that takes the connection and never says a word (a hung peer, a dead connection
+  // without a reset). Without a timeout the request, and the controller pass awaiting it, would wait for ever.
+  const silent = net.createServer((socket) => socket.on('error', () => undefined));
+  const open: net.Socket[] = [];
+  silent.on('connection', (s) => open.push(s));
+  afterAll(() => {
+    for (const kc of configs.splice(0)) kc.destroy();
+    for (const s of open) s.destroy();
+    silent.close();
+  });
+
+  it('is given up after requestTimeoutMs, as an unreachable KubeApiError that says so', async () => {
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    const kc = new PooledKubeConfig({ requestTimeoutMs: 300 });
+    kc.loadFromString(kubeconfig({ server: `http://127.0.0.1:${port}`, insecure: true }));
+    configs.push(kc);
+    const deployments: ResourceInfo = { group: 'apps', version: 'v1', plural: 'deployments', namespaced: true };
+
+    const listed = await new KubeApi(kc).list(deployments).catch((err: unknown) => err);
+    expect(listed).toBeInstanceOf(KubeApiError);
+    expect(isUnreachable(listed)).toBe(true);
+    expect((listed as Error).message).toBe(
+      'list deployments.apps cluster-wide failed: no answer within the request timeout',
+    );
+    // What is not a KubeApi call (client-node's Metrics, Health without a signal of its own) gets the timeout too.
+    expect((await kc.applyToFetchOptions({})).signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it('defaults to the API server’s own limit for a request', () => {
+    expect(new PooledKubeConfig().requestTimeoutMs).toBe(DEFAULT_REQUEST_TIMEOUT_MS);
+    expect(DEFAULT_REQUEST_TIMEOUT_MS).toBe(60_000);
   });
 });

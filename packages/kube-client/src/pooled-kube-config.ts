@@ -6,6 +6,20 @@ import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 
+/**
+ * How long a request may go unanswered before the client gives it up: the API server's own limit for a request that
+ * is not a watch (`--request-timeout`, 1 minute). The server ends what it is slow to answer; this ends what it never
+ * will, such as a request on a connection that went dead without a reset, which TCP keep-alive takes minutes to find
+ * and which would hold a controller's pass for as long. (client-go finds those with HTTP/2 pings; Node's client speaks
+ * HTTP/1.1.)
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+export interface PooledKubeConfigOptions {
+  /** Default DEFAULT_REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number;
+}
+
 /** The TLS and identity options a request's connection is made with: requests with equal options share them. */
 const CONNECTION_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
 
@@ -20,16 +34,26 @@ const CONNECTION_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUna
  */
 export class PooledKubeConfig extends KubeConfig {
   private readonly agents = new Map<string, http.Agent>();
+  /** How long a request may go unanswered before this client gives it up (a watch's own signal replaces it). */
+  readonly requestTimeoutMs: number;
+
+  constructor(options: PooledKubeConfigOptions = {}) {
+    super();
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
     const agent = context.getAgent();
     if (agent) context.setAgent(this.pooled(agent));
+    if (!context.getSignal()) context.setSignal(AbortSignal.timeout(this.requestTimeoutMs));
   }
 
   override async applyToFetchOptions(opts: https.RequestOptions): ReturnType<KubeConfig['applyToFetchOptions']> {
     const init = await super.applyToFetchOptions(opts);
     if (init.agent instanceof http.Agent) init.agent = this.pooled(init.agent);
+    // Watch sets its own signal after this (it must stay open); Metrics and Health (without one of its own) keep it.
+    init.signal ??= AbortSignal.timeout(this.requestTimeoutMs);
     return init;
   }
 

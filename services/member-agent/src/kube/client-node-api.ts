@@ -1,7 +1,7 @@
 // client-node's modules one by one, not its index: the index loads every generated API (~20 MB of JavaScript, most of
 // the agent's memory) where the driver needs these few; patches/ makes them load without the generated APIs too.
 import { Health } from '@kubernetes/client-node/dist/health.js';
-import { Metrics, type PodMetricsList } from '@kubernetes/client-node/dist/metrics.js';
+import type { PodMetric } from '@kubernetes/client-node/dist/metrics.js';
 import { KubernetesObjectApi } from '@kubernetes/client-node/dist/object.js';
 import {
   isNotFound,
@@ -12,11 +12,18 @@ import {
   listWatchOf,
   loadPooledKubeConfig,
   type PooledKubeConfig,
+  type RawList,
 } from '@flotilla/kube-client';
 import { cpuMilli } from '../resources.js';
 import { kubeError } from './errors.js';
 import type { MemberClusterApi, ResourceInfo } from './kube-api.js';
 import type { Manifest, MemberRef } from './member-objects.js';
+
+/**
+ * metrics.k8s.io's pod metrics, read through KubeApi like every other request (client-node's Metrics reports a
+ * request that got no answer as an HTTP 500).
+ */
+const POD_METRICS: ResourceInfo = { group: 'metrics.k8s.io', version: 'v1beta1', plural: 'pods', namespaced: true };
 
 /** KubernetesObjectApi for its discovery (cached per group version): where a kind is served. */
 class DiscoveryApi extends KubernetesObjectApi {
@@ -48,7 +55,6 @@ export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
   const api = new KubeApi(kc);
   const discovery = kc.makeApiClient(DiscoveryApi);
   const health = new Health(kc);
-  const metrics = new Metrics(kc);
   const probeTimeoutMs = opts.probeTimeoutMs ?? 5000;
   const cluster = opts.cluster;
   /** A failed request as the agent reports it: naming the member cluster (and RBAC's rule on a 403). */
@@ -129,9 +135,9 @@ export function clientNodeApi(opts: ClientNodeApiOptions): MemberClusterApi {
       }
     },
     async podCpuMilli(namespace: string) {
-      let list: PodMetricsList;
+      let list: RawList<PodMetric>;
       try {
-        list = await metrics.getPodMetrics(namespace);
+        list = await api.list<PodMetric>(POD_METRICS, { namespace });
       } catch (err) {
         throw kubeError(cluster, { verb: 'list', group: 'metrics.k8s.io', resource: 'pods', namespace }, err);
       }
