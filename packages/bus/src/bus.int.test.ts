@@ -390,6 +390,17 @@ describe('events', () => {
     for await (const d of readEvents(bus, { filter: { kind: 'Nope' } })) out.push(d);
     expect(out).toEqual([]);
   });
+
+  it('ends a followed read aborted while its consumer was still being opened', async () => {
+    // The gateway's stop aborts every open event stream; one that a dashboard tab had just reconnected was still
+    // opening its consumer, and followed on for ever, so the gateway's HTTP server never closed. (Nothing matches
+    // the filter: only the abort can end the read.)
+    const abort = new AbortController();
+    const read = readEvents(bus, { filter: { kind: 'Nope' }, follow: true, signal: abort.signal });
+    const first = read.next();
+    abort.abort();
+    expect(await first).toEqual({ done: true, value: undefined });
+  });
 });
 
 describe('connectBus', () => {

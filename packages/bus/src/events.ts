@@ -435,8 +435,14 @@ export async function* readEvents(bus: Bus, opts: ReadOptions = {}): AsyncGenera
   const messages = await consumer.consume({ max_messages: 1024 });
   const abort = () => void messages.close();
   opts.signal?.addEventListener('abort', abort, { once: true });
+  // An abort that came while the consumer was being opened fired before the listener was there.
+  if (opts.signal?.aborted) abort();
   try {
-    for await (const m of messages) yield toDelivered(m);
+    // What the consumer had buffered when the abort came is not read either.
+    for await (const m of messages) {
+      if (opts.signal?.aborted) return;
+      yield toDelivered(m);
+    }
   } finally {
     opts.signal?.removeEventListener('abort', abort);
     await messages.close().catch(() => undefined);
