@@ -1,5 +1,6 @@
 export * from './chart.js';
 export * from './clusters.js';
+export * from './debounce.js';
 export * from './decision.js';
 export * from './events.js';
 export * from './paging.js';

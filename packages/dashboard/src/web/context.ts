@@ -1,4 +1,5 @@
 import { ApiError, follow, isUnauthorized } from './api.js';
+import { debounce } from '../view/index.js';
 import { h, replaceKeepingFocus } from './dom.js';
 
 /** What a page gets: where to draw, the route's parameters, and ways to report, confirm and stop. */
@@ -19,18 +20,6 @@ export interface PageContext {
 
 export type Page = (ctx: PageContext) => Promise<void>;
 
-/** Calls `fn` at most once per `ms`, after the last of a burst of calls (an event burst refreshes a page once). */
-export function debounce(fn: () => void, ms: number): () => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      fn();
-    }, ms);
-  };
-}
-
 export function errorText(err: unknown): string {
   return err instanceof ApiError ? err.message : `Error: ${(err as Error)?.message ?? String(err)}`;
 }
@@ -48,8 +37,9 @@ export function heading(title: string, live = false): HTMLElement {
 }
 
 /**
- * A page section drawn from reads and drawn again as the event stream tells of a change to what it shows (at most
- * once per `debounceMs`, after a burst). Returns its redraw, for an action that changed something.
+ * A page section drawn from reads and drawn again as the event stream tells of a change to what it shows:
+ * `debounceMs` after the last event of a burst, and at least every 5 × `debounceMs` while the events never pause.
+ * Returns its redraw, for an action that changed something.
  */
 export async function liveSection(
   ctx: PageContext,
