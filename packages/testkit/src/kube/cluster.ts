@@ -962,6 +962,22 @@ class RunningKubeCluster implements KubeCluster {
  * stopped again.
  */
 export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<KubeCluster> {
+  // Each program binds its port a moment after the port was picked free (freeTcpPort): a process running beside it
+  // (another test's server, an outgoing connection given that port as its own) can take it in between, and the
+  // program then exits with "address already in use". The cluster starts again on new ports, as startOnFreePort does.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startKubeClusterOnce(opts);
+    } catch (err) {
+      if (attempt >= PORT_ATTEMPTS || !/address already in use/i.test(String(err))) throw err;
+    }
+  }
+}
+
+/** How many times startKubeCluster tries when a port it picked was taken before a program bound it. */
+const PORT_ATTEMPTS = 3;
+
+async function startKubeClusterOnce(opts: KubeClusterStartOptions): Promise<KubeCluster> {
   validateKubeClusterOptions(opts);
   const binDir = opts.binDir ?? kubeBinDir();
   const needed = ['etcd', 'kube-apiserver', 'kubectl'];
