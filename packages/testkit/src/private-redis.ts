@@ -156,6 +156,11 @@ export interface StartableServer {
   dispose(): Promise<void>;
 }
 
+/** The server (or program) could not bind its port: another process took it after freeTcpPort picked it. */
+export function isAddressInUse(err: unknown): boolean {
+  return /address already in use/i.test(String(err));
+}
+
 /**
  * A server started on a free port (freeTcpPort), on another one when a process running beside the test took the port
  * between the pick and the server's bind ("address already in use"), up to `attempts` times.
@@ -168,7 +173,7 @@ export async function startOnFreePort<T extends StartableServer>(make: (port: nu
       return server;
     } catch (err) {
       await server.dispose().catch(() => undefined);
-      if (attempt >= attempts || !/address already in use/i.test(String(err))) throw err;
+      if (attempt >= attempts || !isAddressInUse(err)) throw err;
     }
   }
 }

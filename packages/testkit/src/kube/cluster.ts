@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeTcpPort } from '../private-redis.js';
+import { freeTcpPort, isAddressInUse } from '../private-redis.js';
 import { kubeBinDir, kubeProgram } from './bin-dir.js';
 import { type CpuUsageRule, cpuUsageObject, validateCpuUsageRule } from './cpu-usage.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -969,7 +969,7 @@ export async function startKubeCluster(opts: KubeClusterStartOptions): Promise<K
     try {
       return await startKubeClusterOnce(opts);
     } catch (err) {
-      if (attempt >= PORT_ATTEMPTS || !/address already in use/i.test(String(err))) throw err;
+      if (attempt >= PORT_ATTEMPTS || !isAddressInUse(err)) throw err;
     }
   }
 }
