@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { join } from 'node:path';
 import { connectBus, eventTypeOf, KvWatchInclude, readEvents, type Bus } from '@flotilla/bus';
-import { freePort } from '@flotilla/launcher';
-import { eventually, PrivateRedis } from '@flotilla/testkit';
+import { eventually, freeTcpPort, PrivateRedis } from '@flotilla/testkit';
 import { Redis } from 'ioredis';
 import { flotilla } from './support/cli.js';
 import { ROOT, startSuite, type RunningSuite } from './support/suite.js';
@@ -22,7 +21,7 @@ let setupError: unknown;
 beforeAll(async () => {
   try {
     process.once('exit', killPrivateRedis);
-    privateRedis = new PrivateRedis(await freePort());
+    privateRedis = new PrivateRedis(await freeTcpPort());
     await privateRedis.start();
     s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler', 'cron-scheduler'], {
       REDIS_URL: privateRedis.url,

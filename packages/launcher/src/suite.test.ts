@@ -119,8 +119,8 @@ describe('Suite supervision', () => {
 
   it('gives the first replica the fixed HTTP port it is configured with', async () => {
     const r = makeRoot();
-    const { freePort } = await import('./free-port.js');
-    const port = await freePort();
+    const { freeTcpPort } = await import('@flotilla/ports');
+    const port = await freeTcpPort();
     suite = new Suite({
       root: r,
       services: ['crashy'],

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_CATALOGUE, SERVICE_NAMES } from '@flotilla/catalogue';
-import { freePort } from './free-port.js';
+import { freeTcpPort } from '@flotilla/ports';
 
 /** The deployables a Suite starts by default, in start order (the catalogue's, less the optional ones). */
 export const SERVICES = SERVICE_NAMES.filter((s) => !SERVICE_CATALOGUE[s].optional);
@@ -143,7 +143,7 @@ export class Suite {
     replicaEnv?: Record<string, string>,
   ): Promise<ServiceProcess> {
     const fixed = port ?? (replica === 0 ? this.opts.httpPorts?.[name] : undefined);
-    const httpPort = fixed ?? (await freePort());
+    const httpPort = fixed ?? (await freeTcpPort());
     const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...extraServiceNodeFlags(), this.mainOf(name)], {
       env: {
         ...process.env,

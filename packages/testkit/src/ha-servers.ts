@@ -1,5 +1,6 @@
 import { connect as netConnect } from 'node:net';
-import { freeTcpPort, PrivateRedis } from './private-redis.js';
+import { freeTcpPort } from '@flotilla/ports';
+import { PrivateRedis } from './private-redis.js';
 import { PrivateNats } from './private-nats.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { scaled, testTimeScale } from './time-scale.js';
 
+export { freeTcpPort } from '@flotilla/ports';
 export {
   PrivateRedis,
-  freeTcpPort,
   startOnFreePort,
   type PrivateRedisOptions,
   type StartableServer,

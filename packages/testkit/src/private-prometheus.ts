@@ -3,7 +3,7 @@ import { stopWithThisProcess } from './reaper.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeTcpPort } from './private-redis.js';
+import { freeTcpPort } from '@flotilla/ports';
 
 /**
  * A Prometheus server of a test's own (Debian's `prometheus`; PROMETHEUS names the binary), on a free loopback

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect as netConnect, createServer } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeTcpPort, isAddressInUse } from '@flotilla/ports';
 import { stopWithThisProcess } from './reaper.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -138,27 +139,10 @@ export interface PrivateRedisOptions {
   sentinel?: string;
 }
 
-/** A TCP port nothing listens on right now, for a server a test starts itself. */
-export function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts on a port of its own, once. */
 export interface StartableServer {
   start(): Promise<void>;
   dispose(): Promise<void>;
-}
-
-/** The server (or program) could not bind its port: another process took it after freeTcpPort picked it. */
-export function isAddressInUse(err: unknown): boolean {
-  return /address already in use/i.test(String(err));
 }
 
 /**

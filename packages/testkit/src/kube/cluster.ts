@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeTcpPort, isAddressInUse } from '../private-redis.js';
+import { freeTcpPort, isAddressInUse } from '@flotilla/ports';
 import { kubeBinDir, kubeProgram } from './bin-dir.js';
 import { type CpuUsageRule, cpuUsageObject, validateCpuUsageRule } from './cpu-usage.js';
 import { writeKubeconfig } from './kubeconfig.js';
