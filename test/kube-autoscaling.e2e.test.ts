@@ -99,10 +99,6 @@ afterAll(async () => {
   }
 }, scaled(60_000));
 
-/**
- * On failure, prints the services' last output and, for `workload`, what the autoscaling decided from: its template
- * replicas, its autoscalers' status, the binding's per-cluster status and each member's pod metrics.
- */
 /** kube-scheduler's FailedScheduling Events for the pods of a Deployment (`<name>-…`) in the default namespace. */
 async function failedSchedulingEvents(cluster: KubeCluster, name: string): Promise<{ message: string }[]> {
   const r = await cluster.kubectl([
@@ -120,6 +116,10 @@ async function failedSchedulingEvents(cluster: KubeCluster, name: string): Promi
   return items.filter((e) => e.involvedObject.name.startsWith(`${name}-`)).map((e) => ({ message: e.message ?? '' }));
 }
 
+/**
+ * On failure, prints the services' last output and, for `workload`, what the autoscaling decided from: its template
+ * replicas, its autoscalers' status, the binding's per-cluster status and each member's pod metrics.
+ */
 function logOnFailure(workload?: string): void {
   onTestFailed(async () => {
     console.log(`the services' last output:\n${s!.logs.slice(-60).join('\n')}`);
