@@ -6,6 +6,8 @@ const DEFAULT_EPHEMERAL_RANGE: PortRange = { low: 32_768, high: 60_999 };
 /** How many ports below the ephemeral range freeTcpPort picks from. */
 const WINDOW_SIZE = 16_384;
 const LOWEST_UNPRIVILEGED_PORT = 1_024;
+/** The fewest ports a window below the ephemeral range must hold to be picked from. */
+const MIN_WINDOW_SIZE = 1_024;
 /** Random picks that found the port taken before freeTcpPort lets the kernel choose one instead. */
 const PICK_ATTEMPTS = 64;
 
@@ -33,7 +35,7 @@ export function ephemeralPortRange(path = '/proc/sys/net/ipv4/ip_local_port_rang
 export function pickWindow(ephemeral: PortRange): PortRange | undefined {
   const high = ephemeral.low - 1;
   const low = Math.max(LOWEST_UNPRIVILEGED_PORT, ephemeral.low - WINDOW_SIZE);
-  return high - low + 1 >= 1_024 ? { low, high } : undefined;
+  return high - low + 1 >= MIN_WINDOW_SIZE ? { low, high } : undefined;
 }
 
 function canListen(port: number): Promise<boolean> {
@@ -95,10 +97,12 @@ export function freePortPicker(
   };
 }
 
-const processPicker = freePortPicker();
+// Made on first use: a process that imports the launcher but starts no server reads no /proc at start-up.
+let processPicker: FreePortPicker | undefined;
 
 /** A TCP port nothing listens on right now, for a server this process starts a moment later (see freePortPicker). */
 export function freeTcpPort(): Promise<number> {
+  processPicker ??= freePortPicker();
   return processPicker.next();
 }
 
