@@ -19,6 +19,7 @@ import type { GatewayHandler } from './handler.js';
 import { type DashboardViews, sendDashboardFile } from './dashboard.js';
 import { DASHBOARD_PATH } from '@flotilla/dashboard';
 import { RequestMetrics, WEBHOOK_OPERATION } from './request-metrics.js';
+import { GracefulClose } from './graceful-close.js';
 import type { Registry } from 'prom-client';
 
 /** Generous for a 900 KiB object in JSON; larger bodies are refused before parsing. */
@@ -62,8 +63,10 @@ export async function serveHttpApi(
   if (!opts.tokens && !opts.allowAnonymous && !isLoopback(opts.host)) throw new InsecureBindError(opts.host);
   const metrics = opts.registry ? RequestMetrics.of(opts.registry) : undefined;
   const auth = { tokens: opts.tokens, webhookByCertificate: Boolean(opts.tls?.clientCa) };
-  const listener = (req: IncomingMessage, res: ServerResponse) =>
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    graceful.track(req, res);
     void route(handler, auth, req, res, log, metrics, opts.dashboard);
+  };
   // Kubernetes calls admission webhooks over HTTPS only: with a certificate the same routes are served over TLS.
   // The client certificate is asked for but not required at the handshake, so API clients may use tokens instead.
   const server: Server = opts.tls
@@ -76,13 +79,14 @@ export async function serveHttpApi(
         listener,
       )
     : createServer(listener);
+  const graceful = new GracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, resolve);
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () => graceful.close(),
   };
 }
 
