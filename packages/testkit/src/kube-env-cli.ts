@@ -28,10 +28,13 @@ import {
   cleanupRealNode,
   importImageArchive,
   type KubeClusterRecord,
-  isAlive,
+  isRecordedAlive,
   kubeProgram,
   ManagedProcess,
   readKubeClusterRecord,
+  recordedProcess,
+  recordedProcesses,
+  setRecordedProcess,
   startKubeCluster,
   stopPid,
   writeKubeClusterRecord,
@@ -79,13 +82,14 @@ async function records(names: string[]): Promise<KubeClusterRecord[]> {
 async function stopRecord(record: KubeClusterRecord): Promise<void> {
   // The kubelet first (it would restart the pods), then everything in the real node's cgroup (containerd, its shims,
   // the pods), then the control plane.
-  if (record.pids.kubelet) await stopPid(record.pids.kubelet);
+  const kubelet = recordedProcess(record, 'kubelet');
+  if (kubelet) await stopPid(kubelet);
   if (record.realNode) await cleanupRealNode({ dir: record.dir, cgroup: record.realNode.cgroup });
   const order = ['metrics-server', 'kwok', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
-  const pids = Object.entries(record.pids)
+  const programs = recordedProcesses(record)
     .filter(([name]) => order.includes(name))
     .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
-  for (const [, pid] of pids) await stopPid(pid);
+  for (const [, program] of programs) await stopPid(program);
   await rm(record.dir, { recursive: true, force: true });
 }
 
@@ -119,7 +123,7 @@ async function up(
   const root = stateRoot();
   for (const name of names) {
     const existing = await readKubeClusterRecord(join(root, name));
-    if (existing && Object.values(existing.pids).some(isAlive))
+    if (existing && recordedProcesses(existing).some(([, p]) => isRecordedAlive(p)))
       fail(`up: ${name} is already up (${existing.server}); run scripts/kube-env down ${name} first`);
     if (existing) await stopRecord(existing);
   }
@@ -159,13 +163,13 @@ async function up(
 
 /** The API server goes away; etcd, the controllers and kwok stay (they retry until it is back). */
 async function stopApiServer(record: KubeClusterRecord): Promise<void> {
-  const pid = record.pids['kube-apiserver'];
-  if (pid === undefined || !isAlive(pid)) {
+  const apiServer = recordedProcess(record, 'kube-apiserver');
+  if (apiServer === undefined || !isRecordedAlive(apiServer)) {
     process.stdout.write(`${record.name}\tapi server already stopped\n`);
     return;
   }
-  await stopPid(pid);
-  delete record.pids['kube-apiserver'];
+  await stopPid(apiServer);
+  setRecordedProcess(record, 'kube-apiserver', undefined);
   await writeKubeClusterRecord(record);
   process.stdout.write(
     `${record.name}\tapi server stopped (start it again with scripts/kube-env start ${record.name})\n`,
@@ -177,8 +181,8 @@ async function restart(record: KubeClusterRecord, name: string): Promise<Managed
   const command = record.commands?.[name];
   if (!command)
     fail(`start: ${record.name} has no recorded command for ${name} (started by an older kube-env): run down and up`);
-  const pid = record.pids[name];
-  if (pid !== undefined) await stopPid(pid);
+  const previous = recordedProcess(record, name);
+  if (previous !== undefined) await stopPid(previous);
   const p = new ManagedProcess({
     name,
     program: command.program,
@@ -187,19 +191,19 @@ async function restart(record: KubeClusterRecord, name: string): Promise<Managed
     outliveParent: true,
   });
   await p.start();
-  record.pids[name] = p.pid!;
+  setRecordedProcess(record, name, p.pid);
   return p;
 }
 
 /** The API server comes back on its port with its data and arguments; then the controller-manager and scheduler. */
 async function startApiServer(record: KubeClusterRecord, bin: string): Promise<void> {
-  const running = record.pids['kube-apiserver'];
-  if (running !== undefined && isAlive(running)) {
+  const running = recordedProcess(record, 'kube-apiserver');
+  if (running !== undefined && isRecordedAlive(running)) {
     process.stdout.write(`${record.name}\tapi server already running\n`);
     return;
   }
-  const etcd = record.pids.etcd;
-  if (etcd === undefined || !isAlive(etcd)) fail(`start: ${record.name}: etcd is not running; run down and up`);
+  const etcd = recordedProcess(record, 'etcd');
+  if (etcd === undefined || !isRecordedAlive(etcd)) fail(`start: ${record.name}: etcd is not running; run down and up`);
   const apiServer = await restart(record, 'kube-apiserver');
   await writeKubeClusterRecord(record);
   const kubectl = kubeProgram(bin, 'kubectl');
@@ -280,7 +284,7 @@ async function main(): Promise<void> {
       const found = await records(positionals);
       if (!found.length) process.stdout.write('no cluster is up\n');
       for (const r of found) {
-        const procs = Object.entries(r.pids).map(([n, pid]) => `${n}:${isAlive(pid) ? 'running' : 'gone'}`);
+        const procs = recordedProcesses(r).map(([n, p]) => `${n}:${isRecordedAlive(p) ? 'running' : 'gone'}`);
         process.stdout.write(`${r.name}\t${r.server}\t${r.kubeconfigPath}\t${procs.join(' ')}\n`);
       }
       return;

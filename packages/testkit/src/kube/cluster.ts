@@ -10,7 +10,8 @@ import { kubeBinDir, kubeProgram } from './bin-dir.js';
 import { type CpuUsageRule, cpuUsageObject, validateCpuUsageRule } from './cpu-usage.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { type CertFiles, Pki, validateSubject } from './pki.js';
-import { ManagedProcess } from './processes.js';
+import { ManagedProcess, type RecordedProcess } from './processes.js';
+import { processStartTime } from '../reaper.js';
 import {
   REAL_NODE_NAME,
   type RealNodeLayout,
@@ -267,6 +268,11 @@ export interface KubeClusterRecord {
   kubeconfigPath: string;
   dir: string;
   pids: Record<string, number>;
+  /**
+   * Each recorded pid's start time (`processStartTime`), so that a later `down` spares a process that took over the
+   * number of one that has gone. Absent in records written before it was kept: the pids alone are trusted then.
+   */
+  starts?: Record<string, string>;
   timings: Record<string, number>;
   /** A real node's cgroup and containerd socket (`down` cleans it up, `import` imports into it). */
   realNode?: { cgroup: string; containerdSocket: string };
@@ -902,18 +908,14 @@ class RunningKubeCluster implements KubeCluster {
   }
 
   record(): KubeClusterRecord {
-    const pids: Record<string, number> = {};
     const commands: Record<string, { program: string; args: string[] }> = {};
-    for (const [name, p] of this.processes) {
-      if (p.running && p.pid) pids[name] = p.pid;
-      commands[name] = { program: p.program, args: [...p.args] };
-    }
-    return {
+    const record: KubeClusterRecord = {
       name: this.name,
       server: this.server,
       kubeconfigPath: this.kubeconfigPath,
       dir: this.dir,
-      pids,
+      pids: {},
+      starts: {},
       timings: this.timings,
       commands,
       ...(this.realNode
@@ -921,6 +923,11 @@ class RunningKubeCluster implements KubeCluster {
         : {}),
       ...(this.podNetwork ? { podNetwork: this.podNetwork } : {}),
     };
+    for (const [name, p] of this.processes) {
+      if (p.running && p.pid) setRecordedProcess(record, name, p.pid);
+      commands[name] = { program: p.program, args: [...p.args] };
+    }
+    return record;
   }
 
   async writeRecord(): Promise<void> {
@@ -1042,6 +1049,33 @@ async function startKubeClusterOnce(opts: KubeClusterStartOptions): Promise<Kube
 /** Writes `<record.dir>/cluster.json`, what scripts/kube-env reads back. */
 export async function writeKubeClusterRecord(record: KubeClusterRecord): Promise<void> {
   await writeFile(join(record.dir, 'cluster.json'), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/** The program `name` of a record, as `stopPid` and `isRecordedAlive` take it; undefined when none is recorded. */
+export function recordedProcess(record: KubeClusterRecord, name: string): RecordedProcess | undefined {
+  const pid = record.pids[name];
+  if (pid === undefined) return undefined;
+  const start = record.starts?.[name];
+  return start === undefined ? { pid } : { pid, start };
+}
+
+/** Every program of a record with its process, in the record's order. */
+export function recordedProcesses(record: KubeClusterRecord): [string, RecordedProcess][] {
+  return Object.keys(record.pids).map((name) => [name, recordedProcess(record, name)!]);
+}
+
+/** Records that `name` now runs as `pid` (started at `processStartTime(pid)`), or, without a pid, that it is gone. */
+export function setRecordedProcess(record: KubeClusterRecord, name: string, pid: number | undefined): void {
+  if (pid === undefined) {
+    delete record.pids[name];
+    delete record.starts?.[name];
+    return;
+  }
+  record.pids[name] = pid;
+  const start = processStartTime(pid);
+  record.starts ??= {};
+  if (start === undefined) delete record.starts[name];
+  else record.starts[name] = start;
 }
 
 /** Reads `<dir>/cluster.json` of a cluster scripts/kube-env started. */

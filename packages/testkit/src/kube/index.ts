@@ -6,12 +6,15 @@ export {
   type KubeClusterRecord,
   type KubeClusterStartOptions,
   readKubeClusterRecord,
+  recordedProcess,
+  recordedProcesses,
+  setRecordedProcess,
   startKubeCluster,
   validateKubeClusterOptions,
   writeKubeClusterRecord,
 } from './cluster.js';
 export { type CpuUsageRule, cpuUsageObject, selectorToCel } from './cpu-usage.js';
-export { isAlive, ManagedProcess, stopPid } from './processes.js';
+export { isAlive, isRecordedAlive, ManagedProcess, type RecordedProcess, stopPid } from './processes.js';
 export {
   REAL_NODE_NAME,
   type PodNetwork,

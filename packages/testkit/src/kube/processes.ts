@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stopWithThisProcess } from '../reaper.js';
+import { processStartTime, stopWithThisProcess } from '../reaper.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,17 +41,37 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Stops a process group started by ManagedProcess from its pid alone (what `scripts/kube-env down` has): SIGTERM,
- * then SIGKILL after `graceMs`.
+ * A process as a record written by another process names it: its pid and, where it was known, its start time (see
+ * `processStartTime`). A pid alone names a process only while it runs; once it has gone, the kernel hands the number
+ * to a later process, and a record read after that (`scripts/kube-env down` an hour on) would name a stranger.
  */
-export async function stopPid(pid: number, graceMs = 5000): Promise<void> {
-  if (!isAlive(pid)) return;
-  signalGroup(pid, 'SIGTERM');
+export interface RecordedProcess {
+  pid: number;
+  start?: string;
+}
+
+/** True while the recorded process runs: its pid is alive and, when the record has a start time, still has it. */
+export function isRecordedAlive({ pid, start }: RecordedProcess): boolean {
+  if (!isAlive(pid)) return false;
+  if (start === undefined) return true;
+  const now = processStartTime(pid);
+  // Gone between the two reads, or no /proc to ask: the pid is all there is to go by.
+  return now === undefined || now === start;
+}
+
+/**
+ * Stops a process group started by ManagedProcess from its record (what `scripts/kube-env down` has): SIGTERM, then
+ * SIGKILL after `graceMs`. A pid that another process holds now (its start time is not the recorded one) is spared.
+ */
+export async function stopPid(recorded: RecordedProcess, { graceMs = 5000 }: { graceMs?: number } = {}): Promise<void> {
+  const running = () => isRecordedAlive(recorded);
+  if (!running()) return;
+  signalGroup(recorded.pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(50);
-  if (isAlive(pid)) {
-    signalGroup(pid, 'SIGKILL');
-    while (isAlive(pid)) await sleep(20);
+  while (running() && Date.now() < deadline) await sleep(50);
+  if (running()) {
+    signalGroup(recorded.pid, 'SIGKILL');
+    while (running()) await sleep(20);
   }
 }
 
