@@ -1,5 +1,7 @@
 // The dashboard's routes on the HTTP API port, against real NATS: who may read what, paging, bad input named, the
 // history and the live stream of events.
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudEvent, publishEvent, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
@@ -103,6 +105,16 @@ describe('the dashboard on the HTTP API port', () => {
 
   it('refuses to be written to', async () => {
     expect((await get('/dashboard/api/bindings', READER, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('follows nothing for a reader gone before its stream began', async () => {
+    const req = new IncomingMessage(new Socket());
+    const res = new ServerResponse(req);
+    const streamed = views.stream(new URLSearchParams('kind=Cluster'), req, res);
+    // The reader goes away while the stream's position is still being read from NATS.
+    res.emit('close');
+    await streamed;
+    expect(res.headersSent).toBe(false);
   });
 
   it("tells one object's history, and streams new events as they are stored", async () => {

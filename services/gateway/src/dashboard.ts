@@ -225,13 +225,16 @@ export class DashboardViews {
     if (q.get('namespace') !== null) filter.namespace = q.get('namespace') ?? '';
     if (q.get('name')) filter.name = q.get('name')!;
     const lastId = Number(req.headers['last-event-id']);
+    // Listening before the first await: a reader gone while the stream's position is read must not leave a stream
+    // following for nobody (its 'close' would have come before a listener added after the await).
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
     const info = await this.o.bus.jsm.streams.info(this.o.bus.names.eventsStream);
     const fromSeq =
       Number.isInteger(lastId) && lastId > 0 ? lastId + 1 : Math.max(1, info.state.last_seq - FEED_BACKLOG + 1);
     if (this.stopped) throw new ShuttingDownError('a new event stream');
-    const abort = new AbortController();
+    if (abort.signal.aborted) return;
     this.streams.add(abort);
-    res.on('close', () => abort.abort());
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
