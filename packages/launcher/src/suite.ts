@@ -252,6 +252,11 @@ export class Suite {
     }
   }
 
+  /** Restarts scheduled and not yet begun: none without a restart policy, none once `stop()` began. */
+  get pendingRestarts(): number {
+    return this.restartTimers.size;
+  }
+
   /** SIGKILLs a replica: a crash, with no chance to release leases or finish work. */
   async kill(p: ServiceProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     p.child.kill(signal);
