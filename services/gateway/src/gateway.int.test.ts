@@ -13,12 +13,11 @@ import {
   TimeoutError,
 } from '@flotilla/client';
 import { connectBus } from '@flotilla/bus';
-import { Informers, KubeEventStore, ObjectStore } from '@flotilla/store';
+import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs } from '@flotilla/store';
 import type { ApiErrorBody } from '@flotilla/client';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 import { serveHttpApi } from './http-api.js';
-import { replicaWriterSpecs } from './replica-writer-specs.js';
 import { Registry } from 'prom-client';
 
 let bus: Bus & { dispose(): Promise<void> };

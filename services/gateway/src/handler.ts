@@ -29,7 +29,14 @@ import {
   type OwnerConflictData,
   type ReplicasAppliedData,
 } from '@flotilla/replica-trail';
-import type { KubeEventStore, ObjectRef, ObjectStore, SpecLister, StoredObject } from '@flotilla/store';
+import {
+  REPLICA_WRITER_KINDS,
+  type KubeEventStore,
+  type ObjectRef,
+  type ObjectStore,
+  type SpecLister,
+  type StoredObject,
+} from '@flotilla/store';
 import { TooLargeError } from './errors.js';
 import {
   AUTOSCALER_KINDS,
@@ -38,7 +45,6 @@ import {
   retainAutoscaledReplicas,
   scaleTargetConflict,
 } from './scale-target-conflict.js';
-import { REPLICA_WRITER_KINDS } from './replica-writer-specs.js';
 
 /** Who sent a request, as the front door knows it: the token's name over HTTP, nothing more over NATS. */
 export interface Caller {

@@ -2,13 +2,12 @@ import type { ServiceName } from '@flotilla/catalogue';
 import { readFile } from 'node:fs/promises';
 import { runBusService } from '@flotilla/controller';
 import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
-import { Informers, KubeEventStore, ObjectStore } from '@flotilla/store';
+import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
 import { DashboardViews } from './dashboard.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
-import { replicaWriterSpecs } from './replica-writer-specs.js';
 import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
 
 const SERVICE: ServiceName = 'gateway';

@@ -2,7 +2,7 @@ import type { ServiceName } from '@flotilla/catalogue';
 import { consumeEvents } from '@flotilla/bus';
 import { runBusService } from '@flotilla/controller';
 import { baseConfigSchema, envInt } from '@flotilla/runtime';
-import { KubeEventStore, ObjectStore, objectKey, StatusStore } from '@flotilla/store';
+import { Informers, KubeEventStore, ObjectStore, objectKey, replicaWriterSpecs, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
 import { FoldLag } from './fold-lag.js';
 import { refOfEvent, StatusWriter } from './status-writer.js';
@@ -21,12 +21,24 @@ await runBusService({
   configSchema,
   // Per replica, not per term: a standby reports the lag too, and a metric is registered once per process.
   open: ({ registry }, { bus }) => ({ foldLag: new FoldLag(registry, bus, SERVICE) }),
-  async run({ config, logger }, { bus, foldLag }) {
+  async run({ config, logger, registry }, { bus, foldLag }) {
     const writer = new StatusWriter(new StatusStore(bus), new KubeEventStore(bus), defaultReducers(), foldLag);
-    // The replica-trail projections follow the folded events (`flotilla explain replicas` reads them).
+    // The replica-trail projections follow the folded events (`flotilla explain replicas` reads them). The autoscalers
+    // aimed at each workload come from informers, as the gateway's admission reads them; projecting does not wait
+    // for their first list (a cache not yet trusted is bypassed: the store is listed instead).
+    const objects = new ObjectStore(bus);
+    const autoscalers = replicaWriterSpecs({
+      bus,
+      informers: new Informers({ bus, logger, registry }),
+      store: objects,
+      registry,
+      logger,
+    });
+    void autoscalers.start();
     const trails = new TrailProjector({
       bus,
-      objects: new ObjectStore(bus),
+      objects,
+      autoscalers,
       onError: (err, workload) => logger.warn({ err, workload }, 'projecting a replica trail failed; readers fold it'),
     });
     const sub = await consumeEvents(bus, {
@@ -53,6 +65,7 @@ await runBusService({
     return async () => {
       await sub.stop();
       await trails.stop();
+      autoscalers.stop();
     };
   },
 });

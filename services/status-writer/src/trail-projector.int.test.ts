@@ -1,16 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { testBus } from '@flotilla/bus/testing';
 import { cloudEvent, publishEvent, type Bus } from '@flotilla/bus';
 import { trailAddresses, type AutoscalerLike } from '@flotilla/replica-trail';
-import { ObjectStore, readReplicaTrail } from '@flotilla/store';
+import { Informers, ObjectStore, readReplicaTrail, replicaWriterSpecs } from '@flotilla/store';
+import { metricSum } from '@flotilla/testkit';
+import { Registry } from 'prom-client';
 import { TrailProjector } from './trail-projector.js';
 
-let bus: Bus & { dispose(): Promise<void> };
-beforeAll(async () => {
-  bus = await testBus('trail-projector');
-});
-afterAll(async () => {
-  await bus?.dispose();
+/** Each case on a bus of its own: a projection made by one case would leave the next nothing to fold. */
+const disposers: Array<() => Promise<void>> = [];
+async function freshBus(): Promise<Bus> {
+  const bus = await testBus('trail-projector');
+  disposers.push(() => bus.dispose());
+  return bus;
+}
+afterEach(async () => {
+  for (const dispose of disposers.splice(0)) await dispose();
 });
 
 const object = (apiVersion: string, kind: string, name: string, spec: unknown) => ({
@@ -21,91 +26,115 @@ const object = (apiVersion: string, kind: string, name: string, spec: unknown) =
 });
 
 describe('TrailProjector', () => {
-  it("projects the workload a decision is about: a binding's resource, a cron aimed at its FederatedHPA, its conflict", async () => {
-    const store = new ObjectStore(bus);
-    await store.apply(object('apps/v1', 'Deployment', 'shop', { replicas: 2 }) as never);
-    await store.apply(
-      object('work.karmada.io/v1alpha2', 'ResourceBinding', 'shop-deployment', {
-        resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'shop' },
-      }) as never,
-    );
-    const fhpa = object('autoscaling.karmada.io/v1alpha1', 'FederatedHPA', 'shop', {
-      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },
-    });
-    const cron = object('autoscaling.karmada.io/v1alpha1', 'CronFederatedHPA', 'shop-cron', {
-      scaleTargetRef: { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop' },
-    });
-    await store.apply(fhpa as never);
-    await store.apply(cron as never);
-    const events = [
-      cloudEvent({
-        source: 'test',
-        time: new Date(),
-        type: 'BindingScheduled',
-        kind: 'ResourceBinding',
-        namespace: 'default',
-        name: 'shop-deployment',
-        data: { trigger: 'ReplicasChanged', clusters: [{ name: 'm1', replicas: 2 }] },
-      }),
-      cloudEvent({
-        source: 'test',
-        time: new Date(),
-        type: 'CronRuleExecuted',
-        kind: 'CronFederatedHPA',
-        namespace: 'default',
-        name: 'shop-cron',
-        data: { ruleName: 'up', appliedMinReplicas: 4, target: 'FederatedHPA shop' },
-      }),
-      // an owner conflict on the cron: the workload of the FederatedHPA it is aimed at
-      cloudEvent({
-        source: 'test',
-        time: new Date(),
-        type: 'ReplicaOwnerConflict',
-        kind: 'CronFederatedHPA',
-        namespace: 'default',
-        name: 'shop-cron',
-        data: {
-          conflicts: ['m1/default/shop-local'],
-          statusPatch: {
-            conditions: [{ type: 'ReplicaOwnerConflict', status: 'True', reason: 'ForeignMemberHPA', message: 'm1' }],
+  it.each([
+    ['listed from the store', false],
+    ['read from informers', true],
+  ])(
+    "projects the workload a decision is about: a binding's resource, a cron aimed at its FederatedHPA, its conflict (autoscalers %s)",
+    async (_, informed) => {
+      const bus = await freshBus();
+      const store = new ObjectStore(bus);
+      await store.apply(object('apps/v1', 'Deployment', 'shop', { replicas: 2 }) as never);
+      await store.apply(
+        object('work.karmada.io/v1alpha2', 'ResourceBinding', 'shop-deployment', {
+          resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'shop' },
+        }) as never,
+      );
+      const fhpa = object('autoscaling.karmada.io/v1alpha1', 'FederatedHPA', 'shop', {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },
+      });
+      const cron = object('autoscaling.karmada.io/v1alpha1', 'CronFederatedHPA', 'shop-cron', {
+        scaleTargetRef: { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'shop' },
+      });
+      await store.apply(fhpa as never);
+      await store.apply(cron as never);
+      const events = [
+        cloudEvent({
+          source: 'test',
+          time: new Date(),
+          type: 'BindingScheduled',
+          kind: 'ResourceBinding',
+          namespace: 'default',
+          name: 'shop-deployment',
+          data: { trigger: 'ReplicasChanged', clusters: [{ name: 'm1', replicas: 2 }] },
+        }),
+        cloudEvent({
+          source: 'test',
+          time: new Date(),
+          type: 'CronRuleExecuted',
+          kind: 'CronFederatedHPA',
+          namespace: 'default',
+          name: 'shop-cron',
+          data: { ruleName: 'up', appliedMinReplicas: 4, target: 'FederatedHPA shop' },
+        }),
+        // an owner conflict on the cron: the workload of the FederatedHPA it is aimed at
+        cloudEvent({
+          source: 'test',
+          time: new Date(),
+          type: 'ReplicaOwnerConflict',
+          kind: 'CronFederatedHPA',
+          namespace: 'default',
+          name: 'shop-cron',
+          data: {
+            conflicts: ['m1/default/shop-local'],
+            statusPatch: {
+              conditions: [{ type: 'ReplicaOwnerConflict', status: 'True', reason: 'ForeignMemberHPA', message: 'm1' }],
+            },
           },
-        },
-      }),
-      // not a replica decision: never makes a projection
-      cloudEvent({
-        source: 'test',
-        time: new Date(),
-        type: 'WorkloadStatusReported',
-        kind: 'ResourceBinding',
-        name: 'x-deployment',
-        data: {},
-      }),
-    ];
-    for (const e of events) await publishEvent(bus, e);
+        }),
+        // not a replica decision: never makes a projection
+        cloudEvent({
+          source: 'test',
+          time: new Date(),
+          type: 'WorkloadStatusReported',
+          kind: 'ResourceBinding',
+          name: 'x-deployment',
+          data: {},
+        }),
+      ];
+      for (const e of events) await publishEvent(bus, e);
 
-    const projector = new TrailProjector({ bus, objects: store, delayMs: 60_000 });
-    for (const e of events) projector.noticed(e);
-    await projector.flush();
-    await projector.stop();
+      const registry = new Registry();
+      const autoscalers = informed
+        ? replicaWriterSpecs({ bus, informers: new Informers({ bus }), store, registry })
+        : undefined;
+      await autoscalers?.start();
+      const projector = new TrailProjector({
+        bus,
+        objects: store,
+        ...(autoscalers && { autoscalers }),
+        delayMs: 60_000,
+      });
+      for (const e of events) projector.noticed(e);
+      await projector.flush();
+      await projector.stop();
+      autoscalers?.stop();
+      if (autoscalers) {
+        // One workload projected: each autoscaler kind of its namespace read once, from the caches.
+        expect(await metricSum(registry, 'flotilla_spec_reads_total', { source: 'cache' })).toBe(3);
+        expect(await metricSum(registry, 'flotilla_spec_reads_total', { source: 'store' })).toBe(0);
+      }
 
-    const shop = { kind: 'Deployment', namespace: 'default', name: 'shop' };
-    const read = await readReplicaTrail(bus, shop, trailAddresses(shop, [fhpa, cron] as AutoscalerLike[]));
-    expect(read.eventsRead).toBe(0);
-    expect(read.entries.map((e) => [e.field, e.to, e.event])).toEqual([
-      [{ kind: 'cluster', cluster: 'm1' }, 2, 'BindingScheduled'],
-      [{ kind: 'autoscalerLimits', autoscaler: 'FederatedHPA shop' }, { minReplicas: 4 }, 'CronRuleExecuted'],
-      [
-        { kind: 'ownerConflict', autoscaler: 'CronFederatedHPA shop-cron' },
-        { status: 'True', reason: 'ForeignMemberHPA' },
-        'ReplicaOwnerConflict',
-      ],
-    ]);
-    const keys: string[] = [];
-    for await (const k of await bus.trails.keys()) keys.push(k);
-    expect(keys.filter((k) => !k.startsWith('Deployment.default.shop'))).toEqual([]);
-  });
+      const shop = { kind: 'Deployment', namespace: 'default', name: 'shop' };
+      const read = await readReplicaTrail(bus, shop, trailAddresses(shop, [fhpa, cron] as AutoscalerLike[]));
+      expect(read.eventsRead).toBe(0);
+      expect(read.entries.map((e) => [e.field, e.to, e.event])).toEqual([
+        [{ kind: 'cluster', cluster: 'm1' }, 2, 'BindingScheduled'],
+        [{ kind: 'autoscalerLimits', autoscaler: 'FederatedHPA shop' }, { minReplicas: 4 }, 'CronRuleExecuted'],
+        [
+          { kind: 'ownerConflict', autoscaler: 'CronFederatedHPA shop-cron' },
+          { status: 'True', reason: 'ForeignMemberHPA' },
+          'ReplicaOwnerConflict',
+        ],
+      ]);
+      const keys: string[] = [];
+      for await (const k of await bus.trails.keys()) keys.push(k);
+      expect(keys.filter((k) => !k.startsWith('Deployment.default.shop'))).toEqual([]);
+    },
+  );
 
-  it('refuses a negative delay', () => {
+  it('refuses a negative delay', async () => {
+    const bus = await freshBus();
     expect(() => new TrailProjector({ bus, objects: new ObjectStore(bus), delayMs: -1 })).toThrow(/delayMs/);
   });
 });

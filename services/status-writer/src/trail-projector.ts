@@ -6,11 +6,16 @@ import {
   trailAddresses,
   type WorkloadRef,
 } from '@flotilla/replica-trail';
-import { objectKey, projectReplicaTrail, type ObjectRef, type ObjectStore } from '@flotilla/store';
+import { objectKey, projectReplicaTrail, type ObjectRef, type ObjectStore, type SpecLister } from '@flotilla/store';
 
 export interface TrailProjectorOptions {
   bus: Bus;
-  objects: Pick<ObjectStore, 'get' | 'list'>;
+  objects: Pick<ObjectStore, 'get' | 'listSpecs'>;
+  /**
+   * Where the autoscalers of a workload's namespace are read (`replicaWriterSpecs`: informers, where listing the store
+   * for each projected workload opened a consumer per kind on the bucket); default `objects`.
+   */
+  autoscalers?: SpecLister;
   /** How long decisions gather before the workloads they touched are projected (default 500 ms). */
   delayMs?: number;
   onError?: (err: unknown, workload: WorkloadRef) => void;
@@ -30,9 +35,11 @@ export class TrailProjector {
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
   private readonly delayMs: number;
+  private readonly autoscalers: SpecLister;
 
   constructor(private readonly opts: TrailProjectorOptions) {
     this.delayMs = opts.delayMs ?? 500;
+    this.autoscalers = opts.autoscalers ?? opts.objects;
     if (!(this.delayMs >= 0)) throw new RangeError(`TrailProjector: delayMs must be >= 0, not ${opts.delayMs}`);
   }
 
@@ -75,7 +82,7 @@ export class TrailProjector {
       if (this.stopped) return;
       try {
         const autoscalers = (
-          await Promise.all(TRAIL_AUTOSCALER_KINDS.map((k) => this.opts.objects.list(k, w.namespace)))
+          await Promise.all(TRAIL_AUTOSCALER_KINDS.map((k) => this.autoscalers.listSpecs(k, w.namespace)))
         ).flat();
         await projectReplicaTrail(this.opts.bus, w, trailAddresses(w, autoscalers));
       } catch (err) {
