@@ -22,7 +22,12 @@ export {
   type ObjectIdentity,
   type StoreOptions,
 } from './object-store.js';
-export { StatusStore, type StatusRecord } from './status-store.js';
+export {
+  STATUS_STORE_DEFAULTS,
+  StatusStore,
+  type StatusRecord,
+  type StatusStoreOptions,
+} from './status-store.js';
 export {
   Informer,
   INFORMER_DEFAULTS,

@@ -22,15 +22,48 @@ export interface StatusRecord<S = unknown> {
   status: S;
 }
 
+export interface StatusStoreOptions {
+  /** How often a fold that lost its compare-and-set is tried again. */
+  maxRetries?: number;
+  /** How many of the records it wrote last the store remembers, to fold the next event of the object without a read. */
+  rememberedWrites?: number;
+}
+
+/** The store's defaults, defined once. */
+export const STATUS_STORE_DEFAULTS = {
+  maxRetries: 50,
+  // A burst's objects get their next event about a member-agent tick after the last: a few hundred keys apart.
+  rememberedWrites: 2048,
+} as const satisfies Required<StatusStoreOptions>;
+
 /**
  * The status bucket. Only the status writer writes here; every write is a compare-and-set so that two writer
  * replicas (or a replay racing a live writer) cannot lose each other's changes.
  */
 export class StatusStore {
+  private readonly maxRetries: number;
+  private readonly rememberedWrites: number;
+  /**
+   * The records this store wrote last, with their revisions, least recently written first. The events of one object
+   * come to the status writer one after another, so the next fold of an object usually starts from what this store
+   * wrote, and the compare-and-set on that revision proves it is still what is stored: a record written since by
+   * anyone else (another replica, a rebuild, a delete) fails it, and the fold reads the store and tries again.
+   */
+  private readonly written = new Map<string, Versioned<StatusRecord>>();
+
   constructor(
     private readonly bus: Bus,
-    private readonly maxRetries = 50,
-  ) {}
+    opts: StatusStoreOptions = {},
+  ) {
+    this.maxRetries = opts.maxRetries ?? STATUS_STORE_DEFAULTS.maxRetries;
+    this.rememberedWrites = opts.rememberedWrites ?? STATUS_STORE_DEFAULTS.rememberedWrites;
+    for (const [name, value] of Object.entries({
+      maxRetries: this.maxRetries,
+      rememberedWrites: this.rememberedWrites,
+    }))
+      if (!Number.isInteger(value) || value < 0)
+        throw new RangeError(`StatusStore: ${name} must be a whole number, not ${value}`);
+  }
 
   async get<S>(ref: ObjectRef): Promise<Versioned<StatusRecord<S>> | undefined> {
     return getJson<StatusRecord<S>>(this.bus.status, objectKey(ref));
@@ -43,15 +76,21 @@ export class StatusStore {
   async fold<S>(ref: ObjectRef, seq: number, evolve: (current: S | undefined) => S): Promise<StatusRecord<S>> {
     const key = objectKey(ref);
     for (let attempt = 0; ; attempt++) {
-      const current = await getJson<StatusRecord<S>>(this.bus.status, key);
+      // What this store wrote saves the read; whether an event is folded already is the stored record's to say.
+      const remembered = attempt === 0 ? (this.written.get(key) as Versioned<StatusRecord<S>> | undefined) : undefined;
+      const current =
+        remembered && remembered.value.seq < seq ? remembered : await getJson<StatusRecord<S>>(this.bus.status, key);
       if (current && current.value.seq >= seq) return current.value;
       const status = evolve(current === undefined ? undefined : structuredClone(current.value.status));
       const next: StatusRecord<S> = { seq, status };
       try {
-        if (current) await updateJson(this.bus.status, key, next, current.revision);
-        else await createJson(this.bus.status, key, next);
+        const revision = current
+          ? await updateJson(this.bus.status, key, next, current.revision)
+          : await createJson(this.bus.status, key, next);
+        this.remember({ key, value: next, revision });
         return next;
       } catch (err) {
+        this.written.delete(key);
         const lost = err instanceof ConflictError || err instanceof AlreadyExistsError;
         if (!lost || attempt >= this.maxRetries) throw err;
         await backoff(attempt);
@@ -62,6 +101,7 @@ export class StatusStore {
   /** Drops the record of a deleted object unless it already holds a later event (a re-created object's). */
   async remove(ref: ObjectRef, seq: number): Promise<void> {
     const key = objectKey(ref);
+    this.written.delete(key);
     const current = await getJson<StatusRecord>(this.bus.status, key);
     if (!current || current.value.seq >= seq) return;
     await deleteKey(this.bus.status, key, current.revision).catch((err: unknown) => {
@@ -80,8 +120,16 @@ export class StatusStore {
     return new Map(snap.items.map((i) => [i.key, i.value]));
   }
 
+  private remember(record: Versioned<StatusRecord>): void {
+    if (this.rememberedWrites === 0) return;
+    this.written.delete(record.key);
+    this.written.set(record.key, record);
+    if (this.written.size > this.rememberedWrites) this.written.delete(this.written.keys().next().value!);
+  }
+
   /** Removes every status (the first step of a rebuild by replay). */
   async wipe(): Promise<void> {
+    this.written.clear();
     const keys: string[] = [];
     for await (const k of await this.bus.status.keys()) keys.push(k);
     for (let i = 0; i < keys.length; i += 512)
@@ -90,6 +138,7 @@ export class StatusStore {
 
   /** Writes whole records at once, replacing what is there (the last step of a rebuild). */
   async putAll(entries: Iterable<[string, StatusRecord]>): Promise<number> {
+    this.written.clear();
     let n = 0;
     let pending: Promise<unknown>[] = [];
     for (const [key, value] of entries) {
