@@ -254,6 +254,41 @@ describe('events', () => {
     expect(handled.findIndex((h) => h.name === 'ord-b')).toBeLessThan(handled.findIndex((h) => h.name === 'ord-a'));
   });
 
+  it.each([
+    ['an exclusive consumer', true],
+    ['a shared durable consumer', false],
+  ])(
+    '%s deleted under its subscription is created again, and the events after it are handled',
+    async (_, exclusive) => {
+      const durable = exclusive ? 'deleted-exclusive' : 'deleted-shared';
+      const name = `${durable}-w`;
+      await publishEvent(bus, ev(name, `${durable}-0`));
+      const handled: string[] = [];
+      const ended: unknown[] = [];
+      const sub = await consumeEvents(bus, {
+        durable,
+        filter: { name },
+        exclusive,
+        onSessionEnded: (err) => ended.push(err),
+        handler: async (d) => {
+          handled.push(d.event.id);
+        },
+      });
+      try {
+        await eventually(() => (handled.length === 1 ? true : undefined), 5000, 'the first event');
+        // Deleted from outside (by hand, or a server that lost it): the session cannot go on with it.
+        await bus.jsm.consumers.delete(bus.names.eventsStream, durable);
+        await eventually(() => (ended.length > 0 ? true : undefined), 10_000, 'the session told to have ended');
+        await publishEvent(bus, ev(name, `${durable}-1`));
+        await eventually(() => (handled.includes(`${durable}-1`) ? true : undefined), 10_000, 'the event after it');
+        // Events are handled at least once: the consumer created anew may hand the first one again.
+        expect([...new Set(handled)]).toEqual([`${durable}-0`, `${durable}-1`]);
+      } finally {
+        await sub.stop();
+      }
+    },
+  );
+
   it('an exclusive consumer hands over in stream order: the next one starts after the last acknowledged event', async () => {
     for (let i = 0; i < 3; i++) await publishEvent(bus, ev('handover', `handover-${i}`));
     const first: string[] = [];

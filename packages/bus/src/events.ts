@@ -65,6 +65,11 @@ export interface ConsumeOptions {
    */
   onDeliveriesLost?: (lost: LostDeliveries) => void;
   /**
+   * Told when a consume session ends by itself (its consumer deleted, a refusal from the server): the consumer is
+   * created again (an exclusive one after its acknowledgement floor). Default: a process warning.
+   */
+  onSessionEnded?: (err: unknown) => void;
+  /**
    * Told of each failed attempt at an event (it is tried again) and of a message that could not be settled (nak or
    * term with the connection gone: the server delivers the event again after the ack wait).
    */
@@ -147,7 +152,10 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
   // wait comes again; that copy is dropped (acknowledging the first delivery settles it). What waits is bounded by
   // the consumer's max_ack_pending (the server's default, 1,000).
   const inHand = new Set<number>();
-  let messages = await consumer.consume({ max_messages: 256 });
+  // A consumer deleted under a session ends it (the default goes on pulling from nothing, without a word, for ever);
+  // the loop below then creates it again.
+  const sessionOptions = () => ({ max_messages: 256, abort_on_missing_resource: true });
+  let messages = await consumer.consume(sessionOptions());
   /**
    * Takes one consume session's messages into the lanes. Returns the deliveries lost when an exclusive consumer
    * finds some missing: the server sends the lost ones again only after their ack wait, behind later events of their
@@ -184,9 +192,7 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
         // Acks are sent without a reply: the round trip makes sure the floor counts them.
         await bus.nc.flush();
         await openDurable(bus, opts);
-        const next = await (await bus.js.consumers.get(bus.names.eventsStream, opts.durable)).consume({
-          max_messages: 256,
-        });
+        const next = await (await bus.js.consumers.get(bus.names.eventsStream, opts.durable)).consume(sessionOptions());
         if (!stopping) return next;
         await next.close().catch(() => undefined);
         return undefined;
@@ -201,9 +207,23 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
   };
   const loop = (async () => {
     for (;;) {
-      const lost = await take(messages);
-      if (!lost || stopping) return;
-      opts.onDeliveriesLost?.(lost);
+      let lost: LostDeliveries | undefined;
+      let ended: unknown;
+      try {
+        lost = await take(messages);
+      } catch (err) {
+        ended = err;
+      }
+      if (stopping) return;
+      // Not stopping, so the session ended by itself (its consumer deleted, the server's refusal, a closed
+      // connection): nothing more would come, and the events not yet handled would wait for ever.
+      if (lost) opts.onDeliveriesLost?.(lost);
+      else if (opts.onSessionEnded) opts.onSessionEnded(ended);
+      else
+        process.emitWarning(ended instanceof Error ? ended : new Error('the consume session ended'), {
+          code: 'FLOTILLA_CONSUMER_SESSION_ENDED',
+          detail: `consumer ${opts.durable}: created again`,
+        });
       // What arrived before the gap is handled and acknowledged first; the consumer is then created again after its
       // acknowledgement floor (as at a handover), so the lost events come back in stream order, before later ones.
       await lanes.drain();

@@ -56,6 +56,8 @@ await runBusService({
           lost,
           'events sent to the status writer were lost on the way; folding again from the last acknowledged',
         ),
+      onSessionEnded: (err) =>
+        logger.warn({ err }, "the status writer's event consumer stopped delivering; creating it again"),
       onError: (err, d) =>
         logger.error(
           { err, seq: d.seq, type: d.event.type },
