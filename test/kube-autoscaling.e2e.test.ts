@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterAvailability, parsedPodRequests } from '@flotilla/assignment';
-import { type Bus, connectBus } from '@flotilla/bus';
+import { type Bus, connectBus, readEvents } from '@flotilla/bus';
 import type { ServiceProcess } from '@flotilla/launcher';
 import { eventually, scaled } from '@flotilla/testkit';
 import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
@@ -132,6 +132,7 @@ async function workloadReport(name: string): Promise<string> {
   for (const kind of ['fhpa', 'cronfhpa'])
     lines.push(`  ${kind} status: ${JSON.stringify((await getJson(kind, name))?.status ?? null)}`);
   lines.push(`  binding status: ${JSON.stringify((await getJson('rb', `${name}-deployment`))?.status ?? null)}`);
+  lines.push(...(await foldReport(`${name}-deployment`)));
   for (const c of kube) {
     const metrics = await c.kubectl(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods']);
     lines.push(`  ${c.name} pods: ${JSON.stringify(await podsOf(c, name))}`);
@@ -140,6 +141,37 @@ async function workloadReport(name: string): Promise<string> {
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * Whether a binding's status lags its events, to tell the agents' side from the status writer's: the binding's last
+ * events (the agents' reports among them) and how far the status writer's consumer has come in the stream.
+ */
+async function foldReport(binding: string): Promise<string[]> {
+  if (!bus) return [];
+  const events: string[] = [];
+  for await (const d of readEvents(bus, { filter: { kind: 'ResourceBinding', namespace: 'default', name: binding } }))
+    events.push(
+      `    #${d.seq} ${d.event.time} ${d.event.type} ${d.event.source} ${JSON.stringify(d.event.data).slice(0, 300)}`,
+    );
+  let position: string;
+  try {
+    const c = await bus.jsm.consumers.info(bus.names.eventsStream, 'status-writer');
+    position = JSON.stringify({
+      delivered: c.delivered.stream_seq,
+      ackFloor: c.ack_floor.stream_seq,
+      pending: c.num_pending,
+      ackPending: c.num_ack_pending,
+      redelivered: c.num_redelivered,
+    });
+  } catch (err) {
+    position = String(err);
+  }
+  return [
+    `  ${binding} events (the last 12 of ${events.length}):`,
+    ...events.slice(-12),
+    `  status-writer consumer: ${position}`,
+  ];
 }
 
 /** Divided over both kube clusters, half each. */
