@@ -9,6 +9,7 @@
 //    bare KV compare-and-set updates (same bucket, same payload size, same in-flight bound) run before and after it;
 // 3. paced again, now with the burst's bindings held (the steady state of a loaded scheduler);
 // then the resident memory of the affinity-scheduler holding every binding.
+import os from 'node:os';
 import { connectBus, encodeJson, parseEventSubject, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { NATS_URL } from '@flotilla/testkit';
@@ -17,9 +18,11 @@ import {
   applyBenchFleet,
   benchDeployment,
   boundedRun,
+  cpuOfPidSeconds,
   fmt,
   heapOfServiceMb,
   latencySummary,
+  machineCpuSeconds,
   percentile,
   report,
   rssOfPidMb,
@@ -165,6 +168,11 @@ try {
   // 2. burst, between two rounds of bare CAS with a payload the size of one Deployment
   const payload = encodeJson(benchDeployment('burst-0000000', 0));
   const casBefore = await bareCasRate(bus, BINDINGS, 0, payload);
+  // Where the burst's CPU goes: each service's user + system time from the first apply until every binding is scheduled.
+  const services = ['gateway', 'affinity-scheduler', 'status-writer', 'member-agent'] as const;
+  const cpuBefore = services.map((name) => cpuOfPidSeconds(pidOf(name)));
+  const benchCpuBefore = process.cpuUsage();
+  const machineBefore = machineCpuSeconds();
   const t0 = performance.now();
   await boundedRun(BINDINGS, IN_FLIGHT, (i) => apply(`burst-${i}`, i));
   const applyMs = performance.now() - t0;
@@ -174,7 +182,19 @@ try {
     `${BINDINGS} burst bindings scheduled (have ${tracker.count('burst')})`,
     TIMEOUT_MS,
   );
-  const e2eRate = BINDINGS / ((tracker.lastEventAt - t0) / 1000);
+  const burstWallS = (tracker.lastEventAt - t0) / 1000;
+  const e2eRate = BINDINGS / burstWallS;
+  const machine = machineCpuSeconds();
+  const servicesCpu = services.map((name, i) => cpuOfPidSeconds(pidOf(name)) - (cpuBefore[i] as number));
+  const benchCpu = process.cpuUsage(benchCpuBefore);
+  const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
+  const machineBusy = machine.busy - machineBefore.busy;
+  const burstCpu = [
+    ...services.map((name, i) => `${name} ${fmt(servicesCpu[i] as number)} s`),
+    `this bench's client ${fmt(benchCpuS)} s`,
+    `the rest (NATS, anything else) ${fmt(machineBusy - benchCpuS - servicesCpu.reduce((a, b) => a + b, 0))} s`,
+    `machine busy ${fmt(machineBusy)} of ${fmt(machine.total - machineBefore.total)} s`,
+  ].join(', ');
   await new Promise((r) => setTimeout(r, 3000));
   const rssBurst = rssOfPidMb(pidOf('affinity-scheduler'));
   const casAfter = await bareCasRate(bus, BINDINGS, 1, payload);
@@ -224,6 +244,10 @@ try {
       [
         'the least the product allows',
         `${fmt(floorRate)} bindings/s = ${((100 * floorRate) / casRate).toFixed(1)} % of bare CAS (per binding: template create, binding create, binding CAS, event; one process, no services)`,
+      ],
+      [
+        'burst CPU by service',
+        `${burstCpu} (user + system, first apply to all scheduled; ${fmt(burstWallS)} s wall on ${os.availableParallelism()} cores)`,
       ],
       ['burst apply-to-BindingScheduled', latencySummary(tracker.samples.get('burst') ?? [])],
       [

@@ -64,6 +64,21 @@ export function cpuOfPidSeconds(pid: number | undefined): number {
   }
 }
 
+/**
+ * The whole machine's CPU time so far, in seconds summed over its cores, from `/proc/stat`: `busy` (user, nice,
+ * system, irq, softirq, steal) and `total` (busy, idle and iowait). NaN where procfs is not there.
+ */
+export function machineCpuSeconds(): { busy: number; total: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+    const busy = user + nice + system + irq + softirq + steal;
+    return { busy: busy / 100, total: (busy + idle + iowait) / 100 };
+  } catch {
+    return { busy: NaN, total: NaN };
+  }
+}
+
 /** A service's V8 heap in use and its memory outside the heap (buffers), from its Prometheus /metrics. */
 export async function heapOfServiceMb(httpPort: number | undefined): Promise<{ heapUsed: number; external: number }> {
   if (httpPort === undefined) return { heapUsed: NaN, external: NaN };
