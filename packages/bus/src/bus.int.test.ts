@@ -289,6 +289,38 @@ describe('events', () => {
     },
   );
 
+  it('a consumer whose stream is gone reports each failed re-creation, and resumes once the stream is back', async () => {
+    // A bus of its own: its events stream is deleted under the subscription, as a NATS that lost its data does.
+    const lossy = await testBus('stream-gone');
+    const handled: string[] = [];
+    const ended: unknown[] = [];
+    const reopenFailures: unknown[] = [];
+    const sub = await consumeEvents(lossy, {
+      durable: 'stream-gone',
+      exclusive: true,
+      retryDelayMs: 50,
+      onSessionEnded: (err) => ended.push(err),
+      onReopenFailed: (err) => reopenFailures.push(err),
+      handler: async (d) => {
+        handled.push(d.event.id);
+      },
+    });
+    try {
+      await publishEvent(lossy, ev('gone', 'gone-0'));
+      await eventually(() => (handled.length === 1 ? true : undefined), 5000, 'the first event');
+      await lossy.jsm.streams.delete(lossy.names.eventsStream);
+      await eventually(() => (reopenFailures.length > 0 ? true : undefined), 10_000, 'a failed re-creation told');
+      expect(ended).toHaveLength(1);
+      // The stream comes back (a service's repair makes it again), empty: what is published now is handled.
+      await ensureEventsStream(lossy.jsm, lossy.names);
+      await publishEvent(lossy, ev('gone', 'gone-1'));
+      await eventually(() => (handled.includes('gone-1') ? true : undefined), 10_000, 'the event after the loss');
+    } finally {
+      await sub.stop();
+      await lossy.dispose();
+    }
+  });
+
   it('an exclusive consumer hands over in stream order: the next one starts after the last acknowledged event', async () => {
     for (let i = 0; i < 3; i++) await publishEvent(bus, ev('handover', `handover-${i}`));
     const first: string[] = [];

@@ -70,6 +70,11 @@ export interface ConsumeOptions {
    */
   onSessionEnded?: (err: unknown) => void;
   /**
+   * Told of each failed attempt at creating the consumer again (its stream gone with a NATS that lost its data, say);
+   * it is tried again after `retryDelayMs`. Default: a process warning.
+   */
+  onReopenFailed?: (err: unknown) => void;
+  /**
    * Told of each failed attempt at an event (it is tried again) and of a message that could not be settled (nak or
    * term with the connection gone: the server delivers the event again after the ack wait).
    */
@@ -197,10 +202,12 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
         await next.close().catch(() => undefined);
         return undefined;
       } catch (err) {
-        process.emitWarning(err instanceof Error ? err : new Error(String(err)), {
-          code: 'FLOTILLA_CONSUMER_REOPEN_FAILED',
-          detail: `consumer ${opts.durable}: tried again after ${opts.retryDelayMs ?? 1000} ms`,
-        });
+        if (opts.onReopenFailed) opts.onReopenFailed(err);
+        else
+          process.emitWarning(err instanceof Error ? err : new Error(String(err)), {
+            code: 'FLOTILLA_CONSUMER_REOPEN_FAILED',
+            detail: `consumer ${opts.durable}: tried again after ${opts.retryDelayMs ?? 1000} ms`,
+          });
         await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 1000));
       }
     }

@@ -58,6 +58,8 @@ await runBusService({
         ),
       onSessionEnded: (err) =>
         logger.warn({ err }, "the status writer's event consumer stopped delivering; creating it again"),
+      onReopenFailed: (err) =>
+        logger.warn({ err }, "creating the status writer's event consumer again failed; trying again in 1 s"),
       onError: (err, d) =>
         logger.error(
           { err, seq: d.seq, type: d.event.type },
