@@ -7,6 +7,7 @@ import { objectMetaSchema, validateObjectMeta, type ObjectMeta } from './meta.js
 import { isPlainObject, type KubeObject } from './object.js';
 import { admissionOf, kindOf } from './registry.js';
 import type { KindInfo } from './registry-types.js';
+import { ReservedNamespaces } from './reserved-namespaces.js';
 
 /** Largest object admitted, in bytes of JSON: NATS' default max payload is 1 MiB, and an envelope rides along. */
 export const MAX_OBJECT_BYTES = 900 * 1024;
@@ -18,6 +19,11 @@ export interface AdmitOptions {
   existing?: KubeObject;
   /** Cron and time zone checks (the cron package's); every entry point that admits user input passes them. */
   schedules?: ScheduleChecks;
+  /**
+   * Namespaces no namespaced object may be in (a template or policy there would be propagated from Kubernetes' or
+   * Flotilla's own namespace); the defaults (`kube-*`, `flotilla-system`) unless the caller configured more.
+   */
+  reservedNamespaces?: ReservedNamespaces;
 }
 
 function lookupKind(apiVersion: string, kind: string): KindInfo | string {
@@ -95,6 +101,9 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
     if (m.creationTimestamp === null) delete m.creationTimestamp; // kubectl's dry-run output carries `creationTimestamp: null`
     if (m.namespace === '') delete m.namespace;
     if (info.namespaced && m.namespace === undefined) m.namespace = DEFAULT_NAMESPACE;
+    const namespace = info.namespaced && typeof m.namespace === 'string' ? m.namespace : undefined;
+    const refused = (opts.reservedNamespaces ?? ReservedNamespaces.defaults).fieldError(namespace);
+    if (refused) errs.push(refused);
     if (!info.namespaced && m.namespace !== undefined) {
       errs.push({
         field: 'metadata.namespace',

@@ -62,6 +62,13 @@ export {
   validateUpdate,
   type AdmitOptions,
 } from './admission.js';
+export {
+  DEFAULT_RESERVED_NAMESPACES,
+  isReservedNamespaceEntryError,
+  ReservedNamespaceEntryError,
+  ReservedNamespaces,
+  reservedNamespacesEnv,
+} from './reserved-namespaces.js';
 export { parseManifests, toYaml } from './manifests.js';
 export { getCondition, isConditionTrue, type Condition } from './conditions.js';
 export { formatTime } from './kube-time.js';
