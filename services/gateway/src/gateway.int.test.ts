@@ -13,6 +13,7 @@ import {
   TimeoutError,
 } from '@flotilla/client';
 import { connectBus } from '@flotilla/bus';
+import { AdmissionError, ReservedNamespaces } from '@flotilla/api';
 import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs } from '@flotilla/store';
 import type { ApiErrorBody } from '@flotilla/client';
 import { GatewayHandler } from './handler.js';
@@ -280,6 +281,43 @@ describe('gateway', () => {
     for await (const d of readEvents(bus, { filter: { kind: 'Deployment', namespace: 'default', name: 'gone' } }))
       types.push(d.event.type);
     expect(types).toEqual(['io.flotilla.ReplicasApplied', 'io.flotilla.ObjectDeleted']);
+  });
+
+  it('refuses objects in a reserved namespace (the defaults and RESERVED_NAMESPACES), and still deletes one stored before', async () => {
+    const reserved = new GatewayHandler({
+      store: new ObjectStore(bus),
+      kubeEvents: new KubeEventStore(bus),
+      publish: (e) => publishEvent(bus, e),
+      reservedNamespaces: ReservedNamespaces.parse('payments,tenant-*'),
+    });
+    const rule = 'kube-*, flotilla-system, payments, tenant-*';
+    for (const namespace of ['kube-system', 'flotilla-system', 'payments', 'tenant-a']) {
+      const obj = { ...deployment('web'), metadata: { name: 'web', namespace } };
+      const err = await reserved.apply({ object: obj }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, namespace).toBeInstanceOf(AdmissionError);
+      expect((err as AdmissionError).causes).toEqual([
+        {
+          field: 'metadata.namespace',
+          message: `Forbidden: namespace "${namespace}" is reserved (${rule}): Flotilla does not propagate from or into it`,
+        },
+      ]);
+    }
+    // The handler the NATS API serves takes the defaults: kube-system refused, payments not.
+    const viaNats = await rejected(
+      client.apply({ ...deployment('web'), metadata: { name: 'web', namespace: 'kube-system' } }),
+    );
+    expect(viaNats).toBeInstanceOf(InvalidError);
+    expect(viaNats.message).toMatch(/metadata\.namespace: Forbidden: namespace "kube-system" is reserved/);
+    // An object stored before the rule (written to the store directly here) is refused an update, and can be deleted.
+    const before = { ...deployment('legacy'), metadata: { name: 'legacy', namespace: 'kube-system' } };
+    await new ObjectStore(bus).apply(before as never);
+    const update = await rejected(client.apply({ ...before, spec: { ...before.spec, replicas: 7 } }));
+    expect(update.message).toMatch(/metadata\.namespace: Forbidden/);
+    await client.delete('deploy', 'legacy', 'kube-system');
+    expect(await rejected(client.get('deploy', 'legacy', 'kube-system'))).toBeInstanceOf(NotFoundError);
   });
 
   it('a client with no gateway on its subject gets ServiceUnavailable, not a timeout text to parse', async () => {

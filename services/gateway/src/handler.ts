@@ -7,6 +7,7 @@ import {
   MAX_OBJECT_BYTES,
   parseObjectQuery,
   type KubeObject,
+  ReservedNamespaces,
   timeSchema,
 } from '@flotilla/api';
 import { scheduleChecks } from '@flotilla/cron';
@@ -120,12 +121,15 @@ export interface GatewayHandlerOptions {
   now?: () => Date;
   /** Throws while the store is too full for a write other than a delete (StoreHeadroom.ensureRoom); never by default. */
   ensureRoom?: () => Promise<void>;
+  /** Namespaces admission refuses objects in (RESERVED_NAMESPACES); the defaults by default. Deletes are not refused. */
+  reservedNamespaces?: ReservedNamespaces;
 }
 
 /** The handler's defaults, defined once. */
 export const GATEWAY_HANDLER_DEFAULTS = {
   now: (): Date => new Date(),
   ensureRoom: async (): Promise<void> => {},
+  reservedNamespaces: ReservedNamespaces.defaults,
 } as const;
 
 /** Checked at construction, so that a missing dependency fails at start-up with its name, not on the first request. */
@@ -136,6 +140,8 @@ function checkOptions(o: GatewayHandlerOptions): void {
     if (typeof value !== 'object' || value === null) throw new TypeError(`GatewayHandler: ${field} is required`);
   if (o.specs !== undefined && typeof o.specs?.listSpecs !== 'function')
     throw new TypeError('GatewayHandler: specs must have a listSpecs function');
+  if (o.reservedNamespaces !== undefined && !(o.reservedNamespaces instanceof ReservedNamespaces))
+    throw new TypeError('GatewayHandler: reservedNamespaces must be a ReservedNamespaces');
   const functions = { publish: o.publish, now: o.now, ensureRoom: o.ensureRoom };
   for (const [field, value] of Object.entries(functions))
     if ((field === 'publish' || value !== undefined) && typeof value !== 'function')
@@ -153,6 +159,7 @@ export class GatewayHandler {
   private readonly publish: (e: CloudEvent) => Promise<unknown>;
   private readonly now: () => Date;
   private readonly ensureRoom: () => Promise<void>;
+  private readonly reservedNamespaces: ReservedNamespaces;
 
   constructor(options: GatewayHandlerOptions) {
     checkOptions(options);
@@ -162,6 +169,7 @@ export class GatewayHandler {
     this.publish = options.publish;
     this.now = options.now ?? GATEWAY_HANDLER_DEFAULTS.now;
     this.ensureRoom = options.ensureRoom ?? GATEWAY_HANDLER_DEFAULTS.ensureRoom;
+    this.reservedNamespaces = options.reservedNamespaces ?? GATEWAY_HANDLER_DEFAULTS.reservedNamespaces;
   }
 
   async apply(req: ApplyRequest, caller: Caller = { via: 'nats' }): Promise<ApplyReply> {
@@ -172,6 +180,7 @@ export class GatewayHandler {
     const existing = await this.existingFor(req.object);
     const admitted = admit(req.object, {
       schedules: scheduleChecks,
+      reservedNamespaces: this.reservedNamespaces,
       ...(existing ? { existing: existing as KubeObject } : {}),
     }) as StoredObject;
     await this.refuseReplicaConflicts(admitted);

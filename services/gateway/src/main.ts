@@ -1,6 +1,7 @@
 import type { ServiceName } from '@flotilla/catalogue';
 import { readFile } from 'node:fs/promises';
 import { runBusService } from '@flotilla/controller';
+import { reservedNamespacesEnv } from '@flotilla/api';
 import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
 import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
@@ -31,6 +32,8 @@ const configSchema = baseConfigSchema.extend({
   GATEWAY_STORE_HEADROOM_PERCENT: envInt({ min: 0, max: 50, default: 5 }),
   /** The store's size when the NATS account has no JetStream max_store of its own (the server's max_file_store). */
   GATEWAY_STORE_MAX_BYTES: envInt({ min: 1 }),
+  /** Namespaces admission refuses objects in, added to kube-* and flotilla-system (comma-separated; `tenant-*` a prefix). */
+  RESERVED_NAMESPACES: reservedNamespacesEnv,
 });
 
 await runBusService({
@@ -62,6 +65,7 @@ await runBusService({
       kubeEvents: new KubeEventStore(bus),
       publish,
       ensureRoom: () => headroom.ensureRoom(),
+      reservedNamespaces: config.RESERVED_NAMESPACES,
     });
     const nats = serveNatsApi(bus, handler, logger, registry);
     if (
