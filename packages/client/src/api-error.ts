@@ -32,6 +32,11 @@ export class ConflictError extends ApiError {}
 /** Admission refused the object; `causes` names each bad field. */
 export class InvalidError extends ApiError {}
 export class RequestEntityTooLargeError extends ApiError {}
+/** A resume point the server no longer serves from: start again from now. */
+export class ExpiredError extends ApiError {}
+export class UnsupportedMediaTypeError extends ApiError {}
+/** The caller sent more requests, or more at once, than its share: wait `retryAfterSeconds`. */
+export class TooManyRequestsError extends ApiError {}
 export class InternalError extends ApiError {}
 /** The gateway could not be reached (not running, or it did not answer in time), or its store could not. */
 export class ServiceUnavailableError extends ApiError {}
@@ -55,6 +60,9 @@ const CLASSES: Record<StatusReason, new (body: ApiErrorBody) => ApiError> = {
   Conflict: ConflictError,
   Invalid: InvalidError,
   RequestEntityTooLarge: RequestEntityTooLargeError,
+  Expired: ExpiredError,
+  UnsupportedMediaType: UnsupportedMediaTypeError,
+  TooManyRequests: TooManyRequestsError,
   InternalError: InternalError,
   ServiceUnavailable: ServiceUnavailableError,
   Timeout: TimeoutError,

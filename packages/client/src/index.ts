@@ -30,6 +30,7 @@ export {
   apiErrorFrom,
   BadRequestError,
   ConflictError,
+  ExpiredError,
   ForbiddenError,
   InternalError,
   InvalidError,
@@ -38,7 +39,9 @@ export {
   RequestEntityTooLargeError,
   ServiceUnavailableError,
   TimeoutError,
+  TooManyRequestsError,
   UnauthorizedError,
+  UnsupportedMediaTypeError,
 } from './api-error.js';
 export {
   backoffMs,

@@ -65,8 +65,14 @@ export const STATUS_CODES = {
   NotFound: 404,
   AlreadyExists: 409,
   Conflict: 409,
+  /** A resume point older than the server still serves from (an event stream's `Last-Event-ID` too far back). */
+  Expired: 410,
   RequestEntityTooLarge: 413,
+  /** A body whose `Content-Type` is not the JSON the API takes. */
+  UnsupportedMediaType: 415,
   Invalid: 422,
+  /** Past the caller's share of requests: retry after `retryAfterSeconds`. */
+  TooManyRequests: 429,
   InternalError: 500,
   ServiceUnavailable: 503,
   /** The request could not be completed in time (the store did not answer): retry, after `retryAfterSeconds`. */
@@ -86,7 +92,7 @@ export interface ApiErrorBody {
   /** For Invalid (a rejected object) and BadRequest (a bad request field): one entry per bad field. */
   causes?: StatusCause[];
   /**
-   * For Timeout and ServiceUnavailable: how long to wait before asking again (Kubernetes' `details.retryAfterSeconds`;
+   * For Timeout, ServiceUnavailable and TooManyRequests: how long to wait before asking again (Kubernetes' `details.retryAfterSeconds`;
    * the HTTP API sends it as `Retry-After` too).
    */
   retryAfterSeconds?: number;
