@@ -1,3 +1,4 @@
+import { reservedNamespacesEnv } from '@flotilla/api';
 import { baseConfigSchema, envEnum, envInt, envString } from '@flotilla/runtime';
 import type { z } from 'zod';
 import { DEFAULT_CLUSTER_LEASE_RENEW_MS } from './cluster-lease.js';
@@ -57,6 +58,8 @@ export const memberAgentConfigSchema = baseConfigSchema
     KUBE_WATCH_TIMEOUT_SECONDS: envInt({ default: 300, min: 1 }),
     /** With the kube driver: how many writes are in flight at once. */
     KUBE_WRITE_CONCURRENCY: envInt({ default: 8, min: 1 }),
+    /** Namespaces nothing is applied into, added to kube-* and flotilla-system (the gateway's RESERVED_NAMESPACES). */
+    RESERVED_NAMESPACES: reservedNamespacesEnv,
   })
   .superRefine((c, ctx) => {
     if (c.MEMBER_DRIVER === 'kube' && !c.KUBE_CLUSTER_NAME) {

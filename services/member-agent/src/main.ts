@@ -68,6 +68,7 @@ await runBusService({
             registry,
             readiness: gates,
             usageGauge,
+            reservedNamespaces: config.RESERVED_NAMESPACES,
             // Its cluster's part of each workload's usage: the other members' agents record theirs beside it.
             usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, {
               source: config.KUBE_CLUSTER_NAME!,
@@ -83,6 +84,7 @@ await runBusService({
             sim: {
               hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
               hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
+              reservedNamespaces: config.RESERVED_NAMESPACES,
             },
             usageGauge,
             usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),

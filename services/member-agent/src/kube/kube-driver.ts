@@ -1,4 +1,4 @@
-import { type ClusterSpec, effectiveResourceModels, type ResourceModel } from '@flotilla/api';
+import { type ClusterSpec, effectiveResourceModels, type ReservedNamespaces, type ResourceModel } from '@flotilla/api';
 import { type Bus, publishEvent } from '@flotilla/bus';
 import { Controllers } from '@flotilla/catalogue';
 import { type Controller, defineController, type InvolvesObjects } from '@flotilla/controller';
@@ -117,6 +117,8 @@ export interface KubeDriverOptions {
   usageGauge?: WorkloadUsageGauge;
   /** Records each workload's usage into the metric history (EffectiveHPA's embedded source). */
   usageRecorder?: UsageRecorder;
+  /** Namespaces nothing is written into (RESERVED_NAMESPACES); the defaults, `kube-*` and `flotilla-system`, by default. */
+  reservedNamespaces?: ReservedNamespaces;
   random?: () => number;
 }
 
@@ -507,7 +509,7 @@ export class KubeDriver {
       const kinds = new Map<string, KindRef>();
       for (const d of desired.objects) kinds.set(kindKey(d.ref), { apiVersion: d.ref.apiVersion, kind: d.ref.kind });
       await Promise.all([...kinds.values()].map((k) => this.watchKind(k)));
-      const plan = planMemberWrites(desired, this.managed);
+      const plan = planMemberWrites(desired, this.managed, { reserved: this.opts.reservedNamespaces });
       await this.writer.ensureNamespaces(plan.actions, this.namespaces);
       const outcomes = await this.writer.execute(
         plan.actions,

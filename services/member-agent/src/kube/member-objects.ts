@@ -1,4 +1,10 @@
-import { MemberLimitsError, parseMemberLimits, type ResourceBindingSpec, type ObjectMeta } from '@flotilla/api';
+import {
+  MemberLimitsError,
+  parseMemberLimits,
+  ReservedNamespaces,
+  type ResourceBindingSpec,
+  type ObjectMeta,
+} from '@flotilla/api';
 import { stableDigest } from '@flotilla/kube-client';
 import type { StoredObject } from '@flotilla/store';
 import type { BindingRef } from '../report-model.js';
@@ -242,18 +248,36 @@ export interface ApplyPlan {
   conflicts: Array<{ object: DesiredObject; message: string }>;
 }
 
+export interface PlanOptions {
+  /** Namespaces nothing is written into (RESERVED_NAMESPACES); the defaults, `kube-*` and `flotilla-system`, by default. */
+  reserved?: ReservedNamespaces | undefined;
+}
+
 /**
  * Decides the writes that bring the cluster to `desired`: apply what is missing or whose manifest changed (a workload
  * whose replicas a member HPA owns is applied with the replicas the cluster has, so the HPA's value stands), delete
- * what Flotilla created and no binding assigns any more, and never touch an object Flotilla did not create.
+ * what Flotilla created and no binding assigns any more, and never touch an object Flotilla did not create. Nothing
+ * is written into a reserved namespace: a desired object there is refused with why (admission refuses such
+ * templates; one stored before the rule must still not reach a member's `kube-system`), and what Flotilla created
+ * there before is left as it is, for a person to look at, rather than deleted.
  */
-export function planApply(desired: readonly DesiredObject[], observed: ReadonlyMap<string, ObservedObject>): ApplyPlan {
+export function planApply(
+  desired: readonly DesiredObject[],
+  observed: ReadonlyMap<string, ObservedObject>,
+  opts: PlanOptions = {},
+): ApplyPlan {
+  const reserved = opts.reserved ?? ReservedNamespaces.defaults;
   const actions: ApplyAction[] = [];
   const conflicts: ApplyPlan['conflicts'] = [];
   const wanted = new Set<string>();
   for (const d of desired) {
     const key = memberKey(d.ref);
     wanted.add(key);
+    const refusal = reserved.refusal(d.ref.namespace);
+    if (refusal) {
+      conflicts.push({ object: d, message: `${refusal}; not applied` });
+      continue;
+    }
     const have = observed.get(key);
     const bindingText = formatBindingRef(d.binding);
     if (have && have.binding === undefined) {
@@ -281,7 +305,7 @@ export function planApply(desired: readonly DesiredObject[], observed: ReadonlyM
     actions.push({ type: 'apply', object: d, manifest, reason: have ? 'update' : 'create' });
   }
   for (const [key, o] of [...observed].sort(([a], [b]) => a.localeCompare(b))) {
-    if (wanted.has(key) || o.binding === undefined || o.deleting) continue;
+    if (wanted.has(key) || o.binding === undefined || o.deleting || reserved.has(o.ref.namespace)) continue;
     actions.push({ type: 'delete', ref: o.ref, binding: o.binding });
   }
   return { actions, conflicts };

@@ -1,4 +1,4 @@
-import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
+import { DEFAULT_RESOURCE_MODELS, ReservedNamespaces } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { BindingRef } from '../report-model.js';
 import type { NodeView } from './cluster-status.js';
@@ -84,6 +84,102 @@ describe('planMemberWrites', () => {
     expect([...plan.conflicts.values()]).toEqual([
       'Deployment shop/web already exists in the member cluster and was not created by Flotilla: left unchanged',
     ]);
+  });
+});
+
+describe('planMemberWrites: reserved namespaces', () => {
+  const inNs = (ref: MemberRef, namespace: string): MemberRef => ({ ...ref, namespace });
+  const refusal = (ns: string, entries = 'kube-*, flotilla-system') =>
+    `namespace "${ns}" is reserved (${entries}): Flotilla does not propagate from or into it; not applied`;
+  const payments = new ReservedNamespaces(['payments']);
+  it.each([
+    {
+      name: 'a template in kube-system is refused with why, never applied',
+      namespace: 'kube-system',
+      reserved: undefined,
+      orphan: false,
+      want: [],
+      conflict: refusal('kube-system'),
+    },
+    {
+      name: 'a template in flotilla-system too',
+      namespace: 'flotilla-system',
+      reserved: undefined,
+      orphan: false,
+      want: [],
+      conflict: refusal('flotilla-system'),
+    },
+    {
+      name: 'a template in a configured namespace too',
+      namespace: 'payments',
+      reserved: payments,
+      orphan: false,
+      want: [],
+      conflict: refusal('payments', 'kube-*, flotilla-system, payments'),
+    },
+    {
+      name: 'the same template elsewhere is applied',
+      namespace: 'payments',
+      reserved: undefined,
+      orphan: false,
+      want: ['apply payments/web'],
+      conflict: undefined,
+    },
+    {
+      name: 'what Flotilla created in kube-system before is not deleted either (left for a person)',
+      namespace: 'kube-system',
+      reserved: undefined,
+      orphan: true,
+      want: [],
+      conflict: refusal('kube-system'),
+    },
+    {
+      name: 'an orphan of Flotilla outside a reserved namespace is deleted as before',
+      namespace: 'shop',
+      reserved: undefined,
+      orphan: true,
+      want: ['apply shop/web', 'delete shop/old'],
+      conflict: undefined,
+    },
+  ])('$name', ({ namespace, reserved, orphan, want, conflict }) => {
+    const ref = inNs(deployRef('web'), namespace);
+    const old = view(inNs(cmRef('old'), namespace), { binding: formatBindingRef(binding('gone-configmap')) });
+    const managed = new Map([
+      [DEPLOY, cache<MemberObjectView>(true)],
+      [CM, cache(true, orphan ? [keyed(old)] : [])],
+    ]);
+    const plan = planMemberWrites(desiredOf({ ref, binding: binding('web-deployment'), replicas: 2 }), managed, {
+      reserved,
+    });
+    expect(
+      plan.actions.map((a) =>
+        a.type === 'apply'
+          ? `apply ${a.object.ref.namespace}/${a.object.ref.name}`
+          : `delete ${a.ref.namespace}/${a.ref.name}`,
+      ),
+    ).toEqual(want);
+    expect(plan.conflicts.get(`apps/v1/Deployment/${namespace}/web`)).toBe(conflict);
+  });
+
+  it('the refusal is what the binding reports for the cluster (not applied, with why)', () => {
+    const ref = inNs(deployRef('web'), 'kube-system');
+    const desired = desiredOf({ ref, binding: binding('web-deployment'), replicas: 2 });
+    const managed = new Map([[DEPLOY, cache<MemberObjectView>(true)]]);
+    const plan = planMemberWrites(desired, managed);
+    const seen = observeWorkloads({
+      cluster: 'm1',
+      desired,
+      managed,
+      conflicts: plan.conflicts,
+      writeErrors: new Map(),
+      unservedKinds: new Map(),
+      pods: [],
+      podCpu: new Map(),
+    });
+    expect(seen.reports.get('ResourceBinding/shop/web-deployment')).toMatchObject({
+      applied: false,
+      appliedMessage: refusal('kube-system'),
+    });
   });
 });
 

@@ -2,7 +2,14 @@ import type { Condition, ForeignHorizontalPodAutoscaler, ObjectMeta, ResourceMod
 import type { RawObject } from '@flotilla/kube-client';
 import { type ClusterStatusPatch, foreignHpasField, type WorkloadReport, type WorkloadUsage } from '../report-model.js';
 import { kubeClusterStatus, type KubePod, type NodeView, podRequest } from './cluster-status.js';
-import { type ApplyAction, type DesiredState, MemberMarks, memberKey, planApply } from './member-objects.js';
+import {
+  type ApplyAction,
+  type DesiredState,
+  MemberMarks,
+  memberKey,
+  planApply,
+  type PlanOptions,
+} from './member-objects.js';
 import {
   type MemberObjectView,
   notAppliedReport,
@@ -39,11 +46,12 @@ export const HPA_KIND = kindKey({ apiVersion: 'autoscaling/v2', kind: 'Horizonta
  * The writes that bring the member cluster to `desired`, from what its informers hold (`managed`, by kindKey). An
  * object whose kind is not listed yet is left for later; removing what no binding assigns any more needs the full
  * picture, so no delete while any kind's list is missing. Conflicts (objects Flotilla did not create, or another
- * binding's) are returned by member key, with why.
+ * binding's, or any object in a reserved namespace) are returned by member key, with why.
  */
 export function planMemberWrites(
   desired: DesiredState,
   managed: ReadonlyMap<string, CacheView<MemberObjectView>>,
+  opts: PlanOptions = {},
 ): { actions: ApplyAction[]; conflicts: Map<string, string> } {
   const observed = new Map<string, MemberObjectView>();
   let allSynced = true;
@@ -52,7 +60,7 @@ export function planMemberWrites(
     for (const v of informer.cache.values()) observed.set(memberKey(v.ref), v);
   }
   const listed = desired.objects.filter((d) => managed.get(kindKey(d.ref))?.synced);
-  const plan = planApply(listed, observed);
+  const plan = planApply(listed, observed, opts);
   return {
     actions: allSynced ? plan.actions : plan.actions.filter((a) => a.type === 'apply'),
     conflicts: new Map(plan.conflicts.map((c) => [memberKey(c.object.ref), c.message])),

@@ -1,4 +1,4 @@
-import { DEFAULT_RESOURCE_MODELS, FederatedHpaAnnotations } from '@flotilla/api';
+import { DEFAULT_RESOURCE_MODELS, FederatedHpaAnnotations, ReservedNamespaces } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { StoredObject } from '@flotilla/store';
 import type { ClusterStatusReportedData, WorkloadStatusReportedData } from '../report-model.js';
@@ -415,6 +415,41 @@ describe('SimulatedClusters: workloads', () => {
       health: 'Unknown',
       appliedMessage: expect.stringContaining('spec.replicaRequirements.resourceRequest.cpu'),
     });
+  });
+});
+
+describe('SimulatedClusters: reserved namespaces', () => {
+  /** `binding()` with its template (and the binding) in `namespace`. */
+  const inNamespace = (b: StoredObject, namespace: string): StoredObject => {
+    const spec = b.spec as { resource: Record<string, unknown> };
+    return {
+      ...b,
+      metadata: { ...b.metadata, namespace },
+      spec: { ...spec, resource: { ...spec.resource, namespace } },
+    };
+  };
+  const refusal = (ns: string, entries = 'kube-*, flotilla-system') =>
+    `namespace "${ns}" is reserved (${entries}): Flotilla does not propagate from or into it; not applied`;
+  it.each([
+    ['kube-system', undefined, refusal('kube-system')],
+    ['flotilla-system', undefined, refusal('flotilla-system')],
+    ['payments (configured)', ['payments'], refusal('payments', 'kube-*, flotilla-system, payments')],
+    ['default', undefined, undefined],
+    ['payments (not configured)', undefined, undefined],
+  ] as const)('a workload in %s', (what, extra, message) => {
+    const namespace = what.split(' ')[0]!;
+    const s = new SimulatedClusters(extra ? { reservedNamespaces: new ReservedNamespaces(extra) } : {});
+    const r = step(s, {
+      clusters: [cluster('m1', sim())],
+      bindings: [inNamespace(binding('web', [{ name: 'm1', replicas: 2 }], { replicas: 2, cpu: '100m' }), namespace)],
+      now: at(0),
+    });
+    const data = workloadData(r, 'web-deployment', 'm1');
+    if (message === undefined) expect(data).toMatchObject({ applied: true });
+    else expect(data).toMatchObject({ applied: false, health: 'Unknown', appliedMessage: message });
+    // Nothing of it is placed: the cluster's pods are the workload's only when it was applied.
+    const allocated = clusterData(r, 'm1')?.statusPatch.resourceSummary?.allocated;
+    expect(allocated?.pods).toBe(message === undefined ? '2' : '0');
   });
 });
 

@@ -2,7 +2,7 @@ import type { ClusterSpec, ResourceBindingSpec, ResourceModel } from '@flotilla/
 import type { BindingUsage } from '../member-usage.js';
 import { bindingKey, targetClusterNames, ReportBook, type Report } from '../reports.js';
 export { clusterPatchIsNoop, type Report } from '../reports.js';
-import { effectiveResourceModels, MemberLimitsError, parseMemberLimits } from '@flotilla/api';
+import { effectiveResourceModels, MemberLimitsError, parseMemberLimits, ReservedNamespaces } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
 import {
   fitWorkloads,
@@ -53,6 +53,8 @@ export interface SimulatedClustersOptions {
   /** How often each cluster's HPA controller evaluates (`--horizontal-pod-autoscaler-sync-period`, default 15 s). */
   hpaSyncPeriodMs?: number;
   hpa?: HpaOptions;
+  /** Namespaces nothing is applied into (RESERVED_NAMESPACES); the defaults, `kube-*` and `flotilla-system`, by default. */
+  reservedNamespaces?: ReservedNamespaces;
 }
 
 export const DEFAULT_HPA_SYNC_PERIOD_MS = 15_000;
@@ -94,6 +96,7 @@ export class SimulatedClusters {
   private readonly book: ReportBook;
   private readonly hpaSyncPeriodMs: number;
   private readonly hpaOptions: HpaOptions;
+  private readonly reserved: ReservedNamespaces;
   /** `${cluster}|${namespace}/${hpa}` → state. */
   private readonly hpaStates = new Map<string, HpaState>();
   /** `${cluster}|${namespace}/${hpa}` → the replicas the workload's binding last asked for there. */
@@ -107,6 +110,7 @@ export class SimulatedClusters {
     this.book = new ReportBook(opts.source ?? 'flotilla/member-agent');
     this.hpaSyncPeriodMs = opts.hpaSyncPeriodMs ?? DEFAULT_HPA_SYNC_PERIOD_MS;
     this.hpaOptions = opts.hpa ?? {};
+    this.reserved = opts.reservedNamespaces ?? ReservedNamespaces.defaults;
   }
 
   private lastUsage: WorkloadUsage[] = [];
@@ -177,8 +181,11 @@ export class SimulatedClusters {
         res?.kind && res.name
           ? { kind: res.kind, namespace: res.namespace ?? ref.namespace ?? '', name: res.name }
           : undefined;
+      // A template in a reserved namespace is not applied (nor its HPA run): the binding's status says why.
+      const refusal = this.reserved.refusal(template?.namespace);
+      if (refusal) error = `${refusal}; not applied`;
       const hpa =
-        template?.kind === 'HorizontalPodAutoscaler'
+        !refusal && template?.kind === 'HorizontalPodAutoscaler'
           ? hpaByRef.get(`${template.namespace}/${template.name}`)
           : undefined;
       for (const t of targets) {
