@@ -1,4 +1,4 @@
-import { formatTime } from '@flotilla/api';
+import { formatTime, ReservedNamespaces } from '@flotilla/api';
 import { Controllers } from '@flotilla/catalogue';
 import { type Bus, getJson, publishEvent } from '@flotilla/bus';
 import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
@@ -48,6 +48,7 @@ import {
 import {
   conflictMessage,
   decideMirror,
+  decideReserved,
   decideStatus,
   type MirrorDecision,
   type SideView,
@@ -91,8 +92,13 @@ export interface KubeBridgeOptions {
   backoff: { initialMs: number; maxMs: number };
   /** Names this replica in the events it writes (reportingInstance). */
   instance: string;
+  /** Namespaces mirrored neither way (RESERVED_NAMESPACES); the defaults, `kube-*` and `flotilla-system`, by default. */
+  reservedNamespaces?: ReservedNamespaces;
   now?: () => Date;
 }
+
+/** The Warning event's reason on a host object in a reserved namespace. */
+export const RESERVED_NAMESPACE_REASON = 'ReservedNamespace';
 
 interface FlotillaKind {
   objects: Informer<CachedObject>;
@@ -121,10 +127,14 @@ export class KubeBridge {
   private readonly eventsAwaitingHost = new Map<string, Set<string>>();
   /** Host resourceVersion at which admission refused an object: reported once, tried again when it changes. */
   private readonly rejected = new Map<string, string>();
+  /** Host uid of each object in a reserved namespace that was told why it is not mirrored (decideReserved). */
+  private readonly toldReserved = new Map<string, string>();
+  private readonly reserved: ReservedNamespaces;
   private readonly now: () => Date;
 
   constructor(private readonly opts: KubeBridgeOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.reserved = opts.reservedNamespaces ?? ReservedNamespaces.defaults;
     const watches: Watch[] = [];
     for (const kind of MIRRORED_KINDS) {
       const objects = new Informer<CachedObject>({
@@ -285,6 +295,25 @@ export class KubeBridge {
     const flotillaObject = flotilla.objects.get(ref);
     if (kind.template && !this.selected(hostObject ?? flotillaObject)) {
       // No longer mirrored: its finalizer must not hold a deletion nobody will finish.
+      if (decideFinalizer({ host: cached, mirrored: false, inFlotilla: false }) === 'remove')
+        await this.setFinalizer(kind, ref, cached!, 'remove');
+      return undefined;
+    }
+    // 0b. A reserved namespace: nothing either way; the host object says why, once.
+    const reserved = decideReserved({
+      refusal: this.reserved.refusal(ref.namespace),
+      owner: kind.owner,
+      hostUid: hostObject?.metadata?.uid,
+      toldUid: this.toldReserved.get(key),
+    });
+    if (reserved.type === 'refuse') {
+      if (!hostObject) this.toldReserved.delete(key);
+      if (reserved.tell) {
+        this.toldReserved.set(key, hostObject!.metadata!.uid!);
+        this.opts.logger.warn({ key }, reserved.message);
+        await this.event(kind, hostObject!, 'Warning', RESERVED_NAMESPACE_REASON, reserved.message);
+      }
+      // A finalizer put on before the namespace was reserved must not hold a deletion the bridge will not carry.
       if (decideFinalizer({ host: cached, mirrored: false, inFlotilla: false }) === 'remove')
         await this.setFinalizer(kind, ref, cached!, 'remove');
       return undefined;

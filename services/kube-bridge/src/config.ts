@@ -1,3 +1,4 @@
+import { reservedNamespacesEnv } from '@flotilla/api';
 import { baseConfigSchema, envInt, envString } from '@flotilla/runtime';
 
 export const configSchema = baseConfigSchema.extend({
@@ -14,5 +15,7 @@ export const configSchema = baseConfigSchema.extend({
   KUBE_BRIDGE_BACKOFF_MS: envInt({ default: 250, min: 10 }),
   /** The longest wait between tries. */
   KUBE_BRIDGE_MAX_BACKOFF_MS: envInt({ default: 10_000, min: 100 }),
+  /** Namespaces mirrored neither way, added to kube-* and flotilla-system (the gateway's RESERVED_NAMESPACES). */
+  RESERVED_NAMESPACES: reservedNamespacesEnv,
 });
 export type KubeBridgeConfig = typeof configSchema._output;

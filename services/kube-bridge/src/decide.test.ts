@@ -1,9 +1,11 @@
+import { ReservedNamespaces } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { MirrorContent } from './content.js';
 import { contentDigest, statusDigest } from './content.js';
 import {
   conflictMessage,
   decideMirror,
+  decideReserved,
   decideStatus,
   type MirrorInput,
   olderThan,
@@ -285,5 +287,41 @@ describe('decideStatus', () => {
   });
   it('the digest does not depend on field order', () => {
     expect(statusDigest({ a: 1, b: { c: 2, d: 3 } })).toBe(statusDigest({ b: { d: 3, c: 2 }, a: 1 }));
+  });
+});
+
+describe('decideReserved', () => {
+  const why = ReservedNamespaces.defaults.refusal('kube-system');
+  const refused = (tell: boolean) => ({ type: 'refuse', tell, message: `${why}; not mirrored` });
+  it.each([
+    ['not reserved', { refusal: undefined, owner: 'shared', hostUid: 'u1', toldUid: undefined }, { type: 'mirror' }],
+    [
+      'reserved, on the host, not told yet',
+      { refusal: why, owner: 'shared', hostUid: 'u1', toldUid: undefined },
+      refused(true),
+    ],
+    ['reserved, told already', { refusal: why, owner: 'shared', hostUid: 'u1', toldUid: 'u1' }, refused(false)],
+    [
+      'reserved, a new object of that name',
+      { refusal: why, owner: 'shared', hostUid: 'u2', toldUid: 'u1' },
+      refused(true),
+    ],
+    [
+      'reserved, only in Flotilla (stored before the rule)',
+      { refusal: why, owner: 'shared', hostUid: undefined, toldUid: undefined },
+      refused(false),
+    ],
+    [
+      "reserved, Flotilla's own kind",
+      { refusal: why, owner: 'flotilla', hostUid: 'u1', toldUid: undefined },
+      refused(false),
+    ],
+  ] as const)('%s', (_name, input, expected) => {
+    expect(decideReserved(input)).toEqual(expected);
+  });
+  it('names the namespace and the rule', () => {
+    expect(refused(true).message).toBe(
+      'namespace "kube-system" is reserved (kube-*, flotilla-system): Flotilla does not propagate from or into it; not mirrored',
+    );
   });
 });

@@ -1,5 +1,32 @@
 import type { SpecOwner } from './kinds.js';
 
+export interface ReservedInput {
+  /** Why the object's namespace is reserved (ReservedNamespaces.refusal); undefined when it is not. */
+  refusal: string | undefined;
+  owner: SpecOwner;
+  /** The host object's uid while the host holds it (and is not deleting it). */
+  hostUid: string | undefined;
+  /** The host object the bridge last told why it is not mirrored, by uid. */
+  toldUid: string | undefined;
+}
+
+export type ReservedDecision =
+  | { type: 'mirror' }
+  /** Mirrored neither way; `tell`: a Warning event on the host object (and a log line) says why, once per object. */
+  | { type: 'refuse'; tell: boolean; message: string };
+
+/**
+ * Whether an object is mirrored at all: one in a reserved namespace (`kube-*`, `flotilla-system`, RESERVED_NAMESPACES)
+ * is not taken into Flotilla, and nothing Flotilla holds is written there, as the gateway's admission would refuse it
+ * anyway. The user who put it on the host is told once per object (its uid), not per resourceVersion: a template's
+ * status moves its version all the time. Flotilla's own kinds (bindings) have no user on the host to tell.
+ */
+export function decideReserved(input: ReservedInput): ReservedDecision {
+  if (input.refusal === undefined) return { type: 'mirror' };
+  const tell = input.owner === 'shared' && input.hostUid !== undefined && input.hostUid !== input.toldUid;
+  return { type: 'refuse', tell, message: `${input.refusal}; not mirrored` };
+}
+
 /**
  * What the bridge last saw in sync, per object: the resourceVersion of the host's object and of Flotilla's at that
  * moment (after the bridge's own write to either), the digest of the mirrored content each side held then, the host

@@ -1,4 +1,4 @@
-export { CONTROLLER_NAME, KubeBridge, type KubeBridgeOptions } from './bridge.js';
+export { CONTROLLER_NAME, KubeBridge, type KubeBridgeOptions, RESERVED_NAMESPACE_REASON } from './bridge.js';
 export { bridgeEvent, hostEventName, mirroredEvent } from './events.js';
 export { configSchema } from './config.js';
 export * from './content.js';

@@ -36,6 +36,7 @@ await runBusService({
       resyncMs: config.KUBE_BRIDGE_RESYNC_MS,
       backoff: { initialMs: config.KUBE_BRIDGE_BACKOFF_MS, maxMs: config.KUBE_BRIDGE_MAX_BACKOFF_MS },
       instance: hostname(),
+      reservedNamespaces: config.RESERVED_NAMESPACES,
     });
     await bridge.start();
     logger.info({ server }, 'mirroring the host API server as leader');
