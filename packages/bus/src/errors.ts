@@ -52,6 +52,29 @@ export class ReadIncompleteError extends Error {
   }
 }
 
+/** Why a stored or sent value could not be decoded. */
+export type UndecodableReason = 'too-large' | 'bad-gzip' | 'bad-json';
+
+/**
+ * A value read from the bus (a KV entry, an event, a reply) that is not what Flotilla writes: gzipped JSON that
+ * expands past the bound, a broken gzip stream, or text that is not JSON. Reading it again gives the same answer, so
+ * a reader sets it aside (logs it, skips or terminates it) instead of trying it again.
+ */
+export class UndecodableValueError extends Error {
+  constructor(
+    /** Where the value came from: a KV bucket and key, or a stream subject and sequence. */
+    readonly source: string,
+    readonly reason: UndecodableReason,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot decode ${source}: ${detail}`, options);
+    this.name = 'UndecodableValueError';
+  }
+}
+
+export const isUndecodable = (err: unknown): err is UndecodableValueError => err instanceof UndecodableValueError;
+
 /** True when NATS answered but refused the credentials (user/password, token) the bus was given, or none. */
 export function isCredentialsRefused(err: unknown): boolean {
   return (

@@ -1,6 +1,12 @@
 import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import type { Bus } from './connect.js';
-import { isConsumerNotFound, isNoMessageFound, ReadIncompleteError } from './errors.js';
+import {
+  isConsumerNotFound,
+  isNoMessageFound,
+  isUndecodable,
+  ReadIncompleteError,
+  type UndecodableValueError,
+} from './errors.js';
 import { eventTypeOf, type CloudEvent } from './cloud-event.js';
 import { eventFilter, eventSubject, type EventAddress } from './subjects.js';
 import { decodeJson, encodeJson, getJson } from './kv-json.js';
@@ -79,6 +85,21 @@ export interface ConsumeOptions {
    * term with the connection gone: the server delivers the event again after the ack wait).
    */
   onError?: (err: unknown, d: DeliveredEvent) => void;
+  /**
+   * Told of each event set aside because it cannot be decoded (not JSON, or gzipped past MAX_DECODED_JSON_BYTES), or
+   * because its handler threw an UndecodableValueError (a stored value it needs cannot be decoded): the event is
+   * terminated, so it is never delivered again, and the next goes on. Reading it again would fail the same way.
+   * Default: a process warning.
+   */
+  onUndecodable?: (aside: SetAside) => void;
+}
+
+/** An event a consumer set aside: terminated, never delivered again. */
+export interface SetAside {
+  /** Stream sequence of the event. */
+  seq: number;
+  subject: string;
+  error: UndecodableValueError;
 }
 
 /** Consumer sequences of deliveries the server sent that never arrived, and the event that came after them. */
@@ -135,6 +156,17 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
   });
   const keyOf = opts.orderKey ?? (() => '');
   let stopping = false;
+  /** Terminates an event that cannot be decoded or handled for that reason, and tells. */
+  const setAside = (m: JsMsg, error: UndecodableValueError): void => {
+    m.term(error.message);
+    const aside: SetAside = { seq: m.seq, subject: m.subject, error };
+    if (opts.onUndecodable) opts.onUndecodable(aside);
+    else
+      process.emitWarning(error, {
+        code: 'FLOTILLA_EVENT_UNDECODABLE',
+        detail: `consumer ${opts.durable}: event at stream sequence ${m.seq} set aside (terminated)`,
+      });
+  };
 
   const handle = async (m: JsMsg, d: DeliveredEvent): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
@@ -145,6 +177,8 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
         m.ack();
         return;
       } catch (err) {
+        // A stored value the handler needs cannot be decoded: every attempt would fail alike.
+        if (isUndecodable(err)) return setAside(m, err);
         opts.onError?.(err, d);
         if (opts.maxDeliver !== undefined && opts.maxDeliver > 0 && attempt >= opts.maxDeliver) return void m.term();
         m.working();
@@ -176,8 +210,16 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
         lastDelivery = m.info.deliverySequence;
       }
       if (inHand.has(m.seq)) continue;
+      let d: DeliveredEvent;
+      try {
+        d = toDelivered(m);
+      } catch (err) {
+        // Thrown here it would end the session, and the consumer created again would deliver it again, for ever.
+        if (!isUndecodable(err)) throw err;
+        setAside(m, err);
+        continue;
+      }
       inHand.add(m.seq);
-      const d = toDelivered(m);
       lanes.add(keyOf(d), () =>
         handle(m, d)
           .catch((err: unknown) => {
@@ -289,8 +331,15 @@ async function openDurable(bus: Bus, opts: ConsumeOptions): Promise<void> {
   );
 }
 
+/** Where an event was read, for an UndecodableValueError: its subject and stream sequence. */
+const eventSource = (subject: string, seq: number) => `event ${subject} at stream sequence ${seq}`;
+
 function toDelivered(m: JsMsg): DeliveredEvent {
-  return { event: decodeJson<CloudEvent>(m.data), seq: m.seq, deliveryCount: m.info.deliveryCount };
+  return {
+    event: decodeJson<CloudEvent>(m.data, eventSource(m.subject, m.seq)),
+    seq: m.seq,
+    deliveryCount: m.info.deliveryCount,
+  };
 }
 
 /**
@@ -304,7 +353,7 @@ export async function lastEvent<T = unknown>(
   const m = await bus.jsm.streams.getMessage(bus.names.eventsStream, {
     last_by_subj: eventSubject(bus.names.eventsRoot, a),
   });
-  return m ? { event: decodeJson<CloudEvent<T>>(m.data), seq: m.seq } : undefined;
+  return m ? { event: decodeJson<CloudEvent<T>>(m.data, eventSource(m.subject, m.seq)), seq: m.seq } : undefined;
 }
 
 export interface ReadOptions {

@@ -23,10 +23,13 @@ export {
   isNoMessageFound,
   isStreamNameInUse,
   isStreamNotFound,
+  isUndecodable,
   isWrongLastSequence,
   JetStreamErrorCodes,
   ReadIncompleteError,
+  UndecodableValueError,
   type BusTransientFailure,
+  type UndecodableReason,
 } from './errors.js';
 export { connectBus, destroyBus, requiredStreams, type Bus, type BusOptions } from './connect.js';
 export { DEFAULT_RETENTION, ensureEventsStream, type EventsRetention } from './provision.js';
@@ -37,7 +40,9 @@ export {
   encodeJson,
   getJson,
   lastRevisionOf,
+  kvSource,
   listJson,
+  MAX_DECODED_JSON_BYTES,
   ownedString,
   updateJson,
   type Snapshot,
@@ -58,6 +63,7 @@ export {
   type PublishResult,
   type ReadOptions,
   type ReadUpToOptions,
+  type SetAside,
   type Subscription,
 } from './events.js';
 export { KvWatchInclude, type KV } from '@nats-io/kv';

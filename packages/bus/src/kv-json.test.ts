@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJson, encodeJson, GZIP_ABOVE_BYTES } from './kv-json.js';
+import { isUndecodable } from './errors.js';
+import { decodeJson, encodeJson, GZIP_ABOVE_BYTES, MAX_DECODED_JSON_BYTES } from './kv-json.js';
+import { gzipBomb } from './testing/index.js';
 
 describe('encodeJson / decodeJson', () => {
   it('keeps small values plain JSON', () => {
@@ -25,3 +27,42 @@ describe('encodeJson / decodeJson', () => {
     expect(decodeJson(b)).toEqual(status);
   });
 });
+
+describe('decodeJson: what Flotilla did not write', () => {
+  it('stops a gzip bomb at MAX_DECODED_JSON_BYTES with an error naming where it was read', async () => {
+    const bomb = await gzipBomb({ prefix: '{"a":', padBytes: 2 * MAX_DECODED_JSON_BYTES, suffix: '1}' });
+    expect(bomb.length).toBeLessThan(1024 * 1024); // it fits in one NATS message
+    const err = catchError(() => decodeJson(bomb, 'objects Deployment.default.web'));
+    expect(isUndecodable(err)).toBe(true);
+    expect(err).toMatchObject({ source: 'objects Deployment.default.web', reason: 'too-large' });
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^cannot decode objects Deployment.default.web: gzipped \\d+ bytes expand past ${MAX_DECODED_JSON_BYTES} bytes`,
+      ),
+    );
+  });
+  it('decodes a gzipped value just under the bound', async () => {
+    const value = await gzipBomb({ prefix: '{"a":', padBytes: MAX_DECODED_JSON_BYTES - 16, suffix: '1}' });
+    expect(decodeJson(value)).toEqual({ a: 1 });
+  });
+  it('names a broken gzip stream and text that is not JSON', () => {
+    expect(catchError(() => decodeJson(new Uint8Array([0x1f, 0x8b, 1, 2, 3]), 'status Cluster._.m1'))).toMatchObject({
+      name: 'UndecodableValueError',
+      source: 'status Cluster._.m1',
+      reason: 'bad-gzip',
+    });
+    expect(catchError(() => decodeJson(new TextEncoder().encode('{"a":'), 'status Cluster._.m1'))).toMatchObject({
+      reason: 'bad-json',
+      message: expect.stringMatching(/^cannot decode status Cluster._.m1: not JSON: /),
+    });
+  });
+});
+
+function catchError(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected an error');
+}

@@ -1,7 +1,13 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { AlreadyExistsError, ConflictError, isNoMessageFound, isWrongLastSequence } from './errors.js';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  isNoMessageFound,
+  isWrongLastSequence,
+  UndecodableValueError,
+} from './errors.js';
 
 /** A KV value decoded from JSON, with the revision that compare-and-set needs. */
 export interface Versioned<T> {
@@ -27,7 +33,47 @@ export const encodeJson = (v: unknown): Uint8Array => {
   const b = encoder.encode(JSON.stringify(v));
   return b.length > GZIP_ABOVE_BYTES ? gzipSync(b) : b;
 };
-export const decodeJson = <T>(b: Uint8Array): T => JSON.parse(decoder.decode(isGzip(b) ? gunzipSync(b) : b)) as T;
+
+/**
+ * The most a gzipped value may expand to when read. Every value Flotilla writes fits in one message (NATS's
+ * max_payload, 1 MiB by default) gzipped, and its JSON gzips about 20:1 (the largest, a WorkloadRebalancer's status
+ * over 10,000 workloads, is 1.1 MB of JSON in 60 kB), so no value Flotilla writes comes near this. Without a bound a
+ * 1 MiB gzip stream written by anyone else can expand to 1 GiB inside the reader, again after every restart.
+ */
+export const MAX_DECODED_JSON_BYTES = 64 * 1024 * 1024;
+
+const inflate = (b: Uint8Array, source: string): Uint8Array => {
+  try {
+    return gunzipSync(b, { maxOutputLength: MAX_DECODED_JSON_BYTES });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new UndecodableValueError(
+        source,
+        'too-large',
+        `gzipped ${b.length} bytes expand past ${MAX_DECODED_JSON_BYTES} bytes (MAX_DECODED_JSON_BYTES)`,
+        { cause: err },
+      );
+    throw new UndecodableValueError(source, 'bad-gzip', `not a gzip stream: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+};
+
+/**
+ * The JSON value of `b` (gzipped or plain), or an UndecodableValueError naming `source` (where it was read: a bucket
+ * and key, a subject and sequence) when it is not one or expands past MAX_DECODED_JSON_BYTES.
+ */
+export const decodeJson = <T>(b: Uint8Array, source = 'a value'): T => {
+  const text = decoder.decode(isGzip(b) ? inflate(b, source) : b);
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new UndecodableValueError(source, 'bad-json', `not JSON: ${(err as Error).message}`, { cause: err });
+  }
+};
+
+/** Where a KV value was read, for an UndecodableValueError: `<bucket> <key>`. */
+export const kvSource = (bucket: string, key: string): string => `${bucket} ${key}`;
 
 /**
  * A copy of `s` that holds nothing else: a key cut from a message's subject (`subject.slice(...)`) is a V8 sliced
@@ -39,7 +85,7 @@ const isLive = (e: KvEntry | null): e is KvEntry => e !== null && e.operation ==
 
 export async function getJson<T>(kv: KV, key: string): Promise<Versioned<T> | undefined> {
   const e = await kv.get(key);
-  return isLive(e) ? { key, value: decodeJson<T>(e.value), revision: e.revision } : undefined;
+  return isLive(e) ? { key, value: decodeJson<T>(e.value, kvSource(e.bucket, key)), revision: e.revision } : undefined;
 }
 
 /** Writes only if the key is absent (or deleted). Returns the new revision. */
@@ -117,9 +163,11 @@ export async function listJson<T>(
   filter: string,
   /**
    * Makes each value of the list as it is read (default: the JSON decoded): an informer that keeps a projection of a
-   * large kind projects here, so the whole kind is never held decoded at once.
+   * large kind projects here, so the whole kind is never held decoded at once. A value that is not JSON, or expands
+   * past MAX_DECODED_JSON_BYTES, throws an UndecodableValueError naming its bucket and key.
    */
-  decode: (data: Uint8Array, revision: number) => T = (data) => decodeJson<T>(data),
+  decode: (data: Uint8Array, revision: number, key: string) => T = (data, _revision, key) =>
+    decodeJson<T>(data, kvSource(bucket, key)),
 ): Promise<Snapshot<T>> {
   const stream = `KV_${bucket}`;
   const subjects = kvSubject(bucket, filter);
@@ -147,7 +195,8 @@ export async function listJson<T>(
       seen.add(key);
       lastRevision = Math.max(lastRevision, seq);
       if (operation === 'DEL' || operation === 'PURGE') byKey.delete(key);
-      else if ((byKey.get(key)?.revision ?? 0) < seq) byKey.set(key, { key, value: decode(data, seq), revision: seq });
+      else if ((byKey.get(key)?.revision ?? 0) < seq)
+        byKey.set(key, { key, value: decode(data, seq, key), revision: seq });
     };
 
     const messages = await consumer.consume();
