@@ -9,6 +9,7 @@ const made = new WeakMap<Registry, InformerMetrics>();
 export class InformerMetrics {
   private readonly handlerErrors: Counter<'bucket' | 'kind'>;
   private readonly restarts: Counter<'bucket' | 'kind' | 'recovery'>;
+  private readonly undecodableValues: Counter<'bucket' | 'kind'>;
 
   static of(registry: Registry): InformerMetrics {
     const known = made.get(registry);
@@ -31,10 +32,20 @@ export class InformerMetrics {
       labelNames: ['bucket', 'kind', 'recovery'],
       registers: [registry],
     });
+    this.undecodableValues = new Counter({
+      name: 'flotilla_informer_undecodable_values_total',
+      help: 'Values an informer set aside because they cannot be decoded (not JSON, or gzipped past the bound); logged with the key',
+      labelNames: ['bucket', 'kind'],
+      registers: [registry],
+    });
   }
 
   handlerFailed(bucket: string, kind: string): void {
     this.handlerErrors.inc({ bucket, kind });
+  }
+
+  undecodable(bucket: string, kind: string): void {
+    this.undecodableValues.inc({ bucket, kind });
   }
 
   restarted(bucket: string, kind: string, recovery: 'resume' | 'relist'): void {

@@ -1,5 +1,5 @@
-import { connectBus, destroyBus, type Bus } from '@flotilla/bus';
-import { testBus } from '@flotilla/bus/testing';
+import { connectBus, destroyBus, MAX_DECODED_JSON_BYTES, type Bus } from '@flotilla/bus';
+import { gzipBomb, testBus } from '@flotilla/bus/testing';
 import { ReadinessGates, startHttpServer } from '@flotilla/runtime';
 import { eventually, freeTcpPort, metricSum, PrivateNats, uniquePrefix } from '@flotilla/testkit';
 import { pino } from 'pino';
@@ -88,6 +88,42 @@ describe('Informer (shared bus)', () => {
     expect(failure?.fields).toMatchObject({ kind: 'Deployment', key: 'Deployment.default.bad', event: 'upsert' });
     expect((failure?.fields.err as Error | undefined)?.message).toBe('handler broke');
     expect(informer.get({ kind: 'Deployment', namespace: 'default', name: 'bad' })).toBeDefined();
+  });
+
+  it('sets aside a gzip bomb it lists or watches: logged once with its key, counted, the cache kept, the watch going on', async () => {
+    const kind = 'ReplicaSet';
+    const key = (name: string) => `${kind}.default.${name}`;
+    // A hostile writer's values, straight into the bucket: JSON that expands to twice the bound.
+    const bomb = () =>
+      gzipBomb({
+        prefix: '{"pad":0',
+        padBytes: 2 * MAX_DECODED_JSON_BYTES,
+        suffix: `,${JSON.stringify(deploy('x', 9)).slice(1)}`,
+      });
+    await store.apply({ ...deploy('kept', 1), kind });
+    await bus.objects.put(key('listed-bomb'), await bomb());
+    const registry = new Registry();
+    const { logger, lines } = recordingLogger();
+    const informer = new Informer<StoredObject>({ bus, bucket: 'objects', kind, logger, registry });
+    await informer.start();
+    stops.push(() => informer.stop());
+    expect([...informer.keys()]).toEqual([key('kept')]);
+
+    await bus.objects.put(key('kept'), await bomb()); // a good value overwritten by a bomb: the cache keeps the good one
+    await store.apply({ ...deploy('after', 2), kind });
+    expect(await informer.caughtUpWithBucket(5000)).toBe(true);
+    expect(replicasOf(informer.values())).toEqual({ kept: 1, after: 2 });
+
+    const setAside = lines.filter((l) => l.msg.startsWith('informer set aside'));
+    expect(setAside.map((l) => [l.level, l.fields.key, l.fields.reason])).toEqual([
+      ['error', key('listed-bomb'), 'too-large'],
+      ['error', key('kept'), 'too-large'],
+    ]);
+    expect(String((setAside[0]?.fields.err as Error | undefined)?.message)).toMatch(
+      new RegExp(`^cannot decode ${bus.names.objectsBucket} ${key('listed-bomb')}: gzipped`),
+    );
+    expect(await metricSum(registry, 'flotilla_informer_undecodable_values_total', { kind })).toBe(2);
+    expect(await metricSum(registry, 'flotilla_informer_watch_restarts_total')).toBe(0);
   });
 
   it('is one per (bucket, kind) in a process: a late subscriber is handed the cache, the last one stops it', async () => {

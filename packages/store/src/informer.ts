@@ -1,5 +1,7 @@
 import {
   decodeJson,
+  isUndecodable,
+  kvSource,
   lastRevisionOf,
   listJson,
   KvWatchInclude,
@@ -7,6 +9,7 @@ import {
   RevisionWaiters,
   type Bus,
   type KV,
+  type UndecodableValueError,
 } from '@flotilla/bus';
 import type { Registry } from 'prom-client';
 import { InformerMetrics } from './informer-metrics.js';
@@ -77,6 +80,9 @@ export const INFORMER_DEFAULTS = { auditIntervalMs: 30_000, retryDelayMs: 1_000 
 
 const DISCONNECTED = 'disconnected from NATS';
 
+/** Stands for a listed value that could not be decoded: it is set aside, never cached. */
+const UNDECODABLE: unique symbol = Symbol('undecodable');
+
 /** Why the informer stopped following the bucket: it resumes from the last revision or relists. */
 class Interruption extends Error {
   constructor(
@@ -95,7 +101,9 @@ class Interruption extends Error {
  * ends, fails or loses its connection is resumed from the last revision seen, or the cache is rebuilt by a relist when
  * that revision is gone (the bucket was purged or re-created); either is one log line and one count, and readiness
  * is closed until the cache is whole again. Cached values gone from the bucket without a delete (a purged stream)
- * are found by a periodic audit and lead to a relist.
+ * are found by a periodic audit and lead to a relist. A value that cannot be decoded (not JSON, or gzipped past
+ * MAX_DECODED_JSON_BYTES) is set aside: logged once and counted, and the cache keeps what it held for the key (a
+ * delete would have its users act on an object that is still there); reading it again would fail alike.
  *
  * Several users share one informer (see Informers): it runs while any subscription is held and stops with the last.
  */
@@ -120,6 +128,8 @@ export class Informer<T = StoredObject> {
   private readonly projection?: Projection<never, T>;
   private readonly auditIntervalMs: number;
   private readonly retryDelayMs: number;
+  /** The revision of each key's value last set aside, so that a relist logs it once only. */
+  private readonly setAsideRevisions = new Map<string, number>();
 
   constructor(private readonly o: InformerOptions<T>) {
     if (!BUCKETS.includes(o.bucket))
@@ -331,18 +341,36 @@ export class Informer<T = StoredObject> {
     const info = await this.o.bus.jsm.streams.info(this.streamName);
     const bucketName = this.streamName.slice('KV_'.length);
     // Each value is projected as it is read: a large kind is never held whole while it is listed.
-    const snap = await listJson<T>(this.o.bus.js, bucketName, kindFilter(this.kind), (data, revision) =>
-      this.cached(decodeJson(data), revision),
+    const snap = await listJson<T | typeof UNDECODABLE>(
+      this.o.bus.js,
+      bucketName,
+      kindFilter(this.kind),
+      (data, revision, key) => {
+        try {
+          return this.cached(decodeJson(data, kvSource(bucketName, key)), revision);
+        } catch (err) {
+          if (!isUndecodable(err)) throw err;
+          this.setAside(key, revision, err);
+          return UNDECODABLE;
+        }
+      },
     );
     if (run.stopped) return;
     this.streamCreated = info.created;
     const listed = new Set<string>();
     for (const item of snap.items) {
       listed.add(item.key);
+      if (item.value === UNDECODABLE) continue;
       const known = this.cache.get(item.key);
       if (rebuilding && known?.revision === item.revision) continue;
       await this.apply(
-        { type: 'upsert', key: item.key, ref: refFromKey(item.key), value: item.value, revision: item.revision },
+        {
+          type: 'upsert',
+          key: item.key,
+          ref: refFromKey(item.key),
+          value: item.value as T,
+          revision: item.revision,
+        },
         true,
         true,
       );
@@ -383,9 +411,20 @@ export class Informer<T = StoredObject> {
         // The cache keeps the key: its own copy, not a slice of the message's subject.
         const key = ownedString(e.key);
         const ref = refFromKey(key);
-        if (e.operation === 'PUT')
-          await this.apply({ type: 'upsert', key, ref, value: decodeJson<T>(e.value), revision: e.revision });
-        else await this.apply({ type: 'delete', key, ref, revision: e.revision });
+        if (e.operation === 'PUT') {
+          let value: T;
+          try {
+            value = decodeJson<T>(e.value, kvSource(e.bucket, key));
+          } catch (err) {
+            // Thrown, it would end the watch, and the watch resumed would read it again, for ever.
+            if (!isUndecodable(err)) throw err;
+            this.setAside(key, e.revision, err);
+            if (e.revision > this.lastRevision) this.lastRevision = e.revision;
+            this.wake();
+            continue;
+          }
+          await this.apply({ type: 'upsert', key, ref, value, revision: e.revision });
+        } else await this.apply({ type: 'delete', key, ref, revision: e.revision });
       }
     } finally {
       clearInterval(audit);
@@ -461,6 +500,17 @@ export class Informer<T = StoredObject> {
       value,
       revision,
     }));
+  }
+
+  /** Logs and counts a value that cannot be decoded, once per key and revision. */
+  private setAside(key: string, revision: number, err: UndecodableValueError): void {
+    if (this.setAsideRevisions.get(key) === revision) return;
+    this.setAsideRevisions.set(key, revision);
+    this.metrics?.undecodable(this.bucket, this.kind);
+    this.o.logger?.error(
+      { err, bucket: this.bucket, kind: this.kind, key, revision, reason: err.reason },
+      'informer set aside a value it cannot decode; the cache keeps what it held for the key',
+    );
   }
 
   /** A stored value as the cache keeps it: an object with its resourceVersion set, then projected if asked. */
