@@ -21,6 +21,7 @@ interface Backlog {
 export class FoldLag {
   private backlogRead: { at: number; value: Promise<Backlog | undefined> } | undefined;
   private readonly folded: Counter;
+  private readonly undecodable: Counter;
 
   constructor(
     registry: Registry,
@@ -33,6 +34,11 @@ export class FoldLag {
     this.folded = new Counter({
       name: 'flotilla_status_events_folded_total',
       help: 'Events folded into status records',
+      registers: [registry],
+    });
+    this.undecodable = new Counter({
+      name: 'flotilla_status_events_undecodable_total',
+      help: 'Events set aside (terminated, not folded) because they, or the status record they fold into, cannot be decoded',
       registers: [registry],
     });
     new Gauge({
@@ -59,6 +65,11 @@ export class FoldLag {
   /** Called after each event is folded. */
   foldedEvent(): void {
     this.folded.inc();
+  }
+
+  /** Called for each event set aside because it cannot be decoded. */
+  setAsideEvent(): void {
+    this.undecodable.inc();
   }
 
   private backlog(): Promise<Backlog | undefined> {

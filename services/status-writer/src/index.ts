@@ -3,4 +3,5 @@ export * from './status-writer.js';
 export * from './replay.js';
 export * from './default-reducers.js';
 export * from './fold-lag.js';
+export { foldEvents, type FoldEventsOptions, type FoldLogger } from './fold-events.js';
 export { TrailProjector, type TrailProjectorOptions } from './trail-projector.js';

@@ -1,11 +1,11 @@
 import type { ServiceName } from '@flotilla/catalogue';
-import { consumeEvents } from '@flotilla/bus';
 import { runBusService } from '@flotilla/controller';
 import { baseConfigSchema, envInt } from '@flotilla/runtime';
-import { Informers, KubeEventStore, ObjectStore, objectKey, replicaWriterSpecs, StatusStore } from '@flotilla/store';
+import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
+import { foldEvents } from './fold-events.js';
 import { FoldLag } from './fold-lag.js';
-import { refOfEvent, StatusWriter } from './status-writer.js';
+import { StatusWriter } from './status-writer.js';
 import { TrailProjector } from './trail-projector.js';
 
 const SERVICE: ServiceName = 'status-writer';
@@ -41,30 +41,14 @@ await runBusService({
       autoscalers,
       onError: (err, workload) => logger.warn({ err, workload }, 'projecting a replica trail failed; readers fold it'),
     });
-    const sub = await consumeEvents(bus, {
-      durable: 'status-writer',
-      // The fold skips an event older than what it folded last for the object: a handover must not reorder.
-      exclusive: true,
+    const sub = await foldEvents({
+      bus,
+      writer,
+      durable: SERVICE,
       concurrency: config.STATUS_WRITER_CONCURRENCY,
-      orderKey: (d) => objectKey(refOfEvent(d.event)),
-      handler: async (d) => {
-        await writer.handle(d);
-        trails.noticed(d.event);
-      },
-      onDeliveriesLost: (lost) =>
-        logger.warn(
-          lost,
-          'events sent to the status writer were lost on the way; folding again from the last acknowledged',
-        ),
-      onSessionEnded: (err) =>
-        logger.warn({ err }, "the status writer's event consumer stopped delivering; creating it again"),
-      onReopenFailed: (err) =>
-        logger.warn({ err }, "creating the status writer's event consumer again failed; trying again in 1 s"),
-      onError: (err, d) =>
-        logger.error(
-          { err, seq: d.seq, type: d.event.type },
-          'folding an event failed; retrying it before later events of its object',
-        ),
+      logger,
+      lag: foldLag,
+      onFolded: (e) => trails.noticed(e),
     });
     return async () => {
       await sub.stop();
