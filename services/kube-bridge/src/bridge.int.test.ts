@@ -591,6 +591,93 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     expect(await hostEvents()).toHaveLength(names.length);
   });
 
+  it('mirrors nothing from or into a reserved namespace: the host object is told why, and nothing is written there', async () => {
+    // A Deployment in kube-system that a ClusterPropagationPolicy selects (a cluster-scoped policy may select any
+    // namespace's templates): the bridge refuses it before the gateway would, with the rule on the host object.
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'reserved-web', namespace: 'kube-system', labels: { app: 'reserved-web' } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'reserved-web' } },
+        template: {
+          metadata: { labels: { app: 'reserved-web' } },
+          spec: { containers: [{ name: 'c', image: 'nginx' }] },
+        },
+      },
+    };
+    await kubectl(['apply', '-f', '-'], JSON.stringify(deployment));
+    await kubectl(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'policy.karmada.io/v1alpha1',
+        kind: 'ClusterPropagationPolicy',
+        metadata: { name: 'reserved-web' },
+        spec: {
+          resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'reserved-web' }],
+          placement: { clusterAffinity: { clusterNames: ['member1'] } },
+        },
+      }),
+    );
+    const events = await eventually(
+      async () => {
+        const out = await kubectl([
+          'get',
+          'events',
+          '-n',
+          'kube-system',
+          '-o',
+          'json',
+          '--field-selector',
+          'involvedObject.name=reserved-web,involvedObject.kind=Deployment',
+        ]);
+        const items = (JSON.parse(out) as { items: HostEvent[] }).items;
+        return items.length ? items : undefined;
+      },
+      15_000,
+      'the Warning event on the host Deployment',
+    );
+    expect(events.map((e) => [e.type, e.reason, e.message])).toEqual([
+      [
+        'Warning',
+        'ReservedNamespace',
+        'namespace "kube-system" is reserved (kube-*, flotilla-system): Flotilla does not propagate from or into it; not mirrored',
+      ],
+    ]);
+    // The policy itself is mirrored (it is cluster-scoped); the template is not, and carries no finalizer.
+    await eventually(
+      () => flotillaGet({ kind: 'ClusterPropagationPolicy', name: 'reserved-web' }),
+      15_000,
+      'the policy',
+    );
+    await running!.bridge.idle();
+    expect(await flotillaGet({ kind: 'Deployment', namespace: 'kube-system', name: 'reserved-web' })).toBeUndefined();
+    const host = JSON.parse(
+      await kubectl(['get', 'deployment', 'reserved-web', '-n', 'kube-system', '-o', 'json']),
+    ) as HostObject;
+    expect(host.metadata.finalizers).toBeUndefined();
+
+    // Objects Flotilla holds in a reserved namespace (stored before the rule: written to the store directly, as the
+    // gateway refuses them now) are not written to the host; the same object in default is, which shows the bridge
+    // looked at both.
+    const cron = (namespace: string) => ({
+      apiVersion: 'autoscaling.karmada.io/v1alpha1',
+      kind: 'CronFederatedHPA',
+      metadata: { name: 'stored-before', namespace },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        rules: [{ name: 'up', schedule: '0 8 * * *', targetReplicas: 3 }],
+      },
+    });
+    await objects().apply(cron('kube-system') as never);
+    await objects().apply(cron('default') as never);
+    await eventually(() => hostGet('cronfhpa', 'stored-before'), 15_000, 'the CronFederatedHPA of default on the host');
+    await running!.bridge.idle();
+    const reserved = await cluster.kubectl(['get', 'cronfhpa', 'stored-before', '-n', 'kube-system']);
+    expect(reserved.stderr).toMatch(/NotFound/);
+  });
+
   it("Flotilla's copy keeps the host object's uid and creationTimestamp", async () => {
     await kubectl(
       ['apply', '-f', '-'],
