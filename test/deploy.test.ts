@@ -8,8 +8,9 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { busNames, natsAuthorization } from '@flotilla/bus';
-import { SERVICE_NAMES } from '@flotilla/catalogue';
+import { busNames, natsAuthorization, natsGrantsTable } from '@flotilla/bus';
+import { FLOTILLA_OBJECT_KINDS, SERVICE_NAMES } from '@flotilla/catalogue';
+import { listKinds } from '@flotilla/api';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { redisAclRules } from '@flotilla/runtime';
 import { kubeBinDir } from '@flotilla/testkit/kube';
@@ -1000,8 +1001,22 @@ describe('deploy/nats/authorization.example.conf', () => {
   it('is the per-service users block Flotilla generates, with placeholder passwords', () => {
     const text = readFileSync(join(deployDir, 'nats/authorization.example.conf'), 'utf8');
     const block = text.replace(/^(#.*\n)+/, '');
-    expect(block).toBe(natsAuthorization(busNames('flotilla'), (user) => `change-me-${user}`));
+    expect(block).toBe(
+      natsAuthorization(busNames('flotilla'), (user) => `change-me-${user}`, { memberClusters: ['member1'] }),
+    );
     for (const { name } of SERVICES) expect(block).toContain(`user: "flotilla-${name}"`);
+  });
+
+  it("keeps every Karmada and Crane kind out of an autoscaler's template writes (FLOTILLA_OBJECT_KINDS)", () => {
+    const ours = listKinds().filter((k) => /(^|\.)(karmada|crane)\.io$/.test(k.group));
+    expect(ours.length).toBeGreaterThan(8);
+    for (const k of ours) expect(FLOTILLA_OBJECT_KINDS as readonly string[], k.kind).toContain(k.kind);
+  });
+
+  it("is what deploy/README.md's table of grants says, generated from the same catalogue", () => {
+    const readme = readFileSync(join(deployDir, 'README.md'), 'utf8');
+    const table = /<!-- nats-grants:begin[^>]*-->\n([\s\S]*?)\n<!-- nats-grants:end -->/.exec(readme)?.[1];
+    expect(table).toBe(natsGrantsTable(busNames('flotilla')));
   });
 });
 
@@ -1191,24 +1206,52 @@ describe('Dockerfile and .dockerignore', () => {
       );
   });
 
-  it('.dockerignore leaves out host builds and secrets, keeps what the build needs', () => {
-    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8')
+  it('.dockerignore is an allow-list: only what the build reads, never host builds, tests or secrets', () => {
+    const rules = readFileSync(join(root, '.dockerignore'), 'utf8')
       .split('\n')
-      .map((l) => l.trim());
-    expect(ignore).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '.git', '.data']));
-    for (const needed of [
-      'packages',
-      'services',
-      'examples',
-      'pnpm-lock.yaml',
-      'package.json',
-      'tsconfig.json',
-      'tsconfig.base.json',
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    // Everything is left out first; what follows re-includes or leaves out again.
+    expect(rules[0]).toBe('*');
+    const allowed = rules.filter((l) => l.startsWith('!')).map((l) => l.slice(1).replace(/\/$/, ''));
+    expect(allowed.sort()).toEqual(
+      [
+        'package.json',
+        'pnpm-lock.yaml',
+        'pnpm-workspace.yaml',
+        'patches',
+        'tsconfig.json',
+        'tsconfig.base.json',
+        'packages/*/package.json',
+        'packages/*/tsconfig.json',
+        'packages/*/src',
+        'packages/*/scripts',
+        'packages/*/static',
+        'packages/*/bin',
+        'services/*/package.json',
+        'services/*/tsconfig.json',
+        'services/*/src',
+        'examples',
+      ].sort(),
+    );
+    // Left out even inside an allowed directory, so below every `!` rule (the last rule that matches wins).
+    const lastAllow = rules.findLastIndex((l) => l.startsWith('!'));
+    for (const never of [
+      '**/node_modules',
+      '**/dist',
+      '**/*.test.ts',
+      '**/.env',
+      '**/*.key',
+      '**/*kubeconfig*',
+      '**/tokens*.csv',
     ])
-      expect(
-        ignore.filter((l) => l === needed || l === `${needed}/` || l === `/${needed}`),
-        needed,
-      ).toEqual([]);
+      expect(rules.indexOf(never), never).toBeGreaterThan(lastAllow);
+  });
+
+  it('the runtime stage copies only what the build stage gathered to run, not the build tree', () => {
+    const copies = instructions.filter((l) => l.startsWith('COPY --from=build'));
+    expect(copies).toEqual(['COPY --from=build /out /app']);
+    expect(dockerfile).not.toMatch(/COPY --from=build \/app\b/);
   });
 });
 

@@ -302,7 +302,7 @@ describe('explain replicas: why this count?', () => {
     expect(land.code, land.err).toBe(0);
     const replicas = (JSON.parse(land.out) as Trail).entries.filter((e) => e.field.kind === 'replicas');
     expect(replicas.map((e) => [e.from, e.to, e.by])).toEqual([
-      [null, 22, 'a user through the gateway (nats)'],
+      [null, 22, 'user cli through the gateway (nats)'],
       [22, 24, 'EffectiveHorizontalPodAutoscaler default/land (winning source: cron)'],
     ]);
     const table = await flotilla(s.env, ['explain', 'replicas', 'deploy/land', '--since', '24h']);
@@ -421,13 +421,13 @@ spec:
     const conflicts = trail.entries.filter((e) => e.field.kind === 'ownerConflict');
     const retained = { status: 'True', reason: 'AppliedReplicasRetained' };
     expect(conflicts.map((e) => [e.field.autoscaler, e.from, e.to, e.by])).toEqual([
-      ['EffectiveHorizontalPodAutoscaler land', null, retained, 'a user through the gateway (nats)'],
-      ['EffectiveHorizontalPodAutoscaler land', retained, retained, 'a user through the gateway (nats)'],
+      ['EffectiveHorizontalPodAutoscaler land', null, retained, 'user cli through the gateway (nats)'],
+      ['EffectiveHorizontalPodAutoscaler land', retained, retained, 'user cli through the gateway (nats)'],
     ]);
     expect(conflicts[1]!.why).toContain('asked for 5');
     const table = await flotilla(s.env, ['explain', 'replicas', 'deploy/land']);
     expect(table.out).toMatch(
-      /EffectiveHorizontalPodAutoscaler land ReplicaOwnerConflict\s+True \(AppliedReplicasRetained\)\s+True \(AppliedReplicasRetained\)\s+a user through the gateway \(nats\)/,
+      /EffectiveHorizontalPodAutoscaler land ReplicaOwnerConflict\s+True \(AppliedReplicasRetained\)\s+True \(AppliedReplicasRetained\)\s+user cli through the gateway \(nats\)/,
     );
   }, 45_000);
 

@@ -1,3 +1,4 @@
+import { natsUserEntry, SERVICE_NAMES, type ServiceName } from '@flotilla/catalogue';
 import type { BusOptions } from './connect.js';
 import type { BusConnectionListener } from './connection-watch.js';
 
@@ -17,8 +18,15 @@ export interface BusEnv {
   EVENTS_MAX_BYTES?: number | undefined;
 }
 
+/**
+ * A service's connection options. Only the service the catalogue names as JetStream's administrator (the gateway)
+ * brings the streams' retention and replicas up to date; the others create what is missing where the server lets
+ * them, and otherwise wait for it.
+ */
 export function busOptionsFromEnv(env: BusEnv, name: string, onConnection?: BusConnectionListener): BusOptions {
+  const service = (SERVICE_NAMES as readonly string[]).includes(name) ? (name as ServiceName) : undefined;
   return {
+    administer: service === undefined || natsUserEntry(service).administers === true,
     url: env.NATS_URL,
     replicas: env.NATS_REPLICAS,
     requestTimeoutMs: env.NATS_TIMEOUT_MS,

@@ -4,7 +4,13 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { watchConnection, type BusConnectionListener } from './connection-watch.js';
 import { busNames, type BusNames } from './names.js';
 import { BusUnavailableError, isStreamNotFound } from './errors.js';
-import { ensureEventsStream, type EventsRetention } from './provision.js';
+import {
+  DEFAULT_METRICS_MAX_AGE_MS,
+  ensureEventsStream,
+  ensureMetricsStream,
+  type EventsRetention,
+} from './provision.js';
+import { inboxPrefixOf } from './nats-permissions.js';
 
 /** JetStream's own default request timeout, kept unless NATS_TIMEOUT_MS says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
@@ -37,6 +43,38 @@ export interface BusOptions {
   requestTimeoutMs?: number | undefined;
   /** Told of every disconnect and reconnect after the connection is made. */
   onConnection?: BusConnectionListener | undefined;
+  /**
+   * Whether this connection administers JetStream (default true): creates the streams and buckets it finds missing
+   * and brings the events stream's retention and replicas up to date. Otherwise it only creates what is missing when
+   * the server lets it (an open server), and waits for the administering identity where it does not
+   * (StreamsNotProvisionedError, retryable).
+   */
+  administer?: boolean | undefined;
+}
+
+/**
+ * A stream or bucket is missing and this connection's user may not create it: the administering identity (the
+ * gateway) has not made it yet, or has not re-made it after NATS lost its data. Retry.
+ */
+export class StreamsNotProvisionedError extends Error {
+  constructor(
+    readonly stream: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `stream ${stream} is missing and this NATS user may not create it: the gateway (the one identity that administers JetStream) creates it; start the gateway, or wait for it`,
+      options,
+    );
+    this.name = 'StreamsNotProvisionedError';
+  }
+}
+export const isStreamsNotProvisioned = (err: unknown): err is StreamsNotProvisionedError =>
+  err instanceof StreamsNotProvisionedError;
+
+/** The server refused a request of this user by its permissions (nats.js reports it as the request's error). */
+export function isPermissionsViolation(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (/permissions violation/i.test(e.message)) return true;
+  return false;
 }
 
 export interface Bus {
@@ -62,32 +100,46 @@ export interface Bus {
   repair(): Promise<string[]>;
 }
 
-/** The events stream and the three buckets, created if missing (idempotent: safe from every replica at once). */
+/**
+ * The events stream and the buckets: created if missing (idempotent: safe from every replica at once), and, by the
+ * administering identity, the events stream's retention and replicas brought up to date. A creation this user may not
+ * make is the administering identity's to make: StreamsNotProvisionedError.
+ */
 async function provision(
   jsm: JetStreamManager,
   js: JetStreamClient,
   names: BusNames,
   replicas: number,
-  retention?: Partial<EventsRetention>,
+  retention: Partial<EventsRetention> | undefined,
+  administer: boolean,
 ) {
-  await ensureEventsStream(jsm, names, retention, { replicas });
+  const refused = (stream: string) => (err: unknown) => {
+    throw isPermissionsViolation(err) ? new StreamsNotProvisionedError(stream, { cause: err }) : err;
+  };
+  await ensureEventsStream(jsm, names, retention, { replicas, update: administer }).catch(refused(names.eventsStream));
+  // Its readers raise its max age as their histories need (the hpa-assigner); made here so that no writer must.
+  await ensureMetricsStream(jsm, { names, replicas }, DEFAULT_METRICS_MAX_AGE_MS, { update: administer }).catch(
+    refused(names.metricsStream),
+  );
   const kvm = new Kvm(js);
   const bucket = { history: 1, replicas };
+  const open = (name: string) => kvm.create(name, bucket).catch(refused(`KV_${name}`));
   const [objects, status, kubeEvents, trails, leases, usage] = await Promise.all([
-    kvm.create(names.objectsBucket, bucket),
-    kvm.create(names.statusBucket, bucket),
-    kvm.create(names.kubeEventsBucket, bucket),
-    kvm.create(names.trailsBucket, bucket),
-    kvm.create(names.leasesBucket, bucket),
-    kvm.create(names.usageBucket, bucket),
+    open(names.objectsBucket),
+    open(names.statusBucket),
+    open(names.kubeEventsBucket),
+    open(names.trailsBucket),
+    open(names.leasesBucket),
+    open(names.usageBucket),
   ]);
   return { objects, status, kubeEvents, trails, leases, usage };
 }
 
-/** The streams every service needs: the events stream and the buckets' streams. */
+/** The streams every service needs: the events stream, the metric samples' and the buckets' streams. */
 export function requiredStreams(names: BusNames): string[] {
   return [
     names.eventsStream,
+    names.metricsStream,
     `KV_${names.objectsBucket}`,
     `KV_${names.statusBucket}`,
     `KV_${names.kubeEventsBucket}`,
@@ -123,7 +175,8 @@ async function repairBus(
   names: BusNames,
   known: Map<string, string | undefined>,
   replicas: number,
-  retention?: Partial<EventsRetention>,
+  retention: Partial<EventsRetention> | undefined,
+  administer: boolean,
 ): Promise<string[]> {
   let now = await streamIdentities(jsm, names);
   const lost = [...now]
@@ -132,7 +185,7 @@ async function repairBus(
   if (lost.length === 0) return [];
   // The bucket handles stay valid: they address their streams by name, which the re-created ones keep.
   if ([...now.values()].includes(undefined)) {
-    await provision(jsm, js, names, replicas, retention);
+    await provision(jsm, js, names, replicas, retention, administer);
     now = await streamIdentities(jsm, names);
   }
   for (const [stream, created] of now) known.set(stream, created);
@@ -187,6 +240,8 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
       user: opts.user ?? user,
       pass: opts.password ?? password,
       token: opts.token,
+      // Replies come to this user's own inbox prefix, which the shipped authorization lets no one else read.
+      inboxPrefix: inboxPrefixOf(opts.user ?? user),
       timeout: opts.connectTimeoutMs ?? 2000,
       maxReconnectAttempts: -1,
       // Otherwise every request (each KV operation, each JetStream publish) builds an Error up front to keep its
@@ -201,12 +256,14 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     const jsm = await jetstreamManager(nc, { timeout });
     const js = jetstream(nc, { timeout });
     const replicas = opts.replicas ?? defaultReplicas(nc.info);
+    const administer = opts.administer ?? true;
     const { objects, status, kubeEvents, trails, leases, usage } = await provision(
       jsm,
       js,
       names,
       replicas,
       opts.retention,
+      administer,
     );
     const known = await streamIdentities(jsm, names);
     if (opts.onConnection) watchConnection(nc, opts.onConnection);
@@ -224,10 +281,11 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
       leases,
       usage,
       close: () => nc.drain(),
-      repair: () => repairBus(jsm, js, names, known, replicas, retention),
+      repair: () => repairBus(jsm, js, names, known, replicas, retention, administer),
     };
   } catch (cause) {
     await nc.close();
+    if (isStreamsNotProvisioned(cause)) throw cause;
     throw new BusUnavailableError(server, { cause });
   }
 }

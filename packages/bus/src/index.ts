@@ -10,6 +10,7 @@ export {
   eventSubject,
   parseEventSubject,
   SubjectError,
+  unescapeToken,
   type EventAddress,
 } from './subjects.js';
 export { cloudEvent, EVENT_TYPE_PREFIX, eventTypeOf, type CloudEvent, type NewEvent } from './cloud-event.js';
@@ -31,8 +32,24 @@ export {
   type BusTransientFailure,
   type UndecodableReason,
 } from './errors.js';
-export { connectBus, destroyBus, requiredStreams, type Bus, type BusOptions } from './connect.js';
-export { DEFAULT_RETENTION, ensureEventsStream, type EventsRetention } from './provision.js';
+export {
+  connectBus,
+  destroyBus,
+  isPermissionsViolation,
+  isStreamsNotProvisioned,
+  natsServersAndAuth,
+  requiredStreams,
+  StreamsNotProvisionedError,
+  type Bus,
+  type BusOptions,
+} from './connect.js';
+export {
+  DEFAULT_METRICS_MAX_AGE_MS,
+  DEFAULT_RETENTION,
+  ensureEventsStream,
+  ensureMetricsStream,
+  type EventsRetention,
+} from './provision.js';
 export {
   createJson,
   decodeJson,
@@ -71,4 +88,13 @@ export { busOptionsFromEnv, type BusEnv } from './config.js';
 export { EventTypes } from './event-types.js';
 export { BucketRevisions, type BucketRevisionsOptions } from './bucket-revisions.js';
 export { RevisionWaiters } from './revision-waiters.js';
-export { natsAuthorization, servicePermissions, type SubjectPermissions } from './nats-permissions.js';
+export {
+  inboxPrefixOf,
+  memberPermissions,
+  natsAuthorization,
+  natsGrantsTable,
+  prefixStreams,
+  servicePermissions,
+  type NatsAuthorizationOptions,
+  type SubjectPermissions,
+} from './nats-permissions.js';

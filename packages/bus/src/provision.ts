@@ -31,11 +31,16 @@ const nanos = (ms: number) => ms * 1_000_000;
 export interface EventsStreamOptions {
   /** The stream's replicas (default 1); an existing stream is brought to it (JetStream adds or removes peers). */
   replicas?: number | undefined;
+  /**
+   * Bring an existing stream's retention and replicas up to date (default true): the administering identity's part.
+   * Other users only create the stream when it is missing and the server lets them.
+   */
+  update?: boolean | undefined;
 }
 
 /**
- * Creates the events stream, or brings an existing one's retention and replicas up to date. Safe to call from every
- * replica.
+ * Creates the events stream, or brings an existing one's retention, replicas and protections up to date. Safe to call
+ * from every replica.
  */
 export async function ensureEventsStream(
   jsm: JetStreamManager,
@@ -56,10 +61,14 @@ export async function ensureEventsStream(
     duplicate_window: nanos(r.duplicateWindowMs),
     allow_direct: true,
     num_replicas: opts.replicas ?? 1,
+    // The record of every decision: no message is deleted and the stream is never purged, by anyone; events leave it
+    // only by the retention limits above.
+    deny_delete: true,
+    deny_purge: true,
   };
   try {
     await jsm.streams.info(names.eventsStream);
-    await jsm.streams.update(names.eventsStream, config);
+    if (opts.update ?? true) await jsm.streams.update(names.eventsStream, config);
   } catch (err) {
     if (!isStreamNotFound(err)) throw err;
     await jsm.streams.add(config).catch(async (addErr: unknown) => {
@@ -67,4 +76,42 @@ export async function ensureEventsStream(
       if (!isStreamNameInUse(addErr)) throw addErr;
     });
   }
+}
+
+/** The metrics stream's max age when nothing asks for more: Crane's default historyLength (15 days) and an hour. */
+export const DEFAULT_METRICS_MAX_AGE_MS = (15 * 24 + 1) * 3_600_000;
+
+/**
+ * Creates the metrics stream, or raises its retention. `maxAgeMs` is the longest history one user needs (an
+ * EffectiveHPA's `historyLength` plus Crane's extra hour); an existing stream keeps a longer max age (set by the
+ * operator, or needed by another user), since lowering it would drop samples at once.
+ */
+export async function ensureMetricsStream(
+  jsm: JetStreamManager,
+  bus: { names: BusNames; replicas: number },
+  maxAgeMs: number,
+  opts: { update?: boolean } = {},
+): Promise<void> {
+  const { metricsStream, metricsRoot } = bus.names;
+  const config = {
+    name: metricsStream,
+    subjects: [`${metricsRoot}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(maxAgeMs),
+    // One sample per workload and timestamp: a repeated report (a retry, a restarted agent) is dropped.
+    duplicate_window: nanos(Math.min(maxAgeMs, 10 * 60 * 1000)),
+    allow_direct: true,
+    num_replicas: bus.replicas,
+  };
+  const current = await jsm.streams.info(metricsStream).then(
+    (info) => info.config,
+    () => undefined,
+  );
+  if (!current)
+    await jsm.streams.add(config).catch((err: unknown) => {
+      if (!isStreamNameInUse(err)) throw err;
+    });
+  else if ((opts.update ?? true) && current.max_age < config.max_age)
+    await jsm.streams.update(metricsStream, { ...current, ...config });
 }

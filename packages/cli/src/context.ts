@@ -1,6 +1,6 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectBus, isCredentialsRefused, type Bus } from '@flotilla/bus';
+import { connectBus, isCredentialsRefused, natsServersAndAuth, type Bus } from '@flotilla/bus';
 import { GatewayClient } from '@flotilla/client';
 import { parseManifests } from '@flotilla/api';
 
@@ -50,6 +50,8 @@ export async function openSession(io: CliIo): Promise<Session> {
     token: io.env.NATS_TOKEN,
     prefix: io.env.FLOTILLA_PREFIX ?? 'flotilla',
     name: 'flotilla-cli',
+    // The command line never administers JetStream: on an open server it makes what is missing, no more.
+    administer: false,
   }).catch((err: Error) => {
     if (isCredentialsRefused(err))
       throw new CliError(
@@ -58,7 +60,18 @@ export async function openSession(io: CliIo): Promise<Session> {
       );
     throw new CliError(`${err.message}\nIs the suite running? Start it with: scripts/up`);
   });
-  return { bus, client: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot }) };
+  return { bus, client: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, caller: apiCallerOf(io.env) }) };
+}
+
+/**
+ * The name the command line calls the gateway by: its NATS user's without the prefix (`flotilla-cli-read` calls as
+ * `cli-read`, which the shipped authorization lets it publish under), or the client's default without a user.
+ */
+export function apiCallerOf(env: NodeJS.ProcessEnv): string | undefined {
+  const user = env.NATS_USER ?? (env.NATS_URL ? natsServersAndAuth(env.NATS_URL).user : undefined);
+  if (!user) return undefined;
+  const prefix = `${env.FLOTILLA_PREFIX ?? 'flotilla'}-`;
+  return user.startsWith(prefix) ? user.slice(prefix.length) : user;
 }
 
 /** Runs `fn` with a session opened on its first use (if any) and closed afterwards. */

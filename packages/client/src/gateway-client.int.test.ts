@@ -42,7 +42,7 @@ describe('GatewayClient retries', () => {
   function gatewayAnswering(answers: Array<ApiReply<unknown>>): { count: number } {
     apiRoot = `${uniquePrefix('gateway-client')}.api`;
     const seen = { count: 0 };
-    nc.subscribe(`${apiRoot}.get`, {
+    nc.subscribe(`${apiRoot}.cli.get`, {
       callback: (_err, msg) => {
         const answer = answers[Math.min(seen.count++, answers.length - 1)]!;
         msg.respond(JSON.stringify(answer));
@@ -149,7 +149,7 @@ describe('GatewayClient when its connection drops during a call', () => {
       const apiRoot = `${uniquePrefix('gateway-client-drop')}.api`;
       let answer = false;
       // A gateway that holds the first request (its answer would be lost with the server) and answers the next.
-      gateway.subscribe(`${apiRoot}.get`, {
+      gateway.subscribe(`${apiRoot}.cli.get`, {
         callback: (_err, msg) => {
           if (answer) msg.respond(JSON.stringify({ ok: true, result: { object: { kind: 'Deployment' } } }));
           answer = true;

@@ -1,4 +1,5 @@
-import { decodeJson } from '@flotilla/bus';
+import { decodeJson, escapeToken } from '@flotilla/bus';
+import { DEFAULT_API_CALLER } from '@flotilla/catalogue';
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { type ApiError, apiErrorFrom, isRetryable, ServiceUnavailableError } from './api-error.js';
 import type { ApiReply, ApplyRequest, Operation, Operations } from './protocol.js';
@@ -21,6 +22,12 @@ export interface GatewayClientOptions {
   /** `<prefix>.api` (BusNames.apiRoot). */
   apiRoot: string;
   /**
+   * Who calls: requests go to `<apiRoot>.<caller>.<op>`, and the gateway gives the caller its role (catalogue's
+   * API_CALLERS; `cli`, the admin, by default). On a NATS server with the shipped authorization a user may publish
+   * under its own name only (`flotilla-cli-read` as `cli-read`), so the name cannot be borrowed.
+   */
+  caller?: string;
+  /**
    * How long one call waits for the gateway's answer. A call that times out here is not retried: it may have acted.
    * A call in flight when the connection drops fails at once instead (as an HTTP request on a reset connection does),
    * with the same "may have acted" error: its request or its answer may have gone down with the server.
@@ -38,6 +45,7 @@ export interface GatewayClientOptions {
 /** Typed request-reply calls to the gateway; an error reply becomes the ApiError subclass of its reason. */
 export class GatewayClient {
   private readonly timeoutMs: number;
+  private readonly caller: string;
   private readonly retry: RetryOptions;
   private readonly sleep: (ms: number) => Promise<void>;
   /** Fails a call in flight; every pending call's is run, and forgotten, when the connection drops. */
@@ -50,6 +58,7 @@ export class GatewayClient {
     private readonly opts: GatewayClientOptions,
   ) {
     this.timeoutMs = opts.timeoutMs ?? GATEWAY_CLIENT_DEFAULTS.timeoutMs;
+    this.caller = escapeToken(opts.caller ?? DEFAULT_API_CALLER);
     this.retry = { ...GATEWAY_CLIENT_DEFAULTS.retry, ...opts.retry };
     if (!Number.isInteger(this.retry.attempts) || this.retry.attempts < 1)
       throw new RangeError(
@@ -74,7 +83,7 @@ export class GatewayClient {
   private async callOnce<T>(op: Operation, payload: string): Promise<T> {
     let msg: Msg;
     try {
-      msg = await this.requestUnlessDropped(`${this.opts.apiRoot}.${op}`, payload);
+      msg = await this.requestUnlessDropped(`${this.opts.apiRoot}.${this.caller}.${op}`, payload);
     } catch (err) {
       if (isNoResponders(err))
         throw new Retry(

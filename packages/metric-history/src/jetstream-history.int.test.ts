@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBus } from '@flotilla/bus/testing';
 import type { Bus } from '@flotilla/bus';
-import { ensureMetricsStream, JetStreamHistory, metricSubject } from './jetstream-history.js';
+import { DEFAULT_METRICS_MAX_AGE_MS, ensureMetricsStream } from '@flotilla/bus';
+import { JetStreamHistory, metricSubject } from './jetstream-history.js';
 
 let bus: Bus & { dispose(): Promise<void> };
 const web = { namespace: 'default', kind: 'Deployment', name: 'web.v2' };
@@ -80,8 +81,11 @@ describe('JetStreamHistory (real NATS)', () => {
 
   it('raises the retention of an existing stream to the longest history in use, and never lowers it', async () => {
     const days = (n: number) => n * 24 * 3600 * 1000;
+    // Made with the other streams at connect, with its default max age, which 3 days does not lower.
     await ensureMetricsStream(bus.jsm, bus, days(3));
-    expect((await bus.jsm.streams.info(bus.names.metricsStream)).config.max_age).toBe(days(15) * 1_000_000);
+    expect((await bus.jsm.streams.info(bus.names.metricsStream)).config.max_age).toBe(
+      DEFAULT_METRICS_MAX_AGE_MS * 1_000_000,
+    );
     await ensureMetricsStream(bus.jsm, bus, days(20));
     expect((await bus.jsm.streams.info(bus.names.metricsStream)).config.max_age).toBe(days(20) * 1_000_000);
   });

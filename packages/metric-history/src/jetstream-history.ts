@@ -1,42 +1,10 @@
 import { escapeToken, newestSeqOn, readUpTo, type Bus } from '@flotilla/bus';
-import { DeliverPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy } from '@nats-io/jetstream';
 import type { HistoryRange, MetricHistorySource, Sample, WorkloadRef } from './sample.js';
-
-const nanos = (ms: number) => ms * 1_000_000;
 
 /** The subject of one workload's samples: `<prefix>.metrics.<namespace>.<kind>.<name>`, each token escaped. */
 export function metricSubject(root: string, w: WorkloadRef): string {
   return `${root}.${escapeToken(w.namespace)}.${escapeToken(w.kind)}.${escapeToken(w.name)}`;
-}
-
-/**
- * Creates the metrics stream, or raises its retention. `maxAgeMs` is the longest history one user needs (an
- * EffectiveHPA's `historyLength` plus Crane's extra hour); an existing stream keeps a longer max age (set by the
- * operator, or needed by another user), since lowering it would drop samples at once.
- */
-export async function ensureMetricsStream(
-  jsm: JetStreamManager,
-  bus: Pick<Bus, 'names' | 'replicas'>,
-  maxAgeMs: number,
-): Promise<void> {
-  const { metricsStream, metricsRoot } = bus.names;
-  const config = {
-    name: metricsStream,
-    subjects: [`${metricsRoot}.>`],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    max_age: nanos(maxAgeMs),
-    // One sample per workload and timestamp: a repeated report (a retry, a restarted agent) is dropped.
-    duplicate_window: nanos(Math.min(maxAgeMs, 10 * 60 * 1000)),
-    allow_direct: true,
-    num_replicas: bus.replicas,
-  };
-  const current = await jsm.streams.info(metricsStream).then(
-    (info) => info.config,
-    () => undefined,
-  );
-  if (!current) await jsm.streams.add(config);
-  else if (current.max_age < config.max_age) await jsm.streams.update(metricsStream, { ...current, ...config });
 }
 
 /** Who recorded a sample: one recorder's samples of an instant are one sample; several recorders' add up. */

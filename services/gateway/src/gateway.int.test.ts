@@ -481,7 +481,7 @@ const BAD_NAMES: Array<[title: string, name: string]> = [
 /** The raw reply to `op` with `body` exactly as given (bytes, or a value sent as JSON), over NATS. */
 async function rawNats(op: string, body: unknown): Promise<{ ok: boolean; error?: ApiErrorBody }> {
   const payload = body instanceof Uint8Array ? body : JSON.stringify(body);
-  const msg = await bus.nc.request(`${bus.names.apiRoot}.${op}`, payload, { timeout: 5000 });
+  const msg = await bus.nc.request(`${bus.names.apiRoot}.cli.${op}`, payload, { timeout: 5000 });
   return msg.json();
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
 import { eventually } from '@flotilla/testkit';
-import type { GatewayHandler } from './handler.js';
+import type { Caller, GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 
 let bus: Bus & { dispose(): Promise<void> };
@@ -30,7 +30,7 @@ describe('serveNatsApi', () => {
     });
     try {
       const asked = bus.nc
-        .request(`${bus.names.apiRoot}.get`, JSON.stringify({ kind: 'ConfigMap', name: 'big' }), { timeout: 3_000 })
+        .request(`${bus.names.apiRoot}.cli.get`, JSON.stringify({ kind: 'ConfigMap', name: 'big' }), { timeout: 3_000 })
         .then(
           () => 'answered',
           () => 'no answer',
@@ -47,5 +47,59 @@ describe('serveNatsApi', () => {
     } finally {
       await api.stop();
     }
+  });
+
+  describe('callers by name, each with its role', () => {
+    /** A gateway whose handler records who asked; `get` and `delete` are all it serves. */
+    function serving() {
+      const callers: Array<Caller | undefined> = [];
+      const handler: Partial<GatewayHandler> = {
+        get: async (_q: unknown, caller?: Caller) => {
+          callers.push(caller);
+          return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+        },
+        delete: async (_q: unknown, caller?: Caller) => {
+          callers.push(caller);
+          return { deleted: true } as never;
+        },
+      } as Partial<GatewayHandler>;
+      const api = serveNatsApi(bus, handler as GatewayHandler, { error: () => undefined });
+      return { api, callers };
+    }
+    const ask = async (caller: string, op: string) =>
+      (
+        await bus.nc.request(`${bus.names.apiRoot}.${caller}.${op}`, JSON.stringify({ kind: 'ConfigMap', name: 'c' }), {
+          timeout: 3_000,
+        })
+      ).json<{ ok: boolean; error?: { reason: string; message: string } }>();
+
+    it('lets the read-only caller read, refuses it a write, and hands the handler its name', async () => {
+      const { api, callers } = serving();
+      try {
+        expect((await ask('cli-read', 'get')).ok).toBe(true);
+        const refused = await ask('cli-read', 'delete');
+        expect(refused.error?.reason).toBe('Forbidden');
+        expect(refused.error?.message).toMatch(/"cli-read" has the read role, which may not delete/);
+        expect((await ask('cli', 'delete')).ok).toBe(true);
+        expect(callers).toEqual([
+          { via: 'nats', name: 'cli-read' },
+          { via: 'nats', name: 'cli' },
+        ]);
+      } finally {
+        await api.stop();
+      }
+    });
+
+    it('refuses a caller the catalogue does not know, naming the known ones', async () => {
+      const { api, callers } = serving();
+      try {
+        const refused = await ask('mallory', 'get');
+        expect(refused.error?.reason).toBe('Unauthorized');
+        expect(refused.error?.message).toMatch(/unknown API caller "mallory": one of cli, cli-read, kube-bridge/);
+        expect(callers).toEqual([]);
+      } finally {
+        await api.stop();
+      }
+    });
   });
 });

@@ -23,7 +23,7 @@ await runBusService({
     const server = kubeConfig.getCurrentCluster()?.server ?? 'unknown';
     const bridge = new KubeBridge({
       bus,
-      gateway: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot }),
+      gateway: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, caller: 'kube-bridge' }),
       host: new HostApi(kubeConfig),
       records: new SyncRecords(redis, SyncRecords.hashKeyFor(config.FLOTILLA_PREFIX)),
       eventRecords: new SyncRecords<string>(redis, SyncRecords.eventsHashKeyFor(config.FLOTILLA_PREFIX)),

@@ -2,6 +2,7 @@ import { reservedNamespacesEnv } from '@flotilla/api';
 import { baseConfigSchema, envEnum, envInt, envString } from '@flotilla/runtime';
 import type { z } from 'zod';
 import { DEFAULT_CLUSTER_LEASE_RENEW_MS } from './cluster-lease.js';
+import { DEFAULT_METRICS_MAX_AGE_MS } from '@flotilla/metric-history';
 
 export const MEMBER_DRIVERS = ['sim', 'kube'] as const;
 export type MemberDriverName = (typeof MEMBER_DRIVERS)[number];
@@ -29,7 +30,7 @@ export const memberAgentConfigSchema = baseConfigSchema
      */
     SIM_USAGE_SAMPLE_INTERVAL_MS: envInt({ default: 60_000, min: 1000 }),
     /** Created with this max age when the metrics stream does not exist yet (Crane's default 15 d history + 1 h). */
-    METRICS_MAX_AGE_MS: envInt({ default: (15 * 24 + 1) * 3_600_000, min: 60_000 }),
+    METRICS_MAX_AGE_MS: envInt({ default: DEFAULT_METRICS_MAX_AGE_MS, min: 60_000 }),
     /** With the kube driver: the Cluster object this agent reports for. */
     KUBE_CLUSTER_NAME: envString(),
     /** With the kube driver: a kubeconfig file; unset means in-cluster or the default kubeconfig. */

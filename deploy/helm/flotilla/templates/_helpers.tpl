@@ -175,8 +175,8 @@ spec:
                 name: {{ .name }}-config
           env:
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_URL" "key" "NATS_URL") | nindent 12 }}
-            {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_USER" "key" (printf "nats-user-%s" .service) "optional" true) | nindent 12 }}
-            {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_PASSWORD" "key" (printf "nats-password-%s" .service) "optional" true) | nindent 12 }}
+            {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_USER" "key" (printf "nats-user-%s" (.natsUser | default .service)) "optional" true) | nindent 12 }}
+            {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_PASSWORD" "key" (printf "nats-password-%s" (.natsUser | default .service)) "optional" true) | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "NATS_TOKEN" "key" "NATS_TOKEN" "optional" true) | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_URL" "key" "REDIS_URL") | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_PASSWORD" "key" "REDIS_PASSWORD" "optional" true) | nindent 12 }}
