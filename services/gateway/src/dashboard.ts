@@ -15,7 +15,7 @@ import {
   sseMessage,
 } from '@flotilla/dashboard';
 import type { Informer, Informers, ObjectStore, Projection, StatusRecord, StoredObject } from '@flotilla/store';
-import { BadRequestError, NoSuchPathError, ShuttingDownError } from './errors.js';
+import { BadRequestError, NoSuchPathError, ReplayTooFarError, ShuttingDownError } from './errors.js';
 
 /** How many of the newest events a feed opens with, before it follows new ones. */
 export const FEED_BACKLOG = 200;
@@ -23,6 +23,34 @@ export const FEED_BACKLOG = 200;
 export const HISTORY_DEFAULTS = { hours: 24, limit: 2000 } as const;
 /** A comment line this often keeps proxies from closing an idle event stream. */
 const KEEPALIVE_MS = 15_000;
+
+/** What one reader of the event stream may cost the gateway. */
+export interface StreamLimits {
+  /**
+   * How far behind the stream's last sequence a `Last-Event-ID` may be: a tab that slept through more starts again
+   * from the newest events (its page reads what it shows afresh), and a replay of the whole log is `flotilla events`'
+   * to do, not one HTTP response's.
+   */
+  maxReplay: number;
+  /**
+   * How long a reader may leave what the gateway wrote unread before its stream is ended. Meanwhile nothing more is
+   * taken from NATS for it, so what it costs is one socket's buffer and one pull of the consumer, however many events
+   * are stored.
+   */
+  stalledMs: number;
+}
+export const STREAM_DEFAULTS: StreamLimits = { maxReplay: 10_000, stalledMs: 30_000 };
+
+/** One open event stream, as `openStreams` tells it. */
+export interface StreamState {
+  /** Events written to the response. */
+  events: number;
+  /** Bytes written and not yet taken by the socket (`res.writableLength`), now and at most so far. */
+  buffered: number;
+  peakBuffered: number;
+  /** True while the stream waits for its reader to take what it was given before it reads NATS again. */
+  waitingForReader: boolean;
+}
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -78,8 +106,11 @@ const byNamespaceAndName = (a: StoredObject, b: StoredObject) =>
 export class DashboardViews {
   private rows?: { objects: Informer<StoredObject>; status: Informer<unknown>; synced: boolean };
   /** The open event streams, ended by `stop` (an open stream would otherwise keep the HTTP server from closing). */
-  private readonly streams = new Set<AbortController>();
+  private readonly streams = new Map<AbortController, { state: StreamState; res: ServerResponse }>();
   private stopped = false;
+  private readonly limits: StreamLimits;
+  /** Streams ended because their reader stopped reading for longer than `stalledMs`. */
+  endedStalled = 0;
 
   constructor(
     private readonly o: {
@@ -88,8 +119,17 @@ export class DashboardViews {
       /** The process's informers, for the cache of the bindings' row fields (`start`); without them pages list the store. */
       informers?: Informers;
       now?: () => Date;
+      /** What one reader of the event stream may cost (STREAM_DEFAULTS for what is not given). */
+      stream?: Partial<StreamLimits>;
     },
-  ) {}
+  ) {
+    this.limits = { ...STREAM_DEFAULTS, ...o.stream };
+  }
+
+  /** The event streams open now: what each has written and what waits in its response's buffer. */
+  openStreams(): StreamState[] {
+    return [...this.streams.values()].map(({ state, res }) => ({ ...state, buffered: res.writableLength }));
+  }
 
   /**
    * Starts the cache of the bindings' row fields (with informers): the Workloads page then answers from memory. Until
@@ -111,7 +151,7 @@ export class DashboardViews {
   /** Ends every open event stream and stops the cache: call before closing the HTTP server. */
   stop(): void {
     this.stopped = true;
-    for (const stream of this.streams) stream.abort();
+    for (const stream of this.streams.keys()) stream.abort();
     this.rows?.objects.stop();
     this.rows?.status.stop();
   }
@@ -216,7 +256,9 @@ export class DashboardViews {
 
   /**
    * The domain events as server-sent events: the newest FEED_BACKLOG of them (or those after the `Last-Event-ID` a
-   * reconnecting reader sends), then each new one as it is stored, until the reader goes away.
+   * reconnecting reader sends, at most `maxReplay` back), then each new one as it is stored, until the reader goes
+   * away. A reader that does not take what it is sent holds the stream: nothing more is read from NATS until its
+   * socket drains, and one stalled for `stalledMs` is ended.
    */
   async stream(q: URLSearchParams, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const filter: Partial<EventAddress> = {};
@@ -224,17 +266,19 @@ export class DashboardViews {
     if (kind) filter.kind = resolveKind(kind).kind;
     if (q.get('namespace') !== null) filter.namespace = q.get('namespace') ?? '';
     if (q.get('name')) filter.name = q.get('name')!;
-    const lastId = Number(req.headers['last-event-id']);
+    const lastId = lastEventId(req);
     // Listening before the first await: a reader gone while the stream's position is read must not leave a stream
     // following for nobody (its 'close' would have come before a listener added after the await).
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const info = await this.o.bus.jsm.streams.info(this.o.bus.names.eventsStream);
-    const fromSeq =
-      Number.isInteger(lastId) && lastId > 0 ? lastId + 1 : Math.max(1, info.state.last_seq - FEED_BACKLOG + 1);
+    const lastSeq = (await this.o.bus.jsm.streams.info(this.o.bus.names.eventsStream)).state.last_seq;
+    if (lastId !== undefined && lastSeq - lastId > this.limits.maxReplay)
+      throw new ReplayTooFarError(lastId, lastSeq, this.limits.maxReplay);
+    const fromSeq = lastId !== undefined ? lastId + 1 : Math.max(1, lastSeq - FEED_BACKLOG + 1);
     if (this.stopped) throw new ShuttingDownError('a new event stream');
     if (abort.signal.aborted) return;
-    this.streams.add(abort);
+    const state: StreamState = { events: 0, buffered: 0, peakBuffered: 0, waitingForReader: false };
+    this.streams.set(abort, { state, res });
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -243,7 +287,8 @@ export class DashboardViews {
       connection: 'close',
     });
     res.write(': feed open\n\n');
-    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    // Only on a connection with nothing unsent: a stalled reader's buffer does not grow by it.
+    const keepalive = setInterval(() => res.writableLength === 0 && res.write(': keepalive\n\n'), KEEPALIVE_MS);
     try {
       for await (const d of readEvents(this.o.bus, { filter, follow: true, fromSeq, signal: abort.signal })) {
         const e: FeedEvent = {
@@ -255,7 +300,22 @@ export class DashboardViews {
           name: d.event.flotillaname,
           message: eventMessage(d.event),
         };
-        res.write(sseMessage({ event: 'message', id: String(d.seq), data: JSON.stringify(e) }));
+        const taken = res.write(sseMessage({ event: 'message', id: String(d.seq), data: JSON.stringify(e) }));
+        state.events++;
+        state.peakBuffered = Math.max(state.peakBuffered, res.writableLength);
+        if (taken) continue;
+        // The socket's buffer is full: the next event is not pulled (the consumer asks NATS for more only as its
+        // messages are taken) until the reader has taken these, or for good if it does not within stalledMs.
+        state.waitingForReader = true;
+        const drained = await drainedWithin(res, this.limits.stalledMs, abort.signal);
+        state.waitingForReader = false;
+        if (drained) continue;
+        if (!abort.signal.aborted) {
+          this.endedStalled++;
+          // Ended without what it holds: a reader that takes nothing would keep a graceful end waiting as well.
+          res.destroy();
+        }
+        break;
       }
     } catch (err) {
       if (!abort.signal.aborted) throw err;
@@ -265,6 +325,37 @@ export class DashboardViews {
       res.end();
     }
   }
+}
+
+/** Resolves true once `res` has written out what it buffered, false if its reader went or stayed stalled `ms`. */
+function drainedWithin(res: ServerResponse, ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (drained: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      signal.removeEventListener('abort', onAbort);
+      resolve(drained);
+    };
+    const onDrain = () => done(true);
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(false), ms);
+    res.on('drain', onDrain);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The `Last-Event-ID` a reconnecting reader sends: a sequence of the stream (0: from its start), or undefined without
+ * one. Anything else is refused, rather than taken for "no id" and answered with other events than were asked for.
+ */
+function lastEventId(req: IncomingMessage): number | undefined {
+  const raw = req.headers['last-event-id'];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,15}$/.test(String(raw)))
+    throw new BadRequestError(
+      `Last-Event-ID: Invalid value: "${String(raw).slice(0, 40)}": must be the id of an event of this stream (a sequence number)`,
+    );
+  return Number(raw);
 }
 
 function required(q: URLSearchParams, name: string): string {

@@ -58,6 +58,54 @@ export class ShuttingDownError extends Error {
   }
 }
 
+/** A POST whose body is not declared JSON: refused before it is read. */
+export class UnsupportedMediaTypeError extends Error {
+  constructor(readonly contentType: string | undefined) {
+    super(
+      `Content-Type ${contentType ? `"${contentType}"` : 'missing'}: POST bodies must be sent as "application/json"`,
+    );
+    this.name = 'UnsupportedMediaTypeError';
+  }
+}
+
+/**
+ * A request an anonymous gateway refuses because a browser may have sent it on another page's behalf: a `Host` that is
+ * not loopback (DNS rebinding), or a POST from another origin (cross-site request forgery).
+ */
+export class ForeignRequestError extends Error {
+  constructor(reason: string) {
+    super(`refused without a token: ${reason}`);
+    this.name = 'ForeignRequestError';
+  }
+}
+
+/** A caller past its share of requests in flight or per second; `retryAfterSeconds` says when to ask again. */
+export class TooManyRequestsError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+    this.name = 'TooManyRequestsError';
+  }
+}
+
+/** An event stream's resume point further back than a replay may start: read history with `flotilla events`. */
+export class ReplayTooFarError extends Error {
+  constructor(
+    readonly lastEventId: number,
+    readonly lastSeq: number,
+    readonly maxReplay: number,
+  ) {
+    super(
+      `Last-Event-ID ${lastEventId} is ${lastSeq - lastEventId} events behind the stream's last (${lastSeq}); ` +
+        `a resume may start at most ${maxReplay} events back: open the stream again without Last-Event-ID ` +
+        '(the newest events, then each new one), and read older ones with `flotilla events`',
+    );
+    this.name = 'ReplayTooFarError';
+  }
+}
+
 /** What a Timeout or ServiceUnavailable answer asks the caller to wait, as Kubernetes' API server asks. */
 export const RETRY_AFTER_SECONDS = 1;
 
@@ -77,6 +125,11 @@ export function toApiError(err: unknown): ApiErrorBody {
   // Forbidden, as Kubernetes answers a create past a ResourceQuota: retrying will not help until something is deleted.
   if (err instanceof StoreFullError) return { reason: 'Forbidden', message: err.message };
   if (err instanceof TooLargeError) return { reason: 'RequestEntityTooLarge', message: err.message };
+  if (err instanceof UnsupportedMediaTypeError) return { reason: 'UnsupportedMediaType', message: err.message };
+  if (err instanceof ForeignRequestError) return { reason: 'Forbidden', message: err.message };
+  if (err instanceof TooManyRequestsError)
+    return { reason: 'TooManyRequests', message: err.message, retryAfterSeconds: err.retryAfterSeconds };
+  if (err instanceof ReplayTooFarError) return { reason: 'Expired', message: err.message };
   if (err instanceof UnknownKindError || err instanceof ManifestError || err instanceof BadRequestError) {
     return { reason: 'BadRequest', message: err.message };
   }

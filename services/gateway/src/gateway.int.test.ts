@@ -32,6 +32,8 @@ const logged: unknown[] = [];
 const log = { error: (obj: object) => void logged.push(obj) };
 const registry = new Registry();
 let handler: GatewayHandler;
+/** POST bodies of the HTTP API are JSON, declared so (a body of another type is refused unread). */
+const JSON_BODY = { 'content-type': 'application/json' };
 
 beforeAll(async () => {
   bus = await testBus('gw');
@@ -248,6 +250,7 @@ describe('gateway', () => {
     // Over NATS' 1 MiB payload the request cannot even be sent: the HTTP API shows the gateway's own answer.
     const res = await fetch(`http://127.0.0.1:${http.port}/api/apply`, {
       method: 'POST',
+      headers: JSON_BODY,
       body: JSON.stringify({ object: big }),
     });
     expect(res.status).toBe(413);
@@ -362,6 +365,7 @@ describe('gateway', () => {
       expect(waits.every((ms) => ms >= 1000)).toBe(true);
       const res = await fetch(`http://127.0.0.1:${busyHttp.port}/api/get`, {
         method: 'POST',
+        headers: JSON_BODY,
         body: JSON.stringify({ kind: 'deploy', name: 'web' }),
       });
       expect(res.status).toBe(504);
@@ -421,6 +425,7 @@ describe('gateway', () => {
     expect((await client.apply(cron, { dryRun: true })).warnings).toEqual([warning]);
     const res = await fetch(`http://127.0.0.1:${http.port}/validate`, {
       method: 'POST',
+      headers: JSON_BODY,
       body: JSON.stringify({
         apiVersion: 'admission.k8s.io/v1',
         kind: 'AdmissionReview',
@@ -437,11 +442,13 @@ describe('gateway', () => {
     try {
       const get = await fetch(`http://127.0.0.1:${served.port}/api/get`, {
         method: 'POST',
+        headers: JSON_BODY,
         body: JSON.stringify({ kind: 'deploy', name: 'web' }),
       });
       expect(get.status).toBe(200);
       const denied = await fetch(`http://127.0.0.1:${served.port}/validate`, {
         method: 'POST',
+        headers: JSON_BODY,
         body: JSON.stringify({
           apiVersion: 'admission.k8s.io/v1',
           kind: 'AdmissionReview',
@@ -453,7 +460,11 @@ describe('gateway', () => {
       };
       expect(review.response).toMatchObject({ uid: 'u1', allowed: false });
       expect(review.response.status?.message).toMatch(/spec\.replicas/);
-      const malformed = await fetch(`http://127.0.0.1:${served.port}/validate`, { method: 'POST', body: '{}' });
+      const malformed = await fetch(`http://127.0.0.1:${served.port}/validate`, {
+        method: 'POST',
+        headers: JSON_BODY,
+        body: '{}',
+      });
       expect(malformed.status).toBe(400);
       // A denial is an answer like any other (Success); a review the gateway cannot read is a BadRequest.
       const answers = (reason: string) =>
@@ -491,7 +502,7 @@ interface HttpReply {
   reply: { error: ApiErrorBody & { causes: unknown[] } };
 }
 async function rawHttp(path: string, body: string): Promise<HttpReply> {
-  const res = await fetch(`http://127.0.0.1:${http.port}${path}`, { method: 'POST', body });
+  const res = await fetch(`http://127.0.0.1:${http.port}${path}`, { method: 'POST', headers: JSON_BODY, body });
   return { status: res.status, reply: (await res.json()) as HttpReply['reply'] };
 }
 

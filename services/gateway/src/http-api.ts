@@ -3,17 +3,20 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { admissionWarnings, admit, AdmissionError, isPlainObject } from '@flotilla/api';
-import { STATUS_CODES, type StatusReason } from '@flotilla/client';
+import { OPERATIONS, STATUS_CODES, type StatusReason } from '@flotilla/client';
 import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { allows, type ApiTokens, isLoopback } from './api-tokens.js';
+import { CallerLimits, type CallerLimitsOptions } from './caller-limits.js';
 import {
   BadRequestError,
+  ForeignRequestError,
   NoSuchPathError,
   NotPermittedError,
   TooLargeError,
   toApiError,
   UnauthenticatedError,
+  UnsupportedMediaTypeError,
 } from './errors.js';
 import type { GatewayHandler } from './handler.js';
 import { type DashboardViews, sendDashboardFile } from './dashboard.js';
@@ -22,8 +25,30 @@ import { RequestMetrics, WEBHOOK_OPERATION } from './request-metrics.js';
 import { GracefulClose } from './graceful-close.js';
 import type { Registry } from 'prom-client';
 
-/** Generous for a 900 KiB object in JSON; larger bodies are refused before parsing. */
+/**
+ * Generous for a 900 KiB object in JSON (an apply, or an AdmissionReview with its old object beside it); larger bodies
+ * are refused before parsing.
+ */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** The body of get, list, events and delete names what to read or delete: a few hundred bytes. */
+export const READ_BODY_BYTES = 16 * 1024;
+/**
+ * How long a client may take to send its whole request (headers and body). A body trickled in holds its buffer and
+ * its caller's in-flight slot meanwhile; an event stream is a GET, whose request is complete at once.
+ */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * On every answer. The dashboard's page loads its script, style and data from the gateway alone (uPlot styles through
+ * the CSSOM, which `style-src` does not govern; the icon is a `data:` URL) and may not be framed (clickjacking of its
+ * Fail and Rebalance buttons); nothing is sniffed into another type.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+} as const;
 
 export class InsecureBindError extends Error {
   constructor(readonly host: string) {
@@ -48,12 +73,18 @@ export interface HttpApiOptions {
   registry?: Registry | undefined;
   /** The web dashboard's reads; without it `/dashboard/` is not served. */
   dashboard?: DashboardViews | undefined;
+  /** Each caller's share of requests (CALLER_LIMIT_DEFAULTS for what is not given). */
+  limits?: Partial<CallerLimitsOptions> | undefined;
 }
 
 /**
  * HTTP front door: `POST /api/<op>` with the same JSON bodies as the NATS API, and `POST /validate`, a
  * Kubernetes validating admission webhook (admission.k8s.io/v1 AdmissionReview) running the same admission.
  * With tokens every request carries `Authorization: Bearer <token>`; a `read` token may get, list and read events.
+ * Without tokens (loopback only) a browser is the risk: another page may not make it act, nor read it through a name
+ * that resolves to 127.0.0.1 (DNS rebinding), so requests must name a loopback Host and POSTs come from its own origin.
+ * Each caller (token, or address without one) is held to CallerLimits; every POST body is JSON, read once its route
+ * and caller are known.
  */
 export async function serveHttpApi(
   handler: GatewayHandler,
@@ -62,7 +93,12 @@ export async function serveHttpApi(
 ): Promise<{ port: number; close(): Promise<void> }> {
   if (!opts.tokens && !opts.allowAnonymous && !isLoopback(opts.host)) throw new InsecureBindError(opts.host);
   const metrics = opts.registry ? RequestMetrics.of(opts.registry) : undefined;
-  const auth = { tokens: opts.tokens, webhookByCertificate: Boolean(opts.tls?.clientCa) };
+  const auth: Auth = {
+    tokens: opts.tokens,
+    webhookByCertificate: Boolean(opts.tls?.clientCa),
+    scheme: opts.tls ? 'https' : 'http',
+    limits: new CallerLimits(opts.limits),
+  };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     graceful.track(req, res);
     void route(handler, auth, req, res, log, metrics, opts.dashboard);
@@ -79,6 +115,7 @@ export async function serveHttpApi(
         listener,
       )
     : createServer(listener);
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
   const graceful = new GracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -93,6 +130,9 @@ export async function serveHttpApi(
 interface Auth {
   tokens: ApiTokens | undefined;
   webhookByCertificate: boolean;
+  /** The scheme of the gateway's own origin. */
+  scheme: 'http' | 'https';
+  limits: CallerLimits;
 }
 
 async function route(
@@ -111,23 +151,34 @@ async function route(
   const started = performance.now();
   const answeredWebhook = (reason: StatusReason | 'Success') =>
     metrics?.answered(WEBHOOK_OPERATION, reason, (performance.now() - started) / 1000);
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   try {
+    // The API server, known by its client certificate, is no browser and no caller to share out: its own in-flight
+    // limits pace its admission calls, and refusing them would fail kubectl's writes.
+    if (webhook) authorizeWebhook(auth, req);
+    const apiServer = webhook && auth.webhookByCertificate;
+    if (!auth.tokens && !apiServer) refuseForeign(auth, req);
+    if (!apiServer) res.once('close', auth.limits.admit(callerKey(auth, req)));
     if (dashboard && (url.pathname === DASHBOARD_PATH || url.pathname.startsWith(`${DASHBOARD_PATH}/`)))
       return await routeDashboard(dashboard, auth, url, req, res);
     if (req.method !== 'POST')
       return send(res, 405, { ok: false, error: { reason: 'BadRequest', message: 'use POST' } });
-    const m = /^\/api\/([a-z]+)$/.exec(url.pathname);
-    // Checked before the body is read: an unknown caller cannot make the gateway buffer 4 MiB.
-    let caller: string | undefined;
-    if (webhook) authorizeWebhook(auth, req);
-    else if (m) caller = authorize(auth, req, m[1]!);
-    const body = parseBody(await readBody(req));
-    if (webhook) {
+    const op = /^\/api\/([a-z]+)$/.exec(url.pathname)?.[1];
+    // Everything below is decided before the body is read: an unknown route, operation or caller, or a body that is
+    // not JSON, cannot make the gateway buffer 4 MiB.
+    if (!webhook && op === undefined) throw new NoSuchPathError(url.pathname);
+    const caller = op === undefined ? undefined : authorize(auth, req, op);
+    if (op !== undefined && !(OPERATIONS as readonly string[]).includes(op)) {
+      const reply = await dispatch(handler, op, undefined, log, metrics);
+      return send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
+    }
+    if (!isJson(req.headers['content-type'])) throw new UnsupportedMediaTypeError(req.headers['content-type']);
+    const body = parseBody(await readBody(req, op === undefined || op === 'apply' ? MAX_BODY_BYTES : READ_BODY_BYTES));
+    if (op === undefined) {
       send(res, 200, review(body));
       return void answeredWebhook('Success');
     }
-    if (!m) return send(res, 404, { ok: false, error: { reason: 'NotFound', message: `no route ${url.pathname}` } });
-    const reply = await dispatch(handler, m[1]!, body, log, metrics, { name: caller, via: 'http' });
+    const reply = await dispatch(handler, op, body, log, metrics, { name: caller, via: 'http' });
     if (!reply.ok && reply.error.retryAfterSeconds !== undefined)
       res.setHeader('retry-after', String(reply.error.retryAfterSeconds));
     send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
@@ -167,6 +218,49 @@ async function routeDashboard(
   if (view === 'workload') return send(res, 200, { ok: true, result: await views.workload(url.searchParams) });
   if (view === 'history') return send(res, 200, { ok: true, result: await views.history(url.searchParams) });
   throw new NoSuchPathError(url.pathname);
+}
+
+/** Who a request's share of CallerLimits is counted against: its token's holder, else its address. */
+function callerKey(auth: Auth, req: IncomingMessage): string {
+  const caller = auth.tokens?.caller(req.headers.authorization);
+  return caller ? `token:${caller.name}` : `address:${req.socket.remoteAddress ?? 'unknown'}`;
+}
+
+/**
+ * An anonymous gateway answers only what a program or a page of its own on this machine asked: the `Host` must be a
+ * loopback name (a page of another site that resolves its own name to 127.0.0.1 sends that name, which is how DNS
+ * rebinding is told), and a POST a browser sends on behalf of a page (it says so by `Origin` or `Sec-Fetch-Site`)
+ * must come from the gateway's own origin. The CLI and scripts send neither header.
+ */
+function refuseForeign(auth: Auth, req: IncomingMessage): void {
+  const host = req.headers.host?.toLowerCase() ?? '';
+  if (!isLoopback(hostname(host)))
+    throw new ForeignRequestError(
+      `Host "${host}" is not a loopback name (127.0.0.1, ::1 or localhost); without GATEWAY_TOKENS_FILE the gateway ` +
+        'answers only requests addressed to it on this machine',
+    );
+  if (req.method !== 'POST') return;
+  const own = `${auth.scheme}://${host}`;
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin.toLowerCase() !== own)
+    throw new ForeignRequestError(
+      `a POST from the origin "${origin}", not the gateway's own (${own}); another page may not act through an ` +
+        'anonymous gateway (set GATEWAY_TOKENS_FILE for clients on other origins)',
+    );
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    throw new ForeignRequestError(`a POST a browser sent from a ${site} page (Sec-Fetch-Site), not the gateway's own`);
+}
+
+/** The name of a `Host` header: without its port, an IPv6 address without its brackets. */
+function hostname(host: string): string {
+  const m = /^(?:\[([^\]]*)\]|([^:]*))(?::\d*)?$/.exec(host);
+  return m?.[1] ?? m?.[2] ?? '';
+}
+
+/** `application/json`, with parameters (`; charset=utf-8`) or without. */
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
 /** Checks the caller's token and role; returns the token's name (undefined when the API is open). */
@@ -223,7 +317,7 @@ export function review(body: unknown): object {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -231,9 +325,9 @@ function readBody(req: IncomingMessage): Promise<string> {
       size += c.length;
       // Over the limit the rest is read and dropped rather than the socket destroyed: a client still sending sees a
       // 413 answer instead of a connection reset.
-      if (size > MAX_BODY_BYTES) {
+      if (size > limit) {
         chunks.length = 0;
-        reject(new TooLargeError(size, MAX_BODY_BYTES, 'request body'));
+        reject(new TooLargeError(size, limit, 'request body'));
         return;
       }
       chunks.push(c);
@@ -244,6 +338,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+  // Answers carry the store's objects: no cache (a browser's, a proxy's) keeps a copy.
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
 }

@@ -15,6 +15,8 @@ const ADMIN = 'admin-token-0123456789abcdef';
 const READER = 'read-token-0123456789abcdef';
 const tokens = ApiTokens.parse(`${ADMIN},admin,ci\n${READER},read,dashboard\n`);
 const log = { error: () => undefined };
+/** POST bodies of the HTTP API are JSON, declared so (a body of another type is refused unread). */
+const JSON_BODY = { 'content-type': 'application/json' };
 
 let bus: Bus & { dispose(): Promise<void> };
 let handler: GatewayHandler;
@@ -44,7 +46,7 @@ const cluster = {
 async function call(op: string, body: object, token?: string) {
   const res = await fetch(`http://127.0.0.1:${http.port}/api/${op}`, {
     method: 'POST',
-    headers: token ? { authorization: `Bearer ${token}` } : {},
+    headers: { ...JSON_BODY, ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   });
   return { status: res.status, auth: res.headers.get('www-authenticate'), reply: (await res.json()) as never };
@@ -81,7 +83,11 @@ describe('gateway HTTP API authentication', () => {
   it('asks the admission webhook for a token too', async () => {
     const review = { request: { uid: 'u1', object: cluster } };
     const post = (headers: Record<string, string>) =>
-      fetch(`http://127.0.0.1:${http.port}/validate`, { method: 'POST', headers, body: JSON.stringify(review) });
+      fetch(`http://127.0.0.1:${http.port}/validate`, {
+        method: 'POST',
+        headers: { ...JSON_BODY, ...headers },
+        body: JSON.stringify(review),
+      });
     expect((await post({})).status).toBe(401);
     expect((await post({ authorization: `Bearer ${READER}` })).status).toBe(200);
   });
@@ -137,7 +143,7 @@ describe('admission webhook with a client CA (mTLS, as Kubernetes calls webhooks
           method: 'POST',
           ca: certs.ca,
           ...client,
-          headers: token ? { authorization: `Bearer ${token}` } : {},
+          headers: { ...JSON_BODY, ...(token ? { authorization: `Bearer ${token}` } : {}) },
         },
         (res) => {
           res.resume();

@@ -5,7 +5,8 @@ import { reservedNamespacesEnv } from '@flotilla/api';
 import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
 import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
-import { DashboardViews } from './dashboard.js';
+import { CALLER_LIMIT_DEFAULTS } from './caller-limits.js';
+import { DashboardViews, STREAM_DEFAULTS } from './dashboard.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
@@ -34,6 +35,14 @@ const configSchema = baseConfigSchema.extend({
   GATEWAY_STORE_MAX_BYTES: envInt({ min: 1 }),
   /** Namespaces admission refuses objects in, added to kube-* and flotilla-system (comma-separated; `tenant-*` a prefix). */
   RESERVED_NAMESPACES: reservedNamespacesEnv,
+  /** HTTP API, per caller (a token's name, or the address without tokens): requests in flight, event streams included. */
+  GATEWAY_HTTP_MAX_IN_FLIGHT: envInt({ min: 1, default: CALLER_LIMIT_DEFAULTS.maxInFlight }),
+  /** HTTP API, per caller: requests a second on average, and how many at once beyond that. */
+  GATEWAY_HTTP_RATE: envInt({ min: 1, default: CALLER_LIMIT_DEFAULTS.ratePerSecond }),
+  GATEWAY_HTTP_BURST: envInt({ min: 1, default: CALLER_LIMIT_DEFAULTS.burst }),
+  /** The dashboard's event stream: how far back a `Last-Event-ID` may resume; how long a reader may stall. */
+  GATEWAY_STREAM_MAX_REPLAY: envInt({ min: 0, default: STREAM_DEFAULTS.maxReplay }),
+  GATEWAY_STREAM_STALLED_MS: envInt({ min: 1, default: STREAM_DEFAULTS.stalledMs }),
 });
 
 await runBusService({
@@ -87,7 +96,12 @@ await runBusService({
         : undefined;
     const tokensFile = config.GATEWAY_TOKENS_FILE;
     const tokens = tokensFile ? ApiTokens.parse(await readFile(tokensFile, 'utf8'), tokensFile) : undefined;
-    const dashboard = new DashboardViews({ bus, store, informers });
+    const dashboard = new DashboardViews({
+      bus,
+      store,
+      informers,
+      stream: { maxReplay: config.GATEWAY_STREAM_MAX_REPLAY, stalledMs: config.GATEWAY_STREAM_STALLED_MS },
+    });
     // The Workloads page answers from memory from the first request on (bench/dashboard: 14 MiB for 10,000 bindings).
     dashboard.start();
     const http = await serveHttpApi(
@@ -100,6 +114,11 @@ await runBusService({
         allowAnonymous: config.GATEWAY_ALLOW_ANONYMOUS,
         registry,
         dashboard,
+        limits: {
+          maxInFlight: config.GATEWAY_HTTP_MAX_IN_FLIGHT,
+          ratePerSecond: config.GATEWAY_HTTP_RATE,
+          burst: config.GATEWAY_HTTP_BURST,
+        },
       },
       logger,
     );

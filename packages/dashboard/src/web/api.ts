@@ -91,6 +91,8 @@ export function follow(
         if (abort.signal.aborted) return;
         onError(err);
         if (isUnauthorized(err)) return;
+        // 410 Expired: the tab slept through more events than the gateway replays; it starts again from the newest.
+        if (err instanceof ApiError && err.status === 410) lastId = '';
       }
       await new Promise((r) => setTimeout(r, 1000));
     }
