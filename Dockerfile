@@ -28,6 +28,14 @@ RUN pnpm run build
 RUN find . -name node_modules -type d -prune -exec rm -rf {} +
 RUN --mount=type=cache,id=pnpm,target=/pnpm/store \
     pnpm install --offline --frozen-lockfile --prod
+# What runs, gathered in /out: each workspace package's manifest, its build and its production node_modules (pnpm's
+# links into the root's), the dashboard's page, the CLI's entry and the examples the compose job applies. No sources,
+# tests, tsconfig or build info reach the runtime image.
+RUN mkdir /out && cp -a package.json node_modules examples /out/ && \
+    for d in packages/* services/*; do \
+      mkdir -p "/out/$d" && cp -a "$d/package.json" "$d/dist" "/out/$d/" && rm -f "/out/$d/dist/.tsbuildinfo"; \
+      for extra in node_modules static bin; do if [ -e "$d/$extra" ]; then cp -a "$d/$extra" "/out/$d/"; fi; done; \
+    done
 
 FROM node:20-slim AS runtime
 # The young-generation size of packages/launcher's SERVICE_NODE_FLAGS (resident memory; see there).
@@ -37,7 +45,7 @@ ENV NODE_ENV=production \
     HTTP_PORT=8080
 WORKDIR /app
 # Root-owned and read-only to the service user: the code never changes at run time.
-COPY --from=build /app /app
+COPY --from=build /out /app
 ARG SERVICE=gateway
 ENV SERVICE=${SERVICE}
 # Numeric so that Kubernetes' runAsNonRoot can verify it (the image's "node" user is uid 1000).

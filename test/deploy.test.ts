@@ -1242,7 +1242,7 @@ describe('Dockerfile and .dockerignore', () => {
       '**/*.test.ts',
       '**/.env',
       '**/*.key',
-      '**/*kubeconfig*',
+      '**/*.kubeconfig',
       '**/tokens*.csv',
     ])
       expect(rules.indexOf(never), never).toBeGreaterThan(lastAllow);

@@ -5,7 +5,7 @@
 // root Dockerfile; nothing is pulled, and the test removes every container and network it started (no Ryuk reaper:
 // there is no registry to fetch its image from).
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,9 +82,18 @@ let network: StartedNetwork;
 const servers: StartedTestContainer[] = [];
 const started: StartedTestContainer[] = [];
 
+/**
+ * Secrets a user may leave in the working directory, one at the top and one inside a directory the build copies:
+ * .dockerignore must keep each out of the build context, so out of every layer of the image.
+ */
+const DECOYS = [`decoy-${run}.kubeconfig`, `tokens-decoy-${run}.csv`, `packages/bus/src/decoy-${run}.key`];
+
 beforeAll(async () => {
   await requireDockerEngine();
-  const image = await buildFlotillaImage();
+  for (const decoy of DECOYS) writeFileSync(join(ROOT, decoy), 'not for an image\n');
+  const image = await buildFlotillaImage().finally(() => {
+    for (const decoy of DECOYS) rmSync(join(ROOT, decoy), { force: true });
+  });
   console.log(`docker build: ${image.seconds.toFixed(1)} s, image ${(image.sizeBytes / 1e6).toFixed(0)} MB`);
   network = await new Network().start();
   const [nats, redis] = await Promise.all([
@@ -208,6 +217,29 @@ describe('the Flotilla image under testcontainers', () => {
   it('runs as a non-root numeric user', async () => {
     const { stdout } = await docker(['image', 'inspect', '--format', '{{.Config.User}}', FLOTILLA_IMAGE]);
     expect(stdout.trim()).toBe('1000:1000');
+  });
+
+  it('holds what runs and nothing else: no secret from the build context, no sources, tests or tsconfig', async () => {
+    const { stdout } = await docker([
+      'run',
+      '--rm',
+      '--network',
+      'none',
+      '--entrypoint',
+      'sh',
+      FLOTILLA_IMAGE,
+      '-c',
+      `find / -xdev -name '*decoy-${run}*'; find /app -name node_modules -prune -o \\( -name src -o -name 'tsconfig*.json' -o -name '*.test.*' -o -name '*.tsbuildinfo' \\) -print`,
+    ]);
+    expect(stdout.trim()).toBe('');
+    const listed = await docker(['run', '--rm', '--network', 'none', '--entrypoint', 'ls', FLOTILLA_IMAGE, '/app']);
+    expect(listed.stdout.split('\n').filter(Boolean).sort()).toEqual([
+      'examples',
+      'node_modules',
+      'package.json',
+      'packages',
+      'services',
+    ]);
   });
 
   it.each(ON_NATS_AND_REDIS)(
