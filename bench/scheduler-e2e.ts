@@ -217,6 +217,13 @@ try {
   ]
     .map(([, result, n]) => `${result} ${fmt(Number(n))}`)
     .join(', ');
+  const reconcileTotal = [
+    ...schedulerMetrics.matchAll(/^flotilla_reconcile_total\{controller="scheduling",[^}]*\} (\d+)$/gm),
+  ].reduce((sum, [, n]) => sum + Number(n), 0);
+  // Keys a resync pass found up to date (kept, nothing changed since) and did not reconcile again.
+  const passSkips = Number(
+    /^flotilla_reconcile_pass_skips_total\{controller="scheduling"[^}]*\} (\d+)$/m.exec(schedulerMetrics)?.[1] ?? 0,
+  );
   // Why each term ended ("deadline": no renewal answered in time, "lost": another holder), to tell a starved
   // process from a Redis that answered late.
   const demotions = s.logs
@@ -262,7 +269,10 @@ try {
         'affinity-scheduler VmRSS',
         `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED}; V8 heap in use ${fmt(heap.heapUsed)} MiB, external ${fmt(heap.external)} MiB)  (target <= 150 MB at 10,000)`,
       ],
-      ['scheduling reconciles', `${reconciles} (${BINDINGS + 2 * PACED} bindings)`],
+      [
+        'scheduling reconciles',
+        `${reconciles} (${BINDINGS + 2 * PACED} bindings: ${(reconcileTotal / (BINDINGS + 2 * PACED)).toFixed(2)} per binding; resync passes left ${passSkips} kept bindings alone)`,
+      ],
       [
         'scheduler leadership lost',
         `${demotions.length} times (lease ${LEASE_MS} ms${demotions.length > 0 ? `; ${demotions.join(', ')}` : ''})`,

@@ -21,6 +21,7 @@ export class ControllerMetrics {
   private readonly queueSeconds: Histogram<'controller'>;
   private readonly passesBegun: Counter<'controller'>;
   private readonly passesCompleted: Counter<'controller'>;
+  private readonly passSkips: Counter<'controller'>;
 
   static readonly of = perRegistry((registry) => new ControllerMetrics(registry));
 
@@ -55,6 +56,12 @@ export class ControllerMetrics {
     this.passesCompleted = new Counter({
       name: 'flotilla_reconcile_passes_total',
       help: 'Passes over every key completed: each key reconciled after the pass visited it',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.passSkips = new Counter({
+      name: 'flotilla_reconcile_pass_skips_total',
+      help: 'Keys a pass found up to date (nothing changed since their last reconcile) and did not queue',
       labelNames: ['controller'],
       registers,
     });
@@ -106,6 +113,11 @@ export class ControllerMetrics {
   /** A pass over every key began. */
   passBegan(controller: string): void {
     this.passesBegun.inc({ controller });
+  }
+
+  /** A pass left a key alone: it was up to date. */
+  passSkipped(controller: string): void {
+    this.passSkips.inc({ controller });
   }
 
   /** A pass over every key completed. */

@@ -186,6 +186,46 @@ describe('defineController', () => {
     expect(resyncs).toBe(1);
   });
 
+  it('a pass leaves alone a key the controller says is up to date, counts it, and still completes', async () => {
+    const source = new Source('Widget');
+    source.put('Widget.default.a');
+    source.put('Widget.default.b');
+    const seen: string[] = [];
+    // What the controller last reconciled each key at: a key whose revision is the same is up to date.
+    const reconciledAt = new Map<string, number>();
+    const registry = new Registry();
+    const c = defineController({
+      name: 'skips',
+      watches: [{ source }],
+      reconcile: async (key) => {
+        seen.push(key);
+        reconciledAt.set(key, source.map.get(key)!);
+      },
+      upToDate: (key) => reconciledAt.get(key) === source.map.get(key),
+      resyncSpread: false,
+      logger: quiet,
+      registry,
+    });
+    await c.start();
+    await c.idle();
+    expect(seen.sort()).toEqual(['Widget.default.a', 'Widget.default.b']);
+    c.resync();
+    await c.idle();
+    expect(seen).toHaveLength(2);
+    expect(await sample(registry, 'flotilla_reconcile_pass_skips_total{controller="skips"}')).toBe(2);
+    // A change queues its key (a watch, not a pass), and the next pass looks only at what changed since.
+    source.put('Widget.default.a');
+    await c.idle();
+    const pass = c.nextPass();
+    // nextPass waits for a pass begun after it has looked at the caches (a few microtasks): this resync's.
+    await new Promise((r) => setImmediate(r));
+    c.resync();
+    await pass;
+    expect(seen.slice(2)).toEqual(['Widget.default.a']);
+    expect(await sample(registry, 'flotilla_reconcile_pass_skips_total{controller="skips"}')).toBe(4);
+    await c.stop();
+  });
+
   it('refuses a definition that cannot run, naming the field', () => {
     const source = new Source('Widget');
     const base = { name: 'ok', watches: [{ source }], reconcile: async () => undefined, logger: quiet };

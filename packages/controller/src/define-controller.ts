@@ -110,6 +110,13 @@ export interface ControllerDefinition<J = never> {
   resyncSpread?: boolean;
   /** Runs before each resync (a burst one, and `resync()`), e.g. to forget what must be redone. */
   onResync?: () => void;
+  /**
+   * Whether a reconcile of `key` now would find nothing changed since its last one and do nothing (the controller
+   * remembers what it last saw; false for a key it must look at again). A pass (the start, a resync, a sweep) does
+   * not queue such a key: it counts as looked at (`flotilla_reconcile_pass_skips_total`). Background work then costs
+   * nothing while nothing changes. A change a watch delivers queues its key as always.
+   */
+  upToDate?: (key: string) => boolean;
   /** Keys reconciled at once; one key never twice at once. */
   concurrency?: number;
   /** First retry delay after a failure, doubled per consecutive failure up to maxBackoffMs. */
@@ -303,6 +310,7 @@ class KitController<J> implements Controller<J> {
       if (!Number.isInteger(c) || c < 1)
         throw fail('delayed.concurrency', `must be an integer >= 1, got ${String(d.delayed.concurrency)}`);
     }
+    if (d.upToDate !== undefined && typeof d.upToDate !== 'function') throw fail('upToDate', 'must be a function');
     this.spread = d.resyncSpread ?? CONTROLLER_DEFAULTS.resyncSpread;
     const primary = d.watches[0]!.source;
     this.keys = d.keys ?? (() => primary.keys());
@@ -444,8 +452,12 @@ class KitController<J> implements Controller<J> {
     this.passes.endVisits();
   }
 
-  /** A pass queues `key` in the background lane. */
+  /** A pass queues `key` in the background lane, unless it is up to date. */
   private visit(key: string): void {
+    if (this.d.upToDate?.(key)) {
+      this.metrics.passSkipped(this.name);
+      return;
+    }
     this.passes.visit(key);
     this.queue.addBackground(key);
   }

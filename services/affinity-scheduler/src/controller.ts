@@ -137,6 +137,18 @@ export class AffinitySchedulerController {
   private clusterStatusRelevant = false;
   /** The clusters joined with their status, rebuilt only after a cluster changed. */
   private views?: ClusterView[];
+  /**
+   * Counts the changes of what a kept binding's decision reads of the clusters: a Cluster object (its taints, labels)
+   * and what scheduling reads of a cluster's status (clusterSchedulingSignature). Capacity reports alone do not count:
+   * they move no binding that nothing asked to schedule.
+   */
+  private clusterEpoch = 0;
+  /**
+   * Each binding last found kept (nothing asked to schedule it, nothing to write, no recheck due), under what it was
+   * decided from: its revision, its status's revision and the cluster epoch. A pass that finds the same does not
+   * reconcile it again (the kit's upToDate).
+   */
+  private readonly keptAt = new Map<string, string>();
   private readonly detection: Controller;
   private readonly scheduling: Controller;
   private readonly clusterTaints: Controller;
@@ -212,13 +224,21 @@ export class AffinitySchedulerController {
           onEvent: (e: { key: string }) => this.refreshAssumed(e.key),
           onChange: () => undefined,
         })),
-        { source: this.clusters, onEvent: forgetViews, onChange: (_e: unknown, c: ControllerQueue) => c.enqueueAll() },
+        {
+          source: this.clusters,
+          onEvent: () => {
+            forgetViews();
+            this.clusterEpoch++;
+          },
+          onChange: (_e: unknown, c: ControllerQueue) => c.enqueueAll(),
+        },
         {
           source: this.clusterStatus,
           onEvent: (e: InformerEvent<StatusRecord<StatusOfKind<'Cluster'>>>) => {
             forgetViews();
             const signature = e.type === 'upsert' ? clusterSchedulingSignature(e.value.status) : undefined;
             this.clusterStatusRelevant = signature !== this.clusterSignatures.get(e.key);
+            if (this.clusterStatusRelevant) this.clusterEpoch++;
             if (signature === undefined) this.clusterSignatures.delete(e.key);
             else this.clusterSignatures.set(e.key, signature);
           },
@@ -229,6 +249,7 @@ export class AffinitySchedulerController {
       ],
       keys: () => this.ownedOf(this.bindingKeys()),
       reconcile: owned((k, queuedAt: number) => this.schedule(k, queuedAt)),
+      upToDate: (k) => this.keptAt.get(k) === this.keptBasis(k),
       resyncMs: o.resyncMs,
       concurrency,
     });
@@ -249,6 +270,11 @@ export class AffinitySchedulerController {
       watches: [{ source: this.clusters }, { source: this.clusterStatus }, { source: this.clusterLeases }],
       reconcile: owned((k) => this.checkHealth(k)),
     });
+  }
+
+  /** A resync of the scheduling controller now, instead of at its period (for tests and benchmarks). */
+  resyncScheduling(): void {
+    this.scheduling.resync();
   }
 
   /** The scheduling controller's queue (for tests). */
@@ -413,8 +439,18 @@ export class AffinitySchedulerController {
   }
 
   // 2. scheduling
+  /** What a kept decision of `key` would be taken from now (see keptAt); undefined without the binding. */
+  private keptBasis(key: string): string | undefined {
+    const kind = refFromKey(key).kind;
+    const revision = this.bindings.get(kind)?.cache.get(key)?.revision;
+    if (revision === undefined) return undefined;
+    return `${revision}/${this.bindingStatus.get(kind)?.cache.get(key)?.revision ?? 0}/${this.clusterEpoch}`;
+  }
+
   private async schedule(key: string, queuedAtMs: number): Promise<ReconcileResult> {
     const ref = refFromKey(key);
+    const basis = this.keptBasis(key);
+    this.keptAt.delete(key);
     const cached = this.bindings.get(ref.kind)?.cache.get(key);
     const stored = cached?.value;
     if (!stored || !hasSpec(stored)) {
@@ -427,7 +463,12 @@ export class AffinitySchedulerController {
     if (handOff.kind !== 'Schedule') return this.handOver(ref, handOff, cached, binding, now);
     const algorithmStart = performance.now();
     const decision = decideBinding(binding, this.clusterViews(), now, this.observed.get(key));
-    if (decision.kind !== 'Scheduled') return this.applyDecision(ref, cached, binding, decision, now);
+    if (decision.kind !== 'Scheduled') {
+      const next = await this.applyDecision(ref, cached, binding, decision, now);
+      // Kept (nothing is written) with nothing due: the same state decides the same, so a pass may skip it.
+      if (decision.kind === 'Kept' && next === undefined && basis !== undefined) this.keptAt.set(key, basis);
+      return next;
+    }
     this.schedulerMetrics.algorithmSeconds.observe((performance.now() - algorithmStart) / 1000);
     const labels = { schedule_type: decision.trigger, result: decision.result.ok ? 'scheduled' : 'unschedulable' };
     try {
