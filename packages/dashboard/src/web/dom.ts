@@ -27,6 +27,8 @@ function setAttrs(el: Element, attrs: Attrs): void {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) continue;
     if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    // Through the CSSOM: the gateway's Content-Security-Policy refuses a `style` attribute set as markup.
+    else if (k === 'style') (el as HTMLElement | SVGElement).style.cssText = String(v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }
 }
