@@ -174,7 +174,9 @@ describe('the dashboard in a browser', () => {
     // Each bar is a meter with its figure as its label, so its length is not the only signal.
     expect(await table.getByRole('meter').count()).toBe(9);
     // Its length is drawn too: the gateway's Content-Security-Policy refuses style attributes, not the CSSOM.
-    const widths = await table.locator('.fill').evaluateAll((els) => els.map((e) => (e as HTMLElement).style.width));
+    const widths = await table
+      .locator('.fill')
+      .evaluateAll((els) => els.map((e) => (e as unknown as { style: { width: string } }).style.width));
     expect(widths).toEqual(Array(9).fill(expect.stringMatching(/^\d+%$/)));
     await shot(page, 'clusters');
     await page.close();
