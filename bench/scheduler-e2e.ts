@@ -113,6 +113,82 @@ async function productFloorRate(bus: Bus, n: number, payload: Uint8Array): Promi
   return n / ((performance.now() - t) / 1000);
 }
 
+/**
+ * Counts the writes that concern the burst's workloads, by stream: every put to the objects, status, Kubernetes-event
+ * and trail buckets and every domain event whose key or subject names a `burst-` object (its Deployment or binding),
+ * seen as the core messages JetStream stores. Attributed by name, so the clusters' own ticks (status reports, leases,
+ * usage, samples) do not count, however long the wait for the deferred work.
+ */
+class BurstWrites {
+  private readonly counts = new Map<string, number>();
+  private readonly subs: Array<{ unsubscribe(): void }> = [];
+  /** The subjects written about the first burst workload, in order (printed with BENCH_WRITES_DETAIL=1). */
+  readonly firstWorkload: string[] = [];
+  total = 0;
+
+  constructor(bus: Bus) {
+    const families: Array<[label: string, subject: string]> = [
+      ['objects', `$KV.${bus.names.objectsBucket}.>`],
+      ['status', `$KV.${bus.names.statusBucket}.>`],
+      ['kube-events', `$KV.${bus.names.kubeEventsBucket}.>`],
+      ['trails', `$KV.${bus.names.trailsBucket}.>`],
+      ['events', `${bus.names.eventsRoot}.>`],
+    ];
+    for (const [label, subject] of families) {
+      this.counts.set(label, 0);
+      this.subs.push(
+        bus.nc.subscribe(subject, {
+          callback: (err, msg) => {
+            if (err || !msg.subject.includes('.burst-')) return;
+            if (/\.burst-0(-deployment)?\./.test(`${msg.subject}.`)) this.firstWorkload.push(msg.subject);
+            this.counts.set(label, (this.counts.get(label) ?? 0) + 1);
+            this.total++;
+          },
+        }),
+      );
+    }
+  }
+
+  /** Writes per binding by stream, and their sum. */
+  perBinding(bindings: number): { total: number; byStream: string } {
+    const byStream = [...this.counts].map(([label, n]) => `${label} ${(n / bindings).toFixed(2)}`).join(', ');
+    return { total: this.total / bindings, byStream };
+  }
+
+  stop(): void {
+    for (const sub of this.subs) sub.unsubscribe();
+  }
+}
+
+/** Until the count stays the same for `quietMs`: the work the burst set off has settled. */
+async function settled(writes: BurstWrites, quietMs: number): Promise<void> {
+  let last = -1;
+  let since = performance.now();
+  await waitFor(
+    () => {
+      if (writes.total !== last) {
+        last = writes.total;
+        since = performance.now();
+      }
+      return performance.now() - since >= quietMs;
+    },
+    "the burst's writes settled",
+    TIMEOUT_MS,
+  );
+}
+
+/** Until the status writer has folded every event stored so far (its durable consumer has nothing pending). */
+async function statusWriterCaughtUp(bus: Bus): Promise<void> {
+  await waitFor(
+    async () => {
+      const info = await bus.jsm.consumers.info(bus.names.eventsStream, 'status-writer');
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    'the status writer caught up with the events',
+    TIMEOUT_MS,
+  );
+}
+
 const s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'], {
   LOG_LEVEL: 'warn',
   SIM_TICK_MS,
@@ -173,6 +249,8 @@ try {
   const cpuBefore = services.map((name) => cpuOfPidSeconds(pidOf(name)));
   const benchCpuBefore = process.cpuUsage();
   const machineBefore = machineCpuSeconds();
+  const burstWrites = new BurstWrites(bus);
+  await bus.nc.flush();
   const t0 = performance.now();
   await boundedRun(BINDINGS, IN_FLIGHT, (i) => apply(`burst-${i}`, i));
   const applyMs = performance.now() - t0;
@@ -195,6 +273,14 @@ try {
     `the rest (NATS, anything else) ${fmt(machineBusy - benchCpuS - servicesCpu.reduce((a, b) => a + b, 0))} s`,
     `machine busy ${fmt(machineBusy)} of ${fmt(machine.total - machineBefore.total)} s`,
   ].join(', ');
+  // Writes per binding, the work moved after the burst included: until the status writer has folded every event
+  // and nothing more is written about the burst's objects for 3 s.
+  await statusWriterCaughtUp(bus);
+  await settled(burstWrites, 3000);
+  burstWrites.stop();
+  const writes = burstWrites.perBinding(BINDINGS);
+  if (process.env.BENCH_WRITES_DETAIL === '1')
+    progress(`the writes about burst-0, in order:\n  ${burstWrites.firstWorkload.join('\n  ')}`);
   await new Promise((r) => setTimeout(r, 3000));
   const rssBurst = rssOfPidMb(pidOf('affinity-scheduler'));
   const casAfter = await bareCasRate(bus, BINDINGS, 1, payload);
@@ -257,6 +343,10 @@ try {
         `${burstCpu} (user + system, first apply to all scheduled; ${fmt(burstWallS)} s wall on ${os.availableParallelism()} cores)`,
       ],
       ['burst apply-to-BindingScheduled', latencySummary(tracker.samples.get('burst') ?? [])],
+      [
+        'stream writes per binding',
+        `${writes.total.toFixed(2)} (${writes.byStream}; every write naming a burst object, until they settled)`,
+      ],
       [
         `paced ${RATE}/s, empty system`,
         `${latencySummary(tracker.samples.get('pacedempty') ?? [])}, achieved ${fmt(pacedEmptyRate)}/s  (target p99 <= 50 ms: ${p99('pacedempty') <= 50 ? 'met' : 'missed'})`,

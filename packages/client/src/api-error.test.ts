@@ -54,8 +54,8 @@ describe('apiErrorFrom (a gateway reply back to a typed error)', () => {
   });
 
   it('a reason this client does not know (a newer gateway) stays a plain ApiError, never a subclass', () => {
-    const err = apiErrorFrom({ reason: 'TooManyRequests' as StatusReason, message: 'slow down' });
+    const err = apiErrorFrom({ reason: 'PaymentRequired' as StatusReason, message: 'a reason from the future' });
     expect(err.constructor).toBe(ApiError);
-    expect(err.reason).toBe('TooManyRequests');
+    expect(err.reason).toBe('PaymentRequired');
   });
 });

@@ -23,6 +23,7 @@ export {
   type StoreOptions,
 } from './object-store.js';
 export {
+  foldChangesNothing,
   STATUS_STORE_DEFAULTS,
   StatusStore,
   type StatusRecord,

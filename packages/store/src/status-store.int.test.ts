@@ -22,6 +22,24 @@ const adding =
 const ref = (name: string) => ({ kind: 'ResourceBinding', namespace: 'default', name });
 
 describe('StatusStore.fold', () => {
+  it('writes nothing for an event that changes nothing: no empty record, no record rewritten the same', async () => {
+    const statuses = new StatusStore(bus);
+    const writes = async () => (await bus.jsm.streams.info(`KV_${bus.names.statusBucket}`)).state.last_seq;
+    const before = await writes();
+    // A template's ReplicasApplied sets no status field: no record is made for it.
+    expect(await statuses.fold(ref('quiet'), 1, () => ({}))).toEqual({ seq: 1, status: {} });
+    expect(await statuses.get(ref('quiet'))).toBeUndefined();
+    await statuses.fold(ref('quiet'), 2, () => ({ phase: 'Ready' }));
+    // The same status again: the record keeps the sequence of the event that made it.
+    expect(await statuses.fold(ref('quiet'), 3, () => ({ phase: 'Ready' }))).toEqual({
+      seq: 2,
+      status: { phase: 'Ready' },
+    });
+    expect(await writes()).toBe(before + 1);
+    await statuses.fold(ref('quiet'), 4, () => ({ phase: 'Gone' }));
+    expect((await statuses.get(ref('quiet')))?.value).toEqual({ seq: 4, status: { phase: 'Gone' } });
+  });
+
   it('folds the next event of an object it wrote without reading the bucket', async () => {
     const statuses = new StatusStore(bus);
     const reads = vi.spyOn(bus.status, 'get');

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   ConflictError,
   AlreadyExistsError,
@@ -20,6 +21,20 @@ import { kindFilter, objectKey, refFromKey, type ObjectRef } from './object.js';
 export interface StatusRecord<S = unknown> {
   seq: number;
   status: S;
+}
+
+/**
+ * Whether folding an event left nothing to store: the status it produced is the stored one, or, where nothing is
+ * stored, empty (an event that sets no status field, such as a template's ReplicasApplied). Such a fold writes
+ * nothing, live or in a replay, and the record keeps the sequence of the last event that changed it; a redelivered
+ * event changes nothing either way, since the same state folds it to the same status.
+ */
+export function foldChangesNothing<S>(current: StatusRecord<S> | undefined, next: S): boolean {
+  if (current) return isDeepStrictEqual(next, current.status);
+  return (
+    next === undefined ||
+    (typeof next === 'object' && next !== null && !Array.isArray(next) && Object.keys(next).length === 0)
+  );
 }
 
 export interface StatusStoreOptions {
@@ -83,6 +98,7 @@ export class StatusStore {
       if (current && current.value.seq >= seq) return current.value;
       const status = evolve(current === undefined ? undefined : structuredClone(current.value.status));
       const next: StatusRecord<S> = { seq, status };
+      if (foldChangesNothing(current?.value, status)) return current?.value ?? next;
       try {
         const revision = current
           ? await updateJson(this.bus.status, key, next, current.revision)

@@ -1,5 +1,6 @@
 import { EventTypes, eventTypeOf, type CloudEvent, type DeliveredEvent } from '@flotilla/bus';
 import {
+  foldChangesNothing,
   KubeEventStore,
   objectKey,
   type ObjectRef,
@@ -60,7 +61,12 @@ export class ReplayFold {
     const ref = refOfEvent(d.event);
     const key = objectKey(ref);
     if (eventTypeOf(d.event) === EventTypes.ObjectDeleted) this.statuses.delete(key);
-    else this.statuses.set(key, { seq: d.seq, status: this.reducers.fold(this.statuses.get(key)?.status, d.event) });
+    else {
+      // As the live fold: an event that changes nothing is not stored (StatusStore.fold).
+      const current = this.statuses.get(key);
+      const status = this.reducers.fold(current?.status, d.event);
+      if (!foldChangesNothing(current, status)) this.statuses.set(key, { seq: d.seq, status });
+    }
     const k = kubeEventInput(d.event);
     if (k) {
       const kk = KubeEventStore.key(ref, k);
