@@ -2,7 +2,7 @@
 // clusters) and affinity-scheduler as processes on a fresh prefix; one Divided PropagationPolicy selects every
 // Deployment. Latency of one Deployment = from the gateway acknowledging its apply until a core NATS subscription on
 // `<prefix>.events.ResourceBinding.*.*.BindingScheduled` sees the first decision for its binding. That path is
-// gateway KV write -> scheduler detection (binding create) -> scheduling (binding CAS update) -> event publish.
+// gateway KV write -> scheduler detection (the binding created placed) -> event publish.
 // Phases:
 // 1. paced: BENCH_PACED applies at BENCH_RATE/s on a system holding only the clusters;
 // 2. burst: BENCH_BINDINGS applies, BENCH_IN_FLIGHT at a time: end-to-end rate and latency;

@@ -404,19 +404,79 @@ export class AffinitySchedulerController {
     if (!policy) return;
     if (!existing) {
       // Create-only: if our cache lags and the binding exists, fall through to the update, which keeps its clusters.
-      const created = await this.o.store
-        // buildBinding names the binding and sets its type meta: it is a whole object to store.
-        .create(buildBinding(template, policy) as StoredObject)
-        .catch((err: unknown) => {
-          if (err instanceof AlreadyExistsError) return undefined;
-          throw err;
-        });
+      const created = await this.createBinding(bindingRef, buildBinding(template, policy));
       if (created) return;
     }
     await this.o.store.update(bindingRef, (cur) => {
       const p = policyFor(cur);
       return p ? withDetected(cur, buildBinding(template, p)) : undefined;
     });
+  }
+
+  /**
+   * Creates a new binding, placed where this replica schedules it: the decision the scheduling controller would take
+   * for it (its first, from no status), written with the creation instead of by a second compare-and-set that every
+   * watcher would receive again. Counted as assumed usage from the decision on, as applyDecision does, and announced
+   * after the creation. A binding that cannot be placed now, that a FederatedHPA owns, or that another replica
+   * schedules is created unplaced, for the scheduling controller. Undefined when it exists already.
+   */
+  private async createBinding(ref: ObjectRef, built: ResourceBinding): Promise<StoredObject | undefined> {
+    const key = objectKey(ref);
+    const now = this.now();
+    const placement = this.owns(key) ? this.placementAtCreation(built, now) : undefined;
+    if (placement) {
+      this.inFlight.set(key, { clusters: placement.clusters });
+      this.assumed.set(key, placement.clusters, new Map(), placement.request);
+      // Known as announced before the creation lands: the scheduling controller may reconcile its echo before this
+      // returns, and must find the decision taken, not announce it again. A created binding is at generation 1.
+      this.observed.set(key, observedAfter(undefined, placement.decision, 1));
+    }
+    let created: StoredObject | undefined;
+    try {
+      // buildBinding names the binding and sets its type meta: it is a whole object to store.
+      created = await this.o.store.create((placement?.binding ?? built) as StoredObject).catch((err: unknown) => {
+        if (err instanceof AlreadyExistsError) return undefined;
+        throw err;
+      });
+    } finally {
+      const flight = this.inFlight.get(key);
+      if (placement && created && flight) flight.revision = Number(created.metadata.resourceVersion);
+      else if (placement) {
+        // Not created: what the informer holds (or nothing) is the assignment again, and nothing was announced.
+        this.inFlight.delete(key);
+        this.observed.delete(key);
+        this.refreshAssumed(key);
+      }
+    }
+    if (created && placement)
+      await this.o.publish(decisionEvent(created as ResourceBinding, placement.decision, 1, now));
+    return created;
+  }
+
+  /** The first decision for a binding about to be created, when it places it (see createBinding). */
+  private placementAtCreation(
+    built: ResourceBinding,
+    now: Date,
+  ):
+    | { binding: ResourceBinding; decision: BindingDecision; clusters: AssignedReplicas[]; request?: ParsedRequest }
+    | undefined {
+    const binding: ResourceBinding = { ...built, metadata: { ...built.metadata, generation: 1 } };
+    const views = this.clusterViews();
+    if (federatedHpaHandOff(binding, views, now).kind !== 'Schedule') return undefined;
+    const algorithmStart = performance.now();
+    const decision = decideBinding(binding, views, now, undefined);
+    if (decision.kind !== 'Scheduled' || !decision.result.ok || !decision.clusters) return undefined;
+    this.schedulerMetrics.algorithmSeconds.observe((performance.now() - algorithmStart) / 1000);
+    this.schedulerMetrics.attempts.inc({ schedule_type: decision.trigger, result: 'scheduled' });
+    const write = resultWrite(decision);
+    if (!write) return undefined;
+    let request: ParsedRequest | undefined;
+    try {
+      request = parseResourceRequest(binding.spec.replicaRequirements?.resourceRequest);
+    } catch {
+      request = undefined;
+    }
+    return { binding: write(binding), decision, clusters: decision.clusters, ...(request ? { request } : {}) };
   }
 
   private async deleteBinding(ref: ObjectRef, existing: StoredObject): Promise<void> {
