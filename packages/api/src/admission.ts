@@ -91,6 +91,7 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
     throw err;
   }
   const admission = admissionOf(info.kind)!;
+  const reserved = opts.reservedNamespaces ?? ReservedNamespaces.defaults;
 
   // 1. Defaulting, on a private copy.
   const obj = structuredClone(input) as Record<string, unknown>;
@@ -102,7 +103,7 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
     if (m.namespace === '') delete m.namespace;
     if (info.namespaced && m.namespace === undefined) m.namespace = DEFAULT_NAMESPACE;
     const namespace = info.namespaced && typeof m.namespace === 'string' ? m.namespace : undefined;
-    const refused = (opts.reservedNamespaces ?? ReservedNamespaces.defaults).fieldError(namespace);
+    const refused = reserved.fieldError(namespace);
     if (refused) errs.push(refused);
     if (!info.namespaced && m.namespace !== undefined) {
       errs.push({
@@ -129,7 +130,7 @@ export function admit(input: unknown, opts: AdmitOptions = {}): KubeObject {
   // 3. Semantics, only on a well-typed object (the rules trust the types): the object itself, or what is left of it
   // once the fields the schema rejected are taken out.
   if (metaResult.success) {
-    const ctx = { lookupKind, schedules: opts.schedules };
+    const ctx = { lookupKind, schedules: opts.schedules, reservedNamespaces: reserved };
     if (result.success) {
       errs.push(...(admission.validate?.(obj as never, ctx) ?? []));
       if (opts.existing) errs.push(...validateUpdate(opts.existing, obj as unknown as KubeObject));

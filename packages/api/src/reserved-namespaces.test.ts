@@ -130,6 +130,61 @@ describe('admission refuses reserved namespaces', () => {
   });
 });
 
+describe("admission refuses a ClusterPropagationPolicy's selector in a reserved namespace", () => {
+  const selector = (namespace: string | undefined) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    ...(namespace === undefined ? {} : { namespace }),
+  });
+  const cpp = (...namespaces: Array<string | undefined>) => ({
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'ClusterPropagationPolicy',
+    metadata: { name: 'all' },
+    spec: { ...policySpec, resourceSelectors: namespaces.map(selector) },
+  });
+  const at = (i: number, ns: string, entries?: string) =>
+    refusal(ns, entries).replace('metadata.namespace', `spec.resourceSelectors[${i}].namespace`);
+  const configured = new ReservedNamespaces(['payments', 'tenant-*']);
+  const cases: Array<[string, Array<string | undefined>, ReservedNamespaces | undefined, string[]]> = [
+    ['kube-system', ['kube-system'], undefined, [at(0, 'kube-system')]],
+    ['kube-public', ['kube-public'], undefined, [at(0, 'kube-public')]],
+    ['flotilla-system', ['flotilla-system'], undefined, [at(0, 'flotilla-system')]],
+    ['every namespace (none named)', [undefined], undefined, []],
+    ['default', ['default'], undefined, []],
+    ['"kube" without the dash', ['kubeflow'], undefined, []],
+    ['the second of two selectors', ['default', 'kube-node-lease'], undefined, [at(1, 'kube-node-lease')]],
+    [
+      'two reserved selectors, each named',
+      ['kube-system', 'flotilla-system'],
+      undefined,
+      [at(0, 'kube-system'), at(1, 'flotilla-system')],
+    ],
+    ['a configured name', ['payments'], configured, [at(0, 'payments', 'kube-*, flotilla-system, payments, tenant-*')]],
+    [
+      'a configured prefix',
+      ['tenant-a'],
+      configured,
+      [at(0, 'tenant-a', 'kube-*, flotilla-system, payments, tenant-*')],
+    ],
+    ['a configured name, not configured', ['payments'], undefined, []],
+  ];
+  it.each(cases)('%s', (_what, namespaces, reserved, expected) => {
+    const message = admissionMessage(cpp(...namespaces), reserved);
+    if (expected.length === 0) expect(message).toBeUndefined();
+    else expect(message).toBe(`ClusterPropagationPolicy "all" is invalid: ${expected.join('; ')}`);
+  });
+
+  it("a PropagationPolicy's selector names only its own namespace: refused there once, at metadata.namespace", () => {
+    const pp = {
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name: 'web', namespace: 'kube-system' },
+      spec: { ...policySpec, resourceSelectors: [selector('kube-system')] },
+    };
+    expect(admissionMessage(pp)).toBe(`PropagationPolicy "web" is invalid: ${refusal('kube-system')}`);
+  });
+});
+
 describe('ReservedNamespaces', () => {
   it('starts from the defaults, each entry once', () => {
     expect(DEFAULT_RESERVED_NAMESPACES).toEqual(['kube-*', 'flotilla-system']);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import type { KindInfo } from '../registry-types.js';
+import type { ReservedNamespaces } from '../reserved-namespaces.js';
 
 /**
  * Checks of cron schedules and IANA time zones. They live in the cron package, above this one; its entry points
@@ -21,6 +22,8 @@ export interface AdmissionContext {
   lookupKind(apiVersion: string, kind: string): KindInfo | string;
   /** Absent when the caller checks schedules elsewhere: then only their structure is validated. */
   schedules?: ScheduleChecks;
+  /** The namespaces no object may be in, nor select templates in (AdmitOptions.reservedNamespaces). */
+  reservedNamespaces: ReservedNamespaces;
 }
 
 /**

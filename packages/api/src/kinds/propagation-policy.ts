@@ -3,7 +3,7 @@ import type { FieldError } from '../errors.js';
 import type { KubeObject } from '../object.js';
 import { qualifiedNameErrors } from '../names.js';
 import { int32, int64, labelSelectorSchema, nodeSelectorRequirementSchema, tolerationSchema } from './common.js';
-import type { KindAdmission } from './kind-admission.js';
+import type { AdmissionContext, KindAdmission } from './kind-admission.js';
 import { objAt, objectsAt } from './kind-admission.js';
 
 export const resourceSelectorSchema = z.strictObject({
@@ -460,7 +460,7 @@ export const propagationPolicyAdmission: KindAdmission = {
   references: (obj: PropagationPolicy) =>
     (obj.spec?.resourceSelectors ?? []).map((s, i) => ({ at: `spec.resourceSelectors[${i}]`, ...s })),
   defaults: defaultPropagation,
-  validate(obj: PropagationPolicy): FieldError[] {
+  validate(obj: PropagationPolicy, ctx: AdmissionContext): FieldError[] {
     const spec = obj.spec!;
     const errs = spec.placement ? validatePlacement(spec.placement, 'spec.placement') : [];
     if (spec.suspension?.dispatching && spec.suspension.dispatchingOnClusters) {
@@ -483,6 +483,13 @@ export const propagationPolicyAdmission: KindAdmission = {
             message: `Invalid value: ${JSON.stringify(s.namespace)}: a PropagationPolicy selects only in its own namespace ${JSON.stringify(obj.metadata.namespace)}`,
           });
         }
+      });
+    } else {
+      // A namespaced policy in a reserved namespace is refused at metadata.namespace (its selectors are defaulted to
+      // it); a ClusterPropagationPolicy names its namespaces here, and may not reach into a reserved one.
+      spec.resourceSelectors.forEach((s, i) => {
+        const why = ctx.reservedNamespaces.refusal(s.namespace);
+        if (why) errs.push({ field: `spec.resourceSelectors[${i}].namespace`, message: `Forbidden: ${why}` });
       });
     }
     return errs;
