@@ -33,6 +33,8 @@ beforeAll(async () => {
         SIM_TICK_MS: '200',
         SIM_HPA_SYNC_MS: '1000',
         RESYNC_MS: '2000',
+        // Every decision projected, so that an answer is seen to read the status writer's projection.
+        TRAIL_PROJECT_AFTER_DECISIONS: '1',
         // Longer than any test: only a cron window's boundary timer can explain an EffectiveHPA change at its start.
         EHPA_SYNC_PERIOD_MS: '150000',
         // The FederatedHPA's sync period: a CronFederatedHPA's min must reach the member workloads well within it.

@@ -6,13 +6,15 @@ import { defaultReducers } from './default-reducers.js';
 import { foldEvents } from './fold-events.js';
 import { FoldLag } from './fold-lag.js';
 import { StatusWriter } from './status-writer.js';
-import { TrailProjector } from './trail-projector.js';
+import { TRAIL_PROJECTOR_DEFAULTS, TrailProjector } from './trail-projector.js';
 
 const SERVICE: ServiceName = 'status-writer';
 
 const configSchema = baseConfigSchema.extend({
   /** Objects folded at once; the events of one object are always folded one at a time, in stream order. */
   STATUS_WRITER_CONCURRENCY: envInt({ default: 64, min: 1 }),
+  /** A workload's replica trail is projected once an object had this many decisions since (TrailProjector). */
+  TRAIL_PROJECT_AFTER_DECISIONS: envInt({ default: TRAIL_PROJECTOR_DEFAULTS.projectAfterDecisions, min: 1 }),
 });
 
 // Only the leader folds; an object's status depends on the order of its events, so those go one at a time.
@@ -39,6 +41,7 @@ await runBusService({
       bus,
       objects,
       autoscalers,
+      projectAfterDecisions: config.TRAIL_PROJECT_AFTER_DECISIONS,
       onError: (err, workload) => logger.warn({ err, workload }, 'projecting a replica trail failed; readers fold it'),
     });
     const sub = await foldEvents({

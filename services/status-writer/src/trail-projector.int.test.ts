@@ -104,6 +104,7 @@ describe('TrailProjector', () => {
         objects: store,
         ...(autoscalers && { autoscalers }),
         delayMs: 60_000,
+        projectAfterDecisions: 1,
       });
       for (const e of events) projector.noticed(e);
       await projector.flush();
@@ -133,8 +134,53 @@ describe('TrailProjector', () => {
     },
   );
 
-  it('refuses a negative delay', async () => {
+  it('projects nothing for a workload with fewer decisions than projectAfterDecisions: its reader folds them', async () => {
+    const bus = await freshBus();
+    const store = new ObjectStore(bus);
+    await store.apply(object('apps/v1', 'Deployment', 'web', { replicas: 2 }) as never);
+    const applied = (to: number) =>
+      cloudEvent({
+        source: 'test',
+        time: new Date(),
+        type: 'ReplicasApplied',
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'web',
+        data: { fromReplicas: to - 1, requestedReplicas: to, toReplicas: to, via: 'nats', outcome: 'configured' },
+      });
+    const projector = new TrailProjector({ bus, objects: store, delayMs: 60_000, projectAfterDecisions: 3 });
+    const trailKeys = async () => {
+      const keys: string[] = [];
+      for await (const k of await bus.trails.keys()) keys.push(k);
+      return keys;
+    };
+    const web = { kind: 'Deployment', namespace: 'default', name: 'web' };
+    for (const to of [3, 4]) {
+      const e = applied(to);
+      await publishEvent(bus, e);
+      projector.noticed(e);
+    }
+    await projector.flush();
+    expect(await trailKeys()).toEqual([]);
+    // The reader folds the two from the stream.
+    const unprojected = await readReplicaTrail(bus, web, trailAddresses(web, []));
+    expect(unprojected.entries.map((e) => e.to)).toEqual([3, 4]);
+    const third = applied(5);
+    await publishEvent(bus, third);
+    projector.noticed(third);
+    await projector.flush();
+    await projector.stop();
+    expect((await trailKeys()).filter((k) => k === 'Deployment.default.web')).toHaveLength(1);
+    const read = await readReplicaTrail(bus, web, trailAddresses(web, []));
+    expect(read.eventsRead).toBe(0);
+    expect(read.entries.map((e) => e.to)).toEqual([3, 4, 5]);
+  });
+
+  it('refuses a negative delay and a threshold below one decision', async () => {
     const bus = await freshBus();
     expect(() => new TrailProjector({ bus, objects: new ObjectStore(bus), delayMs: -1 })).toThrow(/delayMs/);
+    expect(() => new TrailProjector({ bus, objects: new ObjectStore(bus), projectAfterDecisions: 0 })).toThrow(
+      /projectAfterDecisions/,
+    );
   });
 });

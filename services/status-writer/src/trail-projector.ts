@@ -18,19 +18,36 @@ export interface TrailProjectorOptions {
   autoscalers?: SpecLister;
   /** How long decisions gather before the workloads they touched are projected (default 500 ms). */
   delayMs?: number;
+  /**
+   * An object's decisions are projected once this many touched it since its last projection (default
+   * TRAIL_PROJECTOR_DEFAULTS.projectAfterDecisions). Fewer are cheaper for a reader to fold from the stream than for
+   * the writer to project (a projection reads the head, the stream's position and the events, and writes a chunk and
+   * the head): a burst of new workloads, each with a decision or two, projects nothing.
+   */
+  projectAfterDecisions?: number;
   onError?: (err: unknown, workload: WorkloadRef) => void;
 }
+
+export const TRAIL_PROJECTOR_DEFAULTS = {
+  delayMs: 500,
+  projectAfterDecisions: 16,
+  /** Objects whose decisions are counted at once; past it the oldest count is forgotten (its reader folds more). */
+  maxCounted: 100_000,
+} as const;
 
 type Spec = { scaleTargetRef?: { kind?: string; name?: string }; resource?: Partial<WorkloadRef> };
 
 /**
- * Keeps the workloads' replica-trail projections (packages/store) up to the stream: the status writer tells it of
- * each event it folds; the workloads those decisions touched are projected after a short gathering delay, one at a
- * time. A decision noticed and not yet projected when the leader stops is only later in the projection: a reader
+ * Keeps the workloads' replica-trail projections (packages/store) near the stream: the status writer tells it of
+ * each event it folds; once an object has had projectAfterDecisions decisions since its last projection, the
+ * workload they touched is projected after a short gathering delay, one at a time. A decision noticed and not yet projected when the leader stops is only later in the projection: a reader
  * folds what the projection lacks from the stream itself.
  */
 export class TrailProjector {
   private readonly pending = new Map<string, { ref: ObjectRef; type: string }>();
+  /** Decisions noticed per object since its last projection, below projectAfterDecisions. */
+  private readonly unprojected = new Map<string, number>();
+  private readonly projectAfterDecisions: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -38,16 +55,30 @@ export class TrailProjector {
   private readonly autoscalers: SpecLister;
 
   constructor(private readonly opts: TrailProjectorOptions) {
-    this.delayMs = opts.delayMs ?? 500;
+    this.delayMs = opts.delayMs ?? TRAIL_PROJECTOR_DEFAULTS.delayMs;
+    this.projectAfterDecisions = opts.projectAfterDecisions ?? TRAIL_PROJECTOR_DEFAULTS.projectAfterDecisions;
     this.autoscalers = opts.autoscalers ?? opts.objects;
     if (!(this.delayMs >= 0)) throw new RangeError(`TrailProjector: delayMs must be >= 0, not ${opts.delayMs}`);
+    if (!Number.isInteger(this.projectAfterDecisions) || this.projectAfterDecisions < 1)
+      throw new RangeError(
+        `TrailProjector: projectAfterDecisions must be a whole number >= 1, not ${opts.projectAfterDecisions}`,
+      );
   }
 
   noticed(e: CloudEvent): void {
     const type = eventTypeOf(e);
     if (this.stopped || !TRAIL_EVENT_TYPES.has(type)) return;
     const ref = { kind: e.flotillakind, namespace: e.flotillanamespace || undefined, name: e.flotillaname };
-    this.pending.set(`${objectKey(ref)}/${type}`, { ref, type });
+    const key = objectKey(ref);
+    const counted = (this.unprojected.get(key) ?? 0) + 1;
+    this.unprojected.delete(key);
+    if (counted < this.projectAfterDecisions) {
+      this.unprojected.set(key, counted);
+      if (this.unprojected.size > TRAIL_PROJECTOR_DEFAULTS.maxCounted)
+        this.unprojected.delete(this.unprojected.keys().next().value!);
+      return;
+    }
+    this.pending.set(`${key}/${type}`, { ref, type });
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.running = this.running.then(() => this.projectPending());
@@ -67,6 +98,7 @@ export class TrailProjector {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.pending.clear();
+    this.unprojected.clear();
     await this.running;
   }
 
