@@ -448,9 +448,11 @@ describe('deploy/: one Deployment, Service, ServiceAccount and ConfigMap per ser
 
     it('logs in to NATS as its own user, from keys of the Secret named after it', () => {
       const c = containerOf(name);
+      // The member-agent here is member1's (kube driver): it speaks for that cluster alone, as member-member1.
+      const user = name === 'member-agent' ? 'member-member1' : name;
       for (const [variable, key] of [
-        ['NATS_USER', `nats-user-${name}`],
-        ['NATS_PASSWORD', `nats-password-${name}`],
+        ['NATS_USER', `nats-user-${user}`],
+        ['NATS_PASSWORD', `nats-password-${user}`],
       ] as const)
         expect(get(envVar(c, variable), 'valueFrom.secretKeyRef'), variable).toEqual({
           name: CONNECTIONS_SECRET,
@@ -920,13 +922,17 @@ describe('deploy/secret.example.yaml', () => {
 
   it("gives every service the NATS user Flotilla's nats-server authorization defines for it", () => {
     const data = get(example, 'stringData') as Obj;
-    const defined = [...natsAuthorization(busNames('flotilla'), () => '').matchAll(/user: "([^"]+)"/g)].map(
+    const defined = [
+      ...natsAuthorization(busNames('flotilla'), () => '', { memberClusters: ['member1'] }).matchAll(/user: "([^"]+)"/g),
+    ].map(
       (m) => m[1],
     );
-    expect(SERVICE_NAMES.map((service) => String(data[`nats-user-${service}`]))).toEqual(
-      SERVICE_NAMES.map((service) => `flotilla-${service}`),
+    // A member cluster's agent logs in as that cluster's own user (member1's here), every other service as its own.
+    const userKey = (service: string) => (service === 'member-agent' ? 'member-member1' : service);
+    expect(SERVICE_NAMES.map((service) => String(data[`nats-user-${userKey(service)}`]))).toEqual(
+      SERVICE_NAMES.map((service) => `flotilla-${userKey(service)}`),
     );
-    for (const service of SERVICE_NAMES) expect(defined).toContain(data[`nats-user-${service}`]);
+    for (const service of SERVICE_NAMES) expect(defined).toContain(data[`nats-user-${userKey(service)}`]);
     expect([...SERVICE_NAMES].sort()).toEqual(SERVICES.map((s) => s.name).sort());
   });
 
