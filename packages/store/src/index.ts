@@ -58,6 +58,6 @@ export {
   type TrailRead,
 } from './trail-projection.js';
 export { InformedSpecs, type InformedSpecsOptions, type SpecLister } from './informed-specs.js';
-export { REPLICA_WRITER_KINDS, replicaWriterSpecs } from './replica-writer-specs.js';
+export { REPLICA_WRITER_KINDS, replicaWriterSpecs, SPEC_CATCH_UP_MS } from './replica-writer-specs.js';
 export { bindingKeyOfUsageKey, memberUsageKey, memberUsageRef, type MemberUsage } from './member-usage.js';
 export { allWithStatus, withStatus, type WithStatus } from './with-status.js';

@@ -14,11 +14,19 @@ import {
 } from '@flotilla/client';
 import { connectBus } from '@flotilla/bus';
 import { AdmissionError, ReservedNamespaces } from '@flotilla/api';
-import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs } from '@flotilla/store';
+import {
+  InformedSpecs,
+  Informers,
+  KubeEventStore,
+  ObjectStore,
+  replicaWriterSpecs,
+  SPEC_CATCH_UP_MS,
+} from '@flotilla/store';
 import type { ApiErrorBody } from '@flotilla/client';
 import { GatewayHandler } from './handler.js';
 import { serveNatsApi } from './nats-api.js';
 import { serveHttpApi } from './http-api.js';
+import { POLICY_KINDS, POLICY_SELECTOR_PROJECTION } from './reserved-template.js';
 import { Registry } from 'prom-client';
 
 let bus: Bus & { dispose(): Promise<void> };
@@ -321,6 +329,99 @@ describe('gateway', () => {
     expect(update.message).toMatch(/metadata\.namespace: Forbidden/);
     await client.delete('deploy', 'legacy', 'kube-system');
     expect(await rejected(client.get('deploy', 'legacy', 'kube-system'))).toBeInstanceOf(NotFoundError);
+  });
+
+  it('judges in the webhook with RESERVED_NAMESPACES, and a template in a reserved namespace by the policies Flotilla holds', async () => {
+    // As main.ts wires it: the policies are read from informers never older than the store.
+    const store = new ObjectStore(bus);
+    const policies = new InformedSpecs({
+      bus,
+      informers: new Informers({ bus }),
+      store,
+      kinds: POLICY_KINDS,
+      projection: POLICY_SELECTOR_PROJECTION,
+      catchUpMs: SPEC_CATCH_UP_MS,
+    });
+    await policies.start();
+    specsToStop.push(policies);
+    const reserved = new GatewayHandler({
+      store,
+      policies,
+      kubeEvents: new KubeEventStore(bus),
+      publish: (e) => publishEvent(bus, e),
+      reservedNamespaces: ReservedNamespaces.parse('payments'),
+    });
+    const served = await serveHttpApi(reserved, { host: '127.0.0.1', port: 0 }, log);
+    const validate = async (object: unknown, oldObject?: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${served.port}/validate`, {
+        method: 'POST',
+        headers: JSON_BODY,
+        body: JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: { uid: 'r', object, ...(oldObject ? { oldObject } : {}) },
+        }),
+      });
+      expect(res.status).toBe(200);
+      return (
+        (await res.json()) as { response: { allowed: boolean; status?: { message: string }; warnings?: string[] } }
+      ).response;
+    };
+    const rule = (ns: string) =>
+      `metadata.namespace: Forbidden: namespace "${ns}" is reserved (kube-*, flotilla-system, payments): Flotilla does not propagate from or into it`;
+    const labelled = (namespace: string, labels: Record<string, string>) => {
+      const d = deployment('sel-web');
+      return { ...d, metadata: { name: 'sel-web', namespace, labels } };
+    };
+    try {
+      // The configured list reaches the webhook, as it reaches an apply.
+      const policy = {
+        apiVersion: 'policy.karmada.io/v1alpha1',
+        kind: 'PropagationPolicy',
+        metadata: { name: 'pay', namespace: 'payments' },
+        spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }] },
+      };
+      expect(await validate(policy)).toMatchObject({
+        allowed: false,
+        status: { message: `PropagationPolicy "pay" is invalid: ${rule('payments')}` },
+      });
+      // A template in a reserved namespace that no policy selects is the cluster's own: allowed untouched.
+      expect(await validate(labelled('kube-system', { app: 'sel' }))).toEqual({ uid: 'r', allowed: true });
+      await client.apply({
+        apiVersion: 'policy.karmada.io/v1alpha1',
+        kind: 'ClusterPropagationPolicy',
+        metadata: { name: 'all-sel' },
+        spec: {
+          resourceSelectors: [
+            { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { app: 'sel' } } },
+          ],
+        },
+      });
+      // Once a policy Flotilla holds selects it, it is refused, the rule and the policy named.
+      for (const ns of ['kube-system', 'payments'])
+        expect(await validate(labelled(ns, { app: 'sel' })), ns).toMatchObject({
+          allowed: false,
+          status: {
+            message: `Deployment "sel-web" is invalid: ${rule(ns)}; ClusterPropagationPolicy "all-sel" selects this Deployment`,
+          },
+        });
+      expect(await validate(labelled('kube-system', { app: 'other' }))).toEqual({ uid: 'r', allowed: true });
+      // An update of one the policy selected before passes, with the rule as a warning.
+      const update = await validate(
+        labelled('kube-system', { app: 'sel', v: '2' }),
+        labelled('kube-system', { app: 'sel' }),
+      );
+      expect(update).toMatchObject({
+        allowed: true,
+        warnings: [expect.stringMatching(/^metadata\.namespace: namespace "kube-system" is reserved/)],
+      });
+      // Elsewhere a Deployment is judged by Flotilla's admission, as before.
+      expect((await validate(deployment('bad', -1))).status?.message).toMatch(/spec\.replicas/);
+    } finally {
+      await served.close();
+      const stored = await client.get('cpp', 'all-sel').catch(() => undefined);
+      if (stored) await client.delete('cpp', 'all-sel', undefined, stored.metadata.resourceVersion as string);
+    }
   });
 
   it('a client with no gateway on its subject gets ServiceUnavailable, not a timeout text to parse', async () => {

@@ -4,6 +4,8 @@ import {
   admit,
   type FieldError,
   InvalidRequestError,
+  isPlainObject,
+  kindOf,
   MAX_OBJECT_BYTES,
   parseObjectQuery,
   type KubeObject,
@@ -38,7 +40,9 @@ import {
   type SpecLister,
   type StoredObject,
 } from '@flotilla/store';
+import type { PropagationPolicy, ResourceTemplate } from '@flotilla/scheduling';
 import { TooLargeError } from './errors.js';
+import { decideReservedTemplate } from './reserved-template.js';
 import {
   AUTOSCALER_KINDS,
   replicaOwnerConflict,
@@ -123,6 +127,11 @@ export interface GatewayHandlerOptions {
   ensureRoom?: () => Promise<void>;
   /** Namespaces admission refuses objects in (RESERVED_NAMESPACES); the defaults by default. Deletes are not refused. */
   reservedNamespaces?: ReservedNamespaces;
+  /**
+   * Where the admission webhook reads the PropagationPolicies and ClusterPropagationPolicies that may select a
+   * resource template in a reserved namespace (main.ts: informers never older than the store); the store by default.
+   */
+  policies?: SpecLister;
 }
 
 /** The handler's defaults, defined once. */
@@ -138,8 +147,9 @@ function checkOptions(o: GatewayHandlerOptions): void {
   const required = { store: o.store, kubeEvents: o.kubeEvents };
   for (const [field, value] of Object.entries(required))
     if (typeof value !== 'object' || value === null) throw new TypeError(`GatewayHandler: ${field} is required`);
-  if (o.specs !== undefined && typeof o.specs?.listSpecs !== 'function')
-    throw new TypeError('GatewayHandler: specs must have a listSpecs function');
+  for (const [field, value] of Object.entries({ specs: o.specs, policies: o.policies }))
+    if (value !== undefined && typeof value?.listSpecs !== 'function')
+      throw new TypeError(`GatewayHandler: ${field} must have a listSpecs function`);
   if (o.reservedNamespaces !== undefined && !(o.reservedNamespaces instanceof ReservedNamespaces))
     throw new TypeError('GatewayHandler: reservedNamespaces must be a ReservedNamespaces');
   const functions = { publish: o.publish, now: o.now, ensureRoom: o.ensureRoom };
@@ -160,6 +170,7 @@ export class GatewayHandler {
   private readonly now: () => Date;
   private readonly ensureRoom: () => Promise<void>;
   private readonly reservedNamespaces: ReservedNamespaces;
+  private readonly policies: SpecLister;
 
   constructor(options: GatewayHandlerOptions) {
     checkOptions(options);
@@ -170,6 +181,60 @@ export class GatewayHandler {
     this.now = options.now ?? GATEWAY_HANDLER_DEFAULTS.now;
     this.ensureRoom = options.ensureRoom ?? GATEWAY_HANDLER_DEFAULTS.ensureRoom;
     this.reservedNamespaces = options.reservedNamespaces ?? GATEWAY_HANDLER_DEFAULTS.reservedNamespaces;
+    this.policies = options.policies ?? options.store;
+  }
+
+  /**
+   * The admission webhook's judgment (POST /validate) of what the API server is about to store; returns admission's
+   * warnings, throws AdmissionError. A resource template (a Deployment, a StatefulSet) in a reserved namespace is
+   * judged by decideReservedTemplate alone: refused only when a policy Flotilla holds selects it. Everything else is
+   * admitted as an apply is (the configured reserved namespaces included), judged against `existing` (the review's
+   * oldObject) on an update; the store is not read, as the API server holds the object.
+   */
+  async webhookAdmit(
+    object: unknown,
+    opts: { existing?: unknown; namespace?: string | undefined } = {},
+  ): Promise<string[]> {
+    const template = this.reservedTemplate(object, opts.namespace);
+    if (template) {
+      const ns = template.metadata.namespace;
+      const policies = (
+        await Promise.all([
+          this.policies.listSpecs('PropagationPolicy', ns),
+          this.policies.listSpecs('ClusterPropagationPolicy'),
+        ])
+      ).flat() as unknown as PropagationPolicy[];
+      const old = isPlainObject(opts.existing) ? (opts.existing as unknown as ResourceTemplate) : undefined;
+      const decision = decideReservedTemplate({ template, old, policies, reserved: this.reservedNamespaces });
+      if (decision.type === 'refuse') throw new AdmissionError(template.kind, template.metadata.name, [decision.cause]);
+      return decision.type === 'warn' ? [decision.warning] : [];
+    }
+    const admitted = admit(object, {
+      schedules: scheduleChecks,
+      reservedNamespaces: this.reservedNamespaces,
+      ...(isPlainObject(opts.existing) ? { existing: opts.existing as unknown as KubeObject } : {}),
+    });
+    return admissionWarnings(admitted);
+  }
+
+  /**
+   * `object` when it is a resource template (a registered kind Flotilla does not validate whole) in a reserved
+   * namespace (its own, else the request's), with that namespace filled in; undefined otherwise.
+   */
+  private reservedTemplate(object: unknown, requestNamespace: string | undefined): ResourceTemplate | undefined {
+    if (!isPlainObject(object) || !isPlainObject(object.metadata)) return undefined;
+    const { apiVersion, kind } = object;
+    if (typeof apiVersion !== 'string' || typeof kind !== 'string') return undefined;
+    let strict: boolean;
+    try {
+      strict = kindOf(apiVersion, kind).strict;
+    } catch {
+      return undefined; // an unknown kind is admission's to refuse
+    }
+    const own = object.metadata.namespace;
+    const namespace = typeof own === 'string' && own !== '' ? own : requestNamespace;
+    if (strict || !this.reservedNamespaces.has(namespace)) return undefined;
+    return { ...object, metadata: { ...object.metadata, namespace } } as unknown as ResourceTemplate;
   }
 
   async apply(req: ApplyRequest, caller: Caller = { via: 'nats' }): Promise<ApplyReply> {

@@ -2,9 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { admissionWarnings, admit, AdmissionError, isPlainObject } from '@flotilla/api';
+import { AdmissionError, isPlainObject } from '@flotilla/api';
 import { OPERATIONS, STATUS_CODES, type StatusReason } from '@flotilla/client';
-import { scheduleChecks } from '@flotilla/cron';
 import { dispatch, parseBody, type DispatchLogger } from './dispatch.js';
 import { allows, type ApiTokens, isLoopback } from './api-tokens.js';
 import { CallerLimits, type CallerLimitsOptions } from './caller-limits.js';
@@ -175,7 +174,7 @@ async function route(
     if (!isJson(req.headers['content-type'])) throw new UnsupportedMediaTypeError(req.headers['content-type']);
     const body = parseBody(await readBody(req, op === undefined || op === 'apply' ? MAX_BODY_BYTES : READ_BODY_BYTES));
     if (op === undefined) {
-      send(res, 200, review(body));
+      send(res, 200, await review(body, handler));
       return void answeredWebhook('Success');
     }
     const reply = await dispatch(handler, op, body, log, metrics, { name: caller, via: 'http' });
@@ -285,9 +284,10 @@ function authorizeWebhook(auth: Auth, req: IncomingMessage): void {
 
 /**
  * An AdmissionReview response: allowed (with admission's warnings, which kubectl prints as `Warning: …`), or denied
- * with the field-path message.
+ * with the field-path message. The handler judges (GatewayHandler.webhookAdmit), with the gateway's configured
+ * reserved namespaces and, for a template in one of them, the policies Flotilla holds.
  */
-export function review(body: unknown): object {
+export async function review(body: unknown, handler: GatewayHandler): Promise<object> {
   const request = isPlainObject(body) ? body.request : undefined;
   if (!isPlainObject(request))
     throw new BadRequestError('request body must be an AdmissionReview with a "request" object');
@@ -295,11 +295,10 @@ export function review(body: unknown): object {
   let message: string | undefined;
   let warnings: string[] = [];
   try {
-    const admitted = admit(request.object, {
-      schedules: scheduleChecks,
-      ...(isPlainObject(request.oldObject) ? { existing: request.oldObject as never } : {}),
+    warnings = await handler.webhookAdmit(request.object, {
+      existing: request.oldObject,
+      namespace: typeof request.namespace === 'string' ? request.namespace : undefined,
     });
-    warnings = admissionWarnings(admitted);
   } catch (err) {
     if (!(err instanceof AdmissionError)) throw err;
     allowed = false;

@@ -3,13 +3,21 @@ import { readFile } from 'node:fs/promises';
 import { runBusService } from '@flotilla/controller';
 import { reservedNamespacesEnv } from '@flotilla/api';
 import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
-import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs } from '@flotilla/store';
+import {
+  InformedSpecs,
+  Informers,
+  KubeEventStore,
+  ObjectStore,
+  replicaWriterSpecs,
+  SPEC_CATCH_UP_MS,
+} from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
 import { CALLER_LIMIT_DEFAULTS } from './caller-limits.js';
 import { DashboardViews, STREAM_DEFAULTS } from './dashboard.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
+import { POLICY_KINDS, POLICY_SELECTOR_PROJECTION } from './reserved-template.js';
 import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
 
 const SERVICE: ServiceName = 'gateway';
@@ -68,6 +76,18 @@ await runBusService({
       logger,
     });
     void specs.start();
+    // The webhook's judgment of a template in a reserved namespace reads the policies that may select it, likewise.
+    const policies = new InformedSpecs({
+      bus,
+      informers,
+      store,
+      kinds: POLICY_KINDS,
+      projection: POLICY_SELECTOR_PROJECTION,
+      catchUpMs: SPEC_CATCH_UP_MS,
+      registry,
+      logger,
+    });
+    void policies.start();
     const handler = new GatewayHandler({
       store,
       specs,
@@ -75,6 +95,7 @@ await runBusService({
       publish,
       ensureRoom: () => headroom.ensureRoom(),
       reservedNamespaces: config.RESERVED_NAMESPACES,
+      policies,
     });
     const nats = serveNatsApi(bus, handler, logger, registry);
     if (
@@ -132,6 +153,7 @@ await runBusService({
       dashboard.stop();
       await http.close();
       specs.stop();
+      policies.stop();
     };
   },
 });
