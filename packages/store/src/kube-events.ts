@@ -84,6 +84,15 @@ export class KubeEventStore {
   /** Counts one occurrence caused by the domain event at stream position `seq` (idempotent per seq). */
   async record(ref: ObjectRef, e: KubeEventInput, seq: number): Promise<KubeEvent> {
     const key = KubeEventStore.key(ref, e);
+    // Keyed by the message's digest, an event is almost always new: create it without reading first, and read only
+    // when it exists (a repeat to count, or this very occurrence redelivered).
+    const first = KubeEventStore.next(undefined, ref, e, seq);
+    try {
+      await createJson(this.bus.kubeEvents, key, first);
+      return first;
+    } catch (err) {
+      if (!(err instanceof AlreadyExistsError)) throw err;
+    }
     for (let attempt = 0; ; attempt++) {
       const current = await getJson<StoredKubeEvent>(this.bus.kubeEvents, key);
       const next = KubeEventStore.next(current?.value, ref, e, seq);
