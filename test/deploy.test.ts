@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { busNames, natsAuthorization, natsGrantsTable } from '@flotilla/bus';
 import { FLOTILLA_OBJECT_KINDS, SERVICE_NAMES } from '@flotilla/catalogue';
-import { listKinds } from '@flotilla/api';
+import { listKinds, ReservedNamespaces } from '@flotilla/api';
 import { configSchema as cronSchedulerConfig } from '@flotilla/cron-scheduler';
 import { redisAclRules } from '@flotilla/runtime';
 import { kubeBinDir } from '@flotilla/testkit/kube';
@@ -873,37 +873,80 @@ describe('deploy/crds: one CustomResourceDefinition per kind', () => {
 describe('deploy/validating-webhook.yaml', () => {
   const configs = ofKind('ValidatingWebhookConfiguration');
   const webhooks = configs.flatMap((c) => arr(c.webhooks));
+  const flotillaKinds = webhooks.find((w) => get(w, 'name') === 'validate.flotilla.io');
+  const templates = webhooks.find((w) => get(w, 'name') === 'templates.flotilla.io');
 
-  it('points at the gateway Service /validate on a port it exposes', () => {
-    expect(webhooks).toHaveLength(1);
-    const service = get(webhooks[0], 'clientConfig.service');
-    expect(service).toMatchObject({ name: 'flotilla-gateway', namespace: NAMESPACE, path: '/validate', port: 443 });
+  it("has two entries, Flotilla's kinds and the reserved namespaces' templates, each at the gateway Service /validate on a port it exposes", () => {
+    expect(webhooks.map((w) => get(w, 'name'))).toEqual(['validate.flotilla.io', 'templates.flotilla.io']);
     const svcPorts = arr(get(named('Service', 'flotilla-gateway'), 'spec.ports')).map((p) => get(p, 'port'));
-    expect(svcPorts).toContain(get(service, 'port'));
+    for (const webhook of webhooks) {
+      const service = get(webhook, 'clientConfig.service');
+      expect(service).toMatchObject({ name: 'flotilla-gateway', namespace: NAMESPACE, path: '/validate', port: 443 });
+      expect(svcPorts).toContain(get(service, 'port'));
+    }
   });
 
-  it('is a side-effect-free v1 webhook that fails closed', () => {
-    expect(webhooks[0]).toMatchObject({ sideEffects: 'None', failurePolicy: 'Fail', admissionReviewVersions: ['v1'] });
-    expect(String(get(webhooks[0], 'name')).split('.').length).toBeGreaterThanOrEqual(3);
+  it("is a side-effect-free v1 webhook that fails closed for Flotilla's kinds, and sends them from every namespace", () => {
+    expect(flotillaKinds).toMatchObject({
+      sideEffects: 'None',
+      failurePolicy: 'Fail',
+      admissionReviewVersions: ['v1'],
+    });
+    expect(get(flotillaKinds, 'namespaceSelector')).toBeUndefined();
   });
 
   it('skips only updates that leave the judged fields as they were (its real API server test: kube-front-door.e2e)', () => {
-    const conditions = arr(get(webhooks[0], 'matchConditions'));
-    expect(conditions.map((c) => get(c, 'name'))).toEqual(['judged-fields-changed']);
-    const expression = String(get(conditions[0], 'expression'));
-    // Every operation but UPDATE is sent; an update is sent when the spec side, labels or annotations change.
-    expect(expression).toMatch(/^request\.operation != 'UPDATE' \|\|/);
-    for (const judged of ["k != 'metadata' && k != 'status'", 'metadata.labels', 'metadata.annotations'])
-      expect(expression).toContain(judged);
+    for (const webhook of webhooks) {
+      const conditions = arr(get(webhook, 'matchConditions'));
+      expect(conditions.map((c) => get(c, 'name'))).toEqual(['judged-fields-changed']);
+      const expression = String(get(conditions[0], 'expression'));
+      // Every operation but UPDATE is sent; an update is sent when the spec side, labels or annotations change.
+      expect(expression).toMatch(/^request\.operation != 'UPDATE' \|\|/);
+      for (const judged of ["k != 'metadata' && k != 'status'", 'metadata.labels', 'metadata.annotations'])
+        expect(expression).toContain(judged);
+    }
+    expect(get(templates, 'matchConditions')).toEqual(get(flotillaKinds, 'matchConditions'));
   });
 
   it.each(CRDS)('validates $kind on create and update', ({ group, version, plural }) => {
-    const rule = arr(get(webhooks[0], 'rules')).find(
+    const rule = arr(get(flotillaKinds, 'rules')).find(
       (r) => arr(get(r, 'apiGroups')).includes(group) && arr(get(r, 'resources')).includes(plural),
     );
     expect(rule, `${plural}.${group}`).toBeDefined();
     expect(get(rule, 'apiVersions')).toContain(version);
     expect(get(rule, 'operations')).toEqual(['CREATE', 'UPDATE']);
+  });
+
+  it('sends the Deployments and StatefulSets of the standard reserved namespaces alone, and never blocks them when the gateway does not answer', () => {
+    expect(templates).toMatchObject({
+      sideEffects: 'None',
+      failurePolicy: 'Ignore',
+      admissionReviewVersions: ['v1'],
+      rules: [
+        {
+          apiGroups: ['apps'],
+          apiVersions: ['v1'],
+          operations: ['CREATE', 'UPDATE'],
+          resources: ['deployments', 'statefulsets'],
+          scope: 'Namespaced',
+        },
+      ],
+    });
+    // A label selector has no prefix match: kube-* is Kubernetes' own three, with flotilla-system, the defaults.
+    expect(get(templates, 'namespaceSelector')).toEqual({
+      matchExpressions: [
+        {
+          key: 'kubernetes.io/metadata.name',
+          operator: 'In',
+          values: ['kube-system', 'kube-public', 'kube-node-lease', 'flotilla-system'],
+        },
+      ],
+    });
+    const reserved = ReservedNamespaces.defaults;
+    for (const ns of arr(get(templates, 'namespaceSelector.matchExpressions.0.values')))
+      expect(reserved.has(String(ns)), String(ns)).toBe(true);
+    // Short: the API server waits this long on a write to kube-system while the gateway does not answer.
+    expect(Number(get(templates, 'timeoutSeconds'))).toBeLessThanOrEqual(5);
   });
 });
 
@@ -923,10 +966,10 @@ describe('deploy/secret.example.yaml', () => {
   it("gives every service the NATS user Flotilla's nats-server authorization defines for it", () => {
     const data = get(example, 'stringData') as Obj;
     const defined = [
-      ...natsAuthorization(busNames('flotilla'), () => '', { memberClusters: ['member1'] }).matchAll(/user: "([^"]+)"/g),
-    ].map(
-      (m) => m[1],
-    );
+      ...natsAuthorization(busNames('flotilla'), () => '', { memberClusters: ['member1'] }).matchAll(
+        /user: "([^"]+)"/g,
+      ),
+    ].map((m) => m[1]);
     // A member cluster's agent logs in as that cluster's own user (member1's here), every other service as its own.
     const userKey = (service: string) => (service === 'member-agent' ? 'member-member1' : service);
     expect(SERVICE_NAMES.map((service) => String(data[`nats-user-${userKey(service)}`]))).toEqual(

@@ -139,6 +139,33 @@ describe('deploy/helm/flotilla', () => {
     );
   });
 
+  it('sends the reserved namespaces of values to the templates webhook, with its Service in the release namespace', async () => {
+    const rendered = await render('ops', [
+      'gateway.webhook.templates.namespaces={kube-system,kube-public,kube-node-lease,flotilla-system,payments}',
+      'gateway.webhook.templates.timeoutSeconds=2',
+      'gateway.webhook.failurePolicy=Fail',
+    ]);
+    const config = rendered.find((o) => o.kind === 'ValidatingWebhookConfiguration') as unknown as {
+      webhooks: Array<Record<string, unknown> & { name: string }>;
+    };
+    const templates = config.webhooks.find((w) => w.name === 'templates.flotilla.io');
+    expect(templates).toMatchObject({
+      // Not a value: a gateway that does not answer never blocks the cluster's own kube-system.
+      failurePolicy: 'Ignore',
+      timeoutSeconds: 2,
+      clientConfig: { service: { name: 'flotilla-gateway', namespace: 'ops', path: '/validate', port: 443 } },
+      namespaceSelector: {
+        matchExpressions: [
+          {
+            key: 'kubernetes.io/metadata.name',
+            operator: 'In',
+            values: ['kube-system', 'kube-public', 'kube-node-lease', 'flotilla-system', 'payments'],
+          },
+        ],
+      },
+    });
+  });
+
   it('takes a NATS cluster (a URL list) and Redis with Sentinel from values, into the Secret every service reads', async () => {
     const rendered = await render('ops', [
       'nats.url={nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-2.nats:4222}',
