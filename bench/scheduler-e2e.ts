@@ -125,6 +125,7 @@ class BurstWrites {
   /** The subjects written about the first burst workload, in order (printed with BENCH_WRITES_DETAIL=1). */
   readonly firstWorkload: string[] = [];
   total = 0;
+  gets = 0;
 
   constructor(bus: Bus) {
     const families: Array<[label: string, subject: string]> = [
@@ -134,6 +135,14 @@ class BurstWrites {
       ['trails', `$KV.${bus.names.trailsBucket}.>`],
       ['events', `${bus.names.eventsRoot}.>`],
     ];
+    // KV reads about the burst's objects: direct gets (the services' buckets allow them), counted apart from writes.
+    this.subs.push(
+      bus.nc.subscribe('$JS.API.DIRECT.GET.>', {
+        callback: (err, msg) => {
+          if (!err && msg.subject.includes('.burst-')) this.gets++;
+        },
+      }),
+    );
     for (const [label, subject] of families) {
       this.counts.set(label, 0);
       this.subs.push(
@@ -149,10 +158,10 @@ class BurstWrites {
     }
   }
 
-  /** Writes per binding by stream, and their sum. */
-  perBinding(bindings: number): { total: number; byStream: string } {
+  /** Writes per binding by stream, their sum, and the KV gets per binding. */
+  perBinding(bindings: number): { total: number; byStream: string; gets: number } {
     const byStream = [...this.counts].map(([label, n]) => `${label} ${(n / bindings).toFixed(2)}`).join(', ');
-    return { total: this.total / bindings, byStream };
+    return { total: this.total / bindings, byStream, gets: this.gets / bindings };
   }
 
   stop(): void {
@@ -347,6 +356,7 @@ try {
         'stream writes per binding',
         `${writes.total.toFixed(2)} (${writes.byStream}; every write naming a burst object, until they settled)`,
       ],
+      ['KV gets per binding', `${writes.gets.toFixed(2)} (direct gets of a burst object's key, in the same window)`],
       [
         `paced ${RATE}/s, empty system`,
         `${latencySummary(tracker.samples.get('pacedempty') ?? [])}, achieved ${fmt(pacedEmptyRate)}/s  (target p99 <= 50 ms: ${p99('pacedempty') <= 50 ? 'met' : 'missed'})`,

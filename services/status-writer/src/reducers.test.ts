@@ -44,6 +44,20 @@ describe('patchReducer', () => {
   });
 });
 
+describe('ReducerRegistry.changesNothing', () => {
+  const r = new ReducerRegistry().register('WorkloadStatusReported', workloadStatusReducer);
+  it.each([
+    ['a patch-folded event without a patch (a template ReplicasApplied)', 'ReplicasApplied', { toReplicas: 3 }, true],
+    ['a patch-folded event with a patch', 'BindingScheduled', { statusPatch: { x: 1 } }, false],
+    ['an event with a reducer of its own', 'WorkloadStatusReported', { clusterName: 'm1', applied: true }, false],
+  ])('%s: %s', (_what, type, data, nothing) => {
+    const e = at('2026-01-01T00:00:00Z', type, data);
+    expect(r.changesNothing(e)).toBe(nothing);
+    // What it says agrees with the fold, from nothing and from a status.
+    if (nothing) for (const s of [undefined, { a: 1 }]) expect(r.fold(s, e)).toEqual(s ?? {});
+  });
+});
+
 describe('workloadStatusReducer', () => {
   it('keeps one aggregatedStatus entry per cluster, sorted, and drops removed ones', () => {
     const r = new ReducerRegistry().register('WorkloadStatusReported', workloadStatusReducer);

@@ -136,4 +136,13 @@ export class ReducerRegistry {
   fold(status: Status | undefined, event: CloudEvent): Status {
     return (this.byType.get(eventTypeOf(event)) ?? this.fallback)(status, event);
   }
+
+  /**
+   * Whether `event` leaves every status as it is, so that folding it needs neither a read nor a write: folded by the
+   * patch reducer with no patch (a template's ReplicasApplied, say).
+   */
+  changesNothing(event: CloudEvent): boolean {
+    const reducer = this.byType.get(eventTypeOf(event)) ?? this.fallback;
+    return reducer === patchReducer && (event.data as StatusData | undefined)?.statusPatch === undefined;
+  }
 }

@@ -36,7 +36,8 @@ export class StatusWriter {
     const ref = refOfEvent(d.event);
     if (eventTypeOf(d.event) === EventTypes.ObjectDeleted) {
       await this.statuses.remove(ref, d.seq);
-    } else {
+    } else if (!this.reducers.changesNothing(d.event)) {
+      // An event that changes no status is neither read for nor written (as StatusStore.fold would find).
       await this.statuses.fold<Status>(ref, d.seq, (s) => this.reducers.fold(s, d.event));
     }
     const k = kubeEventInput(d.event);
