@@ -44,6 +44,11 @@ export interface ObjectIdentity {
 export interface ApplyOptions {
   /** A new object takes this identity instead of a fresh one; an existing object keeps its own. */
   identity?: ObjectIdentity | undefined;
+  /**
+   * What the caller read of the object just before (`read`; null: nothing stored), tried first instead of reading it
+   * again: a compare-and-set or a create lost to another writer reads what is stored, as without it.
+   */
+  current?: Versioned<StoredObject> | null;
 }
 
 /**
@@ -71,6 +76,11 @@ export class ObjectStore {
       getJson<StatusRecord>(this.bus.status, key),
     ]);
     return obj ? withVersion(obj, status?.value.status) : undefined;
+  }
+
+  /** The object as stored and its revision, without its status: one read, for a caller about to apply it. */
+  async read(ref: ObjectRef): Promise<Versioned<StoredObject> | null> {
+    return (await getJson<StoredObject>(this.bus.objects, objectKey(ref))) ?? null;
   }
 
   async mustGet(ref: ObjectRef): Promise<StoredObject> {
@@ -108,7 +118,10 @@ export class ObjectStore {
     const key = objectKey(ref);
     const expected = input.metadata.resourceVersion;
     for (let attempt = 0; ; attempt++) {
-      const current = await getJson<StoredObject>(this.bus.objects, key);
+      const current =
+        attempt === 0 && opts.current !== undefined
+          ? (opts.current ?? undefined)
+          : await getJson<StoredObject>(this.bus.objects, key);
       if (expected !== undefined && expected !== String(current?.revision ?? '')) {
         throw new StaleResourceVersionError(ref, expected, current ? String(current.revision) : undefined);
       }

@@ -25,7 +25,7 @@ import type {
   ListRequest,
   StoredLike,
 } from '@flotilla/client';
-import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
+import { cloudEvent, EventTypes, type CloudEvent, type Versioned } from '@flotilla/bus';
 import {
   appliedReplicasRetainedCondition,
   REPLICAS_APPLIED,
@@ -242,7 +242,9 @@ export class GatewayHandler {
     checkIdentity(req.identity);
     const size = Buffer.byteLength(JSON.stringify(req.object ?? null));
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
-    const existing = await this.existingFor(req.object);
+    // One read of what is stored (no status: admission and the replica rules judge the spec), handed to the write.
+    const current = await this.storedFor(req.object);
+    const existing = current ? withResourceVersion(current) : undefined;
     const admitted = admit(req.object, {
       schedules: scheduleChecks,
       reservedNamespaces: this.reservedNamespaces,
@@ -266,7 +268,10 @@ export class GatewayHandler {
         ...(warnings && { warnings }),
       };
     await this.ensureRoom();
-    const { object, outcome } = await this.store.apply(toStore, { identity: req.identity });
+    const { object, outcome } = await this.store.apply(toStore, {
+      identity: req.identity,
+      ...(current !== undefined ? { current } : {}),
+    });
     // A kept count leaves the object unchanged, and is still news: the conflict's Warning goes with it.
     if (replicas && (outcome !== 'unchanged' || replicas.retainedBy))
       await this.publishReplicasApplied(object, replicas, outcome, caller);
@@ -412,14 +417,20 @@ export class GatewayHandler {
   }
 
   /** The stored object an input would replace, if its identity is valid; admission reports it otherwise. */
-  private async existingFor(input: unknown): Promise<StoredObject | undefined> {
+  /** What is stored under the object's name, with its revision (null: nothing); undefined when it has no name. */
+  private async storedFor(input: unknown): Promise<Versioned<StoredObject> | null | undefined> {
     const o = input as Partial<StoredObject> | null;
     if (!o || typeof o !== 'object' || !o.metadata || typeof o.metadata !== 'object') return undefined;
     try {
-      return await this.store.get(this.ref({ kind: o.kind as string, ...o.metadata } as ObjectRef));
+      return await this.store.read(this.ref({ kind: o.kind as string, ...o.metadata } as ObjectRef));
     } catch (err) {
       if (err instanceof InvalidRequestError) return undefined;
       throw err;
     }
   }
+}
+
+/** A stored object as the API shows it: its revision as metadata.resourceVersion. */
+function withResourceVersion(v: Versioned<StoredObject>): StoredObject {
+  return { ...v.value, metadata: { ...v.value.metadata, resourceVersion: String(v.revision) } };
 }
