@@ -1,8 +1,9 @@
 // kubectl as the front door, on a real kube-apiserver (scripts/kube-env build; without it this fails, never skips):
 // the CRDs of deploy/crds load and serve Karmada's and Crane's sample YAML unchanged, with their printer columns and
 // `kubectl explain`; the API server calls the real gateway's /validate over mutual TLS, so `kubectl apply` of a bad
-// object gets the field-path message `flotilla apply` gets; and deploy/ (kustomize, every overlay, the Helm chart)
-// passes `kubectl apply --dry-run=server`.
+// object gets the field-path message `flotilla apply` gets, and a Deployment in kube-system that a policy selects is
+// refused while the cluster's own pass; and deploy/ (kustomize, every overlay, the Helm chart) passes
+// `kubectl apply --dry-run=server`.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,6 +71,18 @@ spec:
   scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }
   rules:
     - { name: up, schedule: "0 8 * * 1-5", targetReplicas: 10, timeZone: Asia/Shanghai }
+`;
+
+/** A Deployment in kube-system labelled app=`app`. */
+const systemDeployment = (name: string, app: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: ${name}, namespace: kube-system, labels: { app: ${app} } }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: ${name} } }
+  template:
+    metadata: { labels: { app: ${name} } }
+    spec: { containers: [{ name: c, image: nginx }] }
 `;
 
 beforeAll(async () => {
@@ -292,10 +305,9 @@ spec:
     expect(await kubectlOk(['apply', '--dry-run=server', '-f', '-'], inDefault)).toMatch(
       /propagationpolicy\.policy\.karmada\.io\/system-policy created \(server dry run\)/,
     );
-    // A Deployment is the host's own kind, which the webhook does not judge (the cluster's kube-system must not
-    // depend on Flotilla): the way one gets into Flotilla's kube-system is `flotilla apply` (the kube-bridge would
-    // then create it on the host), refused with the same words. The bridge's own refusal of a kubectl-made one is
-    // services/kube-bridge's test.
+    // A Deployment there that no policy selects is the cluster's own business: the webhook lets it through (the next
+    // test has a policy select one). `flotilla apply` of one into Flotilla's kube-system (the kube-bridge would then
+    // create it on the host) is refused with the same words.
     const deployment = stringify({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -315,6 +327,54 @@ spec:
     expect(await kubectlOk(['apply', '--dry-run=server', '-f', '-'], deployment)).toMatch(
       /deployment\.apps\/system-web created \(server dry run\)/,
     );
+  });
+
+  it('refuses a Deployment in kube-system that a ClusterPropagationPolicy selects, naming the rule and the policy; one it does not select passes', async () => {
+    const policy = `apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: { name: all-deployments }
+spec:
+  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, labelSelector: { matchLabels: { app: sel } } }]
+  placement: { clusterAffinity: { clusterNames: [member1] } }
+`;
+    // The kube-bridge takes the policy applied with kubectl into Flotilla, where the webhook reads it. It runs for
+    // this test alone, so that the tests around it find the host's objects as kubectl left them.
+    const bridge = await gateway.suite.startService('kube-bridge', { KUBE_BRIDGE_KUBECONFIG: cluster.kubeconfigPath });
+    try {
+      await kubectlOk(['apply', '-f', '-'], policy);
+      await eventually(
+        async () => ((await flotilla(gateway.env, ['get', 'cpp', 'all-deployments'])).code === 0 ? true : undefined),
+        60_000,
+        'the ClusterPropagationPolicy mirrored into Flotilla',
+      );
+    } finally {
+      await gateway.suite.kill(bridge, 'SIGTERM');
+    }
+    const rule =
+      'metadata.namespace: Forbidden: namespace "kube-system" is reserved (kube-*, flotilla-system): Flotilla does not propagate from or into it';
+    const selected = systemDeployment('sel-web', 'sel');
+    const r = await kubectl(['apply', '-f', '-'], selected);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('admission webhook "templates.flotilla.io" denied the request');
+    expect(r.stderr).toContain(
+      `Deployment "sel-web" is invalid: ${rule}; ClusterPropagationPolicy "all-deployments" selects this Deployment`,
+    );
+    expect((await kubectl(['get', 'deploy', 'sel-web', '-n', 'kube-system'])).stderr).toMatch(/NotFound/);
+    // Without the label no policy selects it: admitted, and so is its update, until one brings it under the policy.
+    expect(await kubectlOk(['apply', '-f', '-'], systemDeployment('plain-web', 'plain'))).toMatch(
+      /deployment\.apps\/plain-web created/,
+    );
+    await kubectlOk(['label', 'deploy', 'plain-web', '-n', 'kube-system', 'tier=web']);
+    const relabelled = await kubectl(['label', 'deploy', 'plain-web', '-n', 'kube-system', 'app=sel', '--overwrite']);
+    expect(relabelled.code).not.toBe(0);
+    expect(relabelled.stderr).toContain('ClusterPropagationPolicy "all-deployments" selects this Deployment');
+    // The same Deployment outside the reserved namespaces is not this webhook's (Flotilla propagates it).
+    expect(
+      await kubectlOk(
+        ['apply', '--dry-run=server', '-f', '-'],
+        selected.replace('namespace: kube-system', 'namespace: default'),
+      ),
+    ).toMatch(/deployment\.apps\/sel-web created \(server dry run\)/);
   });
 
   it('fails closed (failurePolicy: Fail): with the gateway down nothing is admitted', async () => {
@@ -348,6 +408,13 @@ spec:
     expect(after.metadata.finalizers).toBeUndefined();
     expect(after.spec).toEqual(stored.spec);
     expect(after.metadata.labels).toBeUndefined();
+  });
+
+  it("never blocks kube-system's Deployments on the gateway (templates.flotilla.io: failurePolicy Ignore)", async () => {
+    // The gateway is down (two tests before): a Deployment the policy selects there is let through, not failed.
+    const r = await kubectl(['apply', '-f', '-'], systemDeployment('while-down', 'sel'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/deployment\.apps\/while-down created/);
   });
 });
 
