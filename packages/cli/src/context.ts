@@ -64,14 +64,14 @@ export async function openSession(io: CliIo): Promise<Session> {
 }
 
 /**
- * The name the command line calls the gateway by: its NATS user's without the prefix (`flotilla-cli-read` calls as
- * `cli-read`, which the shipped authorization lets it publish under), or the client's default without a user.
+ * The name the command line calls the gateway by: its NATS user's without the prefix when the user is one of the
+ * shipped authorization's (`flotilla-cli-read` calls as `cli-read`, the one name that user may publish under), else
+ * the client's default (`cli`): a server with one user for everything, or none, lets any name through.
  */
 export function apiCallerOf(env: NodeJS.ProcessEnv): string | undefined {
   const user = env.NATS_USER ?? (env.NATS_URL ? natsServersAndAuth(env.NATS_URL).user : undefined);
-  if (!user) return undefined;
   const prefix = `${env.FLOTILLA_PREFIX ?? 'flotilla'}-`;
-  return user.startsWith(prefix) ? user.slice(prefix.length) : user;
+  return user?.startsWith(prefix) ? user.slice(prefix.length) : undefined;
 }
 
 /** Runs `fn` with a session opened on its first use (if any) and closed afterwards. */
