@@ -1065,7 +1065,10 @@ describe('deploy/nats/authorization.example.conf', () => {
   it("is what deploy/README.md's table of grants says, generated from the same catalogue", () => {
     const readme = readFileSync(join(deployDir, 'README.md'), 'utf8');
     const table = /<!-- nats-grants:begin[^>]*-->\n([\s\S]*?)\n<!-- nats-grants:end -->/.exec(readme)?.[1];
-    expect(table).toBe(natsGrantsTable(busNames('flotilla')));
+    // Cell by cell: the formatter pads the columns of the README's copy.
+    const cells = (t: string | undefined) =>
+      (t ?? '').split('\n').map((row) => row.split('|').map((c) => c.trim().replace(/^-+$/, '---')));
+    expect(cells(table)).toEqual(cells(natsGrantsTable(busNames('flotilla'))));
   });
 });
 
