@@ -156,9 +156,13 @@ describe('/metrics of the running suite', () => {
       { result: 'scheduled' },
       (v) => v > scheduled,
     );
-    expect(
-      await value('affinity-scheduler', 'flotilla_reconcile_total', { controller: 'scheduling', result: 'success' }),
-    ).toBeGreaterThan(reconciles);
+    // The binding is placed at its creation; the scheduling controller reconciles the creation's echo after.
+    await until(
+      'affinity-scheduler',
+      'flotilla_reconcile_total',
+      { controller: 'scheduling', result: 'success' },
+      (v) => v > reconciles,
+    );
     expect(
       await value('affinity-scheduler', 'karmada_scheduler_e2e_scheduling_duration_seconds_count', {
         result: 'scheduled',

@@ -201,7 +201,7 @@ export class AffinitySchedulerController {
         { source: this.clusterPolicies, onChange: sweepTemplates },
       ],
       keys: () => this.ownedOf(this.templateKeys()),
-      reconcile: owned((k) => this.detect(k)),
+      reconcile: owned((k, queuedAt: number) => this.detect(k, queuedAt)),
       concurrency,
     });
 
@@ -378,7 +378,7 @@ export class AffinitySchedulerController {
   }
 
   // 1. detection
-  private async detect(key: string): Promise<void> {
+  private async detect(key: string, queuedAtMs: number): Promise<void> {
     const ref = refFromKey(key);
     const template = this.templates.get(ref.kind)?.get(ref);
     const bindingRef: ObjectRef = {
@@ -404,7 +404,7 @@ export class AffinitySchedulerController {
     if (!policy) return;
     if (!existing) {
       // Create-only: if our cache lags and the binding exists, fall through to the update, which keeps its clusters.
-      const created = await this.createBinding(bindingRef, buildBinding(template, policy));
+      const created = await this.createBinding(bindingRef, buildBinding(template, policy), queuedAtMs);
       if (created) return;
     }
     await this.o.store.update(bindingRef, (cur) => {
@@ -420,7 +420,11 @@ export class AffinitySchedulerController {
    * after the creation. A binding that cannot be placed now, that a FederatedHPA owns, or that another replica
    * schedules is created unplaced, for the scheduling controller. Undefined when it exists already.
    */
-  private async createBinding(ref: ObjectRef, built: ResourceBinding): Promise<StoredObject | undefined> {
+  private async createBinding(
+    ref: ObjectRef,
+    built: ResourceBinding,
+    queuedAtMs: number,
+  ): Promise<StoredObject | undefined> {
     const key = objectKey(ref);
     const now = this.now();
     const placement = this.owns(key) ? this.placementAtCreation(built, now) : undefined;
@@ -448,8 +452,19 @@ export class AffinitySchedulerController {
         this.refreshAssumed(key);
       }
     }
-    if (created && placement)
-      await this.o.publish(decisionEvent(created as ResourceBinding, placement.decision, 1, now));
+    if (created && placement) {
+      await this.o.publish(decisionEvent(created as ResourceBinding, placement.decision, 1, now)).catch((err) => {
+        // Not announced after all: the scheduling controller announces it (its echo may have been reconciled already).
+        this.observed.delete(key);
+        this.scheduling.enqueue(key);
+        throw err;
+      });
+      // From its template's change being queued to its placement stored and announced, as for a scheduled binding.
+      this.schedulerMetrics.e2eSeconds.observe(
+        { schedule_type: placement.trigger, result: 'scheduled' },
+        (Date.now() - queuedAtMs) / 1000,
+      );
+    }
     return created;
   }
 
@@ -458,7 +473,13 @@ export class AffinitySchedulerController {
     built: ResourceBinding,
     now: Date,
   ):
-    | { binding: ResourceBinding; decision: BindingDecision; clusters: AssignedReplicas[]; request?: ParsedRequest }
+    | {
+        binding: ResourceBinding;
+        decision: BindingDecision;
+        trigger: string;
+        clusters: AssignedReplicas[];
+        request?: ParsedRequest;
+      }
     | undefined {
     const binding: ResourceBinding = { ...built, metadata: { ...built.metadata, generation: 1 } };
     const views = this.clusterViews();
@@ -476,7 +497,13 @@ export class AffinitySchedulerController {
     } catch {
       request = undefined;
     }
-    return { binding: write(binding), decision, clusters: decision.clusters, ...(request ? { request } : {}) };
+    return {
+      binding: write(binding),
+      decision,
+      trigger: decision.trigger,
+      clusters: decision.clusters,
+      ...(request ? { request } : {}),
+    };
   }
 
   private async deleteBinding(ref: ObjectRef, existing: StoredObject): Promise<void> {
