@@ -446,10 +446,13 @@ export class AffinitySchedulerController {
       const flight = this.inFlight.get(key);
       if (placement && created && flight) flight.revision = Number(created.metadata.resourceVersion);
       else if (placement) {
-        // Not created: what the informer holds (or nothing) is the assignment again, and nothing was announced.
+        // Not created (it exists, or the answer was lost): what the informer holds (or nothing) is the assignment
+        // again, and nothing was announced. A reconcile of the binding meanwhile may have taken the decision for
+        // announced: the scheduling controller looks again, and announces what was not.
         this.inFlight.delete(key);
         this.observed.delete(key);
         this.refreshAssumed(key);
+        this.scheduling.enqueue(key);
       }
     }
     if (created && placement) {
