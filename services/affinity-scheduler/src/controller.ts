@@ -145,8 +145,8 @@ export class AffinitySchedulerController {
   private clusterEpoch = 0;
   /**
    * Each binding last found kept (nothing asked to schedule it, nothing to write, no recheck due), under what it was
-   * decided from: its revision, its status's revision and the cluster epoch. A pass that finds the same does not
-   * reconcile it again (the kit's upToDate).
+   * decided from: its revision, the cluster epoch and the status fields scheduling reads. A pass that finds the same
+   * does not reconcile it again (the kit's upToDate).
    */
   private readonly keptAt = new Map<string, string>();
   private readonly detection: Controller;
@@ -529,12 +529,19 @@ export class AffinitySchedulerController {
   }
 
   // 2. scheduling
-  /** What a kept decision of `key` would be taken from now (see keptAt); undefined without the binding. */
+  /**
+   * What a kept decision of `key` would be taken from now (see keptAt); undefined without the binding. Of its status,
+   * the fields a decision reads (bindingStatusProjection's `status`), not the members' reports, which move with every
+   * pod and decide nothing for a kept binding.
+   */
   private keptBasis(key: string): string | undefined {
     const kind = refFromKey(key).kind;
     const revision = this.bindings.get(kind)?.cache.get(key)?.revision;
     if (revision === undefined) return undefined;
-    return `${revision}/${this.bindingStatus.get(kind)?.cache.get(key)?.revision ?? 0}/${this.clusterEpoch}`;
+    const status = this.bindingStatus.get(kind)?.cache.get(key)?.value.status;
+    // No record and a record without those fields decide alike.
+    const read = status && Object.keys(status).length > 0 ? status : null;
+    return `${revision}/${this.clusterEpoch}/${JSON.stringify(read)}`;
   }
 
   private async schedule(key: string, queuedAtMs: number): Promise<ReconcileResult> {

@@ -123,6 +123,25 @@ describe('the cost of scheduling, counted', () => {
     expect(await count('flotilla_reconcile_total')).toBe(reconciles);
     expect((await count('flotilla_reconcile_pass_skips_total')) - skips).toBe(BINDINGS);
 
+    // The members report their pods (the status writer folds each report into the binding's aggregatedStatus): news
+    // to the assume cache, none to a kept decision, so the next resync still reconciles none.
+    const statuses = new StatusStore(bus);
+    for (let i = 0; i < BINDINGS; i++)
+      await statuses.fold(
+        { kind: 'ResourceBinding', namespace: 'default', name: `web-${i}-deployment` },
+        seq++,
+        (s) => ({
+          ...(s as object),
+          aggregatedStatus: [{ clusterName: 'member1', applied: true, status: { replicas: 2, readyReplicas: 2 } }],
+        }),
+      );
+    await controller.caughtUp();
+    await controller.idle();
+    const afterReports = await count('flotilla_reconcile_total');
+    controller.resyncScheduling();
+    await controller.idle();
+    expect(await count('flotilla_reconcile_total')).toBe(afterReports);
+
     // A change of one binding's spec (its template's replicas): that one is reconciled, then kept again.
     await apply(webDeployment(0, 5));
     await eventually(
