@@ -5,6 +5,7 @@ import {
   resultWrite,
   revisitAfterMs,
   statusAfter,
+  statusBasis,
   statusPatchFor,
   type BindingDecision,
   type ObservedSchedule,
@@ -350,6 +351,21 @@ describe('decision status patches', () => {
       schedulerObservedGeneration: 2,
     });
     expect('schedulerObservingAffinityName' in statusAfter(d, single.status, 2, now)).toBe(false);
+  });
+});
+
+describe('statusBasis: what a decision reads of status, the same before and after its own announcement is folded', () => {
+  it('is unchanged by the fold of the announced decision, and changed by a newer outcome', () => {
+    const d = decideBinding(binding([], 1), [cluster('member1')], now);
+    const observed = observedAfter(undefined, d, 1);
+    const before = statusBasis(undefined, observed);
+    expect(statusBasis(statusAfter(d, undefined, 1, now), observed)).toBe(before);
+    // Members' reports are not read: a status with them decides alike.
+    const reported = { ...statusAfter(d, undefined, 1, now), aggregatedStatus: [{ clusterName: 'member1' }] };
+    expect(statusBasis(reported as ResourceBindingStatus, observed)).toBe(before);
+    expect(statusBasis(undefined, undefined)).not.toBe(before);
+    const failed = decideBinding(binding([], 2), [], now);
+    expect(statusBasis(statusAfter(failed, statusAfter(d, undefined, 1, now), 2, now), observed)).not.toBe(before);
   });
 });
 

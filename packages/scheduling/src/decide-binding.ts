@@ -182,6 +182,22 @@ export function observedAfter(
   };
 }
 
+/**
+ * What a decision reads of a binding's status (its last outcome, lastScheduledTime, the observed group), with this
+ * scheduler's own announcement bridging the time until the status writer folds it: the same before and after that
+ * fold. A decision's other inputs are the binding's spec and the clusters.
+ */
+export function statusBasis(status: ResourceBindingStatus | undefined, observed: ObservedSchedule | undefined): string {
+  const view = effectiveStatus(status, observed);
+  const last = lastOutcome(status, observed);
+  return JSON.stringify([
+    last.generation,
+    last.failed,
+    view?.lastScheduledTime ?? null,
+    view?.schedulerObservingAffinityName ?? null,
+  ]);
+}
+
 function effectiveStatus(
   status: ResourceBindingStatus | undefined,
   observed: ObservedSchedule | undefined,

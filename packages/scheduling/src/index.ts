@@ -77,6 +77,7 @@ export {
   decideBinding,
   revisitAfterMs,
   observedAfter,
+  statusBasis,
   statusPatchFor,
   statusAfter,
   resultWrite,

@@ -21,6 +21,7 @@ import {
   policyClaim,
   resultWrite,
   revisitAfterMs,
+  statusBasis,
   withDetected,
   type AssignedReplicas,
   type ClusterView,
@@ -531,17 +532,15 @@ export class AffinitySchedulerController {
   // 2. scheduling
   /**
    * What a kept decision of `key` would be taken from now (see keptAt); undefined without the binding. Of its status,
-   * the fields a decision reads (bindingStatusProjection's `status`), not the members' reports, which move with every
-   * pod and decide nothing for a kept binding.
+   * what a decision reads, with this scheduler's announcement bridging its fold (statusBasis): not the members'
+   * reports, which move with every pod, nor the fold of the decision already taken, which decide nothing new.
    */
   private keptBasis(key: string): string | undefined {
     const kind = refFromKey(key).kind;
     const revision = this.bindings.get(kind)?.cache.get(key)?.revision;
     if (revision === undefined) return undefined;
     const status = this.bindingStatus.get(kind)?.cache.get(key)?.value.status;
-    // No record and a record without those fields decide alike.
-    const read = status && Object.keys(status).length > 0 ? status : null;
-    return `${revision}/${this.clusterEpoch}/${JSON.stringify(read)}`;
+    return `${revision}/${this.clusterEpoch}/${statusBasis(status, this.observed.get(key))}`;
   }
 
   private async schedule(key: string, queuedAtMs: number): Promise<ReconcileResult> {
