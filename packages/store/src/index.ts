@@ -21,6 +21,7 @@ export {
   type CachedObject,
   type ObjectIdentity,
   type StoreOptions,
+  withVersion,
 } from './object-store.js';
 export {
   foldChangesNothing,

@@ -247,7 +247,8 @@ function withoutVersion(v: CachedObject): CachedObject {
   return { ...v, value: { ...rest, metadata } as StoredObject };
 }
 
-function withVersion(v: Versioned<StoredObject>, status: unknown): StoredObject {
+/** A stored object as the API shows it: its revision as metadata.resourceVersion, and its status when given. */
+export function withVersion(v: Versioned<StoredObject>, status?: unknown): StoredObject {
   const o: StoredObject = { ...v.value, metadata: { ...v.value.metadata, resourceVersion: String(v.revision) } };
   if (status !== undefined) o.status = status;
   return o;

@@ -364,12 +364,7 @@ export class AffinitySchedulerController {
       replicaRequirements?: { resourceRequest?: Record<string, string | number> };
     };
     const reported = this.bindingStatus.get(kind)?.cache.get(key)?.value.reported ?? {};
-    let request: ParsedRequest | undefined;
-    try {
-      request = parseResourceRequest(spec.replicaRequirements?.resourceRequest);
-    } catch {
-      request = undefined; // a malformed request fails its own scheduling; its pods still count against the pod budget
-    }
+    const request = assumableRequest(spec.replicaRequirements?.resourceRequest);
     this.assumed.set(
       key,
       this.inFlight.get(key)?.clusters ?? spec.clusters ?? [],
@@ -495,12 +490,7 @@ export class AffinitySchedulerController {
     this.schedulerMetrics.attempts.inc({ schedule_type: decision.trigger, result: 'scheduled' });
     const write = resultWrite(decision);
     if (!write) return undefined;
-    let request: ParsedRequest | undefined;
-    try {
-      request = parseResourceRequest(binding.spec.replicaRequirements?.resourceRequest);
-    } catch {
-      request = undefined;
-    }
+    const request = assumableRequest(binding.spec.replicaRequirements?.resourceRequest);
     return {
       binding: write(binding),
       decision,
@@ -754,4 +744,16 @@ export class AffinitySchedulerController {
 function laterLease(a: ClusterLease | undefined, b: ClusterLease | undefined): ClusterLease | undefined {
   if (!a || !b) return a ?? b;
   return b.renewTime > a.renewTime ? b : a;
+}
+
+/**
+ * A binding's per-replica request as the assume cache counts it: none when malformed (that fails the binding's own
+ * scheduling; its pods still count against the pod budget).
+ */
+function assumableRequest(resourceRequest: Record<string, string | number> | undefined): ParsedRequest | undefined {
+  try {
+    return parseResourceRequest(resourceRequest);
+  } catch {
+    return undefined;
+  }
 }

@@ -39,6 +39,7 @@ import {
   type ObjectStore,
   type SpecLister,
   type StoredObject,
+  withVersion,
 } from '@flotilla/store';
 import type { PropagationPolicy, ResourceTemplate } from '@flotilla/scheduling';
 import { TooLargeError } from './errors.js';
@@ -244,7 +245,7 @@ export class GatewayHandler {
     if (size > MAX_OBJECT_BYTES) throw new TooLargeError(size, MAX_OBJECT_BYTES);
     // One read of what is stored (no status: admission and the replica rules judge the spec), handed to the write.
     const current = await this.storedFor(req.object);
-    const existing = current ? withResourceVersion(current) : undefined;
+    const existing = current ? withVersion(current) : undefined;
     const admitted = admit(req.object, {
       schedules: scheduleChecks,
       reservedNamespaces: this.reservedNamespaces,
@@ -428,9 +429,4 @@ export class GatewayHandler {
       throw err;
     }
   }
-}
-
-/** A stored object as the API shows it: its revision as metadata.resourceVersion. */
-function withResourceVersion(v: Versioned<StoredObject>): StoredObject {
-  return { ...v.value, metadata: { ...v.value.metadata, resourceVersion: String(v.revision) } };
 }
