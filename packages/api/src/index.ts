@@ -114,6 +114,7 @@ export {
   clusterAffinitySchema,
   placementSchema,
   propagationSpecSchema,
+  validateFailback,
   validatePlacement,
   type ClusterAffinity,
   type ClusterAffinityTerm,

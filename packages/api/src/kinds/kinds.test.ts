@@ -405,6 +405,42 @@ faultTable('PropagationPolicy', pp, [
     'spec.propagateDeps',
     'propagateDeps must be true',
   ],
+  [
+    'fail-back enabled without a stabilization window',
+    (o) => (o.spec.failover = { failback: { enabled: true, maxConcurrent: 1 } }),
+    'spec.failover.failback.stabilizationWindow',
+    'Required value',
+  ],
+  [
+    'fail-back with a window that is not a duration',
+    (o) => (o.spec.failover = { failback: { enabled: true, stabilizationWindow: 'ten minutes' } }),
+    'spec.failover.failback.stabilizationWindow',
+    'Invalid value: "ten minutes": must be a duration greater than 0',
+  ],
+  [
+    'fail-back with a zero window',
+    (o) => (o.spec.failover = { failback: { enabled: false, stabilizationWindow: '0s' } }),
+    'spec.failover.failback.stabilizationWindow',
+    'must be a duration greater than 0',
+  ],
+  [
+    'fail-back with no concurrency',
+    (o) => (o.spec.failover = { failback: { enabled: true, stabilizationWindow: '10m', maxConcurrent: 0 } }),
+    'spec.failover.failback.maxConcurrent',
+    'must be greater than or equal to 1',
+  ],
+  [
+    'fail-back with an unknown mode',
+    (o) => (o.spec.failover = { failback: { enabled: true, stabilizationWindow: '10m', mode: 'Directly' } }),
+    'spec.failover.failback.mode',
+    'Unsupported value: "Directly"',
+  ],
+  [
+    'fail-back with an unknown field',
+    (o) => (o.spec.failover = { failback: { enabled: true, stabilizationWindow: '10m', window: '10m' } }),
+    'spec.failover.failback.window',
+    'unknown field "window"',
+  ],
   ['unknown placement field', (o) => (o.spec.placement.foo = 1), 'spec.placement.foo', 'unknown field "foo"'],
   [
     'unknown preemption',
@@ -523,6 +559,22 @@ describe('PropagationPolicy with overflowAffinities: admitted', () => {
     const o = ppOverflow();
     o.spec.placement.clusterAffinities[0] = { ...o.spec.placement.clusterAffinities[0], exclude: ['member9'] };
     delete o.spec.placement.clusterAffinities[0].clusterNames;
+    expect(() => admit(o)).not.toThrow();
+  });
+});
+
+describe('PropagationPolicy with failover.failback (karmada#7441): admitted', () => {
+  it("as the proposal's example writes it, kept as written", () => {
+    const o = pp();
+    o.spec.failover = {
+      failback: { enabled: true, stabilizationWindow: '10m', maxConcurrent: 1, mode: 'Graciously' },
+    };
+    expect((admit(o) as Obj).spec.failover.failback).toEqual(o.spec.failover.failback);
+  });
+
+  it('disabled, without a window', () => {
+    const o = pp();
+    o.spec.failover = { failback: { enabled: false } };
     expect(() => admit(o)).not.toThrow();
   });
 });

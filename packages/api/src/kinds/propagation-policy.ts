@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseGoDuration } from '../duration.js';
 import type { FieldError } from '../errors.js';
 import type { KubeObject } from '../object.js';
 import { qualifiedNameErrors } from '../names.js';
@@ -193,6 +194,35 @@ export const failoverBehaviorSchema = z.strictObject({
     })
     .optional()
     .describe('Cluster indicates failover behaviors in case of cluster failure.'),
+  failback: z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .optional()
+        .describe('Enabled turns automatic fail-back on: true fails back, false or unset does not.'),
+      stabilizationWindow: z
+        .string()
+        .optional()
+        .describe(
+          'StabilizationWindow is how long an earlier affinity group must be able to hold the workload, without a break, before it fails back: a Go duration such as 10m. Required when enabled.',
+        ),
+      maxConcurrent: int32
+        .min(1)
+        .optional()
+        .describe(
+          "MaxConcurrent is how many of this policy's bindings may be failing back at once (triggered and not yet rescheduled); unset is no limit beyond the fleet's.",
+        ),
+      mode: z
+        .enum(['Graciously'])
+        .optional()
+        .describe(
+          'Mode is how the workload moves back; Graciously, the one value proposed. Flotilla moves it by a Fresh rescheduling.',
+        ),
+    })
+    .optional()
+    .describe(
+      'Failback (karmada-io/karmada#7441) returns a workload to an earlier affinity group once that group could hold it for the stabilization window. When set it takes the place of the flotilla.io/fail-back-after annotation.',
+    ),
 });
 export type FailoverBehavior = z.infer<typeof failoverBehaviorSchema>;
 
@@ -412,6 +442,30 @@ export function validatePlacement(p: Placement, at: string): FieldError[] {
   return errs;
 }
 
+/** karmada#7441's fail-back: a positive stabilization window, required when it is enabled. */
+export function validateFailback(f: FailoverBehavior['failback'], at: string): FieldError[] {
+  if (!f) return [];
+  const window = f.stabilizationWindow;
+  if (window === undefined)
+    return f.enabled
+      ? [
+          {
+            field: `${at}.stabilizationWindow`,
+            message: 'Required value: how long an earlier group must be able to hold the workload before it fails back',
+          },
+        ]
+      : [];
+  const ms = parseGoDuration(window.trim());
+  return ms !== undefined && ms > 0
+    ? []
+    : [
+        {
+          field: `${at}.stabilizationWindow`,
+          message: `Invalid value: ${JSON.stringify(window)}: must be a duration greater than 0, such as 10m, 1h30m or 90s`,
+        },
+      ];
+}
+
 function defaultPropagation(obj: Record<string, unknown>): void {
   const spec = objAt(obj, 'spec');
   if (!spec) return;
@@ -469,6 +523,7 @@ export const propagationPolicyAdmission: KindAdmission = {
         message: 'Forbidden: dispatchingOnClusters can not co-exist with dispatching',
       });
     }
+    errs.push(...validateFailback(spec.failover?.failback, 'spec.failover.failback'));
     if (spec.failover?.application && spec.propagateDeps !== true) {
       errs.push({
         field: 'spec.propagateDeps',

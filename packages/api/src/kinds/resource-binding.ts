@@ -177,6 +177,19 @@ export const resourceBindingStatusSchema = z.looseObject({
     )
     .optional()
     .describe('AggregatedStatus represents status list of the resource running in each member cluster.'),
+  failBack: z
+    .looseObject({
+      holdingSince: timeSchema.describe('HoldingSince is when the earlier group became able to hold the workload.'),
+      fromGroup: z.string().describe('FromGroup is the affinity group the workload is in now.'),
+      toGroup: z.string().describe('ToGroup is the earlier affinity group it would fail back to.'),
+    })
+    .optional()
+    .describe(
+      "FailBack (Flotilla): the fail-back this binding waits for, from its hold's start; the rebalancer's record, so that a new leader keeps the clock.",
+    ),
+  lastFailBackTime: timeSchema
+    .optional()
+    .describe("LastFailBackTime (Flotilla) is when this binding's latest fail-back was triggered."),
 });
 export type ResourceBindingStatus = z.infer<typeof resourceBindingStatusSchema>;
 
