@@ -1,8 +1,6 @@
 import type { ServiceName } from '@flotilla/catalogue';
 import { readFile } from 'node:fs/promises';
 import { runBusService } from '@flotilla/controller';
-import { reservedNamespacesEnv } from '@flotilla/api';
-import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
 import {
   InformedSpecs,
   Informers,
@@ -12,8 +10,8 @@ import {
   SPEC_CATCH_UP_MS,
 } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
-import { CALLER_LIMIT_DEFAULTS } from './caller-limits.js';
-import { DashboardViews, STREAM_DEFAULTS } from './dashboard.js';
+import { configSchema } from './config.js';
+import { DashboardViews } from './dashboard.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
@@ -21,37 +19,6 @@ import { POLICY_KINDS, POLICY_SELECTOR_PROJECTION } from './reserved-template.js
 import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
 
 const SERVICE: ServiceName = 'gateway';
-
-const configSchema = baseConfigSchema.extend({
-  GATEWAY_API_PORT: envPort(8081),
-  GATEWAY_API_HOST: envString({ default: '127.0.0.1' }),
-  /** PEM files; when both are set the HTTP API and the admission webhook are served over HTTPS. */
-  GATEWAY_TLS_CERT_FILE: envString(),
-  GATEWAY_TLS_KEY_FILE: envString(),
-  /** PEM CA: the admission webhook then takes only callers with a client certificate it signed (the API server). */
-  GATEWAY_TLS_CLIENT_CA_FILE: envString(),
-  /** Lines `token,role,name` (role `read` or `admin`), mounted from a Secret; without it the API is anonymous. */
-  GATEWAY_TOKENS_FILE: envString(),
-  /**
-   * Anonymous access on a non-loopback host, for docker-compose on a developer machine, where the container must
-   * listen on all of its interfaces and the host publishes the port on its loopback only.
-   */
-  GATEWAY_ALLOW_ANONYMOUS: envBool(false),
-  /** Applies are refused once less than this share of JetStream storage is free, so that deletes still fit. */
-  GATEWAY_STORE_HEADROOM_PERCENT: envInt({ min: 0, max: 50, default: 5 }),
-  /** The store's size when the NATS account has no JetStream max_store of its own (the server's max_file_store). */
-  GATEWAY_STORE_MAX_BYTES: envInt({ min: 1 }),
-  /** Namespaces admission refuses objects in, added to kube-* and flotilla-system (comma-separated; `tenant-*` a prefix). */
-  RESERVED_NAMESPACES: reservedNamespacesEnv,
-  /** HTTP API, per caller (a token's name, or the address without tokens): requests in flight, event streams included. */
-  GATEWAY_HTTP_MAX_IN_FLIGHT: envInt({ min: 1, default: CALLER_LIMIT_DEFAULTS.maxInFlight }),
-  /** HTTP API, per caller: requests a second on average, and how many at once beyond that. */
-  GATEWAY_HTTP_RATE: envInt({ min: 1, default: CALLER_LIMIT_DEFAULTS.ratePerSecond }),
-  GATEWAY_HTTP_BURST: envInt({ min: 1, default: CALLER_LIMIT_DEFAULTS.burst }),
-  /** The dashboard's event stream: how far back a `Last-Event-ID` may resume; how long a reader may stall. */
-  GATEWAY_STREAM_MAX_REPLAY: envInt({ min: 0, default: STREAM_DEFAULTS.maxReplay }),
-  GATEWAY_STREAM_STALLED_MS: envInt({ min: 1, default: STREAM_DEFAULTS.stalledMs }),
-});
 
 await runBusService({
   name: SERVICE,

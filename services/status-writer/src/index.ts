@@ -5,3 +5,4 @@ export * from './default-reducers.js';
 export * from './fold-lag.js';
 export { foldEvents, type FoldEventsOptions, type FoldLogger } from './fold-events.js';
 export { TRAIL_PROJECTOR_DEFAULTS, TrailProjector, type TrailProjectorOptions } from './trail-projector.js';
+export { configSchema } from './config.js';

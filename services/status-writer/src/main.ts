@@ -1,21 +1,14 @@
 import type { ServiceName } from '@flotilla/catalogue';
 import { runBusService } from '@flotilla/controller';
-import { baseConfigSchema, envInt } from '@flotilla/runtime';
 import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
 import { foldEvents } from './fold-events.js';
 import { FoldLag } from './fold-lag.js';
 import { StatusWriter } from './status-writer.js';
-import { TRAIL_PROJECTOR_DEFAULTS, TrailProjector } from './trail-projector.js';
+import { configSchema } from './config.js';
+import { TrailProjector } from './trail-projector.js';
 
 const SERVICE: ServiceName = 'status-writer';
-
-const configSchema = baseConfigSchema.extend({
-  /** Objects folded at once; the events of one object are always folded one at a time, in stream order. */
-  STATUS_WRITER_CONCURRENCY: envInt({ default: 64, min: 1 }),
-  /** A workload's replica trail is projected once an object had this many decisions since (TrailProjector). */
-  TRAIL_PROJECT_AFTER_DECISIONS: envInt({ default: TRAIL_PROJECTOR_DEFAULTS.projectAfterDecisions, min: 1 }),
-});
 
 // Only the leader folds; an object's status depends on the order of its events, so those go one at a time.
 await runBusService({
