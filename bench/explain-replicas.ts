@@ -1,6 +1,6 @@
 // `flotilla explain replicas`: how long the trail of one workload takes to build from the event stream when that
 // workload has 10,000 replica decisions among many other workloads' events (target: within 200 ms).
-import { replicaTrail } from '@flotilla/cli';
+import { replicaTrail } from '@flotilla/presentation';
 import { cloudEvent, type Bus } from '@flotilla/bus';
 import { trailAddresses, type AutoscalerLike } from '@flotilla/replica-trail';
 import { projectReplicaTrail } from '@flotilla/store';

@@ -4,7 +4,6 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveKind } from '@flotilla/api';
 import { eventTypeOf, readEvents, type Bus, type CloudEvent, type EventAddress } from '@flotilla/bus';
-import { eventMessage, lastDecision, objectRows, replicaTrail } from '@flotilla/cli';
 import type { StoredLike } from '@flotilla/client';
 import {
   DASHBOARD_PACKAGE_URL,
@@ -14,6 +13,7 @@ import {
   parsePageRequest,
   sseMessage,
 } from '@flotilla/dashboard';
+import { eventMessage, lastDecision, objectRows, replicaTrail } from '@flotilla/presentation';
 import type { Informer, Informers, ObjectStore, Projection, StatusRecord, StoredObject } from '@flotilla/store';
 import { BadRequestError, NoSuchPathError, ReplayTooFarError, ShuttingDownError } from './errors.js';
 

@@ -1,4 +1,4 @@
-import { formatAge, formatTable } from '../output/table.js';
+import { formatAge, formatTable } from '@flotilla/presentation';
 
 type Proposal = { replicas?: number; metricValue?: number; detail?: string; reason?: string; message?: string };
 interface EhpaStatusView {

@@ -1,5 +1,5 @@
 import { FederatedHpaAnnotations } from '@flotilla/api';
-import { formatTable } from '../output/table.js';
+import { formatTable } from '@flotilla/presentation';
 
 interface AssignmentRow {
   cluster: string;

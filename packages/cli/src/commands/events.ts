@@ -1,8 +1,7 @@
 import { resolveKind } from '@flotilla/api';
 import { eventTypeOf, readEvents, type CloudEvent } from '@flotilla/bus';
 import { CliError, type CliIo, type Session } from '../context.js';
-import { formatTable } from '../output/table.js';
-import { eventMessage } from './event-message.js';
+import { eventMessage, formatTable } from '@flotilla/presentation';
 
 export interface EventsOptions {
   follow?: boolean;

@@ -10,7 +10,7 @@ import {
   type WorkloadRebalancerStatus,
 } from '@flotilla/rebalance';
 import type { Session } from '../context.js';
-import { formatTable } from '../output/table.js';
+import { formatTable } from '@flotilla/presentation';
 
 type Clusters = Array<{ name: string; replicas?: number }>;
 

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compareRuns, renderReportHtml, renderReportSvg, runEhpaReport, syntheticDailyTrace } from '@flotilla/ehpa';
 import { CliError, type CliIo } from '../context.js';
-import { formatTable } from '../output/table.js';
+import { formatTable } from '@flotilla/presentation';
 import { readRangeFile } from '../range-file.js';
 
 /** The synthetic trace starts on a Monday, so the weekday cron of the default EffectiveHPA takes part. */

@@ -2,7 +2,7 @@ import { admit, toYaml } from '@flotilla/api';
 import { whatIfEhpa, WhatIfInputError } from '@flotilla/ehpa';
 import { CliError, readManifests, type CliIo } from '../context.js';
 import { parseDuration } from '../duration.js';
-import { formatTable } from '../output/table.js';
+import { formatTable } from '@flotilla/presentation';
 import { readRangeFile } from '../range-file.js';
 import { scheduleChecks } from '@flotilla/cron';
 import { WHAT_IF_DEFAULTS, type WhatIfOptions } from './what-if.js';

@@ -1,6 +1,6 @@
 import { whatIfRebalance } from '@flotilla/rebalance';
 import { CliError, type CliIo } from '../context.js';
-import { formatTable } from '../output/table.js';
+import { formatTable } from '@flotilla/presentation';
 import { admittedDocs, parseInstant, print, type WhatIfOptions } from './what-if.js';
 
 type Item = {

@@ -4,7 +4,7 @@ import { scheduleChecks, whatIfCron } from '@flotilla/cron';
 import { bindingClusterTiers, whatIfSchedule, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 import { CliError, readManifests, type CliIo } from '../context.js';
 import { asList } from '../output/format.js';
-import { formatTable } from '../output/table.js';
+import { formatTable } from '@flotilla/presentation';
 
 /** What every offline command reads: `-f` files, directories or `-`, and `-o`. */
 export interface WhatIfOptions {

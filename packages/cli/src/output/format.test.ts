@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredLike } from '@flotilla/client';
-import { customResourceDefinition, customResourceKinds } from '@flotilla/api';
-import { COLUMNS } from './columns.js';
 import { printObjects } from './format.js';
 
 const now = new Date('2026-11-26T12:00:00Z');
@@ -30,16 +28,4 @@ describe('printObjects', () => {
       ].join('\n'),
     );
   });
-
-  it.each(['FederatedHPA', 'CronFederatedHPA', 'EffectiveHorizontalPodAutoscaler'])(
-    '%s: the same columns as kubectl get with the CRD of deploy/crds',
-    (kind) => {
-      const info = customResourceKinds().find((k) => k.kind === kind)!;
-      const crd = customResourceDefinition(info) as {
-        spec: { versions: { additionalPrinterColumns: { name: string }[] }[] };
-      };
-      const kubectl = crd.spec.versions[0]!.additionalPrinterColumns.map((c) => c.name.toUpperCase());
-      expect(['NAME', ...COLUMNS[kind]!.map((c) => c.header), 'AGE']).toEqual(['NAME', ...kubectl]);
-    },
-  );
 });

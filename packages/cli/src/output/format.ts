@@ -1,7 +1,6 @@
 import { toYaml } from '@flotilla/api';
 import type { StoredLike } from '@flotilla/client';
-import { COLUMNS } from './columns.js';
-import { formatAge, formatTable } from './table.js';
+import { formatTable, objectRows } from '@flotilla/presentation';
 
 export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml';
 
@@ -30,22 +29,4 @@ export function printObjects(
   if (items.length === 0) return '';
   const { headers, rows } = objectRows(items, { wide: format === 'wide', allNamespaces, now });
   return formatTable(headers, rows);
-}
-
-/** The cells of `get`'s table (`-o wide` with `wide`): the kind's columns, as the CLI prints them and the dashboard
- * shows them. */
-export function objectRows(
-  items: readonly StoredLike[],
-  o: { wide: boolean; allNamespaces: boolean; now: Date /** For the headers of an empty list. */; kind?: string },
-): { headers: string[]; rows: string[][] } {
-  const kind = items[0]?.kind ?? o.kind ?? '';
-  const cols = (COLUMNS[kind] ?? []).filter((c) => o.wide || !c.wide);
-  const headers = [...(o.allNamespaces ? ['NAMESPACE'] : []), 'NAME', ...cols.map((c) => c.header), 'AGE'];
-  const rows = items.map((item) => [
-    ...(o.allNamespaces ? [item.metadata.namespace ?? ''] : []),
-    item.metadata.name,
-    ...cols.map((c) => c.value(item)),
-    formatAge(item.metadata.creationTimestamp as string | undefined, o.now),
-  ]);
-  return { headers, rows };
 }
