@@ -12,6 +12,13 @@ export {
   evictionTime,
   taintToString,
 } from './taints.js';
+export {
+  decideTaints,
+  NOT_READY_TAINT,
+  UNREACHABLE_TAINT,
+  UNSCHEDULABLE_TAINT,
+  type TaintDecision,
+} from './cluster-taints.js';
 export { feasibleClusterNames } from './feasible-clusters.js';
 export { bindingClusterTiers, clusterTier, overflowTiers, tierName, isWorkload, NO_TIER } from './overflow.js';
 export {
