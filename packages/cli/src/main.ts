@@ -18,6 +18,7 @@ import { REBALANCE_DEFAULTS, rebalanceCommand } from './commands/rebalance.js';
 import { whatIfRebalanceCommand } from './commands/what-if-rebalance.js';
 import { WHAT_IF_DEFAULTS, whatIfCronCommand, whatIfFhpaCommand, whatIfScheduleCommand } from './commands/what-if.js';
 import { whatIfEhpaCommand } from './commands/what-if-ehpa.js';
+import { whatIfApplyCommand, whatIfClusterCommand } from './commands/what-if-live.js';
 import { REPORT_EHPA_DEFAULTS, reportEhpaCommand } from './commands/report-ehpa.js';
 import { processIo, withLazySession, withSession, type CliIo, type Session } from './context.js';
 import { errorText } from './errors.js';
@@ -192,7 +193,9 @@ function program(io: CliIo, result: { code: number }): Command {
       online((s) => explainReplicasCommand(io, s, { ...o, target }))(),
     );
 
-  const whatIf = cli.command('what-if').description('offline planning: no NATS or Redis needed');
+  const whatIf = cli
+    .command('what-if')
+    .description('planning: offline from files (no NATS or Redis needed), or --live against the running system');
   whatIf
     .command('schedule')
     .description(
@@ -244,6 +247,36 @@ function program(io: CliIo, result: { code: number }): Command {
       (o: { filename: string[]; output?: string; now: string; history?: string; horizon?: string; timeZone: string }) =>
         run(() => whatIfEhpaCommand(io, o))(),
     );
+
+  whatIf
+    .command('apply')
+    .description(
+      'ask the running system what applying FILE would move: every binding touched, before → after, rejected clusters, what stays Unschedulable; nothing is written',
+    )
+    .requiredOption('-f, --filename <path>', 'file, directory or -', collect, [])
+    .option('--live', 'read the live state through the gateway (required)')
+    .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
+    .action((o: { filename: string[]; live?: boolean; output?: string }) =>
+      lazy((session) => whatIfApplyCommand(io, session, o))(),
+    );
+  const whatIfCluster = whatIf
+    .command('cluster')
+    .description(
+      'ask the running system what a cluster action would move, after the failover grace; nothing is written',
+    );
+  for (const action of ['fail', 'cordon', 'taint'] as const) {
+    const c = whatIfCluster.command(action).argument('<name>');
+    if (action === 'taint') c.argument('<taint>', 'KEY[=VALUE]:EFFECT');
+    c.option('--live', 'read the live state through the gateway (required)')
+      .addOption(new Option('-o, --output <format>').choices(['json', 'yaml']))
+      .action((name: string, ...rest: unknown[]) => {
+        const taint = action === 'taint' ? (rest[0] as string) : undefined;
+        const o = (action === 'taint' ? rest[1] : rest[0]) as { live?: boolean; output?: string };
+        return online((s) =>
+          whatIfClusterCommand(io, s, { ...o, action, name, ...(taint !== undefined ? { taint } : {}) }),
+        )();
+      });
+  }
 
   cli
     .command('report')

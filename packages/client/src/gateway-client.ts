@@ -163,6 +163,10 @@ export class GatewayClient {
   delete(kind: string, name: string, namespace?: string, resourceVersion?: string) {
     return this.call('delete', { kind, name, namespace, resourceVersion });
   }
+  /** What a change would move on the live state; nothing is written. */
+  preview(req: Operations['preview'][0]) {
+    return this.call('preview', req);
+  }
   events(q: Operations['events'][0] = {}) {
     return this.call('events', q);
   }

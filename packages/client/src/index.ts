@@ -20,6 +20,8 @@ export {
   type ObjectQuery,
   type Operation,
   type Operations,
+  type PreviewReply,
+  type PreviewRequest,
   type StatusCause,
   type StatusReason,
   type StoredLike,

@@ -1,3 +1,4 @@
+import type { Preview } from '@flotilla/preview';
 import type { KubeEvent, ObjectIdentity } from '@flotilla/store';
 
 /**
@@ -110,12 +111,28 @@ export interface StoredLike {
   [k: string]: unknown;
 }
 
+/**
+ * `preview`: what a change would move, decided on the live state by the scheduler's own functions (packages/preview);
+ * nothing is written. Exactly one of `objects` (as apply takes them) and `cluster` (a cluster action).
+ */
+export interface PreviewRequest {
+  objects?: unknown[];
+  cluster?: {
+    action: 'fail' | 'cordon' | 'taint';
+    name: string;
+    /** For `taint`: `KEY[=VALUE]:EFFECT`. */
+    taint?: string;
+  };
+}
+export type PreviewReply = Preview;
+
 export interface Operations {
   apply: [ApplyRequest, ApplyReply];
   get: [GetRequest, StoredLike];
   list: [ListRequest, ListReply];
   delete: [DeleteRequest, DeleteReply];
   events: [EventsRequest, EventsReply];
+  preview: [PreviewRequest, PreviewReply];
 }
 export type Operation = keyof Operations;
-export const OPERATIONS: readonly Operation[] = ['apply', 'get', 'list', 'delete', 'events'];
+export const OPERATIONS: readonly Operation[] = ['apply', 'get', 'list', 'delete', 'events', 'preview'];

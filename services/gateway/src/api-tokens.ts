@@ -4,7 +4,8 @@ import type { Operation } from '@flotilla/client';
 /** `read` may look (get, list, events); `admin` may do everything, including apply and delete. */
 export type Role = 'read' | 'admin';
 export const ROLES: readonly Role[] = ['read', 'admin'];
-export const READ_OPERATIONS: readonly Operation[] = ['get', 'list', 'events'];
+// A preview reads the live state and writes nothing.
+export const READ_OPERATIONS: readonly Operation[] = ['get', 'list', 'events', 'preview'];
 
 export interface Caller {
   name: string;

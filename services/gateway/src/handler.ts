@@ -6,6 +6,7 @@ import {
   InvalidRequestError,
   isPlainObject,
   kindOf,
+  listKinds,
   MAX_OBJECT_BYTES,
   parseObjectQuery,
   type KubeObject,
@@ -23,8 +24,19 @@ import type {
   GetRequest,
   ListReply,
   ListRequest,
+  PreviewReply,
+  PreviewRequest,
   StoredLike,
 } from '@flotilla/client';
+import {
+  type ClusterAction,
+  isPreviewInputError,
+  type LiveState,
+  PREVIEW_DEFAULTS,
+  type PreviewChange,
+  previewChange,
+  previewWarnings,
+} from '@flotilla/preview';
 import { cloudEvent, EventTypes, type CloudEvent, type Versioned } from '@flotilla/bus';
 import {
   appliedReplicasRetainedCondition,
@@ -41,7 +53,7 @@ import {
   type StoredObject,
   withVersion,
 } from '@flotilla/store';
-import type { PropagationPolicy, ResourceTemplate } from '@flotilla/scheduling';
+import type { Cluster, PropagationPolicy, ResourceBinding, ResourceTemplate } from '@flotilla/scheduling';
 import { TooLargeError } from './errors.js';
 import { decideReservedTemplate } from './reserved-template.js';
 import {
@@ -76,6 +88,37 @@ export function conflictingKinds(object: { kind: string; spec?: unknown }): read
 const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
 const isWorkload = (o: StoredObject) =>
   !BINDING_KINDS.has(o.kind) && typeof (o.spec as { replicas?: unknown } | undefined)?.replicas === 'number';
+
+const TAINT = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/;
+
+/** A preview request's cluster action, each bad field named. */
+function clusterAction(c: PreviewRequest['cluster']): ClusterAction {
+  if (!isPlainObject(c))
+    throw new InvalidRequestError([{ field: 'cluster', message: 'Invalid value: expected an object' }]);
+  if (typeof c.name !== 'string' || c.name === '')
+    throw new InvalidRequestError([{ field: 'cluster.name', message: 'Required value' }]);
+  if (c.action === 'fail' || c.action === 'cordon') return { action: c.action, cluster: c.name };
+  if (c.action !== 'taint')
+    throw new InvalidRequestError([
+      {
+        field: 'cluster.action',
+        message: `Unsupported value: ${JSON.stringify(c.action)}: one of fail, cordon, taint`,
+      },
+    ]);
+  const m = typeof c.taint === 'string' ? TAINT.exec(c.taint) : null;
+  if (!m)
+    throw new InvalidRequestError([
+      {
+        field: 'cluster.taint',
+        message: `Invalid value: ${JSON.stringify(c.taint)}: KEY[=VALUE]:EFFECT with EFFECT one of NoSchedule, PreferNoSchedule, NoExecute`,
+      },
+    ]);
+  return {
+    action: 'taint',
+    cluster: c.name,
+    taint: { key: m[1]!, ...(m[2] !== undefined ? { value: m[2] } : {}), effect: m[3]! },
+  };
+}
 
 /** Request fields of the wrong type: a `dryRun: "yes"` is not taken for true, it is refused with the field named. */
 function checkFields(req: object, rules: Record<string, 'present' | 'boolean' | 'string'>): void {
@@ -133,11 +176,18 @@ export interface GatewayHandlerOptions {
    * resource template in a reserved namespace (main.ts: informers never older than the store); the store by default.
    */
   policies?: SpecLister;
+  /** The affinity scheduler's FAILOVER_GRACE_MS, for previews of a cluster failure; PREVIEW_DEFAULTS' by default. */
+  failoverGraceMs?: number;
 }
 
 /** The handler's defaults, defined once. */
 export const GATEWAY_HANDLER_DEFAULTS = {
   now: (): Date => new Date(),
+  /**
+   * How long the webhook's dry-run preview may take, reading included: the webhook entries' timeout is 3 s (deploy/),
+   * and admission itself and the round trip need the rest.
+   */
+  webhookPreviewBudgetMs: 1_000,
   ensureRoom: async (): Promise<void> => {},
   reservedNamespaces: ReservedNamespaces.defaults,
 } as const;
@@ -172,6 +222,7 @@ export class GatewayHandler {
   private readonly ensureRoom: () => Promise<void>;
   private readonly reservedNamespaces: ReservedNamespaces;
   private readonly policies: SpecLister;
+  private readonly failoverGraceMs: number;
 
   constructor(options: GatewayHandlerOptions) {
     checkOptions(options);
@@ -183,6 +234,82 @@ export class GatewayHandler {
     this.ensureRoom = options.ensureRoom ?? GATEWAY_HANDLER_DEFAULTS.ensureRoom;
     this.reservedNamespaces = options.reservedNamespaces ?? GATEWAY_HANDLER_DEFAULTS.reservedNamespaces;
     this.policies = options.policies ?? options.store;
+    this.failoverGraceMs = options.failoverGraceMs ?? PREVIEW_DEFAULTS.failoverGraceMs;
+  }
+
+  /**
+   * What a change would move (packages/preview's previewChange) on the live state, read once; nothing is written.
+   * Objects are admitted first, as an apply admits them, so a bad one is refused with its field path.
+   */
+  async preview(req: PreviewRequest, _caller?: Caller, deadlineMs?: number): Promise<PreviewReply> {
+    const given = [req.objects !== undefined, req.cluster !== undefined].filter(Boolean).length;
+    if (given !== 1)
+      throw new InvalidRequestError([
+        { field: 'objects', message: 'Required value: exactly one of objects and cluster' },
+      ]);
+    let change: PreviewChange;
+    if (req.objects !== undefined) {
+      if (!Array.isArray(req.objects))
+        throw new InvalidRequestError([{ field: 'objects', message: 'Invalid value: expected an array' }]);
+      const opts = { schedules: scheduleChecks, reservedNamespaces: this.reservedNamespaces };
+      change = { objects: req.objects.map((o) => admit(o, opts)) };
+    } else change = { cluster: clusterAction(req.cluster) };
+    const state = await this.liveState();
+    try {
+      return previewChange(state, change, {
+        now: this.now(),
+        failoverGraceMs: this.failoverGraceMs,
+        ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+      });
+    } catch (err) {
+      if (isPreviewInputError(err)) throw new InvalidRequestError([{ field: err.field, message: err.detail }]);
+      throw err;
+    }
+  }
+
+  /**
+   * The admission webhook's dry-run answer: kubectl warnings that summarise what the object would move
+   * (`flotilla: web-deployment member1:4→2 member2:2→4`), or one saying the preview was cut short when the live
+   * state was not read or decided within GATEWAY_HANDLER_DEFAULTS.webhookPreviewBudgetMs. Never throws: a preview
+   * that fails is said so in a warning, and the review stands.
+   */
+  async webhookPreviewWarnings(object: unknown): Promise<string[]> {
+    const budget = GATEWAY_HANDLER_DEFAULTS.webhookPreviewBudgetMs;
+    const deadline = performance.now() + budget;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), budget);
+    });
+    try {
+      const p = await Promise.race([this.preview({ objects: [object] }, undefined, deadline), late]);
+      if (p === 'late') return [`flotilla: preview cut short: the live state was not read within ${budget} ms`];
+      return previewWarnings(p);
+    } catch (err) {
+      return [`flotilla: no preview: ${err instanceof Error ? err.message : String(err)}`];
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Everything the scheduler decides from, read once: Clusters, policies, templates and bindings with status. */
+  private async liveState(): Promise<LiveState> {
+    const templateKinds = listKinds()
+      .filter((k) => !k.strict)
+      .map((k) => k.kind);
+    const [clusters, pps, cpps, rbs, crbs, ...templates] = await Promise.all([
+      this.store.list('Cluster'),
+      this.store.listSpecs('PropagationPolicy'),
+      this.store.listSpecs('ClusterPropagationPolicy'),
+      this.store.list('ResourceBinding'),
+      this.store.list('ClusterResourceBinding'),
+      ...templateKinds.map((k) => this.store.listSpecs(k)),
+    ]);
+    return {
+      clusters: clusters as unknown as Cluster[],
+      policies: [...pps, ...cpps] as unknown as PropagationPolicy[],
+      templates: templates.flat() as unknown as ResourceTemplate[],
+      bindings: [...rbs, ...crbs] as unknown as ResourceBinding[],
+    };
   }
 
   /**

@@ -304,6 +304,9 @@ export async function review(body: unknown, handler: GatewayHandler): Promise<ob
     allowed = false;
     message = err.message;
   }
+  // `kubectl apply --dry-run=server`: what the object would move, as warnings kubectl prints.
+  if (allowed && request.dryRun === true)
+    warnings = [...warnings, ...(await handler.webhookPreviewWarnings(request.object))];
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
