@@ -13,7 +13,15 @@ export {
   unescapeToken,
   type EventAddress,
 } from './subjects.js';
-export { cloudEvent, EVENT_TYPE_PREFIX, eventTypeOf, type CloudEvent, type NewEvent } from './cloud-event.js';
+export {
+  cloudEvent,
+  EVENT_TYPE_PREFIX,
+  eventTypeOf,
+  objectDeletedEvent,
+  type CloudEvent,
+  type NewEvent,
+  type ObjectDeletion,
+} from './cloud-event.js';
 export {
   AlreadyExistsError,
   busTransientFailure,

@@ -37,7 +37,8 @@ import {
   previewChange,
   previewWarnings,
 } from '@flotilla/preview';
-import { cloudEvent, EventTypes, type CloudEvent, type Versioned } from '@flotilla/bus';
+import { cloudEvent, objectDeletedEvent, type CloudEvent, type Versioned } from '@flotilla/bus';
+import type { ServiceName } from '@flotilla/catalogue';
 import {
   appliedReplicasRetainedCondition,
   REPLICAS_APPLIED,
@@ -63,6 +64,9 @@ import {
   retainAutoscaledReplicas,
   scaleTargetConflict,
 } from './scale-target-conflict.js';
+
+/** The `source` of the domain events the gateway publishes. */
+const EVENT_SOURCE: ServiceName = 'gateway';
 
 /** Who sent a request, as the front door knows it: the token's name over HTTP, nothing more over NATS. */
 export interface Caller {
@@ -421,18 +425,8 @@ export class GatewayHandler {
     const ref = this.ref(req);
     const object = await this.store.mustGet(ref);
     await this.store.delete(ref, req.resourceVersion);
-    // The uid makes the id unique per object incarnation, so a retried delete publishes once.
     await this.publish(
-      cloudEvent({
-        id: `${object.metadata.uid}/ObjectDeleted`,
-        source: 'gateway',
-        type: EventTypes.ObjectDeleted,
-        kind: ref.kind,
-        namespace: ref.namespace,
-        name: ref.name,
-        time: this.now(),
-        data: {},
-      }),
+      objectDeletedEvent({ source: EVENT_SOURCE, ...ref, uid: object.metadata.uid, time: this.now() }),
     );
     return { object: object as StoredLike };
   }
@@ -501,7 +495,7 @@ export class GatewayHandler {
     await this.publish(
       cloudEvent({
         id,
-        source: 'gateway',
+        source: EVENT_SOURCE,
         type: REPLICAS_APPLIED,
         kind: object.kind,
         namespace: object.metadata.namespace,
@@ -518,7 +512,7 @@ export class GatewayHandler {
       await this.publish(
         cloudEvent({
           id: `${id}/${REPLICA_OWNER_CONFLICT}`,
-          source: 'gateway',
+          source: EVENT_SOURCE,
           type: REPLICA_OWNER_CONFLICT,
           kind: r.retainedByRef.kind,
           namespace: r.retainedByRef.namespace,

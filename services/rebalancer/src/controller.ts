@@ -1,4 +1,4 @@
-import { cloudEvent, EventTypes, type Bus, type CloudEvent, type PublishResult } from '@flotilla/bus';
+import { objectDeletedEvent, type Bus, type CloudEvent, type PublishResult } from '@flotilla/bus';
 import { defineController, type Controller, type WorkQueue } from '@flotilla/controller';
 import {
   bindingKey,
@@ -400,15 +400,7 @@ export class RebalancerController {
       'finished rebalancer deleted after its TTL',
     );
     await this.o.publish(
-      cloudEvent({
-        id: `${uid}/ObjectDeleted`,
-        source: CONTROLLER_NAME,
-        type: EventTypes.ObjectDeleted,
-        kind: REBALANCER_KIND,
-        name: rb.metadata.name,
-        time: now,
-        data: {},
-      }),
+      objectDeletedEvent({ source: CONTROLLER_NAME, kind: REBALANCER_KIND, name: rb.metadata.name, uid, time: now }),
     );
   }
 
