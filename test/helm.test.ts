@@ -3,10 +3,11 @@
 // helm and kubectl are the ones scripts/kube-env builds. The chart against a real API server:
 // test/kube-front-door.e2e.test.ts.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { kubeBinDir } from '@flotilla/testkit/kube';
 import { ROOT } from './support/suite.js';
 
@@ -50,6 +51,8 @@ describe('deploy/helm/flotilla', () => {
         '-n',
         'flotilla-system',
         '--include-crds',
+        // The `helm test` hook's objects are the chart's alone (created by `helm test`, not by install).
+        '--skip-tests',
         '--set',
         'createNamespace=true',
       ]),
@@ -291,5 +294,132 @@ describe('deploy/helm/flotilla', () => {
     await expect(helm(['template', 'flotilla', chart, '--set', 'nats.url=nats://nats:4222'])).rejects.toThrow(
       /redis\.url is required with nats\.url/,
     );
+  });
+
+  it('refuses a value its values.schema.json does not allow, naming its path, in helm lint and helm template', async () => {
+    // `helm install` and `helm upgrade` check the same schema: test/helm-install.e2e.test.ts runs it on an API server.
+    const bad: Array<[string, RegExp]> = [
+      ['gateway.replicas=two', /at '\/gateway\/replicas': got string, want integer/],
+      [
+        'gateway.webhook.failurePolicy=Sometimes',
+        /at '\/gateway\/webhook\/failurePolicy': value must be one of 'Fail', 'Ignore'/,
+      ],
+      [
+        'memberAgent.clusters[0].name=Member_1',
+        /at '\/memberAgent\/clusters\/0\/name': 'Member_1' does not match pattern/,
+      ],
+      // A misspelt key is refused rather than ignored.
+      ['statusWriter.replicaz=1', /at '\/statusWriter': additional properties 'replicaz' not allowed/],
+    ];
+    /** The output of a helm command that must fail (helm lint says why on stdout, helm template on stderr). */
+    const refusal = (args: string[]) =>
+      helm(args).then(
+        (stdout) => {
+          throw new Error(`helm ${args.join(' ')} passed: ${stdout.slice(0, 200)}`);
+        },
+        (err: { stdout: string; stderr: string }) => `${err.stdout}${err.stderr}`,
+      );
+    for (const [value, error] of bad) {
+      expect(await refusal(['lint', chart, '--set', value]), value).toMatch(error);
+      expect(await refusal(['template', 'flotilla', chart, '--set', value]), value).toMatch(error);
+    }
+  });
+
+  it("has the root package.json's version as its appVersion, the default image tag", async () => {
+    const chartYaml = parse(readFileSync(join(chart, 'Chart.yaml'), 'utf8')) as { appVersion: string };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version?: string };
+    expect(pkg.version, "the root package.json's version (the image's OCI version label)").toMatch(/^\d+\.\d+\.\d+/);
+    expect(chartYaml.appVersion).toBe(pkg.version);
+    const gateway = (await render('flotilla-system', [])).find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === 'flotilla-gateway',
+    ) as unknown as { spec: { template: { spec: { containers: { image: string }[] } } } };
+    expect(gateway.spec.template.spec.containers[0]!.image).toBe(`flotilla:${pkg.version}`);
+  });
+
+  it('renders the ServiceMonitor and the PrometheusRule only when asked, the rule as deploy/monitoring has it', async () => {
+    const monitoring = (objs: Obj[]) =>
+      objs.filter((o) => (o as { apiVersion?: string }).apiVersion === 'monitoring.coreos.com/v1');
+    expect(monitoring(await render('flotilla-system', []))).toEqual([]);
+    const rendered = monitoring(
+      await render('ops', [
+        'monitoring.serviceMonitor.enabled=true',
+        'monitoring.serviceMonitor.labels.release=kps',
+        'monitoring.serviceMonitor.interval=15s',
+        'monitoring.prometheusRule.enabled=true',
+        'monitoring.prometheusRule.labels.release=kps',
+      ]),
+    );
+    expect(rendered.map(key).sort()).toEqual(['PrometheusRule/ops/flotilla', 'ServiceMonitor/ops/flotilla']);
+    const [rule, monitor] = [
+      rendered.find((o) => o.kind === 'PrometheusRule')!,
+      rendered.find((o) => o.kind === 'ServiceMonitor')!,
+    ];
+    // The chart reads no file outside its folder: its files/ holds a copy of deploy/monitoring's rule, kept the same.
+    const deployRule = readFileSync(join(ROOT, 'deploy', 'monitoring', 'prometheus-rules.yaml'), 'utf8');
+    expect(readFileSync(join(chart, 'files', 'prometheus-rules.yaml'), 'utf8')).toBe(deployRule);
+    expect(rule.spec).toEqual((parse(deployRule) as { spec: unknown }).spec);
+    expect(rule.metadata).toMatchObject({ labels: { release: 'kps', 'app.kubernetes.io/part-of': 'flotilla' } });
+    expect(monitor).toMatchObject({
+      metadata: { labels: { release: 'kps' } },
+      spec: {
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'flotilla' } },
+        namespaceSelector: { matchNames: ['ops'] },
+        endpoints: [{ port: 'metrics', path: '/metrics', interval: '15s', honorLabels: true }],
+      },
+    });
+    // Every service's metrics Service is selected by it.
+    const services = (await render('ops', [])).filter((o) => o.kind === 'Service');
+    expect(services.length).toBeGreaterThan(0);
+    for (const s of services) {
+      const { labels } = s.metadata as unknown as { labels: Record<string, string> };
+      expect(labels, s.metadata.name).toMatchObject({
+        'app.kubernetes.io/name': 'flotilla',
+        'app.kubernetes.io/part-of': 'flotilla',
+      });
+      expect((s as unknown as { spec: { ports: { name: string }[] } }).spec.ports.map((p) => p.name)).toContain(
+        'metrics',
+      );
+    }
+  });
+
+  it('has a helm test hook: a pod of its own image running files/helm-test.mjs, with what it needs only while it runs', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary fields of the rendered manifests
+    type Manifest = Record<string, any>;
+    const rendered = (await render('ops', ['apiServer.host=10.244.7.1', 'apiServer.port=6443'])) as Manifest[];
+    const hooks = rendered.filter((o) => o.metadata.annotations?.['helm.sh/hook']?.split(',').includes('test'));
+    expect(hooks.map((h) => `${h.kind}/${h.metadata.name}`).sort()).toEqual([
+      'NetworkPolicy/flotilla-helm-test',
+      'Pod/flotilla-helm-test',
+      'Role/flotilla-helm-test',
+      'RoleBinding/flotilla-helm-test',
+      'ServiceAccount/flotilla-helm-test',
+    ]);
+    for (const h of hooks)
+      expect(h.metadata.annotations['helm.sh/hook-delete-policy'], h.kind).toBe('before-hook-creation,hook-succeeded');
+    const pod = hooks.find((h) => h.kind === 'Pod')!;
+    const container = pod.spec.containers[0];
+    expect(container.image).toBe(
+      `flotilla:${(parse(readFileSync(join(chart, 'Chart.yaml'), 'utf8')) as { appVersion: string }).appVersion}`,
+    );
+    expect(container.command).toEqual([
+      'node',
+      '--input-type=module',
+      '-e',
+      readFileSync(join(chart, 'files', 'helm-test.mjs'), 'utf8'),
+    ]);
+    expect(container.env).toEqual([
+      { name: 'NAMESPACE', value: 'ops' },
+      { name: 'GATEWAY_SERVICE', value: 'flotilla-gateway' },
+      { name: 'KUBERNETES_SERVICE_HOST', value: '10.244.7.1' },
+      { name: 'KUBERNETES_SERVICE_PORT', value: '6443' },
+    ]);
+    // Created before the pod, which runs as the ServiceAccount.
+    for (const h of hooks.filter((h) => h.kind !== 'Pod'))
+      expect(h.metadata.annotations['helm.sh/hook-weight'], h.kind).toBe('-5');
+    expect(pod.spec.serviceAccountName).toBe('flotilla-helm-test');
+    expect(hooks.find((h) => h.kind === 'Role')!.rules).toEqual([
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+      { apiGroups: ['autoscaling.karmada.io'], resources: ['cronfederatedhpas'], verbs: ['create'] },
+    ]);
   });
 });

@@ -8,7 +8,18 @@ app.kubernetes.io/part-of: flotilla
 {{- end }}
 
 {{- define "flotilla.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag }}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end }}
+
+{{/* Where a pod that talks to this cluster's API server reaches it, when apiServer.host says (env entries). */}}
+{{- define "flotilla.apiServerEnv" -}}
+{{- if .Values.apiServer.host -}}
+# No kube-proxy routes the kubernetes Service's ClusterIP: in-cluster clients go to the API server itself.
+- name: KUBERNETES_SERVICE_HOST
+  value: {{ .Values.apiServer.host | quote }}
+- name: KUBERNETES_SERVICE_PORT
+  value: {{ .Values.apiServer.port | toString | quote }}
+{{- end }}
 {{- end }}
 
 {{/* The Secret key reference of one connection setting. */}}
@@ -185,12 +196,8 @@ spec:
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINELS" "key" "REDIS_SENTINELS" "optional" true) | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINEL_NAME" "key" "REDIS_SENTINEL_NAME" "optional" true) | nindent 12 }}
             {{- include "flotilla.secretEnv" (dict "root" $root "env" "REDIS_SENTINEL_PASSWORD" "key" "REDIS_SENTINEL_PASSWORD" "optional" true) | nindent 12 }}
-            {{- if and .apiServerToken $root.Values.apiServer.host }}
-            # No kube-proxy routes the kubernetes Service's ClusterIP: in-cluster clients go to the API server itself.
-            - name: KUBERNETES_SERVICE_HOST
-              value: {{ $root.Values.apiServer.host | quote }}
-            - name: KUBERNETES_SERVICE_PORT
-              value: {{ $root.Values.apiServer.port | toString | quote }}
+            {{- with and .apiServerToken (include "flotilla.apiServerEnv" $root) }}
+            {{- . | nindent 12 }}
             {{- end }}
           ports:
             - name: metrics
