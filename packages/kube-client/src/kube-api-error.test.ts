@@ -54,6 +54,17 @@ describe('KubeApiError: one vocabulary for what the API server refused', () => {
     expect(describeKubeError(err)).toBe('connect ECONNREFUSED 127.0.0.1:6443');
   });
 
+  it("names undici's network error by its cause, and a timed-out request as unanswered (not as HTTP 23)", () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
+    const failed = toKubeApiError(new TypeError('fetch failed', { cause: refused }));
+    expect(isUnreachable(failed)).toBe(true);
+    expect(describeKubeError(failed)).toBe('connect ECONNREFUSED 127.0.0.1:6443');
+    const timedOut = toKubeApiError(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    expect(timedOut.code).toBeUndefined();
+    expect(isUnreachable(timedOut)).toBe(true);
+    expect(describeKubeError(timedOut)).toBe('no answer within the request timeout');
+  });
+
   it('predicates read client-node errors and watch Status objects as they come', () => {
     expect(isNotFound(status(404, 'gone'))).toBe(true);
     expect(isGone({ kind: 'Status', code: 410, reason: 'Expired' })).toBe(true);

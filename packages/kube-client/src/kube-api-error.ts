@@ -34,9 +34,15 @@ export function describeRequest(req: KubeRequest): string {
 export function statusOf(err: unknown): { code?: number; message: string } {
   if (err instanceof KubeApiError)
     return { ...(err.code !== undefined ? { code: err.code } : {}), message: err.serverMessage };
-  const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: unknown };
+  // A request the client gave up is no answer: its DOMException's numeric code (23, TIMEOUT_ERR) is not an HTTP status.
+  if (isAbortError(err)) return { message: 'no answer within the request timeout' };
+  const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: unknown; cause?: unknown };
   const code = typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
   let message = typeof e?.message === 'string' ? e.message.split('\n')[0]! : String(err);
+  // undici's fetch says only "fetch failed" for a network error: its cause says what failed (connect ECONNREFUSED …).
+  const cause = e?.cause as { message?: unknown } | undefined;
+  if (err instanceof TypeError && message === 'fetch failed' && typeof cause?.message === 'string')
+    message = cause.message.split('\n')[0]!;
   let body = e?.body;
   if (typeof body === 'string') {
     try {
@@ -47,8 +53,6 @@ export function statusOf(err: unknown): { code?: number; message: string } {
   }
   if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string')
     message = (body as { message: string }).message;
-  // node-fetch's AbortError says "The user aborted a request."; a request (not a watch) is aborted only by its timeout.
-  if (isAbortError(err)) message = 'no answer within the request timeout';
   return { ...(code !== undefined ? { code } : {}), message };
 }
 
@@ -94,10 +98,13 @@ export const isUnauthorized = (err: unknown): boolean => statusCodeOf(err) === K
 /** 410 Gone: a watch's (or a list's continue token's) resourceVersion was compacted away. */
 export const isGone = (err: unknown): boolean => statusCodeOf(err) === KubeStatusCode.Gone;
 export const isInvalid = (err: unknown): boolean => statusCodeOf(err) === KubeStatusCode.Invalid;
-/** The client gave the request up: node-fetch's AbortError, as a request's timeout (or a watch's stop) ends it. */
+/**
+ * The client gave the request up, as a request's timeout (a TimeoutError from AbortSignal.timeout) or a watch's stop
+ * (an AbortError) ends it.
+ */
 export function isAbortError(err: unknown): boolean {
-  const e = err as { name?: unknown; type?: unknown } | undefined;
-  return e?.name === 'AbortError' || e?.type === 'aborted';
+  const e = err as { name?: unknown } | undefined;
+  return e?.name === 'AbortError' || e?.name === 'TimeoutError';
 }
 
 /** The request got no answer at all (connection refused, reset, timed out). */

@@ -1,5 +1,3 @@
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
 import { RequestContext, HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -45,10 +43,17 @@ function load(opts?: Parameters<typeof kubeconfig>[0]): PooledKubeConfig {
   configs.push(kc);
   return kc;
 }
-async function agentOfApiRequest(kc: PooledKubeConfig) {
-  const ctx = new RequestContext('https://127.0.0.1:6443/version', HttpMethod.GET);
+async function dispatcherOfRequest(kc: PooledKubeConfig, url = 'https://127.0.0.1:6443/version') {
+  const ctx = new RequestContext(url, HttpMethod.GET);
   await kc.applySecurityAuthentication(ctx);
-  return ctx.getAgent();
+  return ctx.getDispatcher();
+}
+/** The TLS options client-node reads from the kubeconfig for a request (what a dispatcher connects with). */
+function connectOptions(kc: PooledKubeConfig) {
+  const options = kc.createDispatcherOptions(kc.getCurrentCluster(), {
+    cert: kc.getCurrentUser()?.certData ? Buffer.from(kc.getCurrentUser()!.certData!, 'base64') : undefined,
+  });
+  return options.type === 'agent' ? options.connect : undefined;
 }
 
 describe('PooledKubeConfig: requests with the same credentials share kept-alive connections', () => {
@@ -56,37 +61,38 @@ describe('PooledKubeConfig: requests with the same credentials share kept-alive 
     for (const kc of configs.splice(0)) kc.destroy();
   });
 
-  it('gives every request, API call or watch, the one keep-alive agent made for its TLS options', async () => {
+  it('gives every request, API call or watch, the one keep-alive dispatcher made for its TLS options', async () => {
     const kc = load();
-    const first = await agentOfApiRequest(kc);
-    expect(first).toBeInstanceOf(https.Agent);
-    expect((first as https.Agent & { keepAlive: boolean }).keepAlive).toBe(true);
-    expect(await agentOfApiRequest(kc)).toBe(first);
-    // Watch, Health and Metrics take their options from applyToFetchOptions
-    expect((await kc.applyToFetchOptions({})).agent).toBe(first);
-    // the credentials are still the kubeconfig's
-    expect((first as https.Agent & { options: https.AgentOptions }).options.cert?.toString()).toBe('cert of agent');
+    const first = await dispatcherOfRequest(kc);
+    expect(first?.constructor.name).toBe('Agent');
+    expect(await dispatcherOfRequest(kc)).toBe(first);
+    // Watch, Health and Metrics get theirs through applySecurityAuthentication as well, whatever the path
+    expect(await dispatcherOfRequest(kc, 'https://127.0.0.1:6443/readyz')).toBe(first);
+    // the credentials are still the kubeconfig's, kept alive
+    expect(connectOptions(kc)).toMatchObject({ keepAlive: true });
+    expect(String(connectOptions(kc)?.cert)).toBe('cert of agent');
   });
 
   it('keeps requests with other credentials on other connections (a rotated certificate is not sent on old ones)', async () => {
     const kc = load();
-    const before = await agentOfApiRequest(kc);
+    const before = await dispatcherOfRequest(kc);
     kc.loadFromString(kubeconfig({ user: 'rotated' }));
-    const after = await agentOfApiRequest(kc);
+    const after = await dispatcherOfRequest(kc);
+    expect(after?.constructor.name).toBe('Agent');
     expect(after).not.toBe(before);
-    expect((after as https.Agent & { options: https.AgentOptions }).options.cert?.toString()).toBe('cert of rotated');
+    expect(await dispatcherOfRequest(kc)).toBe(after);
   });
 
-  it('pools plain http agents too, and leaves a proxy agent as client-node makes it', async () => {
+  it('pools a plain http server too, and leaves a proxy dispatcher as client-node makes it', async () => {
     const plain = load({ server: 'http://127.0.0.1:8080', insecure: true });
-    const a = (await plain.applyToFetchOptions({})).agent;
-    expect(a).toBeInstanceOf(http.Agent);
-    expect((await plain.applyToFetchOptions({})).agent).toBe(a);
+    const a = await dispatcherOfRequest(plain, 'http://127.0.0.1:8080/version');
+    expect(a?.constructor.name).toBe('Agent');
+    expect(await dispatcherOfRequest(plain, 'http://127.0.0.1:8080/version')).toBe(a);
 
     const proxied = load({ proxy: 'http://127.0.0.1:3128' });
-    const p1 = await agentOfApiRequest(proxied);
-    const p2 = await agentOfApiRequest(proxied);
-    expect(p1?.constructor).not.toBe(https.Agent);
+    const p1 = await dispatcherOfRequest(proxied);
+    const p2 = await dispatcherOfRequest(proxied);
+    expect(p1?.constructor.name).toBe('ProxyAgent');
     expect(p2).not.toBe(p1);
   });
 });
@@ -117,8 +123,10 @@ describe('PooledKubeConfig: a request that gets no answer', () => {
     expect((listed as Error).message).toBe(
       'list deployments.apps cluster-wide failed: no answer within the request timeout',
     );
-    // What is not a KubeApi call (client-node's Metrics, Health without a signal of its own) gets the timeout too.
-    expect((await kc.applyToFetchOptions({})).signal).toBeInstanceOf(AbortSignal);
+    // Every API client's request gets the timeout, not only KubeApi's.
+    const ctx = new RequestContext(`http://127.0.0.1:${port}/version`, HttpMethod.GET);
+    await kc.applySecurityAuthentication(ctx);
+    expect(ctx.getSignal()).toBeInstanceOf(AbortSignal);
   });
 
   it('defaults to the API server’s own limit for a request', () => {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 // client-node's modules one by one, not its index: the index loads every generated API (~20 MB of JavaScript) where a
 // process may need a KubeConfig only; patches/ makes this module load without the generated APIs too.
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { Cluster } from '@kubernetes/client-node/dist/config_types.js';
 import type { RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 
 /**
@@ -20,65 +20,62 @@ export interface PooledKubeConfigOptions {
   requestTimeoutMs?: number;
 }
 
-/** The TLS and identity options a request's connection is made with: requests with equal options share them. */
-const CONNECTION_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
+/** An undici Dispatcher as client-node hands it to fetch (undici is client-node's dependency, not ours). */
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+type CreateDispatcher = (cluster: Cluster | null, agentOptions: https.AgentOptions) => Dispatcher | undefined;
 
 /**
- * A KubeConfig whose requests share keep-alive connections. client-node 1.x builds a new `https.Agent` for every
+ * A KubeConfig whose requests share keep-alive connections. client-node 2.x makes a new undici Agent for every
  * request, so every request opens a TCP connection, builds a TLS secure context (parsing the CA, certificate and key)
- * and does a full handshake: most of the CPU a write costs, on both sides (and Node's agent without keep-alive asks
- * the API server to close the connection after each answer). Here each request still gets its options from the
- * kubeconfig as before (so rotated credentials are read), and is then handed the one pooled agent made for exactly
- * those options. Proxy agents are left as client-node makes them. Every API client made from it
- * (`makeApiClient`, `Watch`, `Health`, `Metrics`, `KubernetesObjectApi`) goes through these two methods.
+ * and does a full handshake: most of the CPU a write costs, on both sides. Here each request still gets its options
+ * from the kubeconfig as before (so rotated credentials are read), and is then handed the one pooled Agent made for
+ * exactly those options. Proxy dispatchers are left as client-node makes them, and a plain http server without TLS
+ * options gets undici's global dispatcher, which keeps connections alive already. Every request client-node makes
+ * (`makeApiClient`, `Watch`, `Health`, `Metrics`, `KubernetesObjectApi`) gets its dispatcher in
+ * applySecurityAuthentication.
  */
 export class PooledKubeConfig extends KubeConfig {
-  private readonly agents = new Map<string, http.Agent>();
+  private readonly dispatchers = new Map<string, Dispatcher>();
   /** How long a request may go unanswered before this client gives it up (a watch's own signal replaces it). */
   readonly requestTimeoutMs: number;
 
   constructor(options: PooledKubeConfigOptions = {}) {
     super();
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    // createDispatcher is where client-node makes each request's dispatcher from the options it read; its typings
+    // call it private, so it is replaced on the instance (the one way to pool without copying what surrounds it).
+    const fresh = (KubeConfig.prototype as unknown as { createDispatcher: CreateDispatcher }).createDispatcher;
+    (this as unknown as { createDispatcher: CreateDispatcher }).createDispatcher = (cluster, agentOptions) =>
+      this.pooled(cluster, agentOptions, (c, o) => fresh.call(this, c, o));
   }
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
-    const agent = context.getAgent();
-    if (agent) context.setAgent(this.pooled(agent));
+    // The API clients' fetch takes this signal; Watch sets its own controller (it must stay open), and Health and
+    // Metrics take only the signal their caller passes.
     if (!context.getSignal()) context.setSignal(AbortSignal.timeout(this.requestTimeoutMs));
-  }
-
-  override async applyToFetchOptions(opts: https.RequestOptions): ReturnType<KubeConfig['applyToFetchOptions']> {
-    const init = await super.applyToFetchOptions(opts);
-    if (init.agent instanceof http.Agent) init.agent = this.pooled(init.agent);
-    // Watch sets its own signal after this (it must stay open); Metrics and Health (without one of its own) keep it.
-    init.signal ??= AbortSignal.timeout(this.requestTimeoutMs);
-    return init;
   }
 
   /** Closes the pooled connections (idle ones at once; those in use when their request ends). */
   destroy(): void {
-    for (const a of this.agents.values()) a.destroy();
-    this.agents.clear();
+    for (const d of this.dispatchers.values()) d.close().catch(() => undefined);
+    this.dispatchers.clear();
   }
 
-  private pooled(fresh: http.Agent): http.Agent {
-    const isHttps = fresh.constructor === https.Agent;
-    if (!isHttps && fresh.constructor !== http.Agent) return fresh;
-    const options = (fresh as http.Agent & { options: Record<string, unknown> }).options;
-    const hash = createHash('sha256').update(isHttps ? 'https' : 'http');
-    for (const k of CONNECTION_OPTIONS) hash.update(`\0${k}=`).update(connectionOption(options[k]));
+  private pooled(cluster: Cluster | null, agentOptions: https.AgentOptions, fresh: CreateDispatcher) {
+    const options = this.createDispatcherOptions(cluster, agentOptions);
+    if (options.type !== 'agent') return fresh(cluster, agentOptions);
+    const hash = createHash('sha256');
+    const connect = options.connect as Record<string, unknown>;
+    for (const k of Object.keys(connect).sort()) hash.update(`\0${k}=`).update(connectionOption(connect[k]));
     const key = hash.digest('hex');
-    let agent = this.agents.get(key);
-    if (!agent) {
-      const picked = Object.fromEntries(
-        CONNECTION_OPTIONS.map((k) => [k, options[k]]).filter(([, v]) => v !== undefined),
-      );
-      agent = isHttps ? new https.Agent({ ...picked, keepAlive: true }) : new http.Agent({ keepAlive: true });
-      this.agents.set(key, agent);
+    let dispatcher = this.dispatchers.get(key);
+    if (!dispatcher) {
+      dispatcher = fresh(cluster, agentOptions);
+      if (!dispatcher) return dispatcher;
+      this.dispatchers.set(key, dispatcher);
     }
-    return agent;
+    return dispatcher;
   }
 }
 

@@ -31,8 +31,6 @@ export interface StartupRetryOptions<T> {
  */
 export async function retryAtStartup<T>(connect: () => Promise<T>, o: StartupRetryOptions<T>): Promise<T> {
   o.signal?.throwIfAborted();
-  const failures = new Set<unknown>();
-  let last: unknown;
   const cancelled = () => o.signal?.aborted === true;
   const attempt = async () => {
     const made = await connect();
@@ -40,33 +38,23 @@ export async function retryAtStartup<T>(connect: () => Promise<T>, o: StartupRet
     if (cancelled()) await o.dispose?.(made);
     return made;
   };
-  try {
-    const made = await pRetry(attempt, {
-      // Bounded by maxRetryTime, which `retry` reads as "no limit" when 0; it builds its table of waits up front, so
-      // the count must stay finite.
-      retries: o.budgetMs > 0 ? 1000 : 0,
-      minTimeout: 250,
-      maxTimeout: 5000,
-      factor: 2,
-      maxRetryTime: o.budgetMs,
-      ...(o.signal ? { signal: o.signal } : {}),
-      shouldRetry: (err) => !cancelled() && !o.isPermanent?.(err),
-      onFailedAttempt: (err) => {
-        // p-retry calls this also for an error it will not retry: only a failure that may pass is reported as one.
-        if (cancelled() || o.isPermanent?.(err)) return;
-        failures.add(err);
-        last = err;
-        o.gates.set(o.gate, false, `connecting: ${err.message}`);
-        o.logger.warn(
-          { connection: o.gate, attempt: err.attemptNumber, error: err.message },
-          `${o.gate} not reachable`,
-        );
-      },
-    });
-    o.gates.set(o.gate, true);
-    return made;
-  } catch (err) {
-    // On running out, p-retry rejects with the most frequent failure; the last one says best what is wrong now.
-    throw failures.has(err) ? last : err;
-  }
+  // On running out, p-retry rejects with the last failure, which says best what is wrong now.
+  const made = await pRetry(attempt, {
+    // Bounded by maxRetryTime alone (a budget of 0 tries once).
+    retries: o.budgetMs > 0 ? Number.POSITIVE_INFINITY : 0,
+    minTimeout: 250,
+    maxTimeout: 5000,
+    factor: 2,
+    maxRetryTime: o.budgetMs,
+    ...(o.signal ? { signal: o.signal } : {}),
+    shouldRetry: ({ error }) => !cancelled() && !o.isPermanent?.(error),
+    onFailedAttempt: ({ error, attemptNumber }) => {
+      // p-retry calls this also for an error it will not retry: only a failure that may pass is reported as one.
+      if (cancelled() || o.isPermanent?.(error)) return;
+      o.gates.set(o.gate, false, `connecting: ${error.message}`);
+      o.logger.warn({ connection: o.gate, attempt: attemptNumber, error: error.message }, `${o.gate} not reachable`);
+    },
+  });
+  o.gates.set(o.gate, true);
+  return made;
 }
