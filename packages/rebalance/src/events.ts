@@ -13,6 +13,10 @@ export const RebalanceEventTypes = {
 export const WorkloadEventTypes = {
   WorkloadRescheduleTriggered: 'WorkloadRescheduleTriggered',
   FailBackTriggered: 'FailBackTriggered',
+  /** A fail-back's hold started: folded into the binding's `status.failBack`, the clock a new leader goes on with. */
+  FailBackHoldStarted: 'FailBackHoldStarted',
+  /** The hold broke (the earlier group cannot hold the workload any more, or fail-back was turned off). */
+  FailBackHoldEnded: 'FailBackHoldEnded',
 } as const;
 
 export type { KubeEventData };

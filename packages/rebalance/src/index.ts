@@ -39,8 +39,22 @@ export { selectedKinds, selectWorkloads, type SelectableTemplate } from './selec
 export {
   decideFailBack,
   FAIL_BACK_ANNOTATION,
+  failBackSettings,
   parseFailBackPeriod,
   type FailBackDecision,
+  type FailBackHold,
   type FailBackInput,
+  type FailBackPolicy,
+  type FailBackSettings,
+  type FailBackStatus,
 } from './fail-back.js';
+export {
+  FAIL_BACK_BUDGET_DEFAULTS,
+  planFailBacks,
+  type FailBackBudget,
+  type FailBackCandidate,
+  type FailBackPlanInput,
+  type FailBackWait,
+  type PlannedFailBack,
+} from './fail-back-budget.js';
 export { whatIfRebalance, type WhatIfRebalanceResult } from './what-if.js';

@@ -83,6 +83,8 @@ export interface FailBackTriggeredData {
   rescheduleTriggeredAt: string;
   holdingSince: string;
   kubeEvent: KubeEventData;
+  /** The hold's record cleared and `lastFailBackTime` set on the binding's status (the fleet budget counts it). */
+  statusPatch?: { failBack: null; lastFailBackTime: string };
 }
 
 /** `BindingScheduled` (affinity-scheduler): a binding's clusters, and why they were chosen. */

@@ -1,3 +1,4 @@
+import { FAIL_BACK_BUDGET_DEFAULTS } from '@flotilla/rebalance';
 import { baseConfigSchema, envInt } from '@flotilla/runtime';
 
 export const configSchema = baseConfigSchema.extend({
@@ -7,4 +8,7 @@ export const configSchema = baseConfigSchema.extend({
   REBALANCER_WRITE_CONCURRENCY: envInt({ default: 128, min: 1 }),
   /** Every rebalancer (and every fail-back candidate) is reconsidered this often. */
   REBALANCER_RESYNC_MS: envInt({ default: 60_000, min: 1000 }),
+  /** The fleet's fail-backs at most per REBALANCER_FAILBACK_BUDGET_PERIOD_MS, so a recovered region does not pull every workload back at once. */
+  REBALANCER_FAILBACK_BUDGET: envInt({ default: FAIL_BACK_BUDGET_DEFAULTS.max, min: 1 }),
+  REBALANCER_FAILBACK_BUDGET_PERIOD_MS: envInt({ default: FAIL_BACK_BUDGET_DEFAULTS.periodMs, min: 1000 }),
 });

@@ -15,6 +15,7 @@ import {
   type BindingView,
   type BindingWrite,
   type BindingWriteOutcome,
+  type FailBackBudget,
   type ObservedWorkload,
   type RebalanceDecision,
   type WorkloadRebalancer,
@@ -26,7 +27,7 @@ import { systemClock, type Clock } from '@flotilla/runtime';
 import { encodeJobId, scheduleAt } from '@flotilla/runtime/delayed-jobs';
 import {
   Informers,
-  NotFoundError,
+  isNotFound,
   refFromKey,
   hasSpec,
   type CachedKind,
@@ -71,6 +72,8 @@ export interface RebalancerControllerOptions {
   eventChunk?: number;
   /** Every rebalancer and fail-back candidate is reconsidered this often. Default 60 s. */
   resyncMs?: number;
+  /** The fleet's fail-backs at most per period; default FAIL_BACK_BUDGET_DEFAULTS. */
+  failBackBudget?: FailBackBudget;
   /** Called after each pass that published something: for benchmarks and tests. */
   onPass?: (r: { key: string; decision: RebalanceDecision; ms: number }) => void;
   /** The service's registry: reconcile, queue and object metrics under `rebalancer` and `fail-back`. */
@@ -140,6 +143,7 @@ export class RebalancerController {
       informers,
       bindings: this.bindings,
       resyncMs,
+      budget: o.failBackBudget,
       ...kit,
     });
     this.controller = defineController<TtlJob>({
@@ -348,7 +352,7 @@ export class RebalancerController {
           );
           outcome = written ? { written: written as BindingView } : { unchanged: seen as BindingView };
         } catch (err) {
-          outcome = err instanceof NotFoundError ? { notFound: true } : { error: (err as Error).message };
+          outcome = isNotFound(err) ? { notFound: true } : { error: (err as Error).message };
         }
         outcomes.set(bindingKey(w.binding), outcome);
       },
@@ -391,7 +395,7 @@ export class RebalancerController {
         this.o.logger.info({ key }, 'rebalancer edited since it was read; its TTL is decided again');
         return;
       }
-      if (err instanceof NotFoundError) return;
+      if (isNotFound(err)) return;
       throw err;
     }
     this.forget(key);

@@ -19,6 +19,10 @@ await runBusService({
       concurrency: config.REBALANCER_CONCURRENCY,
       writeConcurrency: config.REBALANCER_WRITE_CONCURRENCY,
       resyncMs: config.REBALANCER_RESYNC_MS,
+      failBackBudget: {
+        max: config.REBALANCER_FAILBACK_BUDGET,
+        periodMs: config.REBALANCER_FAILBACK_BUDGET_PERIOD_MS,
+      },
     });
     await controller.start();
     logger.info({}, 'rebalancing as leader');
