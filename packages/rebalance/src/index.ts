@@ -57,4 +57,5 @@ export {
   type FailBackWait,
   type PlannedFailBack,
 } from './fail-back-budget.js';
+export { failBackQueue, type FailBackQueueInput, type QueuedFailBack } from './fail-back-queue.js';
 export { whatIfRebalance, type WhatIfRebalanceResult } from './what-if.js';

@@ -2,6 +2,7 @@ import { resolveKind } from '@flotilla/api';
 import type { StoredLike } from '@flotilla/client';
 import type { CliIo, Session } from '../context.js';
 import { parseOutput, printObjects } from '../output/format.js';
+import { FAIL_BACKS_NAMES, getFailBacksCommand } from './get-failbacks.js';
 
 export interface GetOptions {
   /** A kind, plural or short name. */
@@ -14,6 +15,7 @@ export interface GetOptions {
 }
 
 export async function getCommand(io: CliIo, s: Session, o: GetOptions): Promise<number> {
+  if (FAIL_BACKS_NAMES.has(o.kind)) return getFailBacksCommand(io, s, o);
   const format = parseOutput(o.output);
   const { names } = o;
   const info = resolveKind(o.kind);
