@@ -462,8 +462,20 @@ describe('deploy/ passes kubectl apply --dry-run=server', () => {
     );
     const lint = await run(helm, ['lint', chart, '-f', values]);
     expect(lint.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    // Without the `helm test` hook's objects: `helm test` creates them in order (the pod's ServiceAccount first), and
+    // test/helm-real-node.e2e runs them.
     const rendered = (
-      await run(helm, ['template', 'flotilla', chart, '-n', 'flotilla-system', '-f', values, '--include-crds'])
+      await run(helm, [
+        'template',
+        'flotilla',
+        chart,
+        '-n',
+        'flotilla-system',
+        '-f',
+        values,
+        '--include-crds',
+        '--skip-tests',
+      ])
     ).stdout;
     const out = await kubectlOk(['apply', '--dry-run=server', '-f', '-'], rendered);
     for (const d of [
