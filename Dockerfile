@@ -1,5 +1,5 @@
 # One image for every Flotilla service. The service is chosen at run time:
-#   docker build -t flotilla .
+#   scripts/image flotilla:local        (docker build with the OCI labels' version, revision and source)
 #   docker run flotilla node services/gateway/dist/main.js
 # or by the SERVICE build argument / environment variable used by the default command:
 #   docker build --build-arg SERVICE=cron-scheduler -t flotilla-cron-scheduler .
@@ -7,7 +7,9 @@
 # syntax line would make every build fetch the frontend image from Docker Hub, which a machine without a registry
 # cannot (scripts/docker-env builds this file with nothing pulled).
 
-FROM node:20-slim AS base
+# Node's supported LTS line (.nvmrc's major; docs/platform.md): the official node:24-slim, or on a machine without a
+# registry scripts/docker-env's, made from the same Node build scripts/up and scripts/test run.
+FROM node:24-slim AS base
 ENV CI=true \
     PNPM_HOME=/pnpm
 ENV PATH=$PNPM_HOME:$PATH
@@ -37,7 +39,7 @@ RUN mkdir /out && cp -a package.json node_modules examples /out/ && \
       for extra in node_modules static bin; do if [ -e "$d/$extra" ]; then cp -a "$d/$extra" "/out/$d/"; fi; done; \
     done
 
-FROM node:20-slim AS runtime
+FROM node:24-slim AS runtime
 # The young-generation size of packages/launcher's SERVICE_NODE_FLAGS (resident memory; see there).
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=4 \
@@ -53,3 +55,12 @@ USER 1000:1000
 EXPOSE 8080 8081
 # exec so that node is PID 1 and receives SIGTERM for a clean shutdown.
 CMD ["sh", "-c", "exec node services/$SERVICE/dist/main.js"]
+# The OCI labels, last so that a new commit rebuilds no layer: scripts/image passes the root package.json's version
+# (the chart's appVersion), the commit and the repository's address.
+ARG VERSION=unknown
+ARG REVISION=unknown
+ARG SOURCE=unknown
+LABEL org.opencontainers.image.title="flotilla" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}"

@@ -1234,10 +1234,12 @@ describe('Dockerfile and .dockerignore', () => {
   const instructions = dockerfile.split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager?: string };
 
-  it('builds on node:20-slim with the repository pnpm and a frozen lockfile', () => {
+  it("builds on the slim image of .nvmrc's Node line with the repository pnpm and a frozen lockfile", () => {
+    const major = readFileSync(join(root, '.nvmrc'), 'utf8').trim().split('.')[0];
+    expect(['24', '26']).toContain(major);
     const froms = instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1]);
-    expect(froms.filter((f) => f?.startsWith('node:'))).toEqual(froms.filter((f) => f === 'node:20-slim'));
-    expect(froms[0]).toBe('node:20-slim');
+    expect(froms.filter((f) => f?.startsWith('node:'))).toEqual(froms.filter((f) => f === `node:${major}-slim`));
+    expect(froms[0]).toBe(`node:${major}-slim`);
     expect(pkg.packageManager).toBe('pnpm@10.34.9');
     expect(dockerfile).toContain(`npm i -g ${String(pkg.packageManager)}`);
     expect(dockerfile).toMatch(/pnpm install [^\n]*--frozen-lockfile/);

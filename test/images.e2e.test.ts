@@ -4,8 +4,9 @@
 // SIGTERM within compose's grace period. The base images are scripts/docker-env's, the image is `docker build` of the
 // root Dockerfile; nothing is pulled, and the test removes every container and network it started (no Ryuk reaper:
 // there is no registry to fetch its image from).
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +119,23 @@ afterAll(async () => {
   await Promise.allSettled([...started, ...servers].map((c) => c.stop()));
   await network?.stop();
 }, scaled(120_000));
+
+describe("the image's platform and labels", () => {
+  it(".nvmrc's Node runs in it, and it names its version (the chart's appVersion), commit and source", async () => {
+    const nvmrc = readFileSync(join(ROOT, '.nvmrc'), 'utf8').trim();
+    const { stdout: nodeVersion } = await docker(['run', '--rm', '--network', 'none', FLOTILLA_IMAGE, 'node', '-v']);
+    expect(nodeVersion.trim()).toBe(`v${nvmrc}`);
+    const { stdout } = await docker(['image', 'inspect', '--format', '{{json .Config.Labels}}', FLOTILLA_IMAGE]);
+    const labels = JSON.parse(stdout) as Record<string, string>;
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const chart = readFileSync(join(ROOT, 'deploy', 'helm', 'flotilla', 'Chart.yaml'), 'utf8');
+    expect(labels['org.opencontainers.image.version']).toBe(pkg.version);
+    expect(chart).toContain(`appVersion: "${pkg.version}"`);
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    expect(labels['org.opencontainers.image.revision']).toMatch(new RegExp(`^${head}(-dirty)?$`));
+    expect(labels['org.opencontainers.image.source']).toMatch(/^https:\/\/\S+[^/]$/);
+  });
+});
 
 function serviceEnv(service: ServiceName): Record<string, string> {
   return {

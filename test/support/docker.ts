@@ -53,12 +53,17 @@ export async function requireDockerEngine(): Promise<string> {
 }
 
 /**
- * `docker build` of the root Dockerfile, as docker-compose.yml builds it (on the host's network: the engine has no
- * default bridge). Cached layers make a second build of unchanged sources take seconds.
+ * scripts/image: `docker build` of the root Dockerfile with its OCI labels, on the host's network as docker-compose.yml
+ * builds it (the engine has no default bridge). Cached layers make a second build of unchanged sources take seconds.
  */
 export async function buildFlotillaImage(): Promise<{ seconds: number; sizeBytes: number }> {
   const started = performance.now();
-  await docker(['build', '--network', 'host', '--tag', FLOTILLA_IMAGE, '.'], { timeoutMs: 1_200_000 });
+  await run('bash', [join(ROOT, 'scripts', 'image'), FLOTILLA_IMAGE], {
+    cwd: ROOT,
+    env: { ...process.env, DOCKER_HOST: dockerHost() },
+    timeout: 1_200_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const seconds = (performance.now() - started) / 1000;
   const { stdout } = await docker(['image', 'inspect', '--format', '{{.Size}}', FLOTILLA_IMAGE]);
   return { seconds, sizeBytes: Number(stdout.trim()) };
