@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { errors } from '@nats-io/transport-node';
-import { busTransientFailure, ConflictError } from './errors.js';
+import { AlreadyExistsError, busTransientFailure, ConflictError, isAlreadyExists } from './errors.js';
 
 describe('busTransientFailure (failed for now, not for good)', () => {
   const unavailable = new JetStreamApiError({
@@ -32,5 +32,13 @@ describe('busTransientFailure (failed for now, not for good)', () => {
     ['not an error', 'timeout', undefined],
   ])('%s is %s', (_what, err, expected) => {
     expect(busTransientFailure(err)).toBe(expected);
+  });
+});
+
+describe('isAlreadyExists', () => {
+  it('is true for a create that found its key, false for a lost compare-and-set and anything else', () => {
+    expect(isAlreadyExists(new AlreadyExistsError('objects.Cluster._.m1'))).toBe(true);
+    expect(isAlreadyExists(new ConflictError('objects.Cluster._.m1', 3))).toBe(false);
+    expect(isAlreadyExists(new Error('objects.Cluster._.m1 already exists'))).toBe(false);
   });
 });

@@ -24,6 +24,9 @@ export class AlreadyExistsError extends Error {
   }
 }
 
+/** True when a create found its key already present (`AlreadyExistsError`). */
+export const isAlreadyExists = (err: unknown): err is AlreadyExistsError => err instanceof AlreadyExistsError;
+
 /** The NATS or JetStream server could not be reached or refused the bus set-up. */
 export class BusUnavailableError extends Error {
   constructor(

@@ -32,6 +32,7 @@ export {
   isNoMessageFound,
   isStreamNameInUse,
   isStreamNotFound,
+  isAlreadyExists,
   isUndecodable,
   isWrongLastSequence,
   JetStreamErrorCodes,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   AlreadyExistsError,
+  isAlreadyExists,
+  isNotFound,
   ApiError,
   apiErrorFrom,
   BadRequestError,
@@ -57,5 +59,15 @@ describe('apiErrorFrom (a gateway reply back to a typed error)', () => {
     const err = apiErrorFrom({ reason: 'PaymentRequired' as StatusReason, message: 'a reason from the future' });
     expect(err.constructor).toBe(ApiError);
     expect(err.reason).toBe('PaymentRequired');
+  });
+});
+
+describe('isNotFound and isAlreadyExists', () => {
+  it("tell the gateway's NotFound and AlreadyExists answers from every other", () => {
+    const notFound = apiErrorFrom({ reason: 'NotFound', message: 'clusters "m9" not found' });
+    const exists = apiErrorFrom({ reason: 'AlreadyExists', message: 'clusters "m1" already exists' });
+    expect([isNotFound(notFound), isAlreadyExists(notFound)]).toEqual([true, false]);
+    expect([isNotFound(exists), isAlreadyExists(exists)]).toEqual([false, true]);
+    expect(isNotFound(apiErrorFrom({ reason: 'Conflict', message: 'modified' }))).toBe(false);
   });
 });

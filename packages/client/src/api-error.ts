@@ -51,6 +51,12 @@ export function isRetryable(err: unknown): err is ApiError {
   return err instanceof TimeoutError || err instanceof ServiceUnavailableError;
 }
 
+/** True for the gateway's NotFound answer: no object of that kind, namespace and name. */
+export const isNotFound = (err: unknown): err is NotFoundError => err instanceof NotFoundError;
+
+/** True for the gateway's AlreadyExists answer: a create found the object there. */
+export const isAlreadyExists = (err: unknown): err is AlreadyExistsError => err instanceof AlreadyExistsError;
+
 const CLASSES: Record<StatusReason, new (body: ApiErrorBody) => ApiError> = {
   BadRequest: BadRequestError,
   Unauthorized: UnauthorizedError,

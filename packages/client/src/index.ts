@@ -36,6 +36,8 @@ export {
   ForbiddenError,
   InternalError,
   InvalidError,
+  isAlreadyExists,
+  isNotFound,
   isRetryable,
   NotFoundError,
   RequestEntityTooLargeError,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { BindingObjectReference } from '@flotilla/api';
 import {
-  AlreadyExistsError,
+  isAlreadyExists,
   ConflictError,
   createJson,
   encodeJson,
@@ -91,7 +91,7 @@ export class KubeEventStore {
       await createJson(this.bus.kubeEvents, key, first);
       return first;
     } catch (err) {
-      if (!(err instanceof AlreadyExistsError)) throw err;
+      if (!isAlreadyExists(err)) throw err;
     }
     for (let attempt = 0; ; attempt++) {
       const current = await getJson<StoredKubeEvent>(this.bus.kubeEvents, key);
@@ -102,7 +102,7 @@ export class KubeEventStore {
         else await createJson(this.bus.kubeEvents, key, next);
         return next;
       } catch (err) {
-        const lost = err instanceof ConflictError || err instanceof AlreadyExistsError;
+        const lost = err instanceof ConflictError || isAlreadyExists(err);
         if (!lost || attempt >= 50) throw err;
         await backoff(attempt);
       }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { formatTime } from '@flotilla/api';
 import { isDeepStrictEqual } from 'node:util';
 import {
-  AlreadyExistsError,
+  isAlreadyExists,
   ConflictError,
   createJson,
   deleteKey,
@@ -138,7 +138,7 @@ export class ObjectStore {
         const revision = await updateJson(this.bus.objects, key, next, current.revision);
         return { object: await this.withStatus(key, { key, value: next, revision }), outcome: 'configured' };
       } catch (err) {
-        const lost = err instanceof ConflictError || err instanceof AlreadyExistsError;
+        const lost = err instanceof ConflictError || isAlreadyExists(err);
         if (!lost) throw err;
         if (expected !== undefined) throw new StaleResourceVersionError(ref, expected, undefined);
         if (attempt >= this.maxRetries) throw err;

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   ConflictError,
-  AlreadyExistsError,
+  isAlreadyExists,
   createJson,
   deleteKey,
   encodeJson,
@@ -107,7 +107,7 @@ export class StatusStore {
         return next;
       } catch (err) {
         this.written.delete(key);
-        const lost = err instanceof ConflictError || err instanceof AlreadyExistsError;
+        const lost = err instanceof ConflictError || isAlreadyExists(err);
         if (!lost || attempt >= this.maxRetries) throw err;
         await backoff(attempt);
       }

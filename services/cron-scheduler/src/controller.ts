@@ -1,6 +1,6 @@
 import { Controllers } from '@flotilla/catalogue';
 import { createHash } from 'node:crypto';
-import { AlreadyExistsError, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
+import { isAlreadyExists, cloudEvent, ConflictError, type Bus, type CloudEvent } from '@flotilla/bus';
 import { defineController, type Controller, type ControllerLogger, type WorkQueue } from '@flotilla/controller';
 import { Registry } from 'prom-client';
 import {
@@ -28,7 +28,7 @@ import {
 import { scheduleAt } from '@flotilla/runtime/delayed-jobs';
 import {
   Informers,
-  NotFoundError,
+  isNotFound,
   ObjectStore,
   objectKey,
   refFromKey,
@@ -312,7 +312,7 @@ export class CronController {
         const revision = await this.states.put(uid, next, stored.revision);
         this.cache.set(uid, { state: next, revision });
       } catch (err) {
-        if (!(err instanceof ConflictError || err instanceof AlreadyExistsError)) throw err;
+        if (!(err instanceof ConflictError || isAlreadyExists(err))) throw err;
         // Another replica advanced it (a leader change): plan again from what it stored.
         this.cache.delete(uid);
         this.controller.enqueue(key);
@@ -359,7 +359,7 @@ export class CronController {
       return outcomes;
     } catch (err) {
       if (isStaleFencingToken(err) || err instanceof NotLeaderError) throw err;
-      if (err instanceof NotFoundError) return applyExecutions({ ...input, target: undefined }).outcomes;
+      if (isNotFound(err)) return applyExecutions({ ...input, target: undefined }).outcomes;
       const attempt = (this.writeFailures.get(key) ?? 0) + 1;
       if (attempt < (this.o.maxWriteAttempts ?? 5)) {
         this.writeFailures.set(key, attempt);

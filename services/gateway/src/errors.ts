@@ -1,7 +1,7 @@
 import { AdmissionError, InvalidRequestError, ManifestError, UnknownKindError } from '@flotilla/api';
 import type { ApiErrorBody } from '@flotilla/client';
-import { AlreadyExistsError, busTransientFailure, ConflictError } from '@flotilla/bus';
-import { NotFoundError, StaleResourceVersionError } from '@flotilla/store';
+import { isAlreadyExists, busTransientFailure, ConflictError } from '@flotilla/bus';
+import { isNotFound, StaleResourceVersionError } from '@flotilla/store';
 import { StoreFullError } from './store-headroom.js';
 
 export class TooLargeError extends Error {
@@ -115,11 +115,11 @@ export function toApiError(err: unknown): ApiErrorBody {
   if (err instanceof InvalidRequestError) return { reason: 'BadRequest', message: err.message, causes: err.causes };
   if (err instanceof StaleResourceVersionError || err instanceof ConflictError)
     return { reason: 'Conflict', message: err.message };
-  if (err instanceof AlreadyExistsError) return { reason: 'AlreadyExists', message: err.message };
+  if (isAlreadyExists(err)) return { reason: 'AlreadyExists', message: err.message };
   if (err instanceof ShuttingDownError)
     return { reason: 'ServiceUnavailable', message: err.message, retryAfterSeconds: RETRY_AFTER_SECONDS };
   if (err instanceof NoSuchPathError) return { reason: 'NotFound', message: err.message };
-  if (err instanceof NotFoundError) return { reason: 'NotFound', message: err.message };
+  if (isNotFound(err)) return { reason: 'NotFound', message: err.message };
   if (err instanceof UnauthenticatedError) return { reason: 'Unauthorized', message: err.message };
   if (err instanceof NotPermittedError) return { reason: 'Forbidden', message: err.message };
   // Forbidden, as Kubernetes answers a create past a ResourceQuota: retrying will not help until something is deleted.

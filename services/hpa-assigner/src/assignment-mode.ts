@@ -12,7 +12,7 @@ import {
   type MemberStatus,
   type RecordedAssignment,
 } from '@flotilla/assignment';
-import { AlreadyExistsError } from '@flotilla/bus';
+import { isAlreadyExists } from '@flotilla/bus';
 import type { FederatedHpaAssignedData } from '@flotilla/replica-trail';
 import { MAX_TIMER_MS, type ReconcileResult } from '@flotilla/controller';
 import { encodeJobId, jobDueAt, removeJob, scheduleAt, type DelayedQueue } from '@flotilla/runtime/delayed-jobs';
@@ -162,7 +162,7 @@ export class AssignmentMode {
       const desired = memberHpaBinding(fhpa, record);
       if (!hpaBinding) {
         await store.create(desired).catch(async (err: unknown) => {
-          if (!(err instanceof AlreadyExistsError)) throw err;
+          if (!isAlreadyExists(err)) throw err;
           await this.writeHpaBinding(hpaBindingRef, name, record);
         });
       } else {
@@ -237,7 +237,7 @@ export class AssignmentMode {
     } catch (err) {
       if (!isNotFound(err)) throw err;
       await store.create(desired).catch((e: unknown) => {
-        if (!(e instanceof AlreadyExistsError)) throw e;
+        if (!isAlreadyExists(e)) throw e;
       });
     }
   }

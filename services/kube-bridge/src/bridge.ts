@@ -1,7 +1,13 @@
 import { formatTime, ReservedNamespaces } from '@flotilla/api';
 import { Controllers } from '@flotilla/catalogue';
 import { type Bus, getJson, publishEvent } from '@flotilla/bus';
-import { ConflictError, type GatewayClient, InvalidError, NotFoundError, type StoredLike } from '@flotilla/client';
+import {
+  ConflictError,
+  type GatewayClient,
+  InvalidError,
+  isNotFound as isGatewayNotFound,
+  type StoredLike,
+} from '@flotilla/client';
 import {
   type Controller,
   type ControllerQueue,
@@ -501,7 +507,7 @@ export class KubeBridge {
             this.opts.gateway.delete(ref.kind, ref.name, ref.namespace, action.expect),
           );
         } catch (err) {
-          if (!(err instanceof NotFoundError)) throw err;
+          if (!isGatewayNotFound(err)) throw err;
         }
         await records.delete(key);
         if (decision.conflict && hostObject === undefined)

@@ -1,5 +1,5 @@
 import { eventTypeOf, readEvents, type Bus } from '@flotilla/bus';
-import { NotFoundError } from '@flotilla/client';
+import { isNotFound } from '@flotilla/client';
 import {
   bindingRefOf,
   foldRebalancerStatus,
@@ -52,7 +52,7 @@ export async function rebalanceReport(
     if (t && opts.placements !== false) {
       const ref = bindingRefOf(w);
       const b = await s.client.get(ref.kind, ref.name, ref.namespace).catch((err: unknown) => {
-        if (err instanceof NotFoundError) return undefined;
+        if (isNotFound(err)) return undefined;
         throw err;
       });
       const last = (b?.status as { lastScheduledTime?: string } | undefined)?.lastScheduledTime;

@@ -1,5 +1,5 @@
 import { resolveKind, type Condition } from '@flotilla/api';
-import { NotFoundError } from '@flotilla/client';
+import { isNotFound } from '@flotilla/client';
 import { CliError, type CliIo, type Session } from '../context.js';
 import { parseDuration } from '../duration.js';
 
@@ -50,7 +50,7 @@ export async function waitCommand(io: CliIo, s: Session, o: WaitOptions): Promis
     } catch (err) {
       // As kubectl wait: a condition on a missing object is NotFound at once (the error names it), not a timeout;
       // a delete of an object that is not there is already done.
-      if (!(err instanceof NotFoundError) || want.type === 'condition') throw err;
+      if (!isNotFound(err) || want.type === 'condition') throw err;
       io.out(first ? `${shown} does not exist: nothing to wait for` : `${shown} deleted`);
       return 0;
     }
