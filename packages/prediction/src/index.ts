@@ -24,6 +24,12 @@ export {
 } from './period.js';
 export { estimate, fftEstimate, maxValueEstimate } from './estimators.js';
 export { predictionError } from './accuracy.js';
+export {
+  FORECAST_ERROR_MIN_ACTUAL,
+  forecastError,
+  type ForecastError,
+  type ForecastErrorInput,
+} from './forecast-error.js';
 export { selectEstimator, type EstimatorScore } from './select-estimator.js';
 export { PREDICT_PARTIAL, PredictionReasons, type PredictionReadiness, type PredictionReason } from './readiness.js';
 export { DEFAULT_MODEL_UPDATE_INTERVAL_SECONDS, nextRefitAt, refitDue, type FittedModel } from './model-refresh.js';
