@@ -12,8 +12,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  */
 export const baseConfigSchema = z.object({
   /**
-   * One URL or a comma-separated list (the servers of a NATS cluster). May carry `user:pass@` or `token@`; never log
-   * it without `redactUrl`.
+   * One URL or a comma-separated list (the servers of a NATS cluster; the client fails over between them). May carry
+   * `user:pass@` or `token@` (logged redacted: `redactUrl`).
    */
   NATS_URL: envUrlList({ protocols: ['nats', 'tls', 'ws', 'wss'], default: 'nats://127.0.0.1:4222' }),
   /** Replicas of the streams and buckets a service creates; unset: 1 on a single server, 3 on a cluster. */
@@ -23,11 +23,15 @@ export const baseConfigSchema = z.object({
    * is never answered: it waits this long before it is retried, so 2000 keeps a stall near the election itself.
    */
   NATS_TIMEOUT_MS: envInt({ default: 5000, min: 500, max: 60_000 }),
+  /** The NATS user (deploy/README.md lists each service's grants); never logged with its password. */
   NATS_USER: envString(),
+  /** NATS_USER's password (never logged). */
   NATS_PASSWORD: envString(),
+  /** A NATS token instead of a user and password (never logged). */
   NATS_TOKEN: envString(),
-  /** May carry `:password@`; never log it without `redactUrl`. */
+  /** The Redis server. May carry `:password@` (logged redacted: `redactUrl`). */
   REDIS_URL: envUrl({ protocols: ['redis', 'rediss'], default: 'redis://127.0.0.1:6379' }),
+  /** The Redis password, when REDIS_URL carries none (never logged). */
   REDIS_PASSWORD: envString(),
   /**
    * Redis through Sentinel: the Sentinels' `host:port` list. Set, it replaces REDIS_URL's host and port (the URL still
@@ -35,6 +39,7 @@ export const baseConfigSchema = z.object({
    * when they promote a replica.
    */
   REDIS_SENTINELS: envHostPortList(),
+  /** The name of the primary the Sentinels watch (`sentinel monitor NAME ...`). */
   REDIS_SENTINEL_NAME: envString({
     default: 'mymaster',
     pattern: /^[A-Za-z0-9._-]+$/,
@@ -48,16 +53,20 @@ export const baseConfigSchema = z.object({
     pattern: /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
     patternHint: "lower-case letters, digits and '-' (1-63 characters, not starting or ending with '-')",
   }),
+  /** pino's level for the JSON log lines on stdout. */
   LOG_LEVEL: envEnum(LOG_LEVELS, 'info'),
   /** Health and metrics port; 0 (the default) takes an ephemeral port, which is logged at start. */
   HTTP_PORT: envPort(0),
+  /** Where `/healthz`, `/readyz` and `/metrics` listen. */
   HTTP_HOST: envString({ default: '127.0.0.1' }),
+  /** The leader lease in Redis; a leader that cannot renew stops acting before the lease can pass to another replica. */
   LEADER_LEASE_MS: envInt({ default: 10_000, min: 1000 }),
   /**
    * The events stream's limits: the oldest events and, past the byte limit, the oldest first, are dropped (JetStream's
    * discard-old), so the log cannot fill the server and starve the objects. Status is a fold, so it survives them.
    */
   EVENTS_MAX_AGE_MS: envInt({ default: 7 * 24 * 3600 * 1000, min: 60_000 }),
+  /** The events stream's size limit, past which the oldest events are dropped (see EVENTS_MAX_AGE_MS). */
   EVENTS_MAX_BYTES: envInt({ default: 512 * 1024 * 1024, min: 1024 * 1024 }),
   /** How often a service checks that its streams and buckets still exist on NATS (and re-creates them). */
   PROVISION_CHECK_MS: envInt({ default: 5000, min: 100 }),

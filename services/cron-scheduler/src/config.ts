@@ -14,5 +14,6 @@ export const configSchema = baseConfigSchema.extend({
   ),
   /** Every object is reconsidered and its timers re-armed this often. */
   CRON_RESYNC_MS: envInt({ default: DEFAULT_RESYNC_MS, min: 1000 }),
+  /** CronFederatedHPAs reconciled at once. */
   CRON_CONCURRENCY: envInt({ default: DEFAULT_CRON_CONCURRENCY, min: 1 }),
 });

@@ -16,9 +16,11 @@ export const configSchema = baseConfigSchema.extend({
   }),
   /** The shipped mode's downscale stabilization window without behavior (Kubernetes' default 300 s). */
   FHPA_DOWNSCALE_STABILIZATION_SECONDS: envInt({ default: DEFAULT_DOWNSCALE_STABILIZATION_SECONDS, min: 0 }),
+  /** FederatedHPAs reconciled at once. */
   FHPA_CONCURRENCY: envInt({ default: FEDERATED_HPA_DEFAULTS.concurrency, min: 1 }),
   /** How often every EffectiveHPA is evaluated (the sync period of the HPA Crane manages). */
   EHPA_SYNC_PERIOD_MS: envInt({ default: EFFECTIVE_HPA_DEFAULTS.syncPeriodMs, min: 100 }),
+  /** EffectiveHPAs reconciled at once. */
   EHPA_CONCURRENCY: envInt({ default: EFFECTIVE_HPA_DEFAULTS.concurrency, min: 1 }),
   /** The zone of EffectiveHPA crons with `timezone: Local`. */
   EHPA_CONTROLLER_ZONE: envString({ default: 'UTC' }),

@@ -49,8 +49,9 @@ export const memberAgentConfigSchema = baseConfigSchema
     KUBE_SUCCESS_THRESHOLD_MS: envInt({ default: 30_000, min: 0 }),
     /** With the kube driver: a full reconcile at least this often besides the one each change triggers. */
     KUBE_RESYNC_MS: envInt({ default: 30_000, min: 1000 }),
-    /** With the kube driver: client-go's write rate limit against the member API server, and its burst. */
+    /** With the kube driver: client-go's write rate limit against the member API server, in writes a second. */
     KUBE_API_QPS: envInt({ default: 50, min: 1 }),
+    /** With the kube driver: how many writes at once beyond KUBE_API_QPS. */
     KUBE_API_BURST: envInt({ default: 100, min: 1 }),
     /**
      * With the kube driver: how long each watch asks the member API server to keep it open (±20 %) before it resumes

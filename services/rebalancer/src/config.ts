@@ -10,5 +10,6 @@ export const configSchema = baseConfigSchema.extend({
   REBALANCER_RESYNC_MS: envInt({ default: 60_000, min: 1000 }),
   /** The fleet's fail-backs at most per REBALANCER_FAILBACK_BUDGET_PERIOD_MS, so a recovered region does not pull every workload back at once. */
   REBALANCER_FAILBACK_BUDGET: envInt({ default: FAIL_BACK_BUDGET_DEFAULTS.max, min: 1 }),
+  /** The period REBALANCER_FAILBACK_BUDGET counts fail-backs in. */
   REBALANCER_FAILBACK_BUDGET_PERIOD_MS: envInt({ default: FAIL_BACK_BUDGET_DEFAULTS.periodMs, min: 1000 }),
 });
