@@ -9,13 +9,15 @@
 // The node has a pod network of its own (scripts/kube-env --pod-network: a bridge, no kube-proxy, no cluster DNS): the
 // chart runs with its default two replicas of each service; the kube-bridge reaches the API server, and every pod NATS
 // and Redis, at the network's gateway; the member-agents use the node's network (the members listen on loopback).
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { type WebhookPki, webhookPki } from '@flotilla/launcher';
 import { eventually, freeTcpPort, scaled } from '@flotilla/testkit';
-import { type KubeCluster, REAL_NODE_NAME, startKubeCluster } from '@flotilla/testkit/kube';
+import { type KubeCluster, REAL_NODE_NAME, kubeBinDir, startKubeCluster } from '@flotilla/testkit/kube';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import {
   CHART,
@@ -32,6 +34,7 @@ import { KUBE_AGENT_ENV } from './support/kube-e2e.js';
 import { memberDeployment, seedSteps } from './support/seed-steps.js';
 import { ROOT } from './support/suite.js';
 
+const run = promisify(execFile);
 let host: KubeCluster | undefined;
 const members: KubeCluster[] = [];
 const MEMBERS = ['member1', 'member2'];
@@ -263,6 +266,36 @@ describe('helm install on a cluster whose real kubelet runs Flotilla', { timeout
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('admission webhook "validate.flotilla.io" denied the request');
     expect(res.stderr).toContain('spec.rules[0].schedule');
+  });
+
+  it('helm test: a pod of the release finds every gateway replica answering /readyz and the webhook refusing a bad object', async () => {
+    // The chart's test hook (templates/tests/): a pod of Flotilla's own image, already on the node, running
+    // files/helm-test.mjs as a ServiceAccount that exists only while the test runs. helm prints its log on stderr.
+    const { stdout, stderr } = await run(
+      join(kubeBinDir(), 'helm'),
+      ['test', 'flotilla', '-n', NS, '--timeout', '4m', `--kubeconfig=${host!.kubeconfigPath}`],
+      { maxBuffer: 16 << 20, timeout: 300_000 },
+    );
+    console.info(`helm test:\n${stdout}${stderr}`);
+    expect(stdout).toMatch(/TEST SUITE:\s+flotilla-helm-test\n(.*\n){2}Phase:\s+Succeeded/);
+    expect(stdout).not.toMatch(/Phase:\s+Failed/);
+    const gateways = (await flotillaPods()).filter((p) => component(p) === 'gateway');
+    for (const p of gateways) expect(stderr).toContain(`ok http://${p.status.podIP}:8080/readyz: 200`);
+    expect(stderr).toContain('ok the webhook refused a bad CronFederatedHPA');
+    expect(stderr).toContain('spec.rules[0].schedule');
+    // Nothing of the test is left behind once it passed.
+    expect(
+      await kubectl([
+        'get',
+        'pods,serviceaccounts,roles,rolebindings,networkpolicies',
+        '-n',
+        NS,
+        '-l',
+        'app.kubernetes.io/component=helm-test',
+        '-o',
+        'name',
+      ]),
+    ).toBe('');
   });
 
   seedSteps({ host: () => host!, member1: () => members[0]!, member2: () => members[1]! });
