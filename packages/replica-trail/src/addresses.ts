@@ -1,12 +1,6 @@
 import { REPLICAS_APPLIED } from './fold.js';
-import { REPLICA_OWNER_CONFLICT, REPLICA_OWNER_CONFLICT_RESOLVED, scaleTargetOf } from './owner-conflicts.js';
-
-/** A workload: a resource template with `spec.replicas`. */
-export interface WorkloadRef {
-  kind: string;
-  namespace?: string | undefined;
-  name: string;
-}
+import { REPLICA_OWNER_CONFLICT, REPLICA_OWNER_CONFLICT_RESOLVED } from './owner-conflicts.js';
+import { type AutoscalerLike, scaleTargetOf, type WorkloadRef } from './refs.js';
 
 /** The exact event subject parts to read (packages/bus's EventAddress). */
 export interface TrailAddress {
@@ -14,13 +8,6 @@ export interface TrailAddress {
   namespace?: string | undefined;
   name: string;
   type: string;
-}
-
-/** An autoscaler as stored, of any of the kinds: its spec is read through `scaleTargetOf`. */
-export interface AutoscalerLike {
-  kind: string;
-  metadata: { name: string; namespace?: string | undefined };
-  spec?: unknown;
 }
 
 /** The kinds whose objects aim at a workload's replicas, as `trailAddresses` reads them. */

@@ -18,10 +18,9 @@ export {
   TRAIL_AUTOSCALER_KINDS,
   TRAIL_EVENT_TYPES,
   trailAddresses,
-  type AutoscalerLike,
   type TrailAddress,
-  type WorkloadRef,
 } from './addresses.js';
+export type { AutoscalerLike, WorkloadRef } from './refs.js';
 export {
   appliedReplicasRetainedCondition,
   decideOwnerConflict,

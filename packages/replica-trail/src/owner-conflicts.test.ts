@@ -5,7 +5,7 @@ import {
   type ForeignHorizontalPodAutoscaler,
   type PatchCondition,
 } from '@flotilla/api';
-import type { AutoscalerLike } from './addresses.js';
+import type { AutoscalerLike } from './refs.js';
 import {
   appliedReplicasRetainedCondition,
   decideOwnerConflict,

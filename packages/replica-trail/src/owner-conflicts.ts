@@ -5,7 +5,7 @@
  * and the time come in; the condition to set and the events to record go out.
  */
 import type { Condition, ForeignHorizontalPodAutoscaler } from '@flotilla/api';
-import type { AutoscalerLike, WorkloadRef } from './addresses.js';
+import { type AutoscalerLike, scaleTargetOf, type WorkloadRef } from './refs.js';
 
 /** The condition type, on FederatedHPA, EffectiveHorizontalPodAutoscaler and CronFederatedHPA. */
 export const REPLICA_OWNER_CONFLICT = 'ReplicaOwnerConflict';
@@ -57,18 +57,6 @@ export function oneTimeConflictHoldEnd(c: Condition | undefined): Date | undefin
 }
 
 const FHPA = 'FederatedHPA';
-
-/** What an autoscaler's `spec.scaleTargetRef` names, its fields checked (a stored object of any shape may come). */
-export function scaleTargetOf(a: AutoscalerLike): { kind?: string; name?: string } | undefined {
-  const spec = a.spec;
-  const ref = spec !== null && typeof spec === 'object' && 'scaleTargetRef' in spec ? spec.scaleTargetRef : undefined;
-  if (ref === null || typeof ref !== 'object') return undefined;
-  const { kind, name } = ref as { kind?: unknown; name?: unknown };
-  return {
-    ...(typeof kind === 'string' ? { kind } : {}),
-    ...(typeof name === 'string' ? { name } : {}),
-  };
-}
 
 /**
  * The workload whose replicas an autoscaler writes: its target, or for a CronFederatedHPA aimed at a FederatedHPA,
