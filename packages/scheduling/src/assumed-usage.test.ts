@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AssumedUsage } from './assumed-usage.js';
-import { estimateFreeReplicas, parseResourceRequest } from './estimate.js';
+import { estimateFreeReplicas } from './estimate.js';
+import { parseResourceRequest } from './request.js';
 import type { Cluster } from './types.js';
 
 const request = parseResourceRequest({ cpu: '500m' });

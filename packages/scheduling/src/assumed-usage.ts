@@ -1,13 +1,10 @@
-import type { ParsedRequest } from './estimate.js';
+import type { ParsedRequest, Usage } from './request.js';
 
 /** Replicas a binding asks of one cluster, as in `spec.clusters`. */
 export interface AssignedReplicas {
   name: string;
   replicas?: number | undefined;
 }
-
-/** Resource name → amount in estimator units (millicores for cpu, whole units otherwise, `pods` counted). */
-export type Usage = ReadonlyMap<string, number>;
 
 /**
  * What this scheduler has assigned to each cluster that the cluster has not reported yet: kube-scheduler's "assume"

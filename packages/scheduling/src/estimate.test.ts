@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFreeReplicas, MAX_REPLICAS, parseResourceRequest } from './estimate.js';
+import { estimateFreeReplicas, MAX_REPLICAS } from './estimate.js';
+import { parseResourceRequest } from './request.js';
 import type { Cluster, ResourceList, ResourceSummary } from './types.js';
 
 const cluster = (resourceSummary?: ResourceSummary): Cluster => ({

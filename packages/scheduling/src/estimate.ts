@@ -7,7 +7,7 @@ import {
   type ResourceModel,
   resourceUnits,
 } from '@flotilla/api';
-import type { Usage } from './assumed-usage.js';
+import type { ParsedRequest, Usage } from './request.js';
 import type { Cluster, ResourceList, ResourceSummary } from './types.js';
 
 /** A cluster as the scheduler sees it: its status, plus what it has assigned there that the status does not show. */
@@ -20,24 +20,6 @@ export interface EstimateOptions {
 
 /** Karmada starts every estimate at max int32 ("unbounded"). */
 export const MAX_REPLICAS = 2147483647;
-
-/** A per-replica resource request in the integer units the estimator divides in. */
-export interface ParsedRequest {
-  /** [resource name, amount] with cpu in millicores and everything else in whole units. */
-  readonly entries: ReadonlyArray<readonly [string, number]>;
-}
-
-/** Parses `replicaRequirements.resourceRequest`; resources whose rounded-up value is 0 are ignored. */
-export function parseResourceRequest(request: ResourceList | undefined): ParsedRequest | undefined {
-  if (!request) return undefined;
-  const entries: [string, number][] = [];
-  for (const name of Object.keys(request)) {
-    const units = resourceUnits(name, request[name]!);
-    if (units <= 0) continue;
-    entries.push([name, units]);
-  }
-  return entries.length > 0 ? { entries } : undefined;
-}
 
 /**
  * Free capacity of one cluster for one more replica of this shape, as Karmada's general estimator computes it: the

@@ -29,15 +29,9 @@ export {
   type FilterResult,
   type FilteredCluster,
 } from './filters.js';
-export {
-  estimateFreeReplicas,
-  type EstimateOptions,
-  parseResourceRequest,
-  MAX_REPLICAS,
-  type ClusterView,
-  type ParsedRequest,
-} from './estimate.js';
-export { AssumedUsage, type AssignedReplicas, type Usage } from './assumed-usage.js';
+export { estimateFreeReplicas, type EstimateOptions, MAX_REPLICAS, type ClusterView } from './estimate.js';
+export { parseResourceRequest, type ParsedRequest, type Usage } from './request.js';
+export { AssumedUsage, type AssignedReplicas } from './assumed-usage.js';
 export { type Candidate, compareCandidates, tierCapacity } from './candidate.js';
 export { resolveStrategy, ignoresSpreadConstraints, type Strategy } from './strategy.js';
 export { assignReplicas, type AssignInput, type ScheduleMode } from './divide.js';
