@@ -25,12 +25,11 @@ export {
   maxReplicasByResourceModels,
   modelMinimums,
   resourceUnits,
-  type AllocatableModeling,
   type ModeledNode,
   type ModelMinimums,
   type RequestUnits,
-  type ResourceModel,
 } from './resource-models.js';
+export type { AllocatableModeling, ResourceModel } from './kinds/resource-model.js';
 export { MAX_NESTING_DEPTH } from './input-shape.js';
 export { objectNameErrors, parseObjectQuery, type ObjectQueryOf } from './object-query.js';
 export {

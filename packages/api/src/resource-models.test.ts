@@ -6,10 +6,10 @@ import {
   maxReplicasByResourceModels,
   type ModeledNode,
   modelMinimums,
-  type ResourceModel,
   resourceUnits,
   validateResourceModels,
 } from './resource-models.js';
+import type { ResourceModel } from './kinds/resource-model.js';
 
 const cpuModels = (...mins: string[]): ResourceModel[] =>
   mins.map((min, grade) => ({ grade, ranges: [{ name: 'cpu', min, max: mins[grade + 1] ?? '1000' }] }));

@@ -1,5 +1,5 @@
 import type { FieldError } from './errors.js';
-import type { ClusterSpec, ClusterStatus } from './kinds/cluster.js';
+import type { AllocatableModeling, ResourceModel } from './kinds/resource-model.js';
 import { parseQuantity } from './quantity.js';
 
 /**
@@ -12,10 +12,6 @@ import { parseQuantity } from './quantity.js';
  * scheduler (which reads them) share one reading of the models: `pkg/modeling`, the cluster status controller's
  * `getAllocatableModelings` and the estimator's `getMaximumReplicasBasedOnResourceModels`.
  */
-export type ResourceModel = NonNullable<ClusterSpec['resourceModels']>[number];
-export type AllocatableModeling = NonNullable<
-  NonNullable<ClusterStatus['resourceSummary']>['allocatableModelings']
->[number];
 
 /** The largest int64, which Karmada writes as the `max` of the last grade. */
 const MAX_INT64 = '9223372036854775807';
@@ -57,7 +53,7 @@ export const DEFAULT_RESOURCE_MODELS: readonly ResourceModel[] = Object.freeze(
  * Karmada): an unset field means the defaults, and what a user applied stays as applied.
  */
 export function effectiveResourceModels(
-  spec: Pick<ClusterSpec, 'resourceModels'> | undefined,
+  spec: { resourceModels?: readonly ResourceModel[] | undefined } | undefined,
 ): readonly ResourceModel[] {
   const models = spec?.resourceModels;
   if (!models || models.length === 0) return DEFAULT_RESOURCE_MODELS;

@@ -3,32 +3,16 @@ import type { FieldError } from '../errors.js';
 import { timeSchema } from '../meta.js';
 import type { KubeObject } from '../object.js';
 import { parseQuantity } from '../quantity.js';
-import { conditionSchema, int32, int64, quantitySchema, resourceListSchema, taintSchema } from './common.js';
+import { conditionSchema, int32, quantitySchema, resourceListSchema, taintSchema } from './common.js';
 import type { KindAdmission } from './kind-admission.js';
 import { objAt } from './kind-admission.js';
 import { validateResourceModels } from '../resource-models.js';
+import { allocatableModelingSchema, resourceModelSchema } from './resource-model.js';
 
 // Descriptions follow Karmada's Cluster API (cluster.karmada.io/v1alpha1); Flotilla's own fields say so.
 const localSecretReferenceSchema = z.strictObject({
   namespace: z.string().describe('Namespace is the namespace for the resource being referenced.'),
   name: z.string().describe('Name is the name of resource being referenced.'),
-});
-
-const resourceModelSchema = z.strictObject({
-  grade: int32.min(0).describe('Grade is the index for the resource modeling.'),
-  ranges: z
-    .array(
-      z.strictObject({
-        name: z.string().min(1).describe('Name is the name for the resource that you want to categorize.'),
-        min: quantitySchema.describe(
-          'Min is the minimum amount of this resource represented by resource name (the first grade always starts at zero).',
-        ),
-        max: quantitySchema.describe(
-          'Max is the maximum amount of this resource represented by resource name (the last range has no upper bound).',
-        ),
-      }),
-    )
-    .describe('Ranges describes the resource quota ranges.'),
 });
 
 /** Where a model's time starts (RFC 3339): fixes the phase of a periodic load, as the member-agent's sim reads it. */
@@ -246,12 +230,7 @@ export const clusterStatusSchema = z.looseObject({
         .optional()
         .describe('Allocated represents the resources of a cluster that have been scheduled.'),
       allocatableModelings: z
-        .array(
-          z.looseObject({
-            grade: int32.describe('Grade is the index of ResourceModel.'),
-            count: int64.describe('Count is the number of nodes that own the resources delineated by this modeling.'),
-          }),
-        )
+        .array(allocatableModelingSchema)
         .optional()
         .describe('AllocatableModelings represents the statistical resource modeling.'),
     })
