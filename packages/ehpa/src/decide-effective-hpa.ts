@@ -51,6 +51,21 @@ export interface EhpaStatusPatch {
   nextCronBoundary?: string | null;
   /** The forecast's maximum over the prediction window (before the adapter truncates it). */
   predictionWindowMax?: number | null;
+  /**
+   * Flotilla's addition, set by the controller (it needs the history): how far the forecasts for the last prediction
+   * window were from the usage then observed; null while nothing could be compared.
+   */
+  forecastError?: EhpaForecastErrorStatus | null;
+}
+
+/** The forecast error as the status shows it. */
+export interface EhpaForecastErrorStatus {
+  /** Mean absolute percentage error as a fraction, rounded to 0.001 (0.083 is 8.3 %). */
+  mape: number;
+  /** The window compared: the last predictionWindowSeconds. */
+  windowSeconds: number;
+  /** The instants compared (with both a forecast and an observation). */
+  samples: number;
 }
 
 export interface EhpaScaledEvent {

@@ -12,6 +12,7 @@ export {
   decideEffectiveHpa,
   type EhpaDecision,
   type EhpaDecisionInput,
+  type EhpaForecastErrorStatus,
   type EhpaScaledEvent,
   type EhpaStatusPatch,
   type ProposalStatus,

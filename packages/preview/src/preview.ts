@@ -7,6 +7,7 @@ import {
   type Cluster,
   type ClusterView,
   decideBinding,
+  DEFAULT_FAILOVER_GRACE_MS,
   decideTaints,
   evictionTime,
   type FilteredCluster,
@@ -55,9 +56,9 @@ export interface PreviewOptions {
   clock?: () => number;
 }
 
-/** The defaults, defined once: the scheduler's own (services/affinity-scheduler main.ts FAILOVER_GRACE_MS). */
+/** The defaults, defined once: the failover grace is the scheduler's own (packages/scheduling). */
 export const PREVIEW_DEFAULTS = {
-  failoverGraceMs: 30_000,
+  failoverGraceMs: DEFAULT_FAILOVER_GRACE_MS,
   clock: (): number => performance.now(),
 } as const;
 

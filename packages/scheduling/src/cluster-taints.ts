@@ -5,6 +5,12 @@ import type { Cluster, Taint } from './types.js';
 export const NOT_READY_TAINT = 'cluster.karmada.io/not-ready';
 export const UNREACHABLE_TAINT = 'cluster.karmada.io/unreachable';
 
+/**
+ * Karmada's failover eviction timeout (FAILOVER_GRACE_MS), defined once: the affinity scheduler's taint manager waits
+ * this long, and the gateway's preview of a cluster failure assumes the same wait.
+ */
+export const DEFAULT_FAILOVER_GRACE_MS = 30_000;
+
 export interface TaintDecision {
   /** The taints spec.taints should hold now (undefined: leave them as they are). */
   taints?: Taint[];

@@ -14,6 +14,7 @@ export {
 } from './taints.js';
 export {
   decideTaints,
+  DEFAULT_FAILOVER_GRACE_MS,
   NOT_READY_TAINT,
   UNREACHABLE_TAINT,
   UNSCHEDULABLE_TAINT,

@@ -1,5 +1,6 @@
 import { DEFAULT_SHARES_POLL_MS, MIN_ACTIVE_LEASE_MS } from '@flotilla/controller';
 import { baseConfigSchema, envEnum, envInt } from '@flotilla/runtime';
+import { DEFAULT_FAILOVER_GRACE_MS } from '@flotilla/scheduling';
 import { DEFAULT_CLUSTER_MONITOR_GRACE_MS } from './cluster-health.js';
 import { DEFAULT_SCHEDULER_CONCURRENCY } from './controller.js';
 
@@ -7,7 +8,7 @@ import { DEFAULT_SCHEDULER_CONCURRENCY } from './controller.js';
 export const configSchema = baseConfigSchema
   .extend({
     /** Karmada's failover eviction timeout: how long a cluster may be not Ready before it is tainted NoExecute. */
-    FAILOVER_GRACE_MS: envInt({ default: 30_000, min: 0 }),
+    FAILOVER_GRACE_MS: envInt({ default: DEFAULT_FAILOVER_GRACE_MS, min: 0 }),
     /**
      * Karmada's `--cluster-monitor-grace-period`: a cluster whose agent renewed no lease (and posted no new Ready
      * condition) for this long is set Ready=Unknown, reason ClusterStatusUnknown (then FAILOVER_GRACE_MS runs).

@@ -1,5 +1,6 @@
 import { reservedNamespacesEnv } from '@flotilla/api';
 import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
+import { DEFAULT_FAILOVER_GRACE_MS } from '@flotilla/scheduling';
 import { CALLER_LIMIT_DEFAULTS } from './caller-limits.js';
 import { STREAM_DEFAULTS } from './dashboard.js';
 
@@ -50,4 +51,9 @@ export const configSchema = baseConfigSchema.extend({
   GATEWAY_STREAM_MAX_REPLAY: envInt({ min: 0, default: STREAM_DEFAULTS.maxReplay }),
   /** The dashboard's event stream: how long a reader may leave its socket full before its stream is ended. */
   GATEWAY_STREAM_STALLED_MS: envInt({ min: 1, default: STREAM_DEFAULTS.stalledMs }),
+  /**
+   * The affinity scheduler's FAILOVER_GRACE_MS, which a preview of a cluster failure (`what-if cluster fail --live`)
+   * waits out before it moves anything: set it to the scheduler's, or the preview's times are not the scheduler's.
+   */
+  FAILOVER_GRACE_MS: envInt({ default: DEFAULT_FAILOVER_GRACE_MS, min: 0 }),
 });

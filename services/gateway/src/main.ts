@@ -63,6 +63,7 @@ await runBusService({
       ensureRoom: () => headroom.ensureRoom(),
       reservedNamespaces: config.RESERVED_NAMESPACES,
       policies,
+      failoverGraceMs: config.FAILOVER_GRACE_MS,
     });
     const nats = serveNatsApi(bus, handler, logger, registry);
     if (

@@ -8,11 +8,13 @@ import {
   observedTarget,
   predictionEnabled,
   type EhpaDecision,
+  type EhpaForecastErrorStatus,
   type Forecast,
 } from '@flotilla/ehpa';
 import type { AutoscalerHistory, MemberReport } from '@flotilla/hpa-math';
 import type { MetricHistorySource } from '@flotilla/metric-history';
 import type { EffectiveHpaScaledData } from '@flotilla/replica-trail';
+import type { ForecastError } from '@flotilla/prediction';
 import { systemClock, type Clock } from '@flotilla/runtime';
 import { encodeJobId, jobDueAt, scheduleAt } from '@flotilla/runtime/delayed-jobs';
 import {
@@ -27,6 +29,7 @@ import {
 } from '@flotilla/store';
 import { EFFECTIVE_HPA_KIND, EffectiveHpaEventTypes } from './ehpa-events.js';
 import { EhpaForecasts } from './ehpa-forecasts.js';
+import { EhpaMetrics } from './ehpa-metrics.js';
 import { StatusPublisher } from './status-publisher.js';
 import type { HpaControllerDependencies } from './pass.js';
 import { bindingNameOf } from './member-objects.js';
@@ -86,6 +89,9 @@ export class EffectiveHpaController {
   /** Keys woken by a cron boundary: evaluated even within the sync period. */
   private readonly woken = new Set<string>();
   private retentionMs = 0;
+  private readonly metrics: EhpaMetrics | undefined;
+  /** The gauge's labels this controller set, by key: removed when the EffectiveHPA goes or the controller stops. */
+  private readonly errorLabels = new Map<string, { namespace: string; name: string }>();
 
   constructor(private readonly o: EffectiveHpaControllerOptions) {
     this.clock = o.clock ?? systemClock;
@@ -99,6 +105,7 @@ export class EffectiveHpaController {
       clock: this.clock,
     });
     this.forecasts = new EhpaForecasts(o.history);
+    this.metrics = o.registry ? EhpaMetrics.of(o.registry) : undefined;
     const informers = o.informers ?? new Informers({ bus: o.bus });
     this.ehpas = informers.objects(EFFECTIVE_HPA_KIND);
     // The FederatedHPA controller's caches: what a pass reads of the member clusters' reports is the same.
@@ -158,6 +165,8 @@ export class EffectiveHpaController {
 
   async stop(): Promise<void> {
     await this.controller.stop();
+    // Another leader reports the errors now: this replica's series would only go stale.
+    for (const key of [...this.errorLabels.keys()]) this.showError(key, undefined);
   }
 
   /** Evaluates every EffectiveHPA now, as if each sync period had run out (a benchmark's round). */
@@ -219,6 +228,29 @@ export class EffectiveHpaController {
     }
   }
 
+  /** The error of the past forecasts; a history that cannot be read leaves it unknown (the forecast said why). */
+  private async forecastError(
+    key: string,
+    ehpa: EffectiveHorizontalPodAutoscaler,
+    now: Date,
+  ): Promise<ForecastError | undefined> {
+    try {
+      return await this.forecasts.errorFor(key, ehpa, now);
+    } catch (err) {
+      this.o.logger.warn({ err, key }, 'could not read the usage history for the forecast error');
+      return undefined;
+    }
+  }
+
+  private showError(key: string, error: ForecastError | undefined): void {
+    if (!this.metrics) return;
+    const labels = this.errorLabels.get(key) ?? refLabels(key);
+    if (error) {
+      this.metrics.forecastError.set(labels, error.mape);
+      this.errorLabels.set(key, labels);
+    } else if (this.errorLabels.delete(key)) this.metrics.forecastError.remove(labels);
+  }
+
   private async reconcile(key: string): Promise<ReconcileResult> {
     const ehpa = this.ehpas.cache.get(key)?.value;
     if (!ehpa?.spec) {
@@ -226,6 +258,7 @@ export class EffectiveHpaController {
       this.status.forget(key);
       this.armed.delete(key);
       this.forecasts.forget(key);
+      this.showError(key, undefined);
       return;
     }
     const period = this.o.syncPeriodMs ?? EFFECTIVE_HPA_DEFAULTS.syncPeriodMs;
@@ -254,6 +287,7 @@ export class EffectiveHpaController {
     const specReplicas = (template.spec as { replicas?: number } | undefined)?.replicas ?? 1;
     const target = observedTarget(specReplicas, this.members(ns, bindingNameOf(ref.name, ref.kind)));
     const forecast = await this.forecast(key, ehpa, now);
+    const forecastError = forecast ? await this.forecastError(key, ehpa, now) : undefined;
     const decision = decideEffectiveHpa({
       ehpa,
       ...target,
@@ -276,12 +310,13 @@ export class EffectiveHpaController {
     this.states.set(key, { history: decision.history, lastSyncMs: nowMs });
     // 4. The next cron boundary, as a durable timer.
     await this.armBoundary(key, ehpa, decision, now);
-    // 5. Status.
+    // 5. Status, with the forecast error (a gauge too) where prediction is on.
+    this.showError(key, forecastError);
     const scaled = decision.events[0];
     await this.status.observe(
       ehpa,
       scaled ? EffectiveHpaEventTypes.EffectiveHPAScaled : EffectiveHpaEventTypes.EffectiveHPAObserved,
-      decision.statusPatch,
+      forecast ? { ...decision.statusPatch, forecastError: forecastErrorStatus(forecastError) } : decision.statusPatch,
       scaled ? { reason: scaled.reason, message: `${scaled.message} (source: ${scaled.source})` } : undefined,
       scaled
         ? ({
@@ -310,4 +345,19 @@ export class EffectiveHpaController {
     await scheduleAt(queue, jobId, new Date(atMs), { key }, now);
     this.armed.set(key, atMs);
   }
+}
+
+/** The gauge's labels of an EffectiveHPA's key. */
+function refLabels(key: string): { namespace: string; name: string } {
+  const ref = refFromKey(key);
+  return { namespace: ref.namespace ?? '', name: ref.name };
+}
+
+/**
+ * The status' forecastError: the MAPE rounded to 0.1 % (finer moves every sample and says nothing more), over which
+ * window and how many samples; null while nothing can be compared (no forecast for the window yet, no history).
+ */
+function forecastErrorStatus(e: ForecastError | undefined): EhpaForecastErrorStatus | null {
+  if (!e) return null;
+  return { mape: Math.round(e.mape * 1000) / 1000, windowSeconds: e.windowSeconds, samples: e.samples };
 }
