@@ -102,6 +102,29 @@ describe('EffectiveHPA end to end', () => {
     expect((got.proposals as { prediction: { replicas: number } }).prediction.replicas).toBeGreaterThanOrEqual(14);
     const described = await flotilla(s.env, ['describe', 'ehpa', 'web', '-n', 'default']);
     expect(described.out).toMatch(/Prediction window max: {2}\d+\.\d{3} over the next 10800s/);
+
+    // The forecast error: what the fit of 3 h ago (replayed from the history: this leader has no earlier fit) forecast
+    // for the last 3 h against the samples of the same sine, in the status, in describe and on /metrics.
+    const error = got.forecastError as { mape: number; windowSeconds: number; samples: number };
+    expect(error.windowSeconds).toBe(10_800);
+    expect(error.samples).toBeGreaterThanOrEqual(150);
+    expect(error.mape).toBeGreaterThanOrEqual(0);
+    expect(error.mape).toBeLessThan(0.05);
+    const errorLine = /Forecast error: {9}(\d+\.\d) % MAPE over the last 10800s \((\d+) samples\)/.exec(described.out);
+    expect(errorLine, described.out).not.toBeNull();
+    const gauge = await eventually(
+      async () => {
+        const p = s.suite.processes.find((x) => x.name === 'hpa-assigner')!;
+        const text = await (await fetch(`http://127.0.0.1:${p.httpPort}/metrics`)).text();
+        const m = /^flotilla_ehpa_forecast_error_ratio\{([^}]*)\} (\S+)$/m.exec(text);
+        return m && m[1]!.includes('namespace="default"') && m[1]!.includes('name="web"') ? Number(m[2]) : undefined;
+      },
+      20_000,
+      "the hpa-assigner's forecast error gauge",
+    );
+    // the status rounds to 0.1 %; the gauge may have moved on by a sample since
+    expect(gauge).toBeGreaterThanOrEqual(0);
+    expect(Math.abs(gauge - error.mape)).toBeLessThan(0.01);
     const template = JSON.parse(
       (await flotilla(s.env, ['get', 'deploy', 'web', '-n', 'default', '-o', 'json'])).out,
     ) as { spec: { replicas: number } };

@@ -20,6 +20,7 @@ describe('describe ehpa: the sources section', () => {
         activeCrons: [{ name: 'peak', targetReplicas: 10 }],
         predictionWindowMax: 3.95,
         nextCronBoundary: '2026-03-02T09:00:00Z',
+        forecastError: { mape: 0.083, windowSeconds: 3600, samples: 60 },
       },
       new Date('2026-03-02T08:30:00Z'),
     );
@@ -34,6 +35,7 @@ describe('describe ehpa: the sources section', () => {
         'Active crons:           peak (10)',
         'Next cron boundary:     2026-03-02T09:00:00Z (in 30m)',
         'Prediction window max:  3.950 over the next 3600s',
+        'Forecast error:         8.3 % MAPE over the last 3600s (60 samples)',
       ].join('\n'),
     );
   });
@@ -48,6 +50,7 @@ describe('describe ehpa: the sources section', () => {
       new Date('2026-03-02T08:30:00Z'),
     );
     expect(lines).toContain('Prediction window max:  <no forecast>');
+    expect(lines).toContain('Forecast error:         <no past forecast to compare yet>');
     expect(lines.some((l) => l.includes('NotEnoughHistory: 20h of contiguous history'))).toBe(true);
     expect(effectiveHpaLines(undefined, undefined, new Date())).toEqual([
       'Sources:      <none yet>',

@@ -7,11 +7,13 @@ interface EhpaStatusView {
   activeCrons?: Array<{ name: string; targetReplicas: number }>;
   predictionWindowMax?: number | null;
   nextCronBoundary?: string | null;
+  forecastError?: { mape: number; windowSeconds: number; samples: number } | null;
 }
 
 /**
  * The EffectiveHPA's "Sources:" section: each source's proposal (or why it has none), which one won, the active
- * crons, the forecast's maximum over the prediction window and when the next cron boundary comes.
+ * crons, the forecast's maximum over the prediction window, how far the forecasts for the last window were from what
+ * was then observed, and when the next cron boundary comes.
  */
 export function effectiveHpaLines(
   spec: Record<string, unknown> | undefined,
@@ -50,6 +52,14 @@ export function effectiveHpaLines(
     const max = s.predictionWindowMax;
     const shown = typeof max === 'number' ? `${max.toFixed(3)} over the next ${window}s` : '<no forecast>';
     lines.push(`Prediction window max:  ${shown}`);
+    const e = s.forecastError;
+    lines.push(
+      `Forecast error:         ${
+        e
+          ? `${(e.mape * 100).toFixed(1)} % MAPE over the last ${e.windowSeconds}s (${e.samples} samples)`
+          : '<no past forecast to compare yet>'
+      }`,
+    );
   }
   return lines;
 }
