@@ -1,5 +1,6 @@
 // End to end: Karmada's WorkloadRebalancer user stories on the running suite (simulated clusters), driven by the CLI.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import type { FailBacksReply } from '@flotilla/client';
 import { afterWholeSecond, eventually } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { afterPasses } from './support/metrics.js';
@@ -35,6 +36,18 @@ async function addClusters(cpu: string, ...names: string[]) {
     expect((await cli('wait', '--for=condition=Ready', `cluster/${n}`, '--timeout', '20s')).code).toBe(0);
 }
 
+const failBacks = async (): Promise<FailBacksReply> => {
+  const r = await cli('get', 'failbacks', '-o', 'json');
+  expect(r.code, r.err).toBe(0);
+  return JSON.parse(r.out) as FailBacksReply;
+};
+
+/**
+ * The fleet's fail-back budget the suite runs with: one a period, not the default ten a minute. The rebalancer and the
+ * gateway both read it (as deploy/ and the chart set it), so `get failbacks` plans with what the rebalancer does.
+ */
+const BUDGET_PERIOD_MS = 15_000;
+
 const deployment = (name: string, replicas: number) => `
 apiVersion: apps/v1
 kind: Deployment
@@ -52,6 +65,8 @@ beforeAll(async () => {
     FAILOVER_GRACE_MS: '1000',
     SIM_TICK_MS: '200',
     RESYNC_MS: '2000',
+    REBALANCER_FAILBACK_BUDGET: '1',
+    REBALANCER_FAILBACK_BUDGET_PERIOD_MS: String(BUDGET_PERIOD_MS),
   });
 }, 60_000);
 
@@ -196,4 +211,93 @@ spec:
     expect(ev.out).toMatch(/FailBackTriggered\s.*group primary-group could hold the workload again for 3s/);
     expect(failedOverAt).toBeLessThan(recoveredAt);
   }, 120_000);
+
+  it('fail-back by spec.failover.failback, through flotilla get failbacks: once a cluster failed and recovered, both bindings are listed waiting with where they go, one moves, the other waits for the budget, then moves', async () => {
+    showLogs();
+    await addClusters('8', 'home', 'away');
+    await apply(`${deployment('store', 2)}---${deployment('basket', 2)}---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: { name: store, namespace: default }
+spec:
+  resourceSelectors:
+    - { apiVersion: apps/v1, kind: Deployment, name: store }
+    - { apiVersion: apps/v1, kind: Deployment, name: basket }
+  placement:
+    clusterAffinities:
+      - { affinityName: home-group, clusterNames: [home] }
+      - { affinityName: away-group, clusterNames: [away] }
+    replicaScheduling: { replicaSchedulingType: Duplicated }
+  failover:
+    failback: { enabled: true, stabilizationWindow: 3s }
+`);
+    const names = ['store-deployment', 'basket-deployment'];
+    for (const n of names) await placed(n, [{ name: 'home', replicas: 2 }], `${n} in the home group`);
+    expect((await cli('get', 'failbacks')).err).toMatch(/No fail-backs waiting/);
+
+    expect((await cli('cluster', 'fail', 'home')).code).toBe(0);
+    for (const n of names) await placed(n, [{ name: 'away', replicas: 2 }], `${n} failed over to the away group`);
+    expect((await cli('cluster', 'recover', 'home')).code).toBe(0);
+
+    // 1. Both wait, with the budget in force, from and to which group, and where each would land.
+    const waiting = await eventually(
+      async () => {
+        const q = await failBacks();
+        return q.items.length === 2 ? q : undefined;
+      },
+      20_000,
+      'both bindings listed waiting to fail back',
+    );
+    expect(waiting.budget).toEqual({ max: 1, periodMs: BUDGET_PERIOD_MS });
+    expect(waiting.items.map((i) => i.name).sort()).toEqual([...names].sort());
+    for (const i of waiting.items) {
+      expect(i).toMatchObject({
+        fromGroup: 'away-group',
+        toGroup: 'home-group',
+        clusters: [{ name: 'away', replicas: 2 }],
+        targetClusters: [{ name: 'home', replicas: 2 }],
+        targetGroup: 'home-group',
+      });
+      expect(Date.parse(i.readyAt) - Date.parse(i.holdingSince)).toBe(3000);
+    }
+    // The second's turn is a period after the first's: the budget the rebalancer runs with, not the default.
+    const [first, second] = waiting.items;
+    expect(Date.parse(second!.moveAt!) - Date.parse(first!.moveAt!)).toBeGreaterThanOrEqual(BUDGET_PERIOD_MS);
+    const table = await cli('get', 'failbacks');
+    expect(table.out).toMatch(/NAMESPACE\s+NAME\s+FROM\s+TO\s+WAITING\s+MOVES\s+TURN\s+REASON\s+TARGET/);
+    expect(table.out).toMatch(/default\s+\S+-deployment\s+away-group\s+home-group\s.*away:2 → home:2/);
+
+    // 2. One moves; the other is still listed, waiting for the budget.
+    const movedFirst = await eventually(
+      async () => {
+        for (const n of names)
+          if (JSON.stringify(await clustersOf(n)) === JSON.stringify([{ name: 'home', replicas: 2 }])) return n;
+        return undefined;
+      },
+      // The annotation's fail-back above may hold the budget's one slot for a period yet.
+      BUDGET_PERIOD_MS + 20_000,
+      'one binding failed back home',
+    );
+    const other = names.find((n) => n !== movedFirst)!;
+    expect(await clustersOf(other)).toEqual([{ name: 'away', replicas: 2 }]);
+    const held = await eventually(
+      async () => {
+        const q = await failBacks();
+        return q.items.length === 1 && q.items[0]!.waitingFor === 'Budget' ? q.items[0] : undefined;
+      },
+      10_000,
+      `${other} listed alone, waiting for the budget`,
+    );
+    expect(held.name).toBe(other);
+    expect(held.turn).toBe(1);
+
+    // 3. Its turn comes a period later: it moves, and nothing waits.
+    await placed(other, [{ name: 'home', replicas: 2 }], `${other} failed back in its turn`, BUDGET_PERIOD_MS + 20_000);
+    await eventually(
+      async () => ((await failBacks()).items.length === 0 ? true : undefined),
+      10_000,
+      'the queue empty',
+    );
+    expect((await cli('get', 'failbacks')).err).toMatch(/No fail-backs waiting/);
+  }, 150_000);
 });

@@ -167,6 +167,10 @@ export class GatewayClient {
   preview(req: Operations['preview'][0]) {
     return this.call('preview', req);
   }
+  /** The fail-back queue: who waits, since when, when and where each would move; nothing is written. */
+  failBacks() {
+    return this.call('failbacks', {});
+  }
   events(q: Operations['events'][0] = {}) {
     return this.call('events', q);
   }

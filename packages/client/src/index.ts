@@ -20,6 +20,8 @@ export {
   type ObjectQuery,
   type Operation,
   type Operations,
+  type FailBacksReply,
+  type FailBacksRequest,
   type PreviewReply,
   type PreviewRequest,
   type StatusCause,

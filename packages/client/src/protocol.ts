@@ -1,4 +1,4 @@
-import type { Preview } from '@flotilla/preview';
+import type { FailBackQueuePreview, Preview } from '@flotilla/preview';
 import type { KubeEvent, ObjectIdentity } from '@flotilla/store';
 
 /**
@@ -126,6 +126,14 @@ export interface PreviewRequest {
 }
 export type PreviewReply = Preview;
 
+/**
+ * `failbacks`: the bindings waiting to fail back, planned as the rebalancer plans them with the fleet budget in force
+ * (the rebalancer's REBALANCER_FAILBACK_BUDGET settings, which the gateway reads too), and where each would land;
+ * nothing is written. It takes no fields.
+ */
+export type FailBacksRequest = Record<string, never>;
+export type FailBacksReply = FailBackQueuePreview;
+
 export interface Operations {
   apply: [ApplyRequest, ApplyReply];
   get: [GetRequest, StoredLike];
@@ -133,6 +141,7 @@ export interface Operations {
   delete: [DeleteRequest, DeleteReply];
   events: [EventsRequest, EventsReply];
   preview: [PreviewRequest, PreviewReply];
+  failbacks: [FailBacksRequest, FailBacksReply];
 }
 export type Operation = keyof Operations;
-export const OPERATIONS: readonly Operation[] = ['apply', 'get', 'list', 'delete', 'events', 'preview'];
+export const OPERATIONS: readonly Operation[] = ['apply', 'get', 'list', 'delete', 'events', 'preview', 'failbacks'];

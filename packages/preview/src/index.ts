@@ -15,3 +15,4 @@ export {
   type PreviewOptions,
 } from './preview.js';
 export { PreviewInputError, isPreviewInputError } from './errors.js';
+export { previewFailBacks, type FailBackPreview, type FailBackQueuePreview } from './fail-backs.js';

@@ -4,8 +4,8 @@ import type { Operation } from '@flotilla/client';
 /** `read` may look (get, list, events); `admin` may do everything, including apply and delete. */
 export type Role = 'read' | 'admin';
 export const ROLES: readonly Role[] = ['read', 'admin'];
-// A preview reads the live state and writes nothing.
-export const READ_OPERATIONS: readonly Operation[] = ['get', 'list', 'events', 'preview'];
+// A preview, and the fail-back queue, read the live state and write nothing.
+export const READ_OPERATIONS: readonly Operation[] = ['get', 'list', 'events', 'preview', 'failbacks'];
 
 export interface Caller {
   name: string;

@@ -1,6 +1,7 @@
 import { reservedNamespacesEnv } from '@flotilla/api';
 import { baseConfigSchema, envBool, envInt, envPort, envString } from '@flotilla/runtime';
 import { DEFAULT_FAILOVER_GRACE_MS } from '@flotilla/scheduling';
+import { FAIL_BACK_BUDGET_DEFAULTS } from '@flotilla/rebalance';
 import { CALLER_LIMIT_DEFAULTS } from './caller-limits.js';
 import { STREAM_DEFAULTS } from './dashboard.js';
 
@@ -56,4 +57,11 @@ export const configSchema = baseConfigSchema.extend({
    * waits out before it moves anything: set it to the scheduler's, or the preview's times are not the scheduler's.
    */
   FAILOVER_GRACE_MS: envInt({ default: DEFAULT_FAILOVER_GRACE_MS, min: 0 }),
+  /**
+   * The rebalancer's REBALANCER_FAILBACK_BUDGET, which `flotilla get failbacks` and the dashboard plan the fail-back
+   * queue with: give the gateway the rebalancer's value (the chart and deploy/ do), or the queue's times are not its.
+   */
+  REBALANCER_FAILBACK_BUDGET: envInt({ default: FAIL_BACK_BUDGET_DEFAULTS.max, min: 1 }),
+  /** The rebalancer's REBALANCER_FAILBACK_BUDGET_PERIOD_MS, likewise. */
+  REBALANCER_FAILBACK_BUDGET_PERIOD_MS: envInt({ default: FAIL_BACK_BUDGET_DEFAULTS.periodMs, min: 1000 }),
 });

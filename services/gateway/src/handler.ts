@@ -24,6 +24,8 @@ import type {
   GetRequest,
   ListReply,
   ListRequest,
+  FailBacksReply,
+  FailBacksRequest,
   PreviewReply,
   PreviewRequest,
   StoredLike,
@@ -35,8 +37,10 @@ import {
   PREVIEW_DEFAULTS,
   type PreviewChange,
   previewChange,
+  previewFailBacks,
   previewWarnings,
 } from '@flotilla/preview';
+import { FAIL_BACK_BUDGET_DEFAULTS, type FailBackBudget } from '@flotilla/rebalance';
 import { cloudEvent, objectDeletedEvent, type CloudEvent, type Versioned } from '@flotilla/bus';
 import type { ServiceName } from '@flotilla/catalogue';
 import {
@@ -182,6 +186,11 @@ export interface GatewayHandlerOptions {
   policies?: SpecLister;
   /** The affinity scheduler's FAILOVER_GRACE_MS, for previews of a cluster failure; PREVIEW_DEFAULTS' by default. */
   failoverGraceMs?: number;
+  /**
+   * The rebalancer's fleet fail-back budget (REBALANCER_FAILBACK_BUDGET, _PERIOD_MS), which the `failbacks` queue is
+   * planned with; FAIL_BACK_BUDGET_DEFAULTS by default.
+   */
+  failBackBudget?: FailBackBudget;
 }
 
 /** The handler's defaults, defined once. */
@@ -227,6 +236,7 @@ export class GatewayHandler {
   private readonly reservedNamespaces: ReservedNamespaces;
   private readonly policies: SpecLister;
   private readonly failoverGraceMs: number;
+  private readonly failBackBudget: FailBackBudget;
 
   constructor(options: GatewayHandlerOptions) {
     checkOptions(options);
@@ -239,6 +249,7 @@ export class GatewayHandler {
     this.reservedNamespaces = options.reservedNamespaces ?? GATEWAY_HANDLER_DEFAULTS.reservedNamespaces;
     this.policies = options.policies ?? options.store;
     this.failoverGraceMs = options.failoverGraceMs ?? PREVIEW_DEFAULTS.failoverGraceMs;
+    this.failBackBudget = options.failBackBudget ?? FAIL_BACK_BUDGET_DEFAULTS;
   }
 
   /**
@@ -269,6 +280,14 @@ export class GatewayHandler {
       if (isPreviewInputError(err)) throw new InvalidRequestError([{ field: err.field, message: err.detail }]);
       throw err;
     }
+  }
+
+  /**
+   * The fail-back queue (packages/preview's previewFailBacks) on the live state, read once: the rebalancer's plan with
+   * the fleet budget in force, and where each binding would land. Nothing is written.
+   */
+  async failbacks(_req: FailBacksRequest): Promise<FailBacksReply> {
+    return previewFailBacks(await this.liveState(), { budget: this.failBackBudget, now: this.now() });
   }
 
   /**

@@ -64,6 +64,7 @@ await runBusService({
       reservedNamespaces: config.RESERVED_NAMESPACES,
       policies,
       failoverGraceMs: config.FAILOVER_GRACE_MS,
+      failBackBudget: { max: config.REBALANCER_FAILBACK_BUDGET, periodMs: config.REBALANCER_FAILBACK_BUDGET_PERIOD_MS },
     });
     const nats = serveNatsApi(bus, handler, logger, registry);
     if (

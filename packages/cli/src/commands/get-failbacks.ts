@@ -1,84 +1,62 @@
-import { toYaml, type FailoverBehavior } from '@flotilla/api';
+import { toYaml } from '@flotilla/api';
+import type { FailBacksReply } from '@flotilla/client';
 import { formatAge, formatTable } from '@flotilla/presentation';
-import { FAIL_BACK_BUDGET_DEFAULTS, failBackQueue, type QueuedFailBack } from '@flotilla/rebalance';
-import { policyClaim, type Cluster, type ResourceBinding } from '@flotilla/scheduling';
 import type { CliIo, Session } from '../context.js';
 import { parseOutput } from '../output/format.js';
 
 /** `get failbacks` (or `failback`, `fb`): the kind-like name `get` answers with the fail-back queue. */
 export const FAIL_BACKS_NAMES: ReadonlySet<string> = new Set(['failbacks', 'failback', 'fb']);
 
-type Policy = { metadata: { annotations?: Record<string, string> }; spec?: { failover?: FailoverBehavior } };
+type Item = FailBacksReply['items'][number];
 
 /**
- * `flotilla get failbacks`: the bindings waiting to fail back (their hold recorded in status.failBack), since
- * when, when each would move and to which group, planned as the rebalancer plans them (failBackQueue) with the
- * default fleet budget.
+ * `flotilla get failbacks`: the bindings waiting to fail back (their hold recorded in status.failBack), since when,
+ * when each would move and where, as the gateway's `failbacks` operation answers it: the rebalancer's own plan with
+ * the fleet budget in force, and each landing previewed by the scheduler's functions (the dashboard shows the same).
  */
 export async function getFailBacksCommand(io: CliIo, s: Session, o: { output?: string }): Promise<number> {
   const format = parseOutput(o.output);
-  const [rbs, crbs, pps, cpps, clusters] = await Promise.all(
-    ['ResourceBinding', 'ClusterResourceBinding', 'PropagationPolicy', 'ClusterPropagationPolicy', 'Cluster'].map(
-      async (kind) => (await s.client.list(kind, undefined)).items,
-    ),
-  );
-  const policies = new Map<string, Policy>();
-  for (const p of [...pps!, ...cpps!])
-    policies.set(`${p.kind}/${p.metadata.namespace ?? ''}/${p.metadata.name}`, p as unknown as Policy);
-  const queue = failBackQueue({
-    bindings: [...rbs!, ...crbs!] as unknown as ResourceBinding[],
-    policyOf: (b) => {
-      const c = policyClaim(b.metadata.annotations);
-      const key = c && `${c.kind}/${c.namespace ?? ''}/${c.name}`;
-      const p = key ? policies.get(key) : undefined;
-      return p && { key: key!, policy: { annotations: p.metadata.annotations, failback: p.spec?.failover?.failback } };
-    },
-    clusters: clusters as unknown as Cluster[],
-    budget: FAIL_BACK_BUDGET_DEFAULTS,
-    now: io.now(),
-  });
+  const queue = await s.client.failBacks();
   if (format === 'json' || format === 'yaml') {
-    const items = queue.map((q) => ({
-      kind: q.binding.kind,
-      namespace: q.binding.metadata.namespace,
-      name: q.binding.metadata.name,
-      fromGroup: q.fromGroup,
-      toGroup: q.toGroup,
-      holdingSince: q.holdingSince,
-      readyAt: q.readyAt,
-      ...(q.moveAt ? { moveAt: q.moveAt, turn: q.turn } : {}),
-      waitingFor: q.waitingFor,
-    }));
-    io.out(format === 'json' ? JSON.stringify({ items }, null, 2) : toYaml({ items }).trimEnd());
+    io.out(format === 'json' ? JSON.stringify(queue, null, 2) : toYaml(queue).trimEnd());
     return 0;
   }
-  if (queue.length === 0) {
+  if (queue.items.length === 0) {
     io.err('No fail-backs waiting.');
     return 0;
   }
+  const now = new Date(Date.parse(queue.now));
   io.out(
     formatTable(
-      ['NAMESPACE', 'NAME', 'FROM', 'TO', 'WAITING', 'MOVES', 'TURN', 'REASON'],
-      queue.map((q) => row(q, io.now())),
+      ['NAMESPACE', 'NAME', 'FROM', 'TO', 'WAITING', 'MOVES', 'TURN', 'REASON', 'TARGET'],
+      queue.items.map((q) => row(q, now)),
     ),
   );
   return 0;
 }
 
-function row(q: QueuedFailBack, now: Date): string[] {
+const placement = (c: Item['clusters']) => c.map((t) => `${t.name}:${t.replicas ?? 0}`).join(',');
+
+function row(q: Item, now: Date): string[] {
   const moves = !q.moveAt
     ? '<after one under way>'
     : Date.parse(q.moveAt) <= now.getTime()
       ? 'now'
       : `in ${formatAge(now.toISOString(), new Date(Date.parse(q.moveAt)))} (${q.moveAt.replace(/\.\d+Z$/, 'Z')})`;
+  const target = q.targetClusters
+    ? `${placement(q.clusters)} → ${placement(q.targetClusters)}`
+    : q.unschedulable !== undefined
+      ? '<no room now>'
+      : '<stays>';
   return [
-    q.binding.metadata.namespace ?? '',
-    q.binding.metadata.name ?? '',
+    q.namespace ?? '',
+    q.name,
     q.fromGroup,
     q.toGroup,
     formatAge(q.holdingSince, now),
     moves,
     q.turn === undefined ? '-' : String(q.turn),
     q.waitingFor,
+    target,
   ];
 }
