@@ -28,6 +28,12 @@ export {
   type WhatIfEhpaResult,
 } from './what-if-ehpa.js';
 export { forecastWindow } from './forecast-window.js';
+export {
+  FORECAST_CURVES_SPAN_SECONDS,
+  forecastCurves,
+  type ForecastCurves,
+  type ForecastCurvesInput,
+} from './forecast-curves.js';
 export { dailyDemandCores, syntheticDailyTrace } from './synthetic-trace.js';
 export {
   reactiveCounterpart,

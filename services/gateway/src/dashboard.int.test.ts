@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudEvent, publishEvent, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
 import { SseParser } from '@flotilla/dashboard';
+import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
+import { forecastError } from '@flotilla/prediction';
 import { eventually } from '@flotilla/testkit';
 import { Informers, KubeEventStore, ObjectStore, type StoredObject } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
@@ -157,4 +159,46 @@ describe('the dashboard on the HTTP API port', () => {
     expect(late.status).toBe(503);
     expect(late.headers.get('retry-after')).toBe('1');
   });
+
+  it("serves an EffectiveHPA's usage history and its forecast replayed over the last day, from the metrics stream", async () => {
+    const store = new ObjectStore(bus);
+    const nowS = Math.floor(Date.now() / 60_000) * 60;
+    // 4 days of a daily sine (3 ± 2 cores), one sample a minute: 3 days for the first fit, 1 for the chart
+    const usage = (t: number) => 3 + 2 * Math.sin((2 * Math.PI * t) / 86_400);
+    await ensureMetricsStream(bus.jsm, bus, 5 * 86_400_000);
+    const history = new JetStreamHistory(bus);
+    const web = { namespace: 'default', kind: 'Deployment', name: 'web' };
+    const seeded: Array<Promise<void>> = [];
+    for (let t = nowS - 4 * 86_400; t <= nowS; t += 60)
+      seeded.push(history.record(web, [t, Math.round(usage(t) * 1000) / 1000]));
+    await Promise.all(seeded);
+    await store.apply({
+      apiVersion: 'autoscaling.crane.io/v1alpha1',
+      kind: 'EffectiveHorizontalPodAutoscaler',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        maxReplicas: 10,
+        prediction: {
+          predictionWindowSeconds: 1800,
+          predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } },
+        },
+      },
+    } as StoredObject);
+    const r = await get('/dashboard/api/forecast?namespace=default&name=web');
+    expect(r.status).toBe(200);
+    const { actual, forecast } = ((await r.json()) as { result: Record<string, Array<[number, number]>> }).result;
+    const nowAsked = Math.floor(Date.now() / 1000);
+    expect(actual![0]![0]).toBeGreaterThanOrEqual(nowS - 86_400);
+    expect(actual!.length).toBeGreaterThanOrEqual(1440);
+    expect(forecast![0]![0]).toBeLessThanOrEqual(nowS - 86_400 + 60);
+    expect(forecast!.at(-1)![0]).toBeGreaterThanOrEqual(nowAsked - 60 + 1800);
+    const e = forecastError({ forecast: forecast!, actual: actual!, now: nowS, windowSeconds: 86_400 });
+    expect(e!.samples).toBeGreaterThanOrEqual(1400);
+    expect(e!.mape).toBeLessThan(0.05);
+    // an EffectiveHPA without prediction has no curves, and a name is required
+    const missing = await get('/dashboard/api/forecast?namespace=default&name=absent');
+    expect(((await missing.json()) as { result: unknown }).result).toEqual({ actual: [], forecast: [] });
+    expect((await get('/dashboard/api/forecast?namespace=default')).status).toBe(400);
+  }, 60_000);
 });

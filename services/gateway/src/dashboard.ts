@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveKind } from '@flotilla/api';
+import { resolveDspConfig, resolveKind, type EffectiveHorizontalPodAutoscaler } from '@flotilla/api';
 import { eventTypeOf, readEvents, type Bus, type CloudEvent, type EventAddress } from '@flotilla/bus';
 import type { StoredLike } from '@flotilla/client';
 import {
@@ -13,9 +13,14 @@ import {
   parsePageRequest,
   sseMessage,
 } from '@flotilla/dashboard';
+import { FORECAST_CURVES_SPAN_SECONDS, forecastCurves, predictionEnabled, type ForecastCurves } from '@flotilla/ehpa';
+import { JetStreamHistory } from '@flotilla/metric-history';
 import { eventMessage, lastDecision, objectRows, replicaTrail } from '@flotilla/presentation';
 import type { Informer, Informers, ObjectStore, Projection, StatusRecord, StoredObject } from '@flotilla/store';
 import { BadRequestError, NoSuchPathError, ReplayTooFarError, ShuttingDownError } from './errors.js';
+
+/** The EffectiveHPAs whose forecast curves are kept between requests. */
+const CURVES_KEPT = 256;
 
 /** How many of the newest events a feed opens with, before it follows new ones. */
 export const FEED_BACKLOG = 200;
@@ -111,6 +116,8 @@ export class DashboardViews {
   private readonly limits: StreamLimits;
   /** Streams ended because their reader stopped reading for longer than `stalledMs`. */
   endedStalled = 0;
+  /** The last forecast curves per EffectiveHPA, kept for the sample interval they were computed in. */
+  private readonly curves = new Map<string, { slot: string; value: ForecastCurves }>();
 
   constructor(
     private readonly o: {
@@ -252,6 +259,39 @@ export class DashboardViews {
       if (items.length > HISTORY_DEFAULTS.limit) items.shift();
     }
     return { items };
+  }
+
+  /**
+   * An EffectiveHPA's actual usage (the metrics stream the member-agents record) and its forecast over the last day
+   * and the prediction window ahead, replayed as the controller fits it (`forecastCurves`). Computed at most once per
+   * sample interval per EffectiveHPA and spec: a live page asks again on every change of the object.
+   */
+  async forecast(q: URLSearchParams): Promise<ForecastCurves> {
+    const namespace = q.get('namespace') ?? 'default';
+    const name = required(q, 'name');
+    const o = await this.o.store.get({ kind: 'EffectiveHorizontalPodAutoscaler', namespace, name });
+    const ehpa = o as unknown as EffectiveHorizontalPodAutoscaler | undefined;
+    if (!ehpa?.spec || !predictionEnabled(ehpa.spec)) return { actual: [], forecast: [] };
+    const config = resolveDspConfig(ehpa.spec.prediction?.predictionAlgorithm?.dsp).config;
+    const nowS = Math.floor(this.now().getTime() / 1000);
+    const key = `${namespace}/${name}`;
+    const slot = `${Math.floor(nowS / config.sampleIntervalSeconds)}/${JSON.stringify(ehpa.spec)}`;
+    const cached = this.curves.get(key);
+    if (cached?.slot === slot) return cached.value;
+    const ref = ehpa.spec.scaleTargetRef;
+    const history = await new JetStreamHistory(this.o.bus).range(
+      { namespace, kind: ref.kind, name: ref.name },
+      {
+        start: new Date((nowS - FORECAST_CURVES_SPAN_SECONDS - config.historyLengthSeconds - 3600) * 1000),
+        end: new Date(nowS * 1000),
+        stepSeconds: config.sampleIntervalSeconds,
+      },
+    );
+    const value = forecastCurves({ ehpa, history, nowSeconds: nowS });
+    // Bounded: an EffectiveHPA deleted long ago is not kept for ever.
+    if (this.curves.size >= CURVES_KEPT) this.curves.delete(this.curves.keys().next().value!);
+    this.curves.set(key, { slot, value });
+    return value;
   }
 
   /**

@@ -216,6 +216,7 @@ async function routeDashboard(
   if (view === 'bindings') return send(res, 200, { ok: true, result: await views.bindings(url.searchParams) });
   if (view === 'workload') return send(res, 200, { ok: true, result: await views.workload(url.searchParams) });
   if (view === 'history') return send(res, 200, { ok: true, result: await views.history(url.searchParams) });
+  if (view === 'forecast') return send(res, 200, { ok: true, result: await views.forecast(url.searchParams) });
   throw new NoSuchPathError(url.pathname);
 }
 
