@@ -19,6 +19,16 @@ export interface EhpaView {
   proposals: EhpaProposalRow[];
   /** Actual load (the observed source's metric), forecast (the prediction's), and the replicas asked for. */
   series: Series[];
+  /** The usage history and the forecast of it (cores), when the gateway sent them: what the forecast error compares. */
+  usage: Series[];
+  /** How far the forecasts for the last prediction window were from what came, in words; undefined without prediction. */
+  forecastError?: string;
+}
+
+/** The gateway's forecast view: the usage history and the forecast replayed over it, `[unix seconds, cores]`. */
+export interface ForecastCurvesView {
+  actual: ReadonlyArray<readonly [number, number]>;
+  forecast: ReadonlyArray<readonly [number, number]>;
 }
 
 type Json = Record<string, unknown>;
@@ -32,8 +42,23 @@ export const EHPA_SERIES = {
   replicas: 'replicas',
 } as const;
 
+/** The names of the usage chart's series. */
+export const EHPA_USAGE_SERIES = {
+  actual: 'actual usage (cores)',
+  forecast: 'forecast usage (cores)',
+} as const;
+
+function forecastErrorText(status: Json, spec: Json): string | undefined {
+  if (rec(spec).prediction === undefined) return undefined;
+  const e = rec(status.forecastError);
+  const mape = num(e.mape);
+  if (mape === undefined) return 'Forecast error: no past forecast to compare yet';
+  return `Forecast error: ${(mape * 100).toFixed(1)} % MAPE over the last ${num(e.windowSeconds) ?? '?'}s (${num(e.samples) ?? '?'} samples)`;
+}
+
 /**
- * An EffectiveHPA's page: its proposals now (status), the winner, and from its decisions' events (each carries the
+ * An EffectiveHPA's page: its proposals now (status), the winner, the forecast error, the usage history beside the
+ * forecast of it (`curves`, from the gateway's forecast view), and from its decisions' events (each carries the
  * status patch it made: proposals with their metric values, the winning source, the expected replicas) the actual
  * load, the forecast and the replicas over time. A count holds until the next decision, so each series is extended
  * to `now`.
@@ -42,6 +67,7 @@ export function ehpaView(
   object: unknown,
   events: ReadonlyArray<{ time: string; data?: unknown }>,
   now: number,
+  curves?: ForecastCurvesView,
 ): EhpaView {
   const status = rec(rec(object).status);
   const proposals = rec(status.proposals);
@@ -66,8 +92,20 @@ export function ehpaView(
     const last = s.points.at(-1)!;
     if (last.t < now) s.points.push({ t: now, v: last.v });
   }
+  const toSeries = (name: string, samples: ForecastCurvesView['actual']): Series => ({
+    name,
+    points: samples.map(([t, v]) => ({ t: t * 1000, v })),
+  });
+  const usage = curves
+    ? [toSeries(EHPA_USAGE_SERIES.actual, curves.actual), toSeries(EHPA_USAGE_SERIES.forecast, curves.forecast)].filter(
+        (s) => s.points.length > 0,
+      )
+    : [];
+  const forecastError = forecastErrorText(status, rec(rec(object).spec));
   return {
     ...(winning ? { winning } : {}),
+    ...(forecastError ? { forecastError } : {}),
+    usage,
     ...(num(status.expectReplicas) === undefined ? {} : { expectReplicas: num(status.expectReplicas) }),
     proposals: EHPA_SOURCE_ORDER.filter((source) => proposals[source] !== undefined).map((source) => {
       const x = rec(proposals[source]);

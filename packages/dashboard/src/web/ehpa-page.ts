@@ -1,4 +1,4 @@
-import { ehpaView } from '../view/index.js';
+import { ehpaView, type ForecastCurvesView } from '../view/index.js';
 import { call, view } from './api.js';
 import { timeChart } from './chart.js';
 import { heading, liveSection, type Page } from './context.js';
@@ -11,7 +11,10 @@ interface Listed {
   }>;
 }
 
-/** EffectiveHPAs: actual load, forecast and replicas on one chart, each source's proposal, and the winner named. */
+/**
+ * EffectiveHPAs: the actual usage beside its forecast and the forecast error, the load, forecast and replicas of the
+ * decisions, each source's proposal, and the winner named.
+ */
 export const ehpaPage: Page = async (ctx) => {
   const body = h('div', {});
   ctx.main.replaceChildren(heading('EffectiveHPAs', true), body);
@@ -25,12 +28,15 @@ export const ehpaPage: Page = async (ctx) => {
       const sections = await Promise.all(
         items.map(async (o) => {
           const namespace = o.metadata.namespace ?? 'default';
-          const { items: events } = await view<{ items: Array<{ time: string; data?: unknown }> }>('history', {
-            kind: 'EffectiveHorizontalPodAutoscaler',
-            namespace,
-            name: o.metadata.name,
-          });
-          const v = ehpaView(o, events, now);
+          const [{ items: events }, curves] = await Promise.all([
+            view<{ items: Array<{ time: string; data?: unknown }> }>('history', {
+              kind: 'EffectiveHorizontalPodAutoscaler',
+              namespace,
+              name: o.metadata.name,
+            }),
+            view<ForecastCurvesView>('forecast', { namespace, name: o.metadata.name }),
+          ]);
+          const v = ehpaView(o, events, now, curves);
           const id = `${namespace}/${o.metadata.name}`;
           return h(
             'section',
@@ -42,6 +48,15 @@ export const ehpaPage: Page = async (ctx) => {
               `Winning proposal: ${v.winning ?? '<none yet>'}`,
               v.expectReplicas === undefined ? '' : ` · expected replicas ${v.expectReplicas}`,
             ),
+            v.forecastError ? h('p', { class: 'forecast-error' }, v.forecastError) : null,
+            v.usage.length
+              ? timeChart({
+                  title: `Actual and forecast usage of ${id} (last 24 h and the prediction window ahead)`,
+                  series: v.usage,
+                  shape: 'line',
+                  extraTimes: [now],
+                })
+              : '',
             v.series.length
               ? timeChart({
                   title: `Load, forecast and replicas of ${id} (last 24 h)`,
