@@ -290,6 +290,15 @@ describe('deploy/helm/flotilla', () => {
     ]);
   });
 
+  it('gives the rebalancer and the gateway the one fail-back budget of values, so get failbacks plans as the rebalancer acts', async () => {
+    const rendered = await render('ops', ['failBack.budget=3', 'failBack.budgetPeriodMs=120000']);
+    for (const name of ['flotilla-rebalancer-config', 'flotilla-gateway-config'])
+      expect(rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name)?.data, name).toMatchObject({
+        REBALANCER_FAILBACK_BUDGET: '3',
+        REBALANCER_FAILBACK_BUDGET_PERIOD_MS: '120000',
+      });
+  });
+
   it('refuses NATS without Redis, naming the value', async () => {
     await expect(helm(['template', 'flotilla', chart, '--set', 'nats.url=nats://nats:4222'])).rejects.toThrow(
       /redis\.url is required with nats\.url/,
@@ -308,6 +317,7 @@ describe('deploy/helm/flotilla', () => {
         'memberAgent.clusters[0].name=Member_1',
         /at '\/memberAgent\/clusters\/0\/name': 'Member_1' does not match pattern/,
       ],
+      ['failBack.budget=0', /at '\/failBack\/budget': minimum/],
       // A misspelt key is refused rather than ignored.
       ['statusWriter.replicaz=1', /at '\/statusWriter': additional properties 'replicaz' not allowed/],
     ];
