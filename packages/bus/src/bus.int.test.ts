@@ -254,6 +254,49 @@ describe('events', () => {
     expect(handled.findIndex((h) => h.name === 'ord-b')).toBeLessThan(handled.findIndex((h) => h.name === 'ord-a'));
   });
 
+  it('hands the events of a key that waited together to handleBatch in stream order, and a failed batch event by event', async () => {
+    await publishEvent(bus, ev('bat-a', 'bat-0'));
+    const batches: string[][] = [];
+    const alone: string[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const sub = await consumeEvents(bus, {
+      durable: 'batched',
+      filter: { kind: 'Deployment' },
+      concurrency: 8,
+      retryDelayMs: 20,
+      orderKey: (d) => d.event.flotillaname,
+      handler: async (d) => {
+        if (!d.event.flotillaname.startsWith('bat-')) return;
+        alone.push(d.event.id);
+        // bat-a's first event holds its key: the key's next events wait behind it, together
+        if (d.event.id === 'bat-0') await gate;
+      },
+      handleBatch: async (ds) => {
+        const ids = ds.filter((d) => d.event.flotillaname.startsWith('bat-')).map((d) => d.event.id);
+        if (ids.length === 0) return;
+        batches.push(ids);
+        throw new Error('a batch failing: its events are handled again one at a time');
+      },
+    });
+    try {
+      await eventually(() => (alone.includes('bat-0') ? true : undefined), 10_000, 'the first event under way');
+      for (const [i, n] of ['bat-a', 'bat-a', 'bat-a', 'bat-b'].entries())
+        await publishEvent(bus, ev(n, `bat-${i + 1}`));
+      // bat-b's event came after bat-a's three in the stream: once it is handled they are all waiting
+      await eventually(() => (alone.includes('bat-4') ? true : undefined), 10_000, "bat-b's event handled");
+      openGate();
+      await eventually(() => (alone.includes('bat-3') ? true : undefined), 10_000, 'every event handled');
+    } finally {
+      openGate();
+      await sub.stop();
+    }
+    expect(batches).toEqual([['bat-1', 'bat-2', 'bat-3']]);
+    expect(alone).toEqual(['bat-0', 'bat-4', 'bat-1', 'bat-2', 'bat-3']);
+    const info = await bus.jsm.consumers.info(bus.names.eventsStream, 'batched');
+    expect(info.num_ack_pending).toBe(0);
+  });
+
   it.each([
     ['an exclusive consumer', true],
     ['a shared durable consumer', false],

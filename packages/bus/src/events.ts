@@ -66,6 +66,14 @@ export interface ConsumeOptions {
   exclusive?: boolean;
   handler: (d: DeliveredEvent) => Promise<void>;
   /**
+   * Handles the events of one key that are waiting when its turn comes all at once, in stream order: what arrived
+   * while the key's previous events were handled, or together in one delivery (a member's reports of several clusters,
+   * say). The status writer folds them in one write. A batch that throws is handled again one event at a time through
+   * `handler`, so a failing or undecodable event is retried, told and set aside alone, as without this. A single event
+   * goes to `handler`.
+   */
+  handleBatch?: (ds: DeliveredEvent[]) => Promise<void>;
+  /**
    * Told when an exclusive consumer finds deliveries lost on the way (its connection moved to another NATS node, or
    * the consumer's leader died, with events sent and not received): it starts again after its acknowledgement floor.
    */
@@ -200,6 +208,33 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
    * finds some missing: the server sends the lost ones again only after their ack wait, behind later events of their
    * key, and a fold that skips what it has passed would drop them. The session then ends there, un-handled.
    */
+  /** Per key, the events waiting for a batch that has not started yet (with handleBatch). */
+  const waiting = new Map<string, Array<{ m: JsMsg; d: DeliveredEvent }>>();
+  const handleAlone = (m: JsMsg, d: DeliveredEvent): Promise<void> =>
+    handle(m, d).catch((err: unknown) => {
+      if (!opts.onError) throw err;
+      opts.onError(err, d);
+    });
+  const runBatch = async (key: string, batch: Array<{ m: JsMsg; d: DeliveredEvent }>): Promise<void> => {
+    // One turn of the event loop first: the session hands over what it has already received, so that events of
+    // this key delivered together join the batch.
+    await new Promise((r) => setImmediate(r));
+    if (waiting.get(key) === batch) waiting.delete(key);
+    try {
+      if (batch.length > 1 && opts.handleBatch && !stopping) {
+        try {
+          await opts.handleBatch(batch.map((b) => b.d));
+          for (const b of batch) b.m.ack();
+          return;
+        } catch {
+          // Handled again one at a time below, where each event's failure is told, retried or set aside on its own.
+        }
+      }
+      for (const b of batch) await handleAlone(b.m, b.d);
+    } finally {
+      for (const b of batch) inHand.delete(b.m.seq);
+    }
+  };
   const take = async (session: typeof messages): Promise<LostDeliveries | undefined> => {
     // An exclusive consumer is created afresh (openDurable), so its first delivery is numbered 1.
     let lastDelivery = 0;
@@ -220,14 +255,18 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
         continue;
       }
       inHand.add(m.seq);
-      lanes.add(keyOf(d), () =>
-        handle(m, d)
-          .catch((err: unknown) => {
-            if (!opts.onError) throw err;
-            opts.onError(err, d);
-          })
-          .finally(() => inHand.delete(m.seq)),
-      );
+      const key = keyOf(d);
+      if (opts.handleBatch) {
+        const batch = waiting.get(key);
+        if (batch) batch.push({ m, d });
+        else {
+          const fresh = [{ m, d }];
+          waiting.set(key, fresh);
+          lanes.add(key, () => runBatch(key, fresh));
+        }
+        continue;
+      }
+      lanes.add(key, () => handleAlone(m, d).finally(() => inHand.delete(m.seq)));
     }
     return undefined;
   };

@@ -27,6 +27,7 @@ export {
   foldChangesNothing,
   STATUS_STORE_DEFAULTS,
   StatusStore,
+  type FoldStep,
   type StatusRecord,
   type StatusStoreOptions,
 } from './status-store.js';

@@ -37,6 +37,12 @@ export function foldChangesNothing<S>(current: StatusRecord<S> | undefined, next
   );
 }
 
+/** One event of `StatusStore.foldMany`: its stream position and how it evolves the status. */
+export interface FoldStep<S> {
+  seq: number;
+  evolve: (current: S | undefined) => S;
+}
+
 export interface StatusStoreOptions {
   /** How often a fold that lost its compare-and-set is tried again. */
   maxRetries?: number;
@@ -88,17 +94,34 @@ export class StatusStore {
    * Folds the event at stream position `seq` into the stored status with `evolve`, unless a record already holds
    * that event or a later one. Returns the record as stored afterwards.
    */
-  async fold<S>(ref: ObjectRef, seq: number, evolve: (current: S | undefined) => S): Promise<StatusRecord<S>> {
+  fold<S>(ref: ObjectRef, seq: number, evolve: (current: S | undefined) => S): Promise<StatusRecord<S>> {
+    return this.foldMany(ref, [{ seq, evolve }]);
+  }
+
+  /**
+   * Folds several events of one object, in stream order, with one read and at most one write: the record stored is
+   * the one folding them one at a time would have left (the status after the last, with the sequence of the last
+   * event that changed it), so a replay still rebuilds it. Events the stored record already holds are skipped.
+   */
+  async foldMany<S>(ref: ObjectRef, steps: readonly FoldStep<S>[]): Promise<StatusRecord<S>> {
     const key = objectKey(ref);
+    const first = steps[0];
+    if (!first) throw new RangeError('StatusStore.foldMany: no events to fold');
     for (let attempt = 0; ; attempt++) {
       // What this store wrote saves the read; whether an event is folded already is the stored record's to say.
       const remembered = attempt === 0 ? (this.written.get(key) as Versioned<StatusRecord<S>> | undefined) : undefined;
       const current =
-        remembered && remembered.value.seq < seq ? remembered : await getJson<StatusRecord<S>>(this.bus.status, key);
-      if (current && current.value.seq >= seq) return current.value;
-      const status = evolve(current === undefined ? undefined : structuredClone(current.value.status));
-      const next: StatusRecord<S> = { seq, status };
-      if (foldChangesNothing(current?.value, status)) return current?.value ?? next;
+        remembered && remembered.value.seq < first.seq
+          ? remembered
+          : await getJson<StatusRecord<S>>(this.bus.status, key);
+      let record: StatusRecord<S> | undefined = current?.value;
+      for (const step of steps) {
+        if (record && record.seq >= step.seq) continue;
+        const status = step.evolve(record === undefined ? undefined : structuredClone(record.status));
+        if (!foldChangesNothing(record, status)) record = { seq: step.seq, status };
+      }
+      if (record === current?.value) return record ?? { seq: steps.at(-1)!.seq, status: {} as S };
+      const next = record!;
       try {
         const revision = current
           ? await updateJson(this.bus.status, key, next, current.revision)

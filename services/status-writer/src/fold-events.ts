@@ -14,7 +14,7 @@ export interface FoldEventsOptions {
   writer: StatusWriter;
   /** The durable consumer's name: its position in the log is the writer's. */
   durable: string;
-  /** Objects folded at once; the events of one object are always folded one at a time, in stream order. */
+  /** Objects folded at once; the events of one object are always folded in stream order, never two folds at once. */
   concurrency: number;
   logger: FoldLogger;
   /** Counts the events set aside (flotilla_status_events_undecodable_total). */
@@ -39,6 +39,12 @@ export function foldEvents(o: FoldEventsOptions): Promise<Subscription> {
     handler: async (d) => {
       await o.writer.handle(d);
       o.onFolded?.(d.event);
+    },
+    // An object's events waiting together (a member's reports of its clusters, what queued behind a slow fold) are
+    // folded in one status write.
+    handleBatch: async (ds) => {
+      await o.writer.handleMany(ds);
+      for (const d of ds) o.onFolded?.(d.event);
     },
     onUndecodable: ({ seq, subject, error }) => {
       o.lag?.setAsideEvent();

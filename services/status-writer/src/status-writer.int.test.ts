@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBus } from '@flotilla/bus/testing';
-import { cloudEvent, publishEvent, readEvents, type Bus } from '@flotilla/bus';
+import { cloudEvent, publishEvent, readEvents, type Bus, type DeliveredEvent } from '@flotilla/bus';
 import { KubeEventStore, ObjectStore, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
 import { StatusWriter } from './status-writer.js';
@@ -88,6 +88,63 @@ describe('status writer', () => {
     expect(result.events).toBe(7);
     expect(await new StatusStore(bus).all()).toEqual(live);
     expect(await new KubeEventStore(bus).all()).toEqual(liveEvents);
+  });
+});
+
+describe('status writer, the events of an object folded together', () => {
+  it('writes one record for the events of an object waiting together, the record folding them one by one leaves', async () => {
+    // The same log on two prefixes: folded one event at a time on one, each object's events at once on the other.
+    const alone = await testBus('swa');
+    const together = await testBus('swt');
+    try {
+      const events = [
+        clusterReport('m1', true, 1),
+        clusterReport('m2', true, 2),
+        clusterReport('m1', false, 3),
+        clusterReport('m1', true, 4),
+        // changes nothing the one before did not: the record keeps the sequence of the one before
+        clusterReport('m1', true, 4),
+        clusterReport('m2', false, 5),
+      ];
+      const logs = [];
+      for (const b of [alone, together]) {
+        for (const e of events) await publishEvent(b, e);
+        const delivered = [];
+        for await (const d of readEvents(b)) delivered.push(d);
+        logs.push(delivered);
+      }
+      const [logAlone, logTogether] = logs as [DeliveredEvent[], DeliveredEvent[]];
+      const writerAlone = new StatusWriter(new StatusStore(alone), new KubeEventStore(alone), defaultReducers());
+      for (const d of logAlone) await writerAlone.handle(d);
+
+      let statusWrites = 0;
+      const sub = together.nc.subscribe(`$KV.${together.names.statusBucket}.>`, { callback: () => statusWrites++ });
+      const writerTogether = new StatusWriter(
+        new StatusStore(together),
+        new KubeEventStore(together),
+        defaultReducers(),
+      );
+      const byObject = Map.groupBy(logTogether, (d) => d.event.flotillaname);
+      for (const ds of byObject.values()) await writerTogether.handleMany(ds);
+      // a redelivery of the whole batch changes nothing and writes nothing
+      for (const ds of byObject.values()) await writerTogether.handleMany(ds);
+      await together.nc.flush();
+      sub.unsubscribe();
+
+      expect(statusWrites).toBe(2);
+      expect(await new StatusStore(together).all()).toEqual(await new StatusStore(alone).all());
+      expect((await new StatusStore(together).all()).get('Cluster._.m1')?.seq).toBe(4);
+      const kubeEvents = async (b: Bus) =>
+        (await new KubeEventStore(b).list({ kind: 'Cluster', name: 'm1' })).map((e) => [e.reason, e.count]);
+      expect(await kubeEvents(together)).toEqual(await kubeEvents(alone));
+      // and a replay of the log rebuilds what the batches wrote
+      const live = await new StatusStore(together).all();
+      await rebuildStatus(together, defaultReducers());
+      expect(await new StatusStore(together).all()).toEqual(live);
+    } finally {
+      await alone.dispose();
+      await together.dispose();
+    }
   });
 });
 

@@ -44,6 +44,37 @@ export class StatusWriter {
     if (k) await this.kubeEvents.record(ref, k, d.seq);
     this.lag?.foldedEvent();
   }
+
+  /**
+   * Several events of one object, in stream order, folded with one read and at most one write (StatusStore.foldMany):
+   * the record is the one folding them one at a time leaves, so a replay still rebuilds it. A delete among them
+   * is its own step, between the folds before and after it.
+   */
+  async handleMany(ds: readonly DeliveredEvent[]): Promise<void> {
+    const first = ds[0];
+    if (!first) return;
+    if (ds.length === 1) return this.handle(first);
+    const ref = refOfEvent(first.event);
+    let run: DeliveredEvent[] = [];
+    const foldRun = async () => {
+      if (run.length === 0) return;
+      const steps = run.map((d) => ({ seq: d.seq, evolve: (s: Status | undefined) => this.reducers.fold(s, d.event) }));
+      run = [];
+      await this.statuses.foldMany<Status>(ref, steps);
+    };
+    for (const d of ds) {
+      if (eventTypeOf(d.event) === EventTypes.ObjectDeleted) {
+        await foldRun();
+        await this.statuses.remove(ref, d.seq);
+      } else if (!this.reducers.changesNothing(d.event)) run.push(d);
+    }
+    await foldRun();
+    for (const d of ds) {
+      const k = kubeEventInput(d.event);
+      if (k) await this.kubeEvents.record(ref, k, d.seq);
+      this.lag?.foldedEvent();
+    }
+  }
 }
 
 /**
