@@ -121,6 +121,8 @@ async function productFloorRate(bus: Bus, n: number, payload: Uint8Array): Promi
  */
 class BurstWrites {
   private readonly counts = new Map<string, number>();
+  /** Writes by subject with the object's name and any digest blanked out (printed with BENCH_WRITES_DETAIL=1). */
+  private readonly shapes = new Map<string, number>();
   private readonly subs: Array<{ unsubscribe(): void }> = [];
   /** The subjects written about the first burst workload, in order (printed with BENCH_WRITES_DETAIL=1). */
   readonly firstWorkload: string[] = [];
@@ -151,6 +153,11 @@ class BurstWrites {
             if (err || !msg.subject.includes('.burst-')) return;
             if (/\.burst-0(-deployment)?\./.test(`${msg.subject}.`)) this.firstWorkload.push(msg.subject);
             this.counts.set(label, (this.counts.get(label) ?? 0) + 1);
+            const shape = msg.subject
+              .split('.')
+              .map((part) => (part.includes('burst-') ? '*' : /^[0-9a-f]{16}$/.test(part) ? '<digest>' : part))
+              .join('.');
+            this.shapes.set(shape, (this.shapes.get(shape) ?? 0) + 1);
             this.total++;
           },
         }),
@@ -162,6 +169,11 @@ class BurstWrites {
   perBinding(bindings: number): { total: number; byStream: string; gets: number } {
     const byStream = [...this.counts].map(([label, n]) => `${label} ${(n / bindings).toFixed(2)}`).join(', ');
     return { total: this.total / bindings, byStream, gets: this.gets / bindings };
+  }
+
+  /** Writes per binding by subject shape, most first. */
+  shapesPerBinding(bindings: number): string[] {
+    return [...this.shapes].sort((a, b) => b[1] - a[1]).map(([shape, n]) => `${(n / bindings).toFixed(2)}  ${shape}`);
   }
 
   stop(): void {
@@ -289,7 +301,10 @@ try {
   burstWrites.stop();
   const writes = burstWrites.perBinding(BINDINGS);
   if (process.env.BENCH_WRITES_DETAIL === '1')
-    progress(`the writes about burst-0, in order:\n  ${burstWrites.firstWorkload.join('\n  ')}`);
+    progress(
+      `the writes about burst-0, in order:\n  ${burstWrites.firstWorkload.join('\n  ')}\n` +
+        `writes per binding by subject:\n  ${burstWrites.shapesPerBinding(BINDINGS).join('\n  ')}`,
+    );
   await new Promise((r) => setTimeout(r, 3000));
   const rssBurst = rssOfPidMb(pidOf('affinity-scheduler'));
   const casAfter = await bareCasRate(bus, BINDINGS, 1, payload);

@@ -85,13 +85,15 @@ describe('benches at a smoke size', () => {
       // Every bench reports through bench/support's report(): a title line, then indented "name  value" rows.
       expect(output).toMatch(/\n {2}\S.* {2}\S/);
       // Counts, unlike rates, hold from one machine and day to the next: a change that adds a reconcile per binding
-      // (1 today: the echo of the binding's creation, placed) or a write (12 today: objects 2, status 4, Kubernetes
-      // events 1, events 5; a new workload's trail is not projected) fails here.
+      // (1 today: the echo of the binding's creation, placed) or a write (10 today: objects 2, status 2 (the decision's
+      // fold, then the member reports of its clusters folded together), Kubernetes events 1, events 5; a new
+      // workload's trail is not projected) fails here. The half is room for a binding whose clusters' reports reach
+      // the status writer apart (the last of one pipelined batch of publishes and the first of the next).
       if (name === 'scheduler-e2e') {
         const reconciles = Number(/scheduling reconciles .*?: ([\d.]+) per binding/.exec(output)?.[1]);
         expect(reconciles, output.slice(-3000)).toBeLessThanOrEqual(1.5);
         const writes = Number(/stream writes per binding +([\d.]+) /.exec(output)?.[1]);
-        expect(writes, output.slice(-3000)).toBeLessThanOrEqual(12);
+        expect(writes, output.slice(-3000)).toBeLessThanOrEqual(10.5);
       }
     },
   );

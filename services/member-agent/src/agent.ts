@@ -1,5 +1,5 @@
 import { APPLIED_PLACEMENT_ANNOTATION } from '@flotilla/api';
-import { publishEvent, type Bus } from '@flotilla/bus';
+import type { Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
@@ -10,6 +10,7 @@ import type { StatusLookup } from './report-model.js';
 import { SimulatedClusters, type SimulatedClustersOptions } from './sim/cluster-sim.js';
 import type { WorkloadUsageGauge } from './usage-metrics.js';
 import type { UsageRecorder } from './usage-recorder.js';
+import { publishReports } from './publish-reports.js';
 
 /** The part of a pino logger the agent uses, so tests can pass a plain object. */
 export interface AgentLogger {
@@ -189,14 +190,12 @@ export class SimAgent {
       if (!this.stopped && this.reportedOnce) await this.leases.renew(simulated);
     };
     await renewLeases();
-    let published = 0;
-    for (const r of reports) {
-      if (this.stopped) break;
-      await publishEvent(this.opts.bus, r.event);
-      r.commit();
-      published++;
-      if (published % RENEW_CHECK_EVERY_REPORTS === 0) await renewLeases();
-    }
+    const published = await publishReports({
+      bus: this.opts.bus,
+      reports,
+      stopped: () => this.stopped,
+      between: { every: RENEW_CHECK_EVERY_REPORTS, call: renewLeases },
+    });
     if (!this.stopped) this.reportedOnce = true;
     await renewLeases();
     if (!this.stopped) await this.usageWriter.publish(this.sim.bindingUsage());

@@ -45,7 +45,7 @@ import {
   observeWorkloads,
   planMemberWrites,
 } from './observe.js';
-import { mapLimited } from './rate-limit.js';
+import { publishReports } from '../publish-reports.js';
 import type { MemberObjectView, PodView } from './workload-status.js';
 
 export { foreignHpasOf, type KindRef, memberObjectView } from './observe.js';
@@ -124,8 +124,6 @@ export interface KubeDriverOptions {
 
 /** How long a new informer's first list may take before reconciling goes on without it (its objects wait). */
 const FIRST_SYNC_WAIT_MS = 10_000;
-/** Reports published at once, awaiting their acks (see `publish`). */
-const REPORTS_IN_FLIGHT = 64;
 const resourceModelsOf = (cluster: StoredObject) => (cluster.spec as ClusterSpec | undefined)?.resourceModels;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
 
@@ -573,7 +571,7 @@ export class KubeDriver {
       );
     }
     this.book.forgetGone(owned, present);
-    await this.publish(reports);
+    await publishReports({ bus: this.opts.bus, reports, stopped: () => this.stopped });
     if (this.stopped) return;
     this.posted = true;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
@@ -585,22 +583,6 @@ export class KubeDriver {
     }
     // 6. What the member cluster refused is in the bindings' status; the kit retries it and records the events.
     if (failed.length > 0) throw new MemberWriteError(this.cluster, failed);
-  }
-
-  /**
-   * Publishes the reports with up to REPORTS_IN_FLIGHT awaiting their acks: one at a time, a thousand workloads'
-   * reports cost a thousand round trips to JetStream. Each report is about a different object (one chain of ids each),
-   * so their order in the stream does not matter; each is committed once acknowledged, and the first failure is thrown
-   * after the others settled (what failed is reported again by the retry).
-   */
-  private async publish(reports: readonly Report[]): Promise<void> {
-    const outcomes = await mapLimited(reports, REPORTS_IN_FLIGHT, async (r) => {
-      if (this.stopped) return;
-      await publishEvent(this.opts.bus, r.event);
-      r.commit();
-    });
-    const failed = outcomes.find((o) => o.status === 'rejected');
-    if (failed) throw failed.reason;
   }
 
   /** Reads pod CPU usage of the namespaces of workloads with CPU requests, once per metrics period. */
