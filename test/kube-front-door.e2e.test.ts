@@ -377,6 +377,69 @@ spec:
     ).toMatch(/deployment\.apps\/sel-web created \(server dry run\)/);
   });
 
+  it('answers kubectl apply --dry-run=server with the live preview as warnings: what the change would move, nothing written', async () => {
+    // The scheduler, the status writer and a member agent with two simulated clusters place a workload in Flotilla,
+    // 4:2 by weight; a dry run of the policy at 1:2 through kubectl is answered with what it would move.
+    const started = [];
+    for (const service of ['status-writer', 'member-agent', 'affinity-scheduler'])
+      started.push(await gateway.suite.startService(service));
+    const fl = (args: string[], stdin?: string) => flotilla(gateway.env, args, stdin);
+    const policy = (w1: number, w2: number) => `apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: { name: pv-web, namespace: default }
+spec:
+  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: pv-web }]
+  placement:
+    clusterAffinity: { clusterNames: [pv-member1, pv-member2] }
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+          - { targetCluster: { clusterNames: [pv-member1] }, weight: ${w1} }
+          - { targetCluster: { clusterNames: [pv-member2] }, weight: ${w2} }
+`;
+    try {
+      for (const n of ['pv-member1', 'pv-member2']) expect((await fl(['cluster', 'add', n, '--sim'])).code).toBe(0);
+      for (const n of ['pv-member1', 'pv-member2'])
+        expect((await fl(['wait', '--for=condition=Ready', `cluster/${n}`, '--timeout', '30s'])).code).toBe(0);
+      const applied = await fl(
+        ['apply', '-f', '-'],
+        `${systemDeployment('pv-web', 'pv-web').replace('namespace: kube-system', 'namespace: default').replace('replicas: 1', 'replicas: 6')}---\n${policy(2, 1)}`,
+      );
+      expect(applied.err).toBe('');
+      const placedAt = (await eventually(
+        async () => {
+          const r = await fl(['get', 'rb', 'pv-web-deployment', '-o', 'json']);
+          const c = r.code === 0 ? (JSON.parse(r.out).spec.clusters as Array<{ name: string; replicas: number }>) : [];
+          return JSON.stringify(c) ===
+            JSON.stringify([
+              { name: 'pv-member1', replicas: 4 },
+              { name: 'pv-member2', replicas: 2 },
+            ])
+            ? c
+            : undefined;
+        },
+        60_000,
+        'pv-web placed 4:2 in Flotilla',
+      )) as unknown;
+      const r = await kubectl(['apply', '--dry-run=server', '-f', '-'], policy(1, 2));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/propagationpolicy\.policy\.karmada\.io\/pv-web created \(server dry run\)/);
+      expect(r.stderr).toContain('Warning: flotilla: pv-web-deployment pv-member1:4→2 pv-member2:2→4');
+      // Nothing moved, in Flotilla or on the host.
+      const after = await fl(['get', 'rb', 'pv-web-deployment', '-o', 'json']);
+      expect(JSON.parse(after.out).spec.clusters).toEqual(placedAt);
+      expect((await kubectl(['get', 'pp', 'pv-web', '-n', 'default'])).stderr).toMatch(/NotFound/);
+      // A change that moves nothing says nothing.
+      const same = await kubectl(['apply', '--dry-run=server', '-f', '-'], policy(2, 1));
+      expect(same.code, same.stderr).toBe(0);
+      expect(same.stderr).not.toMatch(/flotilla:/);
+    } finally {
+      for (const p of started.reverse()) await gateway.suite.kill(p, 'SIGTERM');
+    }
+  }, 120_000);
+
   it('fails closed (failurePolicy: Fail): with the gateway down nothing is admitted', async () => {
     await gateway.suite.stop();
     const r = await kubectl(['apply', '-f', '-'], goodCron.replace('good-cron', 'while-down'));
