@@ -1,6 +1,14 @@
 import { Controllers } from '@flotilla/catalogue';
 import { FederatedHpaAnnotations, listKinds, type ClusterLease, type StatusOfKind } from '@flotilla/api';
-import { AlreadyExistsError, cloudEvent, EventTypes, getJson, type Bus, type CloudEvent } from '@flotilla/bus';
+import {
+  cloudEvent,
+  EventTypes,
+  getJson,
+  isAlreadyExists,
+  objectDeletedEvent,
+  type Bus,
+  type CloudEvent,
+} from '@flotilla/bus';
 import {
   defineController,
   type Controller,
@@ -33,7 +41,7 @@ import {
   allWithStatus,
   hasSpec,
   Informers,
-  NotFoundError,
+  isNotFound,
   withStatus,
   type CachedKind,
   type Informer,
@@ -46,7 +54,7 @@ import {
   type StoredObject,
 } from '@flotilla/store';
 import { decideClusterHealth, DEFAULT_CLUSTER_MONITOR_GRACE_MS, type ClusterHealthProbe } from './cluster-health.js';
-import { decisionEvent } from './decision-event.js';
+import { decisionEvent, EVENT_SOURCE } from './decision-event.js';
 import { federatedHpaHandOff, handOverDecision, type HandOff } from './federated-hpa-handoff.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
 import { decideTaints } from './taints.js';
@@ -435,7 +443,7 @@ export class AffinitySchedulerController {
     try {
       // buildBinding names the binding and sets its type meta: it is a whole object to store.
       created = await this.o.store.create((placement?.binding ?? built) as StoredObject).catch((err: unknown) => {
-        if (err instanceof AlreadyExistsError) return undefined;
+        if (isAlreadyExists(err)) return undefined;
         throw err;
       });
     } finally {
@@ -502,20 +510,11 @@ export class AffinitySchedulerController {
 
   private async deleteBinding(ref: ObjectRef, existing: StoredObject): Promise<void> {
     await this.o.store.delete(ref).catch((err: unknown) => {
-      if (!(err instanceof NotFoundError)) throw err;
+      if (!isNotFound(err)) throw err;
     });
     this.observed.delete(objectKey(ref));
     await this.o.publish(
-      cloudEvent({
-        id: `${existing.metadata.uid}/ObjectDeleted`,
-        source: 'affinity-scheduler',
-        type: EventTypes.ObjectDeleted,
-        kind: ref.kind,
-        namespace: ref.namespace,
-        name: ref.name,
-        time: this.now(),
-        data: {},
-      }),
+      objectDeletedEvent({ source: EVENT_SOURCE, ...ref, uid: existing.metadata.uid, time: this.now() }),
     );
   }
 
@@ -715,7 +714,7 @@ export class AffinitySchedulerController {
         cloudEvent({
           // One expiry per renewal seen and stored status: a repeat of this decision is the same message.
           id: `${key}/${EventTypes.ClusterStatusExpired}/${d.probe.renewTime ?? 'none'}/${status?.revision ?? 0}`,
-          source: 'affinity-scheduler',
+          source: EVENT_SOURCE,
           type: EventTypes.ClusterStatusExpired,
           kind: 'Cluster',
           name: ref.name,

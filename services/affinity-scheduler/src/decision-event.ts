@@ -10,6 +10,9 @@ import {
   type TargetCluster,
 } from '@flotilla/scheduling';
 
+/** The source of every event the scheduler publishes. */
+export const EVENT_SOURCE = 'affinity-scheduler';
+
 /**
  * The domain event of a decision. Its id is derived from the binding's uid, generation, the result and what the
  * decision followed (its basis), so a replica that repeats the same decision (after a crash, or a hand-over)
@@ -24,7 +27,7 @@ export function decisionEvent(binding: ResourceBinding, d: BindingDecision, gene
     .slice(0, 16);
   return cloudEvent({
     id: `${binding.metadata.uid ?? binding.metadata.name}/${generation}/${e.type}/${digest}`,
-    source: 'affinity-scheduler',
+    source: EVENT_SOURCE,
     type: e.type,
     kind: binding.kind ?? 'ResourceBinding',
     namespace: binding.metadata.namespace,
