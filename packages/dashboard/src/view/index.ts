@@ -11,3 +11,4 @@ export * from './trail.js';
 export * from './cron.js';
 export * from './fhpa.js';
 export * from './ehpa.js';
+export * from './failbacks.js';
