@@ -21,7 +21,19 @@ type Moved = {
   groupBefore?: string;
   groupAfter?: string;
 };
-type Preview = { kind: string; now: string; bindings: Moved[]; unknowns: string[] };
+type Preview = {
+  kind: string;
+  now: string;
+  bindings: Moved[];
+  autoscalers: Array<{
+    kind: string;
+    name: string;
+    replicasBefore?: number;
+    replicasAfter?: number;
+    notKnown?: string;
+  }>;
+  unknowns: string[];
+};
 
 /** The gateway's, given to every service: the preview of a failure must wait what the scheduler waits. */
 const GRACE_MS = 4000;
@@ -191,4 +203,27 @@ describe('live what-if, held against what the controllers then do', () => {
     sameAsPreview(p, 'web-deployment', await settled('web-deployment', offMember1, 'web off member1'));
     sameAsPreview(p, 'nginx-deployment', await settled('nginx-deployment', offMember1, 'nginx off member1'));
   }, 60_000);
+
+  it("a FederatedHPA's max under web's replicas: the preview scales web 6→4 now and shows its binding's move, metrics named as not read", async () => {
+    showLogs();
+    const p = await preview(
+      `apiVersion: autoscaling.karmada.io/v1alpha1
+kind: FederatedHPA
+metadata: { name: web, namespace: default }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }
+  minReplicas: 1
+  maxReplicas: 4
+`,
+      'apply',
+      '-f',
+      '-',
+    );
+    expect(p.autoscalers).toMatchObject([
+      { kind: 'FederatedHPA', name: 'web', replicasBefore: 6, replicasAfter: 4, reason: 'TooManyReplicas' },
+    ]);
+    expect(p.autoscalers[0]!.notKnown).toMatch(/^metrics not read/);
+    const web = p.bindings.find((b) => b.name === 'web-deployment');
+    expect(web?.after.reduce((n, c) => n + (c.replicas ?? 0), 0)).toBe(4);
+  }, 30_000);
 });

@@ -5,6 +5,7 @@
 export {
   previewChange,
   previewWarnings,
+  autoscalerLine,
   PREVIEW_DEFAULTS,
   PREVIEW_WARNING_LIMIT,
   type BindingPreview,
@@ -14,5 +15,6 @@ export {
   type PreviewChange,
   type PreviewOptions,
 } from './preview.js';
+export { previewAutoscalers, type AutoscalerInput, type AutoscalerPreview } from './autoscalers.js';
 export { PreviewInputError, isPreviewInputError } from './errors.js';
 export { previewFailBacks, type FailBackPreview, type FailBackQueuePreview } from './fail-backs.js';

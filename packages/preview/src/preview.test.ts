@@ -193,3 +193,148 @@ describe('previewChange', () => {
     );
   });
 });
+
+describe('previewChange: the autoscalers applied', () => {
+  const fhpa = (min: number, max: number) => ({
+    apiVersion: 'autoscaling.karmada.io/v1alpha1',
+    kind: 'FederatedHPA',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+      minReplicas: min,
+      maxReplicas: max,
+    },
+  });
+  const cron = (scaleTargetRef: object, rules: object[]) => ({
+    apiVersion: 'autoscaling.karmada.io/v1alpha1',
+    kind: 'CronFederatedHPA',
+    metadata: { name: 'web-cron', namespace: 'default' },
+    spec: { scaleTargetRef, rules },
+  });
+  const state = () => live([cluster('member1'), cluster('member2')], [weighted(2, 1)], [web]);
+
+  it('a FederatedHPA whose max is under the running replicas scales web 6→4 now (the HPA controller clamp), and its binding follows', () => {
+    const p = previewChange(state(), { objects: [fhpa(1, 4)] }, { now });
+    expect(p.autoscalers).toEqual([
+      {
+        kind: 'FederatedHPA',
+        namespace: 'default',
+        name: 'web',
+        target: 'Deployment/web',
+        at: '2024-04-17T15:04:05Z',
+        replicasBefore: 6,
+        replicasAfter: 4,
+        reason: 'TooManyReplicas',
+        notKnown: expect.stringMatching(/^metrics not read: /),
+      },
+    ]);
+    expect(p.bindings.map((b) => [b.name, b.after])).toEqual([
+      [
+        'web-deployment',
+        [
+          { name: 'member1', replicas: 3 },
+          { name: 'member2', replicas: 1 },
+        ],
+      ],
+    ]);
+    expect(previewWarnings(p)).toEqual([
+      'flotilla: web-deployment member1:4→3 member2:2→1',
+      'flotilla: FederatedHPA web Deployment/web 6→4 (TooManyReplicas) at 2024-04-17T15:04:05Z',
+    ]);
+  });
+
+  it('a FederatedHPA whose min and max hold the running replicas moves nothing', () => {
+    const p = previewChange(state(), { objects: [fhpa(2, 10)] }, { now });
+    expect(p.autoscalers[0]).toMatchObject({ replicasBefore: 6, replicasAfter: 6, reason: 'DesiredWithinRange' });
+    expect(p.bindings).toEqual([]);
+  });
+
+  it('a CronFederatedHPA rule sets its replicas at the next fire time in its zone, past an excluded date; a suspended rule is not shown', () => {
+    const p = previewChange(
+      state(),
+      {
+        objects: [
+          cron({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, [
+            // 23:04 in Shanghai now: 08:00 there is 00:00Z tomorrow, the 18th, excluded, so the 19th.
+            {
+              name: 'morning',
+              schedule: '0 8 * * *',
+              timeZone: 'Asia/Shanghai',
+              targetReplicas: 10,
+              excludeDates: ['2024-04-18'],
+            },
+            { name: 'off', schedule: '0 9 * * *', targetReplicas: 1, suspend: true },
+          ]),
+        ],
+      },
+      { now },
+    );
+    expect(p.autoscalers).toEqual([
+      {
+        kind: 'CronFederatedHPA',
+        namespace: 'default',
+        name: 'web-cron',
+        target: 'Deployment/web',
+        rule: 'morning',
+        at: '2024-04-19T00:00:00Z',
+        replicasBefore: 6,
+        replicasAfter: 10,
+        reason: 'CronRule',
+        notKnown: expect.stringMatching(/^the state at that time is not known/),
+      },
+    ]);
+    // Not now: nothing moves yet.
+    expect(p.bindings).toEqual([]);
+  });
+
+  it('a CronFederatedHPA rule on a FederatedHPA sets its min/max; the replicas are the running ones clamped into them', () => {
+    const s = { ...state(), federatedHpas: [fhpa(1, 10)] };
+    const p = previewChange(
+      s,
+      {
+        objects: [
+          cron({ apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', name: 'web' }, [
+            { name: 'night', schedule: '0 22 * * *', timeZone: '', targetMaxReplicas: 3 },
+          ]),
+        ],
+      },
+      { now },
+    );
+    expect(p.autoscalers[0]).toMatchObject({
+      target: 'FederatedHPA/web',
+      at: '2024-04-17T22:00:00Z',
+      minReplicas: 1,
+      maxReplicas: 3,
+      replicasBefore: 6,
+      replicasAfter: 3,
+    });
+    expect(p.autoscalers[0]!.notKnown).toMatch(/metrics not read/);
+  });
+
+  it("an EffectiveHPA's open cron window raises the replicas now (ehpa's cronProposal), the prediction named as not run", () => {
+    const ehpa = {
+      apiVersion: 'autoscaling.crane.io/v1alpha1',
+      kind: 'EffectiveHorizontalPodAutoscaler',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        minReplicas: 1,
+        maxReplicas: 20,
+        prediction: { predictionWindowSeconds: 3600, predictionAlgorithm: { algorithmType: 'dsp' } },
+        crons: [{ name: 'evening', start: '0 15 * * *', end: '0 16 * * *', targetReplicas: 9 }],
+      },
+    };
+    const p = previewChange(state(), { objects: [ehpa] }, { now });
+    expect(p.autoscalers[0]).toMatchObject({
+      kind: 'EffectiveHorizontalPodAutoscaler',
+      replicasBefore: 6,
+      replicasAfter: 9,
+      reason: 'cron window evening',
+    });
+    expect(p.autoscalers[0]!.notKnown).toMatch(/the prediction is not run/);
+    expect(p.bindings[0]!.after).toEqual([
+      { name: 'member1', replicas: 6 },
+      { name: 'member2', replicas: 3 },
+    ]);
+  });
+});

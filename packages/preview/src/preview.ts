@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { FederatedHpaAnnotations, formatTime } from '@flotilla/api';
+import { type FederatedHPA, FederatedHpaAnnotations, formatTime } from '@flotilla/api';
 import {
   AssumedUsage,
   buildBinding,
@@ -23,6 +23,7 @@ import {
   UNSCHEDULABLE_TAINT,
   withDetected,
 } from '@flotilla/scheduling';
+import { type AutoscalerPreview, previewAutoscalers } from './autoscalers.js';
 import { PreviewInputError } from './errors.js';
 
 /** What the live system holds, read once: every object with its status. */
@@ -34,6 +35,8 @@ export interface LiveState {
   templates: readonly ResourceTemplate[];
   /** ResourceBindings and ClusterResourceBindings, with status (its aggregatedStatus tells what members reported). */
   bindings: readonly ResourceBinding[];
+  /** The stored FederatedHPAs, which a CronFederatedHPA rule may scale. */
+  federatedHpas?: readonly (FederatedHPA & { spec: NonNullable<FederatedHPA['spec']> })[];
 }
 
 /** A cluster action of `what-if cluster`: `fail` (not Ready), `cordon` (Karmada's unschedulable taint) or `taint`. */
@@ -92,6 +95,8 @@ export interface Preview {
   kind: 'Preview';
   now: string;
   bindings: BindingPreview[];
+  /** The replica changes of the FederatedHPAs, CronFederatedHPAs and EffectiveHPAs applied, each with what it does not know. */
+  autoscalers: AutoscalerPreview[];
   /** What the preview cannot know: state that may differ by the time the change lands. */
   unknowns: string[];
   /** The deadline passed: how many bindings were not looked at. */
@@ -100,7 +105,7 @@ export interface Preview {
 
 const POLICY_KINDS = new Set(['PropagationPolicy', 'ClusterPropagationPolicy']);
 const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
-/** Kinds whose decisions follow metrics or time, not this change: named as not previewed. */
+/** Autoscalers: their replica change is computed as far as live state tells (previewAutoscalers). */
 const AUTOSCALER_KINDS = new Set(['FederatedHPA', 'CronFederatedHPA', 'EffectiveHorizontalPodAutoscaler']);
 /** At most this many per-binding notes of unreported pods; the rest are counted. */
 const MAX_UNREPORTED_NOTES = 5;
@@ -119,8 +124,11 @@ export function previewChange(state: LiveState, change: PreviewChange, options: 
   const graceMs = options.failoverGraceMs ?? PREVIEW_DEFAULTS.failoverGraceMs;
   const clock = options.clock ?? PREVIEW_DEFAULTS.clock;
   const unknowns: string[] = [];
+  const autoscalers: AutoscalerPreview[] = [];
   const world =
-    'objects' in change ? withObjects(state, change.objects, now, unknowns) : withAction(state, change.cluster, now);
+    'objects' in change
+      ? withObjects(state, change.objects, now, unknowns, autoscalers)
+      : withAction(state, change.cluster, now);
   // A cluster failure is acted on after the failover grace; everything else when it lands.
   const decidedAt = 'cluster' in change && change.cluster.action === 'fail' ? new Date(now.getTime() + graceMs) : now;
   const clusters =
@@ -184,6 +192,7 @@ export function previewChange(state: LiveState, change: PreviewChange, options: 
     kind: 'Preview',
     now: formatTime(now),
     bindings: out,
+    autoscalers,
     unknowns,
     ...(looked < bindings.length ? { truncated: { notPreviewed: bindings.length - looked } } : {}),
   };
@@ -194,8 +203,18 @@ const LEASE_NOTE =
 const ORDER_NOTE =
   'bindings that compete for the same room get it in the order the scheduler takes them; the preview takes them by name';
 
-/** The state with the objects applied: templates, policies and Clusters replace the stored ones (a Cluster keeps its status). */
-function withObjects(state: LiveState, objects: readonly unknown[], now: Date, unknowns: string[]): LiveState {
+/**
+ * The state with the objects applied: templates, policies and Clusters replace the stored ones (a Cluster keeps its
+ * status), and an autoscaler's replica change now (previewAutoscalers) is laid over its target.
+ */
+function withObjects(
+  state: LiveState,
+  objects: readonly unknown[],
+  now: Date,
+  unknowns: string[],
+  autoscalers: AutoscalerPreview[],
+): LiveState {
+  const applied: unknown[] = [];
   const clusters = new Map(state.clusters.map((c) => [keyOf(c as Obj), c]));
   const policies = new Map(state.policies.map((p) => [keyOf(p as Obj), p]));
   const templates = new Map(state.templates.map((t) => [keyOf(t as Obj), t]));
@@ -216,14 +235,24 @@ function withObjects(state: LiveState, objects: readonly unknown[], now: Date, u
         );
     } else if (POLICY_KINDS.has(obj.kind)) policies.set(key, o as PropagationPolicy);
     else if (obj.kind === 'WorkloadRebalancer') bindings = rebalanced(bindings, o, now);
-    else if (AUTOSCALER_KINDS.has(obj.kind))
-      unknowns.push(
-        `${obj.kind} ${obj.metadata.name}: its replica counts follow metrics and schedules as they come, so they are not previewed here (what-if fhpa, what-if cron, what-if ehpa plan them offline)`,
-      );
+    else if (AUTOSCALER_KINDS.has(obj.kind)) applied.push(o);
     else if (BINDING_KINDS.has(obj.kind))
       throw new PreviewInputError(`objects[${i}].kind`, `${obj.kind} is written by the scheduler, not applied`);
     else templates.set(key, o as ResourceTemplate);
   }
+  const { entries, scaled } = previewAutoscalers({
+    applied,
+    templates: [...templates.values()],
+    federatedHpas: [
+      ...(state.federatedHpas ?? []).filter(
+        (f) => !applied.some((a) => keyOf(a as Obj) === keyOf({ ...f, kind: 'FederatedHPA' } as Obj)),
+      ),
+      ...(applied.filter((a) => (a as Obj).kind === 'FederatedHPA') as NonNullable<LiveState['federatedHpas']>),
+    ],
+    now,
+  });
+  autoscalers.push(...entries);
+  for (const t of scaled) templates.set(keyOf(t as Obj), t);
   return {
     clusters: [...clusters.values()],
     policies: [...policies.values()],
@@ -399,6 +428,7 @@ export function previewWarnings(p: Preview, max = PREVIEW_WARNING_LIMIT): string
     const group = b.groupAfter !== b.groupBefore && b.groupAfter ? ` (group ${b.groupAfter})` : '';
     return `flotilla: ${b.name} ${moves.join(' ')}${group}`.trimEnd();
   });
+  for (const a of p.autoscalers ?? []) lines.push(autoscalerLine(a));
   const shown = lines.slice(0, max);
   if (lines.length > max) shown.push(`flotilla: and ${lines.length - max} more bindings change`);
   if (p.truncated)
@@ -406,6 +436,17 @@ export function previewWarnings(p: Preview, max = PREVIEW_WARNING_LIMIT): string
       `flotilla: preview cut short: ${p.truncated.notPreviewed} bindings not looked at within the time allowed`,
     );
   return shown;
+}
+
+/** `flotilla: FederatedHPA web Deployment/web 6→4 (TooManyReplicas) now`: an autoscaler's change in one line. */
+export function autoscalerLine(a: AutoscalerPreview): string {
+  const replicas =
+    a.replicasAfter === undefined
+      ? ''
+      : ` ${a.replicasBefore === undefined ? '' : `${a.replicasBefore}→`}${a.replicasAfter}`;
+  const range = a.minReplicas === undefined ? '' : ` min ${a.minReplicas} max ${a.maxReplicas ?? '?'}`;
+  const rule = a.rule === undefined ? '' : ` rule ${a.rule}`;
+  return `flotilla: ${a.kind} ${a.name}${rule} ${a.target}${range}${replicas} (${a.reason}) at ${a.at}`;
 }
 
 /** kubectl prints every warning: past this many bindings the rest are counted in one line. */

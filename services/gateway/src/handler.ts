@@ -319,12 +319,13 @@ export class GatewayHandler {
     const templateKinds = listKinds()
       .filter((k) => !k.strict)
       .map((k) => k.kind);
-    const [clusters, pps, cpps, rbs, crbs, ...templates] = await Promise.all([
+    const [clusters, pps, cpps, rbs, crbs, fhpas, ...templates] = await Promise.all([
       this.store.list('Cluster'),
       this.store.listSpecs('PropagationPolicy'),
       this.store.listSpecs('ClusterPropagationPolicy'),
       this.store.list('ResourceBinding'),
       this.store.list('ClusterResourceBinding'),
+      this.store.listSpecs('FederatedHPA'),
       ...templateKinds.map((k) => this.store.listSpecs(k)),
     ]);
     return {
@@ -332,6 +333,7 @@ export class GatewayHandler {
       policies: [...pps, ...cpps] as unknown as PropagationPolicy[],
       templates: templates.flat() as unknown as ResourceTemplate[],
       bindings: [...rbs, ...crbs] as unknown as ResourceBinding[],
+      federatedHpas: fhpas as unknown as NonNullable<LiveState['federatedHpas']>,
     };
   }
 

@@ -72,12 +72,34 @@ function show(io: CliIo, p: PreviewReply, output: string | undefined): number {
             b.rejected.map((r) => `${r.cluster}: ${r.reason}`).join('; ') || '<none>',
           ]),
         )
-      : 'Nothing moves.',
+      : p.autoscalers?.length
+        ? 'No binding moves now.'
+        : 'Nothing moves.',
   );
+  if (p.autoscalers?.length)
+    io.out(
+      `\n${formatTable(
+        ['AUTOSCALER', 'RULE', 'TARGET', 'AT', 'REPLICAS', 'REASON'],
+        p.autoscalers.map((a) => [
+          `${a.kind}/${a.name}`,
+          a.rule ?? '',
+          a.minReplicas === undefined ? a.target : `${a.target} min ${a.minReplicas} max ${a.maxReplicas ?? '?'}`,
+          a.at,
+          a.replicasAfter === undefined ? '<unknown>' : `${a.replicasBefore ?? '<none>'}→${a.replicasAfter}`,
+          a.reason,
+        ]),
+      )}`,
+    );
   for (const b of p.bindings)
     if (b.outcome === 'Unschedulable') io.out(`\n${b.name} stays Unschedulable: ${b.message ?? ''}`);
   if (p.truncated) io.out(`\nPreview cut short: ${p.truncated.notPreviewed} bindings not looked at.`);
-  if (p.unknowns.length) io.out(`\nWhat the preview cannot know:\n${p.unknowns.map((u) => `  - ${u}`).join('\n')}`);
+  const unknowns = [
+    ...(p.autoscalers ?? []).flatMap((a) =>
+      a.notKnown ? [`${a.kind} ${a.name}${a.rule ? ` rule ${a.rule}` : ''}: ${a.notKnown}`] : [],
+    ),
+    ...p.unknowns,
+  ];
+  if (unknowns.length) io.out(`\nWhat the preview cannot know:\n${unknowns.map((u) => `  - ${u}`).join('\n')}`);
   return 0;
 }
 
