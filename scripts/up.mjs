@@ -1,7 +1,8 @@
 // The process supervisor behind scripts/up: starts the built services, applies examples/, streams their logs. With
 // UP_HA=1 (scripts/up --ha) it first starts a 3-node NATS cluster and Redis with Sentinel for them. With
 // UP_KUBE_MEMBERS=N (scripts/up --kube N) the member clusters are real (scripts/kube-env) and examples/ goes through
-// kubectl to a host API server with the CRDs and the webhook, mirrored in by the kube-bridge.
+// kubectl to a host API server with the CRDs and the webhook, mirrored in by the kube-bridge. With FLOTILLA_SEED_LOAD=1
+// (scripts/up --seed-load) php-apache starts with days of simulated load already recorded (the launcher's seedLoad).
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,9 @@ import {
   DEFAULT_RESTART_POLICY,
   OPTIONAL_SERVICES,
   SERVICES,
+  seededLoadArgs,
+  seedLoad,
+  SEED_LOAD,
   Suite,
   webhookPki,
 } from '../packages/launcher/dist/index.js';
@@ -149,6 +153,9 @@ const LOADS = [
   ['member1', 'deploy/php-apache', '--sine', '0.3,0.25,15m'],
 ];
 
+// FLOTILLA_SEED_LOAD=1 (scripts/up --seed-load): php-apache follows a working day, and days of it are recorded first.
+const seedLoadOn = process.env.FLOTILLA_SEED_LOAD === '1';
+
 suite = new Suite({
   root,
   ...(services ? { services } : {}),
@@ -235,6 +242,7 @@ try {
     .filter((f) => /\.ya?ml$/.test(f) && f !== CLUSTERS && !(f in AFTER_SCHEDULING))
     .sort();
   if (pki) {
+    if (seedLoadOn) console.log('[up] --seed-load seeds the simulated clusters only: ignored with --kube');
     for (const name of memberNames)
       await suite.startService('member-agent', {
         MEMBER_DRIVER: 'kube',
@@ -252,9 +260,16 @@ try {
     let code = await cli(['apply', '-f', join(examples, CLUSTERS)]);
     for (const name of ['member1', 'member2', 'member3'])
       code ||= await cli(['wait', '--for=condition=Ready', `cluster/${name}`, '--timeout', '30s']);
+    // Before the EffectiveHPA: its first fit reads the history, and a fit without enough waits 12 h for the next.
+    if (seedLoadOn) {
+      const n = await seedLoad({ natsUrl: env.NATS_URL, prefix: env.FLOTILLA_PREFIX });
+      console.log(`[up] seeded ${n} minutes (${SEED_LOAD.days} days) of php-apache's CPU usage`);
+    }
     code ||= await cli(['apply', ...rest.flatMap((f) => ['-f', join(examples, f)])]);
     for (const [cluster, workload, model, value] of LOADS)
-      code ||= await cli(['cluster', 'load', cluster, '--workload', workload, model, value]);
+      if (!(seedLoadOn && workload === 'deploy/php-apache'))
+        code ||= await cli(['cluster', 'load', cluster, '--workload', workload, model, value]);
+    if (seedLoadOn) code ||= await cli(seededLoadArgs());
     for (const [file, bindings] of Object.entries(AFTER_SCHEDULING)) {
       for (const rb of bindings) code ||= await cli(['wait', '--for=condition=Scheduled', rb, '--timeout', '60s']);
       code ||= await cli(['apply', '-f', join(examples, file)]);

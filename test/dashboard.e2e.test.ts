@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { seedLoad, seededLoadArgs } from '@flotilla/launcher';
 import { eventually, freeTcpPort, scaled } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { launchChromium } from './support/browser.js';
@@ -49,11 +50,13 @@ beforeAll(async () => {
   ).toBe(0);
   expect((await cli('wait', '--for=condition=Scheduled', 'rb/nginx-deployment', '--timeout', '20s')).code).toBe(0);
   expect((await cli('wait', '--for=condition=Scheduled', 'rb/web-deployment', '--timeout', '20s')).code).toBe(0);
+  // A day of load for the EffectiveHPA to act on and the charts to show, as scripts/up --seed-load starts with:
+  // recorded before the EffectiveHPA arrives, whose first fit reads it.
+  await seedLoad({ natsUrl: s.env.NATS_URL!, prefix: s.env.FLOTILLA_PREFIX! });
   const more = ['30-web-cron.yaml', '40-shop-federated-hpa.yaml', '50-php-apache-effective-hpa.yaml'];
   const applied = await cli('apply', ...more.flatMap((f) => ['-f', example(f)]));
   expect(applied.code, applied.err).toBe(0);
-  // Load for the EffectiveHPA to act on, as scripts/up sets it.
-  const load = await cli('cluster', 'load', 'member1', '--workload', 'deploy/php-apache', '--sine', '0.3,0.25,15m');
+  const load = await cli(...seededLoadArgs());
   expect(load.code, load.err).toBe(0);
 }, scaled(90_000));
 
@@ -268,7 +271,7 @@ describe('the dashboard in a browser', () => {
   });
 
   it(
-    'EffectiveHPAs: load, forecast and replicas on one chart, each proposal, the winner named',
+    'EffectiveHPAs: the usage beside its forecast and the forecast error, the replicas, each proposal, the winner named',
     async () => {
       // The winner as the CLI reads it, once the EffectiveHPA has decided.
       const winner = await eventually(
@@ -285,7 +288,19 @@ describe('the dashboard in a browser', () => {
       const section = page.getByTestId('ehpa-default/php-apache');
       await section.getByText(`Winning proposal: ${winner}`).waitFor();
       await section.getByRole('cell', { name: `★ ${winner} (winning)` }).waitFor();
-      await expect.poll(() => chartLegend(section), { timeout: scaled(20_000) }).toContain('replicas');
+      // The seeded day beside what was forecast for it, and how far apart they were.
+      await section.getByText(/^Forecast error: \d+\.\d % MAPE over the last 3600s \(\d+ samples\)$/).waitFor();
+      const usage = page.locator('figure', {
+        has: page.getByRole('img', { name: /Actual and forecast usage of default\/php-apache/ }),
+      });
+      expect(await chartLegend(usage)).toEqual(['actual usage (cores)', 'forecast usage (cores)']);
+      // a day of minutes (the current one may not be recorded yet), and the forecast an hour beyond
+      expect((await chartValues(usage, 'actual usage (cores)')).length).toBeGreaterThanOrEqual(1438);
+      expect((await chartValues(usage, 'forecast usage (cores)')).length).toBeGreaterThanOrEqual(1440 + 58);
+      const replicas = page.locator('figure', {
+        has: page.getByRole('img', { name: /Load, forecast and replicas of default\/php-apache/ }),
+      });
+      await expect.poll(() => chartLegend(replicas), { timeout: scaled(20_000) }).toContain('replicas');
       expect((await chartValues(section, 'replicas')).every((v) => /^\d+$/.test(v))).toBe(true);
       expect(await chartValues(section, 'replicas')).not.toEqual([]);
       expect(

@@ -1,2 +1,3 @@
 export * from './suite.js';
 export * from './webhook-pki.js';
+export { SEED_LOAD, seedLoad, seededLoadArgs, seededWorkingDay } from './seed-load.js';
