@@ -2,11 +2,12 @@
 // and of a cluster failure, each held against what the controllers then really do once the change is applied or the
 // cluster has failed: the same bindings move to the same clusters and groups.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { eventually } from '@flotilla/testkit';
+import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 
 let s: RunningSuite;
+let api: string;
 type Targets = Array<{ name: string; replicas?: number }>;
 type Binding = {
   spec: { clusters?: Targets };
@@ -123,11 +124,13 @@ spec:
 `;
 
 beforeAll(async () => {
-  s = await startSuite(['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'], {
-    FAILOVER_GRACE_MS: String(GRACE_MS),
-    SIM_TICK_MS: '200',
-    RESYNC_MS: '2000',
-  });
+  const port = await freeTcpPort();
+  api = `http://127.0.0.1:${port}/api/preview`;
+  s = await startSuite(
+    ['gateway', 'status-writer', 'member-agent', 'affinity-scheduler'],
+    { FAILOVER_GRACE_MS: String(GRACE_MS), SIM_TICK_MS: '200', RESYNC_MS: '2000' },
+    { gateway: { GATEWAY_API_PORT: String(port) } },
+  );
   for (const n of ['member1', 'member2', 'member3'])
     expect((await cli('cluster', 'add', n, '--sim', '--cpu', '8')).code).toBe(0);
   for (const n of ['member1', 'member2', 'member3'])
@@ -225,5 +228,59 @@ spec:
     expect(p.autoscalers[0]!.notKnown).toMatch(/^metrics not read/);
     const web = p.bindings.find((b) => b.name === 'web-deployment');
     expect(web?.after.reduce((n, c) => n + (c.replicas ?? 0), 0)).toBe(4);
+  }, 30_000);
+
+  it('the API: POST /api/preview answers as the CLI does (web, its only other cluster failing, stays unschedulable); a bad action is 400 naming cluster.action', async () => {
+    showLogs();
+    const post = (body: object) =>
+      fetch(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await post({ cluster: { action: 'fail', name: 'member2' } });
+    expect(res.status).toBe(200);
+    const overHttp = ((await res.json()) as { result: Preview }).result;
+    const overCli = await preview('', 'cluster', 'fail', 'member2');
+    const timeless = (p: Preview) => p.bindings.map(({ at: _at, ...b }) => b);
+    expect(timeless(overHttp)).toEqual(timeless(overCli));
+    expect(overHttp.bindings.find((b) => b.name === 'web-deployment')?.outcome).toBe('Unschedulable');
+    // A file of objects is as large as an apply's, past the 16 KiB a read's body may have.
+    const big = await post({
+      objects: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'web', namespace: 'default', annotations: { note: 'x'.repeat(32 * 1024) } },
+          spec: {
+            replicas: 6,
+            selector: { matchLabels: { app: 'web' } },
+            template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+          },
+        },
+      ],
+    });
+    expect(big.status, await big.clone().text()).toBe(200);
+    const bad = await post({ cluster: { action: 'drain', name: 'member2' } });
+    expect(await bad.json()).toMatchObject({
+      ok: false,
+      error: {
+        reason: 'BadRequest',
+        causes: [{ field: 'cluster.action', message: 'Unsupported value: "drain": one of fail, cordon, taint' }],
+      },
+    });
+    expect(bad.status).toBe(400);
+    // A bad object is refused as an apply refuses it, its field path named.
+    const badObject = await post({
+      objects: [
+        {
+          apiVersion: 'autoscaling.karmada.io/v1alpha1',
+          kind: 'CronFederatedHPA',
+          metadata: { name: 'web-cron', namespace: 'default' },
+          spec: {
+            scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+            rules: [{ name: 'up', schedule: '61 * * * *', targetReplicas: 10 }],
+          },
+        },
+      ],
+    });
+    expect(badObject.status).toBe(422);
+    expect(JSON.stringify(await badObject.json())).toContain('spec.rules[0].schedule');
   }, 30_000);
 });

@@ -29,7 +29,7 @@ import type { Registry } from 'prom-client';
  * are refused before parsing.
  */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** The body of get, list, events and delete names what to read or delete: a few hundred bytes. */
+/** The body of get, list, events and delete names what to read or delete: a few hundred bytes (a preview's is an apply's). */
 export const READ_BODY_BYTES = 16 * 1024;
 /**
  * How long a client may take to send its whole request (headers and body). A body trickled in holds its buffer and
@@ -172,7 +172,9 @@ async function route(
       return send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
     }
     if (!isJson(req.headers['content-type'])) throw new UnsupportedMediaTypeError(req.headers['content-type']);
-    const body = parseBody(await readBody(req, op === undefined || op === 'apply' ? MAX_BODY_BYTES : READ_BODY_BYTES));
+    // A preview carries objects as an apply does (a file of several documents), not a name to read.
+    const carriesObjects = op === undefined || op === 'apply' || op === 'preview';
+    const body = parseBody(await readBody(req, carriesObjects ? MAX_BODY_BYTES : READ_BODY_BYTES));
     if (op === undefined) {
       send(res, 200, await review(body, handler));
       return void answeredWebhook('Success');
