@@ -79,6 +79,14 @@ export class Informers {
     return this.informer('usage', kind, undefined);
   }
 
+  /**
+   * The informer of the Kubernetes-style events (`bus.kubeEvents`) about a kind's objects, whole; `*` for every
+   * kind's (keys `<object key>.<reason>.<digest>`).
+   */
+  kubeEvents<T>(kind: string): Informer<T> {
+    return this.informer('kubeEvents', kind, undefined);
+  }
+
   /** Every informer made so far (for tests and metrics). */
   all(): Array<Informer<unknown>> {
     return [...this.byKey.values()];

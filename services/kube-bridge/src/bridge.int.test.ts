@@ -7,7 +7,7 @@ import { GatewayClient } from '@flotilla/client';
 import { GatewayHandler, serveNatsApi } from '@flotilla/gateway';
 import type { PooledKubeConfig } from '@flotilla/kube-client';
 import { ReadinessGates } from '@flotilla/runtime';
-import { KubeEventStore, ObjectStore, type ObjectRef, StatusStore } from '@flotilla/store';
+import { Informers, KubeEventStore, ObjectStore, type ObjectRef, StatusStore } from '@flotilla/store';
 import { eventually, metricSum, REDIS_URL, uniquePrefix } from '@flotilla/testkit';
 import { type KubeCluster, startKubeCluster } from '@flotilla/testkit/kube';
 import { Redis } from 'ioredis';
@@ -20,6 +20,7 @@ import { HOST_GATE, HostConnection } from './host-connection.js';
 import { HostApi } from './host-api.js';
 import { loadKubeConfig } from './kube-config.js';
 import { MIRROR_FINALIZER } from './finalizer.js';
+import { MIRRORED_KINDS } from './kinds.js';
 import { KubeBridgeMetrics } from './metrics.js';
 import { SyncRecords } from './sync-records.js';
 
@@ -63,6 +64,8 @@ async function startBridge(): Promise<Running> {
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
   const kubeConfig = loadKubeConfig(bridgeKubeconfig);
   const bridge = new KubeBridge({
+    // A new process's informers: a restarted bridge lists Flotilla's side again.
+    informers: new Informers({ bus, logger, registry, readiness }),
     bus,
     gateway,
     host: new HostApi(kubeConfig),
@@ -463,8 +466,14 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
     };
     await kubectl(['apply', '-f', '-'], cronYaml('while-away', 2));
     const r = await startBridge();
-    // Not ready until each host kind's cache was listed, then ready.
+    // Not ready until each host kind's cache was listed, and each of Flotilla's (objects and status per kind, the
+    // events), then ready.
     expect(r.informerClosings).toContain('kube-informer:host/CronFederatedHPA: cache not synced: listing');
+    expect(r.informerClosings).toContain('informer objects/CronFederatedHPA: cache not synced: listing');
+    expect(r.informerClosings).toContain('informer status/CronFederatedHPA: cache not synced: listing');
+    expect(r.informerClosings).toContain('informer kubeEvents/*: cache not synced: listing');
+    const flotillaGates = new Set(r.informerClosings.filter((c) => c.startsWith('informer ')));
+    expect(flotillaGates.size).toBe(2 * MIRRORED_KINDS.length + 1);
     await eventually(() => (r.gates.open ? true : undefined), 15_000, 'the restarted bridge ready');
     await eventually(() => flotillaGet(cronRef('while-away')), 15_000, 'the object created while the bridge was away');
     await r.bridge.idle();

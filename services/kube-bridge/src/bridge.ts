@@ -17,11 +17,11 @@ import {
   type WatchEvent,
 } from '@flotilla/controller';
 import {
-  Informer,
+  type Informer,
+  type Informers,
   type KubeEvent,
   objectKey,
   type ObjectRef,
-  type Projection,
   refFromKey,
   type StatusRecord,
 } from '@flotilla/store';
@@ -75,7 +75,13 @@ export { CONTROLLER_NAME };
 const WAIT_REQUEUE_MS = 1000;
 
 export interface KubeBridgeOptions {
-  /** Read side of Flotilla: the objects and status buckets, followed by informers. */
+  /**
+   * The process's shared informers (openInformers: the service's logger, registry and readiness gates), over
+   * Flotilla's objects, status and events buckets: each closes its gate (`informer <bucket>/<kind>`) until it is
+   * listed, so the bridge is not ready before every cache it decides by is whole.
+   */
+  informers: Informers;
+  /** Flotilla's buckets, read right before a write that needs more than a cache keeps; the event stream. */
   bus: Bus;
   /** Write side of Flotilla: every object goes in through the gateway, so admission runs on it. */
   gateway: GatewayClient;
@@ -143,18 +149,8 @@ export class KubeBridge {
     this.reserved = opts.reservedNamespaces ?? ReservedNamespaces.defaults;
     const watches: Watch[] = [];
     for (const kind of MIRRORED_KINDS) {
-      const objects = new Informer<CachedObject>({
-        bus: opts.bus,
-        bucket: 'objects',
-        kind: kind.info.kind,
-        projection: FLOTILLA_OBJECT_PROJECTION as Projection<never, CachedObject>,
-      });
-      const status = new Informer<CachedStatus>({
-        bus: opts.bus,
-        bucket: 'status',
-        kind: kind.info.kind,
-        projection: FLOTILLA_STATUS_PROJECTION as Projection<never, CachedStatus>,
-      });
+      const objects = opts.informers.objects(kind.info.kind, FLOTILLA_OBJECT_PROJECTION);
+      const status = opts.informers.status(kind.info.kind, FLOTILLA_STATUS_PROJECTION);
       const { info } = kind;
       // The host's JSON as it is (timestamps stay strings), each object reduced to what the bridge decides by; keyed
       // by Flotilla's object key (`Kind.namespace.name`), as the Flotilla side is.
@@ -204,7 +200,7 @@ export class KubeBridge {
         opts.metrics.watchObjects(() => opts.records.size);
       },
     });
-    this.kubeEvents = new Informer<KubeEvent>({ bus: opts.bus, bucket: 'kubeEvents', kind: '*' });
+    this.kubeEvents = opts.informers.kubeEvents<KubeEvent>('*');
     // An object arriving in a host cache releases the events that were waiting for it.
     const hostArrivals: Watch[] = [...this.hostInformers.values()].map((source) => ({
       source,

@@ -2,6 +2,7 @@ import type { ServiceName } from '@flotilla/catalogue';
 import { hostname } from 'node:os';
 import { GatewayClient } from '@flotilla/client';
 import { runBusService } from '@flotilla/controller';
+import { openInformers } from '@flotilla/store';
 import { KubeBridge } from './bridge.js';
 import { configSchema } from './config.js';
 import { HostConnection } from './host-connection.js';
@@ -19,9 +20,12 @@ await runBusService({
   prepare: ({ config }) => ({ kubeConfig: loadKubeConfig(config.KUBE_BRIDGE_KUBECONFIG) }),
   // The sync records' connection; the lease has its own.
   redis: { gate: 'redis-records' },
-  async run({ config, logger, gates, registry }, { bus, redis, kubeConfig }) {
+  // Flotilla's side, shared per process: the kit's logger and metrics, a readiness gate per cache until it is listed.
+  open: openInformers,
+  async run({ config, logger, gates, registry }, { bus, redis, kubeConfig, informers }) {
     const server = kubeConfig.getCurrentCluster()?.server ?? 'unknown';
     const bridge = new KubeBridge({
+      informers,
       bus,
       gateway: new GatewayClient(bus.nc, { apiRoot: bus.names.apiRoot, caller: 'kube-bridge' }),
       host: new HostApi(kubeConfig),
