@@ -119,6 +119,11 @@ export interface ControllerDefinition<J = never> {
   upToDate?: (key: string) => boolean;
   /** Keys reconciled at once; one key never twice at once. */
   concurrency?: number;
+  /**
+   * The priority of a key, asked when it is queued: higher first, equal ones in the order they came (the scheduler's
+   * bindings by their schedulePriority). Every key 0 by default.
+   */
+  priorityOf?: (key: string) => number;
   /** First retry delay after a failure, doubled per consecutive failure up to maxBackoffMs. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -334,6 +339,7 @@ class KitController<J> implements Controller<J> {
         baseBackoffMs,
         maxBackoffMs,
         now: d.now,
+        ...(d.priorityOf ? { priorityOf: d.priorityOf } : {}),
         observer: this.metrics.observer(name),
         onError: (key, err, attempt) => this.failed(key, err, attempt),
       },
@@ -448,7 +454,10 @@ class KitController<J> implements Controller<J> {
   enqueueAll(): void {
     if (!this.running) return;
     this.passes.begin();
-    for (const key of this.keys()) this.visit(key);
+    // Every key queued before any starts: a priority orders the whole pass.
+    this.queue.together(() => {
+      for (const key of this.keys()) this.visit(key);
+    });
     this.passes.endVisits();
   }
 

@@ -12,13 +12,13 @@ const started = async () => {
  * A queue with one worker, held by the key 'blocker' so that what is added next waits in the queue; `drain`
  * releases it and resolves when everything has run. `seen` is the order the keys ran in.
  */
-function heldQueue() {
+function heldQueue(opts: ConstructorParameters<typeof WorkQueue>[1] = {}) {
   const seen: string[] = [];
   let release!: () => void;
   const q = new WorkQueue(async (k) => {
     seen.push(k);
     if (k === 'blocker') await new Promise<void>((r) => (release = r));
-  });
+  }, opts);
   q.add('blocker');
   const drain = async () => {
     await started();
@@ -179,6 +179,36 @@ describe('WorkQueue', () => {
     expect(doneWhenIoRan).toHaveLength(3);
     expect(doneWhenIoRan.every((n) => n < 180)).toBe(true);
     expect(doneWhenIoRan[2]!).toBeGreaterThan(doneWhenIoRan[0]!);
+  });
+
+  it('runs a higher priority first, equal priorities in the order they came, in both lanes', async () => {
+    const priorities: Record<string, number> = { low: -5, high: 100, high2: 100, mid: 7, sweep: 100 };
+    const { q, seen, drain } = heldQueue({ priorityOf: (k) => priorities[k] ?? 0 });
+    for (const k of ['low', 'plain', 'high', 'mid', 'high2']) q.add(k);
+    await drain();
+    expect(seen).toEqual(['blocker', 'high', 'high2', 'mid', 'plain', 'low']);
+    // The background lane (a resync) by priority too: ahead of a lower one that waited longer, after the changes.
+    const again = heldQueue({ priorityOf: (k) => priorities[k] ?? 0 });
+    again.q.addBackground('plain');
+    again.q.addBackground('sweep');
+    again.q.add('low');
+    await again.drain();
+    expect(again.seen).toEqual(['blocker', 'low', 'sweep', 'plain']);
+  });
+
+  it('orders a whole pass by priority when its keys are queued together, though workers are free', async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue(
+      async (k) => {
+        seen.push(k);
+      },
+      { concurrency: 4, priorityOf: (k) => (k.startsWith('high') ? 1 : 0) },
+    );
+    q.together(() => {
+      for (const k of ['low1', 'low2', 'high1', 'low3', 'high2']) q.addBackground(k);
+    });
+    await q.idle();
+    expect(seen).toEqual(['high1', 'high2', 'low1', 'low2', 'low3']);
   });
 
   it('keeps a long queue first in, first out', async () => {

@@ -14,6 +14,11 @@ export interface WorkQueueOptions {
   observer?: WorkQueueObserver;
   /** Milliseconds since the epoch; Date.now by default. */
   now?: () => number;
+  /**
+   * The priority of a key, asked when it is queued: a higher one is reconciled first, keys of equal priority first in
+   * first out (Karmada's PriorityBasedScheduling: bindings by their schedulePriority). Without it, every key is 0.
+   */
+  priorityOf?: (key: string) => number;
 }
 
 /** How a reconcile ended: done, done but asking to run again later, or failed (and retried with backoff). */
@@ -48,6 +53,43 @@ class KeyFifo {
   }
 }
 
+/**
+ * Keys by priority, each priority first in first out: the highest priority with keys gives the next. Without
+ * priorities (every key 0) it is one FIFO.
+ */
+class PriorityFifo {
+  private readonly fifos = new Map<number, KeyFifo>();
+  /** The priorities with a FIFO, highest first. */
+  private priorities: number[] = [];
+
+  push(key: string, priority: number): void {
+    let fifo = this.fifos.get(priority);
+    if (!fifo) {
+      fifo = new KeyFifo();
+      this.fifos.set(priority, fifo);
+      this.priorities = [...this.priorities, priority].sort((a, b) => b - a);
+    }
+    fifo.push(key);
+  }
+
+  shift(): string | undefined {
+    while (this.priorities.length) {
+      const priority = this.priorities[0]!;
+      const key = this.fifos.get(priority)!.shift();
+      if (key !== undefined) return key;
+      // Drained: a priority seen once does not stay in every later pick's way.
+      this.fifos.delete(priority);
+      this.priorities = this.priorities.slice(1);
+    }
+    return undefined;
+  }
+
+  clear(): void {
+    this.fifos.clear();
+    this.priorities = [];
+  }
+}
+
 /** Out of every this many picks, one goes to background work even while changes keep coming. */
 const BACKGROUND_SHARE = 8;
 
@@ -59,8 +101,8 @@ const BACKGROUND_SHARE = 8;
  * does not hold up the one object just applied; a share of the slots still goes to the sweep so it always ends.
  */
 export class WorkQueue {
-  private readonly urgent = new KeyFifo();
-  private readonly background = new KeyFifo();
+  private readonly urgent = new PriorityFifo();
+  private readonly background = new PriorityFifo();
   /** Queued keys and their lane; a key in a lane's FIFO but not here (or in the other lane) is a stale entry. */
   private readonly queued = new Map<string, 'urgent' | 'background'>();
   /** When each queued key was queued; insertion order, so the first entry is the one waiting longest. */
@@ -72,6 +114,8 @@ export class WorkQueue {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly idleWaiters: Array<() => void> = [];
   private running = 0;
+  /** While above 0, keys are queued and none started (`together`). */
+  private holding = 0;
   private picks = 0;
   private stopped = false;
   private readonly concurrency: number;
@@ -101,7 +145,7 @@ export class WorkQueue {
     if (lane === undefined) this.queuedAt.set(key, this.now());
     this.queued.set(key, 'urgent');
     this.queuedUrgent++;
-    this.urgent.push(key);
+    this.urgent.push(key, this.priorityOf(key));
     this.pump();
   }
 
@@ -115,8 +159,22 @@ export class WorkQueue {
     }
     this.queued.set(key, 'background');
     this.queuedAt.set(key, this.now());
-    this.background.push(key);
+    this.background.push(key, this.priorityOf(key));
     this.pump();
+  }
+
+  /**
+   * Queues what `fill` adds before any of it starts, so that priorities order the whole of it (a pass over every key:
+   * started one by one as they were added, the first ones would run in the order they came).
+   */
+  together(fill: () => void): void {
+    this.holding++;
+    try {
+      fill();
+    } finally {
+      this.holding--;
+      this.pump();
+    }
   }
 
   /**
@@ -136,6 +194,10 @@ export class WorkQueue {
         Math.min(Math.max(0, ms), MAX_TIMER_MS),
       ),
     );
+  }
+
+  private priorityOf(key: string): number {
+    return this.opts.priorityOf?.(key) ?? 0;
   }
 
   get length(): number {
@@ -173,6 +235,7 @@ export class WorkQueue {
   }
 
   private pump(): void {
+    if (this.holding > 0) return;
     while (!this.stopped && this.running < this.concurrency && this.queued.size) {
       const key = this.next();
       const lane = this.queued.get(key)!;
