@@ -30,6 +30,7 @@ export {
   type RequestUnits,
 } from './resource-models.js';
 export type { AllocatableModeling, ResourceModel } from './kinds/resource-model.js';
+export { HIGHEST_USER_PRIORITY, priorityClassSchema, type PriorityClass } from './kinds/priority-class.js';
 export { MAX_NESTING_DEPTH } from './input-shape.js';
 export { objectNameErrors, parseObjectQuery, type ObjectQueryOf } from './object-query.js';
 export {

@@ -26,6 +26,7 @@ const KINDS: Array<[string, string, string, string[], boolean, boolean]> = [
   ['Secret', 'v1', 'secrets', [], true, false],
   ['Service', 'v1', 'services', ['svc'], true, false],
   ['ClusterRole', 'rbac.authorization.k8s.io/v1', 'clusterroles', [], false, false],
+  ['PriorityClass', 'scheduling.k8s.io/v1', 'priorityclasses', ['pc'], false, false],
   ['HorizontalPodAutoscaler', 'autoscaling/v2', 'horizontalpodautoscalers', ['hpa'], true, false],
 ];
 

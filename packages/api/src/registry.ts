@@ -6,6 +6,7 @@ import { federatedHpaAdmission } from './kinds/federated-hpa.js';
 import { genericTemplateAdmission } from './kinds/generic-template.js';
 import { workloadTemplateAdmission } from './kinds/workload-template.js';
 import type { KindAdmission } from './kinds/kind-admission.js';
+import { priorityClassAdmission } from './kinds/priority-class.js';
 import { propagationPolicyAdmission } from './kinds/propagation-policy.js';
 import { resourceBindingAdmission } from './kinds/resource-binding.js';
 import { workloadRebalancerAdmission } from './kinds/workload-rebalancer.js';
@@ -167,6 +168,17 @@ registerKind({
   plural: 'clusterroles',
   namespaced: false,
 });
+registerKind(
+  {
+    group: 'scheduling.k8s.io',
+    version: 'v1',
+    kind: 'PriorityClass',
+    plural: 'priorityclasses',
+    shortNames: ['pc'],
+    namespaced: false,
+  },
+  priorityClassAdmission,
+);
 registerKind({
   group: 'autoscaling',
   version: 'v2',

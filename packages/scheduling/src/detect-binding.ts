@@ -5,7 +5,7 @@ import type { BindingObject, ResourceBinding } from './types.js';
  * The spec fields detection derives from the template and its policy. The others belong to someone else and are
  * kept: spec.clusters to the scheduler, rescheduleTriggeredAt to the rebalancer, and so on.
  */
-const DETECTED_SPEC_FIELDS = ['resource', 'replicas', 'replicaRequirements', 'placement'] as const;
+const DETECTED_SPEC_FIELDS = ['resource', 'replicas', 'replicaRequirements', 'placement', 'schedulePriority'] as const;
 
 /**
  * The stored binding with what detection derives replaced by `detected` (buildBinding's output): a field the

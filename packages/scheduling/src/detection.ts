@@ -96,18 +96,30 @@ export const ClaimAnnotations = {
   clusterPolicyName: 'clusterpropagationpolicy.karmada.io/name',
 } as const;
 
+export interface BuildBindingOptions {
+  /** A ClusterResourceBinding; by default when the template has no namespace. */
+  clusterScoped?: boolean;
+  /**
+   * The value of a PriorityClass by name, undefined when there is none. A policy's `schedulePriority` names one; the
+   * binding carries its value as `spec.schedulePriority.priority` (0 when the class does not exist, as for a pod
+   * without a class where no class is the global default).
+   */
+  priorityClassValue?: (name: string) => number | undefined;
+}
+
 /**
- * The ResourceBinding (namespaced template) or ClusterResourceBinding (`clusterScoped`, by
- * default when the template has no namespace) that detection writes for `template` under
- * `policy`: resource reference with the template UID, replicas (undefined for non-replica kinds),
- * the per-replica request of the pod template (as Karmada computes it), and a copy of the placement.
+ * The ResourceBinding (namespaced template) or ClusterResourceBinding (`clusterScoped`) that detection writes for
+ * `template` under `policy`: resource reference with the template UID, replicas (undefined for non-replica kinds),
+ * the per-replica request of the pod template (as Karmada computes it), a copy of the placement, and the priority
+ * of the policy's `schedulePriority`.
  * Throws SchedulingInputError naming the template field for a bad replica count or quantity.
  */
 export function buildBinding(
   template: ResourceTemplate,
   policy: PropagationPolicy,
-  clusterScoped = !template.metadata.namespace,
+  opts: BuildBindingOptions = {},
 ): ResourceBinding {
+  const clusterScoped = opts.clusterScoped ?? !template.metadata.namespace;
   const name = template.metadata.name;
   if (!name) throw new SchedulingInputError('metadata.name', 'required');
   const replicas = templateReplicas(template);
@@ -138,8 +150,19 @@ export function buildBinding(
         replicaRequirements: { ...(nodeClaim && { nodeClaim }), ...(request && { resourceRequest: request }) },
       }),
       placement: structuredClone(policy.spec.placement ?? {}),
+      ...(policy.spec.schedulePriority && {
+        schedulePriority: {
+          priority: opts.priorityClassValue?.(policy.spec.schedulePriority.priorityClassName) ?? 0,
+        },
+      }),
     },
   };
+}
+
+/** A binding's scheduling priority (Karmada's `spec.schedulePriority.priority`): 0 without one. */
+export function bindingPriority(binding: { spec?: unknown } | undefined): number {
+  const p = (binding?.spec as { schedulePriority?: { priority?: unknown } } | undefined)?.schedulePriority?.priority;
+  return typeof p === 'number' && Number.isFinite(p) ? p : 0;
 }
 
 /** spec.replicas of a template; 1 for Deployment-like kinds that omit it; undefined otherwise. */

@@ -63,6 +63,8 @@ export { claimingPolicy, policyClaim, preempts, type PolicyClaim } from './polic
 export {
   findMatchingPolicy,
   buildBinding,
+  bindingPriority,
+  type BuildBindingOptions,
   ClaimAnnotations,
   bindingName,
   selectorPriority,

@@ -142,6 +142,47 @@ describe('whatIfSchedule', () => {
     ]);
   });
 
+  it("lists the bindings in the scheduler queue's order: by their policy's schedulePriority, equal ones as they came", () => {
+    const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
+    const policy = (name: string, priorityClassName?: string) => ({
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name, namespace: 'default' },
+      spec: {
+        resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap', name }],
+        ...(priorityClassName && {
+          schedulePriority: { priorityClassSource: 'KubePriorityClass', priorityClassName },
+        }),
+      },
+    });
+    const pc = (name: string, value: number) => ({
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name },
+      value,
+    });
+    const docs = [
+      ...orderedGroups().slice(0, 2),
+      pc('low', 10),
+      pc('high', 1000),
+      ...['plain', 'batch', 'urgent', 'missing', 'urgent2'].map(cm),
+      policy('plain'),
+      policy('batch', 'low'),
+      policy('urgent', 'high'),
+      policy('missing', 'no-such-class'),
+      policy('urgent2', 'high'),
+    ];
+    const out = whatIfSchedule(docs, now);
+    expect(out.map((b) => [b.metadata.name, b.spec.schedulePriority])).toEqual([
+      ['urgent-configmap', { priority: 1000 }],
+      ['urgent2-configmap', { priority: 1000 }],
+      ['batch-configmap', { priority: 10 }],
+      ['plain-configmap', undefined],
+      // a class that does not exist gives 0, as no class does
+      ['missing-configmap', { priority: 0 }],
+    ]);
+  });
+
   it('propagates non-workloads to every cluster with 0 replicas and skips unmatched templates', () => {
     const docs = [
       ...orderedGroups().slice(0, 2),

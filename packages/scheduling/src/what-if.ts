@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { decideBinding, resultWrite, statusAfter } from './decide-binding.js';
 import { withDetected } from './detect-binding.js';
-import { bindingName, buildBinding } from './detection.js';
+import { bindingName, bindingPriority, buildBinding } from './detection.js';
 import { SchedulingInputError } from './errors.js';
 import { claimingPolicy, policyClaim } from './policy-claim.js';
 import type { Cluster, PropagationPolicy, ResourceBinding, ResourceTemplate } from './types.js';
@@ -24,7 +24,9 @@ const BINDING_KINDS = new Set(['ResourceBinding', 'ClusterResourceBinding']);
  * template produced (or whose template no policy selects) are scheduled as they stand, as the
  * scheduler would. Templates that no policy selects produce nothing. Generations follow the object
  * store: a new binding is stored at 1, one without metadata.generation counts as 1, and an update
- * that changes spec moves it by one. Empty documents (null) are skipped; `kind: List` is flattened.
+ * that changes spec moves it by one. Empty documents (null) are skipped; `kind: List` is flattened. The bindings come
+ * in the order the scheduler's queue takes them: by the value of the PriorityClass their policy's schedulePriority
+ * names (among the documents), highest first.
  * Throws SchedulingInputError naming `objects[i]…` for a document that is not a Kubernetes object.
  */
 export function whatIfSchedule(objects: readonly unknown[], now: Date): ResourceBinding[] {
@@ -32,6 +34,7 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
   const policies: PropagationPolicy[] = [];
   const templates: { template: ResourceTemplate; path: string }[] = [];
   const existing = new Map<string, ResourceBinding>();
+  const priorityClasses = new Map<string, number>();
 
   const visit = (o: unknown, path: string): void => {
     if (o === null || o === undefined) return;
@@ -59,7 +62,12 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
         bindingKey(b.kind!, b.metadata.namespace, b.metadata.name!),
         atGeneration(b, b.metadata.generation ?? 1),
       );
-    } else templates.push({ template: o as ResourceTemplate, path });
+    } else {
+      // A PriorityClass is a template like any other, and its value the priority of the bindings naming it.
+      if (obj.kind === 'PriorityClass' && obj.apiVersion.startsWith('scheduling.k8s.io/'))
+        priorityClasses.set(obj.metadata.name, Number((o as { value?: unknown }).value) || 0);
+      templates.push({ template: o as ResourceTemplate, path });
+    }
   };
   for (const [i, o] of objects.entries()) visit(o, `objects[${i}]`);
 
@@ -74,7 +82,7 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
     if (!policy) continue;
     let detected: ResourceBinding;
     try {
-      detected = buildBinding(template, policy);
+      detected = buildBinding(template, policy, { priorityClassValue: (name) => priorityClasses.get(name) });
     } catch (e) {
       if (e instanceof SchedulingInputError) throw new SchedulingInputError(`${path}.${e.path}`, e.detail);
       throw e;
@@ -83,7 +91,8 @@ export function whatIfSchedule(objects: readonly unknown[], now: Date): Resource
     out.push(schedule(prev ? updated(prev, withDetected(prev, detected)) : atGeneration(detected, 1), clusters, now));
   }
   for (const [key, b] of existing) if (!used.has(key)) out.push(schedule(b, clusters, now));
-  return out;
+  // In the order the scheduler's queue takes them: by schedulePriority, highest first, equal ones as they came.
+  return out.sort((a, b) => bindingPriority(b) - bindingPriority(a));
 }
 
 /**

@@ -20,6 +20,7 @@ import {
 import { Registry } from 'prom-client';
 import {
   AssumedUsage,
+  bindingPriority,
   buildBinding,
   claimingPolicy,
   decideBinding,
@@ -105,6 +106,7 @@ type BindingKind = (typeof BINDING_KINDS)[number];
 type CachedBinding = CachedKind<BindingKind>;
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
 const TEMPLATE_PROJECTION = { name: 'scheduler-template', project: templateProjection };
+
 const BINDING_STATUS_PROJECTION = { name: 'scheduler-binding-status', project: bindingStatusProjection };
 const placements = new PlacementSharing();
 const BINDING_PROJECTION = { name: 'scheduler-binding', project: (b: CachedBinding) => placements.share(b) };
@@ -123,6 +125,11 @@ export class AffinitySchedulerController {
   private readonly templates = new Map<string, Informer<TemplateView>>();
   private readonly policies: Informer<CachedKind<'PropagationPolicy'>>;
   private readonly clusterPolicies: Informer<CachedKind<'ClusterPropagationPolicy'>>;
+  /**
+   * PriorityClasses (a template kind, so among `templates`, their value kept): a policy's schedulePriority names one
+   * (Karmada's PriorityBasedScheduling).
+   */
+  private readonly priorityClasses: Informer<TemplateView>;
   private readonly clusters: Informer<CachedKind<'Cluster'>>;
   private readonly clusterStatus: Informer<StatusRecord<StatusOfKind<'Cluster'>>>;
   private readonly clusterLeases: Informer<ClusterLease>;
@@ -191,6 +198,7 @@ export class AffinitySchedulerController {
     for (const kind of templateKinds) this.templates.set(kind, informers.objects(kind, TEMPLATE_PROJECTION));
     this.policies = informers.objects('PropagationPolicy');
     this.clusterPolicies = informers.objects('ClusterPropagationPolicy');
+    this.priorityClasses = informers.objects('PriorityClass', TEMPLATE_PROJECTION);
     this.clusters = informers.objects('Cluster');
     this.clusterStatus = informers.status('Cluster');
     this.clusterLeases = informers.leases<ClusterLease>('Cluster');
@@ -208,9 +216,14 @@ export class AffinitySchedulerController {
         ...[...this.templates.values()].map((source) => ({ source })),
         { source: this.policies, onChange: sweepTemplates },
         { source: this.clusterPolicies, onChange: sweepTemplates },
+        // A class's value is its bindings' priority; classes change seldom.
+        { source: this.priorityClasses, onChange: sweepTemplates },
       ],
       keys: () => this.ownedOf(this.templateKeys()),
       reconcile: owned((k, queuedAt: number) => this.detect(k, queuedAt)),
+      // A burst's templates are detected, and their bindings placed at creation, highest priority first: when
+      // capacity runs out, the higher priority has it.
+      priorityOf: (k) => this.templatePriority(k),
       concurrency,
     });
 
@@ -258,6 +271,8 @@ export class AffinitySchedulerController {
       ],
       keys: () => this.ownedOf(this.bindingKeys()),
       reconcile: owned((k, queuedAt: number) => this.schedule(k, queuedAt)),
+      // Bindings by their schedulePriority, retries after backoff too (Karmada's PriorityBasedScheduling).
+      priorityOf: (k) => bindingPriority(this.bindings.get(refFromKey(k).kind)?.cache.get(k)?.value),
       upToDate: (k) => this.keptAt.get(k) === this.keptBasis(k),
       resyncMs: o.resyncMs,
       concurrency,
@@ -382,7 +397,8 @@ export class AffinitySchedulerController {
   }
 
   // 1. detection
-  private async detect(key: string, queuedAtMs: number): Promise<void> {
+  /** The binding of a template, where it is, and the policy that claims the template for it (if any). */
+  private claimOf(key: string) {
     const ref = refFromKey(key);
     const template = this.templates.get(ref.kind)?.get(ref);
     const bindingRef: ObjectRef = {
@@ -391,10 +407,7 @@ export class AffinitySchedulerController {
       name: `${ref.name}-${ref.kind.toLowerCase()}`,
     };
     const existing = this.bindings.get(bindingRef.kind)?.get(bindingRef);
-    if (!template) {
-      if (existing) await this.deleteBinding(bindingRef, existing);
-      return;
-    }
+    if (!template) return { template, bindingRef, existing };
     const candidates = [
       ...(ref.namespace ? this.policies.values().filter((p) => p.metadata.namespace === ref.namespace) : []),
       ...this.clusterPolicies.values(),
@@ -402,18 +415,41 @@ export class AffinitySchedulerController {
     // The policy that claimed the template keeps it (unless preempted); the claim is the binding's.
     const policyFor = (b: StoredObject | undefined) =>
       claimingPolicy(template, candidates, policyClaim(b?.metadata.annotations));
+    return { template, bindingRef, existing, policyFor };
+  }
+
+  /** The value of a PriorityClass by name; undefined when there is none. */
+  private readonly priorityClassValue = (name: string): number | undefined =>
+    this.priorityClasses.get({ kind: 'PriorityClass', name })?.value;
+
+  /** The priority a template's binding has or will have: its policy's schedulePriority, 0 without one. */
+  private templatePriority(key: string): number {
+    // Without a class there is no priority to find: the common case costs no policy match.
+    if (this.priorityClasses.cache.size === 0) return 0;
+    const { template, existing, policyFor } = this.claimOf(key);
+    const className = template && policyFor?.(existing)?.spec.schedulePriority?.priorityClassName;
+    return className === undefined ? 0 : (this.priorityClassValue(className) ?? 0);
+  }
+
+  private async detect(key: string, queuedAtMs: number): Promise<void> {
+    const { template, bindingRef, existing, policyFor } = this.claimOf(key);
+    if (!template || !policyFor) {
+      if (existing) await this.deleteBinding(bindingRef, existing);
+      return;
+    }
     // A FederatedHPA's member HPA: the hpa-assigner makes and places its binding.
     if (template.metadata.annotations?.[FederatedHpaAnnotations.owner] !== undefined) return;
     const policy = policyFor(existing);
     if (!policy) return;
+    const build = (p: typeof policy) => buildBinding(template, p, { priorityClassValue: this.priorityClassValue });
     if (!existing) {
       // Create-only: if our cache lags and the binding exists, fall through to the update, which keeps its clusters.
-      const created = await this.createBinding(bindingRef, buildBinding(template, policy), queuedAtMs);
+      const created = await this.createBinding(bindingRef, build(policy), queuedAtMs);
       if (created) return;
     }
     await this.o.store.update(bindingRef, (cur) => {
       const p = policyFor(cur);
-      return p ? withDetected(cur, buildBinding(template, p)) : undefined;
+      return p ? withDetected(cur, build(p)) : undefined;
     });
   }
 

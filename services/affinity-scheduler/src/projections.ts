@@ -10,10 +10,11 @@ import type { StatusRecord, StoredObject } from '@flotilla/store';
 type Json = Record<string, unknown>;
 
 /** A template as detection reads it: what `templateProjection` keeps. */
-export type TemplateView = StoredObject & { spec: Record<string, unknown> };
+export type TemplateView = StoredObject & { spec: Record<string, unknown>; value?: number };
 
 /**
- * What detection reads of a template: identity, labels, replicas and the pod template's per-replica request. The
+ * What detection reads of a template: identity, labels, replicas and the pod template's per-replica request (and a
+ * PriorityClass's value). The
  * scheduler keeps this instead of whole pod templates (images, env, volumes), which is most of a Deployment's size.
  */
 export function templateProjection(o: StoredObject): TemplateView {
@@ -33,6 +34,8 @@ export function templateProjection(o: StoredObject): TemplateView {
       ...(owner !== undefined ? { annotations: { [FederatedHpaAnnotations.owner]: owner } } : {}),
     },
     spec: specView(spec.replicas, podTemplateProjection(spec.template)),
+    // A PriorityClass is a template too; its value is the priority of the bindings whose policy names it.
+    ...(o.kind === 'PriorityClass' ? { value: Number((o as { value?: unknown }).value) || 0 } : {}),
   };
 }
 

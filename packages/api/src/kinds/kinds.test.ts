@@ -1391,3 +1391,27 @@ faultTable('ResourceBinding', binding, [
     'expected string',
   ],
 ]);
+
+faultTable(
+  'PriorityClass',
+  () => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'urgent' }, value: 1000 }),
+  [
+    ['no value', (o) => delete o.value, 'value', ''],
+    ['a value that is not an integer', (o) => (o.value = 1.5), 'value', ''],
+    ['a value above what a user may set', (o) => (o.value = 2_000_000_000), 'value', 'at most 1000000000'],
+    ['an unknown preemption policy', (o) => (o.preemptionPolicy = 'Sometimes'), 'preemptionPolicy', ''],
+  ],
+);
+
+describe('PriorityClass: admitted', () => {
+  it('a system- class may go above what a user may set', () => {
+    expect(() =>
+      admit({
+        apiVersion: 'scheduling.k8s.io/v1',
+        kind: 'PriorityClass',
+        metadata: { name: 'system-critical' },
+        value: 2_000_000_000,
+      }),
+    ).not.toThrow();
+  });
+});
