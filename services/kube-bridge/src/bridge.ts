@@ -56,6 +56,7 @@ import {
   decideMirror,
   decideReserved,
   decideStatus,
+  type MirrorConflict,
   type MirrorDecision,
   type SideView,
   type SyncRecord,
@@ -115,6 +116,32 @@ export const RESERVED_NAMESPACE_REASON = 'ReservedNamespace';
 interface FlotillaKind {
   objects: Informer<CachedObject>;
   status: Informer<CachedStatus>;
+}
+
+/** What a reconcile read of an object (both caches and the sync record) before it decided. */
+interface MirrorRead {
+  /** The host's copy; undefined while it is absent or being deleted there. */
+  hostObject: CachedObject | undefined;
+  flotillaObject: CachedObject | undefined;
+  hostView: SideView | undefined;
+  flotillaView: SideView | undefined;
+  record: SyncRecord | undefined;
+}
+
+/** What settles the finalizer of a kind users write, after the spec action. */
+interface FinalizerState {
+  /** The host's copy as the cache held it before the action (also while being deleted). */
+  cached: CachedObject | undefined;
+  /** Whether Flotilla still holds its copy: the finalizer stays on while it does. */
+  inFlotilla: boolean;
+  /** Both sides' copy after the action, when both hold it; its host object and record follow a finalizer write. */
+  after: Mirrored | undefined;
+}
+
+/** An object both sides hold after a spec action: the host's copy as it now is, and the record that says so. */
+interface Mirrored {
+  hostObject: AnyObject;
+  record: SyncRecord;
 }
 
 /**
@@ -282,7 +309,10 @@ export class KubeBridge {
     for (const key of this.kubeEvents.keys()) if (key.startsWith(prefix)) this.eventController.enqueue(key);
   }
 
-  /** 1. read both sides and the record; 2. decide; 3. write the spec; 4. write the status; 5. record. */
+  /**
+   * 0. wait for the host's first list; 1. read both sides; skip what is not mirrored; 2. decide; 3. write the spec
+   * and settle the finalizer; 4. write the status; 5. record.
+   */
   private async reconcile(key: string): Promise<ReconcileResult> {
     const ref = refFromKey(key);
     const kind = mirroredKind(ref.kind);
@@ -296,30 +326,10 @@ export class KubeBridge {
     const hostObject = deleting ? undefined : cached;
     const flotillaObject = flotilla.objects.get(ref);
     if (kind.template && !this.selected(hostObject ?? flotillaObject)) {
-      // No longer mirrored: its finalizer must not hold a deletion nobody will finish.
-      if (decideFinalizer({ host: cached, mirrored: false, inFlotilla: false }) === 'remove')
-        await this.setFinalizer(kind, ref, cached!, 'remove');
+      await this.releaseUnmirrored(kind, ref, cached);
       return undefined;
     }
-    // 0b. A reserved namespace: nothing either way; the host object says why, once.
-    const reserved = decideReserved({
-      refusal: this.reserved.refusal(ref.namespace),
-      owner: kind.owner,
-      hostUid: hostObject?.metadata?.uid,
-      toldUid: this.toldReserved.get(key),
-    });
-    if (reserved.type === 'refuse') {
-      if (!hostObject) this.toldReserved.delete(key);
-      if (reserved.tell) {
-        this.toldReserved.set(key, hostObject!.metadata!.uid!);
-        this.opts.logger.warn({ key }, reserved.message);
-        await this.event(kind, hostObject!, 'Warning', RESERVED_NAMESPACE_REASON, reserved.message);
-      }
-      // A finalizer put on before the namespace was reserved must not hold a deletion the bridge will not carry.
-      if (decideFinalizer({ host: cached, mirrored: false, inFlotilla: false }) === 'remove')
-        await this.setFinalizer(kind, ref, cached!, 'remove');
-      return undefined;
-    }
+    if (await this.refuseReserved(kind, ref, key, { cached, hostObject })) return undefined;
     const record = this.opts.records.get(key);
     const hostView = hostObject && {
       resourceVersion: hostObject.metadata.resourceVersion!,
@@ -329,6 +339,7 @@ export class KubeBridge {
       resourceVersion: flotillaObject.metadata.resourceVersion!,
       digest: flotillaObject.contentDigest,
     };
+    // 2. Decide.
     const decision = decideMirror({
       owner: kind.owner,
       host: hostView,
@@ -341,185 +352,278 @@ export class KubeBridge {
     this.opts.logger.debug({ key, action: decision.action.type, reason: decision.reason }, 'mirror decision');
     // The watch event of the bridge's own write brings the key back; the requeue is in case it never comes.
     if (decision.action.type === 'wait') return { requeueAfterMs: WAIT_REQUEUE_MS };
-    // 2–3. The spec.
-    const after = await this.act(kind, ref, key, decision, {
-      hostObject,
-      flotillaObject,
-      hostView,
-      flotillaView,
-      record,
-    });
+    // 3. The spec, and the finalizer that holds a host deletion until Flotilla's copy is gone.
+    const read: MirrorRead = { hostObject, flotillaObject, hostView, flotillaView, record };
+    const after = await this.mirrorSpec(kind, ref, key, decision, read);
     if (decision.action.type === 'to-host' || decision.action.type === 'to-flotilla') this.eventsFollow(ref);
-    // The finalizer: on while both sides hold the object, off once Flotilla's copy is gone from one being deleted.
     if (kind.owner === 'shared') {
       const flotillaGone = decision.action.type === 'delete-flotilla' || flotillaObject === undefined;
-      const host = after?.hostObject ?? cached;
-      const change = decideFinalizer({ host, mirrored: true, inFlotilla: deleting ? !flotillaGone : !!after });
-      if (change !== 'none') {
-        const written = await this.setFinalizer(kind, ref, host!, change);
-        if (after && written) {
-          after.hostObject = written;
-          after.record = { ...after.record, host: written.metadata!.resourceVersion! };
-          await this.opts.records.set(key, after.record);
-        }
-      }
+      await this.settleFinalizer(kind, ref, key, { cached, inFlotilla: deleting ? !flotillaGone : !!after, after });
     }
     if (!after) return undefined;
-    // 4. The status, onto the host object as it now is: read from Flotilla's bucket, the cache holds its digest only.
+    // 4–5. The status, and its record.
+    await this.statusToHost(kind, ref, key, after);
+    return undefined;
+  }
+
+  /**
+   * An object the bridge does not mirror (a template no policy selects, one in a reserved namespace): its finalizer,
+   * put on while it was mirrored, must not hold a deletion the bridge will not carry out.
+   */
+  private async releaseUnmirrored(kind: MirroredKind, ref: ObjectRef, cached: CachedObject | undefined): Promise<void> {
+    if (decideFinalizer({ host: cached, mirrored: false, inFlotilla: false }) === 'remove')
+      await this.setFinalizer(kind, ref, cached!, 'remove');
+  }
+
+  /**
+   * An object in a reserved namespace is mirrored neither way; the host object says why, once (decideReserved).
+   * Returns whether it was refused.
+   */
+  private async refuseReserved(
+    kind: MirroredKind,
+    ref: ObjectRef,
+    key: string,
+    { cached, hostObject }: { cached: CachedObject | undefined; hostObject: CachedObject | undefined },
+  ): Promise<boolean> {
+    const reserved = decideReserved({
+      refusal: this.reserved.refusal(ref.namespace),
+      owner: kind.owner,
+      hostUid: hostObject?.metadata?.uid,
+      toldUid: this.toldReserved.get(key),
+    });
+    if (reserved.type === 'mirror') return false;
+    if (!hostObject) this.toldReserved.delete(key);
+    if (reserved.tell) {
+      this.toldReserved.set(key, hostObject!.metadata!.uid!);
+      this.opts.logger.warn({ key }, reserved.message);
+      await this.event(kind, hostObject!, 'Warning', RESERVED_NAMESPACE_REASON, reserved.message);
+    }
+    // A finalizer put on before the namespace was reserved.
+    await this.releaseUnmirrored(kind, ref, cached);
+    return true;
+  }
+
+  /**
+   * The finalizer of a kind users write: on while both sides hold the object, off once Flotilla's copy is gone from
+   * one being deleted. A change moves the host object's resourceVersion, which the record then holds.
+   */
+  private async settleFinalizer(
+    kind: MirroredKind,
+    ref: ObjectRef,
+    key: string,
+    { cached, inFlotilla, after }: FinalizerState,
+  ): Promise<void> {
+    const host = after?.hostObject ?? cached;
+    const change = decideFinalizer({ host, mirrored: true, inFlotilla });
+    if (change === 'none') return;
+    const written = await this.setFinalizer(kind, ref, host!, change);
+    if (after && written) {
+      after.hostObject = written;
+      after.record = { ...after.record, host: written.metadata!.resourceVersion! };
+      await this.opts.records.set(key, after.record);
+    }
+  }
+
+  /**
+   * Flotilla's status onto the host object as it now is, unless the record says it is there (decideStatus): read
+   * from Flotilla's bucket, the cache holds its digest only. The record then holds what the write made of the object.
+   */
+  private async statusToHost(kind: MirroredKind, ref: ObjectRef, key: string, after: Mirrored): Promise<void> {
     const statusDecision = decideStatus({
-      statusDigest: flotilla.status.get(ref)?.digest,
+      statusDigest: this.flotilla.get(ref.kind)!.status.get(ref)?.digest,
       hostUid: after.hostObject.metadata?.uid,
       record: after.record,
     });
-    if (!statusDecision.write) return undefined;
+    if (!statusDecision.write) return;
     const status = (await getJson<StatusRecord>(this.opts.bus.status, key))?.value.status;
     // Gone since the cache saw it: its watch event brings the key back.
-    if (status === undefined) return undefined;
+    if (status === undefined) return;
     const written = await this.hostWrite('status', () => this.opts.host.applyStatus(kind.info, ref, status));
-    // 5. Record what the status write made of the host object.
     await this.opts.records.set(key, {
       ...after.record,
       host: written.metadata!.resourceVersion!,
       hostUid: written.metadata!.uid!,
       status: statusDigest(status),
     });
-    return undefined;
   }
 
   /**
-   * Carries out a spec decision. Returns the host object and the record as they stand afterwards when both sides
-   * hold the object (so its status can follow), undefined otherwise.
+   * Carries out a spec decision, one function per action. Returns the host object and the record as they stand
+   * afterwards when both sides hold the object (so its status can follow), undefined otherwise.
    */
-  private async act(
+  private async mirrorSpec(
     kind: MirroredKind,
     ref: ObjectRef,
     key: string,
     decision: MirrorDecision,
-    read: {
-      hostObject: CachedObject | undefined;
-      flotillaObject: CachedObject | undefined;
-      hostView: SideView | undefined;
-      flotillaView: SideView | undefined;
-      record: SyncRecord | undefined;
-    },
-  ): Promise<{ hostObject: AnyObject; record: SyncRecord } | undefined> {
-    const { hostObject, flotillaObject, hostView, flotillaView, record } = read;
-    const { action } = decision;
-    const records = this.opts.records;
-    const hostVersion = (o: AnyObject) => ({
-      host: o.metadata!.resourceVersion!,
-      hostUid: o.metadata!.uid!,
-      ...(record?.hostUid === o.metadata!.uid && record?.status ? { status: record.status } : {}),
-    });
-    if (decision.conflict) {
+    read: MirrorRead,
+  ): Promise<Mirrored | undefined> {
+    const { action, conflict } = decision;
+    if (conflict) {
       this.opts.metrics.conflicts.inc({ kind: kind.info.kind });
-      this.opts.logger.warn({ key, ...decision.conflict }, 'changed on both sides');
+      this.opts.logger.warn({ key, ...conflict }, 'changed on both sides');
     }
     switch (action.type) {
       case 'wait':
         return undefined;
       case 'none':
-        return hostObject && flotillaObject && record ? { hostObject, record } : undefined;
+        return read.hostObject && read.flotillaObject && read.record
+          ? { hostObject: read.hostObject, record: read.record }
+          : undefined;
       case 'forget':
-        await records.delete(key);
+        await this.opts.records.delete(key);
         return undefined;
-      case 'record': {
-        const next = {
-          ...hostVersion(hostObject!),
-          flotilla: flotillaView!.resourceVersion,
-          hostContent: hostView!.digest,
-          flotillaContent: flotillaView!.digest,
-        };
-        await records.set(key, next);
-        return { hostObject: hostObject!, record: next };
-      }
-      case 'to-flotilla': {
-        // The cache keeps a digest: the content is read again, and must be what was decided on.
-        const current = await this.opts.host.get(kind.info, ref);
-        if (current?.metadata?.resourceVersion !== hostView!.resourceVersion) return undefined; // its watch event follows
-        const hostRv = hostView!.resourceVersion;
-        if (this.rejected.get(key) === hostRv) return undefined;
-        let stored: StoredLike;
-        try {
-          // A new copy takes the host object's uid and creationTimestamp: one identity on both sides.
-          const identity = {
-            uid: current.metadata!.uid!,
-            creationTimestamp: String(current.metadata!.creationTimestamp),
-          };
-          const reply = await this.flotillaWrite('apply', () =>
-            this.opts.gateway.apply(flotillaBody(mirrorContent(current), action.expect), { identity }),
-          );
-          stored = reply.object;
-        } catch (err) {
-          if (!(err instanceof InvalidError)) throw err;
-          // Admission refused what a user put on the host: say so on the object, and wait for it to change.
-          this.rejected.set(key, hostRv);
-          await this.event(kind, hostObject!, 'Warning', 'MirrorRejected', err.message);
-          return undefined;
-        }
-        this.rejected.delete(key);
-        const next = {
-          ...hostVersion(hostObject!),
-          flotilla: String(stored.metadata.resourceVersion),
-          hostContent: hostView!.digest,
-          flotillaContent: contentDigest(mirrorContent(stored as AnyObject)),
-        };
-        await records.set(key, next);
-        if (decision.conflict)
-          await this.event(kind, hostObject!, 'Warning', 'MirrorConflict', conflictMessage(decision.conflict));
-        return { hostObject: hostObject!, record: next };
-      }
-      case 'to-host': {
-        // Both sides read again as they are (the caches keep digests); a cache behind them waits for its watch event.
-        const stored = await getJson<AnyObject>(this.opts.bus.objects, key);
-        if (String(stored?.revision) !== flotillaView!.resourceVersion) return undefined;
-        const current = hostObject && (await this.opts.host.get(kind.info, ref));
-        if (current?.metadata?.resourceVersion !== hostView?.resourceVersion) return undefined;
-        const content = mirrorContent(stored!.value);
-        // What the bridge writes to the host for a kind users write carries its finalizer from the start.
-        const withFinalizer = (body: AnyObject) => {
-          body.metadata!.finalizers = withMirrorFinalizer(body.metadata!.finalizers, 'add');
-          return body;
-        };
-        const written = await this.hostWrite('spec', () =>
-          kind.owner === 'flotilla'
-            ? this.opts.host.apply(kind.info, hostBody(content, current))
-            : action.expect === undefined
-              ? this.opts.host.create(kind.info, withFinalizer(hostBody(content, undefined)))
-              : this.opts.host.replace(kind.info, withFinalizer(hostBody(content, current, action.expect))),
-        );
-        const next = {
-          ...hostVersion(written),
-          flotilla: flotillaView!.resourceVersion,
-          hostContent: contentDigest(admittedContent(written)),
-          flotillaContent: flotillaView!.digest,
-        };
-        await records.set(key, next);
-        return { hostObject: written, record: next };
-      }
-      case 'delete-flotilla': {
-        try {
-          await this.flotillaWrite('delete', () =>
-            this.opts.gateway.delete(ref.kind, ref.name, ref.namespace, action.expect),
-          );
-        } catch (err) {
-          if (!isGatewayNotFound(err)) throw err;
-        }
-        await records.delete(key);
-        if (decision.conflict && hostObject === undefined)
-          this.opts.logger.warn({ key, message: conflictMessage(decision.conflict) }, 'deleted on the host');
+      case 'record':
+        return this.recordInSync(key, read);
+      case 'to-flotilla':
+        return this.copyToFlotilla(kind, ref, key, { expect: action.expect, conflict }, read);
+      case 'to-host':
+        return this.copyToHost(kind, ref, key, action.expect, read);
+      case 'delete-flotilla':
+        await this.deleteInFlotilla(ref, key, { expect: action.expect, conflict }, read);
         return undefined;
-      }
-      case 'delete-host': {
-        try {
-          await this.hostWrite('delete', () => this.opts.host.delete(kind.info, ref, action.expect));
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-        await records.delete(key);
+      case 'delete-host':
+        await this.deleteOnHost(kind, ref, key, action.expect);
         return undefined;
-      }
     }
+  }
+
+  /** Both sides hold the same content: the record takes both resourceVersions and digests, nothing is written. */
+  private async recordInSync(key: string, read: MirrorRead): Promise<Mirrored> {
+    const next = {
+      ...this.hostVersion(read.hostObject!, read.record),
+      flotilla: read.flotillaView!.resourceVersion,
+      hostContent: read.hostView!.digest,
+      flotillaContent: read.flotillaView!.digest,
+    };
+    await this.opts.records.set(key, next);
+    return { hostObject: read.hostObject!, record: next };
+  }
+
+  /**
+   * The host's copy into Flotilla, through the gateway's admission. A refusal is a Warning event on the host object,
+   * reported once per host resourceVersion; a conflict resolved for the host is one too.
+   */
+  private async copyToFlotilla(
+    kind: MirroredKind,
+    ref: ObjectRef,
+    key: string,
+    { expect, conflict }: { expect: string | undefined; conflict: MirrorConflict | undefined },
+    read: MirrorRead,
+  ): Promise<Mirrored | undefined> {
+    const { hostObject, hostView, record } = read;
+    // The cache keeps a digest: the content is read again, and must be what was decided on.
+    const current = await this.opts.host.get(kind.info, ref);
+    if (current?.metadata?.resourceVersion !== hostView!.resourceVersion) return undefined; // its watch event follows
+    const hostRv = hostView!.resourceVersion;
+    if (this.rejected.get(key) === hostRv) return undefined;
+    let stored: StoredLike;
+    try {
+      // A new copy takes the host object's uid and creationTimestamp: one identity on both sides.
+      const identity = {
+        uid: current.metadata!.uid!,
+        creationTimestamp: String(current.metadata!.creationTimestamp),
+      };
+      const reply = await this.flotillaWrite('apply', () =>
+        this.opts.gateway.apply(flotillaBody(mirrorContent(current), expect), { identity }),
+      );
+      stored = reply.object;
+    } catch (err) {
+      if (!(err instanceof InvalidError)) throw err;
+      // Admission refused what a user put on the host: say so on the object, and wait for it to change.
+      this.rejected.set(key, hostRv);
+      await this.event(kind, hostObject!, 'Warning', 'MirrorRejected', err.message);
+      return undefined;
+    }
+    this.rejected.delete(key);
+    const next = {
+      ...this.hostVersion(hostObject!, record),
+      flotilla: String(stored.metadata.resourceVersion),
+      hostContent: hostView!.digest,
+      flotillaContent: contentDigest(mirrorContent(stored as AnyObject)),
+    };
+    await this.opts.records.set(key, next);
+    if (conflict) await this.event(kind, hostObject!, 'Warning', 'MirrorConflict', conflictMessage(conflict));
+    return { hostObject: hostObject!, record: next };
+  }
+
+  /**
+   * Flotilla's copy onto the host: server-side applied for a kind Flotilla owns; created or replaced (a
+   * compare-and-set on `expect`) with the bridge's finalizer for a kind users write.
+   */
+  private async copyToHost(
+    kind: MirroredKind,
+    ref: ObjectRef,
+    key: string,
+    expect: string | undefined,
+    read: MirrorRead,
+  ): Promise<Mirrored | undefined> {
+    const { hostObject, hostView, flotillaView, record } = read;
+    // Both sides read again as they are (the caches keep digests); a cache behind them waits for its watch event.
+    const stored = await getJson<AnyObject>(this.opts.bus.objects, key);
+    if (String(stored?.revision) !== flotillaView!.resourceVersion) return undefined;
+    const current = hostObject && (await this.opts.host.get(kind.info, ref));
+    if (current?.metadata?.resourceVersion !== hostView?.resourceVersion) return undefined;
+    const content = mirrorContent(stored!.value);
+    // What the bridge writes to the host for a kind users write carries its finalizer from the start.
+    const withFinalizer = (body: AnyObject) => {
+      body.metadata!.finalizers = withMirrorFinalizer(body.metadata!.finalizers, 'add');
+      return body;
+    };
+    const written = await this.hostWrite('spec', () =>
+      kind.owner === 'flotilla'
+        ? this.opts.host.apply(kind.info, hostBody(content, current))
+        : expect === undefined
+          ? this.opts.host.create(kind.info, withFinalizer(hostBody(content, undefined)))
+          : this.opts.host.replace(kind.info, withFinalizer(hostBody(content, current, expect))),
+    );
+    const next = {
+      ...this.hostVersion(written, record),
+      flotilla: flotillaView!.resourceVersion,
+      hostContent: contentDigest(admittedContent(written)),
+      flotillaContent: flotillaView!.digest,
+    };
+    await this.opts.records.set(key, next);
+    return { hostObject: written, record: next };
+  }
+
+  /** Deleted (or being deleted) on the host: Flotilla's copy goes too, a compare-and-set on `expect`. */
+  private async deleteInFlotilla(
+    ref: ObjectRef,
+    key: string,
+    { expect, conflict }: { expect: string; conflict: MirrorConflict | undefined },
+    read: MirrorRead,
+  ): Promise<void> {
+    try {
+      await this.flotillaWrite('delete', () => this.opts.gateway.delete(ref.kind, ref.name, ref.namespace, expect));
+    } catch (err) {
+      if (!isGatewayNotFound(err)) throw err;
+    }
+    await this.opts.records.delete(key);
+    if (conflict && read.hostObject === undefined)
+      this.opts.logger.warn({ key, message: conflictMessage(conflict) }, 'deleted on the host');
+  }
+
+  /** Deleted in Flotilla: the host's copy goes too, a compare-and-set on `expect`. */
+  private async deleteOnHost(kind: MirroredKind, ref: ObjectRef, key: string, expect: string): Promise<void> {
+    try {
+      await this.hostWrite('delete', () => this.opts.host.delete(kind.info, ref, expect));
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    await this.opts.records.delete(key);
+  }
+
+  /**
+   * The record's host side after a write made `o` of the host object: its resourceVersion and uid, and the digest of
+   * the status last written to it while it is the same object (same uid).
+   */
+  private hostVersion(o: AnyObject, record: SyncRecord | undefined): Pick<SyncRecord, 'host' | 'hostUid' | 'status'> {
+    return {
+      host: o.metadata!.resourceVersion!,
+      hostUid: o.metadata!.uid!,
+      ...(record?.hostUid === o.metadata!.uid && record?.status ? { status: record.status } : {}),
+    };
   }
 
   /**
