@@ -23,10 +23,13 @@ import {
   heapOfServiceMb,
   latencySummary,
   machineCpuSeconds,
+  natsTrafficOf,
   percentile,
   report,
   rssOfPidMb,
+  trafficSince,
   waitFor,
+  type ConnectionTraffic,
 } from './support.js';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 100);
@@ -181,6 +184,22 @@ class BurstWrites {
   }
 }
 
+/**
+ * The services' NATS messages per binding, in (published, requests included) and out (deliveries of watches and
+ * consumers, replies), in total and per service; the bench's own client is left out.
+ */
+function trafficRow(traffic: Map<string, ConnectionTraffic> | undefined, bindings: number): string {
+  if (!traffic) return 'n/a (no NATS monitoring at NATS_MONITOR_URL: the scripts start NATS with it)';
+  const services = [...traffic].filter(([name]) => !name.startsWith('bench-'));
+  const per = (n: number) => (n / bindings).toFixed(2);
+  const total = services.reduce((t, [, c]) => ({ in: t.in + c.in, out: t.out + c.out }), { in: 0, out: 0 });
+  const each = services
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, c]) => `${name} ${per(c.in)} / ${per(c.out)}`)
+    .join(', ');
+  return `in ${per(total.in)} / out ${per(total.out)} (${each}; /connz, first apply until the writes settled, the clusters' own reports and leases included)`;
+}
+
 /** Until the count stays the same for `quietMs`: the work the burst set off has settled. */
 async function settled(writes: BurstWrites, quietMs: number): Promise<void> {
   let last = -1;
@@ -271,6 +290,7 @@ try {
   const benchCpuBefore = process.cpuUsage();
   const machineBefore = machineCpuSeconds();
   const burstWrites = new BurstWrites(bus);
+  const trafficBefore = await natsTrafficOf(bus.names.prefix);
   await bus.nc.flush();
   const t0 = performance.now();
   await boundedRun(BINDINGS, IN_FLIGHT, (i) => apply(`burst-${i}`, i));
@@ -298,6 +318,8 @@ try {
   // and nothing more is written about the burst's objects for 3 s.
   await statusWriterCaughtUp(bus);
   await settled(burstWrites, 3000);
+  const trafficAfter = await natsTrafficOf(bus.names.prefix);
+  const traffic = trafficBefore && trafficAfter ? trafficSince(trafficAfter, trafficBefore) : undefined;
   burstWrites.stop();
   const writes = burstWrites.perBinding(BINDINGS);
   if (process.env.BENCH_WRITES_DETAIL === '1')
@@ -372,6 +394,7 @@ try {
         `${writes.total.toFixed(2)} (${writes.byStream}; every write naming a burst object, until they settled)`,
       ],
       ['KV gets per binding', `${writes.gets.toFixed(2)} (direct gets of a burst object's key, in the same window)`],
+      ['NATS messages per binding', trafficRow(traffic, BINDINGS)],
       [
         `paced ${RATE}/s, empty system`,
         `${latencySummary(tracker.samples.get('pacedempty') ?? [])}, achieved ${fmt(pacedEmptyRate)}/s  (target p99 <= 50 ms: ${p99('pacedempty') <= 50 ? 'met' : 'missed'})`,

@@ -322,3 +322,45 @@ export function histogramQuantile(buckets: Buckets, q: number): number {
   }
   return lower;
 }
+
+/** Messages a connection published (in) and was sent (out: deliveries, replies), as NATS counts them. */
+export interface ConnectionTraffic {
+  in: number;
+  out: number;
+}
+
+/**
+ * Messages in and out of every NATS connection of the installation on `prefix`, summed per connection name (a
+ * service's connections are named `<service>@<prefix>`), from the server's monitoring (/connz at NATS_MONITOR_URL,
+ * which the scripts' NATS serves). Undefined when the server has no monitoring port: the figure is then not printed.
+ */
+export async function natsTrafficOf(prefix: string): Promise<Map<string, ConnectionTraffic> | undefined> {
+  const url = process.env.NATS_MONITOR_URL ?? 'http://127.0.0.1:8222';
+  const res = await fetch(`${url}/connz?limit=100000`, { signal: AbortSignal.timeout(5000) }).catch(() => undefined);
+  if (!res?.ok) return undefined;
+  const body = (await res.json()) as { connections?: Array<{ name?: string; in_msgs: number; out_msgs: number }> };
+  const out = new Map<string, ConnectionTraffic>();
+  for (const c of body.connections ?? []) {
+    const suffix = `@${prefix}`;
+    if (!c.name?.endsWith(suffix)) continue;
+    const name = c.name.slice(0, -suffix.length);
+    const t = out.get(name) ?? { in: 0, out: 0 };
+    t.in += c.in_msgs;
+    t.out += c.out_msgs;
+    out.set(name, t);
+  }
+  return out;
+}
+
+/** What each connection name sent and received between two readings of natsTrafficOf. */
+export function trafficSince(
+  after: Map<string, ConnectionTraffic>,
+  before: Map<string, ConnectionTraffic>,
+): Map<string, ConnectionTraffic> {
+  const out = new Map<string, ConnectionTraffic>();
+  for (const [name, t] of after) {
+    const b = before.get(name) ?? { in: 0, out: 0 };
+    out.set(name, { in: t.in - b.in, out: t.out - b.out });
+  }
+  return out;
+}

@@ -5,6 +5,8 @@ PNPM_VERSION=10.34.9
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DATA="$ROOT/.data"
 export NATS_URL=${NATS_URL:-nats://127.0.0.1:4222}
+# The monitoring port of a NATS these scripts start (/varz, /connz): the benches count messages per connection there.
+export NATS_MONITOR_URL=${NATS_MONITOR_URL:-http://127.0.0.1:8222}
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
 
 log() { printf '[flotilla] %s\n' "$*" >&2; }
@@ -149,7 +151,8 @@ ensure_nats() {
   bin=$(nats_server_bin) || { log "or set NATS_URL to a running server"; return 1; }
   mkdir -p "$DATA/nats"
   log "starting $("$bin" --version) -js on $host:$port (data in .data/nats)"
-  "$bin" -a "$host" -p "$port" -js -sd "$DATA/nats" -P "$DATA/nats.pid" -l "$DATA/nats.log" &
+  "$bin" -a "$host" -p "$port" -m "$(url_port "$NATS_MONITOR_URL")" -js -sd "$DATA/nats" -P "$DATA/nats.pid" \
+    -l "$DATA/nats.log" &
   wait_port "$host" "$port" || return 1
   echo "$(cat "$DATA/nats.pid")" >>"$DATA/started-pids"
 }
