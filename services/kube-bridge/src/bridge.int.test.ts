@@ -248,6 +248,8 @@ describe('kube-bridge against a real API server', { timeout: 90_000 }, () => {
         },
       ],
     }));
+    // kubectl wait fails at once on an object that does not exist yet: it waits for a condition, not for the copy.
+    await eventually(() => hostGet('rb', 'web-deployment'), 15_000, 'the binding on the host');
     await kubectl(['wait', '--for=condition=Scheduled', 'rb/web-deployment', '-n', 'default', '--timeout=30s']);
     expect(await kubectl(['get', 'rb', '-n', 'default'])).toContain('web-deployment');
     const host = await hostGet('rb', 'web-deployment');
