@@ -21,6 +21,7 @@ const log = { error: () => undefined };
 
 let bus: Bus & { dispose(): Promise<void> };
 let views: DashboardViews;
+let informers: Informers;
 let http: { port: number; close(): Promise<void> };
 /** A GET with the read token, or with none (`anonymous`). */
 const get = (path: string, token: string | 'anonymous' = READER, init: RequestInit = {}) =>
@@ -44,8 +45,8 @@ beforeAll(async () => {
   bus = await testBus('gwdash');
   const store = new ObjectStore(bus);
   for (let i = 1; i <= 7; i++) await store.apply(binding(i));
-  views = new DashboardViews({ bus, store, informers: new Informers({ bus }) });
-  views.start();
+  informers = new Informers({ bus });
+  views = new DashboardViews({ bus, store, informers });
   const handler = new GatewayHandler({
     store,
     kubeEvents: new KubeEventStore(bus),
@@ -85,7 +86,13 @@ describe('the dashboard on the HTTP API port', () => {
       pageSize: 3,
       total: 7,
     };
+    // Nothing watched until the first page is asked for: a gateway whose dashboard no one opens decodes no binding.
+    expect(informers.all().map((i) => `${i.bucket}/${i.kind}`)).toEqual([]);
     expect(await page()).toMatchObject(want);
+    expect(informers.all().map((i) => `${i.bucket}/${i.kind}`)).toEqual([
+      'objects/ResourceBinding',
+      'status/ResourceBinding',
+    ]);
     // A binding added later is in the next page read (the cache follows the store).
     await new ObjectStore(bus).apply(binding(9));
     await eventually(async () => ((await page()).total === 8 ? true : undefined), 10_000, 'the eighth binding');

@@ -140,7 +140,8 @@ export class DashboardViews {
 
   /**
    * Starts the cache of the bindings' row fields (with informers): the Workloads page then answers from memory. Until
-   * the cache has listed the store, pages are read from the store.
+   * the cache has listed the store, pages are read from the store. The first page asked for starts it: a gateway no
+   * one opens the dashboard of receives and decodes no binding (during a burst, four deliveries per binding).
    */
   start(): void {
     if (!this.o.informers || this.rows) return;
@@ -169,6 +170,7 @@ export class DashboardViews {
    * few milliseconds).
    */
   private async bindingRows(namespace: string | undefined): Promise<StoredObject[]> {
+    if (!this.stopped) this.start();
     if (!this.rows?.synced) return this.o.store.list('ResourceBinding', namespace);
     const { objects, status } = this.rows;
     return objects

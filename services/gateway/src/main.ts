@@ -92,8 +92,8 @@ await runBusService({
       informers,
       stream: { maxReplay: config.GATEWAY_STREAM_MAX_REPLAY, stalledMs: config.GATEWAY_STREAM_STALLED_MS },
     });
-    // The Workloads page answers from memory from the first request on (bench/dashboard: 14 MiB for 10,000 bindings).
-    dashboard.start();
+    // The Workloads page answers from memory once its first request started the cache (bench/dashboard: 14 MiB for
+    // 10,000 bindings); until someone opens it, the gateway watches no binding.
     const http = await serveHttpApi(
       handler,
       {
