@@ -12,3 +12,4 @@ export * from './cron.js';
 export * from './fhpa.js';
 export * from './ehpa.js';
 export * from './failbacks.js';
+export * from './preview.js';

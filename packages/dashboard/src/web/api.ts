@@ -39,7 +39,10 @@ async function answer<T>(res: Response): Promise<T> {
 }
 
 /** One of the HTTP API's operations (`POST /api/<op>`), as the CLI sends them. */
-export async function call<T>(op: 'get' | 'list' | 'events' | 'apply' | 'failbacks', body: object): Promise<T> {
+export async function call<T>(
+  op: 'get' | 'list' | 'events' | 'apply' | 'failbacks' | 'preview',
+  body: object,
+): Promise<T> {
   const res = await fetch(`/api/${op}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers() },

@@ -3,6 +3,7 @@ import { clustersPage } from './clusters-page.js';
 import { cronPage } from './cron-page.js';
 import { ehpaPage } from './ehpa-page.js';
 import { failBacksPage } from './failbacks-page.js';
+import { previewPage } from './preview-page.js';
 import { fhpaPage } from './fhpa-page.js';
 import { errorText, isUnauthorized, type Page, type PageContext } from './context.js';
 import { focusKey, h, refocus } from './dom.js';
@@ -18,6 +19,7 @@ const PAGES: Record<string, { title: string; page: Page; nav: boolean }> = {
   federatedhpas: { title: 'FederatedHPAs', page: fhpaPage, nav: true },
   effectivehpas: { title: 'EffectiveHPAs', page: ehpaPage, nav: true },
   failbacks: { title: 'Fail-backs', page: failBacksPage, nav: true },
+  preview: { title: 'Preview', page: previewPage, nav: true },
   events: { title: 'Events', page: eventsPage, nav: true },
   login: { title: 'Sign in', page: loginPage, nav: false },
 };
