@@ -10,6 +10,7 @@ import { eventually, freeTcpPort, scaled } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { launchChromium } from './support/browser.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
+import { webPolicy } from './support/weighted-policy.js';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 
@@ -30,21 +31,6 @@ const placement = async () =>
     .sort()
     .join(', ');
 
-const policy = (w1: number, w2: number) => `apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: { name: web, namespace: default }
-spec:
-  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: web }]
-  placement:
-    clusterAffinity: { clusterNames: [member1, member2] }
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference:
-        staticWeightList:
-          - { targetCluster: { clusterNames: [member1] }, weight: ${w1} }
-          - { targetCluster: { clusterNames: [member2] }, weight: ${w2} }
-`;
 const web = `apiVersion: apps/v1
 kind: Deployment
 metadata: { name: web, namespace: default }
@@ -71,7 +57,7 @@ beforeAll(async () => {
   for (const n of ['member1', 'member2']) expect((await cli('cluster', 'add', n, '--sim')).code).toBe(0);
   for (const n of ['member1', 'member2'])
     expect((await cli('wait', '--for=condition=Ready', `cluster/${n}`, '--timeout', '20s')).code).toBe(0);
-  expect((await flotilla(s.env, ['apply', '-f', '-'], `${web}---\n${policy(2, 1)}`)).err).toBe('');
+  expect((await flotilla(s.env, ['apply', '-f', '-'], `${web}---\n${webPolicy(2, 1)}`)).err).toBe('');
   await eventually(
     async () => ((await placement().catch(() => '')) === 'member1:4, member2:2' ? true : undefined),
     scaled(20_000),
@@ -110,7 +96,7 @@ const rowTexts = (rows: Locator): Promise<string[]> =>
 describe('the dashboard Preview', () => {
   it('a pasted policy change: the table of moves first, nothing moved; Apply, and the scheduler moves web as shown', async () => {
     const page = await open('#/preview');
-    await page.getByLabel('Objects to apply').fill(policy(1, 2));
+    await page.getByLabel('Objects to apply').fill(webPolicy(1, 2));
     await page.getByRole('button', { name: 'Preview apply' }).click();
     const rows = page.getByTestId('preview-moves').locator('tbody tr');
     await rows.first().waitFor();

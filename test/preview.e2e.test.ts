@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
+import { webPolicy } from './support/weighted-policy.js';
 
 let s: RunningSuite;
 let api: string;
@@ -94,22 +95,6 @@ spec:
     metadata: { labels: { app: ${name} } }
     spec: { containers: [{ name: c, image: nginx, resources: { requests: { cpu: 500m } } }] }
 `;
-const webPolicy = (w1: number, w2: number) => `
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: { name: web, namespace: default }
-spec:
-  resourceSelectors: [{ apiVersion: apps/v1, kind: Deployment, name: web }]
-  placement:
-    clusterAffinity: { clusterNames: [member1, member2] }
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference:
-        staticWeightList:
-          - { targetCluster: { clusterNames: [member1] }, weight: ${w1} }
-          - { targetCluster: { clusterNames: [member2] }, weight: ${w2} }
-`;
 const nginx = `${deployment('nginx', 2)}---
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
@@ -135,7 +120,7 @@ beforeAll(async () => {
     expect((await cli('cluster', 'add', n, '--sim', '--cpu', '8')).code).toBe(0);
   for (const n of ['member1', 'member2', 'member3'])
     expect((await cli('wait', '--for=condition=Ready', `cluster/${n}`, '--timeout', '20s')).code).toBe(0);
-  const r = await cliIn(`${deployment('web', 6)}---${webPolicy(2, 1)}---${nginx}`, 'apply', '-f', '-');
+  const r = await cliIn(`${deployment('web', 6)}---\n${webPolicy(2, 1)}---${nginx}`, 'apply', '-f', '-');
   expect(r.err).toBe('');
   await settled('web-deployment', (b) => text(b.spec.clusters ?? []) === 'member1:4,member2:2', 'web 4:2');
   await settled('nginx-deployment', (b) => text(b.spec.clusters ?? []) === 'member1:2', 'nginx in primary');
