@@ -148,6 +148,21 @@ class BurstWrites {
         },
       }),
     );
+    // Every JetStream API request in the window, by subject shape (printed with BENCH_WRITES_DETAIL=1).
+    if (process.env.BENCH_WRITES_DETAIL === '1')
+      this.subs.push(
+        bus.nc.subscribe('$JS.API.>', {
+          callback: (err, msg) => {
+            if (err) return;
+            const shape = `api ${msg.subject
+              .split('.')
+              .map((part) => (part.includes('burst-') ? '*' : part))
+              .slice(0, 6)
+              .join('.')}`;
+            this.shapes.set(shape, (this.shapes.get(shape) ?? 0) + 1);
+          },
+        }),
+      );
     for (const [label, subject] of families) {
       this.counts.set(label, 0);
       this.subs.push(

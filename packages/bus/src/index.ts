@@ -61,6 +61,7 @@ export {
 } from './provision.js';
 export {
   createJson,
+  createJsonIfNew,
   decodeJson,
   deleteKey,
   encodeJson,

@@ -88,6 +88,19 @@ export async function getJson<T>(kv: KV, key: string): Promise<Versioned<T> | un
   return isLive(e) ? { key, value: decodeJson<T>(e.value, kvSource(e.bucket, key)), revision: e.revision } : undefined;
 }
 
+/**
+ * Writes only if the key has never been written (no value, no delete marker): one round trip, where createJson reads
+ * the key after a refusal to tell a deleted one. Returns the new revision, or undefined when the key has a history.
+ */
+export async function createJsonIfNew(kv: KV, key: string, value: unknown): Promise<number | undefined> {
+  try {
+    return await kv.put(key, encodeJson(value), { previousSeq: 0 });
+  } catch (err) {
+    if (isWrongLastSequence(err)) return undefined;
+    throw err;
+  }
+}
+
 /** Writes only if the key is absent (or deleted). Returns the new revision. */
 export async function createJson(kv: KV, key: string, value: unknown): Promise<number> {
   try {

@@ -40,19 +40,38 @@ describe('StatusStore.fold', () => {
     expect((await statuses.get(ref('quiet')))?.value).toEqual({ seq: 4, status: { phase: 'Gone' } });
   });
 
-  it('folds the next event of an object it wrote without reading the bucket', async () => {
+  it('folds the events of a new object without reading the bucket: the first creates it, the next start from it', async () => {
     const statuses = new StatusStore(bus);
     const reads = vi.spyOn(bus.status, 'get');
     try {
       await statuses.fold(ref('a'), 1, adding(1));
       await statuses.fold(ref('a'), 2, adding(2));
       await statuses.fold(ref('a'), 3, adding(3));
-      // The first fold read the bucket (nothing there yet); the next two started from what it wrote.
-      expect(reads.mock.calls.filter(([key]) => key === objectKey(ref('a')))).toHaveLength(1);
+      // A key the store has not seen is written as a creation; the next two started from what it wrote.
+      expect(reads.mock.calls.filter(([key]) => key === objectKey(ref('a')))).toHaveLength(0);
     } finally {
       reads.mockRestore();
     }
     expect((await statuses.get<Folded>(ref('a')))?.value).toEqual({ seq: 3, status: { events: [1, 2, 3] } });
+  });
+
+  it('reads a key it has not seen that has a history, after its creation was refused, and loses nothing', async () => {
+    await new StatusStore(bus).fold(ref('old'), 1, adding(1));
+    const fresh = new StatusStore(bus);
+    const reads = vi.spyOn(bus.status, 'get');
+    try {
+      await fresh.fold(ref('old'), 2, adding(2));
+      // Refused as not new, then read once; the next fold starts from what it wrote.
+      await fresh.fold(ref('old'), 3, adding(3));
+      expect(reads.mock.calls.filter(([key]) => key === objectKey(ref('old')))).toHaveLength(1);
+    } finally {
+      reads.mockRestore();
+    }
+    expect((await fresh.get<Folded>(ref('old')))?.value).toEqual({ seq: 3, status: { events: [1, 2, 3] } });
+    // A deleted one has a history too: its delete marker.
+    await deleteKey(bus.status, objectKey(ref('old')));
+    await new StatusStore(bus).fold(ref('old'), 4, adding(4));
+    expect((await fresh.get<Folded>(ref('old')))?.value).toEqual({ seq: 4, status: { events: [4] } });
   });
 
   it('keeps what another writer folded in between: its own memory fails the compare-and-set and it reads again', async () => {

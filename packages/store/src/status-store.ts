@@ -3,6 +3,7 @@ import {
   ConflictError,
   isAlreadyExists,
   createJson,
+  createJsonIfNew,
   deleteKey,
   encodeJson,
   getJson,
@@ -37,6 +38,20 @@ export function foldChangesNothing<S>(current: StatusRecord<S> | undefined, next
   );
 }
 
+/**
+ * The record folding `steps` one at a time into `record` leaves: the status after the last, with the sequence of the
+ * last step that changed it; steps the record holds already are skipped. `record` itself when none changed it.
+ */
+function foldSteps<S>(record: StatusRecord<S> | undefined, steps: readonly FoldStep<S>[]): StatusRecord<S> | undefined {
+  let out = record;
+  for (const step of steps) {
+    if (out && out.seq >= step.seq) continue;
+    const status = step.evolve(out === undefined ? undefined : structuredClone(out.status));
+    if (!foldChangesNothing(out, status)) out = { seq: step.seq, status };
+  }
+  return out;
+}
+
 /** One event of `StatusStore.foldMany`: its stream position and how it evolves the status. */
 export interface FoldStep<S> {
   seq: number;
@@ -48,6 +63,11 @@ export interface StatusStoreOptions {
   maxRetries?: number;
   /** How many of the records it wrote last the store remembers, to fold the next event of the object without a read. */
   rememberedWrites?: number;
+  /**
+   * How many keys the store remembers having seen in the bucket. A key it has not seen is most likely new (a burst's
+   * bindings), and its first fold is written without a read; one that turns out to have a history is then read.
+   */
+  knownKeys?: number;
 }
 
 /** The store's defaults, defined once. */
@@ -55,6 +75,8 @@ export const STATUS_STORE_DEFAULTS = {
   maxRetries: 50,
   // A burst's objects get their next event about a member-agent tick after the last: a few hundred keys apart.
   rememberedWrites: 2048,
+  // Keys only: some 100 bytes each.
+  knownKeys: 100_000,
 } as const satisfies Required<StatusStoreOptions>;
 
 /**
@@ -64,6 +86,9 @@ export const STATUS_STORE_DEFAULTS = {
 export class StatusStore {
   private readonly maxRetries: number;
   private readonly rememberedWrites: number;
+  private readonly knownKeysLimit: number;
+  /** Keys seen in the bucket (read, written or refused as not new), least recently added first. */
+  private readonly known = new Set<string>();
   /**
    * The records this store wrote last, with their revisions, least recently written first. The events of one object
    * come to the status writer one after another, so the next fold of an object usually starts from what this store
@@ -78,9 +103,11 @@ export class StatusStore {
   ) {
     this.maxRetries = opts.maxRetries ?? STATUS_STORE_DEFAULTS.maxRetries;
     this.rememberedWrites = opts.rememberedWrites ?? STATUS_STORE_DEFAULTS.rememberedWrites;
+    this.knownKeysLimit = opts.knownKeys ?? STATUS_STORE_DEFAULTS.knownKeys;
     for (const [name, value] of Object.entries({
       maxRetries: this.maxRetries,
       rememberedWrites: this.rememberedWrites,
+      knownKeys: this.knownKeysLimit,
     }))
       if (!Number.isInteger(value) || value < 0)
         throw new RangeError(`StatusStore: ${name} must be a whole number, not ${value}`);
@@ -110,16 +137,16 @@ export class StatusStore {
     for (let attempt = 0; ; attempt++) {
       // What this store wrote saves the read; whether an event is folded already is the stored record's to say.
       const remembered = attempt === 0 ? (this.written.get(key) as Versioned<StatusRecord<S>> | undefined) : undefined;
+      if (attempt === 0 && !remembered && !this.known.has(key)) {
+        const created = await this.createIfNew(key, steps);
+        if (created) return created;
+      }
       const current =
         remembered && remembered.value.seq < first.seq
           ? remembered
           : await getJson<StatusRecord<S>>(this.bus.status, key);
-      let record: StatusRecord<S> | undefined = current?.value;
-      for (const step of steps) {
-        if (record && record.seq >= step.seq) continue;
-        const status = step.evolve(record === undefined ? undefined : structuredClone(record.status));
-        if (!foldChangesNothing(record, status)) record = { seq: step.seq, status };
-      }
+      if (current) this.noteKnown(key);
+      const record = foldSteps(current?.value, steps);
       if (record === current?.value) return record ?? { seq: steps.at(-1)!.seq, status: {} as S };
       const next = record!;
       try {
@@ -159,7 +186,29 @@ export class StatusStore {
     return new Map(snap.items.map((i) => [i.key, i.value]));
   }
 
+  /**
+   * The first fold of a key this store has not seen, written as a creation without a read: undefined when the key has
+   * a history (then it is read), or when the events store nothing from no status (the stored one might still change).
+   */
+  private async createIfNew<S>(key: string, steps: readonly FoldStep<S>[]): Promise<StatusRecord<S> | undefined> {
+    const record = foldSteps<S>(undefined, steps);
+    if (record === undefined) return undefined;
+    const revision = await createJsonIfNew(this.bus.status, key, record);
+    this.noteKnown(key);
+    if (revision === undefined) return undefined;
+    this.remember({ key, value: record, revision });
+    return record;
+  }
+
+  private noteKnown(key: string): void {
+    if (this.knownKeysLimit === 0) return;
+    this.known.delete(key);
+    this.known.add(key);
+    if (this.known.size > this.knownKeysLimit) this.known.delete(this.known.values().next().value!);
+  }
+
   private remember(record: Versioned<StatusRecord>): void {
+    this.noteKnown(record.key);
     if (this.rememberedWrites === 0) return;
     this.written.delete(record.key);
     this.written.set(record.key, record);
@@ -169,6 +218,7 @@ export class StatusStore {
   /** Removes every status (the first step of a rebuild by replay). */
   async wipe(): Promise<void> {
     this.written.clear();
+    this.known.clear();
     const keys: string[] = [];
     for await (const k of await this.bus.status.keys()) keys.push(k);
     for (let i = 0; i < keys.length; i += 512)
