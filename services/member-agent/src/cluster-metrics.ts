@@ -40,13 +40,16 @@ export type ReportedClusters = () => Iterable<[name: string, status: ReportedSta
  * time from the running driver; a replica that is not the leader reports none.
  */
 export class ClusterMetrics {
-  private source: ReportedClusters | undefined;
+  /** One per driver that reports (one kube driver per cluster in a process that serves many). */
+  private readonly sources = new Set<ReportedClusters>();
 
   static readonly of = perRegistry((registry) => new ClusterMetrics(registry));
 
   private constructor(registry: Registry) {
     const samples = () =>
-      [...(this.source?.() ?? [])].map(([cluster, status]) => ({ cluster, ...clusterSamples(status) }));
+      [...this.sources]
+        .flatMap((source) => [...source()])
+        .map(([cluster, status]) => ({ cluster, ...clusterSamples(status) }));
     new Gauge({
       name: 'flotilla_cluster_ready',
       help: '1 while the member cluster reports Ready, 0 otherwise',
@@ -76,13 +79,14 @@ export class ClusterMetrics {
     }
   }
 
-  /** Reports these clusters from now on (a driver's start). */
+  /** Reports these clusters from now on (a driver's start), beside those of the process's other drivers. */
   report(source: ReportedClusters): void {
-    this.source = source;
+    this.sources.add(source);
   }
 
-  /** The driver stopped (leadership ended): another replica reports now. */
-  forget(): void {
-    this.source = undefined;
+  /** The driver stopped (leadership ended): another replica reports now. Every source when none is named. */
+  forget(source?: ReportedClusters): void {
+    if (source) this.sources.delete(source);
+    else this.sources.clear();
   }
 }

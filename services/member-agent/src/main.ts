@@ -3,8 +3,8 @@ import { runBusService } from '@flotilla/controller';
 import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
 import { systemClock } from '@flotilla/runtime';
 import { openInformers } from '@flotilla/store';
-import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
+import { SimulatedFleet } from './sim/simulated-fleet.js';
 import { WorkloadUsageGauge } from './usage-metrics.js';
 import { UsageRecorder } from './usage-recorder.js';
 
@@ -38,12 +38,12 @@ await runBusService({
     );
     if (!exists) await ensureMetricsStream(bus.jsm, bus, config.METRICS_MAX_AGE_MS);
     logger.info({ driver: config.MEMBER_DRIVER }, 'member-agent started');
-    // The process's shared informers, each behind its readiness gate (the kube driver's; the sim driver has its own).
+    // The process's shared informers, each behind its readiness gate: every cluster's kube driver reads them.
     return { usageGauge, ...openInformers({ logger, registry, gates }, { bus }) };
   },
   async run({ config, logger, registry, gates }, { bus, kubeApi, usageGauge, informers }) {
-    // The kube driver's module, like its client, only for the kube driver: its client stack (@flotilla/kube-client
-    // and the parts of @kubernetes/client-node it uses) is some 4 MB of heap the sim driver need not hold.
+    // Both drivers run the kube driver: one for the real cluster, or one per simulated cluster behind a simulated
+    // member API (the fleet). Only @kubernetes/client-node's own client (client-node-api.ts) is for real clusters.
     const KubeDriver = kubeApi ? (await import('./kube/kube-driver.js')).KubeDriver : undefined;
     const driver =
       kubeApi && KubeDriver
@@ -74,20 +74,22 @@ await runBusService({
               source: config.KUBE_CLUSTER_NAME!,
             }),
           })
-        : new SimAgent({
+        : new SimulatedFleet({
             bus,
             clock: systemClock,
             logger,
+            informers,
             registry,
+            readiness: gates,
             tickMs: config.SIM_TICK_MS,
             leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
-            sim: {
-              hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
-              hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
-              reservedNamespaces: config.RESERVED_NAMESPACES,
-            },
+            hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
+            hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
+            reservedNamespaces: config.RESERVED_NAMESPACES,
             usageGauge,
-            usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
+            // Each simulated cluster records its part, as each real cluster's agent does.
+            usageRecorder: (cluster) =>
+              new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, { source: cluster }),
           });
     await driver.start();
     return async () => {

@@ -20,11 +20,25 @@ export class WorkloadUsageGauge {
     });
   }
 
-  /** Replaces every series: a workload that left a cluster stops being reported there. */
-  update(usage: readonly WorkloadUsage[]): void {
-    this.gauge.reset();
+  /** The series set per cluster, so that one cluster's update leaves the others' as they are. */
+  private readonly series = new Map<string, Array<Record<'cluster' | 'namespace' | 'kind' | 'workload', string>>>();
+
+  /**
+   * Replaces the series of `cluster` (every series when unset): a workload that left a cluster stops being reported
+   * there. A process serving many clusters updates each cluster's on its own.
+   */
+  update(usage: readonly WorkloadUsage[], cluster?: string): void {
+    if (cluster === undefined) {
+      this.gauge.reset();
+      this.series.clear();
+    } else for (const labels of this.series.get(cluster) ?? []) this.gauge.remove(labels);
+    if (cluster !== undefined) this.series.delete(cluster);
     for (const u of usage) {
-      this.gauge.set({ cluster: u.cluster, namespace: u.namespace, kind: u.kind, workload: u.workload }, u.cores);
+      const labels = { cluster: u.cluster, namespace: u.namespace, kind: u.kind, workload: u.workload };
+      this.gauge.set(labels, u.cores);
+      const list = this.series.get(u.cluster) ?? [];
+      list.push(labels);
+      this.series.set(u.cluster, list);
     }
   }
 }

@@ -119,12 +119,39 @@ export interface KubeDriverOptions {
   usageRecorder?: UsageRecorder;
   /** Namespaces nothing is written into (RESERVED_NAMESPACES); the defaults, `kube-*` and `flotilla-system`, by default. */
   reservedNamespaces?: ReservedNamespaces;
+  /**
+   * Publishes a pass's reports; publishReports at once by default. A process serving many clusters hands every
+   * driver one publisher that sends the reports of the passes one change started together, so the reports of one
+   * binding's clusters reach the status writer together and are folded in one status write.
+   */
+  publish?: ReportPublisher;
+  /** The holder identity's driver in the cluster lease (default `kube`; `sim` for simulated clusters). */
+  leaseDriver?: 'sim' | 'kube';
   random?: () => number;
 }
 
+/** Publishes reports (committing each once acknowledged); resolves with how many were published. */
+export type ReportPublisher = (reports: readonly Report[], stopped: () => boolean) => Promise<number>;
+
 /** How long a new informer's first list may take before reconciling goes on without it (its objects wait). */
 const FIRST_SYNC_WAIT_MS = 10_000;
-const resourceModelsOf = (cluster: StoredObject) => (cluster.spec as ClusterSpec | undefined)?.resourceModels;
+/** What the member-agent reads of a Cluster: its resource models and, for a simulated one, its simulation. */
+export interface MemberClusterView {
+  resourceModels?: ResourceModel[];
+  simulation?: unknown;
+}
+
+/** The member-agent's projection of the Clusters' shared informer (the kube driver's and the simulated fleet's). */
+export const MEMBER_CLUSTER_VIEW = Object.freeze({
+  name: 'memberClusterView',
+  project: (cluster: StoredObject): MemberClusterView => {
+    const spec = cluster.spec as (ClusterSpec & { simulation?: unknown }) | undefined;
+    return {
+      ...(spec?.resourceModels ? { resourceModels: spec.resourceModels } : {}),
+      ...(spec?.simulation !== undefined ? { simulation: spec.simulation } : {}),
+    };
+  },
+});
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
 
 /**
@@ -172,7 +199,7 @@ export class KubeDriver {
   private readonly bindings: Array<Informer<StoredObject>>;
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
   /** The Clusters' resource models (`spec.resourceModels`): this cluster's grade its nodes in the status. */
-  private readonly clusterModels: Informer<ResourceModel[] | undefined>;
+  private readonly clusterModels: Informer<MemberClusterView>;
   /** The template informers followed so far, by kind, with their subscriptions. */
   private readonly templates = new Map<string, { informer: Informer<StoredObject>; unsubscribe(): void }>();
   private readonly controller: Controller;
@@ -234,7 +261,7 @@ export class KubeDriver {
     this.leases = new ClusterLeases({
       bus: opts.bus,
       clock: opts.clock,
-      driver: 'kube',
+      driver: opts.leaseDriver ?? 'kube',
       renewIntervalMs: opts.leaseRenewMs,
     });
     this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
@@ -244,13 +271,19 @@ export class KubeDriver {
       this.informers.objects(kind, { name: 'withoutPlacement', project: withoutPlacement }),
     );
     for (const kind of ['Cluster', ...BINDING_KINDS]) this.statuses.set(kind, this.informers.status(kind));
-    this.clusterModels = this.informers.objects('Cluster', { name: 'resourceModels', project: resourceModelsOf });
+    this.clusterModels = this.informers.objects('Cluster', MEMBER_CLUSTER_VIEW);
     const clusterStatus = this.statuses.get('Cluster')!;
     const backoff = opts.backoff ?? KUBE_DRIVER_DEFAULTS.backoff;
     this.controller = defineController({
       name: KUBE_MEMBER_CONTROLLER,
       watches: [
-        { source: this.clusterModels, onChange: (_e, c) => c.enqueue(this.key) },
+        // Its own Cluster only: in a process serving many clusters, another's change is not this one's business.
+        {
+          source: this.clusterModels,
+          onChange: (e, c) => {
+            if (e.key === this.key) c.enqueue(this.key);
+          },
+        },
         ...this.bindings.map((source) => ({ source, onChange: () => this.kick() })),
         // Read for what was reported already (after a restart); only the Cluster's own status asks for a pass.
         ...BINDING_KINDS.map((kind) => ({ source: this.statuses.get(kind)!, onChange: () => undefined })),
@@ -284,9 +317,13 @@ export class KubeDriver {
     return this.writer.sent;
   }
 
+  /** This cluster on /metrics (ClusterMetrics), while the driver runs. */
+  private readonly reported = (): Iterable<[string, ClusterStatusPatch]> =>
+    this.lastPatch ? [[this.cluster, this.lastPatch]] : [];
+
   /** Probes, fills the caches and reconciles once, then follows changes until `stop`. */
   async start(): Promise<void> {
-    this.metrics.report(() => (this.lastPatch ? [[this.cluster, this.lastPatch]] : []));
+    this.metrics.report(this.reported);
     await this.probe();
     await this.controller.start();
     await this.firstPass;
@@ -295,14 +332,14 @@ export class KubeDriver {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.metrics.forget();
+    this.metrics.forget(this.reported);
     if (this.probeTimer) clearTimeout(this.probeTimer);
     await this.probing?.catch(() => undefined);
     await this.controller.stop();
     for (const t of this.templates.values()) t.unsubscribe();
     this.templates.clear();
     await Promise.all([this.nodes, this.pods, this.namespaces, ...this.managed.values()].map((i) => i?.stop()));
-    this.opts.usageGauge?.update([]);
+    this.opts.usageGauge?.update([], this.cluster);
   }
 
   /** Runs one reconcile now (after any running one) and waits for it. */
@@ -537,7 +574,8 @@ export class KubeDriver {
         pods: this.pods,
         hpas: this.managed.get(HPA_KIND),
         models: effectiveResourceModels({
-          resourceModels: this.clusterModels.get({ kind: 'Cluster', namespace: '', name: this.cluster }),
+          resourceModels: this.clusterModels.get({ kind: 'Cluster', namespace: '', name: this.cluster })
+            ?.resourceModels,
         }),
       });
     }
@@ -571,14 +609,16 @@ export class KubeDriver {
       );
     }
     this.book.forgetGone(owned, present);
-    await publishReports({ bus: this.opts.bus, reports, stopped: () => this.stopped });
+    const stopped = () => this.stopped;
+    if (this.opts.publish) await this.opts.publish(reports, stopped);
+    else await publishReports({ bus: this.opts.bus, reports, stopped });
     if (this.stopped) return;
     this.posted = true;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
     // Not ready: what was written is deleted, as a lost cluster's usage is not known.
     await this.usageWriter.publish(bindingUsage);
     if (ready.ready === true) {
-      this.opts.usageGauge?.update(usage);
+      this.opts.usageGauge?.update(usage, this.cluster);
       await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
     }
     // 6. What the member cluster refused is in the bindings' status; the kit retries it and records the events.

@@ -269,14 +269,22 @@ describe('planApply', () => {
       selector: {},
       replicas: 2,
     });
-    const update = planApply(
-      [owned],
-      observed({ ref: web.ref, binding: 'ResourceBinding/shop/web-deployment', appliedHash: 'h1', replicas: 7 }),
-    );
-    expect(update.actions[0]!.type === 'apply' && update.actions[0]!.manifest.spec).toEqual({
-      selector: {},
-      replicas: 7,
-    });
+    // what the cluster has: the HPA's replicas, and the assignment marked at the last apply
+    const had = (replicas: number, assignedReplicas: number) =>
+      observed({
+        ref: web.ref,
+        binding: 'ResourceBinding/shop/web-deployment',
+        appliedHash: 'h1',
+        replicas,
+        assignedReplicas,
+      });
+    const specOf = (plan: ReturnType<typeof planApply>) =>
+      plan.actions[0]!.type === 'apply' ? plan.actions[0]!.manifest.spec : undefined;
+    expect(specOf(planApply([owned], had(7, 2)))).toEqual({ selector: {}, replicas: 7 });
+    // the binding assigns 0 where it assigned 2 (a FederatedHPA scaling the cluster to zero): 0 is written, over
+    // the HPA's 7; and a workload at 0 is brought back to what the binding assigns again
+    expect(specOf(planApply([{ ...owned, replicas: 0 }], had(7, 2)))).toEqual({ selector: {}, replicas: 0 });
+    expect(specOf(planApply([owned], had(0, 0)))).toEqual({ selector: {}, replicas: 2 });
     // the HPA changing replicas changes nothing Flotilla compares: no write
     expect(
       planApply(

@@ -18,6 +18,12 @@ export const MemberMarks = {
   binding: 'flotilla.io/binding',
   /** Annotation: a hash of what was last applied, so an unchanged object is not applied again. */
   appliedHash: 'flotilla.io/applied-hash',
+  /**
+   * Annotation on a workload whose replicas a member HPA owns: the replicas the binding assigned when it was last
+   * applied. The HPA's replicas stand, unless the assignment changes to 0 or from 0 (a FederatedHPA scaling a
+   * cluster to zero and back, which the member HPA cannot do).
+   */
+  assignedReplicas: 'flotilla.io/assigned-replicas',
 } as const;
 
 /** A member-cluster object by address. `namespace` is empty for cluster-scoped kinds. */
@@ -126,6 +132,17 @@ export function withoutReplicas(manifest: Manifest): Manifest {
   return { ...manifest, spec: rest };
 }
 
+/** The assignment, marked on a workload whose replicas a member HPA owns (MemberMarks.assignedReplicas). */
+function withAssignedReplicas(manifest: Manifest, replicas: number): Manifest {
+  return {
+    ...manifest,
+    metadata: {
+      ...manifest.metadata,
+      annotations: { ...(manifest.metadata.annotations ?? {}), [MemberMarks.assignedReplicas]: String(replicas) },
+    },
+  };
+}
+
 function hasReplicas(template: StoredObject): boolean {
   const spec = template.spec as Record<string, unknown> | undefined;
   return spec !== undefined && typeof spec === 'object' && 'replicas' in spec;
@@ -210,7 +227,7 @@ export function desiredMemberObjects(input: DesiredInput): DesiredState {
         (h) => h.namespace === namespace && h.kind === template.kind && h.name === template.metadata.name,
       );
     const full = memberManifest(template, binding, replicas);
-    const manifest = hpaOwnsReplicas ? withoutReplicas(full) : full;
+    const manifest = hpaOwnsReplicas ? withAssignedReplicas(withoutReplicas(full), replicas) : full;
     const podTemplate = podTemplateOf(template);
     if (namespace) namespaces.add(namespace);
     objects.push({
@@ -234,6 +251,8 @@ export interface ObservedObject {
   appliedHash?: string;
   /** `spec.replicas` as the cluster has it now. */
   replicas?: number;
+  /** MemberMarks.assignedReplicas: the assignment when Flotilla last applied a workload a member HPA scales. */
+  assignedReplicas?: number;
   /** Being deleted (a delete was issued and finalizers run). */
   deleting?: boolean;
 }
@@ -297,8 +316,13 @@ export function planApply(
     if (have && !have.deleting && have.appliedHash === d.hash) continue;
     let manifest = stamped(d.manifest, d.hash);
     if (d.hpaOwnsReplicas) {
-      // First creation starts at the assignment; after that the HPA's replicas are kept as the cluster has them.
-      const replicas = have?.replicas ?? d.replicas;
+      // First creation starts at the assignment; after that the HPA's replicas are kept as the cluster has them,
+      // except when the binding assigns 0 or brings a workload at 0 back (a FederatedHPA scaling a cluster to and
+      // from zero): a member HPA cannot, since Kubernetes disables scaling at 0 replicas. The object's mark says
+      // what the binding assigned at the last apply.
+      const reassigned = have?.assignedReplicas !== undefined && have.assignedReplicas !== d.replicas;
+      const toOrFromZero = d.replicas === 0 || have?.replicas === 0;
+      const replicas = have?.replicas !== undefined && !(reassigned && toOrFromZero) ? have.replicas : d.replicas;
       if (replicas !== undefined)
         manifest = { ...manifest, spec: { ...((manifest.spec as Record<string, unknown>) ?? {}), replicas } };
     }

@@ -207,6 +207,8 @@ export function memberObjectView(k: KindRef, raw: RawObject): MemberObjectView {
   view.binding = binding;
   const hash = md.annotations?.[MemberMarks.appliedHash];
   if (hash) view.appliedHash = hash;
+  const assigned = md.annotations?.[MemberMarks.assignedReplicas];
+  if (assigned !== undefined && Number.isInteger(Number(assigned))) view.assignedReplicas = Number(assigned);
   if (md.deletionTimestamp) view.deleting = true;
   if (md.generation !== undefined) view.generation = md.generation;
   const spec = (raw.spec ?? {}) as {
