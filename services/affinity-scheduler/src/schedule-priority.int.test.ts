@@ -98,6 +98,7 @@ describe('schedulePriority', () => {
       store,
       publish: (e) => publishEvent(bus, e),
       logger: silent,
+      failoverGraceMs: 30_000,
       resyncMs: 60_000,
     });
     await controller.start();

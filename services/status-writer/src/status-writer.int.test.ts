@@ -118,13 +118,19 @@ describe('status writer, the events of an object folded together', () => {
       for (const d of logAlone) await writerAlone.handle(d);
 
       let statusWrites = 0;
-      const sub = together.nc.subscribe(`$KV.${together.names.statusBucket}.>`, { callback: () => statusWrites++ });
+      const sub = together.nc.subscribe(`$KV.${together.names.statusBucket}.>`, {
+        callback: () => {
+          statusWrites++;
+        },
+      });
       const writerTogether = new StatusWriter(
         new StatusStore(together),
         new KubeEventStore(together),
         defaultReducers(),
       );
-      const byObject = Map.groupBy(logTogether, (d) => d.event.flotillaname);
+      const byObject = new Map<string, DeliveredEvent[]>();
+      for (const d of logTogether)
+        byObject.set(d.event.flotillaname, [...(byObject.get(d.event.flotillaname) ?? []), d]);
       for (const ds of byObject.values()) await writerTogether.handleMany(ds);
       // a redelivery of the whole batch changes nothing and writes nothing
       for (const ds of byObject.values()) await writerTogether.handleMany(ds);
