@@ -1,7 +1,7 @@
 import { DEFAULT_SHARES_POLL_MS, MIN_ACTIVE_LEASE_MS } from '@flotilla/controller';
 import { baseConfigSchema, envEnum, envInt } from '@flotilla/runtime';
 import { DEFAULT_FAILOVER_GRACE_MS } from '@flotilla/scheduling';
-import { DEFAULT_CLUSTER_MONITOR_GRACE_MS } from './cluster-health.js';
+import { DEFAULT_CLUSTER_MONITOR_GRACE_MS } from './cluster-health/decide.js';
 import { DEFAULT_SCHEDULER_CONCURRENCY } from './controller.js';
 
 /** The affinity scheduler's environment: the base variables plus failover, resync and replicas (docs/configuration.md). */

@@ -1,14 +1,6 @@
 import { Controllers } from '@flotilla/catalogue';
 import { FederatedHpaAnnotations, listKinds, type ClusterLease, type StatusOfKind } from '@flotilla/api';
-import {
-  cloudEvent,
-  EventTypes,
-  getJson,
-  isAlreadyExists,
-  objectDeletedEvent,
-  type Bus,
-  type CloudEvent,
-} from '@flotilla/bus';
+import { isAlreadyExists, objectDeletedEvent, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
   defineController,
   type Controller,
@@ -54,11 +46,13 @@ import {
   type StatusRecord,
   type StoredObject,
 } from '@flotilla/store';
-import { decideClusterHealth, DEFAULT_CLUSTER_MONITOR_GRACE_MS, type ClusterHealthProbe } from './cluster-health.js';
+import { clusterHealthController } from './cluster-health/controller.js';
+import { DEFAULT_CLUSTER_MONITOR_GRACE_MS } from './cluster-health/decide.js';
+import { clusterTaintsController } from './cluster-taints/controller.js';
+import type { SchedulerKit } from './kit.js';
 import { decisionEvent, EVENT_SOURCE } from './decision-event.js';
 import { federatedHpaHandOff, handOverDecision, type HandOff } from './federated-hpa-handoff.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
-import { decideTaints } from './taints.js';
 import {
   bindingStatusProjection,
   clusterSchedulingSignature,
@@ -134,9 +128,7 @@ export class AffinitySchedulerController {
   private readonly clusterStatus: Informer<StatusRecord<StatusOfKind<'Cluster'>>>;
   private readonly clusterLeases: Informer<ClusterLease>;
   /** The cluster-health controller's memory of each cluster's last renewal; a new leader starts without it. */
-  private readonly healthProbes = new Map<string, ClusterHealthProbe>();
   /** Leases read from the bucket before an expiry, newer than the watched cache then (see checkHealth). */
-  private readonly leasesRead = new Map<string, ClusterLease>();
   private readonly clusterMonitorGraceMs: number;
   private readonly bindings = new Map<string, Informer<CachedBinding>>();
   private readonly bindingStatus = new Map<string, Informer<BindingStatusView>>();
@@ -177,9 +169,9 @@ export class AffinitySchedulerController {
     this.now = o.now ?? (() => new Date());
     this.owns = o.owns ?? (() => true);
     // Every reconciler skips what another replica owns; the informers still hold everything (capacity, assumed usage).
-    const owned =
-      <A extends unknown[], R>(reconcile: (key: string, ...rest: A) => Promise<R>) =>
-      (key: string, ...rest: A): Promise<R | undefined> =>
+    const owned: SchedulerKit['owned'] =
+      (reconcile) =>
+      (key, ...rest) =>
         this.owns(key) ? reconcile(key, ...rest) : Promise.resolve(undefined);
     this.clusterMonitorGraceMs = o.clusterMonitorGraceMs ?? DEFAULT_CLUSTER_MONITOR_GRACE_MS;
     if (!Number.isInteger(this.clusterMonitorGraceMs) || this.clusterMonitorGraceMs <= 0)
@@ -192,6 +184,7 @@ export class AffinitySchedulerController {
       registry: o.registry,
       failureEvents: { publish: o.publish, objectOf: refFromKey },
     };
+    const schedulerKit: SchedulerKit = { controller: kit, logger: o.logger, now: this.now, owned };
     const templateKinds = listKinds()
       .filter((k) => !k.strict)
       .map((k) => k.kind);
@@ -278,21 +271,22 @@ export class AffinitySchedulerController {
       concurrency,
     });
 
-    // 3. cluster taints: every change of a cluster or its status is its own key.
-    this.clusterTaints = defineController({
-      ...kit,
-      name: Controllers.clusterTaints,
-      watches: [{ source: this.clusters }, { source: this.clusterStatus }],
-      reconcile: owned((k) => this.taint(k)),
+    // 3. cluster taints (cluster-taints/) and 4. cluster health (cluster-health/): controllers of their own.
+    this.clusterTaints = clusterTaintsController({
+      kit: schedulerKit,
+      store: o.store,
+      clusters: this.clusters,
+      clusterStatus: this.clusterStatus,
+      failoverGraceMs: o.failoverGraceMs,
     });
-
-    // 4. cluster health: a cluster, its status or its lease changed; between renewals it looks again when the grace
-    // period would run out.
-    this.clusterHealth = defineController({
-      ...kit,
-      name: Controllers.clusterHealth,
-      watches: [{ source: this.clusters }, { source: this.clusterStatus }, { source: this.clusterLeases }],
-      reconcile: owned((k) => this.checkHealth(k)),
+    this.clusterHealth = clusterHealthController({
+      kit: schedulerKit,
+      bus: o.bus,
+      publish: o.publish,
+      clusters: this.clusters,
+      clusterStatus: this.clusterStatus,
+      clusterLeases: this.clusterLeases,
+      clusterMonitorGraceMs: this.clusterMonitorGraceMs,
     });
   }
 
@@ -687,98 +681,6 @@ export class AffinitySchedulerController {
       await this.applyDecision(ref, cached, binding, handOverDecision(binding), now);
     if (handOff.recheckAfterMs !== undefined) return { requeueAfterMs: handOff.recheckAfterMs + 50 };
   }
-
-  // 3. failover taints
-  private async taint(key: string): Promise<ReconcileResult> {
-    const ref = refFromKey(key);
-    const obj = this.clusters.get(ref);
-    if (!obj) return;
-    const d = decideTaints(withStatus(obj, key, this.clusterStatus), this.now(), this.o.failoverGraceMs);
-    if (d.taints) {
-      const taints = d.taints;
-      await this.o.store.update(ref, (cur) => {
-        const spec = { ...(cur.spec as Record<string, unknown>) };
-        if (taints.length) spec.taints = taints;
-        else delete spec.taints;
-        return { ...cur, spec };
-      });
-      this.o.logger.info({ cluster: ref.name, taints }, 'cluster taints updated');
-    }
-    if (d.recheckAfterMs !== undefined) return { requeueAfterMs: d.recheckAfterMs + 50 };
-  }
-
-  // 4. cluster health (Karmada's cluster controller)
-  private async checkHealth(key: string): Promise<ReconcileResult> {
-    const ref = refFromKey(key);
-    if (!this.clusters.get(ref)) {
-      this.healthProbes.delete(key);
-      this.leasesRead.delete(key);
-      return;
-    }
-    const status = this.clusterStatus.cache.get(key);
-    const conditions = status?.value.status?.conditions;
-    const ready = conditions?.find((c) => c.type === 'Ready');
-    const decide = (lease: ClusterLease | undefined) =>
-      decideClusterHealth({
-        lease,
-        ready,
-        probe: this.healthProbes.get(key),
-        nowMs: this.now().getTime(),
-        graceMs: this.clusterMonitorGraceMs,
-      });
-    let lease = laterLease(this.clusterLeases.cache.get(key)?.value, this.leasesRead.get(key));
-    let d = decide(lease);
-    if (d.expire) {
-      // Expiry is decided on the watched cache; a watch that lags (its consumer moved off a killed NATS node) must
-      // not fail clusters whose agents renew. So the bucket is read before any expiry, and a lease that cannot be
-      // read expires nothing: the reconcile fails and is retried.
-      const stored = (await getJson<ClusterLease>(this.o.bus.leases, key))?.value;
-      if (stored && laterLease(lease, stored) !== lease) {
-        this.o.logger.warn(
-          { cluster: ref.name, watched: lease?.renewTime ?? null, stored: stored.renewTime },
-          'the lease watch lags behind the bucket; the stored renewal is the heartbeat',
-        );
-        this.leasesRead.set(key, stored);
-        lease = stored;
-        d = decide(lease);
-      }
-    }
-    this.healthProbes.set(key, d.probe);
-    if (d.expire) {
-      const silentFor = `${Math.round(this.clusterMonitorGraceMs / 1000)}s`;
-      await this.o.publish(
-        cloudEvent({
-          // One expiry per renewal seen and stored status: a repeat of this decision is the same message.
-          id: `${key}/${EventTypes.ClusterStatusExpired}/${d.probe.renewTime ?? 'none'}/${status?.revision ?? 0}`,
-          source: EVENT_SOURCE,
-          type: EventTypes.ClusterStatusExpired,
-          kind: 'Cluster',
-          name: ref.name,
-          time: this.now(),
-          data: {
-            statusPatch: { conditions: [d.expire] },
-            lease: lease ?? null,
-            kubeEvent: {
-              type: 'Warning',
-              reason: d.expire.reason,
-              message: `cluster ${ref.name}: ${d.expire.message} (no lease renewal seen for ${silentFor})`,
-            },
-          },
-        }),
-      );
-      this.o.logger.info(
-        { cluster: ref.name, reason: d.expire.reason, lease: lease ?? null },
-        'cluster status expired; Ready set to Unknown',
-      );
-    }
-    if (d.recheckAfterMs !== undefined) return { requeueAfterMs: d.recheckAfterMs + 50 };
-  }
-}
-
-/** The lease renewed last of two views of one cluster's lease (renew times are ISO timestamps of one format). */
-function laterLease(a: ClusterLease | undefined, b: ClusterLease | undefined): ClusterLease | undefined {
-  if (!a || !b) return a ?? b;
-  return b.renewTime > a.renewTime ? b : a;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster, Taint } from '@flotilla/scheduling';
-import { decideTaints, NOT_READY_TAINT, UNREACHABLE_TAINT } from './taints.js';
+import { decideTaints, NOT_READY_TAINT, UNREACHABLE_TAINT } from './decide.js';
 
 const now = new Date('2026-01-01T00:10:00Z');
 const cluster = (status: string | undefined, since = '2026-01-01T00:00:00Z', taints: Taint[] = []): Cluster => ({

@@ -4,7 +4,7 @@ import { testBus } from '@flotilla/bus/testing';
 import { ObjectStore, StatusStore, type StoredObject } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AffinitySchedulerController } from './controller.js';
+import { AffinitySchedulerController } from '../controller.js';
 
 const GRACE_MS = 1500;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };

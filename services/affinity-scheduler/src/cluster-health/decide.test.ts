@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideClusterHealth, type ClusterHealthInput } from './cluster-health.js';
+import { decideClusterHealth, type ClusterHealthInput } from './decide.js';
 
 const GRACE = 40_000;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
