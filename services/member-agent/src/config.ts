@@ -6,6 +6,7 @@ import { DEFAULT_METRICS_MAX_AGE_MS } from '@flotilla/metric-history';
 
 export const MEMBER_DRIVERS = ['sim', 'kube'] as const;
 export type MemberDriverName = (typeof MEMBER_DRIVERS)[number];
+export const SIM_EXECUTIONS = ['tick', 'kube'] as const;
 
 /** member-agent's environment: the base variables plus the driver and its knobs. */
 export const memberAgentConfigSchema = baseConfigSchema
@@ -18,7 +19,13 @@ export const memberAgentConfigSchema = baseConfigSchema
      * also no more often than KUBE_POLL_MS.
      */
     CLUSTER_LEASE_RENEW_MS: envInt({ default: DEFAULT_CLUSTER_LEASE_RENEW_MS, min: 10 }),
-    /** How often simulated clusters advance and report. */
+    /**
+     * How simulated clusters run: `tick` (the simulated agent's own loop) or `kube` (each one an in-memory member
+     * cluster behind the kube driver, as real ones: docs/design/member-execution-path.md). `tick` stays the default
+     * until `kube` holds bench/scheduler-e2e's report counts at 20 clusters.
+     */
+    SIM_EXECUTION: envEnum(SIM_EXECUTIONS, 'tick'),
+    /** How often simulated clusters advance and report (with SIM_EXECUTION=kube: are probed and run their HPAs). */
     SIM_TICK_MS: envInt({ default: 1000, min: 10 }),
     /** The simulated HPA controllers' sync period (kube-controller-manager default: 15 s). */
     SIM_HPA_SYNC_MS: envInt({ default: 15_000, min: 10 }),

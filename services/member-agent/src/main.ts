@@ -3,6 +3,7 @@ import { runBusService } from '@flotilla/controller';
 import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
 import { systemClock } from '@flotilla/runtime';
 import { openInformers } from '@flotilla/store';
+import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
 import { SimulatedFleet } from './sim/simulated-fleet.js';
 import { WorkloadUsageGauge } from './usage-metrics.js';
@@ -74,23 +75,39 @@ await runBusService({
               source: config.KUBE_CLUSTER_NAME!,
             }),
           })
-        : new SimulatedFleet({
-            bus,
-            clock: systemClock,
-            logger,
-            informers,
-            registry,
-            readiness: gates,
-            tickMs: config.SIM_TICK_MS,
-            leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
-            hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
-            hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
-            reservedNamespaces: config.RESERVED_NAMESPACES,
-            usageGauge,
-            // Each simulated cluster records its part, as each real cluster's agent does.
-            usageRecorder: (cluster) =>
-              new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, { source: cluster }),
-          });
+        : config.SIM_EXECUTION === 'tick'
+          ? new SimAgent({
+              bus,
+              clock: systemClock,
+              logger,
+              registry,
+              tickMs: config.SIM_TICK_MS,
+              leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
+              sim: {
+                hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
+                hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
+                reservedNamespaces: config.RESERVED_NAMESPACES,
+              },
+              usageGauge,
+              usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
+            })
+          : new SimulatedFleet({
+              bus,
+              clock: systemClock,
+              logger,
+              informers,
+              registry,
+              readiness: gates,
+              tickMs: config.SIM_TICK_MS,
+              leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
+              hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
+              hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
+              reservedNamespaces: config.RESERVED_NAMESPACES,
+              usageGauge,
+              // Each simulated cluster records its part, as each real cluster's agent does.
+              usageRecorder: (cluster) =>
+                new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, { source: cluster }),
+            });
     await driver.start();
     return async () => {
       await driver.stop();

@@ -219,6 +219,8 @@ export class KubeDriver {
   private readyState: Readiness['ready'] = true;
   private version: string | undefined;
   private lastPatch: ClusterStatusPatch | undefined;
+  /** The bindings (by store key) that assigned this cluster at the last pass: their changes wake it. */
+  private assignedKeys = new Set<string>();
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
   private readonly writeErrors = new Map<string, FailedWrite>();
   private readonly writer: MemberWriter;
@@ -284,7 +286,14 @@ export class KubeDriver {
             if (e.key === this.key) c.enqueue(this.key);
           },
         },
-        ...this.bindings.map((source) => ({ source, onChange: () => this.kick() })),
+        // Only the bindings that assign this cluster now, or did at the last pass (one that left it is reported
+        // removed): in a process serving many clusters, a binding wakes its own clusters, not all of them.
+        ...this.bindings.map((source) => ({
+          source,
+          onChange: (e: { type: string; key: string; value?: unknown }) => {
+            if (this.assignedKeys.has(e.key) || (e.type === 'upsert' && assigns(e.value, this.cluster))) this.kick();
+          },
+        })),
         // Read for what was reported already (after a restart); only the Cluster's own status asks for a pass.
         ...BINDING_KINDS.map((kind) => ({ source: this.statuses.get(kind)!, onChange: () => undefined })),
         {
@@ -523,6 +532,7 @@ export class KubeDriver {
     const bindings = this.bindings.flatMap((i) => i.values());
     await this.followTemplates(bindings);
     const desired = desiredMemberObjects({ cluster: this.cluster, bindings, template: this.templateLookup });
+    this.assignedKeys = new Set([...desired.assigned.values()].map((a) => objectKey(a.binding)));
     const nowMs = this.opts.clock.now().getTime();
     // 2. Readiness.
     const ready = readiness(this.history, nowMs, this.opts);
@@ -651,6 +661,12 @@ export class KubeDriver {
     }
     this.podCpu = next;
   }
+}
+
+/** Whether a binding's `spec.clusters` names `cluster`. */
+function assigns(binding: unknown, cluster: string): boolean {
+  const targets = (binding as { spec?: { clusters?: unknown } } | undefined)?.spec?.clusters;
+  return Array.isArray(targets) && targets.some((t) => (t as { name?: unknown } | null)?.name === cluster);
 }
 
 const refOf = (b: StoredObject): BindingRef => ({

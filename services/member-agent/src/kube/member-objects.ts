@@ -172,13 +172,19 @@ export function desiredMemberObjects(input: DesiredInput): DesiredState {
   const namespaces = new Set<string>();
   const hpaTargets: HpaTarget[] = [];
   const pending: Array<{ b: StoredObject; template: StoredObject; replicas: number | undefined }> = [];
-  const sorted = [...input.bindings].sort((x, y) =>
-    formatBindingRef(bindingRefOf(x)).localeCompare(formatBindingRef(bindingRefOf(y))),
-  );
+  // Those that assign the cluster, then sorted: a process serving many clusters sorts each one's share only.
+  const targetOf = (b: StoredObject) => {
+    const clusters = (b.spec as Partial<ResourceBindingSpec> | undefined)?.clusters;
+    return (Array.isArray(clusters) ? clusters : []).find((t) => t?.name === input.cluster);
+  };
+  const sorted = input.bindings
+    .filter((b) => targetOf(b) !== undefined)
+    .map((b) => ({ b, key: formatBindingRef(bindingRefOf(b)) }))
+    .sort((x, y) => x.key.localeCompare(y.key))
+    .map(({ b }) => b);
   for (const b of sorted) {
     const spec = (b.spec ?? {}) as Partial<ResourceBindingSpec>;
-    const target = (Array.isArray(spec.clusters) ? spec.clusters : []).find((t) => t?.name === input.cluster);
-    if (!target) continue;
+    const target = targetOf(b)!;
     const binding = bindingRefOf(b);
     const key = formatBindingRef(binding);
     const res = spec.resource;

@@ -95,12 +95,23 @@ export interface WorkloadObservations {
 export function observeWorkloads(o: WorkloadObservation): WorkloadObservations {
   const out: WorkloadObservations = { reports: new Map(), usage: [], cpuByBinding: new Map() };
   const byKey = new Map(o.desired.objects.map((d) => [memberKey(d.ref), d]));
-  const podsByNamespace = new Map<string, PodView[]>();
-  for (const p of o.pods) {
-    const list = podsByNamespace.get(p.namespace) ?? [];
-    list.push(p);
-    podsByNamespace.set(p.namespace, list);
-  }
+  // Pods by namespace and label: a workload's candidates are the pods with its selector's first label, not every pod
+  // of its namespace (a namespace of a thousand workloads would cost a million label checks a pass).
+  const podsByLabel = new Map<string, PodView[]>();
+  for (const p of o.pods)
+    for (const [k, v] of Object.entries(p.labels)) {
+      const key = `${p.namespace}\n${k}=${v}`;
+      const list = podsByLabel.get(key);
+      if (list) list.push(p);
+      else podsByLabel.set(key, [p]);
+    }
+  const podsOf = (namespace: string, selector: Record<string, string> | undefined) => {
+    const first = selector ? Object.entries(selector)[0] : undefined;
+    if (!first) return [];
+    return (podsByLabel.get(`${namespace}\n${first[0]}=${first[1]}`) ?? []).filter((p) =>
+      selectorMatches(selector, p.labels),
+    );
+  };
   const hpas = [...(o.managed.get(HPA_KIND)?.cache.values() ?? [])].filter((h) => h.binding !== undefined && h.hpa);
   for (const [key, a] of o.desired.assigned) {
     if (a.problem || !a.ref) {
@@ -124,7 +135,7 @@ export function observeWorkloads(o: WorkloadObservation): WorkloadObservations {
       out.reports.set(key, plainObjectReport());
       continue;
     }
-    const pods = (podsByNamespace.get(ref.namespace) ?? []).filter((p) => selectorMatches(view.selector, p.labels));
+    const pods = podsOf(ref.namespace, view.selector);
     const request = d.podTemplate ? podRequest({ spec: d.podTemplate } as KubePod).cpuMilli : 0;
     const hpa = hpas.find(
       (h) => h.ref.namespace === ref.namespace && h.hpa!.target?.kind === ref.kind && h.hpa!.target?.name === ref.name,
