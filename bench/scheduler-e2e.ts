@@ -19,6 +19,7 @@ import {
   benchDeployment,
   boundedRun,
   cpuOfPidSeconds,
+  eventLoopDelayOf,
   fmt,
   heapOfServiceMb,
   latencySummary,
@@ -306,6 +307,9 @@ try {
   const machineBefore = machineCpuSeconds();
   const burstWrites = new BurstWrites(bus);
   const trafficBefore = await natsTrafficOf(bus.names.prefix);
+  // Starts each service's event-loop delay window (a scrape resets it).
+  const portOf = (name: string) => s.suite.processes.find((p) => p.name === name)?.httpPort;
+  await Promise.all(services.map((name) => eventLoopDelayOf(portOf(name))));
   await bus.nc.flush();
   const t0 = performance.now();
   await boundedRun(BINDINGS, IN_FLIGHT, (i) => apply(`burst-${i}`, i));
@@ -317,6 +321,9 @@ try {
     TIMEOUT_MS,
   );
   const burstWallS = (tracker.lastEventAt - t0) / 1000;
+  const loopDelays = await Promise.all(services.map((name) => eventLoopDelayOf(portOf(name))));
+  const loopMax = Math.max(...loopDelays.map((d) => d.max));
+  const loopDelay = `${services.map((name, i) => `${name} ${fmt(loopDelays[i]!.p99)} / ${fmt(loopDelays[i]!.max)}`).join(', ')} ms  (target max <= 1,000 ms: ${loopMax <= 1000 ? 'met' : 'missed'})`;
   const e2eRate = BINDINGS / burstWallS;
   const machine = machineCpuSeconds();
   const servicesCpu = services.map((name, i) => cpuOfPidSeconds(pidOf(name)) - (cpuBefore[i] as number));
@@ -404,6 +411,7 @@ try {
         `${burstCpu} (user + system, first apply to all scheduled; ${fmt(burstWallS)} s wall on ${os.availableParallelism()} cores)`,
       ],
       ['burst apply-to-BindingScheduled', latencySummary(tracker.samples.get('burst') ?? [])],
+      ['event-loop delay p99 / max', `${loopDelay}, first apply to all scheduled`],
       [
         'stream writes per binding',
         `${writes.total.toFixed(2)} (${writes.byStream}; every write naming a burst object, until they settled)`,

@@ -364,3 +364,17 @@ export function trafficSince(
   }
   return out;
 }
+
+/**
+ * A service's event-loop delay since the last reading (prom-client's default metrics reset their histogram at each
+ * scrape): p99 and max in milliseconds. Read once before a phase to start the window, then after it.
+ */
+export async function eventLoopDelayOf(httpPort: number | undefined): Promise<{ p99: number; max: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return {
+    p99: value('nodejs_eventloop_lag_p99_seconds') * 1000,
+    max: value('nodejs_eventloop_lag_max_seconds') * 1000,
+  };
+}
