@@ -10,6 +10,7 @@
 //    front door sees its status. Target: kubectl >= 50 % of flotilla apply's rate. Beside the figures: the CPU
 //    seconds each process used in each part (procfs; kubectl's sampled every 250 ms), what the bridge wrote and
 //    reconciled, and the gateway's spec reads and requests, to tell where an object's cost goes.
+//    The webhook is the gateway's webhook thread (GATEWAY_WEBHOOK_PORT); BENCH_WEBHOOK_ON_API_PORT=1 calls the API port.
 // 2. resident memory of the kube-bridge process mirroring BENCH_KUBE_BRIDGE_MIRRORED (10,000) CronFederatedHPAs,
 //    beside its idle floor (the process leading, nothing to mirror), and after a restart (the initial lists of both
 //    sides are the peak a new leader must fit in). Target: <= 150 MB.
@@ -59,6 +60,11 @@ const PARTS = new Set((process.env.BENCH_KUBE_BRIDGE_PARTS ?? 'apply,memory').sp
 const TARGET_MB = 150;
 /** `BENCH_KUBECTL_SERVER_SIDE=1`: `kubectl apply --server-side` (one request per object, no GET first). */
 const KUBECTL_APPLY_FLAGS = process.env.BENCH_KUBECTL_SERVER_SIDE === '1' ? ['--server-side'] : [];
+/**
+ * `BENCH_WEBHOOK_ON_API_PORT=1`: the API server calls /validate on the gateway's API port, answered on its event loop,
+ * as before GATEWAY_WEBHOOK_PORT (the default: the webhook thread's own port).
+ */
+const WEBHOOK_ON_API_PORT = process.env.BENCH_WEBHOOK_ON_API_PORT === '1';
 const MAX_CLI_RUNS = 5;
 const CRDS = join(ROOT, 'deploy', 'crds');
 
@@ -153,6 +159,7 @@ async function applyPart(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'flotilla-bench-bridge-'));
   const pki = await webhookPki(dir, join(ROOT, 'deploy'));
   const gatewayPort = await freeTcpPort();
+  const webhookPort = WEBHOOK_ON_API_PORT ? gatewayPort : await freeTcpPort();
   const cluster = await hostCluster('bench-bridge-apply', [
     `--admission-control-config-file=${pki.admissionConfigPath}`,
   ]);
@@ -160,12 +167,17 @@ async function applyPart(): Promise<void> {
     const s = await startSuite(
       ['gateway', 'cron-scheduler', 'status-writer', 'kube-bridge'],
       { LOG_LEVEL: 'warn', LEADER_LEASE_MS: '10000', KUBE_BRIDGE_KUBECONFIG: cluster.kubeconfigPath },
-      { gateway: pki.gatewayEnv(gatewayPort) },
+      {
+        gateway: {
+          ...pki.gatewayEnv(gatewayPort),
+          ...(WEBHOOK_ON_API_PORT ? {} : { GATEWAY_WEBHOOK_PORT: String(webhookPort) }),
+        },
+      },
     );
     const bus = await connectBus({ url: NATS_URL, prefix: s.env.FLOTILLA_PREFIX, name: 'bench-kube-bridge' });
     try {
       const kubectl = (args: string[], input?: string) => cluster.kubectl(args, input === undefined ? {} : { input });
-      const registered = await kubectl(['apply', '-f', '-'], pki.webhookOnLoopback(gatewayPort));
+      const registered = await kubectl(['apply', '-f', '-'], pki.webhookOnLoopback(webhookPort));
       if (registered.code !== 0) throw new Error(`the webhook configuration: ${registered.stderr}`);
       // The API server picks the webhook up from its informer: probe with a refused dry run until it is called.
       const bad = { ...cronFhpa('default', 0), metadata: { name: 'bad', namespace: 'default' } };
@@ -284,6 +296,12 @@ async function applyPart(): Promise<void> {
             `${fmt(k.totalMs)} ms  (${fmt(k.rate)}/s; kubectl done after ${fmt(viaKubectl.cliMs)} ms, ${kubectlRuns} run(s))`,
           ],
           ['  latency to status on the host', latencySummary(k.latencies)],
+          [
+            '  webhook served by',
+            WEBHOOK_ON_API_PORT
+              ? "the API port, on the gateway's event loop"
+              : 'the webhook thread (GATEWAY_WEBHOOK_PORT)',
+          ],
           ['  webhook answers (gateway)', webhook.gateway],
           ['  webhook calls (API server)', webhook.apiServer],
           ['  gateway event-loop delay', webhook.gatewayLoop],

@@ -9,6 +9,12 @@ import { STREAM_DEFAULTS } from './dashboard.js';
 export const configSchema = baseConfigSchema.extend({
   /** The HTTP API (`POST /api/<op>`), the dashboard and the admission webhook (`POST /validate`). */
   GATEWAY_API_PORT: envPort(8081),
+  /**
+   * A port of the admission webhook's own (`POST /validate`, with the API port's TLS and callers' rules), answered by
+   * a thread that the gateway's other work cannot delay; point the ValidatingWebhookConfiguration at it. Unset, the
+   * webhook is served on GATEWAY_API_PORT alone (it stays there when this is set).
+   */
+  GATEWAY_WEBHOOK_PORT: envInt({ min: 0, max: 65535 }),
   /** Where the HTTP API listens; anywhere but loopback it needs GATEWAY_TOKENS_FILE (or GATEWAY_ALLOW_ANONYMOUS). */
   GATEWAY_API_HOST: envString({ default: '127.0.0.1' }),
   /**

@@ -1,7 +1,7 @@
 import { OPERATIONS, type ApiReply, type Operation } from '@flotilla/client';
 import { BadRequestError, toApiError } from './errors.js';
 import type { Caller, GatewayHandler } from './handler.js';
-import type { RequestMetrics } from './request-metrics.js';
+import type { AnswerMetrics } from './request-metrics.js';
 
 export interface DispatchLogger {
   error(obj: object, msg: string): void;
@@ -13,7 +13,7 @@ export async function dispatch(
   op: string,
   body: unknown,
   log: DispatchLogger,
-  metrics?: RequestMetrics,
+  metrics?: AnswerMetrics,
   caller?: Caller,
 ): Promise<ApiReply<unknown>> {
   const started = performance.now();

@@ -106,11 +106,20 @@ export class ReplayTooFarError extends Error {
   }
 }
 
+/** A review the webhook thread asked of the gateway's thread (webhook-thread.ts), which failed it with `body`. */
+export class RefusedReviewError extends Error {
+  constructor(readonly body: ApiErrorBody) {
+    super(body.message);
+    this.name = 'RefusedReviewError';
+  }
+}
+
 /** What a Timeout or ServiceUnavailable answer asks the caller to wait, as Kubernetes' API server asks. */
 export const RETRY_AFTER_SECONDS = 1;
 
 /** Maps a typed error to the reply a client sees; anything unexpected is Internal and logged by the caller. */
 export function toApiError(err: unknown): ApiErrorBody {
+  if (err instanceof RefusedReviewError) return err.body;
   if (err instanceof AdmissionError) return { reason: 'Invalid', message: err.message, causes: err.causes };
   if (err instanceof InvalidRequestError) return { reason: 'BadRequest', message: err.message, causes: err.causes };
   if (err instanceof StaleResourceVersionError || err instanceof ConflictError)

@@ -5,7 +5,6 @@ import {
   type FieldError,
   InvalidRequestError,
   isPlainObject,
-  kindOf,
   listKinds,
   MAX_OBJECT_BYTES,
   parseObjectQuery,
@@ -61,6 +60,7 @@ import {
 import type { Cluster, PropagationPolicy, ResourceBinding, ResourceTemplate } from '@flotilla/scheduling';
 import { TooLargeError } from './errors.js';
 import { decideReservedTemplate } from './reserved-template.js';
+import { admitForWebhook, reservedTemplateOf } from './webhook-admission.js';
 import {
   AUTOSCALER_KINDS,
   replicaOwnerConflict,
@@ -348,7 +348,7 @@ export class GatewayHandler {
     object: unknown,
     opts: { existing?: unknown; namespace?: string | undefined } = {},
   ): Promise<string[]> {
-    const template = this.reservedTemplate(object, opts.namespace);
+    const template = reservedTemplateOf(object, opts.namespace, this.reservedNamespaces);
     if (template) {
       const ns = template.metadata.namespace;
       const policies = (
@@ -362,32 +362,7 @@ export class GatewayHandler {
       if (decision.type === 'refuse') throw new AdmissionError(template.kind, template.metadata.name, [decision.cause]);
       return decision.type === 'warn' ? [decision.warning] : [];
     }
-    const admitted = admit(object, {
-      schedules: scheduleChecks,
-      reservedNamespaces: this.reservedNamespaces,
-      ...(isPlainObject(opts.existing) ? { existing: opts.existing as unknown as KubeObject } : {}),
-    });
-    return admissionWarnings(admitted);
-  }
-
-  /**
-   * `object` when it is a resource template (a registered kind Flotilla does not validate whole) in a reserved
-   * namespace (its own, else the request's), with that namespace filled in; undefined otherwise.
-   */
-  private reservedTemplate(object: unknown, requestNamespace: string | undefined): ResourceTemplate | undefined {
-    if (!isPlainObject(object) || !isPlainObject(object.metadata)) return undefined;
-    const { apiVersion, kind } = object;
-    if (typeof apiVersion !== 'string' || typeof kind !== 'string') return undefined;
-    let strict: boolean;
-    try {
-      strict = kindOf(apiVersion, kind).strict;
-    } catch {
-      return undefined; // an unknown kind is admission's to refuse
-    }
-    const own = object.metadata.namespace;
-    const namespace = typeof own === 'string' && own !== '' ? own : requestNamespace;
-    if (strict || !this.reservedNamespaces.has(namespace)) return undefined;
-    return { ...object, metadata: { ...object.metadata, namespace } } as unknown as ResourceTemplate;
+    return admitForWebhook(object, { existing: opts.existing, reservedNamespaces: this.reservedNamespaces });
   }
 
   async apply(req: ApplyRequest, caller: Caller = { via: 'nats' }): Promise<ApplyReply> {

@@ -20,7 +20,7 @@ import {
 import type { GatewayHandler } from './handler.js';
 import { type DashboardViews, sendDashboardFile } from './dashboard.js';
 import { DASHBOARD_PATH } from '@flotilla/dashboard';
-import { RequestMetrics, WEBHOOK_OPERATION } from './request-metrics.js';
+import { type AnswerMetrics, RequestMetrics, WEBHOOK_OPERATION } from './request-metrics.js';
 import { GracefulClose } from './graceful-close.js';
 import type { Registry } from 'prom-client';
 
@@ -60,7 +60,8 @@ export class InsecureBindError extends Error {
   }
 }
 
-export interface HttpApiOptions {
+/** Where the webhook listens and whom it answers: the API's own rules (serveHttpApi), or the webhook thread's. */
+export interface WebhookListenOptions {
   host: string;
   port: number;
   /** PEM; with `clientCa` the webhook takes only callers presenting a certificate that CA signed. */
@@ -69,11 +70,26 @@ export interface HttpApiOptions {
   tokens?: ApiTokens | undefined;
   /** Anonymous beyond loopback, for a container whose published port the host keeps on its own loopback. */
   allowAnonymous?: boolean | undefined;
+  /** Each caller's share of requests (CALLER_LIMIT_DEFAULTS for what is not given). */
+  limits?: Partial<CallerLimitsOptions> | undefined;
+}
+
+export interface HttpApiOptions extends WebhookListenOptions {
   registry?: Registry | undefined;
   /** The web dashboard's reads; without it `/dashboard/` is not served. */
   dashboard?: DashboardViews | undefined;
-  /** Each caller's share of requests (CALLER_LIMIT_DEFAULTS for what is not given). */
-  limits?: Partial<CallerLimitsOptions> | undefined;
+}
+
+/** An AdmissionReview's answer (review() with a judge, or the webhook thread's, which may ask the gateway's). */
+export type Reviewer = (body: unknown) => Promise<object>;
+
+/** What judges a review: the gateway's handler, or in the webhook thread admission alone. */
+export type WebhookJudge = Pick<GatewayHandler, 'webhookAdmit' | 'webhookPreviewWarnings'>;
+
+/** A server answering; `close` waits for the requests it is serving. */
+export interface Served {
+  port: number;
+  close(): Promise<void>;
 }
 
 /**
@@ -89,9 +105,30 @@ export async function serveHttpApi(
   handler: GatewayHandler,
   opts: HttpApiOptions,
   log: DispatchLogger,
-): Promise<{ port: number; close(): Promise<void> }> {
-  if (!opts.tokens && !opts.allowAnonymous && !isLoopback(opts.host)) throw new InsecureBindError(opts.host);
+): Promise<Served> {
   const metrics = opts.registry ? RequestMetrics.of(opts.registry) : undefined;
+  const reviewer: Reviewer = (body) => review(body, handler);
+  return listen(opts, (auth, req, res) => route({ handler, reviewer }, auth, req, res, log, metrics, opts.dashboard));
+}
+
+/**
+ * `POST /validate` alone (every other path is a 404), with serveHttpApi's TLS and callers' rules: what the webhook
+ * thread serves (webhook-thread.ts), so that no other work of the gateway's delays an answer.
+ */
+export function serveWebhookApi(
+  reviewer: Reviewer,
+  opts: WebhookListenOptions,
+  log: DispatchLogger,
+  metrics: AnswerMetrics,
+): Promise<Served> {
+  return listen(opts, (auth, req, res) => route({ reviewer }, auth, req, res, log, metrics, undefined));
+}
+
+async function listen(
+  opts: WebhookListenOptions,
+  serve: (auth: Auth, req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<Served> {
+  if (!opts.tokens && !opts.allowAnonymous && !isLoopback(opts.host)) throw new InsecureBindError(opts.host);
   const auth: Auth = {
     tokens: opts.tokens,
     webhookByCertificate: Boolean(opts.tls?.clientCa),
@@ -100,7 +137,7 @@ export async function serveHttpApi(
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     graceful.track(req, res);
-    void route(handler, auth, req, res, log, metrics, opts.dashboard);
+    void serve(auth, req, res);
   };
   // Kubernetes calls admission webhooks over HTTPS only: with a certificate the same routes are served over TLS.
   // The client certificate is asked for but not required at the handshake, so API clients may use tokens instead.
@@ -134,13 +171,19 @@ interface Auth {
   limits: CallerLimits;
 }
 
+/** What a server answers: the API's operations (without a handler, /validate alone) and the webhook's reviews. */
+interface Routes {
+  handler?: GatewayHandler;
+  reviewer: Reviewer;
+}
+
 async function route(
-  handler: GatewayHandler,
+  { handler, reviewer }: Routes,
   auth: Auth,
   req: IncomingMessage,
   res: ServerResponse,
   log: DispatchLogger,
-  metrics: RequestMetrics | undefined,
+  metrics: AnswerMetrics | undefined,
   dashboard: DashboardViews | undefined,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://gateway');
@@ -165,9 +208,9 @@ async function route(
     const op = /^\/api\/([a-z]+)$/.exec(url.pathname)?.[1];
     // Everything below is decided before the body is read: an unknown route, operation or caller, or a body that is
     // not JSON, cannot make the gateway buffer 4 MiB.
-    if (!webhook && op === undefined) throw new NoSuchPathError(url.pathname);
+    if (!webhook && (op === undefined || !handler)) throw new NoSuchPathError(url.pathname);
     const caller = op === undefined ? undefined : authorize(auth, req, op);
-    if (op !== undefined && !(OPERATIONS as readonly string[]).includes(op)) {
+    if (op !== undefined && handler && !(OPERATIONS as readonly string[]).includes(op)) {
       const reply = await dispatch(handler, op, undefined, log, metrics);
       return send(res, reply.ok ? 200 : STATUS_CODES[reply.error.reason], reply);
     }
@@ -175,8 +218,8 @@ async function route(
     // A preview carries objects as an apply does (a file of several documents), not a name to read.
     const carriesObjects = op === undefined || op === 'apply' || op === 'preview';
     const body = parseBody(await readBody(req, carriesObjects ? MAX_BODY_BYTES : READ_BODY_BYTES));
-    if (op === undefined) {
-      send(res, 200, await review(body, handler));
+    if (op === undefined || !handler) {
+      send(res, 200, await reviewer(body));
       return void answeredWebhook('Success');
     }
     const reply = await dispatch(handler, op, body, log, metrics, { name: caller, via: 'http' });
@@ -290,7 +333,7 @@ function authorizeWebhook(auth: Auth, req: IncomingMessage): void {
  * with the field-path message. The handler judges (GatewayHandler.webhookAdmit), with the gateway's configured
  * reserved namespaces and, for a template in one of them, the policies Flotilla holds.
  */
-export async function review(body: unknown, handler: GatewayHandler): Promise<object> {
+export async function review(body: unknown, handler: WebhookJudge): Promise<object> {
   const request = isPlainObject(body) ? body.request : undefined;
   if (!isPlainObject(request))
     throw new BadRequestError('request body must be an AdmissionReview with a "request" object');

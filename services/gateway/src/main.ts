@@ -1,21 +1,15 @@
 import type { ServiceName } from '@flotilla/catalogue';
 import { readFile } from 'node:fs/promises';
 import { runBusService } from '@flotilla/controller';
-import {
-  InformedSpecs,
-  Informers,
-  KubeEventStore,
-  ObjectStore,
-  replicaWriterSpecs,
-  SPEC_CATCH_UP_MS,
-} from '@flotilla/store';
+import { Informers, KubeEventStore, ObjectStore, replicaWriterSpecs } from '@flotilla/store';
 import { ApiTokens } from './api-tokens.js';
 import { configSchema } from './config.js';
 import { DashboardViews } from './dashboard.js';
 import { GatewayHandler } from './handler.js';
 import { serveHttpApi } from './http-api.js';
 import { serveNatsApi } from './nats-api.js';
-import { POLICY_KINDS, POLICY_SELECTOR_PROJECTION } from './reserved-template.js';
+import { serveWebhookThread } from './webhook-thread.js';
+import { policySelectorSpecs } from './reserved-template.js';
 import { jetStreamStorageUse, StoreHeadroom } from './store-headroom.js';
 
 const SERVICE: ServiceName = 'gateway';
@@ -44,16 +38,7 @@ await runBusService({
     });
     void specs.start();
     // The webhook's judgment of a template in a reserved namespace reads the policies that may select it, likewise.
-    const policies = new InformedSpecs({
-      bus,
-      informers,
-      store,
-      kinds: POLICY_KINDS,
-      projection: POLICY_SELECTOR_PROJECTION,
-      catchUpMs: SPEC_CATCH_UP_MS,
-      registry,
-      logger,
-    });
+    const policies = policySelectorSpecs({ bus, informers, store, registry, logger });
     void policies.start();
     const handler = new GatewayHandler({
       store,
@@ -85,7 +70,8 @@ await runBusService({
           }
         : undefined;
     const tokensFile = config.GATEWAY_TOKENS_FILE;
-    const tokens = tokensFile ? ApiTokens.parse(await readFile(tokensFile, 'utf8'), tokensFile) : undefined;
+    const tokensText = tokensFile ? await readFile(tokensFile, 'utf8') : undefined;
+    const tokens = tokensFile && tokensText !== undefined ? ApiTokens.parse(tokensText, tokensFile) : undefined;
     const dashboard = new DashboardViews({
       bus,
       store,
@@ -112,8 +98,40 @@ await runBusService({
       },
       logger,
     );
+    const webhook =
+      config.GATEWAY_WEBHOOK_PORT === undefined
+        ? undefined
+        : await serveWebhookThread(
+            handler,
+            {
+              host: config.GATEWAY_API_HOST,
+              port: config.GATEWAY_WEBHOOK_PORT,
+              tls,
+              tokens: tokensFile && tokensText !== undefined ? { text: tokensText, source: tokensFile } : undefined,
+              allowAnonymous: config.GATEWAY_ALLOW_ANONYMOUS,
+              limits: {
+                maxInFlight: config.GATEWAY_HTTP_MAX_IN_FLIGHT,
+                ratePerSecond: config.GATEWAY_HTTP_RATE,
+                burst: config.GATEWAY_HTTP_BURST,
+              },
+              reservedNamespaces: config.RESERVED_NAMESPACES,
+              registry,
+              // A webhook port no longer answered fails every write the API server admits: the gateway exits, to be
+              // restarted with it, rather than run on with that port dead.
+              onFailure: (err) => {
+                logger.fatal({ err }, 'the webhook thread ended');
+                process.exit(1);
+              },
+            },
+            logger,
+          );
     logger.info(
-      { apiPort: http.port, subjects: `${bus.names.apiRoot}.*`, apiTokens: tokens?.size ?? 0 },
+      {
+        apiPort: http.port,
+        webhookPort: webhook?.port,
+        subjects: `${bus.names.apiRoot}.*`,
+        apiTokens: tokens?.size ?? 0,
+      },
       'gateway serving',
     );
     return async () => {
@@ -121,6 +139,7 @@ await runBusService({
       // Open event streams first: the HTTP server waits for every open request before it closes.
       dashboard.stop();
       await http.close();
+      await webhook?.close();
       specs.stop();
       policies.stop();
     };

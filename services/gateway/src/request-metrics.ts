@@ -5,6 +5,9 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 /** The operation label of the admission webhook's answers (`POST /validate`). */
 export const WEBHOOK_OPERATION = 'validate';
 
+/** Where an answer is counted: RequestMetrics, or the webhook thread's messages to the registry's thread. */
+export type AnswerMetrics = Pick<RequestMetrics, 'answered'>;
+
 /**
  * The gateway's share of what Kubernetes' API server exports (apiserver_request_total and
  * apiserver_request_duration_seconds): requests by operation and outcome, the outcome being `Success` or the

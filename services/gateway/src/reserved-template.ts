@@ -1,6 +1,12 @@
 import type { FieldError, ReservedNamespaces } from '@flotilla/api';
 import { findMatchingPolicy, type PropagationPolicy, type ResourceTemplate } from '@flotilla/scheduling';
-import type { Projection, StoredObject } from '@flotilla/store';
+import {
+  InformedSpecs,
+  type InformedSpecsOptions,
+  type Projection,
+  SPEC_CATCH_UP_MS,
+  type StoredObject,
+} from '@flotilla/store';
 
 /** The kinds whose selectors may take a resource template into Flotilla. */
 export const POLICY_KINDS = ['PropagationPolicy', 'ClusterPropagationPolicy'] as const;
@@ -24,6 +30,18 @@ export const POLICY_SELECTOR_PROJECTION: Projection<StoredObject, StoredObject> 
     };
   },
 };
+
+/** The policies the webhook judges a template in a reserved namespace by, read from informers never older than the store. */
+export function policySelectorSpecs(
+  opts: Omit<InformedSpecsOptions<StoredObject>, 'kinds' | 'projection' | 'catchUpMs'>,
+): InformedSpecs<StoredObject> {
+  return new InformedSpecs({
+    ...opts,
+    kinds: POLICY_KINDS,
+    projection: POLICY_SELECTOR_PROJECTION,
+    catchUpMs: SPEC_CATCH_UP_MS,
+  });
+}
 
 export interface ReservedTemplateInput {
   /** The template the API server is about to store (an AdmissionReview's object), its namespace filled in. */
