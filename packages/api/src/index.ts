@@ -1,34 +1,15 @@
-export {
-  canonicalQuantity,
-  formatQuantity,
-  isQuantity,
-  parseQuantity,
-  QuantityError,
-  quantityFormat,
-  type QuantityFormat,
-} from './quantity.js';
+// What reads objects without admitting them (its own entry, `@flotilla/api/core`, builds no schemas).
+export * from './core.js';
+export { quantityFormat, type QuantityFormat } from './quantity.js';
 export {
   AdmissionError,
   formatCauses,
   InvalidRequestError,
   isAdmissionError,
   ManifestError,
-  UnknownKindError,
-  WrongApiVersionError,
   type FieldError,
 } from './errors.js';
 export { joinPath, issuesToFieldErrors } from './field-path.js';
-export {
-  allocatableModelings,
-  DEFAULT_RESOURCE_MODELS,
-  effectiveResourceModels,
-  maxReplicasByResourceModels,
-  modelMinimums,
-  resourceUnits,
-  type ModeledNode,
-  type ModelMinimums,
-  type RequestUnits,
-} from './resource-models.js';
 export type { AllocatableModeling, ResourceModel } from './kinds/resource-model.js';
 export { HIGHEST_USER_PRIORITY, priorityClassSchema, type PriorityClass } from './kinds/priority-class.js';
 export { MAX_NESTING_DEPTH } from './input-shape.js';
@@ -41,18 +22,8 @@ export {
   type ObjectMeta,
   type OwnerReference,
 } from './meta.js';
-export { isPlainObject, type KubeObject, type ObjectReference } from './object.js';
-export { matchesLabelSelector, matchesRequirement } from './label-selector.js';
 export { dns1123LabelErrors, dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './names.js';
-export {
-  APPLIED_PLACEMENT_ANNOTATION,
-  FederatedHpaAnnotations,
-  formatMemberLimits,
-  MemberLimitsError,
-  parseMemberLimits,
-  type MemberLimits,
-} from './federated-hpa-annotations.js';
-export { kindOf, listKinds, registerKind, resolveKind, type KindDefinition, type KindInfo } from './registry.js';
+export { registerKind } from './registry.js';
 export type { KindTypes, ObjectOfKind, StatusOfKind } from './kind-types.js';
 export {
   admissionWarnings,
@@ -70,9 +41,6 @@ export {
   reservedNamespacesEnv,
 } from './reserved-namespaces.js';
 export { parseManifests, toYaml } from './manifests.js';
-export { getCondition, isConditionTrue, type Condition } from './conditions.js';
-export { formatTime } from './kube-time.js';
-export { applyStatusPatch, mergeConditions, type PatchCondition } from './status-patch.js';
 export type { KubeEventData } from './kube-event.js';
 export type { AdmissionContext, KindAdmission, ScheduleChecks } from './kinds/kind-admission.js';
 export {
@@ -100,9 +68,6 @@ export {
   clusterSimulationSchema,
   clusterStatusSchema,
   foreignHorizontalPodAutoscalerSchema,
-  CLUSTER_STATUS_NEVER_UPDATED,
-  CLUSTER_STATUS_UNKNOWN,
-  isClusterHealthExpiryReason,
   type Cluster,
   type ClusterLease,
   type ClusterSimulation,

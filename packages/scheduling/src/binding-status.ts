@@ -1,4 +1,4 @@
-import { formatTime } from '@flotilla/api';
+import { formatTime } from '@flotilla/api/core';
 import type { Condition, ResourceBindingStatus } from './types.js';
 
 /** Message of a successful Scheduled condition, as Karmada writes it. */

@@ -1,4 +1,4 @@
-import { matchesLabelSelector, matchesRequirement } from '@flotilla/api';
+import { matchesLabelSelector, matchesRequirement } from '@flotilla/api/core';
 import type { Cluster, ClusterAffinity, LabelSelectorRequirement } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import { formatTime } from '@flotilla/api';
+import { formatTime } from '@flotilla/api/core';
 import type { Cluster, Taint } from './types.js';
 
 /** Karmada's taints for a cluster whose Ready condition is False, or Unknown. */

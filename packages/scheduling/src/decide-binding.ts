@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyStatusPatch } from '@flotilla/api';
+import { applyStatusPatch } from '@flotilla/api/core';
 import { scheduledCondition } from './binding-status.js';
 import {
   APPLIED_PLACEMENT_ANNOTATION,

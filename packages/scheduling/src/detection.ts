@@ -1,5 +1,5 @@
 import { SchedulingInputError } from './errors.js';
-import { matchesLabelSelector } from '@flotilla/api';
+import { matchesLabelSelector } from '@flotilla/api/core';
 import { podNodeClaim } from './node-claim.js';
 import { podSpecRequests } from './pod-requests.js';
 import type { PropagationPolicy, ResourceBinding, ResourceList, ResourceSelector, ResourceTemplate } from './types.js';

@@ -2,11 +2,11 @@ import {
   DEFAULT_RESOURCE_MODELS,
   effectiveResourceModels,
   maxReplicasByResourceModels,
-  type ModelMinimums,
   modelMinimums,
-  type ResourceModel,
   resourceUnits,
-} from '@flotilla/api';
+  type ModelMinimums,
+} from '@flotilla/api/core';
+import type { ResourceModel } from '@flotilla/api';
 import type { ParsedRequest, Usage } from './request.js';
 import type { Cluster, ResourceList, ResourceSummary } from './types.js';
 

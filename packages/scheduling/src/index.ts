@@ -2,7 +2,7 @@ export * from './types.js';
 export { SchedulingInputError, ScheduleAttemptError, type ScheduleErrorKind } from './errors.js';
 export { fnv1a32, prefersDescendingNames } from './tie-break.js';
 export { websterSeats, compareNames, type Party, type Seat } from './webster.js';
-export { matchesLabelSelector } from '@flotilla/api';
+export { matchesLabelSelector } from '@flotilla/api/core';
 export { clusterMatchesAffinity, clusterZones } from './cluster-affinity.js';
 export {
   toleratesTaint,

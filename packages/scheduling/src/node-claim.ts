@@ -1,4 +1,4 @@
-import { isPlainObject } from '@flotilla/api';
+import { isPlainObject } from '@flotilla/api/core';
 import type { NodeClaim } from './types.js';
 
 /**

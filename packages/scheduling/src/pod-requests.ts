@@ -1,4 +1,4 @@
-import { formatQuantity, isPlainObject, parseQuantity } from '@flotilla/api';
+import { formatQuantity, isPlainObject, parseQuantity } from '@flotilla/api/core';
 import { SchedulingInputError } from './errors.js';
 import type { ResourceList } from './types.js';
 

@@ -1,4 +1,4 @@
-import { resourceUnits } from '@flotilla/api';
+import { resourceUnits } from '@flotilla/api/core';
 import type { ResourceList } from './types.js';
 
 // Requests and usage in the estimator's units: what the estimate divides and what the assume cache adds up, on their

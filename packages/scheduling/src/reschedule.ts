@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { APPLIED_PLACEMENT_ANNOTATION } from '@flotilla/api';
+import { APPLIED_PLACEMENT_ANNOTATION } from '@flotilla/api/core';
 import { scheduleMode } from './schedule.js';
 import { resolveStrategy } from './strategy.js';
 import { findEvictingTaint, nextEvictionTime } from './taints.js';

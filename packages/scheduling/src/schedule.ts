@@ -1,4 +1,4 @@
-import { formatTime } from '@flotilla/api';
+import { formatTime } from '@flotilla/api/core';
 import { type Candidate, compareCandidates } from './candidate.js';
 import { assignReplicas, type ScheduleMode } from './divide.js';
 import { ScheduleAttemptError, type ScheduleErrorKind } from './errors.js';

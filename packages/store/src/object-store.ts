@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { formatTime } from '@flotilla/api';
+import { formatTime } from '@flotilla/api/core';
 import { isDeepStrictEqual } from 'node:util';
 import {
   isAlreadyExists,
