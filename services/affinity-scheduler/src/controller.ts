@@ -1,5 +1,7 @@
 import { Controllers } from '@flotilla/catalogue';
-import { FederatedHpaAnnotations, listKinds, type ClusterLease, type StatusOfKind } from '@flotilla/api';
+// The core entry: a process that never admits builds no admission schemas.
+import { FederatedHpaAnnotations, listKinds } from '@flotilla/api/core';
+import type { ClusterLease, StatusOfKind } from '@flotilla/api';
 import { isAlreadyExists, objectDeletedEvent, type Bus, type CloudEvent } from '@flotilla/bus';
 import {
   defineController,

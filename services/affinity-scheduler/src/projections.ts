@@ -1,4 +1,4 @@
-import { FederatedHpaAnnotations } from '@flotilla/api';
+import { FederatedHpaAnnotations } from '@flotilla/api/core';
 import {
   APPLIED_PLACEMENT_ANNOTATION,
   podNodeClaim,

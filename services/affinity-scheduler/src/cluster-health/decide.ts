@@ -1,10 +1,5 @@
-import {
-  CLUSTER_STATUS_NEVER_UPDATED,
-  CLUSTER_STATUS_UNKNOWN,
-  isClusterHealthExpiryReason,
-  type ClusterLease,
-  type Condition,
-} from '@flotilla/api';
+import { CLUSTER_STATUS_NEVER_UPDATED, CLUSTER_STATUS_UNKNOWN, isClusterHealthExpiryReason } from '@flotilla/api/core';
+import type { ClusterLease, Condition } from '@flotilla/api';
 
 /** Karmada's `--cluster-monitor-grace-period`: how long a cluster's agent may stay silent before Ready=Unknown. */
 export const DEFAULT_CLUSTER_MONITOR_GRACE_MS = 40_000;
