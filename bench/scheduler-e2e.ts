@@ -428,7 +428,7 @@ try {
       ],
       [
         'affinity-scheduler VmRSS',
-        `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED}; V8 heap in use ${fmt(heap.heapUsed)} MiB, external ${fmt(heap.external)} MiB)  (target <= 150 MB at 10,000)`,
+        `${fmt(rssBurst)} MiB after the burst (${BINDINGS + PACED} bindings), ${fmt(rss('affinity-scheduler'))} MiB at the end (${BINDINGS + 2 * PACED}; RssAnon ${fmt(rssOfPidMb(pidOf('affinity-scheduler'), 'RssAnon'))} MiB, V8 heap in use ${fmt(heap.heapUsed)} MiB, external ${fmt(heap.external)} MiB)  (target <= 100 MiB at 10,000)`,
       ],
       [
         'scheduling reconciles',
@@ -440,7 +440,7 @@ try {
       ],
       [
         'other services VmRSS',
-        `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB`,
+        `gateway ${fmt(rss('gateway'))} MiB, status-writer ${fmt(rss('status-writer'))} MiB, member-agent ${fmt(rss('member-agent'))} MiB (RssAnon ${['gateway', 'status-writer', 'member-agent'].map((n) => fmt(rssOfPidMb(pidOf(n), 'RssAnon'))).join(', ')} MiB)  (target <= 143 MiB each)`,
       ],
     ],
   );

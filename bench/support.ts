@@ -35,10 +35,11 @@ export function report(title: string, rows: Array<[string, string]>): void {
 }
 
 /**
- * Resident memory of another process in MiB, read from procfs: VmRSS (now) or VmHWM (the peak so far).
- * NaN where procfs is not there or the process is gone.
+ * Resident memory of another process in MiB, read from procfs: VmRSS (now), VmHWM (the peak so far) or RssAnon (what
+ * the process itself owns: VmRSS less the file-backed pages, some 55 MiB of which are node's own code, shared by every
+ * node process). NaN where procfs is not there or the process is gone.
  */
-export function rssOfPidMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+export function rssOfPidMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' | 'RssAnon' = 'VmRSS'): number {
   if (pid === undefined) return NaN;
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
