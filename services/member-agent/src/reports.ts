@@ -132,7 +132,11 @@ export class ReportBook {
   workloadReports({ ref, current, owned, targetClusters, now, statusOf }: WorkloadReportsOptions): Report[] {
     const bKey = bindingKey(ref);
     const memos = this.workloadMemo.get(bKey) ?? new Map<string, Memo>();
-    this.workloadMemo.set(bKey, memos);
+    // Kept only once it remembers something: an agent looking at bindings it never reported keeps no memory of them.
+    const remember = (cluster: string, memo: Memo) => {
+      memos.set(cluster, memo);
+      this.workloadMemo.set(bKey, memos);
+    };
     let storedEntries: Map<string, Record<string, unknown>> | undefined;
     const stored = () => {
       if (!storedEntries) {
@@ -161,7 +165,7 @@ export class ReportBook {
         const entry = stored().get(cluster);
         const link = entry ? `stored:${sha(JSON.stringify(entry))}` : 'none';
         if (report ? entry !== undefined && workloadEntryMatches(entry, cluster, report) : entry === undefined) {
-          memos.set(cluster, { digest, link, pending: pendingOf(report), ...(report ? {} : { removed: true }) });
+          remember(cluster, { digest, link, pending: pendingOf(report), ...(report ? {} : { removed: true }) });
           continue;
         }
         memo = { digest: '', link, pending: pendingOf(entry as WorkloadReport | undefined) };
@@ -188,10 +192,15 @@ export class ReportBook {
       });
       out.push({
         event,
-        commit: () => memos.set(cluster, { digest, link, pending, ...(report ? {} : { removed: true }) }),
+        commit: () => remember(cluster, { digest, link, pending, ...(report ? {} : { removed: true }) }),
       });
     }
     return out;
+  }
+
+  /** Whether anything was reported (or found stored) for the binding, by any cluster this agent speaks for. */
+  remembers(ref: BindingRef): boolean {
+    return (this.workloadMemo.get(bindingKey(ref))?.size ?? 0) > 0;
   }
 
   /** Drops the memory of clusters no longer owned and of bindings that are gone (their status went with them). */

@@ -34,7 +34,7 @@ import {
   readiness,
 } from './cluster-status.js';
 import type { MemberClusterApi } from './kube-api.js';
-import { type DesiredObject, desiredMemberObjects, formatBindingRef } from './member-objects.js';
+import { type DesiredObject, desiredMemberObjects, formatBindingRef, ManifestCache } from './member-objects.js';
 import { DEFAULT_WRITE_LIMITS, type FailedWrite, MemberWriter, type WriteLimits } from './member-writer.js';
 import {
   HPA_KIND,
@@ -125,6 +125,12 @@ export interface KubeDriverOptions {
    * binding's clusters reach the status writer together and are folded in one status write.
    */
   publish?: ReportPublisher;
+  /**
+   * How long the changes that wake the driver are gathered before its pass (default 0: the pass is queued at once).
+   * A process serving many simulated clusters gathers a burst's changes into few passes, and the passes one change
+   * started (a binding's clusters) into one turn, whose reports go out together.
+   */
+  gatherMs?: number;
   /** The holder identity's driver in the cluster lease (default `kube`; `sim` for simulated clusters). */
   leaseDriver?: 'sim' | 'kube';
   random?: () => number;
@@ -221,15 +227,34 @@ export class KubeDriver {
   private lastPatch: ClusterStatusPatch | undefined;
   /** The bindings (by store key) that assigned this cluster at the last pass: their changes wake it. */
   private assignedKeys = new Set<string>();
+  /**
+   * The cluster -> bindings index: the bindings (by store key) whose `spec.clusters` names this cluster now, kept
+   * from the binding informers' events. A pass looks at these and at those it reported before (`tracked`), not at
+   * every binding of the installation: in a process serving many clusters, each pass costs its cluster's share.
+   */
+  private readonly assigning = new Set<string>();
+  /**
+   * The bindings a pass looks at besides `assigning`: those this driver reported for (a removal is reported once they
+   * leave), or that assigned the cluster at the last pass. Undefined until the first pass, which looks at every
+   * binding (what an earlier agent reported for this cluster is in the stored status of bindings now elsewhere).
+   */
+  private tracked: Set<string> | undefined;
+  /** The templates (by store key) the bindings assigning this cluster named at the last pass. */
+  private usedTemplates = new Set<string>();
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
   private readonly writeErrors = new Map<string, FailedWrite>();
   private readonly writer: MemberWriter;
+  private readonly manifests = new ManifestCache();
   private podCpu = new Map<string, Map<string, number> | undefined>();
   private lastMetricsMs: number | undefined;
   /** The last metrics.k8s.io error per namespace: logged when it changes, not every period. */
   private readonly metricsErrors = new Map<string, string>();
   private stopped = false;
   private probeTimer: NodeJS.Timeout | undefined;
+  /** Set while changes are being gathered for the next pass (`gatherMs`). */
+  private gatherTimer: NodeJS.Timeout | undefined;
+  /** Settles when the gathered changes' pass is queued. */
+  private gathering: Promise<void> | undefined;
   private probing: Promise<void> | undefined;
   private readonly leases: ClusterLeases;
   private readonly usageWriter: MemberUsageWriter;
@@ -291,7 +316,11 @@ export class KubeDriver {
         ...this.bindings.map((source) => ({
           source,
           onChange: (e: { type: string; key: string; value?: unknown }) => {
-            if (this.assignedKeys.has(e.key) || (e.type === 'upsert' && assigns(e.value, this.cluster))) this.kick();
+            const now = e.type === 'upsert' && assigns(e.value, this.cluster);
+            const before = this.assigning.has(e.key);
+            if (now) this.assigning.add(e.key);
+            else this.assigning.delete(e.key);
+            if (now || before || this.assignedKeys.has(e.key)) this.kick();
           },
         })),
         // Read for what was reported already (after a restart); only the Cluster's own status asks for a pass.
@@ -343,6 +372,7 @@ export class KubeDriver {
     this.stopped = true;
     this.metrics.forget(this.reported);
     if (this.probeTimer) clearTimeout(this.probeTimer);
+    if (this.gatherTimer) clearTimeout(this.gatherTimer);
     await this.probing?.catch(() => undefined);
     await this.controller.stop();
     for (const t of this.templates.values()) t.unsubscribe();
@@ -359,7 +389,32 @@ export class KubeDriver {
 
   /** Something changed: reconcile (changes arriving while one runs are folded into one more pass). */
   private kick(): void {
-    if (!this.stopped) this.controller.enqueue(this.key);
+    if (this.stopped) return;
+    const gatherMs = this.opts.gatherMs ?? 0;
+    if (gatherMs === 0) {
+      this.controller.enqueue(this.key);
+      return;
+    }
+    if (this.gatherTimer) return;
+    let done!: () => void;
+    this.gathering = new Promise((r) => {
+      done = r;
+    });
+    this.gatherTimer = setTimeout(() => {
+      this.gatherTimer = undefined;
+      this.gathering = undefined;
+      if (!this.stopped) this.controller.enqueue(this.key);
+      done();
+    }, gatherMs);
+  }
+
+  /** Resolves once no change is being gathered and no pass is queued or running (for tests). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.gathering;
+      await this.controller.idle();
+      if (!this.gathering) return;
+    }
   }
 
   private scheduleProbe(ms: number): void {
@@ -511,11 +566,29 @@ export class KubeDriver {
     await Promise.all(
       [...kinds].map(async (kind) => {
         const informer = this.informers.objects(kind) as Informer<StoredObject>;
-        const sub = informer.subscribe(() => this.kick());
+        // A template's change wakes the driver only when a binding of its share names it.
+        const sub = informer.subscribe((e) => {
+          if (this.usedTemplates.has(e.key)) this.kick();
+        });
         this.templates.set(kind, { informer, unsubscribe: () => sub.unsubscribe() });
         await sub.synced;
       }),
     );
+  }
+
+  /**
+   * The bindings a pass looks at: on the first, every binding; then those assigning this cluster (the index) and
+   * those it tracks (reported for, or assigned at the last pass), the ones gone left out.
+   */
+  private bindingsToLookAt(): StoredObject[] {
+    if (this.tracked === undefined) return this.bindings.flatMap((i) => i.values());
+    const out: StoredObject[] = [];
+    for (const key of new Set([...this.assigning, ...this.tracked])) {
+      const ref = refFromKey(key);
+      const b = this.bindings[BINDING_KINDS.indexOf(ref.kind as (typeof BINDING_KINDS)[number])]?.get(ref);
+      if (b) out.push(b);
+    }
+    return out;
   }
 
   private statusOf: StatusLookup = (kind, namespace, name) =>
@@ -529,10 +602,20 @@ export class KubeDriver {
   private async reconcile(): Promise<void> {
     if (this.stopped) return;
     // 1. Desired.
-    const bindings = this.bindings.flatMap((i) => i.values());
+    const bindings = this.bindingsToLookAt();
     await this.followTemplates(bindings);
-    const desired = desiredMemberObjects({ cluster: this.cluster, bindings, template: this.templateLookup });
+    const desired = desiredMemberObjects({
+      cluster: this.cluster,
+      bindings,
+      template: this.templateLookup,
+      manifests: this.manifests,
+    });
     this.assignedKeys = new Set([...desired.assigned.values()].map((a) => objectKey(a.binding)));
+    this.usedTemplates = new Set(
+      [...desired.assigned.values()].flatMap((a) =>
+        a.ref ? [objectKey({ kind: a.ref.kind, namespace: a.ref.namespace, name: a.ref.name })] : [],
+      ),
+    );
     const nowMs = this.opts.clock.now().getTime();
     // 2. Readiness.
     const ready = readiness(this.history, nowMs, this.opts);
@@ -599,26 +682,27 @@ export class KubeDriver {
     const owned = { has: (c: string) => c === this.cluster };
     const present = new Set<string>();
     const bindingUsage: BindingUsage[] = [];
-    for (const b of [...bindings].sort((x, y) =>
-      formatBindingRef(refOf(x)).localeCompare(formatBindingRef(refOf(y))),
-    )) {
-      const ref = refOf(b);
+    const tracked = new Set<string>();
+    const byRef = bindings.map((b) => ({ b, ref: refOf(b), key: formatBindingRef(refOf(b)) }));
+    for (const { b, ref } of byRef.sort((x, y) => x.key.localeCompare(y.key))) {
       present.add(bindingKey(ref));
       const cpu = cpuByBinding.get(formatBindingRef(ref));
       if (cpu !== undefined) bindingUsage.push({ ref, cluster: this.cluster, cpuUsageMilli: cpu });
       const report = current.get(formatBindingRef(ref));
-      reports.push(
-        ...this.book.workloadReports({
-          ref,
-          current: report ? new Map([[this.cluster, report]]) : new Map(),
-          owned,
-          targetClusters: targetClusterNames(b),
-          now: this.opts.clock.now(),
-          statusOf: this.statusOf,
-        }),
-      );
+      const out = this.book.workloadReports({
+        ref,
+        current: report ? new Map([[this.cluster, report]]) : new Map(),
+        owned,
+        targetClusters: targetClusterNames(b),
+        now: this.opts.clock.now(),
+        statusOf: this.statusOf,
+      });
+      reports.push(...out);
+      const key = objectKey(ref);
+      if (report || out.length > 0 || this.assignedKeys.has(key) || this.book.remembers(ref)) tracked.add(key);
     }
     this.book.forgetGone(owned, present);
+    this.tracked = tracked;
     const stopped = () => this.stopped;
     if (this.opts.publish) await this.opts.publish(reports, stopped);
     else await publishReports({ bus: this.opts.bus, reports, stopped });

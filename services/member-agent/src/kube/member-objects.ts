@@ -73,6 +73,32 @@ export interface DesiredInput {
   bindings: readonly StoredObject[];
   /** The stored template a binding's `spec.resource` names, if it exists. */
   template(ref: { kind: string; namespace: string; name: string }): StoredObject | undefined;
+  /** Manifests made in earlier passes, reused while their template object is the same (a driver's own). */
+  manifests?: ManifestCache;
+}
+
+/**
+ * The member manifests made of each template object, with their hashes: a driver decides its whole share every pass,
+ * and hashing each manifest again was most of a pass's cost. Kept per template object (the informer replaces the
+ * object on every change, which drops its entries), by what else the manifest is made of.
+ */
+export class ManifestCache {
+  private readonly byTemplate = new WeakMap<StoredObject, Map<string, { manifest: Manifest; hash: string }>>();
+
+  get(template: StoredObject, key: string, make: () => Manifest): { manifest: Manifest; hash: string } {
+    let made = this.byTemplate.get(template);
+    if (!made) {
+      made = new Map();
+      this.byTemplate.set(template, made);
+    }
+    let entry = made.get(key);
+    if (!entry) {
+      const manifest = make();
+      entry = { manifest, hash: manifestHash(manifest) };
+      made.set(key, entry);
+    }
+    return entry;
+  }
 }
 
 export interface DesiredState {
@@ -171,7 +197,14 @@ export function desiredMemberObjects(input: DesiredInput): DesiredState {
   const assigned: DesiredState['assigned'] = new Map();
   const namespaces = new Set<string>();
   const hpaTargets: HpaTarget[] = [];
-  const pending: Array<{ b: StoredObject; template: StoredObject; replicas: number | undefined }> = [];
+  const pending: Array<{
+    b: StoredObject;
+    template: StoredObject;
+    /** The member limits merged into an HPA template (JSON), part of what its manifest is made of. */
+    limits?: string;
+    stored: StoredObject;
+    replicas: number | undefined;
+  }> = [];
   // Those that assign the cluster, then sorted: a process serving many clusters sorts each one's share only.
   const targetOf = (b: StoredObject) => {
     const clusters = (b.spec as Partial<ResourceBindingSpec> | undefined)?.clusters;
@@ -204,10 +237,14 @@ export function desiredMemberObjects(input: DesiredInput): DesiredState {
       continue;
     }
     let tpl = template;
+    let limitsJson: string | undefined;
     if (res.kind === 'HorizontalPodAutoscaler') {
       try {
         const limits = parseMemberLimits(b.metadata.annotations)?.get(input.cluster);
-        if (limits) tpl = { ...tpl, spec: { ...(tpl.spec as object), ...limits } };
+        if (limits) {
+          tpl = { ...tpl, spec: { ...(tpl.spec as object), ...limits } };
+          limitsJson = JSON.stringify(limits);
+        }
       } catch (err) {
         if (!(err instanceof MemberLimitsError)) throw err;
         assigned.set(key, { binding, ref, problem: err.message });
@@ -222,9 +259,9 @@ export function desiredMemberObjects(input: DesiredInput): DesiredState {
       ? (target.replicas ?? spec.replicas ?? (template.spec as { replicas?: number }).replicas)
       : undefined;
     assigned.set(key, { binding, ref });
-    pending.push({ b, template: tpl, replicas });
+    pending.push({ b, template: tpl, stored: template, replicas, ...(limitsJson ? { limits: limitsJson } : {}) });
   }
-  for (const { b, template, replicas } of pending) {
+  for (const { b, template, stored, limits, replicas } of pending) {
     const binding = bindingRefOf(b);
     const namespace = template.metadata.namespace ?? '';
     const hpaOwnsReplicas =
@@ -232,15 +269,23 @@ export function desiredMemberObjects(input: DesiredInput): DesiredState {
       hpaTargets.some(
         (h) => h.namespace === namespace && h.kind === template.kind && h.name === template.metadata.name,
       );
-    const full = memberManifest(template, binding, replicas);
-    const manifest = hpaOwnsReplicas ? withAssignedReplicas(withoutReplicas(full), replicas) : full;
+    const make = () => {
+      const full = memberManifest(template, binding, replicas);
+      return hpaOwnsReplicas ? withAssignedReplicas(withoutReplicas(full), replicas) : full;
+    };
+    const { manifest, hash } = input.manifests
+      ? input.manifests.get(stored, `${formatBindingRef(binding)}|${replicas}|${hpaOwnsReplicas}|${limits ?? ''}`, make)
+      : (() => {
+          const m = make();
+          return { manifest: m, hash: manifestHash(m) };
+        })();
     const podTemplate = podTemplateOf(template);
     if (namespace) namespaces.add(namespace);
     objects.push({
       ref: { apiVersion: template.apiVersion, kind: template.kind, namespace, name: template.metadata.name },
       binding,
       manifest,
-      hash: manifestHash(manifest),
+      hash,
       ...(replicas !== undefined ? { replicas } : {}),
       hpaOwnsReplicas,
       ...(podTemplate ? { podTemplate } : {}),

@@ -25,6 +25,12 @@ export const SIMULATED_FLEET_DEFAULTS = Object.freeze({
    * against a real API server) would only slow the simulation down.
    */
   writes: Object.freeze({ qps: 100_000, burst: 100_000, concurrency: 64 }),
+  /**
+   * How long each simulated cluster's driver gathers changes before a pass: a burst of bindings costs each cluster a
+   * few passes rather than one per binding, and the passes one binding started run in one turn (its clusters'
+   * reports go out together, folded in one status write). The tick loop gathered a whole tick.
+   */
+  gatherMs: 100,
 });
 
 export interface SimulatedFleetOptions {
@@ -167,6 +173,7 @@ export class SimulatedFleet {
       resyncMs: Math.max(1000, this.tickMs),
       ...(this.o.leaseRenewMs !== undefined ? { leaseRenewMs: this.o.leaseRenewMs } : {}),
       writes: SIMULATED_FLEET_DEFAULTS.writes,
+      gatherMs: SIMULATED_FLEET_DEFAULTS.gatherMs,
       registry: this.registry,
       ...(this.o.readiness ? { readiness: this.o.readiness } : {}),
       ...(this.o.usageGauge ? { usageGauge: this.o.usageGauge } : {}),

@@ -1,0 +1,180 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Bus, EventTypes, parseEventSubject } from '@flotilla/bus';
+import { testBus } from '@flotilla/bus/testing';
+import { systemClock } from '@flotilla/runtime';
+import { Informers, ObjectStore } from '@flotilla/store';
+import { eventually, metricSum } from '@flotilla/testkit';
+import { Registry } from 'prom-client';
+import type { AgentLogger } from '../agent.js';
+import type { WorkloadStatusReportedData } from '../report-model.js';
+import { SimulatedFleet } from './simulated-fleet.js';
+
+const CLUSTERS = 20;
+const PER_BINDING = 3;
+
+const warnings: string[] = [];
+const logger: AgentLogger = {
+  info: () => undefined,
+  warn: (o, m) => void warnings.push(`${m} ${JSON.stringify(o)}`),
+  error: (o, m) => void warnings.push(`${m} ${JSON.stringify(o)}`),
+};
+
+/** Workload `name`: 3 pods of 100m and 128Mi, labelled app=<name>. */
+function deployment(name: string) {
+  const labels = { app: name };
+  const requests = { cpu: '100m', memory: '128Mi' };
+  const template = { metadata: { labels }, spec: { containers: [{ name: 'app', resources: { requests } }] } };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: { replicas: 3, selector: { matchLabels: labels }, template },
+  };
+}
+
+const clusterName = (i: number) => `m${String(i).padStart(2, '0')}`;
+/** The clusters binding `i` is scheduled to: PER_BINDING of them, spread over the fleet. */
+const targets = (i: number) => Array.from({ length: PER_BINDING }, (_, k) => clusterName((i + k * 7) % CLUSTERS));
+
+/** Runs `n` calls of `f`, `inFlight` at a time. */
+async function bounded(n: number, inFlight: number, f: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < n) await f(next++);
+    }),
+  );
+}
+
+describe('SimulatedFleet against real NATS', () => {
+  let bus: Bus & { dispose(): Promise<void> };
+  let fleet: SimulatedFleet | undefined;
+  let reported: Set<string>;
+  let unsubscribe: () => void;
+  let registry: Registry;
+
+  beforeEach(async () => {
+    bus = await testBus('sim-fleet');
+    warnings.length = 0;
+    registry = new Registry();
+    reported = new Set<string>();
+    const root = bus.names.eventsRoot;
+    const sub = bus.nc.subscribe(`${root}.ResourceBinding.*.*.${EventTypes.WorkloadStatusReported}`, {
+      callback: (err, msg) => {
+        if (err) return;
+        const data = (msg.json() as { data: WorkloadStatusReportedData }).data;
+        if (data.applied && data.status?.readyReplicas === 3)
+          reported.add(`${parseEventSubject(root, msg.subject).name}@${data.clusterName}`);
+      },
+    });
+    unsubscribe = () => sub.unsubscribe();
+  });
+  afterEach(async () => {
+    unsubscribe();
+    await fleet?.stop();
+    fleet = undefined;
+    await bus.dispose();
+  });
+
+  /** CLUSTERS simulated clusters, then a fleet following them (`tickMs`: its probes and resyncs). */
+  async function startFleet(store: ObjectStore, tickMs: number): Promise<SimulatedFleet> {
+    await bounded(CLUSTERS, 8, (i) =>
+      store.apply({
+        apiVersion: 'cluster.karmada.io/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name: clusterName(i) },
+        spec: { syncMode: 'Push', simulation: { allocatable: { cpu: '1000', memory: '4000Gi', pods: '10000' } } },
+      }),
+    );
+    fleet = new SimulatedFleet({
+      bus,
+      clock: systemClock,
+      logger,
+      informers: new Informers({ bus }),
+      tickMs,
+      registry,
+    });
+    await fleet.start();
+    return fleet;
+  }
+
+  /**
+   * A burst of `n` workloads, as through the gateway: the template, its binding as the detector creates it (not yet
+   * scheduled), then the scheduler's placement on PER_BINDING clusters.
+   */
+  async function burst(store: ObjectStore, n: number): Promise<void> {
+    await bounded(n, 64, async (i) => {
+      const name = `w${i}`;
+      await store.apply(deployment(name));
+      await store.apply({
+        apiVersion: 'work.karmada.io/v1alpha2',
+        kind: 'ResourceBinding',
+        metadata: { name: `${name}-deployment`, namespace: 'default' },
+        spec: {
+          resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name, uid: `u-${i}` },
+          replicas: 3 * PER_BINDING,
+          replicaRequirements: { resourceRequest: { cpu: '100m', memory: '128Mi' } },
+        },
+      });
+      await store.update({ kind: 'ResourceBinding', namespace: 'default', name: `${name}-deployment` }, (b) => ({
+        ...b,
+        spec: { ...(b.spec as object), clusters: targets(i).map((c) => ({ name: c, replicas: 3 })) },
+      }));
+    });
+  }
+
+  const missingOf = (n: number) => {
+    const missing: string[] = [];
+    for (let i = 0; i < n; i++)
+      for (const c of targets(i)) if (!reported.has(`w${i}-deployment@${c}`)) missing.push(`w${i}-deployment@${c}`);
+    return missing;
+  };
+
+  it('reports every cluster of every binding of a burst over many clusters, soon after the last was placed', async () => {
+    const BINDINGS = 1000;
+    const store = new ObjectStore(bus);
+    await startFleet(store, 1000);
+    await burst(store, BINDINGS);
+    // All of them soon after the last binding was placed: a driver whose every pass looked at every binding of the
+    // installation and woke for every template fell seconds behind at this size, and the member-agent, its event loop
+    // blocked that long, lost its leadership and the reports it had not sent yet.
+    await eventually(
+      () => (reported.size >= BINDINGS * PER_BINDING ? true : undefined),
+      5_000,
+      "every binding's every cluster reported",
+    ).catch(() => undefined);
+    expect(missingOf(BINDINGS)).toEqual([]);
+    // Each driver gathers the burst's changes into a few passes of its share: a pass per binding and cluster (or per
+    // template and cluster) is what fell behind.
+    const passes = await metricSum(registry, 'flotilla_reconcile_total', { controller: 'kube-member' });
+    expect(passes).toBeLessThanOrEqual(BINDINGS / 2);
+    expect(warnings).toEqual([]);
+  });
+
+  it("a template's change wakes the drivers of its binding's clusters only", async () => {
+    const BINDINGS = 40;
+    const store = new ObjectStore(bus);
+    // No resync while the test counts passes.
+    const fleet = await startFleet(store, 600_000);
+    await burst(store, BINDINGS);
+    await eventually(() => (missingOf(BINDINGS).length === 0 ? true : undefined), 20_000, 'the burst reported');
+    const passes = () => metricSum(registry, 'flotilla_reconcile_total', { controller: 'kube-member' });
+    const drivers = Array.from({ length: CLUSTERS }, (_, i) => fleet.driver(clusterName(i))!);
+    await Promise.all(drivers.map((d) => d.idle()));
+    const before = await passes();
+
+    await store.update({ kind: 'Deployment', namespace: 'default', name: 'w0' }, (d) => ({
+      ...d,
+      metadata: { ...d.metadata, labels: { changed: 'yes' } },
+    }));
+    const changed = (c: string) =>
+      fleet.member(c)?.objects.get('apps/v1', 'Deployment', 'default', 'w0')?.metadata?.labels?.changed === 'yes';
+    await eventually(() => (targets(0).every(changed) ? true : undefined), 10_000, 'w0 applied again');
+    await Promise.all(drivers.map((d) => d.idle()));
+
+    // Its clusters' drivers: the pass that applied the change, and the one their own watch events queued (the
+    // applied object changed). No other cluster's driver ran for it.
+    expect((await passes()) - before).toBeLessThanOrEqual(2 * PER_BINDING);
+    expect(warnings).toEqual([]);
+  });
+});
