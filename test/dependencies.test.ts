@@ -72,6 +72,7 @@ describe('direct dependencies', () => {
       '@flotilla/cron-scheduler: prom-client 15',
       '@flotilla/cron: cron-parser 5 (dev)',
       '@flotilla/dashboard: uplot 1',
+      '@flotilla/dashboard: yaml 2',
       '@flotilla/gateway: prom-client 15',
       '@flotilla/hpa-assigner: ioredis 6',
       '@flotilla/hpa-assigner: prom-client 15',
