@@ -76,8 +76,11 @@ describe('SimulatedFleet against real NATS', () => {
     await bus.dispose();
   });
 
-  /** CLUSTERS simulated clusters, then a fleet following them (`tickMs`: its probes and resyncs). */
-  async function startFleet(store: ObjectStore, tickMs: number): Promise<SimulatedFleet> {
+  /**
+   * CLUSTERS simulated clusters, then a fleet following them (`tickMs`: its probes and resyncs; `gatherMs`: how long
+   * each driver gathers changes, half a tick as the member-agent has it).
+   */
+  async function startFleet(store: ObjectStore, tickMs: number, gatherMs = tickMs / 2): Promise<SimulatedFleet> {
     await bounded(CLUSTERS, 8, (i) =>
       store.apply({
         apiVersion: 'cluster.karmada.io/v1alpha1',
@@ -92,6 +95,7 @@ describe('SimulatedFleet against real NATS', () => {
       logger,
       informers: new Informers({ bus }),
       tickMs,
+      gatherMs,
       registry,
     });
     await fleet.start();
@@ -155,7 +159,7 @@ describe('SimulatedFleet against real NATS', () => {
     const BINDINGS = 40;
     const store = new ObjectStore(bus);
     // No resync while the test counts passes.
-    const fleet = await startFleet(store, 600_000);
+    const fleet = await startFleet(store, 600_000, 100);
     await burst(store, BINDINGS);
     await eventually(() => (missingOf(BINDINGS).length === 0 ? true : undefined), 20_000, 'the burst reported');
     const passes = () => metricSum(registry, 'flotilla_reconcile_total', { controller: 'kube-member' });

@@ -26,11 +26,11 @@ export const SIMULATED_FLEET_DEFAULTS = Object.freeze({
    */
   writes: Object.freeze({ qps: 100_000, burst: 100_000, concurrency: 64 }),
   /**
-   * How long each simulated cluster's driver gathers changes before a pass: a burst of bindings costs each cluster a
-   * few passes rather than one per binding, and the passes one binding started run in one turn (its clusters'
-   * reports go out together, folded in one status write). The tick loop gathered a whole tick.
+   * How long each simulated cluster's driver gathers changes before a pass, in ticks: a burst of bindings costs each
+   * cluster a few passes rather than one per binding, and the passes one binding started run in one turn (its
+   * clusters' reports go out together, folded in one status write). The tick loop gathered a whole tick.
    */
-  gatherMs: 100,
+  gatherTicks: 0.5,
 });
 
 export interface SimulatedFleetOptions {
@@ -41,6 +41,8 @@ export interface SimulatedFleetOptions {
   informers: Informers;
   /** How often each simulated API server is probed and its HPAs looked at (SIM_TICK_MS, default 1000). */
   tickMs?: number;
+  /** How long each cluster's driver gathers the changes that wake it before a pass (default half of tickMs). */
+  gatherMs?: number;
   /** How often each simulated cluster's lease is renewed at most (CLUSTER_LEASE_RENEW_MS). */
   leaseRenewMs?: number;
   /** The simulated HPA controllers' sync period (SIM_HPA_SYNC_MS), also how often pod metrics are read. */
@@ -173,7 +175,7 @@ export class SimulatedFleet {
       resyncMs: Math.max(1000, this.tickMs),
       ...(this.o.leaseRenewMs !== undefined ? { leaseRenewMs: this.o.leaseRenewMs } : {}),
       writes: SIMULATED_FLEET_DEFAULTS.writes,
-      gatherMs: SIMULATED_FLEET_DEFAULTS.gatherMs,
+      gatherMs: this.o.gatherMs ?? Math.round(this.tickMs * SIMULATED_FLEET_DEFAULTS.gatherTicks),
       registry: this.registry,
       ...(this.o.readiness ? { readiness: this.o.readiness } : {}),
       ...(this.o.usageGauge ? { usageGauge: this.o.usageGauge } : {}),
