@@ -151,8 +151,10 @@ ensure_nats() {
   bin=$(nats_server_bin) || { log "or set NATS_URL to a running server"; return 1; }
   mkdir -p "$DATA/nats"
   log "starting $("$bin" --version) -js on $host:$port (data in .data/nats)"
-  "$bin" -a "$host" -p "$port" -m "$(url_port "$NATS_MONITOR_URL")" -js -sd "$DATA/nats" -P "$DATA/nats.pid" \
-    -l "$DATA/nats.log" &
+  local monitor=(-m "$(url_port "$NATS_MONITOR_URL")")
+  # Another server may hold the monitoring port (a second NATS of these scripts): this one then serves none.
+  port_open "$(url_host "$NATS_MONITOR_URL")" "$(url_port "$NATS_MONITOR_URL")" && monitor=()
+  "$bin" -a "$host" -p "$port" "${monitor[@]}" -js -sd "$DATA/nats" -P "$DATA/nats.pid" -l "$DATA/nats.log" &
   wait_port "$host" "$port" || return 1
   echo "$(cat "$DATA/nats.pid")" >>"$DATA/started-pids"
 }

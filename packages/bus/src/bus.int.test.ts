@@ -297,6 +297,46 @@ describe('events', () => {
     expect(info.num_ack_pending).toBe(0);
   });
 
+  it('handles an event that may not join a batch alone, between the batches before and after it', async () => {
+    await publishEvent(bus, ev('cut-a', 'cut-0'));
+    const batches: string[][] = [];
+    const alone: string[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const sub = await consumeEvents(bus, {
+      durable: 'batched-cut',
+      filter: { kind: 'Deployment' },
+      concurrency: 8,
+      orderKey: (d) => d.event.flotillaname,
+      batchable: (d) => !d.event.id.endsWith('-x'),
+      handler: async (d) => {
+        if (!d.event.flotillaname.startsWith('cut-')) return;
+        alone.push(d.event.id);
+        if (d.event.id === 'cut-0') await gate;
+      },
+      handleBatch: async (ds) => {
+        const ids = ds.filter((d) => d.event.flotillaname.startsWith('cut-')).map((d) => d.event.id);
+        if (ids.length) batches.push(ids);
+      },
+    });
+    try {
+      await eventually(() => (alone.includes('cut-0') ? true : undefined), 10_000, 'the first event under way');
+      for (const id of ['cut-1', 'cut-2', 'cut-3-x', 'cut-4', 'cut-5']) await publishEvent(bus, ev('cut-a', id));
+      await publishEvent(bus, ev('cut-b', 'cut-6'));
+      await eventually(() => (alone.includes('cut-6') ? true : undefined), 10_000, "cut-b's event handled");
+      openGate();
+      await eventually(() => (batches.length === 2 ? true : undefined), 10_000, 'both batches');
+    } finally {
+      openGate();
+      await sub.stop();
+    }
+    expect(batches).toEqual([
+      ['cut-1', 'cut-2'],
+      ['cut-4', 'cut-5'],
+    ]);
+    expect(alone).toEqual(['cut-0', 'cut-6', 'cut-3-x']);
+  });
+
   it.each([
     ['an exclusive consumer', true],
     ['a shared durable consumer', false],

@@ -74,6 +74,12 @@ export interface ConsumeOptions {
    */
   handleBatch?: (ds: DeliveredEvent[]) => Promise<void>;
   /**
+   * Whether an event may join a batch (default: every one). One that may not is handled alone, after the batch
+   * before it was acknowledged and before the events after it: the status writer's deletes, so that a fold before a
+   * delete is never handled again after it.
+   */
+  batchable?: (d: DeliveredEvent) => boolean;
+  /**
    * Told when an exclusive consumer finds deliveries lost on the way (its connection moved to another NATS node, or
    * the consumer's leader died, with events sent and not received): it starts again after its acknowledgement floor.
    */
@@ -226,8 +232,10 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
           await opts.handleBatch(batch.map((b) => b.d));
           for (const b of batch) b.m.ack();
           return;
-        } catch {
-          // Handled again one at a time below, where each event's failure is told, retried or set aside on its own.
+        } catch (err) {
+          // Told, then handled again one at a time below, where each event's failure is told, retried or set aside on
+          // its own (what the batch did is recognised by the handlers as done).
+          opts.onError?.(err, batch[0]!.d);
         }
       }
       for (const b of batch) await handleAlone(b.m, b.d);
@@ -257,11 +265,14 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       inHand.add(m.seq);
       const key = keyOf(d);
       if (opts.handleBatch) {
-        const batch = waiting.get(key);
-        if (batch) batch.push({ m, d });
+        const joins = opts.batchable?.(d) ?? true;
+        const open = joins ? waiting.get(key) : undefined;
+        if (open) open.push({ m, d });
         else {
           const fresh = [{ m, d }];
-          waiting.set(key, fresh);
+          // An event that may not join a batch closes the one before it, and none joins it.
+          if (joins) waiting.set(key, fresh);
+          else waiting.delete(key);
           lanes.add(key, () => runBatch(key, fresh));
         }
         continue;

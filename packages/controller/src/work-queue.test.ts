@@ -196,6 +196,21 @@ describe('WorkQueue', () => {
     expect(again.seen).toEqual(['blocker', 'low', 'sweep', 'plain']);
   });
 
+  it('queues a key whose priority cannot be told at 0, tells the error, and goes on', async () => {
+    const errors: string[] = [];
+    const { q, seen, drain } = heldQueue({
+      priorityOf: (k) => {
+        if (k === 'broken') throw new Error('no priority');
+        return k === 'high' ? 1 : Number.NaN;
+      },
+      onError: (k, err) => errors.push(`${k}: ${(err as Error).message}`),
+    });
+    for (const k of ['broken', 'nan', 'high']) q.add(k);
+    await drain();
+    expect(seen).toEqual(['blocker', 'high', 'broken', 'nan']);
+    expect(errors).toEqual(['broken: no priority']);
+  });
+
   it('orders a whole pass by priority when its keys are queued together, though workers are free', async () => {
     const seen: string[] = [];
     const q = new WorkQueue(

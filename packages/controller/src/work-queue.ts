@@ -142,10 +142,11 @@ export class WorkQueue {
     }
     const lane = this.queued.get(key);
     if (lane === 'urgent') return;
+    const priority = this.priorityOf(key);
     if (lane === undefined) this.queuedAt.set(key, this.now());
     this.queued.set(key, 'urgent');
     this.queuedUrgent++;
-    this.urgent.push(key, this.priorityOf(key));
+    this.urgent.push(key, priority);
     this.pump();
   }
 
@@ -157,9 +158,10 @@ export class WorkQueue {
       this.dirty.add(key);
       return;
     }
+    const priority = this.priorityOf(key);
     this.queued.set(key, 'background');
     this.queuedAt.set(key, this.now());
-    this.background.push(key, this.priorityOf(key));
+    this.background.push(key, priority);
     this.pump();
   }
 
@@ -196,8 +198,18 @@ export class WorkQueue {
     );
   }
 
+  /**
+   * The key's priority, asked before any of the queue's books change: a priorityOf that throws (or answers no number)
+   * queues the key at 0 and is told as the key's error, rather than leaving it counted as queued in no lane.
+   */
   private priorityOf(key: string): number {
-    return this.opts.priorityOf?.(key) ?? 0;
+    try {
+      const p = this.opts.priorityOf?.(key) ?? 0;
+      return Number.isFinite(p) ? p : 0;
+    } catch (err) {
+      this.opts.onError?.(key, err, 0);
+      return 0;
+    }
   }
 
   get length(): number {

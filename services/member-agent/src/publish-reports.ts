@@ -1,5 +1,4 @@
 import { publishEvent, type Bus } from '@flotilla/bus';
-import { mapLimited } from './kube/rate-limit.js';
 import type { Report } from './reports.js';
 
 /**
@@ -19,33 +18,52 @@ export interface PublishReportsOptions {
 }
 
 /**
- * Publishes reports with up to REPORTS_IN_FLIGHT objects' reports awaiting their acks. Each report is of one chain of ids (one object,
- * one cluster), so their order in the stream does not matter; each is committed once acknowledged, and the first
- * failure is thrown after the others settled (what failed is reported again by the next pass). Returns how many were
- * published.
+ * Publishes reports with up to REPORTS_IN_FLIGHT awaiting their acks, the reports of one object (its clusters') sent
+ * together: sent one ack apart, they would reach the status writer apart on a busy machine and be folded in a write
+ * each. An object with more reports than that goes out alone. Each report is of one chain of ids (one object, one
+ * cluster), so their order in the stream does not matter; each is committed once acknowledged. After the first failure
+ * no more are sent (NATS is likely gone: the next pass reports what was not); it is thrown once those under way
+ * settled. Returns how many were published.
  */
 export async function publishReports(o: PublishReportsOptions): Promise<number> {
-  const chunk = Math.max(1, o.between?.every ?? o.reports.length);
   let published = 0;
-  let failure: PromiseRejectedResult | undefined;
-  const publishOne = async (r: Report) => {
-    if (o.stopped()) return;
-    await publishEvent(o.bus, r.event);
-    r.commit();
-    published++;
+  let failure: unknown;
+  let failed = false;
+  let inFlight = 0;
+  let sinceBetween = 0;
+  const freed: Array<() => void> = [];
+  const underWay: Promise<void>[] = [];
+  const send = async (group: readonly Report[]) => {
+    try {
+      await Promise.all(
+        group.map(async (r) => {
+          await publishEvent(o.bus, r.event);
+          r.commit();
+          published++;
+        }),
+      );
+    } catch (err) {
+      if (!failed) failure = err;
+      failed = true;
+    } finally {
+      inFlight -= group.length;
+      for (const wake of freed.splice(0)) wake();
+    }
   };
-  for (let i = 0; i < o.reports.length && !o.stopped(); i += chunk) {
-    // The reports of one object (its clusters') go out at once, in one turn: sent one lane's ack apart, they would
-    // reach the status writer apart on a busy machine and be folded in a write each.
-    const outcomes = await mapLimited(byObject(o.reports.slice(i, i + chunk)), REPORTS_IN_FLIGHT, async (group) => {
-      const settled = await Promise.allSettled(group.map(publishOne));
-      const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
-      if (failed) throw failed.reason;
-    });
-    failure ??= outcomes.find((x): x is PromiseRejectedResult => x.status === 'rejected');
-    if (o.between && i + chunk < o.reports.length) await o.between.call();
+  for (const group of byObject(o.reports)) {
+    while (inFlight > 0 && inFlight + group.length > REPORTS_IN_FLIGHT && !failed)
+      await new Promise<void>((r) => freed.push(r));
+    if (failed || o.stopped()) break;
+    inFlight += group.length;
+    underWay.push(send(group));
+    sinceBetween += group.length;
+    if (o.between && sinceBetween >= o.between.every) {
+      sinceBetween = 0;
+      await o.between.call();
+    }
   }
-  if (failure) throw failure.reason;
+  await Promise.all(underWay);
+  if (failed) throw failure;
   return published;
 }
 

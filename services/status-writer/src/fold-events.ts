@@ -1,4 +1,4 @@
-import { consumeEvents, type Bus, type CloudEvent, type Subscription } from '@flotilla/bus';
+import { consumeEvents, EventTypes, eventTypeOf, type Bus, type CloudEvent, type Subscription } from '@flotilla/bus';
 import { objectKey } from '@flotilla/store';
 import type { FoldLag } from './fold-lag.js';
 import { refOfEvent, type StatusWriter } from './status-writer.js';
@@ -46,6 +46,9 @@ export function foldEvents(o: FoldEventsOptions): Promise<Subscription> {
       await o.writer.handleMany(ds);
       for (const d of ds) o.onFolded?.(d.event);
     },
+    // A delete is folded alone, once what came before it is acknowledged: handled again after it (a batch that
+    // failed, or redelivered after a crash), an earlier fold would bring the deleted status back for a moment.
+    batchable: (d) => eventTypeOf(d.event) !== EventTypes.ObjectDeleted,
     onUndecodable: ({ seq, subject, error }) => {
       o.lag?.setAsideEvent();
       logger.error(

@@ -72,8 +72,9 @@ export class StatusWriter {
     for (const d of ds) {
       const k = kubeEventInput(d.event);
       if (k) await this.kubeEvents.record(ref, k, d.seq);
-      this.lag?.foldedEvent();
     }
+    // Counted once all is done: a batch that fails is handled again event by event, and counted there.
+    for (const _ of ds) this.lag?.foldedEvent();
   }
 }
 
