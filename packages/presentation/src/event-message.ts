@@ -32,6 +32,12 @@ function clusterStatusMessage(d: Data): string {
 }
 
 function workloadStatusMessage(d: Data): string {
+  // A member-agent speaking for several clusters reports them in one event.
+  if (Array.isArray(d.reports)) return d.reports.map((r) => workloadClusterMessage(isRecord(r) ? r : {})).join('; ');
+  return workloadClusterMessage(d);
+}
+
+function workloadClusterMessage(d: Data): string {
   const cluster = String(d.clusterName ?? '?');
   if (d.removed === true) return `removed from ${cluster}`;
   const health = typeof d.health === 'string' ? `, ${d.health}` : '';

@@ -109,6 +109,17 @@ export interface WorkloadStatusReportedData extends Partial<WorkloadReport> {
   kubeEvent?: KubeEventData;
 }
 
+/**
+ * The reports of several clusters of one binding in one `WorkloadStatusReported` event, from an agent that speaks for
+ * them all (the simulated fleet): the status writer folds them as one write, and they are one event in the log.
+ */
+export interface WorkloadStatusesReportedData {
+  reports: Array<Omit<WorkloadStatusReportedData, 'targetClusters' | 'kubeEvent'>>;
+  targetClusters?: string[];
+  /** The clusters' PodsPending Warnings, one per cluster that first reports pods Pending. */
+  kubeEvents?: KubeEventData[];
+}
+
 /** Stored status of an object, used after a restart so that what is already reported is not published again. */
 export type StatusLookup = (
   kind: string,

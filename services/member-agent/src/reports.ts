@@ -8,6 +8,7 @@ import type {
   ClusterStatusPatch,
   ClusterStatusReportedData,
   StatusLookup,
+  WorkloadStatusesReportedData,
   WorkloadStatusReportedData,
 } from './report-model.js';
 
@@ -36,6 +37,38 @@ const sha = (s: string) => createHash('sha256').update(s).digest().toString('hex
 /** What a memo keeps of a report's JSON to tell whether the next report is the same. */
 const jsonDigest = (json: string) => hash('sha1', json, 'base64');
 export const bindingKey = (r: BindingRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+/**
+ * The reports of several clusters of one binding as one event (WorkloadStatusesReportedData): one write for the status
+ * writer and one event in the log, where one per cluster cost as many of each. Its id is made of the clusters' own
+ * (chained) ids, so a retry is the same message; committed, it records every cluster's report.
+ */
+function combinedReport(reports: readonly Report[], targetClusters: string[]): Report {
+  const first = reports[0]!.event;
+  const datas = reports.map((r) => r.event.data as WorkloadStatusReportedData);
+  const kubeEvents = datas.flatMap((d) => (d.kubeEvent ? [d.kubeEvent] : []));
+  const data: WorkloadStatusesReportedData = {
+    reports: datas.map(({ targetClusters: _t, kubeEvent: _k, ...report }) => report),
+    targetClusters,
+    ...(kubeEvents.length ? { kubeEvents } : {}),
+  };
+  const event = cloudEvent({
+    id: `${first.flotillakind}/${first.flotillanamespace ?? ''}/${first.flotillaname}/${EventTypes.WorkloadStatusReported}/${sha(reports.map((r) => r.event.id).join('\n'))}`,
+    source: first.source,
+    type: EventTypes.WorkloadStatusReported,
+    kind: first.flotillakind,
+    namespace: first.flotillanamespace || undefined,
+    name: first.flotillaname,
+    time: new Date(first.time),
+    data,
+  });
+  return {
+    event,
+    commit: () => {
+      for (const r of reports) r.commit();
+    },
+  };
+}
 
 /** The names of the clusters a binding targets (`spec.clusters`), sorted. */
 export function targetClusterNames(binding: { spec?: unknown }): string[] {
@@ -195,7 +228,7 @@ export class ReportBook {
         commit: () => remember(cluster, { digest, link, pending, ...(report ? {} : { removed: true }) }),
       });
     }
-    return out;
+    return out.length > 1 ? [combinedReport(out, targetClusters)] : out;
   }
 
   /** Whether anything was reported (or found stored) for the binding, by any cluster this agent speaks for. */

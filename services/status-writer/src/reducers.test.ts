@@ -100,6 +100,33 @@ describe('workloadStatusReducer', () => {
   });
 });
 
+describe('workloadStatusReducer: the reports of several clusters in one event', () => {
+  it('folds to what the same reports one by one fold to, FullyApplied and PodsScheduled included', () => {
+    const t = '2026-01-01T00:00:00Z';
+    const targets = ['m1', 'm2', 'm3'];
+    const m1 = { clusterName: 'm1', applied: true, health: 'Healthy', status: { replicas: 2, readyReplicas: 2 } };
+    const m2 = { clusterName: 'm2', applied: true, status: { replicas: 1, pendingReplicas: 1 } };
+    const m3 = { clusterName: 'm3', applied: false, removed: true };
+    const before = workloadStatusReducer(
+      undefined,
+      at(t, 'WorkloadStatusReported', { clusterName: 'm3', applied: true, targetClusters: targets }),
+    );
+    const oneByOne = [m2, m1, m3].reduce(
+      (s, r) => workloadStatusReducer(s, at(t, 'WorkloadStatusReported', { ...r, targetClusters: targets })),
+      before,
+    );
+    const together = workloadStatusReducer(
+      before,
+      at(t, 'WorkloadStatusReported', { reports: [m2, m1, m3], targetClusters: targets }),
+    );
+    expect(together).toEqual(oneByOne);
+    expect((together.aggregatedStatus as Array<{ clusterName: string }>).map((i) => i.clusterName)).toEqual([
+      'm1',
+      'm2',
+    ]);
+  });
+});
+
 describe('patchReducer: removing a field', () => {
   it('a field patched to null is removed (JSON merge patch)', () => {
     const s = patchReducer(

@@ -15,6 +15,8 @@ export type Status = Record<string, unknown>;
 export interface StatusData {
   statusPatch?: Status;
   kubeEvent?: KubeEventData;
+  /** Several Kubernetes-style events (a member-agent's report of several clusters, one each). */
+  kubeEvents?: KubeEventData[];
 }
 
 /** The reducer for every event without a dedicated one: apply `data.statusPatch`. */
@@ -29,25 +31,29 @@ export const patchReducer: Reducer = (status, event) => {
  * cluster, kept sorted by cluster name.
  */
 export const workloadStatusReducer: Reducer = (status, event) => {
-  const d = event.data as {
+  type ClusterReport = {
     clusterName: string;
     applied: boolean;
     health?: string;
     status?: unknown;
     appliedMessage?: string;
     removed?: boolean;
-    targetClusters?: string[];
   };
+  const d = event.data as ClusterReport & { targetClusters?: string[]; reports?: ClusterReport[] };
+  // One cluster's report, or (a member-agent speaking for several clusters) the reports of each in one event.
+  const reports = Array.isArray(d.reports) ? d.reports : [d];
+  const reported = new Set(reports.map((r) => r.clusterName));
   const items = ((status?.aggregatedStatus as Array<{ clusterName: string }> | undefined) ?? []).filter(
-    (i) => i.clusterName !== d.clusterName,
+    (i) => !reported.has(i.clusterName),
   );
-  if (!d.removed) {
+  for (const r of reports) {
+    if (r.removed) continue;
     items.push({
-      clusterName: d.clusterName,
-      applied: d.applied,
-      ...(d.health ? { health: d.health } : {}),
-      ...(d.appliedMessage ? { appliedMessage: d.appliedMessage } : {}),
-      ...(d.status !== undefined ? { status: d.status } : {}),
+      clusterName: r.clusterName,
+      applied: r.applied,
+      ...(r.health ? { health: r.health } : {}),
+      ...(r.appliedMessage ? { appliedMessage: r.appliedMessage } : {}),
+      ...(r.status !== undefined ? { status: r.status } : {}),
     } as { clusterName: string });
   }
   items.sort((a, b) => a.clusterName.localeCompare(b.clusterName));

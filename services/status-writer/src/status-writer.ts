@@ -15,9 +15,11 @@ export function refOfEvent(e: CloudEvent): ObjectRef {
   return { kind: e.flotillakind, namespace: e.flotillanamespace || undefined, name: e.flotillaname };
 }
 
-function kubeEventInput(e: CloudEvent) {
-  const k = (e.data as StatusData | undefined)?.kubeEvent;
-  return k ? { ...k, component: e.source, time: new Date(e.time) } : undefined;
+/** The Kubernetes-style events an event carries (`kubeEvent`, or `kubeEvents` for several), as the store records them. */
+function kubeEventInputs(e: CloudEvent) {
+  const d = e.data as StatusData | undefined;
+  const all = [...(d?.kubeEvent ? [d.kubeEvent] : []), ...(Array.isArray(d?.kubeEvents) ? d.kubeEvents : [])];
+  return all.map((k) => ({ ...k, component: e.source, time: new Date(e.time) }));
 }
 
 /**
@@ -40,8 +42,7 @@ export class StatusWriter {
       // An event that changes no status is neither read for nor written (as StatusStore.fold would find).
       await this.statuses.fold<Status>(ref, d.seq, (s) => this.reducers.fold(s, d.event));
     }
-    const k = kubeEventInput(d.event);
-    if (k) await this.kubeEvents.record(ref, k, d.seq);
+    for (const k of kubeEventInputs(d.event)) await this.kubeEvents.record(ref, k, d.seq);
     this.lag?.foldedEvent();
   }
 
@@ -69,10 +70,7 @@ export class StatusWriter {
       } else if (!this.reducers.changesNothing(d.event)) run.push(d);
     }
     await foldRun();
-    for (const d of ds) {
-      const k = kubeEventInput(d.event);
-      if (k) await this.kubeEvents.record(ref, k, d.seq);
-    }
+    for (const d of ds) for (const k of kubeEventInputs(d.event)) await this.kubeEvents.record(ref, k, d.seq);
     // Counted once all is done: a batch that fails is handled again event by event, and counted there.
     for (const _ of ds) this.lag?.foldedEvent();
   }
@@ -100,8 +98,7 @@ export class ReplayFold {
       const status = this.reducers.fold(current?.status, d.event);
       if (!foldChangesNothing(current, status)) this.statuses.set(key, { seq: d.seq, status });
     }
-    const k = kubeEventInput(d.event);
-    if (k) {
+    for (const k of kubeEventInputs(d.event)) {
       const kk = KubeEventStore.key(ref, k);
       this.kubeEvents.set(kk, KubeEventStore.next(this.kubeEvents.get(kk), ref, k, d.seq));
     }

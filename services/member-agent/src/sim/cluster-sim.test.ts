@@ -1,7 +1,11 @@
 import { DEFAULT_RESOURCE_MODELS, FederatedHpaAnnotations, ReservedNamespaces } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { StoredObject } from '@flotilla/store';
-import type { ClusterStatusReportedData, WorkloadStatusReportedData } from '../report-model.js';
+import type {
+  ClusterStatusReportedData,
+  WorkloadStatusesReportedData,
+  WorkloadStatusReportedData,
+} from '../report-model.js';
 import { SimulatedClusters, type Report, type SimInput } from './cluster-sim.js';
 
 const T0 = Date.parse('2025-06-01T00:00:00Z');
@@ -77,10 +81,23 @@ const clusterData = (rs: Report[], name: string) =>
   rs.find((r) => r.event.flotillakind === 'Cluster' && r.event.flotillaname === name)?.event.data as
     | ClusterStatusReportedData
     | undefined;
+/**
+ * A workload event's reports, one per cluster: the event's own, or each of a report of several clusters (with the
+ * binding's target clusters, and the PodsPending Warning naming the cluster, as a single report carries them).
+ */
+const clusterReports = (r: Report): WorkloadStatusReportedData[] => {
+  const d = r.event.data as WorkloadStatusReportedData & Partial<WorkloadStatusesReportedData>;
+  if (!Array.isArray(d.reports)) return [d];
+  return d.reports.map((one) => {
+    const kubeEvent = d.kubeEvents?.find((k) => k.message.includes(`in cluster ${one.clusterName}:`));
+    return { ...one, ...(d.targetClusters && { targetClusters: d.targetClusters }), ...(kubeEvent && { kubeEvent }) };
+  });
+};
 const workloadData = (rs: Report[], binding: string, cluster: string) =>
-  rs.find(
-    (r) => r.event.flotillaname === binding && (r.event.data as WorkloadStatusReportedData).clusterName === cluster,
-  )?.event.data as WorkloadStatusReportedData | undefined;
+  rs
+    .filter((r) => r.event.flotillaname === binding && r.event.flotillakind !== 'Cluster')
+    .flatMap(clusterReports)
+    .find((d) => d.clusterName === cluster);
 
 describe('SimulatedClusters: cluster status', () => {
   it('grades the cluster by its own spec.resourceModels when it has them', () => {
@@ -350,8 +367,11 @@ describe('SimulatedClusters: workloads', () => {
     expect(
       r
         .filter((x) => x.event.flotillakind === 'ResourceBinding')
-        .map((x) => (x.event.data as WorkloadStatusReportedData).clusterName),
+        .flatMap(clusterReports)
+        .map((d) => d.clusterName),
     ).toEqual(['m1', 'm2']);
+    // The two clusters' reports are one event: one write for the status writer, one event in the log.
+    expect(r.filter((x) => x.event.flotillakind === 'ResourceBinding')).toHaveLength(1);
     const scaled = binding(
       'web',
       [
@@ -364,7 +384,8 @@ describe('SimulatedClusters: workloads', () => {
     expect(
       r2
         .filter((x) => x.event.flotillakind === 'ResourceBinding')
-        .map((x) => (x.event.data as WorkloadStatusReportedData).clusterName),
+        .flatMap(clusterReports)
+        .map((d) => d.clusterName),
     ).toEqual(['m1', 'm2']); // m1 too: the binding's target clusters, which every report carries, lost real and ghost
     const r3 = step(s, { clusters, bindings: [scaled], now: at(2000) });
     expect(r3.filter((x) => x.event.flotillakind === 'ResourceBinding')).toEqual([]); // nothing changed since
