@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { eventually, freeTcpPort } from '@flotilla/testkit';
 import { flotilla } from './support/cli.js';
+import { deployment } from './support/fhpa.js';
 import { startSuite, type RunningSuite } from './support/suite.js';
 import { webPolicy } from './support/weighted-policy.js';
 
@@ -84,17 +85,6 @@ function sameAsPreview(p: Preview, name: string, real: Binding): void {
   ).toBe(b!.groupAfter ?? b!.groupBefore);
 }
 
-const deployment = (name: string, replicas: number) => `
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: ${name}, namespace: default }
-spec:
-  replicas: ${replicas}
-  selector: { matchLabels: { app: ${name} } }
-  template:
-    metadata: { labels: { app: ${name} } }
-    spec: { containers: [{ name: c, image: nginx, resources: { requests: { cpu: 500m } } }] }
-`;
 const nginx = `${deployment('nginx', 2)}---
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
@@ -120,7 +110,7 @@ beforeAll(async () => {
     expect((await cli('cluster', 'add', n, '--sim', '--cpu', '8')).code).toBe(0);
   for (const n of ['member1', 'member2', 'member3'])
     expect((await cli('wait', '--for=condition=Ready', `cluster/${n}`, '--timeout', '20s')).code).toBe(0);
-  const r = await cliIn(`${deployment('web', 6)}---\n${webPolicy(2, 1)}---${nginx}`, 'apply', '-f', '-');
+  const r = await cliIn(`${deployment('web', 6)}---\n${webPolicy(2, 1)}---\n${nginx}`, 'apply', '-f', '-');
   expect(r.err).toBe('');
   await settled('web-deployment', (b) => text(b.spec.clusters ?? []) === 'member1:4,member2:2', 'web 4:2');
   await settled('nginx-deployment', (b) => text(b.spec.clusters ?? []) === 'member1:2', 'nginx in primary');
