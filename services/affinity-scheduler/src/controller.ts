@@ -186,7 +186,7 @@ export class AffinitySchedulerController {
       registry: o.registry,
       failureEvents: { publish: o.publish, objectOf: refFromKey },
     };
-    const schedulerKit: SchedulerKit = { controller: kit, logger: o.logger, now: this.now, owned };
+    const schedulerKit: SchedulerKit = { controller: kit, now: this.now, owned };
     const templateKinds = listKinds()
       .filter((k) => !k.strict)
       .map((k) => k.kind);

@@ -5,7 +5,6 @@ import type { Registry } from 'prom-client';
 export interface SchedulerKit {
   /** defineController's options every controller shares. */
   controller: { logger: ControllerLogger; registry?: Registry | undefined; failureEvents: FailureEvents };
-  logger: ControllerLogger;
   now: () => Date;
   /** A reconcile that skips what another replica owns; the informers still hold everything. */
   owned: <A extends unknown[], R>(

@@ -48,28 +48,21 @@ export class StatusWriter {
 
   /**
    * Several events of one object, in stream order, folded with one read and at most one write (StatusStore.foldMany):
-   * the record is the one folding them one at a time leaves, so a replay still rebuilds it. A delete among them
-   * is its own step, between the folds before and after it.
+   * the record is the one folding them one at a time leaves, so a replay still rebuilds it. A delete is no fold: events
+   * with one among them are handled one at a time (the live fold never batches a delete: foldEvents' `batchable`).
    */
   async handleMany(ds: readonly DeliveredEvent[]): Promise<void> {
     const first = ds[0];
     if (!first) return;
-    if (ds.length === 1) return this.handle(first);
-    const ref = refOfEvent(first.event);
-    let run: DeliveredEvent[] = [];
-    const foldRun = async () => {
-      if (run.length === 0) return;
-      const steps = run.map((d) => ({ seq: d.seq, evolve: (s: Status | undefined) => this.reducers.fold(s, d.event) }));
-      run = [];
-      await this.statuses.foldMany<Status>(ref, steps);
-    };
-    for (const d of ds) {
-      if (eventTypeOf(d.event) === EventTypes.ObjectDeleted) {
-        await foldRun();
-        await this.statuses.remove(ref, d.seq);
-      } else if (!this.reducers.changesNothing(d.event)) run.push(d);
+    if (ds.length === 1 || ds.some((d) => eventTypeOf(d.event) === EventTypes.ObjectDeleted)) {
+      for (const d of ds) await this.handle(d);
+      return;
     }
-    await foldRun();
+    const ref = refOfEvent(first.event);
+    const steps = ds
+      .filter((d) => !this.reducers.changesNothing(d.event))
+      .map((d) => ({ seq: d.seq, evolve: (s: Status | undefined) => this.reducers.fold(s, d.event) }));
+    if (steps.length) await this.statuses.foldMany<Status>(ref, steps);
     for (const d of ds) for (const k of kubeEventInputs(d.event)) await this.kubeEvents.record(ref, k, d.seq);
     // Counted once all is done: a batch that fails is handled again event by event, and counted there.
     for (const _ of ds) this.lag?.foldedEvent();

@@ -54,7 +54,7 @@ export function clusterHealthController(o: ClusterHealthOptions): Controller {
       // read expires nothing: the reconcile fails and is retried.
       const stored = (await getJson<ClusterLease>(o.bus.leases, key))?.value;
       if (stored && laterLease(lease, stored) !== lease) {
-        kit.logger.warn(
+        kit.controller.logger.warn(
           { cluster: ref.name, watched: lease?.renewTime ?? null, stored: stored.renewTime },
           'the lease watch lags behind the bucket; the stored renewal is the heartbeat',
         );
@@ -86,7 +86,7 @@ export function clusterHealthController(o: ClusterHealthOptions): Controller {
           },
         }),
       );
-      kit.logger.info(
+      kit.controller.logger.info(
         { cluster: ref.name, reason: d.expire.reason, lease: lease ?? null },
         'cluster status expired; Ready set to Unknown',
       );

@@ -41,7 +41,7 @@ export function clusterTaintsController(o: ClusterTaintsOptions): Controller {
         else delete spec.taints;
         return { ...cur, spec };
       });
-      kit.logger.info({ cluster: ref.name, taints }, 'cluster taints updated');
+      kit.controller.logger.info({ cluster: ref.name, taints }, 'cluster taints updated');
     }
     if (d.recheckAfterMs !== undefined) return { requeueAfterMs: d.recheckAfterMs + 50 };
   };
