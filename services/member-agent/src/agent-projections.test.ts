@@ -1,7 +1,7 @@
 import { APPLIED_PLACEMENT_ANNOTATION } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
 import { describe, expect, it } from 'vitest';
-import { bindingStatusForAgent, withoutPlacement } from './agent.js';
+import { bindingStatusForAgent, withoutPlacement } from './agent-projections.js';
 
 describe('what the sim agent caches of a binding', () => {
   it('drops the placement and its applied-placement record, and keeps every other annotation', () => {

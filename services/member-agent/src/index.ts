@@ -1,4 +1,4 @@
-export * from './agent.js';
+export * from './agent-projections.js';
 export * from './config.js';
 export * from './sim/capacity.js';
 export * from './sim/cluster-sim.js';

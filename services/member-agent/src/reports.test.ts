@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReportBook } from './reports.js';
+import { combineWorkloadReports, ReportBook } from './reports.js';
 import type { ClusterStatusPatch } from './report-model.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -43,5 +43,50 @@ describe('ReportBook.clusterReport', () => {
     repeat!.commit();
     stored = { conditions: [{ ...ready.conditions[0], lastTransitionTime: '2026-01-01T00:01:00Z' }] };
     expect(book.clusterReport('m1', ready, now, statusOf)).toBeUndefined();
+  });
+});
+
+describe('combineWorkloadReports', () => {
+  const ref = (name: string) => ({ kind: 'ResourceBinding', namespace: 'default', name });
+  const status = (replicas: number) => ({
+    replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    pendingReplicas: 0,
+  });
+  const report = (book: ReportBook, name: string, cluster: string, replicas: number) =>
+    book.workloadReports({
+      ref: ref(name),
+      current: new Map([[cluster, { applied: true, health: 'Healthy' as const, status: status(replicas) }]]),
+      owned: { has: (c) => c === cluster },
+      targetClusters: ['m1', 'm2'],
+      now,
+      statusOf: () => undefined,
+    });
+
+  it('makes the single-cluster reports of one binding one event, leaves the others, and commits every cluster', () => {
+    // Two drivers (one book each, as in a process serving many clusters), a cluster report between them.
+    const m1 = new ReportBook('m1');
+    const m2 = new ReportBook('m2');
+    const cluster = m1.clusterReport('m1', ready, now, () => undefined)!;
+    const reports = [...report(m1, 'a', 'm1', 2), cluster, ...report(m2, 'a', 'm2', 3), ...report(m2, 'b', 'm2', 1)];
+    const combined = combineWorkloadReports(reports);
+    expect(combined.map((r) => r.event.subject)).toEqual([
+      'ResourceBinding/default/a',
+      'Cluster//m1',
+      'ResourceBinding/default/b',
+    ]);
+    expect(combined[0]!.event.data).toEqual({
+      reports: [
+        { clusterName: 'm1', applied: true, health: 'Healthy', status: status(2) },
+        { clusterName: 'm2', applied: true, health: 'Healthy', status: status(3) },
+      ],
+      targetClusters: ['m1', 'm2'],
+    });
+    expect(combined[2]).toBe(reports[3]);
+    // Committed, the combined event records both clusters' reports: nothing is reported again.
+    combined[0]!.commit();
+    expect(report(m1, 'a', 'm1', 2)).toEqual([]);
+    expect(report(m2, 'a', 'm2', 3)).toEqual([]);
   });
 });

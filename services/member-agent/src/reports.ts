@@ -1,7 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { isClusterHealthExpiryReason } from '@flotilla/api';
-import { cloudEvent, EventTypes, type CloudEvent } from '@flotilla/bus';
+import { cloudEvent, eventTypeOf, EventTypes, type CloudEvent } from '@flotilla/bus';
 import type { BindingRef, WorkloadReport } from './report-model.js';
 import type {
   ClusterCondition,
@@ -43,13 +43,13 @@ export const bindingKey = (r: BindingRef) => `${r.kind}/${r.namespace ?? ''}/${r
  * writer and one event in the log, where one per cluster cost as many of each. Its id is made of the clusters' own
  * (chained) ids, so a retry is the same message; committed, it records every cluster's report.
  */
-function combinedReport(reports: readonly Report[], targetClusters: string[]): Report {
+function combinedReport(reports: readonly Report[], targetClusters: string[] | undefined): Report {
   const first = reports[0]!.event;
   const datas = reports.map((r) => r.event.data as WorkloadStatusReportedData);
   const kubeEvents = datas.flatMap((d) => (d.kubeEvent ? [d.kubeEvent] : []));
   const data: WorkloadStatusesReportedData = {
     reports: datas.map(({ targetClusters: _t, kubeEvent: _k, ...report }) => report),
-    targetClusters,
+    ...(targetClusters ? { targetClusters } : {}),
     ...(kubeEvents.length ? { kubeEvents } : {}),
   };
   const event = cloudEvent({
@@ -68,6 +68,39 @@ function combinedReport(reports: readonly Report[], targetClusters: string[]): R
       for (const r of reports) r.commit();
     },
   };
+}
+
+/**
+ * The reports of several agents' passes as few events as they can be: the single-cluster WorkloadStatusReported
+ * reports of one binding become one (combinedReport), in the order each binding first comes; everything else is
+ * left as it is. A process serving many clusters publishes its drivers' reports of one turn through this, so a
+ * binding's clusters cost the status writer one write and the log one event, as one agent speaking for them all did.
+ */
+export function combineWorkloadReports(reports: readonly Report[]): Report[] {
+  const out: Array<Report | Report[]> = [];
+  const byBinding = new Map<string, Report[]>();
+  for (const r of reports) {
+    const data = r.event.data as Partial<WorkloadStatusesReportedData> | undefined;
+    if (eventTypeOf(r.event) !== EventTypes.WorkloadStatusReported || data?.reports !== undefined) {
+      out.push(r);
+      continue;
+    }
+    const key = `${r.event.flotillakind}/${r.event.flotillanamespace ?? ''}/${r.event.flotillaname}`;
+    const group = byBinding.get(key);
+    if (group) group.push(r);
+    else {
+      const fresh = [r];
+      byBinding.set(key, fresh);
+      out.push(fresh);
+    }
+  }
+  return out.map((g) =>
+    Array.isArray(g)
+      ? g.length === 1
+        ? g[0]!
+        : combinedReport(g, (g[0]!.event.data as WorkloadStatusReportedData).targetClusters)
+      : g,
+  );
 }
 
 /** The names of the clusters a binding targets (`spec.clusters`), sorted. */

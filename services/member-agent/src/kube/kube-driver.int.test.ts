@@ -9,7 +9,7 @@ import { eventually } from '@flotilla/testkit';
 import { startKubeCluster, type KubeCluster } from '@flotilla/testkit/kube';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import type { AgentLogger } from '../agent.js';
+import type { AgentLogger } from '../agent-projections.js';
 import type { ClusterStatusReportedData, WorkloadStatusReportedData } from '../report-model.js';
 import { clientNodeApi } from './client-node-api.js';
 import { KubeDriver } from './kube-driver.js';

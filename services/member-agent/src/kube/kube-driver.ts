@@ -6,7 +6,7 @@ import { type KubeInformer, type ReadinessSink, statusOf } from '@flotilla/kube-
 import type { Clock } from '@flotilla/runtime';
 import { type Informer, Informers, objectKey, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
-import { type AgentLogger, withoutPlacement } from '../agent.js';
+import { type AgentLogger, bindingStatusForAgent, withoutPlacement } from '../agent-projections.js';
 import { ClusterLeases } from '../cluster-lease.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
 import { type BindingUsage, MemberUsageWriter } from '../member-usage.js';
@@ -136,8 +136,21 @@ export interface KubeDriverOptions {
   random?: () => number;
 }
 
-/** Publishes reports (committing each once acknowledged); resolves with how many were published. */
-export type ReportPublisher = (reports: readonly Report[], stopped: () => boolean) => Promise<number>;
+/**
+ * Where passes' reports go when several drivers share a publisher: each pass `begin`s, then hands its reports to
+ * its ticket's `publish` once (none is fine) or ends without (`end`, what a pass that stops early does).
+ */
+export interface ReportPublisher {
+  begin(): PassReports;
+}
+
+/** One pass's reports. */
+export interface PassReports {
+  /** Publishes reports (committing each once acknowledged); resolves with how many were published. */
+  publish(reports: readonly Report[], stopped: () => boolean): Promise<number>;
+  /** The pass ended; a no-op once it published. */
+  end(): void;
+}
 
 /** How long a new informer's first list may take before reconciling goes on without it (its objects wait). */
 const FIRST_SYNC_WAIT_MS = 10_000;
@@ -246,6 +259,17 @@ export class KubeDriver {
   private readonly writer: MemberWriter;
   private readonly manifests = new ManifestCache();
   private podCpu = new Map<string, Map<string, number> | undefined>();
+  /**
+   * Changes counted as they come, and those the last whole pass saw: a resync with nothing unseen and no pod metrics
+   * due costs nothing but the usage sample (a simulated cluster's resync every tick made it a pass over its whole
+   * share a second). Inputs (bindings, templates, the Cluster, readiness) count as seen from the pass's start; the
+   * member cluster's objects from its observation, so the echo of its own writes, which a simulated member delivers
+   * before the pass observes, asks for no second pass. A real member's echo comes later and asks for one.
+   */
+  private readonly changes = { inputs: 1, member: 0 };
+  private seen = { inputs: 0, member: 0 };
+  /** The usage of the last whole pass, sampled again by a pass that skips (UsageRecorder's interval). */
+  private lastUsage: WorkloadUsage[] = [];
   private lastMetricsMs: number | undefined;
   /** The last metrics.k8s.io error per namespace: logged when it changes, not every period. */
   private readonly metricsErrors = new Map<string, string>();
@@ -297,7 +321,13 @@ export class KubeDriver {
     this.bindings = BINDING_KINDS.map((kind) =>
       this.informers.objects(kind, { name: 'withoutPlacement', project: withoutPlacement }),
     );
-    for (const kind of ['Cluster', ...BINDING_KINDS]) this.statuses.set(kind, this.informers.status(kind));
+    this.statuses.set('Cluster', this.informers.status('Cluster'));
+    // A binding's status is read for what was reported already: its aggregated status, not its conditions.
+    for (const kind of BINDING_KINDS)
+      this.statuses.set(
+        kind,
+        this.informers.status(kind, { name: 'bindingStatusForAgent', project: bindingStatusForAgent }),
+      );
     this.clusterModels = this.informers.objects('Cluster', MEMBER_CLUSTER_VIEW);
     const clusterStatus = this.statuses.get('Cluster')!;
     const backoff = opts.backoff ?? KUBE_DRIVER_DEFAULTS.backoff;
@@ -383,13 +413,15 @@ export class KubeDriver {
 
   /** Runs one reconcile now (after any running one) and waits for it. */
   async reconcileNow(): Promise<void> {
+    this.changes.inputs++;
     this.controller.enqueue(this.key);
     await this.controller.idle();
   }
 
   /** Something changed: reconcile (changes arriving while one runs are folded into one more pass). */
-  private kick(): void {
+  private kick(from: keyof KubeDriver['changes'] = 'inputs'): void {
     if (this.stopped) return;
+    this.changes[from]++;
     const gatherMs = this.opts.gatherMs ?? 0;
     if (gatherMs === 0) {
       this.controller.enqueue(this.key);
@@ -400,12 +432,18 @@ export class KubeDriver {
     this.gathering = new Promise((r) => {
       done = r;
     });
-    this.gatherTimer = setTimeout(() => {
-      this.gatherTimer = undefined;
-      this.gathering = undefined;
-      if (!this.stopped) this.controller.enqueue(this.key);
-      done();
-    }, gatherMs);
+    // On a grid of gatherMs shared by every driver of the process: the drivers a burst wakes run their passes in the
+    // same turn, so the reports of a binding's clusters are handed to the publisher together.
+    this.gatherTimer = setTimeout(
+      () => {
+        this.gatherTimer = undefined;
+        this.gathering = undefined;
+        // What a pass saw while the changes were gathered (its own writes' echo) needs no other.
+        if (!this.stopped && this.unseen()) this.controller.enqueue(this.key);
+        done();
+      },
+      gatherMs - (Date.now() % gatherMs),
+    );
   }
 
   /** Resolves once no change is being gathered and no pass is queued or running (for tests). */
@@ -478,7 +516,7 @@ export class KubeDriver {
       name: what,
       registry: this.registry,
       ...(this.opts.readiness ? { readiness: this.opts.readiness } : {}),
-      onChange: () => this.kick(),
+      onChange: () => this.kick('member'),
       onError: (err: Error) => this.onInformerError(what, err),
       onExpired: (resourceVersion: string) => {
         this.opts.logger.info(
@@ -601,6 +639,34 @@ export class KubeDriver {
    */
   private async reconcile(): Promise<void> {
     if (this.stopped) return;
+    if (!this.unseen() && !this.metricsDue(this.opts.clock.now().getTime())) {
+      if (readiness(this.history, this.opts.clock.now().getTime(), this.opts).ready === true)
+        await this.opts.usageRecorder?.maybeRecord(this.lastUsage, this.opts.clock.now());
+      return;
+    }
+    // A pass that fails or stops early leaves them unseen: the retry (or the next resync) looks again.
+    const seen = { inputs: this.changes.inputs, member: this.changes.member };
+    const pass = this.opts.publish?.begin();
+    try {
+      if (await this.wholePass(seen, pass)) this.seen = seen;
+    } finally {
+      pass?.end();
+    }
+  }
+
+  /** Whether a change came that no whole pass saw yet. */
+  private unseen(): boolean {
+    return this.changes.inputs !== this.seen.inputs || this.changes.member !== this.seen.member;
+  }
+
+  /** Whether pod metrics are to be read again (every metricsPeriodMs). */
+  private metricsDue(nowMs: number): boolean {
+    const period = this.opts.metricsPeriodMs ?? KUBE_DRIVER_DEFAULTS.metricsPeriodMs;
+    return this.lastMetricsMs === undefined || nowMs - this.lastMetricsMs >= period;
+  }
+
+  /** One pass over the cluster's share (see `reconcile`); whether it got through, `marks.member` set at observing. */
+  private async wholePass(marks: { inputs: number; member: number }, pass?: PassReports): Promise<boolean> {
     // 1. Desired.
     const bindings = this.bindingsToLookAt();
     await this.followTemplates(bindings);
@@ -630,9 +696,9 @@ export class KubeDriver {
       for (const [key] of desired.assigned) current.set(key, unreachableWorkloadReport(this.cluster));
     } else if (ready.ready === 'pending') {
       // Within the failure threshold nothing is written and nothing new is reported: the last report stands.
-      return;
+      return false;
     } else {
-      if (!(await this.ensureMemberInformers())) return;
+      if (!(await this.ensureMemberInformers())) return false;
       // 3. Every kind the desired objects have is watched before anything is decided about it; then plan and write.
       const kinds = new Map<string, KindRef>();
       for (const d of desired.objects) kinds.set(kindKey(d.ref), { apiVersion: d.ref.apiVersion, kind: d.ref.kind });
@@ -649,6 +715,7 @@ export class KubeDriver {
         else this.writeErrors.delete(key);
       failed = [...outcomes.values()].filter((o) => o !== undefined);
       // 4. Observe.
+      marks.member = this.changes.member;
       await this.refreshPodMetrics(desired.objects, nowMs);
       const seen = observeWorkloads({
         cluster: this.cluster,
@@ -672,7 +739,8 @@ export class KubeDriver {
         }),
       });
     }
-    if (this.stopped) return;
+    if (this.stopped) return false;
+    this.lastUsage = usage;
     // 5. Publish.
     const reports: Report[] = [];
     if (patch) {
@@ -704,9 +772,9 @@ export class KubeDriver {
     this.book.forgetGone(owned, present);
     this.tracked = tracked;
     const stopped = () => this.stopped;
-    if (this.opts.publish) await this.opts.publish(reports, stopped);
+    if (pass) await pass.publish(reports, stopped);
     else await publishReports({ bus: this.opts.bus, reports, stopped });
-    if (this.stopped) return;
+    if (this.stopped) return false;
     this.posted = true;
     if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
     // Not ready: what was written is deleted, as a lost cluster's usage is not known.
@@ -717,12 +785,12 @@ export class KubeDriver {
     }
     // 6. What the member cluster refused is in the bindings' status; the kit retries it and records the events.
     if (failed.length > 0) throw new MemberWriteError(this.cluster, failed);
+    return true;
   }
 
   /** Reads pod CPU usage of the namespaces of workloads with CPU requests, once per metrics period. */
   private async refreshPodMetrics(objects: readonly DesiredObject[], nowMs: number): Promise<void> {
-    const period = this.opts.metricsPeriodMs ?? KUBE_DRIVER_DEFAULTS.metricsPeriodMs;
-    if (this.lastMetricsMs !== undefined && nowMs - this.lastMetricsMs < period) return;
+    if (!this.metricsDue(nowMs)) return;
     this.lastMetricsMs = nowMs;
     const namespaces = new Set<string>();
     for (const d of objects)

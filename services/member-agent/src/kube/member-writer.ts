@@ -1,6 +1,6 @@
 import type { KubeInformer } from '@flotilla/kube-client';
 import type { Registry } from 'prom-client';
-import type { AgentLogger } from '../agent.js';
+import type { AgentLogger } from '../agent-projections.js';
 import type { BindingRef } from '../report-model.js';
 import type { MemberClusterApi } from './kube-api.js';
 import { kubeDriverMetrics } from './kube-metrics.js';

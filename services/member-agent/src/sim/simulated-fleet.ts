@@ -4,11 +4,11 @@ import type { ReadinessSink } from '@flotilla/kube-client';
 import type { Clock } from '@flotilla/runtime';
 import type { Informers } from '@flotilla/store';
 import { Registry } from 'prom-client';
-import type { AgentLogger } from '../agent.js';
+import type { AgentLogger } from '../agent-projections.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
 import { KubeDriver, MEMBER_CLUSTER_VIEW, type ReportPublisher } from '../kube/kube-driver.js';
 import { publishReports } from '../publish-reports.js';
-import type { Report } from '../reports.js';
+import { combineWorkloadReports, type Report } from '../reports.js';
 import type { UsageRecorder } from '../usage-recorder.js';
 import type { WorkloadUsageGauge } from '../usage-metrics.js';
 import { SimulationSpecError } from './errors.js';
@@ -201,30 +201,73 @@ export class SimulatedFleet {
   }
 }
 
+/** How long the batched publisher holds the first reports of a round at most while passes are still running. */
+const BATCH_HOLD_MAX_MS = 250;
+
 /**
- * A ReportPublisher for many drivers: the reports handed to it within one turn of the event loop (the passes one
- * change started, e.g. a binding's clusters) are published together, pipelined (publishReports), so the status
- * writer finds them waiting together and folds them in one write.
+ * A ReportPublisher for many drivers: the reports of passes that overlap (those one gathering round started, e.g. a
+ * binding's clusters, on the drivers' shared grid) are held until the last of them ended, then published together,
+ * pipelined (publishReports), a binding's clusters' reports as one event (combineWorkloadReports), which the status
+ * writer folds in one write. Held `holdMaxMs` at most behind a pass that takes longer.
  */
-export function batchedPublisher(bus: Bus): ReportPublisher {
+export function batchedPublisher(bus: Bus, holdMaxMs = BATCH_HOLD_MAX_MS): ReportPublisher {
   let batch: Array<{ reports: readonly Report[]; stopped: () => boolean; done(err?: unknown): void }> = [];
+  /** Passes begun and not ended. */
+  let running = 0;
+  let holdTimer: NodeJS.Timeout | undefined;
   const flush = async () => {
+    if (holdTimer) clearTimeout(holdTimer);
+    holdTimer = undefined;
     const taken = batch;
     batch = [];
+    if (taken.length === 0) return;
     const live = taken.filter((t) => !t.stopped());
     try {
-      await publishReports({ bus, reports: live.flatMap((t) => t.reports), stopped: () => false });
+      await publishReports({
+        bus,
+        reports: combineWorkloadReports(live.flatMap((t) => t.reports)),
+        stopped: () => false,
+      });
       for (const t of taken) t.done();
     } catch (err) {
       // What failed is not committed: each pass offers it again (the driver retries with backoff).
       for (const t of taken) t.done(err);
     }
   };
-  return (reports, stopped) => {
-    if (reports.length === 0) return Promise.resolve(0);
-    return new Promise<number>((resolve, reject) => {
-      if (batch.length === 0) setImmediate(() => void flush());
-      batch.push({ reports, stopped, done: (err) => (err === undefined ? resolve(reports.length) : reject(err)) });
-    });
+  // Once no pass runs at the end of a turn (a pass of the same round may yet begin within it).
+  const passEnded = () => {
+    if (--running === 0 && batch.length > 0)
+      setImmediate(() => {
+        if (running === 0) void flush();
+      });
+  };
+  return {
+    begin() {
+      running++;
+      let ended = false;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        passEnded();
+      };
+      return {
+        publish: (reports, stopped) => {
+          if (reports.length === 0) {
+            end();
+            return Promise.resolve(0);
+          }
+          return new Promise<number>((resolve, reject) => {
+            if (batch.length === 0) holdTimer = setTimeout(() => void flush(), holdMaxMs);
+            batch.push({
+              reports,
+              stopped,
+              done: (err) => (err === undefined ? resolve(reports.length) : reject(err)),
+            });
+            end();
+          });
+        },
+        end,
+      };
+    },
   };
 }

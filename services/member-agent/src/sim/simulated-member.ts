@@ -74,6 +74,8 @@ export class SimulatedMember implements MemberClusterApi {
   /** The HorizontalPodAutoscalers `spec.simulation` lists as someone else's: reported by the driver, not run. */
   private foreign = new Set<string>();
   private readonly hpaSyncPeriodMs: number;
+  /** The kubelet pass the writes of this turn wait for (settleSoon). */
+  private pendingSettle: Promise<void> | undefined;
 
   constructor(private readonly o: SimulatedMemberOptions) {
     this.objects = new SimObjects(o.cluster);
@@ -184,8 +186,8 @@ export class SimulatedMember implements MemberClusterApi {
     if (typeof specOf(stored).replicas === 'number') {
       const ref = { apiVersion: manifest.apiVersion, kind: manifest.kind, namespace: namespace ?? '', name };
       if (!this.workloads.has(workloadKey(ref))) this.workloads.set(workloadKey(ref), undefined);
-      this.settle();
-      return this.objects.get(manifest.apiVersion, manifest.kind, namespace, name)!;
+      await this.settleSoon();
+      return this.objects.get(manifest.apiVersion, manifest.kind, namespace, name) ?? stored;
     }
     return stored;
   }
@@ -201,7 +203,7 @@ export class SimulatedMember implements MemberClusterApi {
     this.workloads.delete(key);
     for (let i = 0; i < (placed?.fit.replicas ?? 0); i++)
       this.objects.delete(POD.apiVersion, POD.kind, ref.namespace, podName(ref, i));
-    this.settle();
+    await this.settleSoon();
   }
 
   /** metrics.k8s.io: the CPU of each running pod of `namespace`, its workload's demand shared by its running pods. */
@@ -296,6 +298,23 @@ export class SimulatedMember implements MemberClusterApi {
     const generation = ((o.metadata?.generation as number | undefined) ?? 0) + 1;
     this.objects.put({ ...o, metadata: { ...o.metadata, generation }, spec: { ...specOf(o), replicas } });
     this.settle();
+  }
+
+  /**
+   * The kubelet's pass after the writes of this turn of the event loop: a pass places every workload of the cluster,
+   * so one per write made a burst of N writes cost N times the cluster's workloads. The writes a driver's pass sends
+   * together (MemberWriter keeps up to its concurrency in flight) share one, and each resolves once it ran: what a
+   * write changed (pods, the workload's status) is in the member's watches when it returns, as before.
+   */
+  private settleSoon(): Promise<void> {
+    this.pendingSettle ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.pendingSettle = undefined;
+        this.settle();
+        resolve();
+      }),
+    );
+    return this.pendingSettle;
   }
 
   /**
