@@ -33,6 +33,7 @@ import {
   type Readiness,
   readiness,
 } from './cluster-status.js';
+import { BindingRouter } from './binding-router.js';
 import type { MemberClusterApi } from './kube-api.js';
 import { type DesiredObject, desiredMemberObjects, formatBindingRef, ManifestCache } from './member-objects.js';
 import { DEFAULT_WRITE_LIMITS, type FailedWrite, MemberWriter, type WriteLimits } from './member-writer.js';
@@ -274,6 +275,8 @@ export class KubeDriver {
   /** The last metrics.k8s.io error per namespace: logged when it changes, not every period. */
   private readonly metricsErrors = new Map<string, string>();
   private stopped = false;
+  /** Ends this driver's routes of binding changes (BindingRouter). */
+  private unroute: (() => void) | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   /** Set while changes are being gathered for the next pass (`gatherMs`). */
   private gatherTimer: NodeJS.Timeout | undefined;
@@ -341,18 +344,9 @@ export class KubeDriver {
             if (e.key === this.key) c.enqueue(this.key);
           },
         },
-        // Only the bindings that assign this cluster now, or did at the last pass (one that left it is reported
-        // removed): in a process serving many clusters, a binding wakes its own clusters, not all of them.
-        ...this.bindings.map((source) => ({
-          source,
-          onChange: (e: { type: string; key: string; value?: unknown }) => {
-            const now = e.type === 'upsert' && assigns(e.value, this.cluster);
-            const before = this.assigning.has(e.key);
-            if (now) this.assigning.add(e.key);
-            else this.assigning.delete(e.key);
-            if (now || before || this.assignedKeys.has(e.key)) this.kick();
-          },
-        })),
+        // Waited for here; their changes come through the process's BindingRouter (`start`), which hands a binding's
+        // change to the drivers of its own clusters only.
+        ...this.bindings.map((source) => ({ source, onChange: () => undefined })),
         // Read for what was reported already (after a restart); only the Cluster's own status asks for a pass.
         ...BINDING_KINDS.map((kind) => ({ source: this.statuses.get(kind)!, onChange: () => undefined })),
         {
@@ -392,6 +386,20 @@ export class KubeDriver {
   /** Probes, fills the caches and reconciles once, then follows changes until `stop`. */
   async start(): Promise<void> {
     this.metrics.report(this.reported);
+    // The bindings that assign this cluster now, or did before (one that left it is reported removed).
+    const routes = this.bindings.map((informer) =>
+      BindingRouter.of(informer).register(this.cluster, (e) => {
+        const now = e.type === 'upsert' && assigns(e.value, this.cluster);
+        const before = this.assigning.has(e.key);
+        if (now) this.assigning.add(e.key);
+        else this.assigning.delete(e.key);
+        if (now || before || this.assignedKeys.has(e.key)) this.kick();
+      }),
+    );
+    this.unroute = () => {
+      for (const r of routes) r.unregister();
+    };
+    await Promise.all(routes.map((r) => r.synced));
     await this.probe();
     await this.controller.start();
     await this.firstPass;
@@ -400,6 +408,7 @@ export class KubeDriver {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unroute?.();
     this.metrics.forget(this.reported);
     if (this.probeTimer) clearTimeout(this.probeTimer);
     if (this.gatherTimer) clearTimeout(this.gatherTimer);
