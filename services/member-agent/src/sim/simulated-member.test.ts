@@ -126,3 +126,83 @@ describe('SimulatedMember', () => {
     expect(theirs?.spec).toMatchObject({ scaleTargetRef: { kind: 'Deployment', name: 'web' } });
   });
 });
+
+describe('SimulatedMember: the HPA controller', () => {
+  const loads = (model: Record<string, unknown>) => [{ workload: { kind: 'Deployment', name: 'web' }, model }];
+  const replicasOf = (sim: SimulatedMember) =>
+    (sim.objects.get('apps/v1', 'Deployment', 'default', 'web')!.spec as { replicas: number }).replicas;
+  /** Runs the HPA controller `n` times, one sync period (15 s) apart, the clock ending one period after the last. */
+  const syncs = (m: ReturnType<typeof member>, n: number) => {
+    for (let i = 0; i < n; i++) {
+      m.sim.syncHpas();
+      m.clock.ms += 15_000;
+    }
+  };
+
+  it('follows a step load and holds the scale-down for the stabilization window', async () => {
+    // 2 cores on 2 pods of 500m at 50% is 200%: 8 pods, in two syncs; after 60 s the load drops to 0.5 core.
+    const m = member({
+      allocatable: { cpu: '64', memory: '256Gi', pods: '110' },
+      loads: loads({ type: 'step', cores: 2, stepCores: 0.5, stepAfter: '60s' }),
+    });
+    await m.sim.apply(deployment('web', 2, '500m'));
+    await m.sim.apply(hpa('web', 1, 10));
+    syncs(m, 4); // 0 to 45 s
+    expect(replicasOf(m.sim)).toBe(8);
+    syncs(m, 17); // 60 to 300 s
+    expect(replicasOf(m.sim)).toBe(8); // the 5-minute window still holds the 8
+    syncs(m, 8); // 315 to 420 s
+    expect(replicasOf(m.sim)).toBe(2); // 0.5 core / (500m × 50%)
+  });
+
+  it('damps a scale-up while pods are Pending for lack of room: they count as using nothing', async () => {
+    // 2 cores hold 4 pods of 500m; the load of 4 cores on them reads 200 %, but over all the pods asked for it is
+    // 4 cores / (n × 500m): the HPA settles at 16, not at its max of 20.
+    const m = member({
+      allocatable: { cpu: '2', memory: '64Gi', pods: '110' },
+      loads: loads({ type: 'constant', cores: 4 }),
+    });
+    await m.sim.apply(deployment('web', 2, '500m'));
+    await m.sim.apply(hpa('web', 1, 20));
+    syncs(m, 11);
+    const web = m.sim.objects.get('apps/v1', 'Deployment', 'default', 'web')!;
+    expect(statusOf(web).readyReplicas).toBe(4);
+    expect(pods(m.sim).filter((p) => p.phase === 'Pending').length).toBe(replicasOf(m.sim) - 4);
+    expect(replicasOf(m.sim)).toBe(16);
+  });
+
+  it('without a load model the HPA has no metric and leaves the replicas alone', async () => {
+    const m = member({ allocatable: { cpu: '64', memory: '256Gi', pods: '110' } });
+    await m.sim.apply(deployment('web', 2, '500m'));
+    await m.sim.apply(hpa('web', 1, 10));
+    syncs(m, 6);
+    expect(replicasOf(m.sim)).toBe(2);
+  });
+
+  it('lifts replicas below minReplicas on its first sync', async () => {
+    const m = member({ allocatable: { cpu: '64', memory: '256Gi', pods: '110' } });
+    await m.sim.apply(deployment('web', 2, '500m'));
+    await m.sim.apply(hpa('web', 3, 10));
+    m.sim.syncHpas();
+    expect(replicasOf(m.sim)).toBe(3);
+  });
+
+  it('freezes while the API server is away (the controller-manager with it), and goes on once it is back', async () => {
+    const spec = {
+      allocatable: { cpu: '64', memory: '256Gi', pods: '110' },
+      loads: loads({ type: 'constant', cores: 4 }),
+    };
+    const m = member(spec);
+    await m.sim.apply(deployment('web', 2, '500m'));
+    await m.sim.apply(hpa('web', 1, 10));
+    m.sim.syncHpas();
+    expect(replicasOf(m.sim)).toBe(4);
+    m.sim.configure(parseSimulation({ ...spec, failed: true }));
+    m.clock.ms += 15_000;
+    syncs(m, 4);
+    expect(replicasOf(m.sim)).toBe(4);
+    m.sim.configure(parseSimulation(spec));
+    syncs(m, 1);
+    expect(replicasOf(m.sim)).toBe(8);
+  });
+});
