@@ -46,6 +46,20 @@ describe('ReportBook.clusterReport', () => {
   });
 });
 
+describe('ReportBook: a report not yet published', () => {
+  it('is offered again under the same id (a retried publish is de-duplicated), stamped with the new time', () => {
+    const book = new ReportBook('test');
+    const statusOf = () => undefined;
+    const a = book.clusterReport('m1', ready, now, statusOf);
+    const later = new Date(now.getTime() + 1000);
+    const b = book.clusterReport('m1', ready, later, statusOf);
+    expect(b?.event.id).toBe(a!.event.id);
+    expect(b?.event.time).toBe(later.toISOString());
+    b!.commit();
+    expect(book.clusterReport('m1', ready, later, statusOf)).toBeUndefined();
+  });
+});
+
 describe('combineWorkloadReports', () => {
   const ref = (name: string) => ({ kind: 'ResourceBinding', namespace: 'default', name });
   const status = (replicas: number) => ({
