@@ -91,8 +91,20 @@ export function podView(pod: KubePod): PodView {
     ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
     unschedulable: conditions.some((c) => c.type === 'PodScheduled' && c.status === 'False'),
     ready: conditions.some((c) => c.type === 'Ready' && c.status === 'True'),
-    request: podRequest(pod),
+    request: requestOrNothing(pod),
   };
+}
+
+/**
+ * A pod's request, or a pod's slot and nothing else when a quantity cannot be read: an API server admits no such pod,
+ * and a projection that threw would take the informer (and the process, from a watch callback) down with it.
+ */
+function requestOrNothing(pod: KubePod): Resources {
+  try {
+    return podRequest(pod);
+  } catch {
+    return { ...ZERO, pods: 1 };
+  }
 }
 
 /**

@@ -553,12 +553,9 @@ describe('SimulatedFleet: what the simulated agent did, through the kube driver'
       expect(e.data).toEqual({ clusterName: 'm1', applied: true, health: 'Healthy', targetClusters: ['m1'] });
     });
 
-    // DEFECT: a real API server refuses a Deployment whose pod template requests `cpu: much` (422, naming
-    // spec.template.spec.containers[0].resources.requests); SimulatedMember.apply stores it, writes its pods, and the
-    // kube driver's pod informer then throws on the quantity (podView -> podRequest) out of the watch callback: an
-    // uncaught exception, and the fleet never stops. Skipped so that it does not take the file down; unskip once the
-    // simulated API server refuses the apply.
-    it.skip('a bad resource request is reported as not applied, naming the field, as the API server refuses it', async () => {
+    // A real API server refuses it (422, naming the field); a projection that threw on the quantity once took the
+    // member-agent down from a watch callback.
+    it('a bad resource request is reported as not applied, naming the field, as the API server refuses it', async () => {
       await store.apply(cluster('m1', sim()));
       const web = deployment('web', { replicas: 1, cpu: 'much' });
       await store.apply(web);

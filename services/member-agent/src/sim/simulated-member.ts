@@ -165,6 +165,7 @@ export class SimulatedMember implements MemberClusterApi {
     if (namespace !== undefined && !this.objects.get('v1', 'Namespace', undefined, namespace))
       throw new Error(`member cluster "${this.o.cluster}": namespaces "${namespace}" not found`);
     const name = manifest.metadata.name!;
+    assertValidPodTemplate(manifest);
     const before = this.objects.get(manifest.apiVersion, manifest.kind, namespace, name);
     let spec = manifest.spec as Record<string, unknown> | undefined;
     const beforeSpec = specOf(before);
@@ -452,6 +453,27 @@ export class SimulatedMember implements MemberClusterApi {
     }
     return demandAt(model, nowMs - loadOrigin(model, seen));
   }
+}
+
+/**
+ * What the API server validates of a pod template that the simulator reads: each container's requests are
+ * quantities. Refused as the API server refuses it (422 Invalid), naming the field, rather than stored and its pods
+ * written with requests nothing can read.
+ */
+function assertValidPodTemplate(manifest: Manifest): void {
+  const spec = podTemplateOf(manifest as RawObject).spec;
+  if (!spec) return;
+  for (const field of ['initContainers', 'containers'] as const)
+    (spec[field] ?? []).forEach((container, i) => {
+      try {
+        podRequest({ spec: { containers: [container] } });
+      } catch (err) {
+        const path = `spec.template.spec.${field}[${i}].resources.requests`;
+        throw new Error(
+          `${manifest.kind} "${manifest.metadata.name}" is invalid: ${path}: Invalid value: ${JSON.stringify(container.resources?.requests)}: ${(err as Error).message}`,
+        );
+      }
+    });
 }
 
 /** A workload's i-th pod: `<name>-<kind>-<i>`, so a Deployment and a StatefulSet of one name do not share pods. */
