@@ -5,7 +5,8 @@ import { systemClock } from '@flotilla/runtime';
 import { objectKey, ObjectStore } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
 import { eventually } from '@flotilla/testkit';
-import { SimAgent, type AgentLogger } from './agent.js';
+import { SimAgent } from './agent.js';
+import type { AgentLogger } from './agent-projections.js';
 import type { ClusterStatusReportedData, WorkloadStatusReportedData } from './report-model.js';
 
 const quiet: AgentLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };

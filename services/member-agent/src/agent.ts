@@ -1,8 +1,8 @@
-import { APPLIED_PLACEMENT_ANNOTATION } from '@flotilla/api';
 import type { Bus } from '@flotilla/bus';
 import type { Clock } from '@flotilla/runtime';
 import { Informer, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
+import { type AgentLogger, bindingStatusForAgent, withoutPlacement } from './agent-projections.js';
 import { ClusterLeases } from './cluster-lease.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { MemberUsageWriter } from './member-usage.js';
@@ -11,13 +11,6 @@ import { SimulatedClusters, type SimulatedClustersOptions } from './sim/cluster-
 import type { WorkloadUsageGauge } from './usage-metrics.js';
 import type { UsageRecorder } from './usage-recorder.js';
 import { publishReports } from './publish-reports.js';
-
-/** The part of a pino logger the agent uses, so tests can pass a plain object. */
-export interface AgentLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface SimAgentOptions {
   bus: Bus;
@@ -47,27 +40,6 @@ export const WATCHED_KINDS = [
 const STATUS_KINDS = ['Cluster', 'ResourceBinding', 'ClusterResourceBinding'] as const;
 /** How many reports a tick publishes between looks at whether a lease is due (a look costs a pass over the clusters). */
 const RENEW_CHECK_EVERY_REPORTS = 100;
-
-/**
- * A binding's placement (often the larger part of it) only matters to the scheduler: the agent drops it, and its
- * record as the applied-placement annotation (its JSON again).
- */
-export function withoutPlacement(o: StoredObject): StoredObject {
-  const { placement: _placement, ...spec } = (o.spec ?? {}) as Record<string, unknown>;
-  const annotations = o.metadata.annotations;
-  if (annotations?.[APPLIED_PLACEMENT_ANNOTATION] === undefined) return { ...o, spec };
-  const { [APPLIED_PLACEMENT_ANNOTATION]: _applied, ...kept } = annotations;
-  return { ...o, metadata: { ...o.metadata, annotations: kept }, spec };
-}
-
-/**
- * What the agent reads of a binding's status: the entries of its aggregated status (what it reported, once folded),
- * whole, since a report's event id chains from them; not the conditions, which take as much again.
- */
-export function bindingStatusForAgent(r: StatusRecord<Record<string, unknown>>): StatusRecord<Record<string, unknown>> {
-  const aggregatedStatus = r.status?.aggregatedStatus;
-  return { seq: r.seq, status: aggregatedStatus === undefined ? {} : { aggregatedStatus } };
-}
 
 /**
  * The `sim` driver: one process simulates every Cluster that has `spec.simulation`. It keeps informers on the

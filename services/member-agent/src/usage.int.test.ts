@@ -12,7 +12,8 @@ import { memberUsageKey, ObjectStore, type MemberUsage } from '@flotilla/store';
 import { testBus } from '@flotilla/bus/testing';
 import { eventually, PrivatePrometheus } from '@flotilla/testkit';
 import { Registry } from 'prom-client';
-import { SimAgent, type AgentLogger } from './agent.js';
+import { SimAgent } from './agent.js';
+import type { AgentLogger } from './agent-projections.js';
 import { WorkloadUsageGauge } from './usage-metrics.js';
 import { UsageRecorder } from './usage-recorder.js';
 

@@ -12,7 +12,7 @@ import { systemClock } from '@flotilla/runtime';
 import { Informers, type MemberUsage, memberUsageKey, ObjectStore } from '@flotilla/store';
 import { eventually, PrivatePrometheus } from '@flotilla/testkit';
 import { Registry } from 'prom-client';
-import type { AgentLogger } from '../agent.js';
+import type { AgentLogger } from '../agent-projections.js';
 import { WorkloadUsageGauge } from '../usage-metrics.js';
 import { UsageRecorder } from '../usage-recorder.js';
 import { SimulatedFleet } from './simulated-fleet.js';

@@ -12,7 +12,7 @@ import {
   type StoredObject,
 } from '@flotilla/store';
 import { eventually } from '@flotilla/testkit';
-import type { AgentLogger } from '../agent.js';
+import type { AgentLogger } from '../agent-projections.js';
 import type {
   ClusterStatusReportedData,
   WorkloadStatusesReportedData,
