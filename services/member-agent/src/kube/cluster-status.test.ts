@@ -145,6 +145,19 @@ describe('readiness (Karmada --cluster-failure-threshold and --cluster-success-t
       ready: false,
       patch: NOT_HEALTHY_PATCH,
     });
+    // Where the member says why (a simulation that cannot be read), the message carries it after Karmada's.
+    const why = 'spec.simulation.allocatable.cpu: invalid quantity "eight"';
+    expect(readiness(probed({}, 'unhealthy', 0, atOnce, why), 0, atOnce)).toEqual({
+      ready: false,
+      patch: {
+        conditions: [
+          {
+            ...NOT_HEALTHY_PATCH.conditions[0],
+            message: `cluster is reachable but health endpoint responded without ok: ${why}`,
+          },
+        ],
+      },
+    });
   });
 
   it('is Ready again only once probes have succeeded for the success threshold, not Ready for the last reason until then', () => {

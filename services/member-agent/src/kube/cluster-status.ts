@@ -160,9 +160,9 @@ export function unreachableClusterStatus(): ClusterStatusPatch {
   return { conditions: [{ ...NOT_REACHABLE }] };
 }
 
-/** The API server answered `/readyz` with something other than 200. */
-export function unhealthyClusterStatus(): ClusterStatusPatch {
-  return { conditions: [{ ...NOT_HEALTHY }] };
+/** The API server answered `/readyz` with something other than 200 (and why, where the member said). */
+export function unhealthyClusterStatus(why?: string): ClusterStatusPatch {
+  return { conditions: [{ ...NOT_HEALTHY, ...(why ? { message: `${NOT_HEALTHY.message}: ${why}` } : {}) }] };
 }
 
 /** The health probes so far: since when they fail, what they saw, and since when they succeed again. */
@@ -174,6 +174,8 @@ export interface ProbeHistory {
   failingSinceMs?: number;
   /** What the failing probes saw: no answer, or an answer other than 200. */
   failure?: 'unreachable' | 'unhealthy';
+  /** Why the last failing probe's answer was not ok, where the member said. */
+  why?: string;
   /** Time the current run of good probes began after the cluster was reported not Ready. */
   recoveringSinceMs?: number;
 }
@@ -199,6 +201,7 @@ export function probed(
   result: ProbeResult,
   nowMs: number,
   thresholds: ReadinessThresholds,
+  why?: string,
 ): ProbeHistory {
   const state = reportedState(history, nowMs, thresholds);
   if (result === 'ok') {
@@ -208,8 +211,9 @@ export function probed(
   }
   // A Ready cluster starts the failure threshold now. Failing on (or again while it recovers), the first failure is
   // kept: a cluster not Ready stays so at once, without running the failure threshold a second time.
-  if (state === 'ready') return { failingSinceMs: nowMs, failure: result };
-  return { failingSinceMs: history.failingSinceMs!, failure: result };
+  const reason = why !== undefined ? { why } : {};
+  if (state === 'ready') return { failingSinceMs: nowMs, failure: result, ...reason };
+  return { failingSinceMs: history.failingSinceMs!, failure: result, ...reason };
 }
 
 export type Readiness =
@@ -229,7 +233,7 @@ export function readiness(history: ProbeHistory, nowMs: number, thresholds: Read
   if (state === 'ready') return { ready: true };
   if (state === 'failing')
     return { ready: 'pending', recheckInMs: history.failingSinceMs! + thresholds.failureThresholdMs - nowMs };
-  const patch = history.failure === 'unhealthy' ? unhealthyClusterStatus() : unreachableClusterStatus();
+  const patch = history.failure === 'unhealthy' ? unhealthyClusterStatus(history.why) : unreachableClusterStatus();
   if (state === 'notReady') return { ready: false, patch };
   return {
     ready: false,

@@ -19,6 +19,11 @@ export type MemberInformerOptions<T> = Omit<
 export interface MemberClusterApi {
   /** `/readyz` (Karmada: 200 is healthy, any other answer unhealthy); rejects when the server does not answer. */
   readyz(): Promise<boolean>;
+  /**
+   * Why `/readyz` answered not ok, where the member can say (a simulated cluster whose `spec.simulation` cannot be
+   * read names the field); a real API server's answer is not read, and Karmada's fixed message stands alone.
+   */
+  unhealthyReason?(): string | undefined;
   /** `gitVersion` of the API server, e.g. "v1.36.3". */
   version(): Promise<string>;
   resource(apiVersion: string, kind: string): Promise<ResourceInfo>;

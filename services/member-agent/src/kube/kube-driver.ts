@@ -478,8 +478,10 @@ export class KubeDriver {
     if (this.probing) return this.probing;
     this.probing = (async () => {
       let result: 'ok' | 'unhealthy' | 'unreachable';
+      let why: string | undefined;
       try {
         result = (await this.opts.api.readyz()) ? 'ok' : 'unhealthy';
+        if (result === 'unhealthy') why = this.opts.api.unhealthyReason?.();
         if (result === 'ok' && (this.version === undefined || this.history.failingSinceMs !== undefined))
           this.version = await this.opts.api.version();
       } catch (err) {
@@ -488,7 +490,7 @@ export class KubeDriver {
       }
       const before = this.readyState;
       const answersAgain = result === 'ok' && this.history.failingSinceMs !== undefined;
-      this.history = probed(this.history, result, this.opts.clock.now().getTime(), this.opts);
+      this.history = probed(this.history, result, this.opts.clock.now().getTime(), this.opts, why);
       const now = readiness(this.history, this.opts.clock.now().getTime(), this.opts);
       this.readyState = now.ready;
       // Informers waiting out their backoff list at once, so the caches are fresh when the cluster is Ready again.

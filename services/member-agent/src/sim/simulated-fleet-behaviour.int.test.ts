@@ -348,10 +348,9 @@ describe('SimulatedFleet: what the simulated agent did, through the kube driver'
       expect(changed.kubeEvent).toBeUndefined();
     });
 
-    // DEFECT: the fleet logs why a simulation cannot run and its SimulatedMember answers /readyz "not ok", so the
-    // Cluster is NotReady with the kube driver's fixed "health endpoint responded without ok" and the user never sees
-    // the field path (the tick loop reported reason InvalidSimulation with it). `it.fails` until fixed: then `it`.
-    it.fails('an invalid simulation makes the cluster NotReady with the field path in the message', async () => {
+    // The simulated API server's /readyz says why it is not ok, and the kube driver's NotReady carries it (the tick
+    // loop reported it too, as reason InvalidSimulation).
+    it('an invalid simulation makes the cluster NotReady with the field path in the message', async () => {
       await store.apply(cluster('m1', { allocatable: { cpu: 'eight' } }));
       await startFleet();
       const first = await nth('m1 reported', () => clusterData('m1'));

@@ -127,6 +127,11 @@ export class SimulatedMember implements MemberClusterApi {
     return this.invalid === undefined;
   }
 
+  /** Why the simulation cannot run (its field path), while it cannot. */
+  unhealthyReason(): string | undefined {
+    return this.invalid?.message;
+  }
+
   async version(): Promise<string> {
     this.objects.assertAnswering();
     return this.spec?.kubernetesVersion ?? 'v0.0.0';
