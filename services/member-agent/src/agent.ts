@@ -144,7 +144,7 @@ export class SimAgent {
     const list = (kind: string) => this.objects.get(kind)?.values() ?? [];
     const statusOf: StatusLookup = (kind, namespace, name) =>
       this.statuses.get(kind)?.get({ kind, namespace, name })?.status;
-    const reports = this.sim.reconcile({
+    const reports = await this.sim.reconcileInSlices({
       clusters: list('Cluster'),
       bindings: [...list('ResourceBinding'), ...list('ClusterResourceBinding')],
       hpas: list('HorizontalPodAutoscaler'),

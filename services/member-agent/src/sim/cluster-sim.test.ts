@@ -439,6 +439,25 @@ describe('SimulatedClusters: workloads', () => {
   });
 });
 
+describe('SimulatedClusters: a large step', () => {
+  it('gives the event loop turns while it works, and reports what one step at once reports', async () => {
+    const clusters = [cluster('m1', sim({ allocatable: { cpu: '1000', memory: '4000Gi', pods: '100000' } }))];
+    const bindings = Array.from({ length: 2500 }, (_, i) =>
+      binding(`w${i}`, [{ name: 'm1', replicas: 1 }], { replicas: 1, cpu: '10m', memory: '1Mi' }),
+    );
+    const input = { clusters, bindings, now: at(0) };
+    const atOnce = new SimulatedClusters().reconcile(input).map((r) => r.event.id);
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    const sliced = (await new SimulatedClusters().reconcileInSlices(input)).map((r) => r.event.id);
+    expect(turned).toBe(true);
+    expect(sliced).toEqual(atOnce);
+    expect(sliced.length).toBe(2501);
+  });
+});
+
 describe('SimulatedClusters: reserved namespaces', () => {
   /** `binding()` with its template (and the binding) in `namespace`. */
   const inNamespace = (b: StoredObject, namespace: string): StoredObject => {

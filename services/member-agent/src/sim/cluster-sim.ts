@@ -1,6 +1,7 @@
 import type { ClusterSpec, ResourceBindingSpec, ResourceModel } from '@flotilla/api';
 import type { BindingUsage } from '../member-usage.js';
 import { bindingKey, targetClusterNames, ReportBook, type Report } from '../reports.js';
+
 export { clusterPatchIsNoop, type Report } from '../reports.js';
 import { effectiveResourceModels, MemberLimitsError, parseMemberLimits, ReservedNamespaces } from '@flotilla/api';
 import type { StoredObject } from '@flotilla/store';
@@ -35,6 +36,9 @@ import {
 import { demandAt, loadOrigin, type LoadModel } from './load.js';
 import { resourcesFrom, type Resources } from '../resources.js';
 import { parseSimulation, type SimulationSpec } from './simulation-spec.js';
+
+/** How many bindings (or clusters' bindings) a step handles between turns of the event loop. */
+const SLICE = 1000;
 
 export interface SimInput {
   /** Every Cluster; those without `spec.simulation` are someone else's and are ignored. */
@@ -134,7 +138,30 @@ export class SimulatedClusters {
     return this.hpaStates.get(`${cluster}|${namespace}/${name}`)?.replicas;
   }
 
+  /** One simulation step, at once: what changed since the last, as reports to publish. */
   reconcile(input: SimInput): Report[] {
+    const steps = this.steps(input);
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return next.value;
+    }
+  }
+
+  /**
+   * The same step, giving the event loop a turn after every SLICE bindings or clusters: at 10,000 bindings one
+   * step in one turn held the agent's loop past a second (its lease renewals and NATS pings wait behind it).
+   */
+  async reconcileInSlices(input: SimInput): Promise<Report[]> {
+    const steps = this.steps(input);
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return next.value;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** `reconcile`, yielding between slices of its work. */
+  private *steps(input: SimInput): Generator<void, Report[]> {
     const nowMs = input.now.getTime();
     const statusOf: StatusLookup = input.statusOf ?? (() => undefined);
     const simulated = new Map<
@@ -162,9 +189,11 @@ export class SimulatedClusters {
       Array<{ key: string; namespace: string; target: HpaTarget; spec: HpaSpec }>
     >();
     const hpaByRef = new Map((input.hpas ?? []).map((h) => [`${h.metadata.namespace ?? ''}/${h.metadata.name}`, h]));
+    let done = 0;
     for (const b of [...input.bindings].sort((x, y) =>
       bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))),
     )) {
+      if (++done % SLICE === 0) yield;
       const spec = (b.spec ?? {}) as BindingSpec;
       const ref = refOfObject(b);
       const targets = Array.isArray(spec.clusters) ? spec.clusters : [];
@@ -226,8 +255,14 @@ export class SimulatedClusters {
     const bindingUsage: BindingUsage[] = [];
     const workloadReports = new Map<string, Map<string, WorkloadReport>>(); // binding key → cluster → report
     const activeHpas = new Set<string>();
+    let weight = 0;
     for (const [cluster, sim] of [...simulated].sort(([a], [b]) => a.localeCompare(b))) {
       const wanted = desired.get(cluster) ?? new Map<string, Desired>();
+      weight += wanted.size;
+      if (weight >= SLICE) {
+        weight = 0;
+        yield;
+      }
       let patch: ClusterStatusPatch;
       const put = (d: Desired, r: WorkloadReport) => {
         const m = workloadReports.get(bindingKey(d.ref)) ?? new Map<string, WorkloadReport>();
@@ -314,9 +349,11 @@ export class SimulatedClusters {
     this.lastUsage = usage;
     this.lastBindingUsage = bindingUsage;
 
+    done = 0;
     for (const b of [...input.bindings].sort((x, y) =>
       bindingKey(refOfObject(x)).localeCompare(bindingKey(refOfObject(y))),
     )) {
+      if (++done % SLICE === 0) yield;
       reports.push(
         ...this.book.workloadReports({
           ref: refOfObject(b),
