@@ -63,3 +63,4 @@ export { InformedSpecs, type InformedSpecsOptions, type SpecLister } from './inf
 export { REPLICA_WRITER_KINDS, replicaWriterSpecs, SPEC_CATCH_UP_MS } from './replica-writer-specs.js';
 export { bindingKeyOfUsageKey, memberUsageKey, memberUsageRef, type MemberUsage } from './member-usage.js';
 export { allWithStatus, withStatus, type WithStatus } from './with-status.js';
+export { deepFreeze, SHARED_VALUES_LIMIT, SharedValues } from './shared-values.js';

@@ -5,7 +5,7 @@ import {
   podSpecRequests,
   type ResourceBindingStatus,
 } from '@flotilla/scheduling';
-import type { StatusRecord, StoredObject } from '@flotilla/store';
+import { deepFreeze, type StatusRecord, type StoredObject } from '@flotilla/store';
 
 type Json = Record<string, unknown>;
 
@@ -163,12 +163,4 @@ export class PlacementSharing {
   get size(): number {
     return this.byJson.size;
   }
-}
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const child of Object.values(v)) deepFreeze(child);
-    Object.freeze(v);
-  }
-  return v;
 }

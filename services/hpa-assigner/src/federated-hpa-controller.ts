@@ -15,6 +15,7 @@ import {
 import { AssignmentMode, type PendingJob } from './assignment-mode.js';
 import { CentralizedMode } from './centralized-mode.js';
 import { MemberCaches, TargetIndex } from './member-caches.js';
+import { FEDERATED_HPA_PROJECTION } from './projections.js';
 import { StatusPublisher } from './status-publisher.js';
 import { bindingNameOf, HPA_KIND } from './member-objects.js';
 import {
@@ -75,7 +76,7 @@ export class FederatedHpaController {
       clock: this.clock,
     });
     const informers = o.informers ?? new Informers({ bus: o.bus });
-    this.fhpas = informers.objects(FEDERATED_HPA_KIND);
+    this.fhpas = informers.objects(FEDERATED_HPA_KIND, FEDERATED_HPA_PROJECTION);
     this.fhpaStatus = informers.status(FEDERATED_HPA_KIND);
     this.caches = new MemberCaches(informers);
     const onBinding = (e: { key: string }, c: { enqueue(key: string): void }) => {

@@ -1,3 +1,4 @@
+import { ownedString } from '@flotilla/bus';
 import { memberHpaStatuses, memberReports, type AggregatedWorkloadEntry } from '@flotilla/hpa-math';
 import { isReady, type Cluster } from '@flotilla/scheduling';
 import {
@@ -64,22 +65,43 @@ export class MemberCaches {
   }
 }
 
-/** Binding key → the autoscalers (by key) whose passes read it: a change of the binding wakes them. */
+/**
+ * Binding key → the autoscalers (by key) whose passes read it: a change of the binding wakes them. Compact, as it
+ * holds an entry or two per autoscaler: a binding read by one autoscaler keeps its key alone (a Set for more), and
+ * binding keys are flat strings of their own (a key built by concatenation keeps its parts too).
+ */
 export class TargetIndex {
-  private readonly byBinding = new Map<string, Set<string>>();
+  private readonly byBinding = new Map<string, string | Set<string>>();
+  /** What each autoscaler reads now, to forget it without looking at every binding. */
+  private readonly byReader = new Map<string, string[]>();
 
   /** Records what `key` reads now (nothing, once deleted), forgetting what it read before. */
   set(key: string, namespace: string | undefined, bindingNames: string[]): void {
-    for (const set of this.byBinding.values()) set.delete(key);
-    for (const name of bindingNames) {
-      const k = objectKey({ kind: 'ResourceBinding', namespace, name });
-      const set = this.byBinding.get(k) ?? new Set<string>();
-      set.add(key);
-      this.byBinding.set(k, set);
-    }
+    for (const k of this.byReader.get(key) ?? []) this.remove(k, key);
+    const read = bindingNames.map((name) => ownedString(objectKey({ kind: 'ResourceBinding', namespace, name })));
+    for (const k of read) this.add(k, key);
+    if (read.length) this.byReader.set(key, read);
+    else this.byReader.delete(key);
   }
 
   readersOf(bindingKey: string): Iterable<string> {
-    return this.byBinding.get(bindingKey) ?? [];
+    const readers = this.byBinding.get(bindingKey);
+    return readers === undefined ? [] : typeof readers === 'string' ? [readers] : readers;
+  }
+
+  private add(bindingKey: string, reader: string): void {
+    const readers = this.byBinding.get(bindingKey);
+    if (readers === undefined || readers === reader) this.byBinding.set(bindingKey, reader);
+    else if (typeof readers === 'string') this.byBinding.set(bindingKey, new Set([readers, reader]));
+    else readers.add(reader);
+  }
+
+  private remove(bindingKey: string, reader: string): void {
+    const readers = this.byBinding.get(bindingKey);
+    if (readers === reader) this.byBinding.delete(bindingKey);
+    else if (typeof readers === 'object') {
+      readers.delete(reader);
+      if (readers.size === 1) this.byBinding.set(bindingKey, readers.values().next().value!);
+    }
   }
 }

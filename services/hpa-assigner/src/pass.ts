@@ -59,7 +59,7 @@ export interface HpaControllerDependencies {
 }
 
 /** What a pass reads of a binding's spec (bindingProjection keeps these). */
-export type BindingSpecRead = Partial<Pick<ResourceBindingSpec, 'resource' | 'clusters' | 'replicaRequirements'>>;
+export type BindingSpecRead = Partial<Pick<ResourceBindingSpec, 'clusters' | 'replicaRequirements'>>;
 
 /** The member clusters' reports on a binding, as both modes read them. */
 export interface BindingMembers {

@@ -1,36 +1,95 @@
-import { FederatedHpaAnnotations } from '@flotilla/api';
+import { FederatedHpaAnnotations } from '@flotilla/api/core';
 import type { AggregatedWorkloadEntry } from '@flotilla/hpa-math';
-import type { CachedKind, StatusRecord, StoredObject } from '@flotilla/store';
+import { SharedValues, type CachedKind, type StatusRecord, type StoredObject } from '@flotilla/store';
 import type { BindingSpecRead } from './pass.js';
 
 /** A binding as a pass reads it: what `bindingProjection` keeps. */
 export type BindingView = StoredObject & { spec: BindingSpecRead };
-const KEPT_ANNOTATIONS = Object.values(FederatedHpaAnnotations) as string[];
 
-/** What a pass reads of a binding: identity, the FederatedHPA annotations, resource, clusters and requests. */
+/**
+ * Read only of a member HPA's binding that an hpa-assigner from before the record moved to status wrote
+ * (legacyRecordedAssignment, which reads nothing without the basis): kept only where the basis is.
+ */
+const LEGACY_ANNOTATIONS = [
+  FederatedHpaAnnotations.assignmentBasis,
+  FederatedHpaAnnotations.memberLimits,
+  FederatedHpaAnnotations.pinnedMins,
+  FederatedHpaAnnotations.optimisedAt,
+] as const;
+const MEMBER_HPA_KIND = 'HorizontalPodAutoscaler';
+
+const bindingValues = new SharedValues();
+
+/**
+ * What a pass reads of a binding: its name and namespace, the owner and feasible-clusters annotations (and the legacy
+ * record's, where one is left), its clusters and per-replica request. A member HPA's binding (the one the
+ * FederatedHPA controller writes) is read for being there and for its annotations only, never for its clusters:
+ * its spec is left out. Built by assignment: a spread of optional parts gives each object a hidden class of its own.
+ */
 export function bindingProjection(o: CachedKind<'ResourceBinding'>): BindingView {
-  const { name, namespace, uid, resourceVersion, generation, annotations } = o.metadata;
-  const spec: BindingSpecRead = o.spec ?? {};
-  const kept = Object.entries(annotations ?? {}).filter(([k]) => KEPT_ANNOTATIONS.includes(k));
-  return {
-    apiVersion: o.apiVersion,
-    kind: o.kind,
-    metadata: {
-      name,
-      ...(namespace ? { namespace } : {}),
-      ...(uid ? { uid } : {}),
-      ...(resourceVersion ? { resourceVersion } : {}),
-      ...(generation !== undefined ? { generation } : {}),
-      ...(kept.length ? { annotations: Object.fromEntries(kept) } : {}),
-    },
-    spec: {
-      ...(spec.resource ? { resource: spec.resource } : {}),
-      ...(spec.clusters ? { clusters: spec.clusters } : {}),
-      ...(spec.replicaRequirements?.resourceRequest
-        ? { replicaRequirements: { resourceRequest: spec.replicaRequirements.resourceRequest } }
-        : {}),
-    },
+  const { name, namespace, annotations } = o.metadata;
+  const metadata: BindingView['metadata'] = { name };
+  if (namespace) metadata.namespace = namespace;
+  const kept = readAnnotations(annotations);
+  if (kept) metadata.annotations = kept;
+  const spec: BindingSpecRead = {};
+  const stored = o.spec;
+  if (stored && stored.resource?.kind !== MEMBER_HPA_KIND) {
+    if (stored.clusters) spec.clusters = bindingValues.share(stored.clusters);
+    const request = stored.replicaRequirements?.resourceRequest;
+    if (request) spec.replicaRequirements = bindingValues.share({ resourceRequest: request });
+  }
+  return { apiVersion: bindingValues.share(o.apiVersion), kind: bindingValues.share(o.kind), metadata, spec };
+}
+
+function readAnnotations(annotations: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!annotations) return undefined;
+  let kept: Record<string, string> | undefined;
+  const keep = (k: string, v: string | undefined) => {
+    if (v === undefined) return;
+    kept ??= {};
+    kept[k] = v;
   };
+  const { owner, feasibleClusters, assignmentBasis } = FederatedHpaAnnotations;
+  keep(owner, annotations[owner]);
+  keep(feasibleClusters, bindingValues.share(annotations[feasibleClusters]));
+  if (annotations[assignmentBasis] !== undefined) for (const k of LEGACY_ANNOTATIONS) keep(k, annotations[k]);
+  return kept;
+}
+
+const fhpaValues = new SharedValues();
+
+/**
+ * What the FederatedHPA controller and the replica owners controller read of a FederatedHPA: its kind, name,
+ * namespace, uid and generation, and its whole spec, whose policy, metrics and behaviour are shared with the
+ * FederatedHPAs that have the same (its target's name is its own). Times, labels, annotations and resourceVersion
+ * are read by neither.
+ */
+export function federatedHpaProjection(o: CachedKind<'FederatedHPA'>): CachedKind<'FederatedHPA'> {
+  const { name, namespace, uid, generation } = o.metadata;
+  const metadata: CachedKind<'FederatedHPA'>['metadata'] = { name };
+  if (namespace) metadata.namespace = namespace;
+  if (uid) metadata.uid = uid;
+  if (generation !== undefined) metadata.generation = generation;
+  const view: CachedKind<'FederatedHPA'> = {
+    apiVersion: fhpaValues.share(o.apiVersion),
+    kind: fhpaValues.share(o.kind),
+    metadata,
+  };
+  const spec = o.spec as Record<string, unknown> | undefined;
+  if (spec) {
+    // In place: the informer owns the value it just decoded.
+    for (const [field, value] of Object.entries(spec))
+      if (typeof value === 'object' && value !== null && field !== 'scaleTargetRef')
+        spec[field] = fhpaValues.share(value);
+    const ref = spec.scaleTargetRef as Record<string, unknown> | undefined;
+    if (ref) {
+      ref.apiVersion = fhpaValues.share(ref.apiVersion);
+      ref.kind = fhpaValues.share(ref.kind);
+    }
+    view.spec = o.spec;
+  }
+  return view;
 }
 
 /** What a pass reads of a binding's status: per cluster the replica counts, cpu request and the member HPA's status. */
@@ -62,3 +121,5 @@ export function bindingStatusProjection(
  */
 export const BINDING_PROJECTION = { name: 'hpa-assigner-binding', project: bindingProjection };
 export const BINDING_STATUS_PROJECTION = { name: 'hpa-assigner-binding-status', project: bindingStatusProjection };
+/** The projection of the process's FederatedHPA informer, shared by the FederatedHPA and replica owners controllers. */
+export const FEDERATED_HPA_PROJECTION = { name: 'hpa-assigner-federated-hpa', project: federatedHpaProjection };

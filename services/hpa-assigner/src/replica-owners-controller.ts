@@ -21,6 +21,7 @@ import {
 } from '@flotilla/store';
 import type { Registry } from 'prom-client';
 import type { ControllerLogger } from './pass.js';
+import { FEDERATED_HPA_PROJECTION } from './projections.js';
 
 export const REPLICA_OWNERS_CONTROLLER_NAME = Controllers.replicaOwners;
 
@@ -71,7 +72,13 @@ export class ReplicaOwnersController {
   constructor(private readonly o: ReplicaOwnersControllerOptions) {
     this.clock = o.clock ?? systemClock;
     for (const kind of TRAIL_AUTOSCALER_KINDS) {
-      this.objects.set(kind, o.informers.objects(kind));
+      // The FederatedHPA informer is the FederatedHPA controller's too: one projection keeps what both read.
+      this.objects.set(
+        kind,
+        kind === 'FederatedHPA'
+          ? (o.informers.objects(kind, FEDERATED_HPA_PROJECTION) as Informer<CachedKind<AutoscalerKind>>)
+          : o.informers.objects(kind),
+      );
       this.statuses.set(kind, o.informers.status(kind));
     }
     this.clusterStatus = o.informers.status('Cluster');
