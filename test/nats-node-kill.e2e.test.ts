@@ -125,10 +125,10 @@ describe('kill -9 of the NATS node leading the objects bucket during a burst of 
         }
       };
 
-      // The 2 s of slack is scaled for a busy machine as every budget of the suite is, by the factor measured now (before
-      // the burst) when that is larger than the suite's, measured at its start: the suite's own heaviest files (the
+      // The 2 s of slack is scaled for a busy machine as every budget of the suite is, by the factor measured before and
+      // after the burst when that is larger than the suite's, measured at its start: the suite's own heaviest files (the
       // chart on a real node) can run beside this one, and once took the stall 186 ms past an unscaled budget.
-      const slackMs = Math.round(2000 * Math.max(testTimeScale(), timeScaleForCpuShare(measureCpuShare())));
+      const shareBefore = measureCpuShare();
       let killedAt = 0;
       let electedAt = 0;
       const inFlight = new Set<Promise<void>>();
@@ -159,6 +159,11 @@ describe('kill -9 of the NATS node leading the objects bucket during a burst of 
       await eventually(() => (electedAt ? true : undefined), 60_000, 'the election');
 
       const electionMs = electedAt - killedAt;
+      // Measured again once the stall is over: a load that began during the burst (a clean-clone CI run beside another
+      // suite saw the writes resume 2.9 s after the election, with the share measured before it at a whole core).
+      const slackMs = Math.round(
+        2000 * Math.max(testTimeScale(), timeScaleForCpuShare(Math.min(shareBefore, measureCpuShare()))),
+      );
       const after = accepted.filter((t) => t >= killedAt).sort((a, b) => a - b);
       const firstWriteMs = (after[0] ?? Infinity) - killedAt;
       let longestGapMs = firstWriteMs;
