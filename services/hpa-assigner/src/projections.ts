@@ -17,6 +17,8 @@ const LEGACY_ANNOTATIONS = [
   FederatedHpaAnnotations.optimisedAt,
 ] as const;
 const MEMBER_HPA_KIND = 'HorizontalPodAutoscaler';
+/** The spec of a binding a pass reads nothing of: one for all of them. */
+const NOTHING_READ: BindingSpecRead = Object.freeze({});
 
 const bindingValues = new SharedValues();
 
@@ -28,16 +30,21 @@ const bindingValues = new SharedValues();
  */
 export function bindingProjection(o: CachedKind<'ResourceBinding'>): BindingView {
   const { name, namespace, annotations } = o.metadata;
-  const metadata: BindingView['metadata'] = { name };
-  if (namespace) metadata.namespace = namespace;
   const kept = readAnnotations(annotations);
-  if (kept) metadata.annotations = kept;
-  const spec: BindingSpecRead = {};
+  // Literals, not properties added one by one: V8 keeps a literal's properties in the object, added ones in an array
+  // of their own (some 40 B more an object).
+  let metadata: BindingView['metadata'];
+  if (namespace) metadata = kept ? { name, namespace, annotations: kept } : { name, namespace };
+  else metadata = kept ? { name, annotations: kept } : { name };
   const stored = o.spec;
+  let spec: BindingSpecRead = NOTHING_READ;
   if (stored && stored.resource?.kind !== MEMBER_HPA_KIND) {
-    if (stored.clusters) spec.clusters = bindingValues.share(stored.clusters);
+    const clusters = stored.clusters && bindingValues.share(stored.clusters);
     const request = stored.replicaRequirements?.resourceRequest;
-    if (request) spec.replicaRequirements = bindingValues.share({ resourceRequest: request });
+    const replicaRequirements = request && bindingValues.share({ resourceRequest: request });
+    if (clusters && replicaRequirements) spec = { clusters, replicaRequirements };
+    else if (clusters) spec = { clusters };
+    else if (replicaRequirements) spec = { replicaRequirements };
   }
   return { apiVersion: bindingValues.share(o.apiVersion), kind: bindingValues.share(o.kind), metadata, spec };
 }
@@ -67,29 +74,29 @@ const fhpaValues = new SharedValues();
  */
 export function federatedHpaProjection(o: CachedKind<'FederatedHPA'>): CachedKind<'FederatedHPA'> {
   const { name, namespace, uid, generation } = o.metadata;
-  const metadata: CachedKind<'FederatedHPA'>['metadata'] = { name };
-  if (namespace) metadata.namespace = namespace;
-  if (uid) metadata.uid = uid;
-  if (generation !== undefined) metadata.generation = generation;
-  const view: CachedKind<'FederatedHPA'> = {
-    apiVersion: fhpaValues.share(o.apiVersion),
-    kind: fhpaValues.share(o.kind),
-    metadata,
-  };
-  const spec = o.spec as Record<string, unknown> | undefined;
-  if (spec) {
-    // In place: the informer owns the value it just decoded.
-    for (const [field, value] of Object.entries(spec))
-      if (typeof value === 'object' && value !== null && field !== 'scaleTargetRef')
-        spec[field] = fhpaValues.share(value);
-    const ref = spec.scaleTargetRef as Record<string, unknown> | undefined;
-    if (ref) {
-      ref.apiVersion = fhpaValues.share(ref.apiVersion);
-      ref.kind = fhpaValues.share(ref.kind);
-    }
-    view.spec = o.spec;
+  let metadata: CachedKind<'FederatedHPA'>['metadata'];
+  // Stored FederatedHPAs have all four (a literal, as in bindingProjection); anything else is kept as it comes.
+  if (namespace && uid && generation !== undefined) metadata = { name, namespace, uid, generation };
+  else {
+    metadata = { name };
+    if (namespace) metadata.namespace = namespace;
+    if (uid) metadata.uid = uid;
+    if (generation !== undefined) metadata.generation = generation;
   }
-  return view;
+  const apiVersion = fhpaValues.share(o.apiVersion);
+  const kind = fhpaValues.share(o.kind);
+  const spec = o.spec as Record<string, unknown> | undefined;
+  if (!spec) return { apiVersion, kind, metadata };
+  // In place: the informer owns the value it just decoded.
+  for (const [field, value] of Object.entries(spec))
+    if (typeof value === 'object' && value !== null && field !== 'scaleTargetRef')
+      spec[field] = fhpaValues.share(value);
+  const ref = spec.scaleTargetRef as Record<string, unknown> | undefined;
+  if (ref) {
+    ref.apiVersion = fhpaValues.share(ref.apiVersion);
+    ref.kind = fhpaValues.share(ref.kind);
+  }
+  return { apiVersion, kind, metadata, spec: o.spec };
 }
 
 /** What a pass reads of a binding's status: per cluster the replica counts, cpu request and the member HPA's status. */
