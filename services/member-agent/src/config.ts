@@ -22,7 +22,7 @@ export const memberAgentConfigSchema = baseConfigSchema
     /**
      * How simulated clusters run: `tick` (the simulated agent's own loop) or `kube` (each one an in-memory member
      * cluster behind the kube driver, as real ones: docs/design/member-execution-path.md). `tick` stays the default
-     * until `kube` holds bench/scheduler-e2e's report counts at 20 clusters.
+     * until `kube` holds bench/scheduler-e2e's counts, CPU and memory at its default size (100 clusters).
      */
     SIM_EXECUTION: envEnum(SIM_EXECUTIONS, 'tick'),
     /** How often simulated clusters advance and report (with SIM_EXECUTION=kube: are probed and run their HPAs). */
