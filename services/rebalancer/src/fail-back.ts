@@ -245,6 +245,10 @@ export class FailBack {
     const claimed = this.policyOf(key);
     const w = this.watching;
     if (!w) return;
+    // Not before the binding statuses and the clusters are listed: decided on half of them, a new leader saw no hold
+    // recorded (and started one afresh) or no cluster of the earlier group (and ended the recorded one).
+    await w.ready;
+    if (this.watching !== w) return;
     if (!cached || !hasSpec(cached.value)) {
       this.forget(key);
       return;
