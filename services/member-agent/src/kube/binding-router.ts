@@ -1,8 +1,11 @@
 import type { Informer, InformerEvent, StoredObject, Subscription } from '@flotilla/store';
 import { refFromKey } from '@flotilla/store';
 
-/** What a driver is told of a binding: the informer's event, only when it names the driver's cluster now or before. */
-export type BindingHandler = (e: InformerEvent<StoredObject>) => void;
+/**
+ * What a driver is told of a binding: the informer's event, only when it names the driver's cluster now or before, and
+ * whether it names it now.
+ */
+export type BindingHandler = (e: InformerEvent<StoredObject>, namesCluster: boolean) => void;
 
 /** The cluster names of a binding's `spec.clusters`. */
 function clusterNamesOf(binding: StoredObject): string[] {
@@ -55,7 +58,7 @@ export class BindingRouter {
         if (!clusters.includes(cluster)) continue;
         const ref = refFromKey(key);
         const value = this.informer.get(ref);
-        if (value) handler({ type: 'upsert', key, ref, value, revision: 0 });
+        if (value) handler({ type: 'upsert', key, ref, value, revision: 0 }, true);
       }
     });
     return {
@@ -77,7 +80,7 @@ export class BindingRouter {
     const now = e.type === 'upsert' ? clusterNamesOf(e.value) : [];
     if (now.length > 0) this.clustersOf.set(e.key, now);
     else this.clustersOf.delete(e.key);
-    for (const cluster of now) this.handlers.get(cluster)?.(e);
-    for (const cluster of before) if (!now.includes(cluster)) this.handlers.get(cluster)?.(e);
+    for (const cluster of now) this.handlers.get(cluster)?.(e, true);
+    for (const cluster of before) if (!now.includes(cluster)) this.handlers.get(cluster)?.(e, false);
   }
 }

@@ -388,12 +388,11 @@ export class KubeDriver {
     this.metrics.report(this.reported);
     // The bindings that assign this cluster now, or did before (one that left it is reported removed).
     const routes = this.bindings.map((informer) =>
-      BindingRouter.of(informer).register(this.cluster, (e) => {
-        const now = e.type === 'upsert' && assigns(e.value, this.cluster);
-        const before = this.assigning.has(e.key);
-        if (now) this.assigning.add(e.key);
+      // The router calls only for a binding that names this cluster now or did before: either way a pass looks.
+      BindingRouter.of(informer).register(this.cluster, (e, namesCluster) => {
+        if (namesCluster) this.assigning.add(e.key);
         else this.assigning.delete(e.key);
-        if (now || before || this.assignedKeys.has(e.key)) this.kick();
+        this.kick();
       }),
     );
     this.unroute = () => {
@@ -824,12 +823,6 @@ export class KubeDriver {
     }
     this.podCpu = next;
   }
-}
-
-/** Whether a binding's `spec.clusters` names `cluster`. */
-function assigns(binding: unknown, cluster: string): boolean {
-  const targets = (binding as { spec?: { clusters?: unknown } } | undefined)?.spec?.clusters;
-  return Array.isArray(targets) && targets.some((t) => (t as { name?: unknown } | null)?.name === cluster);
 }
 
 const refOf = (b: StoredObject): BindingRef => ({
