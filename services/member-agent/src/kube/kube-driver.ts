@@ -121,27 +121,25 @@ export interface KubeDriverOptions {
   /** Namespaces nothing is written into (RESERVED_NAMESPACES); the defaults, `kube-*` and `flotilla-system`, by default. */
   reservedNamespaces?: ReservedNamespaces;
   /**
-   * Publishes a pass's reports; publishReports at once by default. A process serving many clusters hands every
-   * driver one publisher that sends the reports of the passes one change started together, so the reports of one
-   * binding's clusters reach the status writer together and are folded in one status write.
+   * Rounds of passes shared by the drivers of one process (the simulated fleet): a change makes the driver join the
+   * next round rather than queue its pass at once, and the round publishes its passes' reports together. Unset (a
+   * real cluster's agent): a change queues a pass at once, and each pass publishes its own reports.
    */
-  publish?: ReportPublisher;
-  /**
-   * How long the changes that wake the driver are gathered before its pass (default 0: the pass is queued at once).
-   * A process serving many simulated clusters gathers a burst's changes into few passes, and the passes one change
-   * started (a binding's clusters) into one turn, whose reports go out together.
-   */
-  gatherMs?: number;
+  rounds?: PassRounds;
   /** The holder identity's driver in the cluster lease (default `kube`; `sim` for simulated clusters). */
   leaseDriver?: 'sim' | 'kube';
   random?: () => number;
 }
 
 /**
- * Where passes' reports go when several drivers share a publisher: each pass `begin`s, then hands its reports to
- * its ticket's `publish` once (none is fine) or ends without (`end`, what a pass that stops early does).
+ * Rounds of passes for many drivers in one process. A driver woken by a change `join`s the next round, and its pass
+ * runs when the round opens; every pass `begin`s a ticket and hands its reports to it (or ends without). The reports
+ * of a round's passes are published together once the last of them ended (a binding's clusters' reports as one
+ * event), and the next round opens only after that: the clusters one change woke report in one round.
  */
-export interface ReportPublisher {
+export interface PassRounds {
+  /** Calls `open` when the next round opens; the pass it queues begins in that turn. */
+  join(open: () => void): void;
   begin(): PassReports;
 }
 
@@ -278,10 +276,11 @@ export class KubeDriver {
   /** Ends this driver's routes of binding changes (BindingRouter). */
   private unroute: (() => void) | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
-  /** Set while changes are being gathered for the next pass (`gatherMs`). */
-  private gatherTimer: NodeJS.Timeout | undefined;
-  /** Settles when the gathered changes' pass is queued. */
+  /** A round (or reconcileNow) asked for the next pass: with rounds, other reconciles join the next round instead. */
+  private passAsked = false;
+  /** Set while the driver waits for the next round (`rounds`); settles when its pass is queued. */
   private gathering: Promise<void> | undefined;
+  private gathered: (() => void) | undefined;
   private probing: Promise<void> | undefined;
   private readonly leases: ClusterLeases;
   private readonly usageWriter: MemberUsageWriter;
@@ -410,7 +409,7 @@ export class KubeDriver {
     this.unroute?.();
     this.metrics.forget(this.reported);
     if (this.probeTimer) clearTimeout(this.probeTimer);
-    if (this.gatherTimer) clearTimeout(this.gatherTimer);
+    this.gathered?.();
     await this.probing?.catch(() => undefined);
     await this.controller.stop();
     for (const t of this.templates.values()) t.unsubscribe();
@@ -422,6 +421,7 @@ export class KubeDriver {
   /** Runs one reconcile now (after any running one) and waits for it. */
   async reconcileNow(): Promise<void> {
     this.changes.inputs++;
+    this.passAsked = true;
     this.controller.enqueue(this.key);
     await this.controller.idle();
   }
@@ -430,28 +430,28 @@ export class KubeDriver {
   private kick(from: keyof KubeDriver['changes'] = 'inputs'): void {
     if (this.stopped) return;
     this.changes[from]++;
-    const gatherMs = this.opts.gatherMs ?? 0;
-    if (gatherMs === 0) {
-      this.controller.enqueue(this.key);
-      return;
-    }
-    if (this.gatherTimer) return;
-    let done!: () => void;
+    if (this.opts.rounds) this.joinRound(this.opts.rounds);
+    else this.controller.enqueue(this.key);
+  }
+
+  /** Waits for the next round of passes (once, however often asked before it opens). */
+  private joinRound(rounds: PassRounds): void {
+    if (this.gathering || this.stopped) return;
     this.gathering = new Promise((r) => {
-      done = r;
-    });
-    // On a grid of gatherMs shared by every driver of the process: the drivers a burst wakes run their passes in the
-    // same turn, so the reports of a binding's clusters are handed to the publisher together.
-    this.gatherTimer = setTimeout(
-      () => {
-        this.gatherTimer = undefined;
+      this.gathered = () => {
         this.gathering = undefined;
-        // What a pass saw while the changes were gathered (its own writes' echo) needs no other.
-        if (!this.stopped && this.unseen()) this.controller.enqueue(this.key);
-        done();
-      },
-      gatherMs - (Date.now() % gatherMs),
-    );
+        this.gathered = undefined;
+        r();
+      };
+    });
+    rounds.join(() => {
+      // What a pass saw while waiting for the round (its own writes' echo) needs no other; pod metrics due are read.
+      if (!this.stopped && (this.unseen() || this.metricsDue(this.opts.clock.now().getTime()))) {
+        this.passAsked = true;
+        this.controller.enqueue(this.key);
+      }
+      this.gathered?.();
+    });
   }
 
   /** Resolves once no change is being gathered and no pass is queued or running (for tests). */
@@ -649,19 +649,34 @@ export class KubeDriver {
    */
   private async reconcile(): Promise<void> {
     if (this.stopped) return;
-    if (!this.unseen() && !this.metricsDue(this.opts.clock.now().getTime())) {
-      if (readiness(this.history, this.opts.clock.now().getTime(), this.opts).ready === true)
-        await this.opts.usageRecorder?.maybeRecord(this.lastUsage, this.opts.clock.now());
+    const metricsDue = this.metricsDue(this.opts.clock.now().getTime());
+    // With rounds, only a round's pass (or the first, which `start` waits for) looks: a resync or a retry that finds
+    // something to do joins the next round, so the passes of a binding's clusters report together.
+    const asked = this.passAsked;
+    this.passAsked = false;
+    if (this.opts.rounds && !asked && this.tracked !== undefined) {
+      if (this.unseen() || metricsDue) this.joinRound(this.opts.rounds);
+      else await this.sampleUsage();
+      return;
+    }
+    if (!this.unseen() && !metricsDue) {
+      await this.sampleUsage();
       return;
     }
     // A pass that fails or stops early leaves them unseen: the retry (or the next resync) looks again.
     const seen = { inputs: this.changes.inputs, member: this.changes.member };
-    const pass = this.opts.publish?.begin();
+    const pass = this.opts.rounds?.begin();
     try {
       if (await this.wholePass(seen, pass)) this.seen = seen;
     } finally {
       pass?.end();
     }
+  }
+
+  /** A pass that skips samples the usage of the last whole pass (UsageRecorder's interval). */
+  private async sampleUsage(): Promise<void> {
+    if (readiness(this.history, this.opts.clock.now().getTime(), this.opts).ready === true)
+      await this.opts.usageRecorder?.maybeRecord(this.lastUsage, this.opts.clock.now());
   }
 
   /** Whether a change came that no whole pass saw yet. */

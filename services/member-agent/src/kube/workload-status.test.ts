@@ -85,7 +85,9 @@ describe('workloadReportFrom', () => {
       ['c', 999],
     ]);
     expect(readyPodsCpuMilli(pods, podCpu)).toBe(500);
-    expect(readyPodsCpuMilli([pod('x')], podCpu)).toBe(0);
+    // Ready pods metrics has none of: no usage (not a 0 nobody measured); no pod ready: none used.
+    expect(readyPodsCpuMilli([pod('x')], podCpu)).toBeUndefined();
+    expect(readyPodsCpuMilli([pod('c', { ready: false })], podCpu)).toBe(0);
   });
 
   it("gives one pod's request and the member HPA's status, and no usage (it moves: the usage bucket has it)", () => {

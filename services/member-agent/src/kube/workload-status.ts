@@ -59,12 +59,26 @@ export interface WorkloadInput {
 
 /**
  * CPU used by the ready pods together (metrics.k8s.io, by pod name), in millicores: the member workload's usage,
- * which goes to the usage bucket (MemberUsageWriter), not into the binding's status.
+ * which goes to the usage bucket (MemberUsageWriter), not into the binding's status. None when pods are ready and
+ * metrics has none of them (not yet scraped, or a simulated workload without a load model), as the HPA controller
+ * then reads no metric: a 0 would be a usage nobody measured.
  */
-export function readyPodsCpuMilli(pods: readonly PodView[], podCpuMilli: ReadonlyMap<string, number>): number {
+export function readyPodsCpuMilli(
+  pods: readonly PodView[],
+  podCpuMilli: ReadonlyMap<string, number>,
+): number | undefined {
   let usage = 0;
-  for (const p of pods) if (p.ready) usage += podCpuMilli.get(p.name) ?? 0;
-  return usage;
+  let ready = 0;
+  let measured = 0;
+  for (const p of pods) {
+    if (!p.ready) continue;
+    ready++;
+    const cpu = podCpuMilli.get(p.name);
+    if (cpu === undefined) continue;
+    measured++;
+    usage += cpu;
+  }
+  return ready > 0 && measured === 0 ? undefined : usage;
 }
 
 /**

@@ -6,13 +6,12 @@ import type { Informers } from '@flotilla/store';
 import { Registry } from 'prom-client';
 import type { AgentLogger } from '../agent-projections.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
-import { KubeDriver, MEMBER_CLUSTER_VIEW, type ReportPublisher } from '../kube/kube-driver.js';
-import { publishReports } from '../publish-reports.js';
-import { combineWorkloadReports, type Report } from '../reports.js';
+import { KubeDriver, MEMBER_CLUSTER_VIEW } from '../kube/kube-driver.js';
 import type { UsageRecorder } from '../usage-recorder.js';
 import type { WorkloadUsageGauge } from '../usage-metrics.js';
 import { SimulationSpecError } from './errors.js';
 import type { HpaOptions } from './hpa.js';
+import { FleetRounds } from './pass-rounds.js';
 import { SimulatedMember } from './simulated-member.js';
 import { parseSimulation } from './simulation-spec.js';
 
@@ -26,9 +25,9 @@ export const SIMULATED_FLEET_DEFAULTS = Object.freeze({
    */
   writes: Object.freeze({ qps: 100_000, burst: 100_000, concurrency: 64 }),
   /**
-   * How long each simulated cluster's driver gathers changes before a pass, in ticks: a burst of bindings costs each
-   * cluster a few passes rather than one per binding, and the passes one binding started run in one turn (its
-   * clusters' reports go out together, folded in one status write). The tick loop gathered a whole tick.
+   * How long the changes that wake the clusters' drivers gather before a round of their passes, in ticks: a burst of
+   * bindings costs each cluster a few passes rather than one per binding, and the clusters one binding woke report in
+   * one round (folded in one status write). The tick loop gathered a whole tick.
    */
   gatherTicks: 0.5,
 });
@@ -41,7 +40,7 @@ export interface SimulatedFleetOptions {
   informers: Informers;
   /** How often each simulated API server is probed and its HPAs looked at (SIM_TICK_MS, default 1000). */
   tickMs?: number;
-  /** How long each cluster's driver gathers the changes that wake it before a pass (default half of tickMs). */
+  /** How long the changes that wake the drivers gather before a round of passes (default half of tickMs). */
   gatherMs?: number;
   /** How often each simulated cluster's lease is renewed at most (CLUSTER_LEASE_RENEW_MS). */
   leaseRenewMs?: number;
@@ -75,7 +74,7 @@ export class SimulatedFleet {
   private readonly members = new Map<string, Member>();
   private readonly registry: Registry;
   private readonly tickMs: number;
-  private readonly publish: ReportPublisher;
+  private readonly rounds: FleetRounds;
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -87,7 +86,10 @@ export class SimulatedFleet {
     this.tickMs = o.tickMs ?? SIMULATED_FLEET_DEFAULTS.tickMs;
     if (!Number.isInteger(this.tickMs) || this.tickMs <= 0)
       throw new RangeError(`tickMs: expected a positive integer, got ${o.tickMs}`);
-    this.publish = batchedPublisher(o.bus);
+    this.rounds = new FleetRounds({
+      bus: o.bus,
+      gatherMs: o.gatherMs ?? Math.max(1, Math.round(this.tickMs * SIMULATED_FLEET_DEFAULTS.gatherTicks)),
+    });
     // The clusters' gauges are on /metrics from the start, before the first simulated cluster joins.
     ClusterMetrics.of(this.registry);
   }
@@ -121,6 +123,7 @@ export class SimulatedFleet {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.unsubscribe?.();
+    this.rounds.stop();
     await this.changes;
     await Promise.all([...this.members.values()].map((m) => m.driver.stop()));
     this.members.clear();
@@ -175,13 +178,12 @@ export class SimulatedFleet {
       resyncMs: Math.max(1000, this.tickMs),
       ...(this.o.leaseRenewMs !== undefined ? { leaseRenewMs: this.o.leaseRenewMs } : {}),
       writes: SIMULATED_FLEET_DEFAULTS.writes,
-      gatherMs: this.o.gatherMs ?? Math.round(this.tickMs * SIMULATED_FLEET_DEFAULTS.gatherTicks),
       registry: this.registry,
       ...(this.o.readiness ? { readiness: this.o.readiness } : {}),
       ...(this.o.usageGauge ? { usageGauge: this.o.usageGauge } : {}),
       ...(this.o.usageRecorder ? { usageRecorder: this.o.usageRecorder(name) } : {}),
       ...(this.o.reservedNamespaces ? { reservedNamespaces: this.o.reservedNamespaces } : {}),
-      publish: this.publish,
+      rounds: this.rounds,
       leaseDriver: 'sim',
     });
     const member: Member = { sim, driver, simulation: json, started: Promise.resolve() };
@@ -199,75 +201,4 @@ export class SimulatedFleet {
       this.schedule();
     }, this.tickMs);
   }
-}
-
-/** How long the batched publisher holds the first reports of a round at most while passes are still running. */
-const BATCH_HOLD_MAX_MS = 250;
-
-/**
- * A ReportPublisher for many drivers: the reports of passes that overlap (those one gathering round started, e.g. a
- * binding's clusters, on the drivers' shared grid) are held until the last of them ended, then published together,
- * pipelined (publishReports), a binding's clusters' reports as one event (combineWorkloadReports), which the status
- * writer folds in one write. Held `holdMaxMs` at most behind a pass that takes longer.
- */
-export function batchedPublisher(bus: Bus, holdMaxMs = BATCH_HOLD_MAX_MS): ReportPublisher {
-  let batch: Array<{ reports: readonly Report[]; stopped: () => boolean; done(err?: unknown): void }> = [];
-  /** Passes begun and not ended. */
-  let running = 0;
-  let holdTimer: NodeJS.Timeout | undefined;
-  const flush = async () => {
-    if (holdTimer) clearTimeout(holdTimer);
-    holdTimer = undefined;
-    const taken = batch;
-    batch = [];
-    if (taken.length === 0) return;
-    const live = taken.filter((t) => !t.stopped());
-    try {
-      await publishReports({
-        bus,
-        reports: combineWorkloadReports(live.flatMap((t) => t.reports)),
-        stopped: () => false,
-      });
-      for (const t of taken) t.done();
-    } catch (err) {
-      // What failed is not committed: each pass offers it again (the driver retries with backoff).
-      for (const t of taken) t.done(err);
-    }
-  };
-  // Once no pass runs at the end of a turn (a pass of the same round may yet begin within it).
-  const passEnded = () => {
-    if (--running === 0 && batch.length > 0)
-      setImmediate(() => {
-        if (running === 0) void flush();
-      });
-  };
-  return {
-    begin() {
-      running++;
-      let ended = false;
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        passEnded();
-      };
-      return {
-        publish: (reports, stopped) => {
-          if (reports.length === 0) {
-            end();
-            return Promise.resolve(0);
-          }
-          return new Promise<number>((resolve, reject) => {
-            if (batch.length === 0) holdTimer = setTimeout(() => void flush(), holdMaxMs);
-            batch.push({
-              reports,
-              stopped,
-              done: (err) => (err === undefined ? resolve(reports.length) : reject(err)),
-            });
-            end();
-          });
-        },
-        end,
-      };
-    },
-  };
 }

@@ -1,0 +1,177 @@
+import type { Bus } from '@flotilla/bus';
+import type { PassReports, PassRounds } from '../kube/kube-driver.js';
+import { publishReports } from '../publish-reports.js';
+import { combineWorkloadReports, type Report } from '../reports.js';
+
+/** The rounds' defaults, defined once. */
+export const FLEET_ROUNDS_DEFAULTS = Object.freeze({
+  /** A round opens this long after the one before it at the earliest (the changes of a burst gather meanwhile). */
+  gatherMs: 500,
+  /**
+   * A round whose passes run longer than this publishes what its ended passes reported and lets the next one open:
+   * one slow pass holds the others' reports up this long at most.
+   */
+  holdMaxMs: 10_000,
+});
+
+export interface FleetRoundsOptions {
+  bus: Bus;
+  /** How long after a round opened the next opens at the earliest, on a grid of this period. */
+  gatherMs?: number;
+  /** How long a round's reports wait for its slowest pass at most. */
+  holdMaxMs?: number;
+}
+
+interface Held {
+  reports: readonly Report[];
+  stopped: () => boolean;
+  done(err?: unknown): void;
+}
+
+/**
+ * The simulated fleet's rounds (the kube driver's `PassRounds`), as the tick loop had one pass of every cluster a
+ * tick: the drivers a change woke join the next round; it opens on a grid of `gatherMs` once the one before it is
+ * published, and queues their passes in one turn. When the last of them ended, their reports are published together,
+ * pipelined, a binding's clusters' reports as one WorkloadStatusReported (combineWorkloadReports), which the status
+ * writer folds in one write. A pass that runs outside a round (a driver's first, a retry, pod metrics due) is
+ * published with the round it overlaps, or alone once it ended.
+ */
+export class FleetRounds implements PassRounds {
+  private readonly gatherMs: number;
+  private readonly holdMaxMs: number;
+  private joined: Array<() => void> = [];
+  private batch: Held[] = [];
+  /** Passes begun and not ended. */
+  private running = 0;
+  /** `waiting`: a round is due on its timer; `open`: its passes run; `publishing`: its reports are being sent. */
+  private state: 'idle' | 'waiting' | 'open' | 'publishing' = 'idle';
+  private lastOpenMs = Number.NEGATIVE_INFINITY;
+  private openTimer: NodeJS.Timeout | undefined;
+  private holdTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: FleetRoundsOptions) {
+    this.gatherMs = o.gatherMs ?? FLEET_ROUNDS_DEFAULTS.gatherMs;
+    this.holdMaxMs = o.holdMaxMs ?? FLEET_ROUNDS_DEFAULTS.holdMaxMs;
+    for (const [name, v] of [
+      ['gatherMs', this.gatherMs],
+      ['holdMaxMs', this.holdMaxMs],
+    ] as const)
+      if (!Number.isInteger(v) || v <= 0) throw new RangeError(`${name}: expected a positive integer, got ${v}`);
+  }
+
+  /** How many rounds opened (for tests and the benchmark). */
+  rounds = 0;
+
+  join(open: () => void): void {
+    if (this.stopped) return;
+    this.joined.push(open);
+    this.scheduleRound();
+  }
+
+  begin(): PassReports {
+    this.running++;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.passEnded();
+    };
+    return {
+      publish: (reports, stopped) => {
+        if (reports.length === 0) {
+          end();
+          return Promise.resolve(0);
+        }
+        return new Promise<number>((resolve, reject) => {
+          // Outside a round, held as long as a round's reports at most.
+          if (this.batch.length === 0 && this.state !== 'open')
+            this.holdTimer ??= setTimeout(() => void this.publishHeld(), this.holdMaxMs);
+          this.batch.push({
+            reports,
+            stopped,
+            done: (err) => (err === undefined ? resolve(reports.length) : reject(err)),
+          });
+          end();
+        });
+      },
+      end,
+    };
+  }
+
+  /** No round opens any more; what passes still hand in is published as they end. */
+  stop(): void {
+    this.stopped = true;
+    if (this.openTimer) clearTimeout(this.openTimer);
+    this.openTimer = undefined;
+    this.joined = [];
+  }
+
+  private scheduleRound(): void {
+    if (this.state !== 'idle' || this.joined.length === 0 || this.stopped) return;
+    this.state = 'waiting';
+    const now = Date.now();
+    const earliest = Math.max(now, this.lastOpenMs + this.gatherMs);
+    // On the grid: the changes of a burst that began just now gather until its next point.
+    const at = earliest + ((this.gatherMs - (earliest % this.gatherMs)) % this.gatherMs);
+    this.openTimer = setTimeout(() => this.open(), at - now);
+  }
+
+  private open(): void {
+    this.openTimer = undefined;
+    if (this.stopped) return;
+    this.state = 'open';
+    this.rounds++;
+    this.lastOpenMs = Date.now();
+    const opening = this.joined;
+    this.joined = [];
+    // Each queues its driver's pass, which begins its ticket before the call returns.
+    for (const queuePass of opening) queuePass();
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = setTimeout(() => void this.endRound(), this.holdMaxMs);
+    setImmediate(() => {
+      if (this.running === 0) void this.endRound();
+    });
+  }
+
+  /** Once no pass runs at the end of a turn (the dirty re-run of a pass busy when the round opened begins within it). */
+  private passEnded(): void {
+    if (--this.running > 0) return;
+    setImmediate(() => {
+      if (this.running > 0) return;
+      if (this.state === 'open') void this.endRound();
+      else if (this.state !== 'publishing') void this.publishHeld();
+    });
+  }
+
+  private async endRound(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'publishing';
+    await this.publishHeld();
+    this.state = 'idle';
+    // Passes that ran outside the round and ended while its reports were sent.
+    if (this.running === 0 && this.batch.length > 0) await this.publishHeld();
+    this.scheduleRound();
+  }
+
+  /** Publishes what passes handed in so far (the passes still running hand theirs to the next batch). */
+  private async publishHeld(): Promise<void> {
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    const taken = this.batch;
+    this.batch = [];
+    if (taken.length === 0) return;
+    const live = taken.filter((t) => !t.stopped());
+    try {
+      await publishReports({
+        bus: this.o.bus,
+        reports: combineWorkloadReports(live.flatMap((t) => t.reports)),
+        stopped: () => false,
+      });
+      for (const t of taken) t.done();
+    } catch (err) {
+      // What failed is not committed: each pass offers it again (the driver retries with backoff).
+      for (const t of taken) t.done(err);
+    }
+  }
+}
