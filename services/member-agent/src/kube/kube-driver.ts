@@ -34,6 +34,7 @@ import {
   readiness,
 } from './cluster-status.js';
 import { BindingRouter } from './binding-router.js';
+import { KeyRouter } from './key-router.js';
 import type { MemberClusterApi } from './kube-api.js';
 import { type DesiredObject, desiredMemberObjects, formatBindingRef, ManifestCache } from './member-objects.js';
 import { DEFAULT_WRITE_LIMITS, type FailedWrite, MemberWriter, type WriteLimits } from './member-writer.js';
@@ -171,6 +172,14 @@ export const MEMBER_CLUSTER_VIEW = Object.freeze({
   },
 });
 const BINDING_KINDS = ['ResourceBinding', 'ClusterResourceBinding'] as const;
+const HPA_TEMPLATE_KIND = 'HorizontalPodAutoscaler';
+
+/** The store key of the binding a member object's `flotilla.io/binding` mark names (`Kind/namespace/name`). */
+function bindingKeyOfMark(mark: string): string | undefined {
+  const [kind, namespace, ...name] = mark.split('/');
+  if (!kind || name.length === 0) return undefined;
+  return objectKey({ kind, namespace: namespace ?? '', name: name.join('/') });
+}
 
 /**
  * Writes to the member cluster failed in a reconcile: the kit retries it with backoff and records a Warning event
@@ -218,8 +227,10 @@ export class KubeDriver {
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
   /** The Clusters' resource models (`spec.resourceModels`): this cluster's grade its nodes in the status. */
   private readonly clusterModels: Informer<MemberClusterView>;
-  /** The template informers followed so far, by kind, with their subscriptions. */
-  private readonly templates = new Map<string, { informer: Informer<StoredObject>; unsubscribe(): void }>();
+  /** The template informers followed so far, by kind. */
+  private readonly templates = new Map<string, Informer<StoredObject>>();
+  /** The templates (by store key) the bindings assigning this cluster name, each watched through its KeyRouter. */
+  private readonly templateWatches = new Map<string, () => void>();
   private readonly controller: Controller;
   private readonly key: string;
   private nodes: KubeInformer<NodeView> | undefined;
@@ -251,8 +262,6 @@ export class KubeDriver {
    * binding (what an earlier agent reported for this cluster is in the stored status of bindings now elsewhere).
    */
   private tracked: Set<string> | undefined;
-  /** The templates (by store key) the bindings assigning this cluster named at the last pass. */
-  private usedTemplates = new Set<string>();
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
   private readonly writeErrors = new Map<string, FailedWrite>();
   private readonly writer: MemberWriter;
@@ -276,6 +285,17 @@ export class KubeDriver {
   /** Ends this driver's routes of binding changes (BindingRouter). */
   private unroute: (() => void) | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
+  /** Bindings (store keys) that changed since the pass that last looked at them, here or in the member cluster. */
+  private readonly dirty = new Set<string>();
+  /** While a pass over some bindings runs: which, and whether it observed the member cluster yet. */
+  private passScope: { keys: Pick<ReadonlySet<string>, 'has'>; observed: boolean } | undefined;
+  /** binding (store key) → the template (store key) it names here, and each template's bindings (for its changes). */
+  private readonly templateOf = new Map<string, string>();
+  private readonly templateUsers = new Map<string, Set<string>>();
+  /** The bindings (store keys) placing a HorizontalPodAutoscaler here: every pass looks at them. */
+  private readonly hpaBindings = new Set<string>();
+  /** By binding (store key): its usage here as of the pass that last looked at it. */
+  private readonly usageOf = new Map<string, { binding?: BindingUsage; workload?: WorkloadUsage }>();
   /** A round (or reconcileNow) asked for the next pass: with rounds, other reconciles join the next round instead. */
   private passAsked = false;
   /** Set while the driver waits for the next round (`rounds`); settles when its pass is queued. */
@@ -331,7 +351,6 @@ export class KubeDriver {
         this.informers.status(kind, { name: 'bindingStatusForAgent', project: bindingStatusForAgent }),
       );
     this.clusterModels = this.informers.objects('Cluster', MEMBER_CLUSTER_VIEW);
-    const clusterStatus = this.statuses.get('Cluster')!;
     const backoff = opts.backoff ?? KUBE_DRIVER_DEFAULTS.backoff;
     this.controller = defineController({
       name: KUBE_MEMBER_CONTROLLER,
@@ -339,23 +358,13 @@ export class KubeDriver {
         // Its own Cluster only: in a process serving many clusters, another's change is not this one's business.
         {
           source: this.clusterModels,
-          onChange: (e, c) => {
-            if (e.key === this.key) c.enqueue(this.key);
-          },
-        },
-        // Waited for here; their changes come through the process's BindingRouter (`start`), which hands a binding's
-        // change to the drivers of its own clusters only.
-        ...this.bindings.map((source) => ({ source, onChange: () => undefined })),
-        // Read for what was reported already (after a restart); only the Cluster's own status asks for a pass.
-        ...BINDING_KINDS.map((kind) => ({ source: this.statuses.get(kind)!, onChange: () => undefined })),
-        {
-          source: clusterStatus,
-          // The scheduler set this cluster Ready=Unknown (this agent was cut off): report again at once.
+          // Counted as a change (its resource models grade the nodes anew), so the pass it asks for looks.
           onChange: (e) => {
-            if (e.type !== 'upsert' || e.key !== this.key) return;
-            if (readyReasonIsExpiry(this.statusOf('Cluster', undefined, this.cluster))) this.kick();
+            if (e.key === this.key) this.kick();
           },
         },
+        // The bindings, their statuses and this Cluster's status come through the process's routers (`start`), which
+        // hand a change to the drivers it concerns only.
       ],
       keys: () => [this.key],
       reconcile: () => this.reconcile().finally(this.firstPassDone),
@@ -391,13 +400,24 @@ export class KubeDriver {
       BindingRouter.of(informer).register(this.cluster, (e, namesCluster) => {
         if (namesCluster) this.assigning.add(e.key);
         else this.assigning.delete(e.key);
-        this.kick();
+        this.kickBinding(e.key);
       }),
     );
+    // The scheduler set this cluster Ready=Unknown (this agent was cut off): report again at once.
+    const unwatchStatus = KeyRouter.of(this.statuses.get('Cluster')!).watch(this.key, (e) => {
+      if (e.type === 'upsert' && readyReasonIsExpiry(this.statusOf('Cluster', undefined, this.cluster))) this.kick();
+    });
     this.unroute = () => {
       for (const r of routes) r.unregister();
+      unwatchStatus();
+      for (const unwatch of this.templateWatches.values()) unwatch();
+      this.templateWatches.clear();
     };
-    await Promise.all(routes.map((r) => r.synced));
+    // Read for what was reported already (after a restart): synced before the first pass.
+    await Promise.all([
+      ...routes.map((r) => r.synced),
+      ...[...this.statuses.values()].map((informer) => KeyRouter.of(informer).synced),
+    ]);
     await this.probe();
     await this.controller.start();
     await this.firstPass;
@@ -412,7 +432,6 @@ export class KubeDriver {
     this.gathered?.();
     await this.probing?.catch(() => undefined);
     await this.controller.stop();
-    for (const t of this.templates.values()) t.unsubscribe();
     this.templates.clear();
     await Promise.all([this.nodes, this.pods, this.namespaces, ...this.managed.values()].map((i) => i?.stop()));
     this.opts.usageGauge?.update([], this.cluster);
@@ -424,6 +443,19 @@ export class KubeDriver {
     this.passAsked = true;
     this.controller.enqueue(this.key);
     await this.controller.idle();
+  }
+
+  /**
+   * A binding's inputs or member objects changed: a pass looks at it (and at the others that changed), not at the
+   * cluster's whole share. Its own writes' echo, which a simulated member delivers before the pass observes, is no
+   * change.
+   */
+  private kickBinding(key: string, echo = false): void {
+    if (this.stopped) return;
+    if (echo && this.passScope && !this.passScope.observed && this.passScope.keys.has(key)) return;
+    this.dirty.add(key);
+    if (this.opts.rounds) this.joinRound(this.opts.rounds);
+    else this.controller.enqueue(this.key);
   }
 
   /** Something changed: reconcile (changes arriving while one runs are folded into one more pass). */
@@ -446,7 +478,7 @@ export class KubeDriver {
     });
     rounds.join(() => {
       // What a pass saw while waiting for the round (its own writes' echo) needs no other; pod metrics due are read.
-      if (!this.stopped && (this.unseen() || this.metricsDue(this.opts.clock.now().getTime()))) {
+      if (!this.stopped && (this.hasWork() || this.metricsDue(this.opts.clock.now().getTime()))) {
         this.passAsked = true;
         this.controller.enqueue(this.key);
       }
@@ -589,6 +621,8 @@ export class KubeDriver {
       informer = await this.opts.api.informer<MemberObjectView>(k.apiVersion, k.kind, {
         project: (raw) => memberObjectView(k, raw),
         ...this.informerOptions(key),
+        // Its changes come by key (below): a change of a binding's own object is that binding's.
+        onChange: () => undefined,
       });
     } catch (err) {
       this.unservedKinds.set(key, (err as Error).message);
@@ -596,13 +630,26 @@ export class KubeDriver {
     }
     this.unservedKinds.delete(key);
     this.managed.set(key, informer);
+    const managed = informer;
+    managed.subscribe((e) => {
+      const view = e.type === 'upsert' ? managed.cache.get(e.key) : undefined;
+      const binding = view?.binding === undefined ? undefined : bindingKeyOfMark(view.binding);
+      // A delete (whose object is gone from the cache) or someone else's object: the whole share is looked at.
+      if (binding === undefined) this.kick('member');
+      else this.kickBinding(binding, true);
+    });
     void informer.start();
     await informer.waitForSync(FIRST_SYNC_WAIT_MS);
     return informer;
   }
 
   private templateLookup = (ref: { kind: string; namespace: string; name: string }) =>
-    this.templates.get(ref.kind)?.informer.get(ref);
+    this.templates.get(ref.kind)?.get(ref);
+
+  /** A template of this cluster's share changed: its bindings here are looked at again. */
+  private readonly onTemplate = (e: { key: string }) => {
+    for (const binding of this.templateUsers.get(e.key) ?? []) this.kickBinding(binding);
+  };
 
   /** Starts following the templates of every kind a binding names (the shared informer of that kind's objects). */
   private async followTemplates(bindings: readonly StoredObject[]): Promise<void> {
@@ -614,14 +661,38 @@ export class KubeDriver {
     await Promise.all(
       [...kinds].map(async (kind) => {
         const informer = this.informers.objects(kind) as Informer<StoredObject>;
-        // A template's change wakes the driver only when a binding of its share names it.
-        const sub = informer.subscribe((e) => {
-          if (this.usedTemplates.has(e.key)) this.kick();
-        });
-        this.templates.set(kind, { informer, unsubscribe: () => sub.unsubscribe() });
-        await sub.synced;
+        await KeyRouter.of(informer).synced;
+        this.templates.set(kind, informer);
       }),
     );
+  }
+
+  /** From now on, a change of `template` (none: no template) wakes the driver for `binding`. */
+  private setTemplateOf(binding: string, template: string | undefined): void {
+    const before = this.templateOf.get(binding);
+    if (before === template) return;
+    if (before !== undefined) {
+      const users = this.templateUsers.get(before);
+      users?.delete(binding);
+      if (users?.size === 0) {
+        this.templateUsers.delete(before);
+        this.templateWatches.get(before)?.();
+        this.templateWatches.delete(before);
+      }
+    }
+    if (template === undefined) {
+      this.templateOf.delete(binding);
+      return;
+    }
+    this.templateOf.set(binding, template);
+    let users = this.templateUsers.get(template);
+    if (!users) {
+      users = new Set();
+      this.templateUsers.set(template, users);
+      const informer = this.templates.get(refFromKey(template).kind);
+      if (informer) this.templateWatches.set(template, KeyRouter.of(informer).watch(template, this.onTemplate));
+    }
+    users.add(binding);
   }
 
   /**
@@ -632,8 +703,7 @@ export class KubeDriver {
     if (this.tracked === undefined) return this.bindings.flatMap((i) => i.values());
     const out: StoredObject[] = [];
     for (const key of new Set([...this.assigning, ...this.tracked])) {
-      const ref = refFromKey(key);
-      const b = this.bindings[BINDING_KINDS.indexOf(ref.kind as (typeof BINDING_KINDS)[number])]?.get(ref);
+      const b = this.bindingOf(key);
       if (b) out.push(b);
     }
     return out;
@@ -655,22 +725,53 @@ export class KubeDriver {
     const asked = this.passAsked;
     this.passAsked = false;
     if (this.opts.rounds && !asked && this.tracked !== undefined) {
-      if (this.unseen() || metricsDue) this.joinRound(this.opts.rounds);
+      if (this.hasWork() || metricsDue) this.joinRound(this.opts.rounds);
       else await this.sampleUsage();
       return;
     }
-    if (!this.unseen() && !metricsDue) {
+    if (!this.hasWork() && !metricsDue) {
       await this.sampleUsage();
       return;
     }
+    // The cluster's whole share, or only the bindings that changed (and every member HPA's binding, which decides
+    // whose replicas the HPA owns): whole on the first pass, after a change of readiness, of the Cluster or of what
+    // the member cluster holds apart from the bindings' own objects, and when pod metrics are due.
+    const whole = this.tracked === undefined || this.unseen() || metricsDue || this.touchesHpa(this.dirty);
+    const scope = whole ? undefined : new Set([...this.dirty, ...this.hpaBindings]);
+    const taken = [...this.dirty];
+    this.dirty.clear();
     // A pass that fails or stops early leaves them unseen: the retry (or the next resync) looks again.
     const seen = { inputs: this.changes.inputs, member: this.changes.member };
     const pass = this.opts.rounds?.begin();
+    let done = false;
     try {
-      if (await this.wholePass(seen, pass)) this.seen = seen;
+      done = await this.wholePass(seen, pass, scope);
+      if (done) this.seen = seen;
     } finally {
       pass?.end();
+      this.passScope = undefined;
+      if (!done) for (const key of taken) this.dirty.add(key);
     }
+  }
+
+  /** Whether a change came that no pass saw yet. */
+  private hasWork(): boolean {
+    return this.unseen() || this.dirty.size > 0;
+  }
+
+  /** Whether one of these bindings (store keys) places a HorizontalPodAutoscaler, which decides another's replicas. */
+  private touchesHpa(keys: Iterable<string>): boolean {
+    for (const key of keys) {
+      if (this.hpaBindings.has(key)) return true;
+      const b = this.bindingOf(key);
+      if ((b?.spec as { resource?: { kind?: string } } | undefined)?.resource?.kind === HPA_TEMPLATE_KIND) return true;
+    }
+    return false;
+  }
+
+  private bindingOf(key: string): StoredObject | undefined {
+    const ref = refFromKey(key);
+    return this.bindings[BINDING_KINDS.indexOf(ref.kind as (typeof BINDING_KINDS)[number])]?.get(ref);
   }
 
   /** A pass that skips samples the usage of the last whole pass (UsageRecorder's interval). */
@@ -679,7 +780,7 @@ export class KubeDriver {
       await this.opts.usageRecorder?.maybeRecord(this.lastUsage, this.opts.clock.now());
   }
 
-  /** Whether a change came that no whole pass saw yet. */
+  /** Whether a change came that no whole pass saw yet (one that only a look at the cluster's whole share sees). */
   private unseen(): boolean {
     return this.changes.inputs !== this.seen.inputs || this.changes.member !== this.seen.member;
   }
@@ -691,9 +792,19 @@ export class KubeDriver {
   }
 
   /** One pass over the cluster's share (see `reconcile`); whether it got through, `marks.member` set at observing. */
-  private async wholePass(marks: { inputs: number; member: number }, pass?: PassReports): Promise<boolean> {
-    // 1. Desired.
-    const bindings = this.bindingsToLookAt();
+  private async wholePass(
+    marks: { inputs: number; member: number },
+    pass?: PassReports,
+    scope?: ReadonlySet<string>,
+  ): Promise<boolean> {
+    // 1. Desired: of the cluster's share, or of the bindings in `scope` (store keys).
+    const bindings = scope
+      ? [...scope].flatMap((key) => {
+          const b = this.bindingOf(key);
+          return b ? [b] : [];
+        })
+      : this.bindingsToLookAt();
+    this.passScope = { keys: scope ?? { has: () => true }, observed: false };
     await this.followTemplates(bindings);
     const desired = desiredMemberObjects({
       cluster: this.cluster,
@@ -701,12 +812,22 @@ export class KubeDriver {
       template: this.templateLookup,
       manifests: this.manifests,
     });
-    this.assignedKeys = new Set([...desired.assigned.values()].map((a) => objectKey(a.binding)));
-    this.usedTemplates = new Set(
-      [...desired.assigned.values()].flatMap((a) =>
-        a.ref ? [objectKey({ kind: a.ref.kind, namespace: a.ref.namespace, name: a.ref.name })] : [],
-      ),
-    );
+    if (!scope) {
+      this.assignedKeys.clear();
+      this.hpaBindings.clear();
+    } else for (const key of scope) this.assignedKeys.delete(key);
+    const templateNow = new Map<string, string>();
+    for (const a of desired.assigned.values()) {
+      const key = objectKey(a.binding);
+      this.assignedKeys.add(key);
+      if (!a.ref) continue;
+      templateNow.set(key, objectKey({ kind: a.ref.kind, namespace: a.ref.namespace, name: a.ref.name }));
+      if (a.ref.kind === HPA_TEMPLATE_KIND) this.hpaBindings.add(key);
+    }
+    if (scope) for (const key of scope) if (!templateNow.has(key)) this.hpaBindings.delete(key);
+    for (const key of scope ?? [...this.templateOf.keys()])
+      if (!templateNow.has(key)) this.setTemplateOf(key, undefined);
+    for (const [key, template] of templateNow) this.setTemplateOf(key, template);
     const nowMs = this.opts.clock.now().getTime();
     // 2. Readiness.
     const ready = readiness(this.history, nowMs, this.opts);
@@ -728,7 +849,10 @@ export class KubeDriver {
       const kinds = new Map<string, KindRef>();
       for (const d of desired.objects) kinds.set(kindKey(d.ref), { apiVersion: d.ref.apiVersion, kind: d.ref.kind });
       await Promise.all([...kinds.values()].map((k) => this.watchKind(k)));
-      const plan = planMemberWrites(desired, this.managed, { reserved: this.opts.reservedNamespaces });
+      const plan = planMemberWrites(desired, this.managed, {
+        reserved: this.opts.reservedNamespaces,
+        ...(scope ? { bindings: new Set(bindings.map((b) => formatBindingRef(refOf(b)))) } : {}),
+      });
       await this.writer.ensureNamespaces(plan.actions, this.namespaces);
       const outcomes = await this.writer.execute(
         plan.actions,
@@ -741,6 +865,7 @@ export class KubeDriver {
       failed = [...outcomes.values()].filter((o) => o !== undefined);
       // 4. Observe.
       marks.member = this.changes.member;
+      if (this.passScope) this.passScope.observed = true;
       await this.refreshPodMetrics(desired.objects, nowMs);
       const seen = observeWorkloads({
         cluster: this.cluster,
@@ -765,7 +890,6 @@ export class KubeDriver {
       });
     }
     if (this.stopped) return false;
-    this.lastUsage = usage;
     // 5. Publish.
     const reports: Report[] = [];
     if (patch) {
@@ -774,14 +898,24 @@ export class KubeDriver {
     }
     const owned = { has: (c: string) => c === this.cluster };
     const present = new Set<string>();
-    const bindingUsage: BindingUsage[] = [];
-    const tracked = new Set<string>();
+    // What was known of the bindings out of scope stands; those in scope are as this pass saw them.
+    const tracked = scope ? (this.tracked ?? new Set<string>()) : new Set<string>();
+    if (scope) for (const key of scope) tracked.delete(key);
+    if (!scope) this.usageOf.clear();
+    else for (const key of scope) this.usageOf.delete(key);
+    const usageOfWorkload = new Map(usage.map((u) => [`${u.kind}/${u.namespace}/${u.workload}`, u]));
     const byRef = bindings.map((b) => ({ b, ref: refOf(b), key: formatBindingRef(refOf(b)) }));
-    for (const { b, ref } of byRef.sort((x, y) => x.key.localeCompare(y.key))) {
+    for (const { b, ref, key: mark } of byRef.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))) {
       present.add(bindingKey(ref));
-      const cpu = cpuByBinding.get(formatBindingRef(ref));
-      if (cpu !== undefined) bindingUsage.push({ ref, cluster: this.cluster, cpuUsageMilli: cpu });
-      const report = current.get(formatBindingRef(ref));
+      const cpu = cpuByBinding.get(mark);
+      const member = desired.assigned.get(mark)?.ref;
+      const workload = member ? usageOfWorkload.get(`${member.kind}/${member.namespace}/${member.name}`) : undefined;
+      if (cpu !== undefined || workload)
+        this.usageOf.set(objectKey(ref), {
+          ...(cpu !== undefined ? { binding: { ref, cluster: this.cluster, cpuUsageMilli: cpu } } : {}),
+          ...(workload ? { workload } : {}),
+        });
+      const report = current.get(mark);
       const out = this.book.workloadReports({
         ref,
         current: report ? new Map([[this.cluster, report]]) : new Map(),
@@ -794,8 +928,15 @@ export class KubeDriver {
       const key = objectKey(ref);
       if (report || out.length > 0 || this.assignedKeys.has(key) || this.book.remembers(ref)) tracked.add(key);
     }
-    this.book.forgetGone(owned, present);
+    if (!scope) this.book.forgetGone(owned, present);
     this.tracked = tracked;
+    const bindingUsage: BindingUsage[] = [];
+    usage = [];
+    for (const u of this.usageOf.values()) {
+      if (u.binding) bindingUsage.push(u.binding);
+      if (u.workload) usage.push(u.workload);
+    }
+    this.lastUsage = usage;
     const stopped = () => this.stopped;
     if (pass) await pass.publish(reports, stopped);
     else await publishReports({ bus: this.opts.bus, reports, stopped });

@@ -51,14 +51,28 @@ export const HPA_KIND = kindKey({ apiVersion: 'autoscaling/v2', kind: 'Horizonta
 export function planMemberWrites(
   desired: DesiredState,
   managed: ReadonlyMap<string, CacheView<MemberObjectView>>,
-  opts: PlanOptions = {},
+  opts: PlanOptions & {
+    /**
+     * The bindings (formatBindingRef) `desired` was made of, when not of the cluster's whole share: only their
+     * objects are removed when no longer desired (the others' bindings were not looked at).
+     */
+    bindings?: ReadonlySet<string>;
+  } = {},
 ): { actions: ApplyAction[]; conflicts: Map<string, string> } {
   const observed = new Map<string, MemberObjectView>();
   let allSynced = true;
   for (const informer of managed.values()) {
     if (!informer.synced) allSynced = false;
-    for (const v of informer.cache.values()) observed.set(memberKey(v.ref), v);
+    for (const v of informer.cache.values())
+      if (!opts.bindings || (v.binding !== undefined && opts.bindings.has(v.binding)))
+        observed.set(memberKey(v.ref), v);
   }
+  // What is desired is looked up whoever has it (someone else's object is a conflict).
+  if (opts.bindings)
+    for (const d of desired.objects) {
+      const v = managed.get(kindKey(d.ref))?.cache.get(`${d.ref.namespace}/${d.ref.name}`);
+      if (v) observed.set(memberKey(d.ref), v);
+    }
   const listed = desired.objects.filter((d) => managed.get(kindKey(d.ref))?.synced);
   const plan = planApply(listed, observed, opts);
   return {
