@@ -5,7 +5,7 @@ import type { MemberClusterApi, ResourceInfo } from '../kube/kube-api.js';
 import type { Manifest, MemberRef } from '../kube/member-objects.js';
 import { type KubePod, podRequest } from '../kube/cluster-status.js';
 import { ZERO, type Resources } from '../resources.js';
-import { fitWorkloads, type WorkloadFit } from './capacity.js';
+import { compareBindings, type WorkloadFit } from './capacity.js';
 import { SimulationSpecError } from './errors.js';
 import { type HpaOptions, type HpaState, initialHpaState, parseHpaSpec, reconcileHpa } from './hpa.js';
 import { demandAt, loadOrigin, type LoadModel } from './load.js';
@@ -55,8 +55,8 @@ interface Placed {
   podRequest: Resources;
 }
 
-const samePlacement = (a: Placed, b: Placed) =>
-  a.generation === b.generation && a.fit.replicas === b.fit.replicas && a.fit.running === b.fit.running;
+/** Pods of `per` that fit into `free` (any number when a pod asks for none of it). */
+const fitting = (free: number, per: number) => (per > 0 ? Math.floor(free / per) : Number.POSITIVE_INFINITY);
 
 const workloadKey = (r: Pick<MemberRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>) =>
   `${r.apiVersion}/${r.kind}/${r.namespace}/${r.name}`;
@@ -87,6 +87,8 @@ export class SimulatedMember implements MemberClusterApi {
   /** The HorizontalPodAutoscalers `spec.simulation` lists as someone else's: reported by the driver, not run. */
   private foreign = new Set<string>();
   private readonly hpaSyncPeriodMs: number;
+  /** The workloads (their keys and refs) in the order the kubelet places them; undefined once one came or went. */
+  private order: Array<{ key: string; ref: MemberRef }> | undefined;
   /** The one node's name. */
   private readonly nodeName: string;
   /** The kubelet pass the writes of this turn wait for (settleSoon). */
@@ -207,7 +209,10 @@ export class SimulatedMember implements MemberClusterApi {
     });
     if (typeof specOf(stored).replicas === 'number') {
       const ref = { apiVersion: manifest.apiVersion, kind: manifest.kind, namespace: namespace ?? '', name };
-      if (!this.workloads.has(workloadKey(ref))) this.workloads.set(workloadKey(ref), undefined);
+      if (!this.workloads.has(workloadKey(ref))) {
+        this.workloads.set(workloadKey(ref), undefined);
+        this.order = undefined;
+      }
       await this.settleSoon();
       return this.objects.get(manifest.apiVersion, manifest.kind, namespace, name) ?? stored;
     }
@@ -223,6 +228,7 @@ export class SimulatedMember implements MemberClusterApi {
     if (!this.workloads.has(key)) return;
     const placed = this.workloads.get(key);
     this.workloads.delete(key);
+    this.order = undefined;
     for (let i = 0; i < (placed?.fit.replicas ?? 0); i++)
       this.objects.delete(POD.apiVersion, POD.kind, ref.namespace, podName(ref, i));
     await this.settleSoon();
@@ -341,19 +347,26 @@ export class SimulatedMember implements MemberClusterApi {
 
   /**
    * The kubelet and scheduler: places every workload's pods into the node again (stateless: the same workloads give
-   * the same placement, as the simulator always did), and writes the pods and workload status that changed.
+   * the same placement, as the simulator always did, fitWorkloads' rule: namespace/name order, as many pods of each
+   * as still fit), and writes the pods and workload status that changed. It runs after every turn of writes, over
+   * the cluster's every workload: so it keeps their order until one comes or goes and allocates nothing for a
+   * workload whose placement stands.
    */
   private settle(): void {
     const allocatable = this.spec?.allocatable ?? ZERO;
-    const entries: Array<{ key: string; ref: MemberRef; object: RawObject; generation: number; request: Resources }> =
-      [];
-    for (const [key, placed] of this.workloads) {
-      const ref = placed?.ref ?? refOfKey(key);
+    this.order ??= [...this.workloads.entries()]
+      .map(([key, placed]) => ({ key, ref: placed?.ref ?? refOfKey(key) }))
+      .sort((a, b) => compareBindings(a.ref, b.ref));
+    let pods = 0;
+    let cpuMilli = 0;
+    let memoryBytes = 0;
+    for (const { key, ref } of this.order) {
       const object = this.objects.get(ref.apiVersion, ref.kind, ref.namespace || undefined, ref.name);
       if (!object) continue;
+      const before = this.workloads.get(key);
       const generation = (object.metadata?.generation as number | undefined) ?? 0;
       // The pods' request is read again only when the spec changed (a new generation).
-      let request = placed?.generation === generation ? placed.podRequest : undefined;
+      let request = before?.generation === generation ? before.podRequest : undefined;
       if (!request) {
         try {
           request = podRequest({ spec: podTemplateOf(object).spec ?? {} });
@@ -362,25 +375,32 @@ export class SimulatedMember implements MemberClusterApi {
           request = { ...ZERO, pods: 1 };
         }
       }
-      entries.push({ key, ref, object, generation, request });
-    }
-    const fit = fitWorkloads(
-      allocatable,
-      entries.map((e) => ({
-        binding: { kind: e.ref.kind, namespace: e.ref.namespace, name: e.ref.name },
-        replicas: specOf(e.object).replicas as number,
-        request: e.request,
-      })),
-    );
-    const fitOf = new Map(fit.workloads.map((w) => [`${w.binding.kind}/${w.binding.namespace}/${w.binding.name}`, w]));
-    for (const e of entries) {
-      const w = fitOf.get(`${e.ref.kind}/${e.ref.namespace}/${e.ref.name}`)!;
-      const before = this.workloads.get(e.key);
-      const placed: Placed = { ref: e.ref, generation: e.generation, fit: w, podRequest: e.request };
-      this.workloads.set(e.key, placed);
-      if (before && samePlacement(before, placed)) continue;
-      this.writePods(e.ref, podTemplateOf(e.object), w, before?.fit.replicas ?? 0);
-      this.writeStatus(e.object, w);
+      const replicas = Math.max(0, Math.floor(specOf(object).replicas as number));
+      const room = Math.min(
+        allocatable.pods - pods,
+        fitting(allocatable.cpuMilli - cpuMilli, request.cpuMilli),
+        fitting(allocatable.memoryBytes - memoryBytes, request.memoryBytes),
+      );
+      const running = Math.max(0, Math.min(replicas, room));
+      pods += running;
+      cpuMilli += request.cpuMilli * running;
+      memoryBytes += request.memoryBytes * running;
+      if (
+        before &&
+        before.generation === generation &&
+        before.fit.replicas === replicas &&
+        before.fit.running === running
+      )
+        continue;
+      const fit: WorkloadFit = {
+        binding: { kind: ref.kind, namespace: ref.namespace, name: ref.name },
+        replicas,
+        running,
+        pending: replicas - running,
+      };
+      this.workloads.set(key, { ref, generation, fit, podRequest: request });
+      this.writePods(ref, podTemplateOf(object), fit, before?.fit.replicas ?? 0);
+      this.writeStatus(object, fit);
     }
   }
 
