@@ -296,6 +296,7 @@ export class KubeDriver {
   private readonly hpaBindings = new Set<string>();
   /** By binding (store key): its usage here as of the pass that last looked at it. */
   private readonly usageOf = new Map<string, { binding?: BindingUsage; workload?: WorkloadUsage }>();
+  private looks = 0;
   /** A round (or reconcileNow) asked for the next pass: with rounds, other reconciles join the next round instead. */
   private passAsked = false;
   /** Set while the driver waits for the next round (`rounds`); settles when its pass is queued. */
@@ -380,6 +381,11 @@ export class KubeDriver {
 
   private get cluster(): string {
     return this.opts.clusterName;
+  }
+
+  /** How many bindings its passes looked at, counted once a pass (for tests: a change costs its own bindings' look). */
+  get bindingLooks(): number {
+    return this.looks;
   }
 
   /** How many writes the driver sent (applies and deletes), for tests and the benchmark. */
@@ -805,6 +811,7 @@ export class KubeDriver {
         })
       : this.bindingsToLookAt();
     this.passScope = { keys: scope ?? { has: () => true }, observed: false };
+    this.looks += bindings.length;
     await this.followTemplates(bindings);
     const desired = desiredMemberObjects({
       cluster: this.cluster,

@@ -77,6 +77,24 @@ describe('planMemberWrites', () => {
     ).toEqual(want);
   });
 
+  it("a pass over some bindings removes their objects only: the others' bindings were not looked at", () => {
+    const other = view(cmRef('other'), { binding: formatBindingRef(binding('other-configmap')), appliedHash: 'x' });
+    const left = view(cmRef('left'), { binding: formatBindingRef(binding('left-configmap')), appliedHash: 'x' });
+    const managed = new Map([
+      [DEPLOY, cache(true, [keyed(view(deployRef('web'), { appliedHash: 'stale' }))])],
+      [CM, cache(true, [keyed(other), keyed(left)])],
+    ]);
+    const scope = new Set([formatBindingRef(web.binding), formatBindingRef(binding('left-configmap'))]);
+    const plan = planMemberWrites(desiredOf(web), managed, { bindings: scope });
+    expect(
+      plan.actions.map((a) =>
+        a.type === 'apply' ? `${a.reason} shop/${a.object.ref.name}` : `delete ${a.ref.namespace}/${a.ref.name}`,
+      ),
+    ).toEqual(['update shop/web', 'delete shop/left']);
+    // Over the whole share, the other binding's object would go too.
+    expect(planMemberWrites(desiredOf(web), managed).actions.filter((a) => a.type === 'delete')).toHaveLength(2);
+  });
+
   it("someone else's object of the same name is a conflict, never written", () => {
     const theirs = view(deployRef('web'), { binding: undefined, appliedHash: undefined });
     const plan = planMemberWrites(desiredOf(web), new Map([[DEPLOY, cache(true, [keyed(theirs)])]]));

@@ -86,7 +86,12 @@ describe('SimulatedFleet against real NATS', () => {
    * CLUSTERS simulated clusters, then a fleet following them (`tickMs`: its probes and resyncs; `gatherMs`: how long
    * the changes gather before a round of passes, half a tick as the member-agent has it).
    */
-  async function startFleet(store: ObjectStore, tickMs: number, gatherMs = tickMs / 2): Promise<SimulatedFleet> {
+  async function startFleet(
+    store: ObjectStore,
+    tickMs: number,
+    gatherMs = tickMs / 2,
+    hpaSyncPeriodMs?: number,
+  ): Promise<SimulatedFleet> {
     await bounded(CLUSTERS, 8, (i) =>
       store.apply({
         apiVersion: 'cluster.karmada.io/v1alpha1',
@@ -103,6 +108,7 @@ describe('SimulatedFleet against real NATS', () => {
       tickMs,
       gatherMs,
       registry,
+      ...(hpaSyncPeriodMs !== undefined ? { hpaSyncPeriodMs } : {}),
     });
     await fleet.start();
     return fleet;
@@ -168,14 +174,16 @@ describe('SimulatedFleet against real NATS', () => {
   it("a template's change wakes the drivers of its binding's clusters only", async () => {
     const BINDINGS = 40;
     const store = new ObjectStore(bus);
-    // No resync while the test counts passes.
-    const fleet = await startFleet(store, 600_000, 100);
+    // No resync, and no pod metrics due (a pass over the cluster's share), while the test counts passes.
+    const fleet = await startFleet(store, 600_000, 100, 600_000);
     await burst(store, BINDINGS);
     await eventually(() => (missingOf(BINDINGS).length === 0 ? true : undefined), 20_000, 'the burst reported');
     const passes = () => metricSum(registry, 'flotilla_reconcile_total', { controller: 'kube-member' });
     const drivers = Array.from({ length: CLUSTERS }, (_, i) => fleet.driver(clusterName(i))!);
     await Promise.all(drivers.map((d) => d.idle()));
     const before = await passes();
+    const looks = () => drivers.reduce((sum, d) => sum + d.bindingLooks, 0);
+    const looksBefore = looks();
 
     await store.update({ kind: 'Deployment', namespace: 'default', name: 'w0' }, (d) => ({
       ...d,
@@ -189,6 +197,8 @@ describe('SimulatedFleet against real NATS', () => {
     // Its clusters' drivers, one pass each: the echo of their own apply (a simulated member delivers it before the
     // pass observes) asks for no second pass. No other cluster's driver ran for it.
     expect((await passes()) - before).toBe(PER_BINDING);
+    // Each looked at that binding only, not at its cluster's share (6 bindings each here, 18 looks in all).
+    expect(looks() - looksBefore).toBe(PER_BINDING);
     expect(warnings).toEqual([]);
   });
 });
