@@ -139,8 +139,12 @@ export interface KubeDriverOptions {
  * event), and the next round opens only after that: the clusters one change woke report in one round.
  */
 export interface PassRounds {
-  /** Calls `open` when the next round opens; the pass it queues begins in that turn. */
-  join(open: () => void): void;
+  /**
+   * Calls `open` when the next round opens, with every other driver that joined, in one turn: it takes what its pass
+   * will look at and returns how to queue that pass (or nothing to do), which the round calls a slice of drivers a
+   * turn; the pass begins its ticket before the call returns.
+   */
+  join(open: () => (() => void) | undefined): void;
   begin(): PassReports;
 }
 
@@ -299,9 +303,14 @@ export class KubeDriver {
   private looks = 0;
   /** A round (or reconcileNow) asked for the next pass: with rounds, other reconciles join the next round instead. */
   private passAsked = false;
-  /** Set while the driver waits for the next round (`rounds`); settles when its pass is queued. */
+  /** Whether the driver joined the next round and it did not open yet (`rounds`). */
+  private joined = false;
+  /** Settles once the pass of the round the driver joined is queued (for `idle`). */
   private gathering: Promise<void> | undefined;
-  private gathered: (() => void) | undefined;
+  /** What settles each `gathering` not settled yet (a stopping driver settles them). */
+  private readonly finishes = new Set<() => void>();
+  /** The bindings of the round the driver's next pass belongs to, taken from `dirty` when it opened. */
+  private roundTaken: Set<string> | undefined;
   private probing: Promise<void> | undefined;
   private readonly leases: ClusterLeases;
   private readonly usageWriter: MemberUsageWriter;
@@ -435,7 +444,7 @@ export class KubeDriver {
     this.unroute?.();
     this.metrics.forget(this.reported);
     if (this.probeTimer) clearTimeout(this.probeTimer);
-    this.gathered?.();
+    for (const finish of [...this.finishes]) finish();
     await this.probing?.catch(() => undefined);
     await this.controller.stop();
     this.templates.clear();
@@ -474,21 +483,35 @@ export class KubeDriver {
 
   /** Waits for the next round of passes (once, however often asked before it opens). */
   private joinRound(rounds: PassRounds): void {
-    if (this.gathering || this.stopped) return;
-    this.gathering = new Promise((r) => {
-      this.gathered = () => {
-        this.gathering = undefined;
-        this.gathered = undefined;
-        r();
-      };
+    if (this.joined || this.stopped) return;
+    this.joined = true;
+    let done!: () => void;
+    const gathering = new Promise<void>((r) => {
+      done = r;
     });
+    this.gathering = gathering;
+    const finish = () => {
+      this.finishes.delete(finish);
+      if (this.gathering === gathering) this.gathering = undefined;
+      done();
+    };
+    this.finishes.add(finish);
     rounds.join(() => {
+      this.joined = false;
       // What a pass saw while waiting for the round (its own writes' echo) needs no other; pod metrics due are read.
-      if (!this.stopped && (this.hasWork() || this.metricsDue(this.opts.clock.now().getTime()))) {
+      if (this.stopped || !(this.hasWork() || this.metricsDue(this.opts.clock.now().getTime()))) {
+        finish();
+        return undefined;
+      }
+      // The round's bindings are those changed by now: a change while its passes are being queued is the next's, for
+      // every cluster of the binding alike.
+      this.roundTaken = new Set([...(this.roundTaken ?? []), ...this.dirty]);
+      this.dirty.clear();
+      return () => {
         this.passAsked = true;
         this.controller.enqueue(this.key);
-      }
-      this.gathered?.();
+        finish();
+      };
     });
   }
 
@@ -742,10 +765,12 @@ export class KubeDriver {
     // The cluster's whole share, or only the bindings that changed (and every member HPA's binding, which decides
     // whose replicas the HPA owns): whole on the first pass, after a change of readiness, of the Cluster or of what
     // the member cluster holds apart from the bindings' own objects, and when pod metrics are due.
-    const whole = this.tracked === undefined || this.unseen() || metricsDue || this.touchesHpa(this.dirty);
-    const scope = whole ? undefined : new Set([...this.dirty, ...this.hpaBindings]);
-    const taken = [...this.dirty];
-    this.dirty.clear();
+    const pending = this.roundTaken ?? this.dirty;
+    const whole = this.tracked === undefined || this.unseen() || metricsDue || this.touchesHpa(pending);
+    const scope = whole ? undefined : new Set([...pending, ...this.hpaBindings]);
+    const taken = [...pending];
+    if (this.roundTaken) this.roundTaken = undefined;
+    else this.dirty.clear();
     // A pass that fails or stops early leaves them unseen: the retry (or the next resync) looks again.
     const seen = { inputs: this.changes.inputs, member: this.changes.member };
     const pass = this.opts.rounds?.begin();
@@ -762,7 +787,7 @@ export class KubeDriver {
 
   /** Whether a change came that no pass saw yet. */
   private hasWork(): boolean {
-    return this.unseen() || this.dirty.size > 0;
+    return this.unseen() || this.dirty.size > 0 || (this.roundTaken?.size ?? 0) > 0;
   }
 
   /** Whether one of these bindings (store keys) places a HorizontalPodAutoscaler, which decides another's replicas. */

@@ -22,6 +22,9 @@ export interface FleetRoundsOptions {
   holdMaxMs?: number;
 }
 
+/** How many drivers' passes a round begins in one turn of the event loop. */
+const OPEN_SLICE = 10;
+
 interface Held {
   reports: readonly Report[];
   stopped: () => boolean;
@@ -39,7 +42,7 @@ interface Held {
 export class FleetRounds implements PassRounds {
   private readonly gatherMs: number;
   private readonly holdMaxMs: number;
-  private joined: Array<() => void> = [];
+  private joined: Array<() => (() => void) | undefined> = [];
   private batch: Held[] = [];
   /** Passes begun and not ended. */
   private running = 0;
@@ -49,6 +52,8 @@ export class FleetRounds implements PassRounds {
   private openTimer: NodeJS.Timeout | undefined;
   private holdTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** While a round's passes are being queued, a slice a turn. */
+  private opening = false;
 
   constructor(private readonly o: FleetRoundsOptions) {
     this.gatherMs = o.gatherMs ?? FLEET_ROUNDS_DEFAULTS.gatherMs;
@@ -63,7 +68,7 @@ export class FleetRounds implements PassRounds {
   /** How many rounds opened (for tests and the benchmark). */
   rounds = 0;
 
-  join(open: () => void): void {
+  join(open: () => (() => void) | undefined): void {
     if (this.stopped) return;
     this.joined.push(open);
     this.scheduleRound();
@@ -114,10 +119,10 @@ export class FleetRounds implements PassRounds {
     const earliest = Math.max(now, this.lastOpenMs + this.gatherMs);
     // On the grid: the changes of a burst that began just now gather until its next point.
     const at = earliest + ((this.gatherMs - (earliest % this.gatherMs)) % this.gatherMs);
-    this.openTimer = setTimeout(() => this.open(), at - now);
+    this.openTimer = setTimeout(() => void this.open(), at - now);
   }
 
-  private open(): void {
+  private async open(): Promise<void> {
     this.openTimer = undefined;
     if (this.stopped) return;
     this.state = 'open';
@@ -125,8 +130,17 @@ export class FleetRounds implements PassRounds {
     this.lastOpenMs = Date.now();
     const opening = this.joined;
     this.joined = [];
-    // Each queues its driver's pass, which begins its ticket before the call returns.
-    for (const queuePass of opening) queuePass();
+    // Every driver takes what its pass looks at in this turn: a binding's clusters take its change alike.
+    const starts = opening.flatMap((take) => take() ?? []);
+    // Each queues its driver's pass, which begins its ticket before the call returns. A pass decides and writes
+    // before its first turn ends, so the drivers' passes begin a slice a turn: a round of a hundred clusters' passes
+    // begun in one turn held the event loop past a second. The round ends only once every slice began.
+    this.opening = true;
+    for (let i = 0; i < starts.length; i += OPEN_SLICE) {
+      if (i > 0) await new Promise((r) => setImmediate(r));
+      for (const queuePass of starts.slice(i, i + OPEN_SLICE)) queuePass();
+    }
+    this.opening = false;
     if (this.holdTimer) clearTimeout(this.holdTimer);
     this.holdTimer = setTimeout(() => void this.endRound(), this.holdMaxMs);
     setImmediate(() => {
@@ -139,8 +153,9 @@ export class FleetRounds implements PassRounds {
     if (--this.running > 0) return;
     setImmediate(() => {
       if (this.running > 0) return;
-      if (this.state === 'open') void this.endRound();
-      else if (this.state !== 'publishing') void this.publishHeld();
+      if (this.state === 'open') {
+        if (!this.opening) void this.endRound();
+      } else if (this.state !== 'publishing') void this.publishHeld();
     });
   }
 
