@@ -21,8 +21,8 @@ export const memberAgentConfigSchema = baseConfigSchema
     CLUSTER_LEASE_RENEW_MS: envInt({ default: DEFAULT_CLUSTER_LEASE_RENEW_MS, min: 10 }),
     /**
      * How simulated clusters run: `tick` (the simulated agent's own loop) or `kube` (each one an in-memory member
-     * cluster behind the kube driver, as real ones: docs/design/member-execution-path.md). `tick` stays the default
-     * until `kube` holds bench/scheduler-e2e's counts, CPU and memory at its default size (100 clusters).
+     * cluster behind the kube driver, as real ones: docs/design/member-execution-path.md). `kube` holds
+     * bench/scheduler-e2e's counts at its default size (100 clusters); `tick` stays the default until it holds its CPU too.
      */
     SIM_EXECUTION: envEnum(SIM_EXECUTIONS, 'tick'),
     /** How often simulated clusters advance and report (with SIM_EXECUTION=kube: are probed and run their HPAs). */
