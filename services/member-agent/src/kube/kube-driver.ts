@@ -883,7 +883,8 @@ export class KubeDriver {
       await Promise.all([...kinds.values()].map((k) => this.watchKind(k)));
       const plan = planMemberWrites(desired, this.managed, {
         reserved: this.opts.reservedNamespaces,
-        ...(scope ? { bindings: new Set(bindings.map((b) => formatBindingRef(refOf(b)))) } : {}),
+        // Those in scope, gone ones too: a deleted binding's objects are removed by the pass that looks at it.
+        ...(scope ? { bindings: new Set([...scope].map((key) => formatBindingRef(bindingRefOfKey(key)))) } : {}),
       });
       await this.writer.ensureNamespaces(plan.actions, this.namespaces);
       const outcomes = await this.writer.execute(
@@ -1011,6 +1012,12 @@ export class KubeDriver {
     }
     this.podCpu = next;
   }
+}
+
+/** A binding's ref from its store key. */
+function bindingRefOfKey(key: string): BindingRef {
+  const ref = refFromKey(key);
+  return { kind: ref.kind, namespace: ref.namespace || undefined, name: ref.name };
 }
 
 const refOf = (b: StoredObject): BindingRef => ({

@@ -199,6 +199,11 @@ describe('SimulatedFleet against real NATS', () => {
     expect((await passes()) - before).toBe(PER_BINDING);
     // Each looked at that binding only, not at its cluster's share (6 bindings each here, 18 looks in all).
     expect(looks() - looksBefore).toBe(PER_BINDING);
+
+    // A binding deleted: its clusters' drivers look at it and remove its objects (not at their next whole pass).
+    await store.delete({ kind: 'ResourceBinding', namespace: 'default', name: 'w1-deployment' });
+    const gone = (c: string) => fleet.member(c)?.objects.get('apps/v1', 'Deployment', 'default', 'w1') === undefined;
+    await eventually(() => (targets(1).every(gone) ? true : undefined), 10_000, 'w1 removed from its clusters');
     expect(warnings).toEqual([]);
   });
 });
