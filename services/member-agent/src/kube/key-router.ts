@@ -13,6 +13,8 @@ export class KeyRouter<T> {
   private static readonly routers = new WeakMap<object, KeyRouter<unknown>>();
   private readonly handlers = new Map<string, Set<KeyHandler<T>>>();
   private sub: Subscription | undefined;
+  /** Drivers holding the router (each watch holds it too): the last to let go ends its subscription. */
+  private holders = 0;
 
   private constructor(private readonly informer: Informer<T>) {}
 
@@ -26,15 +28,29 @@ export class KeyRouter<T> {
     return router;
   }
 
-  /** Resolves once the informer's cache holds every value (the router's one subscription has seen them). */
-  get synced(): Promise<void> {
+  /**
+   * Keeps the router's subscription (and so the informer) running until `release`; `synced` resolves once the cache
+   * holds every value. A driver that reads the informer holds it while it runs.
+   */
+  hold(): { synced: Promise<void>; release(): void } {
+    this.holders++;
     this.sub ??= this.informer.subscribe((e) => this.route(e));
-    return this.sub.synced;
+    let held = true;
+    return {
+      synced: this.sub.synced,
+      release: () => {
+        if (!held) return;
+        held = false;
+        if (--this.holders > 0) return;
+        this.sub?.unsubscribe();
+        this.sub = undefined;
+      },
+    };
   }
 
   /** `handler` gets the changes of `key` from now on; returns how to stop. */
   watch(key: string, handler: KeyHandler<T>): () => void {
-    void this.synced;
+    const held = this.hold();
     let set = this.handlers.get(key);
     if (!set) {
       set = new Set();
@@ -45,6 +61,7 @@ export class KeyRouter<T> {
       const now = this.handlers.get(key);
       if (!now?.delete(handler)) return;
       if (now.size === 0) this.handlers.delete(key);
+      held.release();
     };
   }
 

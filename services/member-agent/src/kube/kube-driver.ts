@@ -231,8 +231,8 @@ export class KubeDriver {
   private readonly statuses = new Map<string, Informer<StatusRecord<Record<string, unknown>>>>();
   /** The Clusters' resource models (`spec.resourceModels`): this cluster's grade its nodes in the status. */
   private readonly clusterModels: Informer<MemberClusterView>;
-  /** The template informers followed so far, by kind. */
-  private readonly templates = new Map<string, Informer<StoredObject>>();
+  /** The template informers followed so far, by kind, each held (its KeyRouter) while the driver runs. */
+  private readonly templates = new Map<string, { informer: Informer<StoredObject>; release(): void }>();
   /** The templates (by store key) the bindings assigning this cluster name, each watched through its KeyRouter. */
   private readonly templateWatches = new Map<string, () => void>();
   private readonly controller: Controller;
@@ -422,17 +422,16 @@ export class KubeDriver {
     const unwatchStatus = KeyRouter.of(this.statuses.get('Cluster')!).watch(this.key, (e) => {
       if (e.type === 'upsert' && readyReasonIsExpiry(this.statusOf('Cluster', undefined, this.cluster))) this.kick();
     });
+    // Read for what was reported already (after a restart): synced before the first pass.
+    const statuses = [...this.statuses.values()].map((informer) => KeyRouter.of(informer).hold());
     this.unroute = () => {
       for (const r of routes) r.unregister();
       unwatchStatus();
+      for (const s of statuses) s.release();
       for (const unwatch of this.templateWatches.values()) unwatch();
       this.templateWatches.clear();
     };
-    // Read for what was reported already (after a restart): synced before the first pass.
-    await Promise.all([
-      ...routes.map((r) => r.synced),
-      ...[...this.statuses.values()].map((informer) => KeyRouter.of(informer).synced),
-    ]);
+    await Promise.all([...routes.map((r) => r.synced), ...statuses.map((s) => s.synced)]);
     await this.probe();
     await this.controller.start();
     await this.firstPass;
@@ -447,6 +446,8 @@ export class KubeDriver {
     for (const finish of [...this.finishes]) finish();
     await this.probing?.catch(() => undefined);
     await this.controller.stop();
+    // After the last pass (which may have followed another kind): the template informers are let go.
+    for (const t of this.templates.values()) t.release();
     this.templates.clear();
     await Promise.all([this.nodes, this.pods, this.namespaces, ...this.managed.values()].map((i) => i?.stop()));
     this.opts.usageGauge?.update([], this.cluster);
@@ -673,7 +674,7 @@ export class KubeDriver {
   }
 
   private templateLookup = (ref: { kind: string; namespace: string; name: string }) =>
-    this.templates.get(ref.kind)?.get(ref);
+    this.templates.get(ref.kind)?.informer.get(ref);
 
   /** A template of this cluster's share changed: its bindings here are looked at again. */
   private readonly onTemplate = (e: { key: string }) => {
@@ -690,8 +691,9 @@ export class KubeDriver {
     await Promise.all(
       [...kinds].map(async (kind) => {
         const informer = this.informers.objects(kind) as Informer<StoredObject>;
-        await KeyRouter.of(informer).synced;
-        this.templates.set(kind, informer);
+        const held = KeyRouter.of(informer).hold();
+        this.templates.set(kind, { informer, release: held.release });
+        await held.synced;
       }),
     );
   }
@@ -718,8 +720,9 @@ export class KubeDriver {
     if (!users) {
       users = new Set();
       this.templateUsers.set(template, users);
-      const informer = this.templates.get(refFromKey(template).kind);
-      if (informer) this.templateWatches.set(template, KeyRouter.of(informer).watch(template, this.onTemplate));
+      const followed = this.templates.get(refFromKey(template).kind);
+      if (followed)
+        this.templateWatches.set(template, KeyRouter.of(followed.informer).watch(template, this.onTemplate));
     }
     users.add(binding);
   }
