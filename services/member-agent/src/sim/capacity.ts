@@ -37,6 +37,16 @@ function fitting(free: number, per: number): number {
   return per > 0 ? Math.floor(free / per) : Number.POSITIVE_INFINITY;
 }
 
+/** How many of a workload's `replicas` pods of `request` still fit into `allocatable` beside `used` (its cpu, memory, pods). */
+export function podsThatFit(allocatable: Resources, used: Resources, replicas: number, request: Resources): number {
+  const room = Math.min(
+    allocatable.pods - used.pods,
+    fitting(allocatable.cpuMilli - used.cpuMilli, request.cpuMilli),
+    fitting(allocatable.memoryBytes - used.memoryBytes, request.memoryBytes),
+  );
+  return Math.max(0, Math.min(replicas, room));
+}
+
 /**
  * Places each binding's pods into the cluster's allocatable capacity, bindings in namespace/name order, as many of
  * each as still fit (cpu, memory and pod count); the rest stay Pending. Stateless on purpose: the same bindings
@@ -52,12 +62,7 @@ export function fitWorkloads(allocatable: Resources, workloads: readonly PlacedW
   const fits: WorkloadFit[] = [];
   for (const w of [...workloads].sort((a, b) => compareBindings(a.binding, b.binding))) {
     const replicas = Math.max(0, Math.floor(w.replicas));
-    const room = Math.min(
-      allocatable.pods - allocated.pods,
-      fitting(allocatable.cpuMilli - allocated.cpuMilli, w.request.cpuMilli),
-      fitting(allocatable.memoryBytes - allocated.memoryBytes, w.request.memoryBytes),
-    );
-    const running = Math.max(0, Math.min(replicas, room));
+    const running = podsThatFit(allocatable, allocated, replicas, w.request);
     const pending = replicas - running;
     allocated = addResources(allocated, timesPods(w.request, running));
     allocating = addResources(allocating, timesPods(w.request, pending));

@@ -34,10 +34,10 @@ interface Held {
 /**
  * The simulated fleet's rounds (the kube driver's `PassRounds`), as the tick loop had one pass of every cluster a
  * tick: the drivers a change woke join the next round; it opens on a grid of `gatherMs` once the one before it is
- * published, and queues their passes in one turn. When the last of them ended, their reports are published together,
- * pipelined, a binding's clusters' reports as one WorkloadStatusReported (combineWorkloadReports), which the status
- * writer folds in one write. A pass that runs outside a round (a driver's first, a retry, pod metrics due) is
- * published with the round it overlaps, or alone once it ended.
+ * published, every driver takes what its pass looks at in that turn, and their passes begin ten drivers a turn. When
+ * the last of them ended, their reports are published together, pipelined, a binding's clusters' reports as one
+ * WorkloadStatusReported (combineWorkloadReports), which the status writer folds in one write. A pass that runs
+ * outside a round (a driver's first, `reconcileNow`) is published with the round it overlaps, or alone once it ended.
  */
 export class FleetRounds implements PassRounds {
   private readonly gatherMs: number;

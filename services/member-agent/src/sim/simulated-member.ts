@@ -5,7 +5,7 @@ import type { MemberClusterApi, ResourceInfo } from '../kube/kube-api.js';
 import type { Manifest, MemberRef } from '../kube/member-objects.js';
 import { type KubePod, podRequest } from '../kube/cluster-status.js';
 import { ZERO, type Resources } from '../resources.js';
-import { compareBindings, type WorkloadFit } from './capacity.js';
+import { compareBindings, podsThatFit, type WorkloadFit } from './capacity.js';
 import { SimulationSpecError } from './errors.js';
 import { type HpaOptions, type HpaState, initialHpaState, parseHpaSpec, reconcileHpa } from './hpa.js';
 import { demandAt, loadOrigin, type LoadModel } from './load.js';
@@ -54,9 +54,6 @@ interface Placed {
   fit: WorkloadFit;
   podRequest: Resources;
 }
-
-/** Pods of `per` that fit into `free` (any number when a pod asks for none of it). */
-const fitting = (free: number, per: number) => (per > 0 ? Math.floor(free / per) : Number.POSITIVE_INFINITY);
 
 const workloadKey = (r: Pick<MemberRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>) =>
   `${r.apiVersion}/${r.kind}/${r.namespace}/${r.name}`;
@@ -347,8 +344,8 @@ export class SimulatedMember implements MemberClusterApi {
 
   /**
    * The kubelet and scheduler: places every workload's pods into the node again (stateless: the same workloads give
-   * the same placement, as the simulator always did, fitWorkloads' rule: namespace/name order, as many pods of each
-   * as still fit), and writes the pods and workload status that changed. It runs after every turn of writes, over
+   * the same placement, as the simulator always did: namespace/name order, as many pods of each as still fit, by
+   * capacity.ts's podsThatFit, as fitWorkloads), and writes the pods and workload status that changed. It runs after every turn of writes, over
    * the cluster's every workload: so it keeps their order until one comes or goes and allocates nothing for a
    * workload whose placement stands.
    */
@@ -357,9 +354,8 @@ export class SimulatedMember implements MemberClusterApi {
     this.order ??= [...this.workloads.entries()]
       .map(([key, placed]) => ({ key, ref: placed?.ref ?? refOfKey(key) }))
       .sort((a, b) => compareBindings(a.ref, b.ref));
-    let pods = 0;
-    let cpuMilli = 0;
-    let memoryBytes = 0;
+    // What the pods placed so far use (one object for the pass, counted up in place).
+    const used: Resources = { cpuMilli: 0, memoryBytes: 0, pods: 0 };
     for (const { key, ref } of this.order) {
       const object = this.objects.get(ref.apiVersion, ref.kind, ref.namespace || undefined, ref.name);
       if (!object) continue;
@@ -376,15 +372,10 @@ export class SimulatedMember implements MemberClusterApi {
         }
       }
       const replicas = Math.max(0, Math.floor(specOf(object).replicas as number));
-      const room = Math.min(
-        allocatable.pods - pods,
-        fitting(allocatable.cpuMilli - cpuMilli, request.cpuMilli),
-        fitting(allocatable.memoryBytes - memoryBytes, request.memoryBytes),
-      );
-      const running = Math.max(0, Math.min(replicas, room));
-      pods += running;
-      cpuMilli += request.cpuMilli * running;
-      memoryBytes += request.memoryBytes * running;
+      const running = podsThatFit(allocatable, used, replicas, request);
+      used.pods += running;
+      used.cpuMilli += request.cpuMilli * running;
+      used.memoryBytes += request.memoryBytes * running;
       if (
         before &&
         before.generation === generation &&
