@@ -5,7 +5,7 @@ export type KeyHandler<T> = (e: InformerEvent<T>) => void;
 
 /**
  * One subscription to a shared informer for every driver of the process, which hands a key's changes only to the
- * drivers watching that key: each its own Cluster's object and status, the templates its bindings name. A hundred
+ * drivers watching that key: each its own Cluster's status, the templates its bindings name. A hundred
  * drivers each subscribed to every change of the templates and statuses cost more than their passes (a 10,000-binding
  * burst's 20,000 status writes were 2,000,000 deliveries). BindingRouter does the same by the clusters a binding names.
  */
