@@ -838,8 +838,22 @@ class RunningKubeCluster implements KubeCluster {
     });
   }
 
+  /**
+   * Writes the usage rules. A CRD just Established can still be missing from the API server's discovery for a moment
+   * (kubectl then says "resource mapping not found ... ensure CRDs are installed first"; a clean-clone CI run saw it
+   * on a busy machine): the apply is tried again until discovery serves the kind. Any other refusal fails at once.
+   */
   private async applyCpuUsage(): Promise<void> {
-    await this.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(cpuUsageObject(this.usageRules)) });
+    const input = JSON.stringify(cpuUsageObject(this.usageRules));
+    let refusal: Error | undefined;
+    await this.waitFor('the ClusterResourceUsage kind in discovery', undefined, async () => {
+      const res = await this.kubectl(['apply', '-f', '-'], { input });
+      if (res.code === 0) return true;
+      if (/resource mapping not found|ensure CRDs are installed first/.test(res.stderr)) return false;
+      refusal = new Error(`cluster ${this.name}: kubectl apply -f - failed (${res.code}): ${res.stderr.trim()}`);
+      return true;
+    });
+    if (refusal) throw refusal;
   }
 
   async setPodCpuUsage(opts: { namespace: string; selector: string; milliCpu: number }): Promise<void> {
