@@ -470,14 +470,18 @@ export class KubeDriver {
     if (this.stopped) return;
     if (echo && this.passScope && !this.passScope.observed && this.passScope.keys.has(key)) return;
     this.dirty.add(key);
-    if (this.opts.rounds) this.joinRound(this.opts.rounds);
-    else this.controller.enqueue(this.key);
+    this.wake();
   }
 
   /** Something changed: reconcile (changes arriving while one runs are folded into one more pass). */
   private kick(from: keyof KubeDriver['changes'] = 'inputs'): void {
     if (this.stopped) return;
     this.changes[from]++;
+    this.wake();
+  }
+
+  /** A pass is wanted: in the next round with rounds, else queued at once. */
+  private wake(): void {
     if (this.opts.rounds) this.joinRound(this.opts.rounds);
     else this.controller.enqueue(this.key);
   }
@@ -745,7 +749,8 @@ export class KubeDriver {
     this.statuses.get(kind)?.get({ kind, namespace, name })?.status;
 
   /**
-   * The whole cluster, once: 1. what the bindings assign here; 2. readiness decides whether to look at all; 3. plan
+   * One pass, over the bindings that changed or the cluster's whole share: 1. what they assign here; 2. readiness
+   * decides whether to look at all; 3. plan
    * and write; 4. observe the workloads and the cluster; 5. publish the reports and usage; 6. fail (for a retry and
    * the bindings' Warning events) if a write failed.
    */
@@ -779,7 +784,7 @@ export class KubeDriver {
     const pass = this.opts.rounds?.begin();
     let done = false;
     try {
-      done = await this.wholePass(seen, pass, scope);
+      done = await this.passOver(scope, seen, pass);
       if (done) this.seen = seen;
     } finally {
       pass?.end();
@@ -825,11 +830,14 @@ export class KubeDriver {
     return this.lastMetricsMs === undefined || nowMs - this.lastMetricsMs >= period;
   }
 
-  /** One pass over the cluster's share (see `reconcile`); whether it got through, `marks.member` set at observing. */
-  private async wholePass(
+  /**
+   * One pass over the bindings in `scope` (store keys), or over the cluster's whole share when there is none (see
+   * `reconcile`); whether it got through, `marks.member` set at observing.
+   */
+  private async passOver(
+    scope: ReadonlySet<string> | undefined,
     marks: { inputs: number; member: number },
     pass?: PassReports,
-    scope?: ReadonlySet<string>,
   ): Promise<boolean> {
     // 1. Desired: of the cluster's share, or of the bindings in `scope` (store keys).
     const bindings = scope

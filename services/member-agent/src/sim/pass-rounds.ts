@@ -54,6 +54,8 @@ export class FleetRounds implements PassRounds {
   private stopped = false;
   /** While a round's passes are being queued, a slice a turn. */
   private opening = false;
+  /** How many rounds opened (for tests). */
+  rounds = 0;
 
   constructor(private readonly o: FleetRoundsOptions) {
     this.gatherMs = o.gatherMs ?? FLEET_ROUNDS_DEFAULTS.gatherMs;
@@ -64,9 +66,6 @@ export class FleetRounds implements PassRounds {
     ] as const)
       if (!Number.isInteger(v) || v <= 0) throw new RangeError(`${name}: expected a positive integer, got ${v}`);
   }
-
-  /** How many rounds opened (for tests and the benchmark). */
-  rounds = 0;
 
   join(open: () => (() => void) | undefined): void {
     if (this.stopped) return;
