@@ -51,7 +51,8 @@ beforeAll(async () => {
       LEADER_LEASE_MS: '2000',
       SIM_TICK_MS: '500',
       PROVISION_CHECK_MS: '1000',
-      // A write sent while the objects elect a leader is never answered: it is retried after this long.
+      // What deploy/secret.example.yaml recommends on a cluster: a write sent while the objects elect a leader is sent
+      // again every half second within it, then its caller (the gateway's, here) asks again a second later.
       NATS_TIMEOUT_MS: '2000',
     };
     suite = new Suite({ root: ROOT, services: SERVICES, env, onOutput: (s, l) => logs.push(`[${s}] ${l}`) });

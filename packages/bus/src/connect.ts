@@ -11,6 +11,7 @@ import {
   type EventsRetention,
 } from './provision.js';
 import { inboxPrefixOf } from './nats-permissions.js';
+import { resendUnansweredWrites } from './resend-writes.js';
 
 /** JetStream's own default request timeout, kept unless NATS_TIMEOUT_MS says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
@@ -40,8 +41,9 @@ export interface BusOptions {
   connectTimeoutMs?: number | undefined;
   /**
    * How long a JetStream request (a publish, a KV read or write, a stream lookup) waits for its answer (default
-   * 5000 ms). On a cluster a request sent while a stream elects its leader gets no answer at all, so a write stalls
-   * for the election plus up to this long.
+   * 5000 ms). On a cluster a request sent while a stream elects its leader gets no answer at all: a write is sent
+   * again, as the same message, every WRITE_ATTEMPT_MS within this time (resend-writes.ts), so it is answered soon
+   * after the new leader is; a read waits out this long.
    */
   requestTimeoutMs?: number | undefined;
   /** Told of every disconnect and reconnect after the connection is made. */
@@ -258,6 +260,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     const timeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const jsm = await jetstreamManager(nc, { timeout });
     const js = jetstream(nc, { timeout });
+    resendUnansweredWrites(js, { timeoutMs: timeout });
     const replicas = opts.replicas ?? defaultReplicas(nc.info);
     const administer = opts.administer ?? true;
     const { objects, status, kubeEvents, trails, leases, usage } = await provision(

@@ -94,6 +94,8 @@ export const JetStreamErrorCodes = {
   ...JetStreamApiCodes,
   /** A stream add found a stream of that name with another configuration. */
   StreamNameInUse: 10058,
+  /** A message id's first copy is still being replicated when a second copy arrives (a resend; resend-writes.ts). */
+  DuplicateMessageInProcess: 10158,
 } as const;
 
 const hasCode = (err: unknown, ...codes: number[]): boolean =>

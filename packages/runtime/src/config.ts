@@ -19,8 +19,9 @@ export const baseConfigSchema = z.object({
   /** Replicas of the streams and buckets a service creates; unset: 1 on a single server, 3 on a cluster. */
   NATS_REPLICAS: envInt({ min: 1, max: 5 }),
   /**
-   * How long a JetStream request waits for its answer. On a cluster, a write sent while a stream elects a new leader
-   * is never answered: it waits this long before it is retried, so 2000 keeps a stall near the election itself.
+   * How long a JetStream request waits for its answer. On a cluster, a stream electing a new leader takes no writes:
+   * a write is sent again, as the same message, every half second within this time, and is answered soon after the
+   * new leader is; a caller whose write still timed out asks again a second later.
    */
   NATS_TIMEOUT_MS: envInt({ default: 5000, min: 500, max: 60_000 }),
   /** The NATS user (deploy/README.md lists each service's grants); never logged with its password. */
