@@ -103,6 +103,54 @@ describe('KubeInformer (list + watch)', () => {
     await i.stop();
   });
 
+  it('keeps its indexes with the cache: watch events, upserts and removals, and a relist that replaces it', async () => {
+    const labelled = (name: string, rv: string, app: string): RawObject => ({
+      metadata: { name, namespace: 'ns', resourceVersion: rv, labels: { app } },
+    });
+    let later: ((type: string, o: RawObject) => void) | undefined;
+    const { client, calls } = scripted(
+      [[labelled('a', '1', 'web'), labelled('b', '2', 'web')], [labelled('c', '3', 'db')]],
+      [
+        (emit, done) => {
+          emit('MODIFIED', labelled('b', '101', 'db'));
+          emit('ADDED', labelled('d', '102', 'web'));
+          emit('DELETED', labelled('a', '103', 'web'));
+          done(null);
+        },
+        (emit) => {
+          later = emit;
+        },
+      ],
+    );
+    const i = new KubeInformer<{ name: string; app: string }>({
+      server: 'm',
+      name: 'v1/Pod',
+      client,
+      request: { group: '', resource: 'pods' },
+      project: (raw) => ({ name: raw.metadata!.name!, app: raw.metadata!.labels!.app! }),
+      indexers: { app: (p) => [p.app] },
+      backoff: { baseMs: 1, maxMs: 2 },
+      random: () => 0.5,
+    });
+    const names = (app: string) =>
+      i
+        .byIndex('app', app)
+        .map((p) => p.name)
+        .sort();
+    await i.start();
+    expect(names('web')).toEqual(['a', 'b']);
+    await until(() => later !== undefined);
+    expect([names('web'), names('db')]).toEqual([['d'], ['b']]);
+    i.upsert(labelled('e', '104', 'db'));
+    i.remove('ns/b');
+    expect([names('web'), names('db')]).toEqual([['d'], ['e']]);
+    later!('ERROR', { kind: 'Status', code: 410, reason: 'Expired' } as unknown as RawObject);
+    await until(() => calls.filter((c) => c === 'list').length === 2 && i.get('ns/c') !== undefined);
+    expect([names('web'), names('db')]).toEqual([[], ['c']]);
+    expect(() => i.byIndex('node', 'n1')).toThrow(/no index named node/);
+    await i.stop();
+  });
+
   it('asks each watch to end after the configured timeout, ±20 %', async () => {
     for (const [random, expected] of [
       [0, 8],

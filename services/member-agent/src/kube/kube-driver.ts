@@ -46,6 +46,8 @@ import {
   observeCluster,
   observeWorkloads,
   planMemberWrites,
+  POD_LABEL_INDEX,
+  type PodsWithLabel,
 } from './observe.js';
 import { publishReports } from '../publish-reports.js';
 import type { MemberObjectView, PodView } from './workload-status.js';
@@ -403,6 +405,10 @@ export class KubeDriver {
   }
 
   /** This cluster on /metrics (ClusterMetrics), while the driver runs. */
+  /** The member's pods that carry a label, from the pod informer's index. */
+  private readonly podsWithLabel: PodsWithLabel = (namespace, label) =>
+    this.pods?.byIndex(POD_LABEL_INDEX.name, POD_LABEL_INDEX.valueOf(namespace, label)) ?? [];
+
   private readonly reported = (): Iterable<[string, ClusterStatusPatch]> =>
     this.lastPatch ? [[this.cluster, this.lastPatch]] : [];
 
@@ -629,7 +635,11 @@ export class KubeDriver {
         project: (raw) => nodeView(raw as KubeNode),
         ...common('nodes'),
       });
-      this.pods ??= await api.informer('v1', 'Pod', { project: (raw) => podView(raw as KubePod), ...common('pods') });
+      this.pods ??= await api.informer('v1', 'Pod', {
+        project: (raw) => podView(raw as KubePod),
+        indexers: { [POD_LABEL_INDEX.name]: POD_LABEL_INDEX.values },
+        ...common('pods'),
+      });
       this.namespaces ??= await api.informer('v1', 'Namespace', {
         project: (raw) => raw.metadata?.name,
         ...common('namespaces'),
@@ -918,7 +928,7 @@ export class KubeDriver {
         conflicts: plan.conflicts,
         writeErrors: new Map([...this.writeErrors].map(([k, w]) => [k, w.message])),
         unservedKinds: this.unservedKinds,
-        pods: this.pods?.cache.values() ?? [],
+        pods: this.podsWithLabel,
         podCpu: this.podCpu,
       });
       ({ reports: current, usage, cpuByBinding } = seen);

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { BindingRef } from '../report-model.js';
 import type { NodeView } from './cluster-status.js';
 import { type DesiredObject, type DesiredState, formatBindingRef, type MemberRef } from './member-objects.js';
-import { type CacheView, HPA_KIND, observeCluster, observeWorkloads, planMemberWrites } from './observe.js';
+import {
+  type CacheView,
+  HPA_KIND,
+  observeCluster,
+  observeWorkloads,
+  planMemberWrites,
+  podsWithLabelOf,
+} from './observe.js';
 import type { MemberObjectView, PodView } from './workload-status.js';
 
 // The kube driver's decisions from what its caches hold: no API server, no bus; each row one situation.
@@ -191,7 +198,7 @@ describe('planMemberWrites: reserved namespaces', () => {
       conflicts: plan.conflicts,
       writeErrors: new Map(),
       unservedKinds: new Map(),
-      pods: [],
+      pods: podsWithLabelOf([]),
       podCpu: new Map(),
     });
     expect(seen.reports.get('ResourceBinding/shop/web-deployment')).toMatchObject({
@@ -223,7 +230,7 @@ describe('observeWorkloads', () => {
     conflicts: new Map<string, string>(),
     writeErrors: new Map<string, string>(),
     unservedKinds: new Map<string, string>(),
-    pods: [pod('web-1', true), pod('web-2', false), pod('other', true, { labels: { app: 'other' } })],
+    pods: podsWithLabelOf([pod('web-1', true), pod('web-2', false), pod('other', true, { labels: { app: 'other' } })]),
     podCpu: new Map([
       [
         'shop',

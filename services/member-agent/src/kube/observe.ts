@@ -81,6 +81,32 @@ export function planMemberWrites(
   };
 }
 
+/** The pods of `namespace` that carry the label `key=value`. */
+export type PodsWithLabel = (namespace: string, label: string) => readonly PodView[];
+
+/**
+ * The pod informer's index by namespace and label: a workload's candidates are the pods with its selector's first
+ * label, not every pod of its namespace, and the index is kept as pods change rather than built again each pass (a
+ * pass over one binding built it from every pod of the cluster).
+ */
+export const POD_LABEL_INDEX = Object.freeze({
+  name: 'label',
+  valueOf: (namespace: string, label: string): string => `${namespace}\n${label}`,
+  values: (p: PodView): string[] => Object.entries(p.labels).map(([k, v]) => `${p.namespace}\n${k}=${v}`),
+});
+
+/** `PodsWithLabel` over a list of pods (where there is no informer to index them). */
+export function podsWithLabelOf(pods: Iterable<PodView>): PodsWithLabel {
+  const byLabel = new Map<string, PodView[]>();
+  for (const p of pods)
+    for (const value of POD_LABEL_INDEX.values(p)) {
+      const list = byLabel.get(value);
+      if (list) list.push(p);
+      else byLabel.set(value, [p]);
+    }
+  return (namespace, label) => byLabel.get(POD_LABEL_INDEX.valueOf(namespace, label)) ?? [];
+}
+
 export interface WorkloadObservation {
   cluster: string;
   desired: DesiredState;
@@ -91,7 +117,8 @@ export interface WorkloadObservation {
   writeErrors: ReadonlyMap<string, string>;
   /** By kindKey: kinds the member cluster does not serve, or refused to list, with why. */
   unservedKinds: ReadonlyMap<string, string>;
-  pods: Iterable<PodView>;
+  /** The pods that carry a label: the pod informer's index (POD_LABEL_INDEX), or `podsWithLabelOf` a list. */
+  pods: PodsWithLabel;
   /** By namespace, each pod's CPU use in millicores (metrics.k8s.io); undefined where it could not be read. */
   podCpu: ReadonlyMap<string, ReadonlyMap<string, number> | undefined>;
 }
@@ -109,22 +136,10 @@ export interface WorkloadObservations {
 export function observeWorkloads(o: WorkloadObservation): WorkloadObservations {
   const out: WorkloadObservations = { reports: new Map(), usage: [], cpuByBinding: new Map() };
   const byKey = new Map(o.desired.objects.map((d) => [memberKey(d.ref), d]));
-  // Pods by namespace and label: a workload's candidates are the pods with its selector's first label, not every pod
-  // of its namespace (a namespace of a thousand workloads would cost a million label checks a pass).
-  const podsByLabel = new Map<string, PodView[]>();
-  for (const p of o.pods)
-    for (const [k, v] of Object.entries(p.labels)) {
-      const key = `${p.namespace}\n${k}=${v}`;
-      const list = podsByLabel.get(key);
-      if (list) list.push(p);
-      else podsByLabel.set(key, [p]);
-    }
   const podsOf = (namespace: string, selector: Record<string, string> | undefined) => {
     const first = selector ? Object.entries(selector)[0] : undefined;
     if (!first) return [];
-    return (podsByLabel.get(`${namespace}\n${first[0]}=${first[1]}`) ?? []).filter((p) =>
-      selectorMatches(selector, p.labels),
-    );
+    return o.pods(namespace, `${first[0]}=${first[1]}`).filter((p) => selectorMatches(selector, p.labels));
   };
   const hpas = [...(o.managed.get(HPA_KIND)?.cache.values() ?? [])].filter((h) => h.binding !== undefined && h.hpa);
   for (const [key, a] of o.desired.assigned) {

@@ -1,7 +1,7 @@
 import { KubeInformer, type RawObject } from '@flotilla/kube-client';
 import type { Clock } from '@flotilla/runtime';
 import { deepFreeze } from '@flotilla/store';
-import type { MemberClusterApi, ResourceInfo } from '../kube/kube-api.js';
+import type { MemberClusterApi, MemberInformerOptions, ResourceInfo } from '../kube/kube-api.js';
 import type { Manifest, MemberRef } from '../kube/member-objects.js';
 import { type KubePod, podRequest } from '../kube/cluster-status.js';
 import { ZERO, type Resources } from '../resources.js';
@@ -157,14 +157,10 @@ export class SimulatedMember implements MemberClusterApi {
     return this.objects.resourceInfo(apiVersion, kind);
   }
 
-  async informer<T>(
-    apiVersion: string,
-    kind: string,
-    opts: Parameters<MemberClusterApi['informer']>[2],
-  ): Promise<KubeInformer<T>> {
+  async informer<T>(apiVersion: string, kind: string, opts: MemberInformerOptions<T>): Promise<KubeInformer<T>> {
     const info = await this.resource(apiVersion, kind);
     return new KubeInformer<T>({
-      ...(opts as Omit<typeof opts, 'project'> & { project: (raw: RawObject) => T | undefined }),
+      ...opts,
       name: opts.name ?? kindKeyOf(apiVersion, kind),
       server: this.o.cluster,
       client: this.objects.listWatch(apiVersion, kind),
