@@ -78,25 +78,32 @@ export interface DesiredInput {
 }
 
 /**
- * The member manifest made of each template object, with its hash: a driver decides its whole share every pass, and
- * hashing each manifest again was most of a pass's cost. Kept per template object (the informer replaces the object
- * on every change, which drops its entry), the last one made, with what else it is made of (`key`: a driver makes one
- * manifest of a template for its own cluster; a Map per template and driver held 30,000 at 10,000 bindings over 100
- * simulated clusters).
+ * The hash of each member manifest made of a template object: a pass hashes the manifests of the bindings it looks
+ * at, and making and hashing them again was most of a pass's cost. Kept per template object (the informer replaces
+ * the object on every change, which drops its entries) and by what else a manifest is made of (`key`: the binding,
+ * the cluster's replicas, ...), so the clusters of a Divided binding, each with its own replicas, do not take turns
+ * in one entry. Only the hash is kept: the manifest is made again when it is applied, which is rare.
  */
 export class ManifestCache {
-  private readonly byTemplate = new WeakMap<StoredObject, { key: string; manifest: Manifest; hash: string }>();
+  private readonly byTemplate = new WeakMap<StoredObject, Map<string, string>>();
 
-  get(template: StoredObject, key: string, make: () => Manifest): { manifest: Manifest; hash: string } {
-    let entry = this.byTemplate.get(template);
-    if (entry?.key !== key) {
-      const manifest = make();
-      entry = { key, manifest, hash: manifestHash(manifest) };
-      this.byTemplate.set(template, entry);
-    }
-    return entry;
+  /** The hash of the manifest `make` makes, and the manifest when it had to be made for it. */
+  hash(template: StoredObject, key: string, make: () => Manifest): { hash: string; made?: Manifest } {
+    let hashes = this.byTemplate.get(template);
+    const known = hashes?.get(key);
+    if (known !== undefined) return { hash: known };
+    const made = make();
+    const hash = manifestHash(made);
+    if (!hashes) this.byTemplate.set(template, (hashes = new Map()));
+    // A template whose replicas keep changing (a FederatedHPA) would otherwise keep every count it had.
+    else if (hashes.size >= MANIFEST_HASHES_PER_TEMPLATE) hashes.clear();
+    hashes.set(key, hash);
+    return { hash, made };
   }
 }
+
+/** How many manifests' hashes ManifestCache keeps per template object: a few clusters' replicas, and a few changes. */
+const MANIFEST_HASHES_PER_TEMPLATE = 16;
 
 export interface DesiredState {
   objects: DesiredObject[];
@@ -270,18 +277,27 @@ export function desiredMemberObjects(input: DesiredInput): DesiredState {
       const full = memberManifest(template, binding, replicas);
       return hpaOwnsReplicas ? withAssignedReplicas(withoutReplicas(full), replicas) : full;
     };
-    const { manifest, hash } = input.manifests
-      ? input.manifests.get(stored, `${formatBindingRef(binding)}|${replicas}|${hpaOwnsReplicas}|${limits ?? ''}`, make)
+    const { hash, made } = input.manifests
+      ? input.manifests.hash(
+          stored,
+          `${formatBindingRef(binding)}|${replicas}|${hpaOwnsReplicas}|${limits ?? ''}`,
+          make,
+        )
       : (() => {
           const m = make();
-          return { manifest: m, hash: manifestHash(m) };
+          return { hash: manifestHash(m), made: m };
         })();
+    let manifest = made;
     const podTemplate = podTemplateOf(template);
     if (namespace) namespaces.add(namespace);
     objects.push({
       ref: { apiVersion: template.apiVersion, kind: template.kind, namespace, name: template.metadata.name },
       binding,
-      manifest,
+      // Made when it is applied (or read), unless hashing it just made it.
+      get manifest() {
+        manifest ??= make();
+        return manifest;
+      },
       hash,
       ...(replicas !== undefined ? { replicas } : {}),
       hpaOwnsReplicas,
