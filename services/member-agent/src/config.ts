@@ -6,7 +6,6 @@ import { DEFAULT_METRICS_MAX_AGE_MS } from '@flotilla/metric-history';
 
 export const MEMBER_DRIVERS = ['sim', 'kube'] as const;
 export type MemberDriverName = (typeof MEMBER_DRIVERS)[number];
-export const SIM_EXECUTIONS = ['tick', 'kube'] as const;
 
 /** member-agent's environment: the base variables plus the driver and its knobs. */
 export const memberAgentConfigSchema = baseConfigSchema
@@ -20,12 +19,9 @@ export const memberAgentConfigSchema = baseConfigSchema
      */
     CLUSTER_LEASE_RENEW_MS: envInt({ default: DEFAULT_CLUSTER_LEASE_RENEW_MS, min: 10 }),
     /**
-     * How simulated clusters run: `tick` (the simulated agent's own loop) or `kube` (each one an in-memory member
-     * cluster behind the kube driver, as real ones: docs/design/member-execution-path.md). `kube` holds
-     * bench/scheduler-e2e's counts at its default size (100 clusters); `tick` stays the default until it holds its CPU too.
+     * How often each simulated cluster's API server is probed and its controller-manager (its HPAs) runs; changes
+     * gather half as long before a round of the drivers' passes.
      */
-    SIM_EXECUTION: envEnum(SIM_EXECUTIONS, 'tick'),
-    /** How often simulated clusters advance and report (with SIM_EXECUTION=kube: are probed and run their HPAs). */
     SIM_TICK_MS: envInt({ default: 1000, min: 10 }),
     /** The simulated HPA controllers' sync period (kube-controller-manager default: 15 s). */
     SIM_HPA_SYNC_MS: envInt({ default: 15_000, min: 10 }),

@@ -1,7 +1,6 @@
 export * from './agent-projections.js';
 export * from './config.js';
 export * from './sim/capacity.js';
-export * from './sim/cluster-sim.js';
 export * from './sim/duration.js';
 export * from './sim/errors.js';
 export * from './sim/hpa.js';

@@ -3,8 +3,8 @@ import { runBusService } from '@flotilla/controller';
 import { ensureMetricsStream, JetStreamHistory } from '@flotilla/metric-history';
 import { systemClock } from '@flotilla/runtime';
 import { openInformers } from '@flotilla/store';
-import { SimAgent } from './agent.js';
 import { memberAgentConfigSchema } from './config.js';
+import { KubeDriver } from './kube/kube-driver.js';
 import { SimulatedFleet } from './sim/simulated-fleet.js';
 import { WorkloadUsageGauge } from './usage-metrics.js';
 import { UsageRecorder } from './usage-recorder.js';
@@ -45,69 +45,51 @@ await runBusService({
   async run({ config, logger, registry, gates }, { bus, kubeApi, usageGauge, informers }) {
     // Both drivers run the kube driver: one for the real cluster, or one per simulated cluster behind a simulated
     // member API (the fleet). Only @kubernetes/client-node's own client (client-node-api.ts) is for real clusters.
-    const KubeDriver = kubeApi ? (await import('./kube/kube-driver.js')).KubeDriver : undefined;
-    const driver =
-      kubeApi && KubeDriver
-        ? new KubeDriver({
-            clusterName: config.KUBE_CLUSTER_NAME!,
-            api: kubeApi,
-            bus,
-            informers,
-            clock: systemClock,
-            logger,
-            pollMs: config.KUBE_POLL_MS,
-            leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
-            failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
-            successThresholdMs: config.KUBE_SUCCESS_THRESHOLD_MS,
-            resyncMs: config.KUBE_RESYNC_MS,
-            watchTimeoutSeconds: config.KUBE_WATCH_TIMEOUT_SECONDS,
-            writes: {
-              qps: config.KUBE_API_QPS,
-              burst: config.KUBE_API_BURST,
-              concurrency: config.KUBE_WRITE_CONCURRENCY,
-            },
-            registry,
-            readiness: gates,
-            usageGauge,
-            reservedNamespaces: config.RESERVED_NAMESPACES,
-            // Its cluster's part of each workload's usage: the other members' agents record theirs beside it.
-            usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, {
-              source: config.KUBE_CLUSTER_NAME!,
-            }),
-          })
-        : config.SIM_EXECUTION === 'tick'
-          ? new SimAgent({
-              bus,
-              clock: systemClock,
-              logger,
-              registry,
-              tickMs: config.SIM_TICK_MS,
-              leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
-              sim: {
-                hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
-                hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
-                reservedNamespaces: config.RESERVED_NAMESPACES,
-              },
-              usageGauge,
-              usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS),
-            })
-          : new SimulatedFleet({
-              bus,
-              clock: systemClock,
-              logger,
-              informers,
-              registry,
-              readiness: gates,
-              tickMs: config.SIM_TICK_MS,
-              leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
-              hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
-              hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
-              reservedNamespaces: config.RESERVED_NAMESPACES,
-              usageGauge,
-              // Each simulated cluster records its part, as each real cluster's agent does.
-              usageRecorder: (cluster) =>
-                new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, { source: cluster }),
-            });
+    const driver = kubeApi
+      ? new KubeDriver({
+          clusterName: config.KUBE_CLUSTER_NAME!,
+          api: kubeApi,
+          bus,
+          informers,
+          clock: systemClock,
+          logger,
+          pollMs: config.KUBE_POLL_MS,
+          leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
+          failureThresholdMs: config.KUBE_FAILURE_THRESHOLD_MS,
+          successThresholdMs: config.KUBE_SUCCESS_THRESHOLD_MS,
+          resyncMs: config.KUBE_RESYNC_MS,
+          watchTimeoutSeconds: config.KUBE_WATCH_TIMEOUT_SECONDS,
+          writes: {
+            qps: config.KUBE_API_QPS,
+            burst: config.KUBE_API_BURST,
+            concurrency: config.KUBE_WRITE_CONCURRENCY,
+          },
+          registry,
+          readiness: gates,
+          usageGauge,
+          reservedNamespaces: config.RESERVED_NAMESPACES,
+          // Its cluster's part of each workload's usage: the other members' agents record theirs beside it.
+          usageRecorder: new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, {
+            source: config.KUBE_CLUSTER_NAME!,
+          }),
+        })
+      : new SimulatedFleet({
+          bus,
+          clock: systemClock,
+          logger,
+          informers,
+          registry,
+          readiness: gates,
+          tickMs: config.SIM_TICK_MS,
+          leaseRenewMs: config.CLUSTER_LEASE_RENEW_MS,
+          hpaSyncPeriodMs: config.SIM_HPA_SYNC_MS,
+          hpa: { downscaleStabilizationMs: config.SIM_HPA_DOWNSCALE_WINDOW_MS },
+          reservedNamespaces: config.RESERVED_NAMESPACES,
+          usageGauge,
+          // Each simulated cluster records its part, as each real cluster's agent does.
+          usageRecorder: (cluster) =>
+            new UsageRecorder(new JetStreamHistory(bus), config.SIM_USAGE_SAMPLE_INTERVAL_MS, { source: cluster }),
+        });
     await driver.start();
     return async () => {
       await driver.stop();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { combineWorkloadReports, ReportBook } from './reports.js';
-import type { ClusterStatusPatch } from './report-model.js';
+import { type ClusterStatusPatch, unreachableWorkloadReport } from './report-model.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
 const ready: ClusterStatusPatch = {
@@ -102,5 +102,15 @@ describe('combineWorkloadReports', () => {
     combined[0]!.commit();
     expect(report(m1, 'a', 'm1', 2)).toEqual([]);
     expect(report(m2, 'a', 'm2', 3)).toEqual([]);
+  });
+});
+
+describe('unreachableWorkloadReport', () => {
+  it('a cluster out of reach reports Unknown health and no replica counts', () => {
+    expect(unreachableWorkloadReport('m1')).toEqual({
+      applied: false,
+      health: 'Unknown',
+      appliedMessage: 'cluster "m1" is not reachable',
+    });
   });
 });

@@ -20,11 +20,6 @@ export function addResources(a: Resources, b: Resources): Resources {
   return { cpuMilli: a.cpuMilli + b.cpuMilli, memoryBytes: a.memoryBytes + b.memoryBytes, pods: a.pods + b.pods };
 }
 
-/** `n` pods that each request `per` (the pod count itself is `n`, not `n × per.pods`). */
-export function timesPods(per: Resources, n: number): Resources {
-  return { cpuMilli: per.cpuMilli * n, memoryBytes: per.memoryBytes * n, pods: n };
-}
-
 function quantity(value: unknown, path: string): number {
   if (typeof value !== 'string' && typeof value !== 'number')
     throw new SimulationSpecError(
