@@ -94,9 +94,13 @@ export class ManifestCache {
     if (known !== undefined) return { hash: known };
     const made = make();
     const hash = manifestHash(made);
-    if (!hashes) this.byTemplate.set(template, (hashes = new Map()));
-    // A template whose replicas keep changing (a FederatedHPA) would otherwise keep every count it had.
-    else if (hashes.size >= MANIFEST_HASHES_PER_TEMPLATE) hashes.clear();
+    if (!hashes) {
+      hashes = new Map();
+      this.byTemplate.set(template, hashes);
+    } else if (hashes.size >= MANIFEST_HASHES_PER_TEMPLATE) {
+      // A template whose replicas keep changing (a FederatedHPA) would otherwise keep every count it had.
+      hashes.clear();
+    }
     hashes.set(key, hash);
     return { hash, made };
   }
