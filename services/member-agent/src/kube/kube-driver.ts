@@ -404,11 +404,11 @@ export class KubeDriver {
     return this.writer.sent;
   }
 
-  /** This cluster on /metrics (ClusterMetrics), while the driver runs. */
   /** The member's pods that carry a label, from the pod informer's index. */
   private readonly podsWithLabel: PodsWithLabel = (namespace, label) =>
     this.pods?.byIndex(POD_LABEL_INDEX.name, POD_LABEL_INDEX.valueOf(namespace, label)) ?? [];
 
+  /** This cluster on /metrics (ClusterMetrics), while the driver runs. */
   private readonly reported = (): Iterable<[string, ClusterStatusPatch]> =>
     this.lastPatch ? [[this.cluster, this.lastPatch]] : [];
 
