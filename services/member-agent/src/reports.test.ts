@@ -78,28 +78,37 @@ describe('combineWorkloadReports', () => {
       statusOf: () => undefined,
     });
 
-  it('makes the single-cluster reports of one binding one event, leaves the others, and commits every cluster', () => {
-    // Two drivers (one book each, as in a process serving many clusters), a cluster report between them.
+  it('makes the single-cluster reports of one binding one event after every cluster report, and commits every cluster', () => {
+    // Two drivers (one book each, as in a process serving many clusters), each pass's cluster report before its
+    // workloads'. Binding a's report covers m2 too: it must not be stored before m2's summary, which counts its pods.
     const m1 = new ReportBook('m1');
     const m2 = new ReportBook('m2');
-    const cluster = m1.clusterReport('m1', ready, now, () => undefined)!;
-    const reports = [...report(m1, 'a', 'm1', 2), cluster, ...report(m2, 'a', 'm2', 3), ...report(m2, 'b', 'm2', 1)];
+    const cluster1 = m1.clusterReport('m1', ready, now, () => undefined)!;
+    const cluster2 = m2.clusterReport('m2', ready, now, () => undefined)!;
+    const reports = [
+      cluster1,
+      ...report(m1, 'a', 'm1', 2),
+      cluster2,
+      ...report(m2, 'a', 'm2', 3),
+      ...report(m2, 'b', 'm2', 1),
+    ];
     const combined = combineWorkloadReports(reports);
     expect(combined.map((r) => r.event.subject)).toEqual([
-      'ResourceBinding/default/a',
       'Cluster//m1',
+      'Cluster//m2',
+      'ResourceBinding/default/a',
       'ResourceBinding/default/b',
     ]);
-    expect(combined[0]!.event.data).toEqual({
+    expect(combined[2]!.event.data).toEqual({
       reports: [
         { clusterName: 'm1', applied: true, health: 'Healthy', status: status(2) },
         { clusterName: 'm2', applied: true, health: 'Healthy', status: status(3) },
       ],
       targetClusters: ['m1', 'm2'],
     });
-    expect(combined[2]).toBe(reports[3]);
+    expect(combined[3]).toBe(reports[4]);
     // Committed, the combined event records both clusters' reports: nothing is reported again.
-    combined[0]!.commit();
+    combined[2]!.commit();
     expect(report(m1, 'a', 'm1', 2)).toEqual([]);
     expect(report(m2, 'a', 'm2', 3)).toEqual([]);
   });
