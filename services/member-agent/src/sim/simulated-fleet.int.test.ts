@@ -149,6 +149,16 @@ describe('SimulatedFleet against real NATS', () => {
     return missing;
   };
 
+  /** Every cluster of each of the first `n` bindings reported, within `timeoutMs`; the missing ones named. */
+  async function expectEveryClusterReported(n: number, timeoutMs: number): Promise<void> {
+    await eventually(
+      () => (reported.size >= n * PER_BINDING ? true : undefined),
+      timeoutMs,
+      "every binding's every cluster reported",
+    ).catch(() => undefined);
+    expect(missingOf(n)).toEqual([]);
+  }
+
   it('reports every cluster of every binding of a burst over many clusters, soon after the last was placed', async () => {
     const BINDINGS = 1000;
     const store = new ObjectStore(bus);
@@ -157,12 +167,7 @@ describe('SimulatedFleet against real NATS', () => {
     // All of them soon after the last binding was placed: a driver whose every pass looked at every binding of the
     // installation and woke for every template fell seconds behind at this size, and the member-agent, its event loop
     // blocked that long, lost its leadership and the reports it had not sent yet.
-    await eventually(
-      () => (reported.size >= BINDINGS * PER_BINDING ? true : undefined),
-      5_000,
-      "every binding's every cluster reported",
-    ).catch(() => undefined);
-    expect(missingOf(BINDINGS)).toEqual([]);
+    await expectEveryClusterReported(BINDINGS, 5_000);
     // Each driver gathers the burst's changes into a few passes of its share: a pass per binding and cluster (or per
     // template and cluster) is what fell behind.
     const passes = await metricSum(registry, 'flotilla_reconcile_total', { controller: 'kube-member' });
@@ -183,12 +188,7 @@ describe('SimulatedFleet against real NATS', () => {
       cluster === clusterName(0) ? new SlowUsageRecorder() : new UsageRecorder({ record: async () => undefined }, 1000),
     );
     await burst(store, BINDINGS);
-    await eventually(
-      () => (reported.size >= BINDINGS * PER_BINDING ? true : undefined),
-      10_000,
-      "every binding's every cluster reported",
-    ).catch(() => undefined);
-    expect(missingOf(BINDINGS)).toEqual([]);
+    await expectEveryClusterReported(BINDINGS, 10_000);
     // One event a binding: a round that ended without the pass of a driver busy when it opened sent that cluster's
     // reports with the next round's (checked: 420 and 460 events for 400 bindings without the round's hold on the pass).
     expect(workloadEvents).toBe(BINDINGS);
