@@ -324,7 +324,8 @@ export class Informer<T = StoredObject> {
             ? err.reason
             : await this.revisionGone().catch(() => 'NATS JetStream cannot read the bucket');
         relist = gone !== undefined;
-        why = `cache being rebuilt: ${gone}`;
+        // Rebuilt by listing from JetStream: while NATS does not answer, that is what readiness waits on.
+        why = `cache being rebuilt from NATS JetStream: ${gone}`;
         this.metrics?.restarted(this.bucket, this.kind, relist ? 'relist' : 'resume');
         const fields = { bucket: this.bucket, kind: this.kind, cause, resumeFromRevision: this.lastRevision + 1 };
         if (relist) this.o.logger?.warn({ ...fields, gone }, 'informer watch interrupted; relisting');
