@@ -89,10 +89,11 @@ export type PodsWithLabel = (namespace: string, label: string) => readonly PodVi
  * label, not every pod of its namespace, and the index is kept as pods change rather than built again each pass (a
  * pass over one binding built it from every pod of the cluster).
  */
+const podLabelValue = (namespace: string, label: string): string => `${namespace}\n${label}`;
 export const POD_LABEL_INDEX = Object.freeze({
   name: 'label',
-  valueOf: (namespace: string, label: string): string => `${namespace}\n${label}`,
-  values: (p: PodView): string[] => Object.entries(p.labels).map(([k, v]) => `${p.namespace}\n${k}=${v}`),
+  valueOf: podLabelValue,
+  values: (p: PodView): string[] => Object.entries(p.labels).map(([k, v]) => podLabelValue(p.namespace, `${k}=${v}`)),
 });
 
 /** `PodsWithLabel` over a list of pods (where there is no informer to index them). */
