@@ -147,7 +147,10 @@ export interface PassRounds {
    * turn; the pass begins its ticket before the call returns.
    */
   join(open: () => (() => void) | undefined): void;
+  /** A ticket of the round being opened, for the pass it queues. */
   begin(): PassReports;
+  /** A ticket for a pass no round queued (a driver's first, `reconcileNow`): never held for a round. */
+  beginOutside(): PassReports;
 }
 
 /** One pass's reports. */
@@ -315,8 +318,6 @@ export class KubeDriver {
   private roundTaken: Set<string> | undefined;
   /** The round's hold on the driver's next pass, taken when the round queued it (the pass itself may start later). */
   private roundTicket: PassReports | undefined;
-  /** A pass no round queued is running (the first, `reconcileNow`): its reports wait for a round to end. */
-  private outsideRoundPass = false;
   private probing: Promise<void> | undefined;
   private readonly leases: ClusterLeases;
   private readonly usageWriter: MemberUsageWriter;
@@ -529,9 +530,8 @@ export class KubeDriver {
         // The round waits for this pass from now, not from when it starts: the key may be busy with a reconcile that
         // is no round's (the end of the last round's pass, recording usage; a resync), and the pass runs after it.
         // Counted from its start, the round ended without it, and its reports went out with the next round's: a
-        // binding's clusters in two events, for 2-8 % of bench/scheduler-e2e's bindings in 4 runs of 7. Not while a
-        // pass no round queued runs: its reports wait for this round to end, which would wait for it (10 s, holdMaxMs).
-        if (!this.outsideRoundPass) this.roundTicket ??= rounds.begin();
+        // binding's clusters in two events, for 2-8 % of bench/scheduler-e2e's bindings in 4 runs of 7.
+        this.roundTicket ??= rounds.begin();
         this.controller.enqueue(this.key);
         finish();
       };
@@ -755,12 +755,16 @@ export class KubeDriver {
 
   /**
    * The bindings a pass looks at: on the first, every binding; then those assigning this cluster (the index) and
-   * those it tracks (reported for, or assigned at the last pass), the ones gone left out.
+   * those it tracks (reported for, or assigned at the last pass), the ones gone and those in `except` left out.
    */
-  private bindingsToLookAt(): StoredObject[] {
-    if (this.tracked === undefined) return this.bindings.flatMap((i) => i.values());
+  private bindingsToLookAt(except?: ReadonlySet<string>): StoredObject[] {
     const out: StoredObject[] = [];
+    if (this.tracked === undefined) {
+      for (const i of this.bindings) for (const b of i.values()) if (!except?.has(objectKey(refOf(b)))) out.push(b);
+      return out;
+    }
     for (const key of new Set([...this.assigning, ...this.tracked])) {
+      if (except?.has(key)) continue;
       const b = this.bindingOf(key);
       if (b) out.push(b);
     }
@@ -811,15 +815,13 @@ export class KubeDriver {
     else this.dirty.clear();
     // A pass that fails or stops early leaves them unseen: the retry (or the next resync) looks again.
     const seen = { inputs: this.changes.inputs, member: this.changes.member };
-    const pass = ticket ?? this.opts.rounds?.begin();
-    this.outsideRoundPass = ticket === undefined && pass !== undefined;
+    const pass = ticket ?? this.opts.rounds?.beginOutside();
     let done = false;
     try {
       done = await this.passOver(scope, seen, pass);
       if (done) this.seen = seen;
     } finally {
       pass?.end();
-      this.outsideRoundPass = false;
       this.passScope = undefined;
       if (!done) for (const key of taken) this.dirty.add(key);
     }
@@ -871,13 +873,17 @@ export class KubeDriver {
     marks: { inputs: number; member: number },
     pass?: PassReports,
   ): Promise<boolean> {
-    // 1. Desired: of the cluster's share, or of the bindings in `scope` (store keys).
+    // 1. Desired: of the cluster's share, or of the bindings in `scope` (store keys). A look at the whole share leaves
+    // out the bindings that changed since its round took what it looks at (`dirty` now): the other clusters' passes
+    // of the round, which began earlier or later, did not or will not see that change either, and the next round's
+    // passes all see it. Looked at here, the binding's clusters reported that change in two rounds (two events).
+    const deferred = scope ? undefined : new Set(this.dirty);
     const bindings = scope
       ? [...scope].flatMap((key) => {
           const b = this.bindingOf(key);
           return b ? [b] : [];
         })
-      : this.bindingsToLookAt();
+      : this.bindingsToLookAt(deferred);
     this.passScope = { keys: scope ?? { has: () => true }, observed: false };
     this.looks += bindings.length;
     await this.followTemplates(bindings);
@@ -888,8 +894,8 @@ export class KubeDriver {
       manifests: this.manifests,
     });
     if (!scope) {
-      this.assignedKeys.clear();
-      this.hpaBindings.clear();
+      for (const key of this.assignedKeys) if (!deferred?.has(key)) this.assignedKeys.delete(key);
+      for (const key of this.hpaBindings) if (!deferred?.has(key)) this.hpaBindings.delete(key);
     } else for (const key of scope) this.assignedKeys.delete(key);
     const templateNow = new Map<string, string>();
     for (const a of desired.assigned.values()) {
@@ -901,7 +907,7 @@ export class KubeDriver {
     }
     if (scope) for (const key of scope) if (!templateNow.has(key)) this.hpaBindings.delete(key);
     for (const key of scope ?? [...this.templateOf.keys()])
-      if (!templateNow.has(key)) this.setTemplateOf(key, undefined);
+      if (!templateNow.has(key) && !deferred?.has(key)) this.setTemplateOf(key, undefined);
     for (const [key, template] of templateNow) this.setTemplateOf(key, template);
     const nowMs = this.opts.clock.now().getTime();
     // 2. Readiness.
@@ -928,6 +934,9 @@ export class KubeDriver {
         reserved: this.opts.reservedNamespaces,
         // Those in scope, gone ones too: a deleted binding's objects are removed by the pass that looks at it.
         ...(scope ? { bindings: new Set([...scope].map((key) => formatBindingRef(bindingRefOfKey(key)))) } : {}),
+        ...(deferred?.size
+          ? { except: new Set([...deferred].map((key) => formatBindingRef(bindingRefOfKey(key)))) }
+          : {}),
       });
       await this.writer.ensureNamespaces(plan.actions, this.namespaces);
       const outcomes = await this.writer.execute(
@@ -977,8 +986,10 @@ export class KubeDriver {
     // What was known of the bindings out of scope stands; those in scope are as this pass saw them.
     const tracked = scope ? (this.tracked ?? new Set<string>()) : new Set<string>();
     if (scope) for (const key of scope) tracked.delete(key);
-    if (!scope) this.usageOf.clear();
-    else for (const key of scope) this.usageOf.delete(key);
+    else for (const key of deferred ?? []) if (this.tracked?.has(key)) tracked.add(key);
+    if (!scope) {
+      for (const key of this.usageOf.keys()) if (!deferred?.has(key)) this.usageOf.delete(key);
+    } else for (const key of scope) this.usageOf.delete(key);
     const usageOfWorkload = new Map(usage.map((u) => [`${u.kind}/${u.namespace}/${u.workload}`, u]));
     const byRef = bindings.map((b) => ({ b, ref: refOf(b), key: formatBindingRef(refOf(b)) }));
     for (const { b, ref, key: mark } of byRef.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))) {
@@ -1004,7 +1015,10 @@ export class KubeDriver {
       const key = objectKey(ref);
       if (report || out.length > 0 || this.assignedKeys.has(key) || this.book.remembers(ref)) tracked.add(key);
     }
-    if (!scope) this.book.forgetGone(owned, present);
+    if (!scope) {
+      for (const key of deferred ?? []) present.add(bindingKey(bindingRefOfKey(key)));
+      this.book.forgetGone(owned, present);
+    }
     this.tracked = tracked;
     const bindingUsage: BindingUsage[] = [];
     usage = [];

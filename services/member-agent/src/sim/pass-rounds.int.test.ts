@@ -93,6 +93,27 @@ describe('FleetRounds', () => {
     rounds.stop();
   });
 
+  it('publishes the reports of passes outside the rounds once they ended, not held by a round that waits for a pass behind them', async () => {
+    // No round may wait for itself: a round holding a pass queued behind an outside one would wait holdMaxMs.
+    const rounds = new FleetRounds({ bus, gatherMs: 20, holdMaxMs: 60_000 });
+    const book = new ReportBook('test');
+    const outside = rounds.beginOutside();
+    let ticket: ReturnType<FleetRounds['begin']> | undefined;
+    rounds.join(() => () => {
+      ticket = rounds.begin();
+    });
+    await eventually(() => (ticket ? true : undefined), 5_000, 'the round opened and queued its pass');
+    // The outside pass hands its reports in while the round waits for the pass behind it: they go out at once.
+    await expect(outside.publish(reportOf(book, 'first', 'm1'), () => false)).resolves.toBe(1);
+    await eventually(() => (events.length > 0 ? true : undefined), 5_000, 'the outside pass published');
+    expect(events).toEqual([{ name: 'first', clusters: ['m1'] }]);
+    // Then the round's own pass runs, and the round's reports go out when it ended.
+    await expect(ticket!.publish(reportOf(book, 'second', 'm1'), () => false)).resolves.toBe(1);
+    expect(events.map((e) => e.name)).toEqual(['first', 'second']);
+    expect(rounds.rounds).toBe(1);
+    rounds.stop();
+  });
+
   it('begins the passes of a large round ten a turn, and ends it only once every one of them began and ended', async () => {
     const rounds = new FleetRounds({ bus, gatherMs: 20 });
     const begunInTurn: number[] = [];

@@ -9,7 +9,7 @@ export const FLEET_ROUNDS_DEFAULTS = Object.freeze({
   gatherMs: 500,
   /**
    * A round whose passes run longer than this publishes what its ended passes reported and lets the next one open:
-   * one slow pass holds the others' reports up this long at most.
+   * one slow pass holds the others' reports up this long at most (and so for passes outside the rounds).
    */
   holdMaxMs: 10_000,
 });
@@ -36,16 +36,22 @@ interface Held {
  * tick: the drivers a change woke join the next round; it opens on a grid of `gatherMs` once the one before it is
  * published, every driver takes what its pass looks at in that turn, and their passes begin ten drivers a turn. When
  * the last of them ended, their reports are published together, pipelined, a binding's clusters' reports as one
- * WorkloadStatusReported (combineWorkloadReports), which the status writer folds in one write. A pass that runs
- * outside a round (a driver's first, `reconcileNow`) is published with the round it overlaps, or alone once it ended.
+ * WorkloadStatusReported (combineWorkloadReports), which the status writer folds in one write. Passes that run
+ * outside the rounds (a driver's first, `reconcileNow`) are published together once the last of them ended.
  */
 export class FleetRounds implements PassRounds {
   private readonly gatherMs: number;
   private readonly holdMaxMs: number;
   private joined: Array<() => (() => void) | undefined> = [];
+  /** The reports the round's passes handed in, held until it is published. */
   private batch: Held[] = [];
-  /** Passes begun and not ended. */
+  /** The reports passes outside the rounds handed in, held until the last of them ended. */
+  private outsideBatch: Held[] = [];
+  /** The round's passes begun and not ended. */
   private running = 0;
+  /** Passes outside the rounds begun and not ended. */
+  private outsideRunning = 0;
+  private outsideTimer: NodeJS.Timeout | undefined;
   /** `waiting`: a round is due on its timer; `open`: its passes run; `publishing`: its reports are being sent. */
   private state: 'idle' | 'waiting' | 'open' | 'publishing' = 'idle';
   private lastOpenMs = Number.NEGATIVE_INFINITY;
@@ -75,11 +81,40 @@ export class FleetRounds implements PassRounds {
 
   begin(): PassReports {
     this.running++;
-    let ended = false;
+    return this.ticket(
+      () => this.passEnded(),
+      (held) => {
+        // Ended after its round was published (the round gave up on it after holdMaxMs): held as long at most.
+        if (this.batch.length === 0 && this.state !== 'open')
+          this.holdTimer ??= setTimeout(() => void this.publishHeld(), this.holdMaxMs);
+        this.batch.push(held);
+      },
+    );
+  }
+
+  /**
+   * A pass no round queued (a driver's first, `reconcileNow`): its reports are published with those of the other
+   * passes outside the rounds that run with it, once the last of them ended, never held for a round. A round may
+   * hold the pass queued behind it (the driver's next, queued by the round while this one runs), so its reports
+   * waiting for that round would wait for themselves (holdMaxMs).
+   */
+  beginOutside(): PassReports {
+    this.outsideRunning++;
+    return this.ticket(
+      () => this.outsidePassEnded(),
+      (held) => {
+        this.outsideTimer ??= setTimeout(() => void this.publishOutside(), this.holdMaxMs);
+        this.outsideBatch.push(held);
+      },
+    );
+  }
+
+  private ticket(ended: () => void, hold: (held: Held) => void): PassReports {
+    let over = false;
     const end = () => {
-      if (ended) return;
-      ended = true;
-      this.passEnded();
+      if (over) return;
+      over = true;
+      ended();
     };
     return {
       publish: (reports, stopped) => {
@@ -88,14 +123,7 @@ export class FleetRounds implements PassRounds {
           return Promise.resolve(0);
         }
         return new Promise<number>((resolve, reject) => {
-          // Outside a round, held as long as a round's reports at most.
-          if (this.batch.length === 0 && this.state !== 'open')
-            this.holdTimer ??= setTimeout(() => void this.publishHeld(), this.holdMaxMs);
-          this.batch.push({
-            reports,
-            stopped,
-            done: (err) => (err === undefined ? resolve(reports.length) : reject(err)),
-          });
+          hold({ reports, stopped, done: (err) => (err === undefined ? resolve(reports.length) : reject(err)) });
           end();
         });
       },
@@ -147,6 +175,21 @@ export class FleetRounds implements PassRounds {
     });
   }
 
+  private outsidePassEnded(): void {
+    if (--this.outsideRunning > 0) return;
+    setImmediate(() => {
+      if (this.outsideRunning === 0) void this.publishOutside();
+    });
+  }
+
+  private async publishOutside(): Promise<void> {
+    if (this.outsideTimer) clearTimeout(this.outsideTimer);
+    this.outsideTimer = undefined;
+    const taken = this.outsideBatch;
+    this.outsideBatch = [];
+    await this.publishBatch(taken);
+  }
+
   /** Once no pass runs at the end of a turn (the dirty re-run of a pass busy when the round opened begins within it). */
   private passEnded(): void {
     if (--this.running > 0) return;
@@ -168,12 +211,16 @@ export class FleetRounds implements PassRounds {
     this.scheduleRound();
   }
 
-  /** Publishes what passes handed in so far (the passes still running hand theirs to the next batch). */
+  /** Publishes what the round's passes handed in so far (the passes still running hand theirs to the next batch). */
   private async publishHeld(): Promise<void> {
     if (this.holdTimer) clearTimeout(this.holdTimer);
     this.holdTimer = undefined;
     const taken = this.batch;
     this.batch = [];
+    await this.publishBatch(taken);
+  }
+
+  private async publishBatch(taken: readonly Held[]): Promise<void> {
     if (taken.length === 0) return;
     const live = taken.filter((t) => !t.stopped());
     try {
