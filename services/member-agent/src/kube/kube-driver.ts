@@ -129,6 +129,11 @@ export interface KubeDriverOptions {
    * real cluster's agent): a change queues a pass at once, and each pass publishes its own reports.
    */
   rounds?: PassRounds;
+  /**
+   * The member manifests' hashes, shared by the drivers of one process: a manifest does not depend on its cluster
+   * beyond the replicas, so the clusters of a binding assigned alike hash it once. The driver's own by default.
+   */
+  manifests?: ManifestCache;
   /** The holder identity's driver in the cluster lease (default `kube`; `sim` for simulated clusters). */
   leaseDriver?: 'sim' | 'kube';
   random?: () => number;
@@ -274,7 +279,7 @@ export class KubeDriver {
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
   private readonly writeErrors = new Map<string, FailedWrite>();
   private readonly writer: MemberWriter;
-  private readonly manifests = new ManifestCache();
+  private readonly manifests: ManifestCache;
   private podCpu = new Map<string, Map<string, number> | undefined>();
   /**
    * Changes counted as they come, and those the last whole pass saw: a resync with nothing unseen and no pod metrics
@@ -348,6 +353,7 @@ export class KubeDriver {
       logger: opts.logger,
       registry: this.registry,
     });
+    this.manifests = opts.manifests ?? new ManifestCache();
     this.leases = new ClusterLeases({
       bus: opts.bus,
       clock: opts.clock,

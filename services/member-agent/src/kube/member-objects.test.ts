@@ -2,6 +2,7 @@ import type { StoredObject } from '@flotilla/store';
 import { describe, expect, it } from 'vitest';
 import {
   desiredMemberObjects,
+  ManifestCache,
   manifestHash,
   memberKey,
   memberManifest,
@@ -138,6 +139,33 @@ describe('desiredMemberObjects', () => {
       template: store([deployment('web', 5)]),
     });
     expect(d.objects[0]!.replicas).toBe(5);
+  });
+
+  it("one cache for every cluster: a binding's clusters assigned alike make and hash its manifest once", () => {
+    const manifests = new ManifestCache();
+    let made = 0;
+    const cache = {
+      hash: (...args: Parameters<ManifestCache['hash']>) => {
+        const out = manifests.hash(...args);
+        if (out.made) made++;
+        return out;
+      },
+    } as ManifestCache;
+    const web = binding('web-deployment', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, [
+      { name: 'member1', replicas: 2 },
+      { name: 'member2', replicas: 2 },
+      { name: 'member3', replicas: 1 },
+    ]);
+    const template = store([deployment('web')]);
+    const desired = ['member1', 'member2', 'member3'].map(
+      (cluster) => desiredMemberObjects({ cluster, bindings: [web], template, manifests: cache }).objects[0]!,
+    );
+    // member2's manifest is member1's: made and hashed once; member3's has other replicas.
+    expect(made).toBe(2);
+    expect(desired[1]!.hash).toBe(desired[0]!.hash);
+    expect(desired[2]!.hash).not.toBe(desired[0]!.hash);
+    // The hash is the manifest's own, wherever it was made.
+    for (const d of desired) expect(d.hash).toBe(manifestHash(d.manifest));
   });
 
   it('reports a missing template and a malformed resource as problems of the binding', () => {

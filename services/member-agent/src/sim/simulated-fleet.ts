@@ -7,6 +7,7 @@ import { Registry } from 'prom-client';
 import type { AgentLogger } from '../agent-projections.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
 import { KubeDriver, MEMBER_CLUSTER_VIEW } from '../kube/kube-driver.js';
+import { ManifestCache } from '../kube/member-objects.js';
 import type { UsageRecorder } from '../usage-recorder.js';
 import type { WorkloadUsageGauge } from '../usage-metrics.js';
 import { SimulationSpecError } from './errors.js';
@@ -75,6 +76,8 @@ export class SimulatedFleet {
   private readonly registry: Registry;
   private readonly tickMs: number;
   private readonly rounds: FleetRounds;
+  /** The members' manifests' hashes: a binding's clusters assigned alike hash its manifest once. */
+  private readonly manifests = new ManifestCache();
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -184,6 +187,7 @@ export class SimulatedFleet {
       ...(this.o.usageRecorder ? { usageRecorder: this.o.usageRecorder(name) } : {}),
       ...(this.o.reservedNamespaces ? { reservedNamespaces: this.o.reservedNamespaces } : {}),
       rounds: this.rounds,
+      manifests: this.manifests,
       leaseDriver: 'sim',
     });
     const member: Member = { sim, driver, simulation: json, started: Promise.resolve() };

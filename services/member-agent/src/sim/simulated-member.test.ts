@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RawObject } from '@flotilla/kube-client';
 import { isSimulatedClusterDown } from './sim-objects.js';
 import { SimulatedMember } from './simulated-member.js';
@@ -57,6 +57,44 @@ describe('SimulatedMember', () => {
     await sim.remove({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'a' });
     expect(statusOf(sim.objects.get('apps/v1', 'Deployment', 'default', 'b')!)).toMatchObject({ readyReplicas: 3 });
     expect(pods(sim).every((p) => p.phase === 'Running')).toBe(true);
+  });
+
+  it('places as it places every workload in order, whether only the changed workloads or all are placed', async () => {
+    // The kubelet places only the workloads that changed while every pod fits, and every workload otherwise: the
+    // outcome is always the namespace/name-order placement (capacity.ts), which this reference computes alone.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const { sim } = member({ allocatable: { cpu: '16', memory: '64Gi', pods: '20' } });
+    // Which way each pass went (the test must see both).
+    const changedOnly = vi.spyOn(sim as unknown as { changedIfAllFit(): unknown[] | undefined }, 'changedIfAllFit');
+    const want = new Map<string, { replicas: number; cpu: number }>();
+    for (let step = 0; step < 400; step++) {
+      const name = `w${random(7)}`;
+      if (random(5) === 0) {
+        await sim.remove({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name });
+        want.delete(name);
+      } else {
+        const replicas = random(5);
+        const cpu = 1 + random(3);
+        await sim.apply(deployment(name, replicas, String(cpu)));
+        want.set(name, { replicas, cpu });
+      }
+      const left = { cpu: 16, pods: 20 };
+      for (const n of [...want.keys()].sort()) {
+        const w = want.get(n)!;
+        const running = Math.max(0, Math.min(w.replicas, left.pods, Math.floor(left.cpu / w.cpu)));
+        left.pods -= running;
+        left.cpu -= running * w.cpu;
+        const status = statusOf(sim.objects.get('apps/v1', 'Deployment', 'default', n)!);
+        expect({ step, n, ready: status.readyReplicas }).toEqual({ step, n, ready: running });
+      }
+    }
+    const placedChangedOnly = changedOnly.mock.results.filter((r) => r.value !== undefined).length;
+    expect(placedChangedOnly).toBeGreaterThan(20);
+    expect(placedChangedOnly).toBeLessThan(380);
   });
 
   it('refuses an object in a namespace that does not exist, as an API server does', async () => {

@@ -90,6 +90,13 @@ export class SimulatedMember implements MemberClusterApi {
   private readonly nodeName: string;
   /** The kubelet pass the writes of this turn wait for (settleSoon). */
   private pendingSettle: Promise<void> | undefined;
+  /** The workloads (keys) whose spec changed, or that came, since the kubelet last placed their pods. */
+  private readonly touched = new Set<string>();
+  /** The next kubelet pass places every workload: the node changed, or room was freed while pods are Pending. */
+  private placeAll = true;
+  /** What every pod of the placed workloads asks for (Pending ones too), and how many of them are Pending. */
+  private readonly asked: Resources = { cpuMilli: 0, memoryBytes: 0, pods: 0 };
+  private pendingPods = 0;
 
   constructor(private readonly o: SimulatedMemberOptions) {
     this.objects = new SimObjects(o.cluster);
@@ -125,6 +132,7 @@ export class SimulatedMember implements MemberClusterApi {
         metadata: { name: this.nodeName },
         status: { allocatable: quantities, capacity: quantities },
       });
+      this.placeAll = true;
       this.settle();
     }
     this.putForeignHpas(spec);
@@ -202,10 +210,12 @@ export class SimulatedMember implements MemberClusterApi {
     });
     if (typeof specOf(stored).replicas === 'number') {
       const ref = { apiVersion: manifest.apiVersion, kind: manifest.kind, namespace: namespace ?? '', name };
-      if (!this.workloads.has(workloadKey(ref))) {
-        this.workloads.set(workloadKey(ref), undefined);
+      const key = workloadKey(ref);
+      if (!this.workloads.has(key)) {
+        this.workloads.set(key, undefined);
         this.order = undefined;
-      }
+        this.touched.add(key);
+      } else if (changed) this.touched.add(key);
       await this.settleSoon();
       return this.objects.get(manifest.apiVersion, manifest.kind, namespace, name) ?? stored;
     }
@@ -220,8 +230,12 @@ export class SimulatedMember implements MemberClusterApi {
     const key = workloadKey(ref);
     if (!this.workloads.has(key)) return;
     const placed = this.workloads.get(key);
+    this.place(key, undefined);
     this.workloads.delete(key);
+    this.touched.delete(key);
     this.order = undefined;
+    // The room it took goes to the Pending pods, if any.
+    if (this.pendingPods > 0) this.placeAll = true;
     for (let i = 0; i < (placed?.fit.replicas ?? 0); i++)
       this.objects.delete(POD.apiVersion, POD.kind, ref.namespace, podName(ref, i));
     await this.settleSoon();
@@ -318,6 +332,7 @@ export class SimulatedMember implements MemberClusterApi {
     if (!o) return;
     const generation = ((o.metadata?.generation as number | undefined) ?? 0) + 1;
     this.objects.put({ ...o, metadata: { ...o.metadata, generation }, spec: { ...specOf(o), replicas } });
+    this.touched.add(workloadKey(ref));
     this.settle();
   }
 
@@ -339,13 +354,21 @@ export class SimulatedMember implements MemberClusterApi {
   }
 
   /**
-   * The kubelet and scheduler: places every workload's pods into the node again (stateless: the same workloads give
-   * the same placement, as the simulator always did: namespace/name order, as many pods of each as still fit, by
-   * capacity.ts's podsThatFit, as fitWorkloads), and writes the pods and workload status that changed. It runs after every turn of writes, over
-   * the cluster's every workload: so it keeps their order until one comes or goes and allocates nothing for a
-   * workload whose placement stands.
+   * The kubelet and scheduler: places the workloads' pods into the node, as the simulator always did: namespace/name
+   * order, as many pods of each as still fit (capacity.ts's podsThatFit), the rest Pending; and writes the pods and
+   * workload status that changed. It runs after every turn of writes. While every pod of every workload fits (none
+   * Pending, and the sum of what they all ask for within the node), the order decides nothing: only the workloads
+   * that changed are placed, all their pods running. Otherwise it places every workload again, keeping their order
+   * until one comes or goes and writing nothing for a workload whose placement stands.
    */
   private settle(): void {
+    const changed = this.placeAll || this.pendingPods > 0 ? undefined : this.changedIfAllFit();
+    this.touched.clear();
+    if (changed) {
+      for (const c of changed) this.placeWorkload(c, c.replicas);
+      return;
+    }
+    this.placeAll = false;
     const allocatable = this.spec?.allocatable ?? ZERO;
     this.order ??= [...this.workloads.entries()]
       .map(([key, placed]) => ({ key, ref: placed?.ref ?? refOfKey(key) }))
@@ -353,42 +376,91 @@ export class SimulatedMember implements MemberClusterApi {
     // What the pods placed so far use (one object for the pass, counted up in place).
     const used: Resources = { cpuMilli: 0, memoryBytes: 0, pods: 0 };
     for (const { key, ref } of this.order) {
-      const object = this.objects.get(ref.apiVersion, ref.kind, ref.namespace || undefined, ref.name);
-      if (!object) continue;
-      const before = this.workloads.get(key);
-      const generation = (object.metadata?.generation as number | undefined) ?? 0;
-      // The pods' request is read again only when the spec changed (a new generation).
-      let request = before?.generation === generation ? before.podRequest : undefined;
-      if (!request) {
-        try {
-          request = podRequest({ spec: podTemplateOf(object).spec ?? {} });
-        } catch {
-          // Requests the simulator cannot read: the pods ask for nothing (the API server would have refused them).
-          request = { ...ZERO, pods: 1 };
-        }
-      }
-      const replicas = Math.max(0, Math.floor(specOf(object).replicas as number));
-      const running = podsThatFit(allocatable, used, replicas, request);
+      const w = this.current(key, ref);
+      if (!w) continue;
+      const running = podsThatFit(allocatable, used, w.replicas, w.request);
       used.pods += running;
-      used.cpuMilli += request.cpuMilli * running;
-      used.memoryBytes += request.memoryBytes * running;
-      if (
-        before &&
-        before.generation === generation &&
-        before.fit.replicas === replicas &&
-        before.fit.running === running
-      )
-        continue;
-      const fit: WorkloadFit = {
-        binding: { kind: ref.kind, namespace: ref.namespace, name: ref.name },
-        replicas,
-        running,
-        pending: replicas - running,
-      };
-      this.workloads.set(key, { ref, generation, fit, podRequest: request });
-      this.writePods(ref, podTemplateOf(object), fit, before?.fit.replicas ?? 0);
-      this.writeStatus(object, fit);
+      used.cpuMilli += w.request.cpuMilli * running;
+      used.memoryBytes += w.request.memoryBytes * running;
+      this.placeWorkload(w, running);
     }
+  }
+
+  /**
+   * The changed workloads as they are now, when every pod of every workload fits into the node with them (undefined
+   * when not: the order decides then).
+   */
+  private changedIfAllFit(): CurrentWorkload[] | undefined {
+    const allocatable = this.spec?.allocatable ?? ZERO;
+    const demand = { ...this.asked };
+    const changed: CurrentWorkload[] = [];
+    for (const key of this.touched) {
+      const placed = this.workloads.get(key);
+      const w = this.current(key, placed?.ref ?? refOfKey(key));
+      if (!w) continue;
+      changed.push(w);
+      if (placed) subtractDemand(demand, placed.fit.replicas, placed.podRequest);
+      addDemand(demand, w.replicas, w.request);
+    }
+    const fits =
+      demand.pods <= allocatable.pods &&
+      demand.cpuMilli <= allocatable.cpuMilli &&
+      demand.memoryBytes <= allocatable.memoryBytes;
+    return fits ? changed : undefined;
+  }
+
+  /** A workload's object, spec generation, replicas and pods' request now (undefined once it is gone). */
+  private current(key: string, ref: MemberRef): CurrentWorkload | undefined {
+    const object = this.objects.get(ref.apiVersion, ref.kind, ref.namespace || undefined, ref.name);
+    if (!object) return undefined;
+    const before = this.workloads.get(key);
+    const generation = (object.metadata?.generation as number | undefined) ?? 0;
+    // The pods' request is read again only when the spec changed (a new generation).
+    let request = before?.generation === generation ? before.podRequest : undefined;
+    if (!request) {
+      try {
+        request = podRequest({ spec: podTemplateOf(object).spec ?? {} });
+      } catch {
+        // Requests the simulator cannot read: the pods ask for nothing (the API server would have refused them).
+        request = { ...ZERO, pods: 1 };
+      }
+    }
+    const replicas = Math.max(0, Math.floor(specOf(object).replicas as number));
+    return { key, ref, object, generation, request, replicas };
+  }
+
+  /** `running` of the workload's pods run, the others wait: its pods and status written unless they stand. */
+  private placeWorkload(w: CurrentWorkload, running: number): void {
+    const before = this.workloads.get(w.key);
+    if (
+      before &&
+      before.generation === w.generation &&
+      before.fit.replicas === w.replicas &&
+      before.fit.running === running
+    )
+      return;
+    const fit: WorkloadFit = {
+      binding: { kind: w.ref.kind, namespace: w.ref.namespace, name: w.ref.name },
+      replicas: w.replicas,
+      running,
+      pending: w.replicas - running,
+    };
+    this.place(w.key, { ref: w.ref, generation: w.generation, fit, podRequest: w.request });
+    this.writePods(w.ref, podTemplateOf(w.object), fit, before?.fit.replicas ?? 0);
+    this.writeStatus(w.object, fit);
+  }
+
+  /** Records a workload's placement (none: it is gone), keeping the sums of what every pod asks and of Pending pods. */
+  private place(key: string, placed: Placed | undefined): void {
+    const before = this.workloads.get(key);
+    if (before) {
+      subtractDemand(this.asked, before.fit.replicas, before.podRequest);
+      this.pendingPods -= before.fit.pending;
+    }
+    if (!placed) return;
+    addDemand(this.asked, placed.fit.replicas, placed.podRequest);
+    this.pendingPods += placed.fit.pending;
+    this.workloads.set(key, placed);
   }
 
   private writePods(
@@ -493,6 +565,26 @@ function assertValidPodTemplate(manifest: Manifest): void {
         );
       }
     });
+}
+
+/** A workload as the kubelet places it: its object now, and what that asks for. */
+interface CurrentWorkload {
+  key: string;
+  ref: MemberRef;
+  object: RawObject;
+  generation: number;
+  request: Resources;
+  replicas: number;
+}
+
+function addDemand(demand: Resources, replicas: number, request: Resources): void {
+  demand.pods += replicas;
+  demand.cpuMilli += replicas * request.cpuMilli;
+  demand.memoryBytes += replicas * request.memoryBytes;
+}
+
+function subtractDemand(demand: Resources, replicas: number, request: Resources): void {
+  addDemand(demand, -replicas, request);
 }
 
 /** A workload's i-th pod: `<name>-<kind>-<i>`, so a Deployment and a StatefulSet of one name do not share pods. */
