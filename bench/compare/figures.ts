@@ -5,13 +5,17 @@
 
 /**
  * One number per row, by "title / row name": a latency row's p99 (named "… p99"), any other row's first number (not
- * one inside a word, such as the 50 of "p50"); a row with no number is left out.
+ * one inside a word, such as the 50 of "p50"); a row with no number is left out. A row listing named numbers
+ * ("gateway 3.0 s, member-agent 6.2 s", "8.00 (objects 2.00, status 2.00)") also gives each, by "title / row name /
+ * name": the first number of a row compares one service's CPU only.
  */
 export type Figures = Map<string, number>;
 
 const ROW = /^ {2}(\S.*?) {2,}(.*)$/;
 const P99 = /\bp99 (-?[\d,]*\.?\d+)/;
 const FIRST_NUMBER = /(?<![A-Za-z\d.])(-?[\d,]*\.?\d+)/;
+/** A named number of a list: at the start of the value, or after a comma or an opening parenthesis. */
+const NAMED = /(?:^|[,(;]\s*)([A-Za-z][\w'.-]*(?: [A-Za-z][\w'.-]*)*) (-?[\d,]*\.?\d+)(?![\w.])/g;
 
 export function parseFigures(output: string): Figures {
   const figures: Figures = new Map();
@@ -26,6 +30,10 @@ export function parseFigures(output: string): Figures {
     const number = p99 ?? FIRST_NUMBER.exec(row[2]!);
     const name = `${title} / ${row[1]!.trim()}${p99 ? ' p99' : ''}`;
     if (number) figures.set(name, Number(number[1]!.replaceAll(',', '')));
+    const named = [...row[2]!.matchAll(NAMED)];
+    if (named.length >= 2)
+      for (const [, label, value] of named)
+        figures.set(`${title} / ${row[1]!.trim()} / ${label}`, Number(value!.replaceAll(',', '')));
   }
   return figures;
 }

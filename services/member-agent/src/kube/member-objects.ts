@@ -86,6 +86,12 @@ export interface DesiredInput {
  */
 export class ManifestCache {
   private readonly byTemplate = new WeakMap<StoredObject, Map<string, string>>();
+  private madeCount = 0;
+
+  /** How many manifests were made and hashed for it (the count the cache exists to keep low). */
+  get hashed(): number {
+    return this.madeCount;
+  }
 
   /** The hash of the manifest `make` makes, and the manifest when it had to be made for it. */
   hash(template: StoredObject, key: string, make: () => Manifest): { hash: string; made?: Manifest } {
@@ -93,6 +99,7 @@ export class ManifestCache {
     const known = hashes?.get(key);
     if (known !== undefined) return { hash: known };
     const made = make();
+    this.madeCount++;
     const hash = manifestHash(made);
     if (!hashes) {
       hashes = new Map();

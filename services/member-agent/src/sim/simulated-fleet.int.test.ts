@@ -176,6 +176,9 @@ describe('SimulatedFleet against real NATS', () => {
     // cluster's went alone; 1.2-1.4 when the drivers' passes overlapped instead of running in rounds, and a resync or
     // a pass with pod metrics due ran outside them).
     expect(workloadEvents).toBe(BINDINGS);
+    // Each binding's manifest made and hashed once for its three clusters (one cache for the fleet's drivers; 3,000
+    // with a cache per driver).
+    expect(fleet?.manifests.hashed).toBe(BINDINGS);
     expect(warnings).toEqual([]);
   });
 

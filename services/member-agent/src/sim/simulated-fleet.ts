@@ -77,7 +77,7 @@ export class SimulatedFleet {
   private readonly tickMs: number;
   private readonly rounds: FleetRounds;
   /** The members' manifests' hashes: a binding's clusters assigned alike hash its manifest once. */
-  private readonly manifests = new ManifestCache();
+  readonly manifests = new ManifestCache();
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;

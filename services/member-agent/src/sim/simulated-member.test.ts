@@ -97,6 +97,17 @@ describe('SimulatedMember', () => {
     expect(placedChangedOnly).toBeLessThan(380);
   });
 
+  it('a burst of workloads into a node with room for all costs the kubelet a look at each, not at every one each time', async () => {
+    const { sim } = member({ allocatable: { cpu: '1000', memory: '4000Gi', pods: '10000' } });
+    for (let i = 0; i < 200; i++) await sim.apply(deployment(`w${String(i).padStart(3, '0')}`, 2));
+    // One look at each workload as it came (20,100 when each pass placed every workload of the node).
+    expect(sim.workloadsLooked).toBe(200);
+    // A node too small for the next one: every workload is placed again, in order, and the newest waits.
+    await sim.apply(deployment('zzz', 10_000));
+    expect(sim.workloadsLooked).toBe(200 + 201 + 1);
+    expect(statusOf(sim.objects.get('apps/v1', 'Deployment', 'default', 'zzz')!).readyReplicas).toBe(600);
+  });
+
   it('refuses an object in a namespace that does not exist, as an API server does', async () => {
     const { sim } = member({ allocatable: { cpu: '4', memory: '8Gi', pods: '10' } });
     const other = { ...deployment('a', 1), metadata: { name: 'a', namespace: 'shop' } };

@@ -97,6 +97,12 @@ export class SimulatedMember implements MemberClusterApi {
   /** What every pod of the placed workloads asks for (Pending ones too), and how many of them are Pending. */
   private readonly asked: Resources = { cpuMilli: 0, memoryBytes: 0, pods: 0 };
   private pendingPods = 0;
+  private looked = 0;
+
+  /** How many workloads the kubelet looked at, over all its passes (the count its short way keeps low). */
+  get workloadsLooked(): number {
+    return this.looked;
+  }
 
   constructor(private readonly o: SimulatedMemberOptions) {
     this.objects = new SimObjects(o.cluster);
@@ -411,6 +417,7 @@ export class SimulatedMember implements MemberClusterApi {
 
   /** A workload's object, spec generation, replicas and pods' request now (undefined once it is gone). */
   private current(key: string, ref: MemberRef): CurrentWorkload | undefined {
+    this.looked++;
     const object = this.objects.get(ref.apiVersion, ref.kind, ref.namespace || undefined, ref.name);
     if (!object) return undefined;
     const before = this.workloads.get(key);
