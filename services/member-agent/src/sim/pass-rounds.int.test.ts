@@ -109,8 +109,27 @@ describe('FleetRounds', () => {
     expect(events).toEqual([{ name: 'first', clusters: ['m1'] }]);
     // Then the round's own pass runs, and the round's reports go out when it ended.
     await expect(ticket!.publish(reportOf(book, 'second', 'm1'), () => false)).resolves.toBe(1);
+    await eventually(() => (events.length > 1 ? true : undefined), 5_000, "the round's pass published");
     expect(events.map((e) => e.name)).toEqual(['first', 'second']);
     expect(rounds.rounds).toBe(1);
+    rounds.stop();
+  });
+
+  it("publishes the passes outside the rounds together once the last of them ended: a binding's clusters as one event", async () => {
+    // The drivers' first passes (a member-agent starting over bindings placed before it) run outside the rounds.
+    const rounds = new FleetRounds({ bus, gatherMs: 20, holdMaxMs: 60_000 });
+    const books = new Map(CLUSTERS.map((c) => [c, new ReportBook('test')]));
+    const passes = CLUSTERS.map(() => rounds.beginOutside());
+    const first = passes[0]!.publish(reportOf(books.get('m1')!, 'web', 'm1'), () => false);
+    const second = passes[1]!.publish(reportOf(books.get('m2')!, 'web', 'm2'), () => false);
+    for (let i = 0; i < 5; i++) await turn();
+    expect(events).toEqual([]);
+    const third = passes[2]!.publish(reportOf(books.get('m3')!, 'web', 'm3'), () => false);
+    await expect(Promise.all([first, second, third])).resolves.toEqual([1, 1, 1]);
+    await eventually(() => (events.length > 0 ? true : undefined), 5_000, 'the outside passes published');
+    expect(events).toEqual([{ name: 'web', clusters: CLUSTERS }]);
+    // No round opened for them.
+    expect(rounds.rounds).toBe(0);
     rounds.stop();
   });
 
