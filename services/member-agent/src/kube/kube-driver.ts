@@ -766,7 +766,8 @@ export class KubeDriver {
   private bindingsToLookAt(except?: ReadonlySet<string>): StoredObject[] {
     const out: StoredObject[] = [];
     if (this.tracked === undefined) {
-      for (const i of this.bindings) for (const b of i.values()) if (!except?.has(objectKey(refOf(b)))) out.push(b);
+      if (!except?.size) return this.bindings.flatMap((i) => i.values());
+      for (const i of this.bindings) for (const b of i.values()) if (!except.has(objectKey(refOf(b)))) out.push(b);
       return out;
     }
     for (const key of new Set([...this.assigning, ...this.tracked])) {

@@ -81,8 +81,9 @@ export interface DesiredInput {
  * The hash of each member manifest made of a template object: a pass hashes the manifests of the bindings it looks
  * at, and making and hashing them again was most of a pass's cost. Kept per template object (the informer replaces
  * the object on every change, which drops its entries) and by what else a manifest is made of (`key`: the binding,
- * the cluster's replicas, ...; not the cluster, so the drivers of one process share one cache). Only the hash is kept, not the manifest (30,000 of them at 10,000 bindings
- * over 100 simulated clusters): the manifest is made again when it is applied, which is rare.
+ * the cluster's replicas, ...; not the cluster, so the drivers of one process share one cache). Only the hash is
+ * kept, not the manifest (30,000 of them at 10,000 bindings over 100 simulated clusters): the manifest is made again
+ * when it is applied, which is rare.
  */
 export class ManifestCache {
   private readonly byTemplate = new WeakMap<StoredObject, Map<string, string>>();

@@ -187,9 +187,7 @@ describe('SimulatedFleet against real NATS', () => {
     const store = new ObjectStore(bus);
     // One cluster's driver records usage slowly, as a metric history under load does, after each pass and on each
     // resync: rounds open while it is at it, and its pass for the round starts only after it.
-    await startFleet(store, 200, 100, undefined, (cluster) =>
-      cluster === clusterName(0) ? new SlowUsageRecorder() : new UsageRecorder({ record: async () => undefined }, 1000),
-    );
+    await startFleet(store, 200, 100, undefined, oneSlowDriver);
     await burst(store, BINDINGS);
     await expectEveryClusterReported(BINDINGS, 10_000);
     // One event a binding: a round that ended without the pass of a driver busy when it opened sent that cluster's
@@ -204,9 +202,7 @@ describe('SimulatedFleet against real NATS', () => {
     // share. One driver's pass begins late in each round, after its slow usage recording: bindings placed between the
     // round's opening and that pass are in its share then, and were not in the other clusters' shares when theirs
     // began.
-    await startFleet(store, 200, 100, 20, (cluster) =>
-      cluster === clusterName(0) ? new SlowUsageRecorder() : new UsageRecorder({ record: async () => undefined }, 1000),
-    );
+    await startFleet(store, 200, 100, 20, oneSlowDriver);
     await burst(store, BINDINGS);
     await expectEveryClusterReported(BINDINGS, 10_000);
     // One event a binding. Checked against two defects: the late whole pass reported those bindings in this round and
@@ -252,6 +248,10 @@ describe('SimulatedFleet against real NATS', () => {
     expect(warnings).toEqual([]);
   });
 });
+
+/** The first cluster's driver records usage slowly (SlowUsageRecorder), the others at once. */
+const oneSlowDriver = (cluster: string): UsageRecorder =>
+  cluster === clusterName(0) ? new SlowUsageRecorder() : new UsageRecorder({ record: async () => undefined }, 1000);
 
 /** A usage recorder whose every look takes a while (a metric history under load); its driver is busy meanwhile. */
 class SlowUsageRecorder extends UsageRecorder {

@@ -237,7 +237,6 @@ export class SimulatedMember implements MemberClusterApi {
     if (!this.workloads.has(key)) return;
     const placed = this.workloads.get(key);
     this.place(key, undefined);
-    this.workloads.delete(key);
     this.touched.delete(key);
     this.order = undefined;
     // The room it took goes to the Pending pods, if any.
@@ -385,9 +384,7 @@ export class SimulatedMember implements MemberClusterApi {
       const w = this.current(key, ref);
       if (!w) continue;
       const running = podsThatFit(allocatable, used, w.replicas, w.request);
-      used.pods += running;
-      used.cpuMilli += w.request.cpuMilli * running;
-      used.memoryBytes += w.request.memoryBytes * running;
+      addPods(used, running, w.request);
       this.placeWorkload(w, running);
     }
   }
@@ -405,8 +402,8 @@ export class SimulatedMember implements MemberClusterApi {
       const w = this.current(key, placed?.ref ?? refOfKey(key));
       if (!w) continue;
       changed.push(w);
-      if (placed) subtractDemand(demand, placed.fit.replicas, placed.podRequest);
-      addDemand(demand, w.replicas, w.request);
+      if (placed) addPods(demand, -placed.fit.replicas, placed.podRequest);
+      addPods(demand, w.replicas, w.request);
     }
     const fits =
       demand.pods <= allocatable.pods &&
@@ -461,11 +458,14 @@ export class SimulatedMember implements MemberClusterApi {
   private place(key: string, placed: Placed | undefined): void {
     const before = this.workloads.get(key);
     if (before) {
-      subtractDemand(this.asked, before.fit.replicas, before.podRequest);
+      addPods(this.asked, -before.fit.replicas, before.podRequest);
       this.pendingPods -= before.fit.pending;
     }
-    if (!placed) return;
-    addDemand(this.asked, placed.fit.replicas, placed.podRequest);
+    if (!placed) {
+      this.workloads.delete(key);
+      return;
+    }
+    addPods(this.asked, placed.fit.replicas, placed.podRequest);
     this.pendingPods += placed.fit.pending;
     this.workloads.set(key, placed);
   }
@@ -584,14 +584,11 @@ interface CurrentWorkload {
   replicas: number;
 }
 
-function addDemand(demand: Resources, replicas: number, request: Resources): void {
-  demand.pods += replicas;
-  demand.cpuMilli += replicas * request.cpuMilli;
-  demand.memoryBytes += replicas * request.memoryBytes;
-}
-
-function subtractDemand(demand: Resources, replicas: number, request: Resources): void {
-  addDemand(demand, -replicas, request);
+/** Adds to `total` (in place) what `count` pods of `request` ask for; a negative count takes them away. */
+function addPods(total: Resources, count: number, request: Resources): void {
+  total.pods += count;
+  total.cpuMilli += count * request.cpuMilli;
+  total.memoryBytes += count * request.memoryBytes;
 }
 
 /** A workload's i-th pod: `<name>-<kind>-<i>`, so a Deployment and a StatefulSet of one name do not share pods. */
