@@ -57,6 +57,8 @@ export * from './private-prometheus.js';
 export { metricSum } from './metric-sum.js';
 export { afterWholeSecond } from './whole-second.js';
 export {
+  CpuWaitingRecorder,
+  cpuWaitingTotalUs,
   MAX_TIME_SCALE,
   TIME_SCALE_ENV,
   measureCpuShare,
@@ -64,6 +66,7 @@ export {
   scaled,
   testTimeScale,
   timeScaleForCpuShare,
+  timeScaleForCpuWaiting,
 } from './time-scale.js';
 export { PrivateNats, type PrivateNatsOptions } from './private-nats.js';
 export { startPidReporter, stillRunningAfter } from './orphans.js';
