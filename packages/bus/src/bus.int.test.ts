@@ -297,6 +297,63 @@ describe('events', () => {
     expect(info.num_ack_pending).toBe(0);
   });
 
+  it('orderAcross: a following event waits for the leading events before it, of any key, without taking their places', async () => {
+    const handled: string[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const sub = await consumeEvents(bus, {
+      durable: 'across',
+      filter: { kind: 'Deployment' },
+      // Fewer places than held events: held ones must not take them, or the leader would never run.
+      concurrency: 2,
+      orderKey: (d) => d.event.flotillaname,
+      orderAcross: {
+        leads: (d) => d.event.flotillaname.startsWith('acr-lead'),
+        follows: (d) => d.event.flotillaname.startsWith('acr-fol'),
+      },
+      handler: async (d) => {
+        if (!d.event.flotillaname.startsWith('acr-')) return;
+        if (d.event.id === 'acr-0') await gate;
+        handled.push(d.event.id);
+      },
+      handleBatch: async (ds) => {
+        for (const d of ds) if (d.event.flotillaname.startsWith('acr-')) handled.push(d.event.id);
+      },
+    });
+    try {
+      // acr-0 leads and is slow; the followers after it wait; acr-4 (another key, not following) does not; acr-5 is
+      // of a follower's key, so it waits behind that key's held event; acr-6 follows, but no leader is before it.
+      const events = [
+        ['acr-lead-1', 'acr-0'],
+        ['acr-fol-a', 'acr-1'],
+        ['acr-fol-b', 'acr-2'],
+        ['acr-fol-c', 'acr-3'],
+        ['acr-other', 'acr-4'],
+        ['acr-fol-a', 'acr-5'],
+      ] as const;
+      for (const [n, id] of events) await publishEvent(bus, ev(n, id));
+      await eventually(() => (handled.includes('acr-4') ? true : undefined), 10_000, 'the event no leader holds');
+      expect(handled).toEqual(['acr-4']);
+      openGate();
+      await eventually(() => (handled.length === 6 ? true : undefined), 10_000, 'every event handled');
+      expect(handled.indexOf('acr-0')).toBeLessThan(
+        Math.min(...['acr-1', 'acr-2', 'acr-3'].map((id) => handled.indexOf(id))),
+      );
+      expect(handled.indexOf('acr-1')).toBeLessThan(handled.indexOf('acr-5'));
+      await publishEvent(bus, ev('acr-fol-d', 'acr-6'));
+      await eventually(
+        () => (handled.includes('acr-6') ? true : undefined),
+        10_000,
+        'a follower with no leader before it',
+      );
+    } finally {
+      openGate();
+      await sub.stop();
+    }
+    const info = await bus.jsm.consumers.info(bus.names.eventsStream, 'across');
+    expect(info.num_ack_pending).toBe(0);
+  });
+
   it('handles an event that may not join a batch alone, between the batches before and after it', async () => {
     await publishEvent(bus, ev('cut-a', 'cut-0'));
     const batches: string[][] = [];

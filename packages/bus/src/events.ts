@@ -80,6 +80,14 @@ export interface ConsumeOptions {
    */
   batchable?: (d: DeliveredEvent) => boolean;
   /**
+   * Order across keys, where it matters: an event `follows` picks out is handled only once every earlier event
+   * `leads` picks out has been handled, whatever their keys (later events of its key wait behind it). The status
+   * writer folds a binding's report only after the cluster reports published before it: the scheduler lets go of a
+   * binding's assumed pods in a cluster when the binding's status reports them, and counts them from the cluster's
+   * summary after that, so a binding's status stored first left them counted nowhere for a moment.
+   */
+  orderAcross?: { leads: (d: DeliveredEvent) => boolean; follows: (d: DeliveredEvent) => boolean };
+  /**
    * Told when an exclusive consumer finds deliveries lost on the way (its connection moved to another NATS node, or
    * the consumer's leader died, with events sent and not received): it starts again after its acknowledgement floor.
    */
@@ -243,6 +251,62 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       for (const b of batch) inHand.delete(b.m.seq);
     }
   };
+  /** Queues an event into its key's lane, in a batch where it may join one. */
+  const queue = (key: string, m: JsMsg, d: DeliveredEvent): void => {
+    if (opts.handleBatch) {
+      const joins = opts.batchable?.(d) ?? true;
+      const open = joins ? waiting.get(key) : undefined;
+      if (open) open.push({ m, d });
+      else {
+        const fresh = [{ m, d }];
+        // An event that may not join a batch closes the one before it, and none joins it.
+        if (joins) waiting.set(key, fresh);
+        else waiting.delete(key);
+        lanes.add(key, () => runBatch(key, fresh).finally(() => leaderHandled(fresh)));
+      }
+      return;
+    }
+    lanes.add(key, () =>
+      handleAlone(m, d).finally(() => {
+        inHand.delete(m.seq);
+        leaderHandled([{ m }]);
+      }),
+    );
+  };
+  // orderAcross: the stream sequences of leading events taken and not yet handled, and per key the events held
+  // (outside the lanes, so that a held event takes no place of the `concurrency` the leaders need).
+  const leaders = new Set<number>();
+  const held = new Map<string, Array<{ m: JsMsg; d: DeliveredEvent }>>();
+  const leaderBefore = (seq: number): boolean => {
+    for (const l of leaders) if (l < seq) return true;
+    return false;
+  };
+  const mustWait = (d: DeliveredEvent, seq: number) => opts.orderAcross!.follows(d) && leaderBefore(seq);
+  /** Queues the held events whose leaders are all handled, each key's in order (all of them with `all`). */
+  const release = (all = false): void => {
+    for (const [key, events] of held) {
+      while (events.length && (all || !mustWait(events[0]!.d, events[0]!.m.seq))) {
+        const { m, d } = events.shift()!;
+        queue(key, m, d);
+      }
+      if (!events.length) held.delete(key);
+    }
+  };
+  const leaderHandled = (done: ReadonlyArray<{ m: JsMsg }>): void => {
+    if (!opts.orderAcross) return;
+    let any = false;
+    for (const { m } of done) any = leaders.delete(m.seq) || any;
+    if (any && held.size) release();
+  };
+  const enqueue = (key: string, m: JsMsg, d: DeliveredEvent): void => {
+    if (opts.orderAcross) {
+      if (opts.orderAcross.leads(d)) leaders.add(m.seq);
+      const behind = held.get(key);
+      if (behind) return void behind.push({ m, d });
+      if (mustWait(d, m.seq)) return void held.set(key, [{ m, d }]);
+    }
+    queue(key, m, d);
+  };
   const take = async (session: typeof messages): Promise<LostDeliveries | undefined> => {
     // An exclusive consumer is created afresh (openDurable), so its first delivery is numbered 1.
     let lastDelivery = 0;
@@ -263,21 +327,7 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
         continue;
       }
       inHand.add(m.seq);
-      const key = keyOf(d);
-      if (opts.handleBatch) {
-        const joins = opts.batchable?.(d) ?? true;
-        const open = joins ? waiting.get(key) : undefined;
-        if (open) open.push({ m, d });
-        else {
-          const fresh = [{ m, d }];
-          // An event that may not join a batch closes the one before it, and none joins it.
-          if (joins) waiting.set(key, fresh);
-          else waiting.delete(key);
-          lanes.add(key, () => runBatch(key, fresh));
-        }
-        continue;
-      }
-      lanes.add(key, () => handleAlone(m, d).finally(() => inHand.delete(m.seq)));
+      enqueue(keyOf(d), m, d);
     }
     return undefined;
   };
@@ -325,6 +375,8 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
         });
       // What arrived before the gap is handled and acknowledged first; the consumer is then created again after its
       // acknowledgement floor (as at a handover), so the lost events come back in stream order, before later ones.
+      // Held events go too: a lost leader comes back only after the floor, and they are in hand until handled.
+      release(true);
       await lanes.drain();
       const next = await reopen();
       if (!next) return;
@@ -336,6 +388,8 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       stopping = true;
       await messages.close().catch(() => undefined);
       await loop.catch(() => undefined);
+      // Held events are handed back at once (stopping naks what has not started), not after their ack wait.
+      release(true);
       await lanes.drain();
       // Acks are sent without a reply; a round trip makes sure the server has them before the next holder starts.
       await bus.nc.flush().catch(() => undefined);

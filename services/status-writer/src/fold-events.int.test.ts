@@ -2,7 +2,14 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipBomb, testBus } from '@flotilla/bus/testing';
 import { eventually, metricSum } from '@flotilla/testkit';
-import { cloudEvent, MAX_DECODED_JSON_BYTES, publishEvent, subjectOf, type Bus } from '@flotilla/bus';
+import {
+  cloudEvent,
+  type DeliveredEvent,
+  MAX_DECODED_JSON_BYTES,
+  publishEvent,
+  subjectOf,
+  type Bus,
+} from '@flotilla/bus';
 import { KubeEventStore, objectKey, StatusStore } from '@flotilla/store';
 import { defaultReducers } from './default-reducers.js';
 import { foldEvents, type FoldLogger } from './fold-events.js';
@@ -96,6 +103,61 @@ describe('foldEvents: what cannot be decoded', () => {
       expect(lines.filter((l) => l.msg.includes('set aside'))).toHaveLength(2);
       const info = await bus.jsm.consumers.info(bus.names.eventsStream, 'fold-test');
       expect(info.num_redelivered).toBe(0);
+    } finally {
+      await sub.stop();
+    }
+  });
+});
+
+describe('foldEvents: order across objects', () => {
+  it("folds a binding's report after the cluster reports published before it, however long theirs takes", async () => {
+    // The cluster's fold is slow: without the order, the binding's status (a different object, folded at once
+    // beside it) would be stored first, and the scheduler would count its pods in the cluster nowhere for a moment.
+    class SlowClusterFolds extends StatusWriter {
+      override async handle(d: DeliveredEvent): Promise<void> {
+        if (d.event.flotillakind === 'Cluster') await new Promise((r) => setTimeout(r, 300));
+        return super.handle(d);
+      }
+      override async handleMany(ds: readonly DeliveredEvent[]): Promise<void> {
+        if (ds.some((d) => d.event.flotillakind === 'Cluster')) await new Promise((r) => setTimeout(r, 300));
+        return super.handleMany(ds);
+      }
+    }
+    const statuses = new StatusStore(bus);
+    const writer = new SlowClusterFolds(statuses, new KubeEventStore(bus), defaultReducers(), undefined);
+    await publishEvent(bus, report('order-m1', 1));
+    await publishEvent(
+      bus,
+      cloudEvent({
+        source: 'member-agent',
+        type: 'WorkloadStatusReported',
+        kind: 'ResourceBinding',
+        namespace: 'default',
+        name: 'order-web',
+        time: new Date(Date.UTC(2026, 0, 1, 0, 0, 2)),
+        data: { clusterName: 'order-m1', applied: true, status: { replicas: 2, readyReplicas: 2 } },
+      }),
+    );
+    const sub = await foldEvents({
+      bus,
+      writer,
+      durable: 'fold-order',
+      concurrency: 8,
+      logger: recordingLogger().logger,
+    });
+    try {
+      const revisionOf = async (key: string) => (await bus.status.get(key))?.revision;
+      const clusterKey = objectKey({ kind: 'Cluster', name: 'order-m1' });
+      const bindingKey = objectKey({ kind: 'ResourceBinding', namespace: 'default', name: 'order-web' });
+      const [cluster, binding] = await eventually(
+        async () => {
+          const both = [await revisionOf(clusterKey), await revisionOf(bindingKey)];
+          return both.every((r) => r !== undefined && r > 0) ? (both as number[]) : undefined;
+        },
+        20_000,
+        'both folded',
+      );
+      expect(binding).toBeGreaterThan(cluster!);
     } finally {
       await sub.stop();
     }

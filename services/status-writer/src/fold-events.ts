@@ -49,6 +49,13 @@ export function foldEvents(o: FoldEventsOptions): Promise<Subscription> {
     // A delete is folded alone, once what came before it is acknowledged: handled again after it (a batch that
     // failed, or redelivered after a crash), an earlier fold would bring the deleted status back for a moment.
     batchable: (d) => eventTypeOf(d.event) !== EventTypes.ObjectDeleted,
+    // A binding's report is folded after the cluster reports published before it (a member-agent publishes a round's
+    // cluster reports first): the scheduler counts a binding's pods in a cluster from the cluster's summary once the
+    // binding's status reports them, and folded first, they were counted nowhere for a moment.
+    orderAcross: {
+      leads: (d) => eventTypeOf(d.event) === EventTypes.ClusterStatusReported,
+      follows: (d) => eventTypeOf(d.event) === EventTypes.WorkloadStatusReported,
+    },
     onUndecodable: ({ seq, subject, error }) => {
       o.lag?.setAsideEvent();
       logger.error(
