@@ -354,6 +354,44 @@ describe('events', () => {
     expect(info.num_ack_pending).toBe(0);
   });
 
+  it('orderAcross: a leading event that takes longer than maxWaitMs holds the followers no longer', async () => {
+    const handled: string[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const sub = await consumeEvents(bus, {
+      durable: 'across-bound',
+      filter: { kind: 'Deployment' },
+      concurrency: 4,
+      orderKey: (d) => d.event.flotillaname,
+      orderAcross: {
+        leads: (d) => d.event.flotillaname.startsWith('acb-lead'),
+        follows: (d) => d.event.flotillaname.startsWith('acb-fol'),
+        maxWaitMs: 300,
+      },
+      handler: async (d) => {
+        if (!d.event.flotillaname.startsWith('acb-')) return;
+        // The leader does not end (a fold failing and retried, say) until the test lets it.
+        if (d.event.id === 'acb-0') await gate;
+        handled.push(d.event.id);
+      },
+    });
+    try {
+      await publishEvent(bus, ev('acb-lead-1', 'acb-0'));
+      const followerSent = Date.now();
+      await publishEvent(bus, ev('acb-fol-a', 'acb-1'));
+      await eventually(
+        () => (handled.includes('acb-1') ? true : undefined),
+        10_000,
+        'the follower, once the hold ran out',
+      );
+      expect(Date.now() - followerSent).toBeGreaterThanOrEqual(250);
+      expect(handled).toEqual(['acb-1']);
+    } finally {
+      openGate();
+      await sub.stop();
+    }
+  });
+
   it('handles an event that may not join a batch alone, between the batches before and after it', async () => {
     await publishEvent(bus, ev('cut-a', 'cut-0'));
     const batches: string[][] = [];

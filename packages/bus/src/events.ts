@@ -86,7 +86,15 @@ export interface ConsumeOptions {
    * binding's assumed pods in a cluster when the binding's status reports them, and counts them from the cluster's
    * summary after that, so a binding's status stored first left them counted nowhere for a moment.
    */
-  orderAcross?: { leads: (d: DeliveredEvent) => boolean; follows: (d: DeliveredEvent) => boolean };
+  orderAcross?: {
+    leads: (d: DeliveredEvent) => boolean;
+    follows: (d: DeliveredEvent) => boolean;
+    /**
+     * How long a leading event holds the followers after it at most (default ORDER_ACROSS_MAX_WAIT_MS): one that keeps
+     * failing (retried in place) must not stop the followers of every other key for good.
+     */
+    maxWaitMs?: number;
+  };
   /**
    * Told when an exclusive consumer finds deliveries lost on the way (its connection moved to another NATS node, or
    * the consumer's leader died, with events sent and not received): it starts again after its acknowledgement floor.
@@ -115,6 +123,9 @@ export interface ConsumeOptions {
    */
   onUndecodable?: (aside: SetAside) => void;
 }
+
+/** How long a leading event of `orderAcross` holds the followers after it at most. */
+export const ORDER_ACROSS_MAX_WAIT_MS = 10_000;
 
 /** An event a consumer set aside: terminated, never delivered again. */
 export interface SetAside {
@@ -273,16 +284,19 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       }),
     );
   };
-  // orderAcross: the stream sequences of leading events taken and not yet handled, and per key the events held
-  // (outside the lanes, so that a held event takes no place of the `concurrency` the leaders need).
-  const leaders = new Set<number>();
+  // orderAcross: the leading events taken and not yet handled (stream sequence → when taken), and per key the events
+  // held (outside the lanes, so that a held event takes no place of the `concurrency` the leaders need).
+  const leaders = new Map<number, number>();
   const held = new Map<string, Array<{ m: JsMsg; d: DeliveredEvent }>>();
+  const maxWaitMs = opts.orderAcross?.maxWaitMs ?? ORDER_ACROSS_MAX_WAIT_MS;
+  let expiry: ReturnType<typeof setTimeout> | undefined;
   const leaderBefore = (seq: number): boolean => {
-    for (const l of leaders) if (l < seq) return true;
+    const now = Date.now();
+    for (const [l, takenAt] of leaders) if (l < seq && now - takenAt < maxWaitMs) return true;
     return false;
   };
   const mustWait = (d: DeliveredEvent, seq: number) => opts.orderAcross!.follows(d) && leaderBefore(seq);
-  /** Queues the held events whose leaders are all handled, each key's in order (all of them with `all`). */
+  /** Queues the held events whose leaders are all handled (or held them long enough), each key's in order. */
   const release = (all = false): void => {
     for (const [key, events] of held) {
       while (events.length && (all || !mustWait(events[0]!.d, events[0]!.m.seq))) {
@@ -291,6 +305,23 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       }
       if (!events.length) held.delete(key);
     }
+    expireLater();
+  };
+  /** While events are held, looks again when the oldest leader's hold runs out. */
+  const expireLater = (): void => {
+    if (expiry || !held.size) return;
+    const now = Date.now();
+    const holding = [...leaders.values()].filter((takenAt) => now - takenAt < maxWaitMs);
+    if (!holding.length) return;
+    const oldest = Math.min(...holding);
+    expiry = setTimeout(
+      () => {
+        expiry = undefined;
+        release();
+      },
+      Math.max(0, oldest + maxWaitMs - now) + 1,
+    );
+    expiry.unref();
   };
   const leaderHandled = (done: ReadonlyArray<{ m: JsMsg }>): void => {
     if (!opts.orderAcross) return;
@@ -300,10 +331,14 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
   };
   const enqueue = (key: string, m: JsMsg, d: DeliveredEvent): void => {
     if (opts.orderAcross) {
-      if (opts.orderAcross.leads(d)) leaders.add(m.seq);
+      if (opts.orderAcross.leads(d)) leaders.set(m.seq, Date.now());
       const behind = held.get(key);
       if (behind) return void behind.push({ m, d });
-      if (mustWait(d, m.seq)) return void held.set(key, [{ m, d }]);
+      if (mustWait(d, m.seq)) {
+        held.set(key, [{ m, d }]);
+        expireLater();
+        return;
+      }
     }
     queue(key, m, d);
   };
@@ -390,6 +425,7 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       await loop.catch(() => undefined);
       // Held events are handed back at once (stopping naks what has not started), not after their ack wait.
       release(true);
+      clearTimeout(expiry);
       await lanes.drain();
       // Acks are sent without a reply; a round trip makes sure the server has them before the next holder starts.
       await bus.nc.flush().catch(() => undefined);

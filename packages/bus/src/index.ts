@@ -77,6 +77,7 @@ export {
 } from './kv-json.js';
 export {
   consumeEvents,
+  ORDER_ACROSS_MAX_WAIT_MS,
   lastEvent,
   lostBefore,
   newestSeqOn,
