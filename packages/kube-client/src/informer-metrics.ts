@@ -10,7 +10,14 @@ const labelNames = ['cluster', 'resource'] as const;
  */
 export const kubeInformerMetrics = perRegistry((registry: Registry) => {
   const registers = [registry];
+  const sizes = new Set<() => void>();
   return {
+    /**
+     * Each running informer's way to set its `objects` gauge, called when the registry is read: set on every change
+     * instead, the gauge hashed its labels (sorting them) for every watch event, a tenth of what a 100-cluster
+     * simulated fleet allocated in a burst.
+     */
+    sizes,
     lists: new Counter({
       name: 'flotilla_kube_informer_lists_total',
       help: 'Complete lists (every page) a Kubernetes informer made: its first, and one after each expiry or failure',
@@ -34,6 +41,9 @@ export const kubeInformerMetrics = perRegistry((registry: Registry) => {
       help: 'Objects in a Kubernetes informer cache',
       labelNames,
       registers,
+      collect() {
+        for (const set of sizes) set();
+      },
     }),
     synced: new Gauge({
       name: 'flotilla_kube_informer_synced',

@@ -228,8 +228,17 @@ describe('KubeInformer (list + watch)', () => {
     expect(text).toContain('flotilla_kube_informer_lists_total{cluster="m",resource="apps/v1/Deployment"} 2');
     expect(text).toContain('flotilla_kube_watch_expired_total{cluster="m",resource="apps/v1/Deployment"} 1');
     expect(text).toContain('flotilla_kube_informer_objects{cluster="m",resource="apps/v1/Deployment"} 2');
+    // Read when the registry is: a write's own upsert counts at once, and a stopped informer keeps its last size.
+    i.upsert(obj('d', '4'));
+    expect(await registry.metrics()).toContain(
+      'flotilla_kube_informer_objects{cluster="m",resource="apps/v1/Deployment"} 3',
+    );
     sub.unsubscribe(); // the last subscriber stops the informer it started
     await i.stop();
+    i.remove('ns/d');
+    expect(await registry.metrics()).toContain(
+      'flotilla_kube_informer_objects{cluster="m",resource="apps/v1/Deployment"} 3',
+    );
   });
 
   it('closes its readiness gate until the first list and while lists fail; synced resolves after a first failure', async () => {

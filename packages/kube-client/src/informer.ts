@@ -174,7 +174,8 @@ export class KubeInformer<T> {
     lists(): void;
     errors(): void;
     expired(): void;
-    objects(n: number): void;
+    /** Whether the `objects` gauge reads this cache's size (while the informer runs). */
+    counting(on: boolean): void;
     synced(on: boolean): void;
   };
 
@@ -191,14 +192,20 @@ export class KubeInformer<T> {
       const labels = { cluster: o.server, resource: o.name };
       const [lists, errors, expired] = [m.lists, m.errors, m.watchExpired].map((c) => c.labels(labels));
       const [objects, synced] = [m.objects, m.synced].map((g) => g.labels(labels));
+      const setObjects = () => objects!.set(this.cache.size);
       this.metrics = {
         lists: () => lists!.inc(),
         errors: () => errors!.inc(),
         expired: () => expired!.inc(),
-        objects: (n) => objects!.set(n),
+        counting: (on) => {
+          // Stopped, it keeps the size it had, as a gauge set on every change did.
+          setObjects();
+          if (on) m.sizes.add(setObjects);
+          else m.sizes.delete(setObjects);
+        },
         synced: (on) => synced!.set(on ? 1 : 0),
       };
-    } else this.metrics = { lists() {}, errors() {}, expired() {}, objects() {}, synced() {} };
+    } else this.metrics = { lists() {}, errors() {}, expired() {}, counting() {}, synced() {} };
   }
 
   get size(): number {
@@ -263,6 +270,7 @@ export class KubeInformer<T> {
     if (!this.state.stopped) return this.firstSync;
     this.state = { stopped: false };
     this.synced = false;
+    this.metrics.counting(true);
     this.firstSync = new Promise((r) => {
       this.resolveFirstSync = r;
     });
@@ -300,6 +308,7 @@ export class KubeInformer<T> {
     this.resolveFirstOutcome();
     await this.loop;
     this.metrics.synced(false);
+    this.metrics.counting(false);
     // A stopped cache is read by no one: it holds no service back.
     this.readinessGate?.release();
   }
@@ -343,7 +352,6 @@ export class KubeInformer<T> {
     else {
       this.store(key, v);
       this.versions.set(key, raw.metadata?.resourceVersion ?? '');
-      this.metrics.objects(this.cache.size);
     }
   }
 
@@ -351,7 +359,6 @@ export class KubeInformer<T> {
   remove(key: string): void {
     this.store(key, undefined);
     this.versions.delete(key);
-    this.metrics.objects(this.cache.size);
   }
 
   private emit(type: KubeInformerEvent['type'], key: string, resourceVersion: string | undefined): void {
@@ -435,7 +442,6 @@ export class KubeInformer<T> {
     this.synced = true;
     this.lastError = undefined;
     this.metrics.lists();
-    this.metrics.objects(this.cache.size);
     this.metrics.synced(true);
     this.readinessGate?.ok();
     this.resolveFirstSync();
