@@ -1,6 +1,7 @@
 import { DEFAULT_RESOURCE_MODELS } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import {
+  templatePodRequest,
   kubeClusterStatus,
   nodeView,
   podRequest,
@@ -132,6 +133,26 @@ function afterEachProbe(
     return readiness(h, at, thresholds).ready;
   });
 }
+
+describe('templatePodRequest', () => {
+  it("is a template's pod request, made once per pod spec object (a template is read by every pass)", () => {
+    const spec = {
+      initContainers: [{ resources: { requests: { cpu: '2' } } }],
+      containers: [
+        { resources: { requests: { cpu: '500m', memory: '1Gi' } } },
+        { resources: { requests: { cpu: '1' } } },
+      ],
+      overhead: { cpu: '100m' },
+    };
+    const request = templatePodRequest(spec);
+    expect(request).toEqual({ cpuMilli: 2100, memoryBytes: 1024 ** 3, pods: 1 });
+    expect(templatePodRequest(spec)).toBe(request);
+    expect(Object.isFrozen(request)).toBe(true);
+    // A changed template is a new object (an informer replaces it), read anew.
+    const changed = { ...spec, overhead: { cpu: '200m' } };
+    expect(templatePodRequest(changed)).toEqual({ cpuMilli: 2200, memoryBytes: 1024 ** 3, pods: 1 });
+  });
+});
 
 describe('readiness (Karmada --cluster-failure-threshold and --cluster-success-threshold)', () => {
   it('stays Ready until probes have failed for the failure threshold, then reports why', () => {

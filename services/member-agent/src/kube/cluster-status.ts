@@ -45,23 +45,24 @@ const NOT_REACHABLE = {
 } as const;
 
 /**
- * Pod specs' requests, by the spec object: a workload's template is read for its pods' request by every pass that looks
- * at it, and a simulated workload's pods share one spec. Keyed by identity, as ManifestCache is: objects from an
- * informer are replaced on a change, never changed in place.
+ * Pod templates' requests, by the template's pod spec object: a workload's template is read for its pods' request by
+ * every pass that looks at it. Keyed by identity, as ManifestCache is: objects from an informer are replaced on a
+ * change, never changed in place. (Not for pods or specs made for one call: a key per call costs the collector more
+ * than the request costs to compute.)
  */
-const requestOfSpec = new WeakMap<object, Resources>();
+const requestOfTemplate = new WeakMap<object, Resources>();
 
-/** A pod's effective request, as the scheduler counts it: max(sum of containers, largest init container) + overhead. */
-export function podRequest(pod: KubePod): Resources {
-  const spec = pod.spec;
-  const known = spec && requestOfSpec.get(spec);
+/** The request of each pod a template's pod spec (`spec.template.spec`) makes, computed once per spec object. */
+export function templatePodRequest(spec: NonNullable<KubePod['spec']>): Resources {
+  const known = requestOfTemplate.get(spec);
   if (known) return known;
-  const request = Object.freeze(computePodRequest(pod));
-  if (spec) requestOfSpec.set(spec, request);
+  const request = Object.freeze(podRequest({ spec }));
+  requestOfTemplate.set(spec, request);
   return request;
 }
 
-function computePodRequest(pod: KubePod): Resources {
+/** A pod's effective request, as the scheduler counts it: max(sum of containers, largest init container) + overhead. */
+export function podRequest(pod: KubePod): Resources {
   const path = `pod ${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
   const sum = (pod.spec?.containers ?? []).reduce(
     (acc, c) => addResources(acc, resourcesFrom(c.resources?.requests, `${path} requests`)),

@@ -27,7 +27,7 @@ import {
   type NodeView,
   nodeView,
   type ProbeHistory,
-  podRequest,
+  templatePodRequest,
   podView,
   probed,
   type Readiness,
@@ -1057,7 +1057,7 @@ export class KubeDriver {
     this.lastMetricsMs = nowMs;
     const namespaces = new Set<string>();
     for (const d of objects)
-      if (d.replicas !== undefined && d.podTemplate && podRequest({ spec: d.podTemplate } as KubePod).cpuMilli > 0)
+      if (d.replicas !== undefined && d.podTemplate && templatePodRequest(d.podTemplate).cpuMilli > 0)
         namespaces.add(d.ref.namespace);
     const next = new Map<string, Map<string, number> | undefined>();
     for (const ns of namespaces) {

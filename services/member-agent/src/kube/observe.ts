@@ -1,7 +1,7 @@
 import type { Condition, ForeignHorizontalPodAutoscaler, ObjectMeta, ResourceModel } from '@flotilla/api';
 import type { RawObject } from '@flotilla/kube-client';
 import { type ClusterStatusPatch, foreignHpasField, type WorkloadReport, type WorkloadUsage } from '../report-model.js';
-import { kubeClusterStatus, type KubePod, type NodeView, podRequest } from './cluster-status.js';
+import { kubeClusterStatus, type NodeView, templatePodRequest } from './cluster-status.js';
 import {
   type ApplyAction,
   type DesiredState,
@@ -173,7 +173,7 @@ export function observeWorkloads(o: WorkloadObservation): WorkloadObservations {
       continue;
     }
     const pods = podsOf(ref.namespace, view.selector);
-    const request = d.podTemplate ? podRequest({ spec: d.podTemplate } as KubePod).cpuMilli : 0;
+    const request = d.podTemplate ? templatePodRequest(d.podTemplate).cpuMilli : 0;
     const hpa = hpas.find(
       (h) => h.ref.namespace === ref.namespace && h.hpa!.target?.kind === ref.kind && h.hpa!.target?.name === ref.name,
     )?.hpa;
