@@ -63,6 +63,43 @@ describe('Informer (shared bus)', () => {
     expect(told).toEqual([0, 1, 2, 3, 4].map((i) => `upsert DaemonSet.default.barrier-${i}`));
   });
 
+  it('afterReceived: runs once the informer has handed on what its watch received, whatever another watch is at', async () => {
+    // Two watches of one bucket, each in order but not with each other: the first one's subscriber is slow, so its
+    // changes queue while the second one's, written after them, come through at once.
+    const first = new Informer<StoredObject>({ bus, bucket: 'objects', kind: 'Job' });
+    const second = new Informer<StoredObject>({ bus, bucket: 'objects', kind: 'CronJob' });
+    const told: string[] = [];
+    const firstSub = first.subscribe(async (e) => {
+      await new Promise((r) => setTimeout(r, 30));
+      told.push(e.key);
+    });
+    const seenThen: Array<{ key: string; told: number }> = [];
+    const secondSub = second.subscribe((e) => {
+      const toldAtEvent = told.length;
+      first.afterReceived(() => seenThen.push({ key: e.key, told: told.length }));
+      seenThen.push({ key: `${e.key} (at its event)`, told: toldAtEvent });
+    });
+    stops.push(
+      () => firstSub.unsubscribe(),
+      () => secondSub.unsubscribe(),
+    );
+    await Promise.all([firstSub.synced, secondSub.synced]);
+    for (let i = 0; i < 5; i++) await store.apply({ ...deploy(`after-${i}`, i), kind: 'Job' } as StoredObject);
+    await store.apply({ ...deploy('after-last', 1), kind: 'CronJob' } as StoredObject);
+    await eventually(() => (seenThen.length === 2 ? true : undefined), 10_000, 'the callback');
+    // At its own event the second informer was ahead of the first (else this test shows nothing); the callback ran
+    // only once the first had handed on all five.
+    expect(seenThen[0]).toEqual({ key: 'CronJob.default.after-last (at its event)', told: expect.any(Number) });
+    expect(seenThen[0]!.told).toBeLessThan(5);
+    expect(seenThen[1]).toEqual({ key: 'CronJob.default.after-last', told: 5 });
+    // Nothing waiting: at once.
+    let ranAtOnce = false;
+    first.afterReceived(() => {
+      ranAtOnce = true;
+    });
+    expect(ranAtOnce).toBe(true);
+  });
+
   it('logs and counts a handler that throws, and goes on with the next event', async () => {
     const registry = new Registry();
     const { logger, lines } = recordingLogger();

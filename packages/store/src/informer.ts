@@ -122,6 +122,12 @@ export class Informer<T = StoredObject> {
   private following = false;
   /** Callers of `caughtUp` waiting for a revision. */
   private readonly waiters = new RevisionWaiters();
+  /** The watch of the current session (its count of changes received), while one follows the bucket. */
+  private watch?: { getReceived(): number };
+  /** Changes of the current watch applied and handed to the subscribers. */
+  private appliedFromWatch = 0;
+  /** `afterReceived` callers: each runs once `appliedFromWatch` reaches its target. */
+  private readonly afterApplied: Array<{ target: number; run: () => void }> = [];
   private streamCreated?: string;
   private own?: Subscription;
   private readonly metrics?: InformerMetrics;
@@ -195,6 +201,32 @@ export class Informer<T = StoredObject> {
     return true;
   }
 
+  /**
+   * Runs `run` once this informer has applied, and handed its subscribers, every change its watch had received when
+   * this was called: at once when none waits. Another informer's subscriber uses it to act on what it was told only
+   * after this one has been told what was written before (two watches of one bucket are each in order, not with each
+   * other): the scheduler lets go of a binding's assumed pods once the cluster's summary that counts them is in.
+   * While the cache is being listed or rebuilt, `run` waits until it is whole; a watch that ends hands what waits on
+   * it to the next, which resumes with the changes it had not applied.
+   */
+  afterReceived(run: () => void): void {
+    const target = this.watch?.getReceived() ?? 0;
+    if (this.watch && this.afterApplied.length === 0 && this.appliedFromWatch >= target) run();
+    else this.afterApplied.push({ target, run });
+  }
+
+  /** Runs the `afterReceived` callers the watch has reached (all of them with `all`), in the order they came. */
+  private runAfterApplied(all = false): void {
+    while (this.afterApplied.length && (all || this.afterApplied[0]!.target <= this.appliedFromWatch)) {
+      const { run } = this.afterApplied.shift()!;
+      try {
+        run();
+      } catch (err) {
+        this.o.logger?.error({ err, bucket: this.bucket, kind: this.kind }, 'an afterReceived callback failed');
+      }
+    }
+  }
+
   /** Lists, delivers every object to `onEvent` as an upsert, then follows changes. Resolves once the list is delivered. */
   start(): Promise<void> {
     this.own ??= this.subscribe(this.o.onEvent ?? (() => undefined));
@@ -264,6 +296,8 @@ export class Informer<T = StoredObject> {
     this.setFollowing(false);
     run.interrupt?.(new Interruption('stopped', false));
     this.o.readiness?.set(this.gate, true);
+    // Nothing more comes: no caller waits for ever.
+    this.runAfterApplied(true);
   }
 
   private get kv(): KV {
@@ -296,6 +330,8 @@ export class Informer<T = StoredObject> {
           this.o.readiness?.set(this.gate, false, why);
           await this.relist(run, listed);
           if (run.stopped) break;
+          // The cache holds the bucket as listed now: what `afterReceived` callers waited for is in.
+          this.runAfterApplied(true);
           listed = true;
           markSynced();
         }
@@ -406,6 +442,10 @@ export class Informer<T = StoredObject> {
     void (async () => {
       for await (const s of status) if (s.type === 'disconnect') interrupt(new Interruption(DISCONNECTED, false));
     })();
+    this.watch = iter;
+    this.appliedFromWatch = 0;
+    // Callers that came between two watches and wait for nothing the new one must bring again.
+    this.runAfterApplied();
     try {
       for await (const e of iter) {
         if (run.stopped || interruption) break;
@@ -422,12 +462,21 @@ export class Informer<T = StoredObject> {
             this.setAside(key, e.revision, err);
             if (e.revision > this.lastRevision) this.lastRevision = e.revision;
             this.wake();
+            this.appliedFromWatch++;
+            this.runAfterApplied();
             continue;
           }
           await this.apply({ type: 'upsert', key, ref, value, revision: e.revision });
         } else await this.apply({ type: 'delete', key, ref, revision: e.revision });
+        this.appliedFromWatch++;
+        this.runAfterApplied();
       }
     } finally {
+      // The next watch resumes right after the last change applied, so what this one received and did not apply comes
+      // again first: each caller waits for that many of the next watch's changes (a relist lets them all go).
+      for (const w of this.afterApplied) w.target = Math.max(0, w.target - this.appliedFromWatch);
+      this.watch = undefined;
+      this.appliedFromWatch = 0;
       clearInterval(audit);
       status.stop();
       iter.stop();

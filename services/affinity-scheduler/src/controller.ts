@@ -134,6 +134,11 @@ export class AffinitySchedulerController {
   private readonly clusterMonitorGraceMs: number;
   private readonly bindings = new Map<string, Informer<CachedBinding>>();
   private readonly bindingStatus = new Map<string, Informer<BindingStatusView>>();
+  /**
+   * What each binding's status reports per cluster, as the assume cache has taken it in: after the cluster statuses
+   * received before it (see the binding status watch).
+   */
+  private readonly reported = new Map<string, Record<string, number>>();
   private readonly observed = new Map<string, ObservedSchedule>();
   /** Replicas assigned but not yet reported by their clusters, counted as used by every estimate (the assume cache). */
   private readonly assumed = new AssumedUsage();
@@ -236,9 +241,21 @@ export class AffinitySchedulerController {
           source,
           onEvent: (e: { key: string }) => this.refreshAssumed(e.key),
         })),
+        // What a binding's status reports lets go of its assumed pods, once the cluster status watch has handed on
+        // what it had received by then: the cluster's summary that counts those pods, which the status writer stored
+        // first. The two watches are each in order, not with each other: a round's hundred cluster statuses queued
+        // in one while a binding's status came through the other left its pods counted nowhere, and a burst into full
+        // clusters overcommitted them (bench/scheduler-e2e's PodsPending count).
         ...[...this.bindingStatus.values()].map((source) => ({
           source,
-          onEvent: (e: { key: string }) => this.refreshAssumed(e.key),
+          onEvent: (e: InformerEvent<BindingStatusView>) => {
+            const reported = e.type === 'upsert' ? e.value.reported : undefined;
+            this.clusterStatus.afterReceived(() => {
+              if (reported) this.reported.set(e.key, reported);
+              else this.reported.delete(e.key);
+              this.refreshAssumed(e.key);
+            });
+          },
           onChange: () => undefined,
         })),
         {
@@ -366,7 +383,8 @@ export class AffinitySchedulerController {
 
   /**
    * Recomputes one binding's assumed usage from its assignment (the one in flight, if any, else the cached spec) and
-   * what its clusters reported. Derived from informer state only, so a new leader starts with the right totals.
+   * what its clusters reported (`reported`). Derived from informer state only, so a new leader starts with the right
+   * totals.
    */
   private refreshAssumed(key: string): void {
     const kind = refFromKey(key).kind as (typeof BINDING_KINDS)[number];
@@ -382,7 +400,7 @@ export class AffinitySchedulerController {
       clusters?: AssignedReplicas[];
       replicaRequirements?: { resourceRequest?: Record<string, string | number> };
     };
-    const reported = this.bindingStatus.get(kind)?.cache.get(key)?.value.reported ?? {};
+    const reported = this.reported.get(key) ?? {};
     const request = assumableRequest(spec.replicaRequirements?.resourceRequest);
     this.assumed.set(
       key,
