@@ -290,16 +290,19 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
   const held = new Map<string, Array<{ m: JsMsg; d: DeliveredEvent }>>();
   const maxWaitMs = opts.orderAcross?.maxWaitMs ?? ORDER_ACROSS_MAX_WAIT_MS;
   let expiry: ReturnType<typeof setTimeout> | undefined;
-  const leaderBefore = (seq: number): boolean => {
+  /** The first leading event still holding the followers after it (its stream sequence; Infinity when none). */
+  const firstLeader = (): number => {
     const now = Date.now();
-    for (const [l, takenAt] of leaders) if (l < seq && now - takenAt < maxWaitMs) return true;
-    return false;
+    let first = Number.POSITIVE_INFINITY;
+    for (const [seq, takenAt] of leaders) if (seq < first && now - takenAt < maxWaitMs) first = seq;
+    return first;
   };
-  const mustWait = (d: DeliveredEvent, seq: number) => opts.orderAcross!.follows(d) && leaderBefore(seq);
+  const mustWait = (d: DeliveredEvent, seq: number, first: number) => first < seq && opts.orderAcross!.follows(d);
   /** Queues the held events whose leaders are all handled (or held them long enough), each key's in order. */
   const release = (all = false): void => {
+    const first = all ? Number.POSITIVE_INFINITY : firstLeader();
     for (const [key, events] of held) {
-      while (events.length && (all || !mustWait(events[0]!.d, events[0]!.m.seq))) {
+      while (events.length && !mustWait(events[0]!.d, events[0]!.m.seq, first)) {
         const { m, d } = events.shift()!;
         queue(key, m, d);
       }
@@ -334,7 +337,7 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       if (opts.orderAcross.leads(d)) leaders.set(m.seq, Date.now());
       const behind = held.get(key);
       if (behind) return void behind.push({ m, d });
-      if (mustWait(d, m.seq)) {
+      if (mustWait(d, m.seq, firstLeader())) {
         held.set(key, [{ m, d }]);
         expireLater();
         return;
