@@ -181,6 +181,37 @@ describe('listJson under load', () => {
   });
 });
 
+/**
+ * A consumer that orders the `<prefix>-lead…` events before the later `<prefix>-fol…` ones and records the events of
+ * `<prefix>` it handled; it holds `<prefix>-0` (a slow leader) until `openGate`.
+ */
+async function acrossConsumer(prefix: string, o: { durable: string; concurrency: number; maxWaitMs?: number }) {
+  const handled: string[] = [];
+  let openGate!: () => void;
+  const gate = new Promise<void>((r) => (openGate = r));
+  const mine = (d: DeliveredEvent) => d.event.flotillaname.startsWith(`${prefix}-`);
+  const sub = await consumeEvents(bus, {
+    durable: o.durable,
+    filter: { kind: 'Deployment' },
+    concurrency: o.concurrency,
+    orderKey: (d) => d.event.flotillaname,
+    orderAcross: {
+      leads: (d) => d.event.flotillaname.startsWith(`${prefix}-lead`),
+      follows: (d) => d.event.flotillaname.startsWith(`${prefix}-fol`),
+      maxWaitMs: o.maxWaitMs,
+    },
+    handler: async (d) => {
+      if (!mine(d)) return;
+      if (d.event.id === `${prefix}-0`) await gate;
+      handled.push(d.event.id);
+    },
+    handleBatch: async (ds) => {
+      for (const d of ds) if (mine(d)) handled.push(d.event.id);
+    },
+  });
+  return { handled, openGate, sub };
+}
+
 describe('events', () => {
   it('drops a re-published event with the same id', async () => {
     const first = await publishEvent(bus, ev('dedupe', 'fixed-id-1'));
@@ -298,28 +329,8 @@ describe('events', () => {
   });
 
   it('orderAcross: a following event waits for the leading events before it, of any key, without taking their places', async () => {
-    const handled: string[] = [];
-    let openGate!: () => void;
-    const gate = new Promise<void>((r) => (openGate = r));
-    const sub = await consumeEvents(bus, {
-      durable: 'across',
-      filter: { kind: 'Deployment' },
-      // Fewer places than held events: held ones must not take them, or the leader would never run.
-      concurrency: 2,
-      orderKey: (d) => d.event.flotillaname,
-      orderAcross: {
-        leads: (d) => d.event.flotillaname.startsWith('acr-lead'),
-        follows: (d) => d.event.flotillaname.startsWith('acr-fol'),
-      },
-      handler: async (d) => {
-        if (!d.event.flotillaname.startsWith('acr-')) return;
-        if (d.event.id === 'acr-0') await gate;
-        handled.push(d.event.id);
-      },
-      handleBatch: async (ds) => {
-        for (const d of ds) if (d.event.flotillaname.startsWith('acr-')) handled.push(d.event.id);
-      },
-    });
+    // Fewer places than held events: held ones must not take them, or the leader would never run.
+    const { handled, openGate, sub } = await acrossConsumer('acr', { durable: 'across', concurrency: 2 });
     try {
       // acr-0 leads and is slow; the followers after it wait; acr-4 (another key, not following) does not; acr-5 is
       // of a follower's key, so it waits behind that key's held event; acr-6 follows, but no leader is before it.
@@ -355,25 +366,11 @@ describe('events', () => {
   });
 
   it('orderAcross: a leading event that takes longer than maxWaitMs holds the followers no longer', async () => {
-    const handled: string[] = [];
-    let openGate!: () => void;
-    const gate = new Promise<void>((r) => (openGate = r));
-    const sub = await consumeEvents(bus, {
+    // The leader does not end (a fold failing and retried, say) until the test lets it.
+    const { handled, openGate, sub } = await acrossConsumer('acb', {
       durable: 'across-bound',
-      filter: { kind: 'Deployment' },
       concurrency: 4,
-      orderKey: (d) => d.event.flotillaname,
-      orderAcross: {
-        leads: (d) => d.event.flotillaname.startsWith('acb-lead'),
-        follows: (d) => d.event.flotillaname.startsWith('acb-fol'),
-        maxWaitMs: 300,
-      },
-      handler: async (d) => {
-        if (!d.event.flotillaname.startsWith('acb-')) return;
-        // The leader does not end (a fold failing and retried, say) until the test lets it.
-        if (d.event.id === 'acb-0') await gate;
-        handled.push(d.event.id);
-      },
+      maxWaitMs: 300,
     });
     try {
       await publishEvent(bus, ev('acb-lead-1', 'acb-0'));

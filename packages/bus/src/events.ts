@@ -290,17 +290,19 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
   const held = new Map<string, Array<{ m: JsMsg; d: DeliveredEvent }>>();
   const maxWaitMs = opts.orderAcross?.maxWaitMs ?? ORDER_ACROSS_MAX_WAIT_MS;
   let expiry: ReturnType<typeof setTimeout> | undefined;
-  /** The first leading event still holding the followers after it (its stream sequence; Infinity when none). */
-  const firstLeader = (): number => {
+  /**
+   * The first leading event still holding the followers after it: the earliest taken and not handled, within its
+   * hold. Leaders are taken in stream order, so it is also the one whose hold runs out first.
+   */
+  const firstLeader = (): { seq: number; takenAt: number } | undefined => {
     const now = Date.now();
-    let first = Number.POSITIVE_INFINITY;
-    for (const [seq, takenAt] of leaders) if (seq < first && now - takenAt < maxWaitMs) first = seq;
-    return first;
+    for (const [seq, takenAt] of leaders) if (now - takenAt < maxWaitMs) return { seq, takenAt };
+    return undefined;
   };
   const mustWait = (d: DeliveredEvent, seq: number, first: number) => first < seq && opts.orderAcross!.follows(d);
   /** Queues the held events whose leaders are all handled (or held them long enough), each key's in order. */
   const release = (all = false): void => {
-    const first = all ? Number.POSITIVE_INFINITY : firstLeader();
+    const first = all ? Number.POSITIVE_INFINITY : (firstLeader()?.seq ?? Number.POSITIVE_INFINITY);
     for (const [key, events] of held) {
       while (events.length && !mustWait(events[0]!.d, events[0]!.m.seq, first)) {
         const { m, d } = events.shift()!;
@@ -312,17 +314,14 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
   };
   /** While events are held, looks again when the oldest leader's hold runs out. */
   const expireLater = (): void => {
-    if (expiry || !held.size) return;
-    const now = Date.now();
-    const holding = [...leaders.values()].filter((takenAt) => now - takenAt < maxWaitMs);
-    if (!holding.length) return;
-    const oldest = Math.min(...holding);
+    const first = expiry || !held.size ? undefined : firstLeader();
+    if (!first) return;
     expiry = setTimeout(
       () => {
         expiry = undefined;
         release();
       },
-      Math.max(0, oldest + maxWaitMs - now) + 1,
+      Math.max(0, first.takenAt + maxWaitMs - Date.now()) + 1,
     );
     expiry.unref();
   };
@@ -337,7 +336,7 @@ export async function consumeEvents(bus: Bus, opts: ConsumeOptions): Promise<Sub
       if (opts.orderAcross.leads(d)) leaders.set(m.seq, Date.now());
       const behind = held.get(key);
       if (behind) return void behind.push({ m, d });
-      if (mustWait(d, m.seq, firstLeader())) {
+      if (mustWait(d, m.seq, firstLeader()?.seq ?? Number.POSITIVE_INFINITY)) {
         held.set(key, [{ m, d }]);
         expireLater();
         return;
