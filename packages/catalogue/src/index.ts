@@ -28,6 +28,8 @@ export const Controllers = {
   replicaOwners: 'replica-owners',
   /** member-agent (kube driver): what the bindings assign to its real member cluster applied there and reported. */
   kubeMember: 'kube-member',
+  /** member-agent: each member cluster's API server probed, its readiness and lease kept (Karmada's cluster status). */
+  memberClusterStatus: 'member-cluster-status',
   /** kube-bridge: a host API server's objects mirrored in, status written back. */
   kubeBridge: 'kube-bridge',
   /** kube-bridge: Flotilla's Kubernetes-style events written to the host as core/v1 Events. */
@@ -157,7 +159,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['events', 'leases', 'usage', 'metrics'], subscribe: [] },
     redis: true,
     queues: [],
-    controllers: [Controllers.kubeMember],
+    controllers: [Controllers.kubeMember, Controllers.memberClusterStatus],
     optional: false,
   },
   'affinity-scheduler': {

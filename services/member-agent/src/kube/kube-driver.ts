@@ -2,13 +2,11 @@ import { type ClusterSpec, effectiveResourceModels, type ReservedNamespaces, typ
 import { type Bus, publishEvent } from '@flotilla/bus';
 import { Controllers } from '@flotilla/catalogue';
 import { type Controller, defineController, type InvolvesObjects } from '@flotilla/controller';
-import { type KubeInformer, type ReadinessSink, statusOf } from '@flotilla/kube-client';
+import type { KubeInformer, ReadinessSink } from '@flotilla/kube-client';
 import type { Clock } from '@flotilla/runtime';
 import { type Informer, Informers, objectKey, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { Registry } from 'prom-client';
 import { type AgentLogger, bindingStatusForAgent, withoutPlacement } from '../agent-projections.js';
-import { ClusterLeases } from '../cluster-lease.js';
-import { ClusterMetrics } from '../cluster-metrics.js';
 import { type BindingUsage, MemberUsageWriter } from '../member-usage.js';
 import {
   type BindingRef,
@@ -21,18 +19,8 @@ import {
 import { bindingKey, type Report, ReportBook, readyReasonIsExpiry, targetClusterNames } from '../reports.js';
 import type { UsageRecorder } from '../usage-recorder.js';
 import type { WorkloadUsageGauge } from '../usage-metrics.js';
-import {
-  type KubeNode,
-  type KubePod,
-  type NodeView,
-  nodeView,
-  type ProbeHistory,
-  templatePodRequest,
-  podView,
-  probed,
-  type Readiness,
-  readiness,
-} from './cluster-status.js';
+import { type KubeNode, type KubePod, type NodeView, nodeView, podView, templatePodRequest } from './cluster-status.js';
+import { ClusterStatusController } from './cluster-status-controller.js';
 import { BindingRouter } from './binding-router.js';
 import { KeyRouter } from './key-router.js';
 import type { MemberClusterApi } from './kube-api.js';
@@ -220,21 +208,21 @@ export class MemberWriteError extends Error implements InvolvesObjects {
 }
 
 /**
- * The `kube` driver: one agent per real member cluster. It probes the API server (`/readyz`, version), keeps
- * informers on nodes, pods, namespaces and the kinds it applies, applies what the bindings assign to its cluster by
- * server-side apply, removes what is no longer assigned, and reports the Cluster's status and each binding's
- * workload the way the sim driver does (through the same ReportBook).
+ * A member cluster's driver, real or simulated (`SimulatedFleet` runs one per simulated cluster), as two controllers
+ * of the kit keyed by its Cluster. ClusterStatusController probes the API server (`/readyz`, version) and keeps the
+ * cluster's readiness and lease. The execution controller (KUBE_MEMBER_CONTROLLER) keeps informers on nodes, pods,
+ * namespaces and the kinds it applies, applies what the bindings assign to its cluster by server-side apply, removes
+ * what is no longer assigned, and reports the Cluster's capacity and each binding's workload (through the ReportBook).
  *
- * A controller of the kit (KUBE_MEMBER_CONTROLLER) with one key, its Cluster: every change on either side (the
- * process's shared informers on the bindings, their templates and statuses and the Clusters; the member informers),
- * a change of readiness and a periodic resync queue it, and one reconcile does the whole cluster: plan
- * (planMemberWrites), write (MemberWriter), observe (observeWorkloads, observeCluster), publish. Writes that fail are
- * reported in the bindings' status, and the reconcile then fails with a MemberWriteError: retried with backoff, a
- * Warning event on each binding concerned, `flotilla_reconcile_total{controller="kube-member",result="error"}`.
+ * A change on either side (the process's shared informers on the bindings, their templates and statuses and the
+ * Clusters; the member informers), a change of readiness and a periodic resync queue a pass, and one reconcile passes
+ * over the bindings that changed (or the cluster's whole share): plan (planMemberWrites), write (MemberWriter), observe
+ * (observeWorkloads, observeCluster), publish. Writes that fail are reported in the bindings' status, and the reconcile
+ * then fails with a MemberWriteError: retried with backoff, a Warning event on each binding concerned,
+ * `flotilla_reconcile_total{controller="kube-member",result="error"}`.
  */
 export class KubeDriver {
   private readonly book = new ReportBook('flotilla/member-agent/kube');
-  private readonly metrics: ClusterMetrics;
   private readonly registry: Registry;
   private readonly informers: Informers;
   private readonly bindings: Array<Informer<StoredObject>>;
@@ -253,15 +241,11 @@ export class KubeDriver {
   private readonly managed = new Map<string, KubeInformer<MemberObjectView>>();
   /** Kinds a binding asks for that the member cluster does not serve (or refused to list), with why. */
   private readonly unservedKinds = new Map<string, string>();
-  private history: ProbeHistory = {};
   /**
    * Readiness as of the last probe. A change is what triggers a reconcile; it must be compared with the last state
    * seen, not recomputed from the old history at the new time (that hides the pending -> not Ready step, and NotReady
    * then waited for the next resync).
    */
-  private readyState: Readiness['ready'] = true;
-  private version: string | undefined;
-  private lastPatch: ClusterStatusPatch | undefined;
   /** The bindings (by store key) that assigned this cluster at the last pass: their changes wake it. */
   private assignedKeys = new Set<string>();
   /**
@@ -298,7 +282,6 @@ export class KubeDriver {
   private stopped = false;
   /** Ends this driver's routes of binding changes (BindingRouter). */
   private unroute: (() => void) | undefined;
-  private probeTimer: NodeJS.Timeout | undefined;
   /** Bindings (store keys) that changed since the pass that last looked at them, here or in the member cluster. */
   private readonly dirty = new Set<string>();
   /** While a pass over some bindings runs: which, and whether it observed the member cluster yet. */
@@ -323,13 +306,9 @@ export class KubeDriver {
   private roundTaken: Set<string> | undefined;
   /** The round's hold on the driver's next pass, taken when the round queued it (the pass itself may start later). */
   private roundTicket: PassReports | undefined;
-  private probing: Promise<void> | undefined;
-  private readonly leases: ClusterLeases;
+  /** Probes, readiness and the lease (Karmada's cluster status controller, keyed by this Cluster). */
+  private readonly health: ClusterStatusController;
   private readonly usageWriter: MemberUsageWriter;
-  /** Whether a reconcile got its reports out: the lease is renewed only from then on (not by an agent stuck before). */
-  private posted = false;
-  /** The last lease renewal error, logged when it changes rather than every probe. */
-  private leaseError: string | undefined;
   /** Settles when the first reconcile ended (what `start` waits for, not the passes its own writes queue). */
   private firstPass: Promise<void>;
   private firstPassDone!: () => void;
@@ -339,13 +318,6 @@ export class KubeDriver {
     this.firstPass = new Promise((r) => {
       this.firstPassDone = r;
     });
-    this.metrics = ClusterMetrics.of(this.registry);
-    for (const [name, v] of [
-      ['pollMs', opts.pollMs],
-      ['failureThresholdMs', opts.failureThresholdMs],
-      ['successThresholdMs', opts.successThresholdMs],
-    ] as const)
-      if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name}: expected an integer >= 0, got ${v}`);
     this.writer = new MemberWriter({
       cluster: opts.clusterName,
       api: opts.api,
@@ -354,12 +326,6 @@ export class KubeDriver {
       registry: this.registry,
     });
     this.manifests = opts.manifests ?? new ManifestCache();
-    this.leases = new ClusterLeases({
-      bus: opts.bus,
-      clock: opts.clock,
-      driver: opts.leaseDriver ?? 'kube',
-      renewIntervalMs: opts.leaseRenewMs,
-    });
     this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
     this.informers = opts.informers ?? new Informers({ bus: opts.bus, registry: this.registry });
     this.key = objectKey({ kind: 'Cluster', name: opts.clusterName });
@@ -374,6 +340,22 @@ export class KubeDriver {
         this.informers.status(kind, { name: 'bindingStatusForAgent', project: bindingStatusForAgent }),
       );
     this.clusterModels = this.informers.objects('Cluster', MEMBER_CLUSTER_VIEW);
+    this.health = new ClusterStatusController({
+      clusterName: opts.clusterName,
+      api: opts.api,
+      bus: opts.bus,
+      clock: opts.clock,
+      logger: opts.logger,
+      registry: this.registry,
+      clusters: this.clusterModels,
+      pollMs: opts.pollMs,
+      failureThresholdMs: opts.failureThresholdMs,
+      successThresholdMs: opts.successThresholdMs,
+      ...(opts.leaseRenewMs !== undefined ? { leaseRenewMs: opts.leaseRenewMs } : {}),
+      ...(opts.leaseDriver !== undefined ? { leaseDriver: opts.leaseDriver } : {}),
+      onReadinessChange: () => this.kick(),
+      onAnswersAgain: () => this.wakeInformers(),
+    });
     const backoff = opts.backoff ?? KUBE_DRIVER_DEFAULTS.backoff;
     this.controller = defineController({
       name: KUBE_MEMBER_CONTROLLER,
@@ -419,13 +401,8 @@ export class KubeDriver {
   private readonly podsWithLabel: PodsWithLabel = (namespace, label) =>
     this.pods?.byIndex(POD_LABEL_INDEX.name, POD_LABEL_INDEX.valueOf(namespace, label)) ?? [];
 
-  /** This cluster on /metrics (ClusterMetrics), while the driver runs. */
-  private readonly reported = (): Iterable<[string, ClusterStatusPatch]> =>
-    this.lastPatch ? [[this.cluster, this.lastPatch]] : [];
-
   /** Probes, fills the caches and reconciles once, then follows changes until `stop`. */
   async start(): Promise<void> {
-    this.metrics.report(this.reported);
     // The bindings that assign this cluster now, or did before (one that left it is reported removed).
     const routes = this.bindings.map((informer) =>
       // The router calls only for a binding that names this cluster now or did before: either way a pass looks.
@@ -449,21 +426,18 @@ export class KubeDriver {
       this.templateWatches.clear();
     };
     await Promise.all([...routes.map((r) => r.synced), ...statuses.map((s) => s.synced)]);
-    await this.probe();
+    await this.health.start();
     await this.controller.start();
     await this.firstPass;
-    this.scheduleProbe(this.opts.pollMs);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.unroute?.();
-    this.metrics.forget(this.reported);
-    if (this.probeTimer) clearTimeout(this.probeTimer);
     for (const finish of [...this.finishes]) finish();
     this.roundTicket?.end();
     this.roundTicket = undefined;
-    await this.probing?.catch(() => undefined);
+    await this.health.stop();
     await this.controller.stop();
     // After the last pass (which may have followed another kind): the template informers are let go.
     for (const t of this.templates.values()) t.release();
@@ -553,63 +527,6 @@ export class KubeDriver {
     }
   }
 
-  private scheduleProbe(ms: number): void {
-    if (this.stopped) return;
-    if (this.probeTimer) clearTimeout(this.probeTimer);
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = undefined;
-      void this.probe();
-    }, ms);
-  }
-
-  /** Probes `/readyz` (and the version once per recovery); a change of readiness triggers a reconcile. */
-  private probe(): Promise<void> {
-    if (this.probing) return this.probing;
-    this.probing = (async () => {
-      let result: 'ok' | 'unhealthy' | 'unreachable';
-      let why: string | undefined;
-      try {
-        result = (await this.opts.api.readyz()) ? 'ok' : 'unhealthy';
-        if (result === 'unhealthy') why = this.opts.api.unhealthyReason?.();
-        if (result === 'ok' && (this.version === undefined || this.history.failingSinceMs !== undefined))
-          this.version = await this.opts.api.version();
-      } catch (err) {
-        this.opts.logger.warn({ err: statusOf(err).message, cluster: this.cluster }, 'member cluster did not answer');
-        result = 'unreachable';
-      }
-      const before = this.readyState;
-      const answersAgain = result === 'ok' && this.history.failingSinceMs !== undefined;
-      this.history = probed(this.history, result, this.opts.clock.now().getTime(), this.opts, why);
-      const now = readiness(this.history, this.opts.clock.now().getTime(), this.opts);
-      this.readyState = now.ready;
-      // Informers waiting out their backoff list at once, so the caches are fresh when the cluster is Ready again.
-      if (answersAgain) this.wakeInformers();
-      if (now.ready !== before) this.kick();
-      // While a threshold runs, look again right when it ends, so NotReady (or Ready again) comes on time.
-      const recheckInMs = now.ready === true ? undefined : now.recheckInMs;
-      this.scheduleProbe(recheckInMs === undefined ? this.opts.pollMs : Math.min(this.opts.pollMs, recheckInMs));
-      if (this.posted && !this.stopped) await this.renewLease();
-    })().finally(() => {
-      this.probing = undefined;
-    });
-    return this.probing;
-  }
-
-  /** The heartbeat: this agent is alive and posting the cluster's status (whether the cluster answers or not). */
-  private async renewLease(): Promise<void> {
-    try {
-      await this.leases.renew([this.cluster]);
-      if (this.leaseError !== undefined)
-        this.opts.logger.info({ cluster: this.cluster }, 'cluster lease renewed again');
-      this.leaseError = undefined;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (message !== this.leaseError)
-        this.opts.logger.warn({ cluster: this.cluster, err: message }, 'cluster lease not renewed; retrying');
-      this.leaseError = message;
-    }
-  }
-
   /** What every member informer is given: changes queue a reconcile, errors probe, expiries are logged. */
   private informerOptions(what: string) {
     return {
@@ -632,7 +549,7 @@ export class KubeDriver {
   /** An informer that failed (a broken watch) may mean the API server stopped: probe now rather than later. */
   private onInformerError(what: string, err: Error): void {
     this.opts.logger.warn({ err: err.message, cluster: this.cluster, informer: what }, 'member informer failed');
-    if (!this.probing) void this.probe();
+    this.health.probeNow();
   }
 
   /** The member API server answers again: informers waiting out their backoff list at once. */
@@ -856,7 +773,7 @@ export class KubeDriver {
 
   /** A pass that skips samples the usage of the last whole pass (UsageRecorder's interval). */
   private async sampleUsage(): Promise<void> {
-    if (readiness(this.history, this.opts.clock.now().getTime(), this.opts).ready === true)
+    if (this.health.readiness(this.opts.clock.now().getTime()).ready === true)
       await this.opts.usageRecorder?.maybeRecord(this.lastUsage, this.opts.clock.now());
   }
 
@@ -918,7 +835,7 @@ export class KubeDriver {
     for (const [key, template] of templateNow) this.setTemplateOf(key, template);
     const nowMs = this.opts.clock.now().getTime();
     // 2. Readiness.
-    const ready = readiness(this.history, nowMs, this.opts);
+    const ready = this.health.readiness(nowMs);
     let current = new Map<string, WorkloadReport>();
     let usage: WorkloadUsage[] = [];
     /** binding (formatBindingRef) → its ready pods' CPU here, in millicores. */
@@ -971,7 +888,7 @@ export class KubeDriver {
       });
       ({ reports: current, usage, cpuByBinding } = seen);
       patch = observeCluster({
-        version: this.version,
+        version: this.health.version,
         nodes: this.nodes,
         pods: this.pods,
         hpas: this.managed.get(HPA_KIND),
@@ -1038,8 +955,7 @@ export class KubeDriver {
     if (pass) await pass.publish(reports, stopped);
     else await publishReports({ bus: this.opts.bus, reports, stopped });
     if (this.stopped) return false;
-    this.posted = true;
-    if (patch?.resourceSummary || ready.ready === false) this.lastPatch = patch;
+    this.health.posted(patch?.resourceSummary || ready.ready === false ? patch : undefined);
     // Not ready: what was written is deleted, as a lost cluster's usage is not known.
     await this.usageWriter.publish(bindingUsage);
     if (ready.ready === true) {
