@@ -378,6 +378,21 @@ try {
   const passSkips = Number(
     /^flotilla_reconcile_pass_skips_total\{controller="scheduling"[^}]*\} (\d+)$/m.exec(schedulerMetrics)?.[1] ?? 0,
   );
+  // The member side's work as counts: the kube driver's passes (reconciles of kube-member) and the bindings they looked
+  // at, each look being desired objects, a plan, an observation and a report for one binding in one cluster.
+  const agentPort = s.suite.processes.find((p) => p.name === 'member-agent')?.httpPort;
+  const agentMetrics = await (await fetch(`http://127.0.0.1:${agentPort}/metrics`)).text();
+  const memberPasses = [
+    ...agentMetrics.matchAll(/^flotilla_reconcile_total\{controller="kube-member",[^}]*\} (\d+)$/gm),
+  ].reduce((sum, [, n]) => sum + Number(n), 0);
+  const looksByPass = [
+    ...agentMetrics.matchAll(/^flotilla_kube_member_binding_looks_total\{[^}]*pass="(\w+)"[^}]*\} (\d+)$/gm),
+  ].map(([, pass, n]) => [pass!, Number(n)] as const);
+  // A usage read is no look: pod metrics due, a binding's usage is read again from its pods alone.
+  const looks = looksByPass.filter(([pass]) => pass !== 'usage');
+  const bindingLooks = looks.reduce((sum, [, n]) => sum + n, 0);
+  const usageReads = looksByPass.find(([pass]) => pass === 'usage')?.[1] ?? 0;
+  const perBinding = (n: number) => (n / (BINDINGS + 2 * PACED)).toFixed(2);
   // Why each term ended ("deadline": no renewal answered in time, "lost": another holder), to tell a starved
   // process from a Redis that answered late.
   const demotions = s.logs
@@ -433,6 +448,10 @@ try {
       [
         'scheduling reconciles',
         `${reconciles} (${BINDINGS + 2 * PACED} bindings: ${(reconcileTotal / (BINDINGS + 2 * PACED)).toFixed(2)} per binding; resync passes left ${passSkips} kept bindings alone)`,
+      ],
+      [
+        'member passes',
+        `${fmt(memberPasses)} passes looked at ${fmt(bindingLooks)} bindings (${BINDINGS + 2 * PACED} bindings: ${perBinding(bindingLooks)} looks per binding over all its clusters: ${looks.map(([pass, n]) => `${pass} ${perBinding(n)}`).join(', ')}; usage read again ${perBinding(usageReads)} per binding without a look; ${CLUSTERS} clusters, from the start)`,
       ],
       [
         'scheduler leadership lost',

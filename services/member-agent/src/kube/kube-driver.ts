@@ -5,7 +5,7 @@ import { type Controller, defineController, type InvolvesObjects } from '@flotil
 import type { KubeInformer, ReadinessSink } from '@flotilla/kube-client';
 import type { Clock } from '@flotilla/runtime';
 import { type Informer, Informers, objectKey, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
-import { Registry } from 'prom-client';
+import { type Counter, Registry } from 'prom-client';
 import { type AgentLogger, bindingStatusForAgent, withoutPlacement } from '../agent-projections.js';
 import { type BindingUsage, MemberUsageWriter } from '../member-usage.js';
 import {
@@ -23,6 +23,7 @@ import { type KubeNode, type KubePod, type NodeView, nodeView, podView, template
 import { ClusterStatusController } from './cluster-status-controller.js';
 import { BindingRouter } from './binding-router.js';
 import { KeyRouter } from './key-router.js';
+import { kubeDriverMetrics } from './kube-metrics.js';
 import type { MemberClusterApi } from './kube-api.js';
 import { type DesiredObject, desiredMemberObjects, formatBindingRef, ManifestCache } from './member-objects.js';
 import { DEFAULT_WRITE_LIMITS, type FailedWrite, MemberWriter, type WriteLimits } from './member-writer.js';
@@ -34,6 +35,10 @@ import {
   observeCluster,
   observeWorkloads,
   planMemberWrites,
+  podsSelected,
+  type UsageSource,
+  type WorkloadUsed,
+  workloadUsage,
   POD_LABEL_INDEX,
   type PodsWithLabel,
 } from './observe.js';
@@ -292,7 +297,9 @@ export class KubeDriver {
   /** The bindings (store keys) placing a HorizontalPodAutoscaler here: every pass looks at them. */
   private readonly hpaBindings = new Set<string>();
   /** By binding (store key): its usage here as of the pass that last looked at it. */
-  private readonly usageOf = new Map<string, { binding?: BindingUsage; workload?: WorkloadUsage }>();
+  private readonly usageOf = new Map<string, { binding: BindingUsage; workload: WorkloadUsage }>();
+  /** By binding (store key): where its workload's usage is read from (`refreshUsage`), for a workload requesting CPU. */
+  private readonly usageSources = new Map<string, UsageSource>();
   private looks = 0;
   /** A round (or reconcileNow) asked for the next pass: with rounds, other reconciles join the next round instead. */
   private passAsked = false;
@@ -309,6 +316,7 @@ export class KubeDriver {
   /** Probes, readiness and the lease (Karmada's cluster status controller, keyed by this Cluster). */
   private readonly health: ClusterStatusController;
   private readonly usageWriter: MemberUsageWriter;
+  private readonly looksCounter: Counter<'pass'>;
   /** Settles when the first reconcile ended (what `start` waits for, not the passes its own writes queue). */
   private firstPass: Promise<void>;
   private firstPassDone!: () => void;
@@ -326,6 +334,7 @@ export class KubeDriver {
       registry: this.registry,
     });
     this.manifests = opts.manifests ?? new ManifestCache();
+    this.looksCounter = kubeDriverMetrics(this.registry).bindingLooks;
     this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
     this.informers = opts.informers ?? new Informers({ bus: opts.bus, registry: this.registry });
     this.key = objectKey({ kind: 'Cluster', name: opts.clusterName });
@@ -496,8 +505,8 @@ export class KubeDriver {
     this.finishes.add(finish);
     rounds.join(() => {
       this.joined = false;
-      // What a pass saw while waiting for the round (its own writes' echo) needs no other; pod metrics due are read.
-      if (this.stopped || !(this.hasWork() || this.metricsDue(this.opts.clock.now().getTime()))) {
+      // What a pass saw while waiting for the round (its own writes' echo) needs no other.
+      if (this.stopped || !this.hasWork()) {
         finish();
         return undefined;
       }
@@ -712,28 +721,37 @@ export class KubeDriver {
       ticket?.end();
       return;
     }
-    const metricsDue = this.metricsDue(this.opts.clock.now().getTime());
+    const nowMs = this.opts.clock.now().getTime();
+    // Pod metrics due: the usage of every binding looked at before is read again from its workload's pods, without a
+    // look at the bindings (their reports do not depend on metrics). The first pass reads them itself.
+    if (this.tracked !== undefined && this.metricsDue(nowMs))
+      try {
+        await this.refreshUsage(nowMs);
+      } catch (err) {
+        ticket?.end();
+        throw err;
+      }
     // With rounds, only a round's pass (or the first, which `start` waits for) looks: a resync or a retry that finds
     // something to do joins the next round, so the passes of a binding's clusters report together.
     const asked = this.passAsked;
     this.passAsked = false;
     if (this.opts.rounds && !asked && this.tracked !== undefined) {
       ticket?.end();
-      if (this.hasWork() || metricsDue) this.joinRound(this.opts.rounds);
+      if (this.hasWork()) this.joinRound(this.opts.rounds);
       else await this.sampleUsage();
       return;
     }
-    if (!this.hasWork() && !metricsDue) {
+    if (!this.hasWork()) {
       ticket?.end();
       await this.sampleUsage();
       return;
     }
     // The cluster's whole share, or only the bindings that changed (and every member HPA's binding, which decides
     // whose replicas the HPA owns): whole on the first pass, after a change of readiness, of the Cluster or of what
-    // the member cluster holds apart from the bindings' own objects, and when pod metrics are due.
+    // the member cluster holds apart from the bindings' own objects (PassReason).
     const pending = this.roundTaken ?? this.dirty;
-    const whole = this.tracked === undefined || this.unseen() || metricsDue || this.touchesHpa(pending);
-    const scope = whole ? undefined : new Set([...pending, ...this.hpaBindings]);
+    const why = this.passReason(pending);
+    const scope = why === 'changed' ? new Set([...pending, ...this.hpaBindings]) : undefined;
     const taken = [...pending];
     if (this.roundTaken) this.roundTaken = undefined;
     else this.dirty.clear();
@@ -742,13 +760,22 @@ export class KubeDriver {
     const pass = ticket ?? this.opts.rounds?.beginOutside();
     let done = false;
     try {
-      done = await this.passOver(scope, seen, pass);
+      done = await this.passOver(scope, seen, why, pass);
       if (done) this.seen = seen;
     } finally {
       pass?.end();
       this.passScope = undefined;
       if (!done) for (const key of taken) this.dirty.add(key);
     }
+  }
+
+  /** Why the pass looks at the cluster's whole share (the first reason that holds), or `changed` when it need not. */
+  private passReason(pending: ReadonlySet<string>): PassReason {
+    if (this.tracked === undefined) return 'first';
+    if (this.changes.inputs !== this.seen.inputs) return 'inputs';
+    if (this.changes.member !== this.seen.member) return 'member';
+    if (this.touchesHpa(pending)) return 'hpa';
+    return 'changed';
   }
 
   /** Whether a change came that no pass saw yet. */
@@ -795,6 +822,7 @@ export class KubeDriver {
   private async passOver(
     scope: ReadonlySet<string> | undefined,
     marks: { inputs: number; member: number },
+    why: PassReason,
     pass?: PassReports,
   ): Promise<boolean> {
     // 1. Desired: of the cluster's share, or of the bindings in `scope` (store keys). A look at the whole share leaves
@@ -810,6 +838,7 @@ export class KubeDriver {
       : this.bindingsToLookAt(deferred);
     this.passScope = { keys: scope ?? { has: () => true }, observed: false };
     this.looks += bindings.length;
+    this.looksCounter.inc({ pass: why }, bindings.length);
     await this.followTemplates(bindings);
     const desired = desiredMemberObjects({
       cluster: this.cluster,
@@ -837,9 +866,9 @@ export class KubeDriver {
     // 2. Readiness.
     const ready = this.health.readiness(nowMs);
     let current = new Map<string, WorkloadReport>();
-    let usage: WorkloadUsage[] = [];
-    /** binding (formatBindingRef) → its ready pods' CPU here, in millicores. */
-    let cpuByBinding = new Map<string, number>();
+    /** By binding (formatBindingRef): its workload's usage here, and where it is read from. */
+    let usage = new Map<string, WorkloadUsed>();
+    let usageSources = new Map<string, UsageSource>();
     let patch: ClusterStatusPatch | undefined;
     let failed: FailedWrite[] = [];
     if (ready.ready === false) {
@@ -875,7 +904,8 @@ export class KubeDriver {
       // 4. Observe.
       marks.member = this.changes.member;
       if (this.passScope) this.passScope.observed = true;
-      await this.refreshPodMetrics(desired.objects, nowMs);
+      // A whole look reads pod metrics when due (the first pass; later ones read them in `refreshUsage`).
+      if (!scope) await this.refreshPodMetrics(namespacesRequestingCpu(desired.objects), nowMs);
       const seen = observeWorkloads({
         cluster: this.cluster,
         desired,
@@ -886,7 +916,7 @@ export class KubeDriver {
         pods: this.podsWithLabel,
         podCpu: this.podCpu,
       });
-      ({ reports: current, usage, cpuByBinding } = seen);
+      ({ reports: current, usage, usageSources } = seen);
       patch = observeCluster({
         version: this.health.version,
         nodes: this.nodes,
@@ -911,21 +941,17 @@ export class KubeDriver {
     const tracked = scope ? (this.tracked ?? new Set<string>()) : new Set<string>();
     if (scope) for (const key of scope) tracked.delete(key);
     else for (const key of deferred ?? []) if (this.tracked?.has(key)) tracked.add(key);
-    if (!scope) {
-      for (const key of this.usageOf.keys()) if (!deferred?.has(key)) this.usageOf.delete(key);
-    } else for (const key of scope) this.usageOf.delete(key);
-    const usageOfWorkload = new Map(usage.map((u) => [`${u.kind}/${u.namespace}/${u.workload}`, u]));
+    for (const kept of [this.usageOf, this.usageSources])
+      if (!scope) {
+        for (const key of kept.keys()) if (!deferred?.has(key)) kept.delete(key);
+      } else for (const key of scope) kept.delete(key);
     const byRef = bindings.map((b) => ({ b, ref: refOf(b), key: formatBindingRef(refOf(b)) }));
     for (const { b, ref, key: mark } of byRef.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))) {
       present.add(bindingKey(ref));
-      const cpu = cpuByBinding.get(mark);
-      const member = desired.assigned.get(mark)?.ref;
-      const workload = member ? usageOfWorkload.get(`${member.kind}/${member.namespace}/${member.name}`) : undefined;
-      if (cpu !== undefined || workload)
-        this.usageOf.set(objectKey(ref), {
-          ...(cpu !== undefined ? { binding: { ref, cluster: this.cluster, cpuUsageMilli: cpu } } : {}),
-          ...(workload ? { workload } : {}),
-        });
+      const key = objectKey(ref);
+      const source = usageSources.get(mark);
+      if (source) this.usageSources.set(key, source);
+      this.setUsage(key, ref, usage.get(mark));
       const report = current.get(mark);
       const out = this.book.workloadReports({
         ref,
@@ -936,7 +962,6 @@ export class KubeDriver {
         statusOf: this.statusOf,
       });
       reports.push(...out);
-      const key = objectKey(ref);
       if (report || out.length > 0 || this.assignedKeys.has(key) || this.book.remembers(ref)) tracked.add(key);
     }
     if (!scope) {
@@ -944,37 +969,73 @@ export class KubeDriver {
       this.book.forgetGone(owned, present);
     }
     this.tracked = tracked;
-    const bindingUsage: BindingUsage[] = [];
-    usage = [];
-    for (const u of this.usageOf.values()) {
-      if (u.binding) bindingUsage.push(u.binding);
-      if (u.workload) usage.push(u.workload);
-    }
-    this.lastUsage = usage;
     const stopped = () => this.stopped;
     if (pass) await pass.publish(reports, stopped);
     else await publishReports({ bus: this.opts.bus, reports, stopped });
     if (this.stopped) return false;
     this.health.posted(patch?.resourceSummary || ready.ready === false ? patch : undefined);
-    // Not ready: what was written is deleted, as a lost cluster's usage is not known.
-    await this.usageWriter.publish(bindingUsage);
-    if (ready.ready === true) {
-      this.opts.usageGauge?.update(usage, this.cluster);
-      await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
-    }
+    await this.publishUsage(ready.ready === true);
     // 6. What the member cluster refused is in the bindings' status; the kit retries it and records the events.
     if (failed.length > 0) throw new MemberWriteError(this.cluster, failed);
     return true;
   }
 
-  /** Reads pod CPU usage of the namespaces of workloads with CPU requests, once per metrics period. */
-  private async refreshPodMetrics(objects: readonly DesiredObject[], nowMs: number): Promise<void> {
+  /** A binding's usage here as last read (none: its workload has no usage here, or the binding left). */
+  private setUsage(key: string, ref: BindingRef, used: WorkloadUsed | undefined): void {
+    if (used)
+      this.usageOf.set(key, {
+        binding: { ref, cluster: this.cluster, cpuUsageMilli: used.cpuMilli },
+        workload: used.usage,
+      });
+    else this.usageOf.delete(key);
+  }
+
+  /**
+   * Pod metrics are due: each binding looked at before has its workload's usage read again from the pods its member
+   * object selects now, and the usage is published; the bindings themselves are not looked at. Nothing is read while
+   * the cluster is not Ready (its last pass reported it so, and removed its usage).
+   */
+  private async refreshUsage(nowMs: number): Promise<void> {
+    if (this.health.readiness(nowMs).ready !== true || !this.pods) return;
+    const namespaces = new Set<string>();
+    for (const source of this.usageSources.values()) namespaces.add(source.ref.namespace);
+    await this.refreshPodMetrics(namespaces, nowMs);
+    for (const [key, source] of this.usageSources) {
+      const { ref } = source;
+      const view = this.managed.get(kindKey(ref))?.cache.get(`${ref.namespace}/${ref.name}`);
+      const pods = view?.binding === undefined ? [] : podsSelected(this.podsWithLabel, ref.namespace, view.selector);
+      this.setUsage(
+        key,
+        bindingRefOfKey(key),
+        workloadUsage({ cluster: this.cluster, source, pods, podCpu: this.podCpu }),
+      );
+    }
+    this.looksCounter.inc({ pass: 'usage' }, this.usageSources.size);
+    await this.publishUsage(true);
+  }
+
+  /**
+   * The usage of every binding as last read: to the usage bucket (what is no longer there is deleted, as a cluster
+   * not Ready's usage is not known), and while Ready to the gauge and the metric history.
+   */
+  private async publishUsage(ready: boolean): Promise<void> {
+    const bindingUsage: BindingUsage[] = [];
+    const usage: WorkloadUsage[] = [];
+    for (const u of this.usageOf.values()) {
+      bindingUsage.push(u.binding);
+      usage.push(u.workload);
+    }
+    this.lastUsage = usage;
+    await this.usageWriter.publish(bindingUsage);
+    if (!ready) return;
+    this.opts.usageGauge?.update(usage, this.cluster);
+    await this.opts.usageRecorder?.maybeRecord(usage, this.opts.clock.now());
+  }
+
+  /** Reads pod CPU usage of these namespaces (those of workloads with CPU requests), once per metrics period. */
+  private async refreshPodMetrics(namespaces: ReadonlySet<string>, nowMs: number): Promise<void> {
     if (!this.metricsDue(nowMs)) return;
     this.lastMetricsMs = nowMs;
-    const namespaces = new Set<string>();
-    for (const d of objects)
-      if (d.replicas !== undefined && d.podTemplate && templatePodRequest(d.podTemplate).cpuMilli > 0)
-        namespaces.add(d.ref.namespace);
     const next = new Map<string, Map<string, number> | undefined>();
     for (const ns of namespaces) {
       try {
@@ -992,6 +1053,31 @@ export class KubeDriver {
     }
     this.podCpu = next;
   }
+}
+
+/**
+ * What a pass looks at and why: the bindings that changed (`changed`), or the cluster's whole share because it is the
+ * first pass, a change of readiness or of the Cluster (`inputs`), of what the member cluster holds apart from the
+ * bindings' own objects (`member`), or a binding placing a member HPA changed (`hpa`). Pod metrics due are no reason:
+ * usage is read again without a look (`usage`, counted beside them in `flotilla_kube_member_binding_looks_total`).
+ */
+export type PassReason = 'changed' | 'first' | 'inputs' | 'member' | 'hpa';
+
+/**
+ * The namespaces of the workloads among `objects` whose pods request CPU: those whose pod metrics are read. A request
+ * that cannot be read is none (the API server refuses the workload, and its report says why).
+ */
+function namespacesRequestingCpu(objects: readonly DesiredObject[]): Set<string> {
+  const namespaces = new Set<string>();
+  for (const d of objects) {
+    if (d.replicas === undefined || !d.podTemplate || namespaces.has(d.ref.namespace)) continue;
+    try {
+      if (templatePodRequest(d.podTemplate).cpuMilli > 0) namespaces.add(d.ref.namespace);
+    } catch {
+      // not a quantity: no usage
+    }
+  }
+  return namespaces;
 }
 
 /** A binding's ref from its store key. */

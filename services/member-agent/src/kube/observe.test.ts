@@ -308,10 +308,21 @@ describe('observeWorkloads', () => {
   it('reports a plain object healthy once listed, and usage only for workloads whose pods request CPU', () => {
     const got = observeWorkloads({ ...base, desired: desiredOf(web, cfg), managed });
     expect(got.reports.get('ResourceBinding/shop/cfg-configmap')).toEqual({ applied: true, health: 'Healthy' });
-    expect(got.cpuByBinding).toEqual(new Map([['ResourceBinding/shop/web-deployment', 120]]));
-    expect(got.usage).toEqual([{ cluster: 'm1', namespace: 'shop', kind: 'Deployment', workload: 'web', cores: 0.12 }]);
+    expect(got.usage).toEqual(
+      new Map([
+        [
+          'ResourceBinding/shop/web-deployment',
+          {
+            cpuMilli: 120,
+            usage: { cluster: 'm1', namespace: 'shop', kind: 'Deployment', workload: 'web', cores: 0.12 },
+          },
+        ],
+      ]),
+    );
+    expect(got.usageSources.get('ResourceBinding/shop/web-deployment')?.cpuRequestMilli).toBeGreaterThan(0);
+    expect(got.usageSources.has('ResourceBinding/shop/cfg-configmap')).toBe(false);
     const noMetrics = observeWorkloads({ ...base, podCpu: new Map(), desired: desiredOf(web), managed });
-    expect(noMetrics.usage).toEqual([]);
+    expect(noMetrics.usage).toEqual(new Map());
   });
 });
 

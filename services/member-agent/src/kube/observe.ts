@@ -7,6 +7,7 @@ import {
   type DesiredState,
   MemberMarks,
   memberKey,
+  type MemberRef,
   planApply,
   type PlanOptions,
 } from './member-objects.js';
@@ -131,24 +132,65 @@ export interface WorkloadObservation {
   podCpu: ReadonlyMap<string, ReadonlyMap<string, number> | undefined>;
 }
 
+/**
+ * Where a workload's usage is read from between passes (the kube driver refreshes usage when pod metrics are due
+ * without looking at the bindings again): its member object and the CPU each of its pods requests.
+ */
+export interface UsageSource {
+  ref: MemberRef;
+  cpuRequestMilli: number;
+}
+
+/** The ready pods of `namespace` that `selector` (a workload's matchLabels) selects, through the label index. */
+export function podsSelected(
+  pods: PodsWithLabel,
+  namespace: string,
+  selector: Record<string, string> | undefined,
+): PodView[] {
+  const first = selector ? Object.entries(selector)[0] : undefined;
+  if (!first) return [];
+  return pods(namespace, `${first[0]}=${first[1]}`).filter((p) => selectorMatches(selector, p.labels));
+}
+
+/** A workload's usage here, and its ready pods' CPU in millicores (the binding's part of it). */
+export interface WorkloadUsed {
+  cpuMilli: number;
+  usage: WorkloadUsage;
+}
+
+/**
+ * A workload's usage here: its ready pods' CPU from metrics.k8s.io (`podCpu` by namespace), for a workload whose pods
+ * request CPU; none where metrics has no figure for them (readyPodsCpuMilli).
+ */
+export function workloadUsage(o: {
+  cluster: string;
+  source: UsageSource;
+  pods: readonly PodView[];
+  podCpu: ReadonlyMap<string, ReadonlyMap<string, number> | undefined>;
+}): WorkloadUsed | undefined {
+  const { ref, cpuRequestMilli } = o.source;
+  const podCpu = o.podCpu.get(ref.namespace);
+  const cpu = podCpu && cpuRequestMilli > 0 ? readyPodsCpuMilli(o.pods, podCpu) : undefined;
+  if (cpu === undefined) return undefined;
+  return {
+    cpuMilli: cpu,
+    usage: { cluster: o.cluster, namespace: ref.namespace, kind: ref.kind, workload: ref.name, cores: cpu / 1000 },
+  };
+}
+
 export interface WorkloadObservations {
   /** By binding (formatBindingRef): this cluster's entry of the binding's aggregated status. */
   reports: Map<string, WorkloadReport>;
-  /** Each workload's CPU use here, where its pods request CPU and metrics answer. */
-  usage: WorkloadUsage[];
-  /** By binding (formatBindingRef): its ready pods' CPU use here, in millicores. */
-  cpuByBinding: Map<string, number>;
+  /** By binding (formatBindingRef): where its workload's usage is read from, for a workload whose pods request CPU. */
+  usageSources: Map<string, UsageSource>;
+  /** By binding (formatBindingRef): its workload's CPU use here, where its pods request CPU and metrics answer. */
+  usage: Map<string, WorkloadUsed>;
 }
 
 /** What the member cluster's caches say of each workload the bindings assign to it. */
 export function observeWorkloads(o: WorkloadObservation): WorkloadObservations {
-  const out: WorkloadObservations = { reports: new Map(), usage: [], cpuByBinding: new Map() };
+  const out: WorkloadObservations = { reports: new Map(), usageSources: new Map(), usage: new Map() };
   const byKey = new Map(o.desired.objects.map((d) => [memberKey(d.ref), d]));
-  const podsOf = (namespace: string, selector: Record<string, string> | undefined) => {
-    const first = selector ? Object.entries(selector)[0] : undefined;
-    if (!first) return [];
-    return o.pods(namespace, `${first[0]}=${first[1]}`).filter((p) => selectorMatches(selector, p.labels));
-  };
   const hpas = [...(o.managed.get(HPA_KIND)?.cache.values() ?? [])].filter((h) => h.binding !== undefined && h.hpa);
   for (const [key, a] of o.desired.assigned) {
     if (a.problem || !a.ref) {
@@ -172,7 +214,7 @@ export function observeWorkloads(o: WorkloadObservation): WorkloadObservations {
       out.reports.set(key, plainObjectReport());
       continue;
     }
-    const pods = podsOf(ref.namespace, view.selector);
+    const pods = podsSelected(o.pods, ref.namespace, view.selector);
     const request = d.podTemplate ? templatePodRequest(d.podTemplate).cpuMilli : 0;
     const hpa = hpas.find(
       (h) => h.ref.namespace === ref.namespace && h.hpa!.target?.kind === ref.kind && h.hpa!.target?.name === ref.name,
@@ -187,17 +229,11 @@ export function observeWorkloads(o: WorkloadObservation): WorkloadObservations {
         ...(hpa ? { hpa } : {}),
       }),
     );
-    const podCpu = o.podCpu.get(ref.namespace);
-    const cpu = podCpu && request > 0 ? readyPodsCpuMilli(pods, podCpu) : undefined;
-    if (cpu === undefined) continue;
-    out.cpuByBinding.set(key, cpu);
-    out.usage.push({
-      cluster: o.cluster,
-      namespace: ref.namespace,
-      kind: ref.kind,
-      workload: ref.name,
-      cores: cpu / 1000,
-    });
+    if (request === 0) continue;
+    const source = { ref, cpuRequestMilli: request };
+    out.usageSources.set(key, source);
+    const used = workloadUsage({ cluster: o.cluster, source, pods, podCpu: o.podCpu });
+    if (used) out.usage.set(key, used);
   }
   return out;
 }

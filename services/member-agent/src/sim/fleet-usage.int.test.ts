@@ -10,7 +10,7 @@ import {
 } from '@flotilla/metric-history';
 import { systemClock } from '@flotilla/runtime';
 import { Informers, type MemberUsage, memberUsageKey, ObjectStore } from '@flotilla/store';
-import { eventually, PrivatePrometheus } from '@flotilla/testkit';
+import { eventually, metricSum, PrivatePrometheus } from '@flotilla/testkit';
 import { Registry } from 'prom-client';
 import type { AgentLogger } from '../agent-projections.js';
 import { WorkloadUsageGauge } from '../usage-metrics.js';
@@ -173,6 +173,45 @@ describe('the simulated fleet as a source of EffectiveHPA history', () => {
         reports++;
       }
       expect(reports).toBeGreaterThan(0);
+    } finally {
+      await f.stop();
+    }
+  });
+
+  it('reads the usage again every metrics period without looking at the binding again', async () => {
+    const ref = { kind: 'ResourceBinding', namespace: 'default', name: 'web-deployment' };
+    const own = new Registry();
+    const f = new SimulatedFleet({
+      bus,
+      clock: systemClock,
+      logger: quiet,
+      informers: new Informers({ bus }),
+      tickMs: 100,
+      hpaSyncPeriodMs: 200,
+      registry: own,
+    });
+    const looks = (pass?: string) =>
+      metricSum(own, 'flotilla_kube_member_binding_looks_total', pass === undefined ? {} : { pass });
+    await f.start();
+    try {
+      const read = async (cluster: string) => getJson<MemberUsage>(bus.usage, memberUsageKey(ref, cluster));
+      await eventually(
+        async () => ((await read('m1'))?.value.cpuUsageMilli === 2500 ? true : undefined),
+        10_000,
+        "m1's usage",
+      );
+      await Promise.all(['m1', 'm2'].map((c) => f.driver(c)!.idle()));
+      const looked = (await looks()) - (await looks('usage'));
+      const usageReads = await looks('usage');
+      // Three metrics periods of both clusters: the binding's usage read six times more, its binding looked at no more.
+      await eventually(
+        async () => ((await looks('usage')) >= usageReads + 6 ? true : undefined),
+        10_000,
+        'three metrics periods',
+      );
+      expect((await looks()) - (await looks('usage'))).toBe(looked);
+      expect((await read('m1'))?.value.cpuUsageMilli).toBe(2500);
+      expect((await read('m2'))?.value.cpuUsageMilli).toBe(1000);
     } finally {
       await f.stop();
     }
