@@ -79,15 +79,20 @@ async function expectAllScheduledOnce(b: Bus, count: number): Promise<Map<string
   // Exactly once: one BindingScheduled per binding and generation (decision ids are deterministic, so a second
   // replica's equal decision would be the same message; a different one would be a second generation here).
   const firstScheduledAt = new Map<string, number>();
-  const seen = new Set<string>();
+  /** Each binding generation's announcement: its event id and data, printed beside a second one if one comes. */
+  const seen = new Map<string, { id: string; data: unknown }>();
   for await (const d of readEvents(b, { filter: { kind: 'ResourceBinding', type: 'BindingScheduled' } })) {
     const name = d.event.flotillaname;
     if (!name.startsWith('burst-')) continue;
     const generation = (d.event.data as { statusPatch: { schedulerObservedGeneration: number } }).statusPatch
       .schedulerObservedGeneration;
     const id = `${name}/${generation}`;
-    expect(seen.has(id), `${id} announced twice`).toBe(false);
-    seen.add(id);
+    const earlier = seen.get(id);
+    expect(
+      earlier,
+      `${id} announced twice: ${JSON.stringify(earlier)} and ${JSON.stringify({ id: d.event.id, data: d.event.data })}`,
+    ).toBeUndefined();
+    seen.set(id, { id: d.event.id, data: d.event.data });
     if (!firstScheduledAt.has(name)) firstScheduledAt.set(name, Date.parse(d.event.time));
   }
   expect(firstScheduledAt.size).toBe(count);
