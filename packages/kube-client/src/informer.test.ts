@@ -74,10 +74,19 @@ describe('KubeInformer (list + watch)', () => {
       ],
     );
     const i = informer(client);
+    const events: KubeInformerEvent<string>[] = [];
+    const sub = i.subscribe((e) => {
+      events.push(e);
+    });
     await i.start();
     await until(() => calls.length >= 3);
     expect(calls.slice(0, 3)).toEqual(['list', 'watch rv=100 bookmarks=true', 'watch rv=150 bookmarks=true']);
     expect([...i.cache.entries()]).toEqual([['ns/b', 'b']]);
+    // The watched delete hands on what the cache held of `a`: who it belonged to can still be told.
+    expect(events.filter((e) => e.type === 'delete')).toEqual([
+      { type: 'delete', key: 'ns/a', revision: 102, deleted: 'a' },
+    ]);
+    sub.unsubscribe();
     await i.stop();
   });
 
@@ -192,7 +201,7 @@ describe('KubeInformer (list + watch)', () => {
     await i.stop();
   });
 
-  it("tells subscribers each key that changed, a relist's differences included, and counts it all", async () => {
+  it("tells subscribers each key that changed, a relist's differences included (a delete with its last value), and counts it all", async () => {
     const { client } = scripted(
       [
         [obj('a', '1'), obj('b', '2')],
@@ -219,7 +228,8 @@ describe('KubeInformer (list + watch)', () => {
       { type: 'upsert', key: 'ns/a', revision: 1 },
       { type: 'upsert', key: 'ns/b', revision: 2 },
       { type: 'upsert', key: 'ns/a', revision: 110 },
-      { type: 'delete', key: 'ns/a', revision: 200 },
+      // a delete carries what the cache held of the object (its projection: the name), gone from the cache by then
+      { type: 'delete', key: 'ns/a', revision: 200, deleted: 'a' },
       { type: 'upsert', key: 'ns/c', revision: 3 },
     ]);
     expect([...i.keys()]).toEqual(['ns/b', 'ns/c']);

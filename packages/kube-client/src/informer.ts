@@ -45,11 +45,19 @@ export function listWatchOf(api: KubeApi, resource: ResourceInfo): ListWatchClie
 }
 
 /** A change in an informer's cache: a key upserted or deleted (the controller kit's WatchEvent). */
-export interface KubeInformerEvent {
+/** byIndex's answer for a value no object has. */
+const NONE: readonly never[] = Object.freeze([]);
+
+export interface KubeInformerEvent<T = unknown> {
   type: 'upsert' | 'delete';
   key: string;
   /** The object's resourceVersion as a number (0 when it is not one). */
   revision: number;
+  /**
+   * A delete's object as the cache held it last (its projection): gone from the cache when the event comes, and what
+   * a subscriber needs to tell whose it was (the workload a deleted pod belonged to).
+   */
+  deleted?: T;
 }
 
 /** Where an informer's readiness goes: the service's readiness gates (/readyz names a closed one, with why). */
@@ -156,7 +164,7 @@ export class KubeInformer<T> {
   private readonly versions = new Map<string, string>();
   /** index name → index value → the keys of the objects that have it (see `indexers`). */
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
-  private readonly handlers = new Set<(e: KubeInformerEvent) => void | Promise<void>>();
+  private readonly handlers = new Set<(e: KubeInformerEvent<T>) => void | Promise<void>>();
   /** The newest resourceVersion the cache has caught up with (its list's or its last watch event's). */
   private latest = '';
   private cancelWatch: (() => void) | undefined;
@@ -225,11 +233,14 @@ export class KubeInformer<T> {
   }
 
   /** The cached objects whose index `name` has `value` (client-go's ByIndex); `name` must be one of `indexers`. */
-  byIndex(name: string, value: string): T[] {
+  byIndex(name: string, value: string): readonly T[] {
     const index = this.indexes.get(name);
     if (!index) throw new RangeError(`informer ${this.kind}: no index named ${name}`);
+    const keys = index.get(value);
+    // A miss is the common answer (a pod's label that selects no workload): no array is made for it.
+    if (!keys) return NONE;
     const out: T[] = [];
-    for (const key of index.get(value) ?? []) {
+    for (const key of keys) {
       const v = this.cache.get(key);
       if (v !== undefined) out.push(v);
     }
@@ -318,7 +329,7 @@ export class KubeInformer<T> {
    * it started it). `synced` resolves after the first list, or after the first failure: it retries by itself, and
    * `synced` the field tells whether an object missing from the cache may be taken as gone.
    */
-  subscribe(handler: (e: KubeInformerEvent) => void | Promise<void>): {
+  subscribe(handler: (e: KubeInformerEvent<T>) => void | Promise<void>): {
     synced: Promise<void>;
     unsubscribe(): void;
   } {
@@ -361,9 +372,14 @@ export class KubeInformer<T> {
     this.versions.delete(key);
   }
 
-  private emit(type: KubeInformerEvent['type'], key: string, resourceVersion: string | undefined): void {
+  private emit(type: KubeInformerEvent['type'], key: string, resourceVersion: string | undefined, deleted?: T): void {
     if (this.handlers.size === 0) return;
-    const event = { type, key, revision: Number(resourceVersion) || 0 };
+    const event: KubeInformerEvent<T> = {
+      type,
+      key,
+      revision: Number(resourceVersion) || 0,
+      ...(deleted !== undefined ? { deleted } : {}),
+    };
     for (const h of this.handlers) void h(event);
   }
 
@@ -431,7 +447,7 @@ export class KubeInformer<T> {
       continueToken = page.continueToken || undefined;
     } while (continueToken && !state.stopped);
     if (state.stopped) return rv;
-    const gone = [...this.versions.keys()].filter((k) => !versions.has(k));
+    const gone = [...this.versions.keys()].filter((k) => !versions.has(k)).map((k) => [k, this.cache.get(k)] as const);
     const changed = [...versions].filter(([k, v]) => this.versions.get(k) !== v);
     this.cache.clear();
     this.versions.clear();
@@ -447,7 +463,7 @@ export class KubeInformer<T> {
     this.resolveFirstSync();
     this.resolveFirstOutcome();
     this.o.onListed?.();
-    for (const k of gone) this.emit('delete', k, rv);
+    for (const [k, last] of gone) this.emit('delete', k, rv, last);
     for (const [k, v] of changed) this.emit('upsert', k, v);
     this.o.onChange?.();
     return rv;
@@ -489,15 +505,16 @@ export class KubeInformer<T> {
         events++;
         const key = this.keyOf(obj);
         if (type === 'DELETED') {
-          if (this.cache.has(key)) {
+          const last = this.cache.get(key);
+          if (last !== undefined) {
             this.remove(key);
-            this.emit('delete', key, objRv);
+            this.emit('delete', key, objRv, last);
           }
         } else {
-          const had = this.cache.has(key);
+          const before = this.cache.get(key);
           this.upsert(obj);
           if (this.cache.has(key)) this.emit('upsert', key, objRv);
-          else if (had) this.emit('delete', key, objRv);
+          else if (before !== undefined) this.emit('delete', key, objRv, before);
         }
         this.o.onChange?.();
       };

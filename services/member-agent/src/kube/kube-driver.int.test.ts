@@ -5,7 +5,7 @@ import { EventTypes, readEvents, type Bus } from '@flotilla/bus';
 import { testBus } from '@flotilla/bus/testing';
 import { ReadinessGates, systemClock } from '@flotilla/runtime';
 import { ObjectStore, type StoredObject } from '@flotilla/store';
-import { eventually } from '@flotilla/testkit';
+import { eventually, metricSum } from '@flotilla/testkit';
 import { startKubeCluster, type KubeCluster } from '@flotilla/testkit/kube';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
@@ -316,6 +316,53 @@ describe('KubeDriver against a real member control plane', () => {
       20_000,
       'big removed',
     );
+  }, 90_000);
+
+  it("a pod's change looks at its workload's binding, not at the cluster's whole share", async () => {
+    const ns = 'kd-pods';
+    const names = ['p0', 'p1', 'p2', 'p3', 'p4'];
+    for (const name of names) {
+      const d = deployment(ns, name, 1, '100m');
+      await store.apply(d);
+      await store.apply(binding(d, [{ name: CLUSTER, replicas: 1 }]));
+    }
+    const registry = new Registry();
+    const agent = driver({ registry });
+    await agent.start();
+    for (const name of names)
+      await eventually(
+        async () => ((await lastWorkload(bus, `${name}-deployment`))?.status?.readyReplicas === 1 ? true : undefined),
+        60_000,
+        `${name} ready`,
+      );
+    await agent.idle();
+    const looks = (pass: string) => metricSum(registry, 'flotilla_kube_member_binding_looks_total', { pass });
+    const whole = async () => (await looks('first')) + (await looks('inputs')) + (await looks('member'));
+    const wholeBefore = await whole();
+    const changedBefore = await looks('changed');
+    // The pod goes (its ReplicaSet makes another, which kwok runs): pod events, and the Deployment's status moves.
+    const pods = await getJson(cluster, ['pods', '-n', ns, '-l', 'app=p0']);
+    const pod = (pods as unknown as { items: Array<{ metadata: { name: string } }> }).items[0]!.metadata.name;
+    const deleted = await cluster.kubectl(['delete', 'pod', pod, '-n', ns, '--wait=false']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    await eventually(
+      async () => {
+        const now = await getJson(cluster, ['pods', '-n', ns, '-l', 'app=p0']);
+        const items = (now as unknown as { items: Array<{ metadata: { name: string } }> }).items;
+        return items.length === 1 && items[0]!.metadata.name !== pod ? true : undefined;
+      },
+      30_000,
+      'p0 running a new pod',
+    );
+    await eventually(
+      async () => ((await lastWorkload(bus, 'p0-deployment'))?.status?.readyReplicas === 1 ? true : undefined),
+      30_000,
+      'p0 ready again',
+    );
+    await agent.idle();
+    // p0's binding was looked at again; none of the passes looked at the whole share (5 looks each).
+    expect(await looks('changed')).toBeGreaterThan(changedBefore);
+    expect(await whole()).toBe(wholeBefore);
   }, 90_000);
 
   it('leaves spec.replicas to a member HPA that owns them, and keeps its min/max as assigned', async () => {

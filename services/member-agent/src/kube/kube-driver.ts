@@ -2,7 +2,7 @@ import { type ClusterSpec, effectiveResourceModels, type ReservedNamespaces, typ
 import { type Bus, publishEvent } from '@flotilla/bus';
 import { Controllers } from '@flotilla/catalogue';
 import { type Controller, defineController, type InvolvesObjects } from '@flotilla/controller';
-import type { KubeInformer, ReadinessSink } from '@flotilla/kube-client';
+import type { KubeInformer, KubeInformerEvent, ReadinessSink } from '@flotilla/kube-client';
 import type { Clock } from '@flotilla/runtime';
 import { type Informer, Informers, objectKey, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
 import { type Counter, Registry } from 'prom-client';
@@ -31,6 +31,7 @@ import {
   HPA_KIND,
   type KindRef,
   kindKey,
+  markedWorkloadsSelecting,
   memberObjectView,
   observeCluster,
   observeWorkloads,
@@ -41,6 +42,7 @@ import {
   workloadUsage,
   POD_LABEL_INDEX,
   type PodsWithLabel,
+  SELECTOR_INDEX,
 } from './observe.js';
 import { publishReports } from '../publish-reports.js';
 import type { MemberObjectView, PodView } from './workload-status.js';
@@ -271,14 +273,16 @@ export class KubeDriver {
   private readonly manifests: ManifestCache;
   private podCpu = new Map<string, Map<string, number> | undefined>();
   /**
-   * Changes counted as they come, and those the last whole pass saw: a resync with nothing unseen and no pod metrics
-   * due costs nothing but the usage sample (a simulated cluster's resync every tick made it a pass over its whole
-   * share a second). Inputs (bindings, templates, the Cluster, readiness) count as seen from the pass's start; the
-   * member cluster's objects from its observation, so the echo of its own writes, which a simulated member delivers
-   * before the pass observes, asks for no second pass. A real member's echo comes later and asks for one.
+   * Changes counted as they come, and those the last pass saw: a resync with nothing unseen costs nothing but the
+   * usage sample (a simulated cluster's resync every tick made it a pass over its whole share a second). Inputs
+   * (bindings, templates, the Cluster, readiness) count as seen from the pass's start; the member cluster's objects
+   * from its observation, so the echo of its own writes, which a simulated member delivers before the pass observes,
+   * asks for no second pass. A real member's echo comes later and asks for one. `inputs` and `member` (namespaces,
+   * deletes, someone else's objects) ask for a look at the whole share; `cluster` (nodes and pods: the capacity
+   * summary) for a pass, which reports the summary, over the bindings that changed (a pod's own wakes its workload's).
    */
-  private readonly changes = { inputs: 1, member: 0 };
-  private seen = { inputs: 0, member: 0 };
+  private readonly changes = { inputs: 1, member: 0, cluster: 0 };
+  private seen = { inputs: 0, member: 0, cluster: 0 };
   /** The usage of the last whole pass, sampled again by a pass that skips (UsageRecorder's interval). */
   private lastUsage: WorkloadUsage[] = [];
   private lastMetricsMs: number | undefined;
@@ -575,15 +579,22 @@ export class KubeDriver {
     const api = this.opts.api;
     const common = (what: string) => this.informerOptions(what);
     try {
+      // Nodes and pods make the capacity summary: a change asks for a pass (which reports it), not a whole look.
       this.nodes ??= await api.informer('v1', 'Node', {
         project: (raw) => nodeView(raw as KubeNode),
         ...common('nodes'),
+        onChange: () => this.kick('cluster'),
       });
-      this.pods ??= await api.informer('v1', 'Pod', {
-        project: (raw) => podView(raw as KubePod),
-        indexers: { [POD_LABEL_INDEX.name]: POD_LABEL_INDEX.values },
-        ...common('pods'),
-      });
+      if (!this.pods) {
+        this.pods = await api.informer('v1', 'Pod', {
+          project: (raw) => podView(raw as KubePod),
+          indexers: { [POD_LABEL_INDEX.name]: POD_LABEL_INDEX.values },
+          ...common('pods'),
+          onChange: () => this.kick('cluster'),
+        });
+        // A pod's change is its workload's (its pending count): that binding is looked at, not the whole share.
+        this.pods.subscribe(this.onPod);
+      }
       this.namespaces ??= await api.informer('v1', 'Namespace', {
         project: (raw) => raw.metadata?.name,
         ...common('namespaces'),
@@ -608,6 +619,8 @@ export class KubeDriver {
     try {
       informer = await this.opts.api.informer<MemberObjectView>(k.apiVersion, k.kind, {
         project: (raw) => memberObjectView(k, raw),
+        // A pod's workload, found by its labels (onPod).
+        indexers: { [SELECTOR_INDEX.name]: SELECTOR_INDEX.values },
         ...this.informerOptions(key),
         // Its changes come by key (below): a change of a binding's own object is that binding's.
         onChange: () => undefined,
@@ -620,9 +633,9 @@ export class KubeDriver {
     this.managed.set(key, informer);
     const managed = informer;
     managed.subscribe((e) => {
-      const view = e.type === 'upsert' ? managed.cache.get(e.key) : undefined;
+      const view = e.type === 'upsert' ? managed.cache.get(e.key) : e.deleted;
       const binding = view?.binding === undefined ? undefined : bindingKeyOfMark(view.binding);
-      // A delete (whose object is gone from the cache) or someone else's object: the whole share is looked at.
+      // Someone else's object (a conflict may have come or gone): the whole share is looked at.
       if (binding === undefined) this.kick('member');
       else this.kickBinding(binding, true);
     });
@@ -630,6 +643,16 @@ export class KubeDriver {
     await informer.waitForSync(FIRST_SYNC_WAIT_MS);
     return informer;
   }
+
+  /** A pod came, changed or went: the bindings of the workloads that select it are looked at again. */
+  private readonly onPod = (e: KubeInformerEvent<PodView>): void => {
+    const pod = e.type === 'upsert' ? this.pods?.cache.get(e.key) : e.deleted;
+    if (!pod) return;
+    for (const mark of markedWorkloadsSelecting(pod, this.managed.values())) {
+      const binding = bindingKeyOfMark(mark);
+      if (binding !== undefined) this.kickBinding(binding, true);
+    }
+  };
 
   private templateLookup = (ref: { kind: string; namespace: string; name: string }) =>
     this.templates.get(ref.kind)?.informer.get(ref);
@@ -756,7 +779,7 @@ export class KubeDriver {
     if (this.roundTaken) this.roundTaken = undefined;
     else this.dirty.clear();
     // A pass that fails or stops early leaves them unseen: the retry (or the next resync) looks again.
-    const seen = { inputs: this.changes.inputs, member: this.changes.member };
+    const seen = { inputs: this.changes.inputs, member: this.changes.member, cluster: this.changes.cluster };
     const pass = ticket ?? this.opts.rounds?.beginOutside();
     let done = false;
     try {
@@ -780,7 +803,12 @@ export class KubeDriver {
 
   /** Whether a change came that no pass saw yet. */
   private hasWork(): boolean {
-    return this.unseen() || this.dirty.size > 0 || (this.roundTaken?.size ?? 0) > 0;
+    return (
+      this.unseen() ||
+      this.changes.cluster !== this.seen.cluster ||
+      this.dirty.size > 0 ||
+      (this.roundTaken?.size ?? 0) > 0
+    );
   }
 
   /** Whether one of these bindings (store keys) places a HorizontalPodAutoscaler, which decides another's replicas. */
@@ -821,7 +849,7 @@ export class KubeDriver {
    */
   private async passOver(
     scope: ReadonlySet<string> | undefined,
-    marks: { inputs: number; member: number },
+    marks: KubeDriver['seen'],
     why: PassReason,
     pass?: PassReports,
   ): Promise<boolean> {
@@ -903,6 +931,7 @@ export class KubeDriver {
       failed = [...outcomes.values()].filter((o) => o !== undefined);
       // 4. Observe.
       marks.member = this.changes.member;
+      marks.cluster = this.changes.cluster;
       if (this.passScope) this.passScope.observed = true;
       // A whole look reads pod metrics when due (the first pass; later ones read them in `refreshUsage`).
       if (!scope) await this.refreshPodMetrics(namespacesRequestingCpu(desired.objects), nowMs);
@@ -1056,9 +1085,10 @@ export class KubeDriver {
 }
 
 /**
- * What a pass looks at and why: the bindings that changed (`changed`), or the cluster's whole share because it is the
- * first pass, a change of readiness or of the Cluster (`inputs`), of what the member cluster holds apart from the
- * bindings' own objects (`member`), or a binding placing a member HPA changed (`hpa`). Pod metrics due are no reason:
+ * What a pass looks at and why: the bindings that changed (`changed`: their own objects, templates, member objects and
+ * pods), or the cluster's whole share because it is the first pass, a change of readiness or of the Cluster
+ * (`inputs`), of a namespace or of someone else's object in the member (`member`), or a binding placing a member HPA
+ * changed (`hpa`). Pod metrics due are no reason:
  * usage is read again without a look (`usage`, counted beside them in `flotilla_kube_member_binding_looks_total`).
  */
 export type PassReason = 'changed' | 'first' | 'inputs' | 'member' | 'hpa';

@@ -104,6 +104,35 @@ export const POD_LABEL_INDEX = Object.freeze({
   values: (p: PodView): string[] => Object.entries(p.labels).map(([k, v]) => podLabelValue(p.namespace, `${k}=${v}`)),
 });
 
+/**
+ * The managed objects' index by their selector's first label, in the pod index's values: the workloads that may
+ * select a pod are those indexed under one of its labels (then matched by their whole selector), so a pod's change
+ * wakes its workload's binding, not every binding of the cluster.
+ */
+export const SELECTOR_INDEX = Object.freeze({
+  name: 'selector',
+  values: (v: MemberObjectView): string[] => {
+    const first = v.selector ? Object.entries(v.selector)[0] : undefined;
+    return first ? [podLabelValue(v.ref.namespace, `${first[0]}=${first[1]}`)] : [];
+  },
+});
+
+/** The marks (`flotilla.io/binding`) of the managed workloads whose selector selects `pod`, through SELECTOR_INDEX. */
+export function markedWorkloadsSelecting(
+  pod: Pick<PodView, 'namespace' | 'labels'>,
+  managed: Iterable<{ byIndex(name: string, value: string): readonly MemberObjectView[] }>,
+): string[] {
+  const marks: string[] = [];
+  const informers = [...managed];
+  for (const [k, v] of Object.entries(pod.labels)) {
+    const value = podLabelValue(pod.namespace, `${k}=${v}`);
+    for (const informer of informers)
+      for (const w of informer.byIndex(SELECTOR_INDEX.name, value))
+        if (w.binding !== undefined && selectorMatches(w.selector, pod.labels)) marks.push(w.binding);
+  }
+  return marks;
+}
+
 /** `PodsWithLabel` over a list of pods (where there is no informer to index them). */
 export function podsWithLabelOf(pods: Iterable<PodView>): PodsWithLabel {
   const byLabel = new Map<string, PodView[]>();
