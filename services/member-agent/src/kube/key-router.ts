@@ -1,3 +1,4 @@
+import type { WatchSource } from '@flotilla/controller';
 import type { Informer, InformerEvent, Subscription } from '@flotilla/store';
 
 /** What a driver is told of a key it watches: the informer's event. */
@@ -62,6 +63,28 @@ export class KeyRouter<T> {
       if (!now?.delete(handler)) return;
       if (now.size === 0) this.handlers.delete(key);
       held.release();
+    };
+  }
+
+  /**
+   * The informer seen through one key, as a kit controller's watch source: a controller keyed by its driver's Cluster
+   * is told of that Cluster's changes only, through the router's one subscription. A thousand drivers each subscribed
+   * to the Cluster informer were a million deliveries while a thousand Clusters were applied. Its size is the
+   * informer's (the objects gauge counts the kind, not the key).
+   */
+  source(key: string): WatchSource<InformerEvent<T>> {
+    const informer = this.informer;
+    return {
+      kind: informer.kind,
+      bucket: informer.bucket,
+      get size() {
+        return informer.size;
+      },
+      keys: () => (informer.cache.has(key) ? [key] : []),
+      subscribe: (handler) => {
+        const unwatch = this.watch(key, (e) => void handler(e));
+        return { synced: this.sub!.synced, unsubscribe: unwatch };
+      },
     };
   }
 

@@ -360,7 +360,7 @@ export class KubeDriver {
       clock: opts.clock,
       logger: opts.logger,
       registry: this.registry,
-      clusters: this.clusterModels,
+      clusters: KeyRouter.of(this.clusterModels).source(this.key),
       pollMs: opts.pollMs,
       failureThresholdMs: opts.failureThresholdMs,
       successThresholdMs: opts.successThresholdMs,
@@ -373,9 +373,9 @@ export class KubeDriver {
     this.controller = defineController({
       name: KUBE_MEMBER_CONTROLLER,
       watches: [
-        // Its own Cluster only: in a process serving many clusters, another's change is not this one's business.
+        // Its own Cluster only (through the process's router): another's change is not this one's business.
         {
-          source: this.clusterModels,
+          source: KeyRouter.of(this.clusterModels).source(this.key),
           // Counted as a change (its resource models grade the nodes anew), so the pass it asks for looks.
           onChange: (e) => {
             if (e.key === this.key) this.kick();
