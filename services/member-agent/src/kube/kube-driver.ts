@@ -459,6 +459,11 @@ export class KubeDriver {
     this.opts.usageGauge?.update([], this.cluster);
   }
 
+  /** The API server may have gone away or come back (a simulated cluster's `fail` or `recover`): probe it now. */
+  probeNow(): void {
+    this.health.probeNow();
+  }
+
   /** Runs one reconcile now (after any running one) and waits for it. */
   async reconcileNow(): Promise<void> {
     this.changes.inputs++;

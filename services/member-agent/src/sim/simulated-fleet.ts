@@ -5,6 +5,7 @@ import type { Clock } from '@flotilla/runtime';
 import type { Informers } from '@flotilla/store';
 import { Registry } from 'prom-client';
 import type { AgentLogger } from '../agent-projections.js';
+import { DEFAULT_CLUSTER_LEASE_RENEW_MS } from '../cluster-lease.js';
 import { ClusterMetrics } from '../cluster-metrics.js';
 import { KubeDriver, MEMBER_CLUSTER_VIEW } from '../kube/kube-driver.js';
 import { ManifestCache } from '../kube/member-objects.js';
@@ -155,6 +156,9 @@ export class SimulatedFleet {
     if (have) {
       have.simulation = json;
       have.sim.configure(spec);
+      // `cluster fail` and `recover` (the API server going away and coming back), a simulation that cannot run: the
+      // driver probes now, not at its next poll.
+      have.driver.probeNow();
       return;
     }
     const sim = new SimulatedMember({
@@ -171,9 +175,10 @@ export class SimulatedFleet {
       informers: this.o.informers,
       clock: this.o.clock,
       logger: this.o.logger,
-      // A simulated API server that goes away is gone at once, and back at once: `cluster fail` and `recover` take
-      // effect on the next probe, as they did on the next tick.
-      pollMs: this.tickMs,
+      // A simulated API server goes away and comes back only when its Cluster says so, and that probes at once
+      // (`update`): between, a probe is the lease's heartbeat, twice per renewal. A probe a tick was a thousand
+      // reconciles a second at 1,000 clusters.
+      pollMs: Math.floor((this.o.leaseRenewMs ?? DEFAULT_CLUSTER_LEASE_RENEW_MS) / 2),
       failureThresholdMs: 0,
       successThresholdMs: 0,
       metricsPeriodMs: this.o.hpaSyncPeriodMs,
