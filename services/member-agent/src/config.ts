@@ -19,8 +19,9 @@ export const memberAgentConfigSchema = baseConfigSchema
      */
     CLUSTER_LEASE_RENEW_MS: envInt({ default: DEFAULT_CLUSTER_LEASE_RENEW_MS, min: 10 }),
     /**
-     * How often each simulated cluster's API server is probed and its controller-manager (its HPAs) runs; changes
-     * gather half as long before a round of the drivers' passes.
+     * How often each simulated cluster's controller-manager (its HPAs) runs and its driver looks for time-based work
+     * (pod metrics due, usage samples); changes gather half as long before a round of the drivers' passes. A
+     * simulated API server is probed when its Cluster's simulation changes, and twice per CLUSTER_LEASE_RENEW_MS.
      */
     SIM_TICK_MS: envInt({ default: 1000, min: 10 }),
     /** The simulated HPA controllers' sync period (kube-controller-manager default: 15 s). */
