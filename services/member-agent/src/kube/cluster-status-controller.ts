@@ -55,6 +55,11 @@ export class ClusterStatusController {
   private readonly metrics: ClusterMetrics;
   private readonly key: string;
   private history: ProbeHistory = {};
+  /**
+   * Readiness as of the last probe. A change is what the driver is told of; it must be compared with the last state
+   * seen, not recomputed from the old history at the new time (that hides the pending -> not Ready step, and NotReady
+   * then waited for the next resync).
+   */
   private ready: Readiness['ready'] = true;
   private versionSeen: string | undefined;
   private lastPatch: ClusterStatusPatch | undefined;

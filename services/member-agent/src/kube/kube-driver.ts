@@ -248,11 +248,6 @@ export class KubeDriver {
   private readonly managed = new Map<string, KubeInformer<MemberObjectView>>();
   /** Kinds a binding asks for that the member cluster does not serve (or refused to list), with why. */
   private readonly unservedKinds = new Map<string, string>();
-  /**
-   * Readiness as of the last probe. A change is what triggers a reconcile; it must be compared with the last state
-   * seen, not recomputed from the old history at the new time (that hides the pending -> not Ready step, and NotReady
-   * then waited for the next resync).
-   */
   /** The bindings (by store key) that assigned this cluster at the last pass: their changes wake it. */
   private assignedKeys = new Set<string>();
   /**
@@ -775,8 +770,8 @@ export class KubeDriver {
       return;
     }
     // The cluster's whole share, or only the bindings that changed (and every member HPA's binding, which decides
-    // whose replicas the HPA owns): whole on the first pass, after a change of readiness, of the Cluster or of what
-    // the member cluster holds apart from the bindings' own objects (PassReason).
+    // whose replicas the HPA owns): whole on the first pass, after a change of readiness or of the Cluster, of a
+    // namespace or of someone else's object in the member (PassReason).
     const pending = this.roundTaken ?? this.dirty;
     const why = this.passReason(pending);
     const scope = why === 'changed' ? new Set([...pending, ...this.hpaBindings]) : undefined;
