@@ -170,7 +170,7 @@ export interface UsageSource {
   cpuRequestMilli: number;
 }
 
-/** The ready pods of `namespace` that `selector` (a workload's matchLabels) selects, through the label index. */
+/** The pods of `namespace` that `selector` (a workload's matchLabels) selects, through the label index. */
 export function podsSelected(
   pods: PodsWithLabel,
   namespace: string,
