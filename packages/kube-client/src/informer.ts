@@ -44,10 +44,10 @@ export function listWatchOf(api: KubeApi, resource: ResourceInfo): ListWatchClie
   };
 }
 
-/** A change in an informer's cache: a key upserted or deleted (the controller kit's WatchEvent). */
 /** byIndex's answer for a value no object has. */
 const NONE: readonly never[] = Object.freeze([]);
 
+/** A change in an informer's cache: a key upserted or deleted (the controller kit's WatchEvent). */
 export interface KubeInformerEvent<T = unknown> {
   type: 'upsert' | 'delete';
   key: string;

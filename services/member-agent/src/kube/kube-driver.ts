@@ -348,6 +348,8 @@ export class KubeDriver {
         this.informers.status(kind, { name: 'bindingStatusForAgent', project: bindingStatusForAgent }),
       );
     this.clusterModels = this.informers.objects('Cluster', MEMBER_CLUSTER_VIEW);
+    // Its own Cluster only, through the process's router: another's change is not this driver's business.
+    const ownCluster = KeyRouter.of(this.clusterModels).source(this.key);
     this.health = new ClusterStatusController({
       clusterName: opts.clusterName,
       api: opts.api,
@@ -355,7 +357,7 @@ export class KubeDriver {
       clock: opts.clock,
       logger: opts.logger,
       registry: this.registry,
-      clusters: KeyRouter.of(this.clusterModels).source(this.key),
+      clusters: ownCluster,
       pollMs: opts.pollMs,
       failureThresholdMs: opts.failureThresholdMs,
       successThresholdMs: opts.successThresholdMs,
@@ -368,13 +370,10 @@ export class KubeDriver {
     this.controller = defineController({
       name: KUBE_MEMBER_CONTROLLER,
       watches: [
-        // Its own Cluster only (through the process's router): another's change is not this one's business.
         {
-          source: KeyRouter.of(this.clusterModels).source(this.key),
+          source: ownCluster,
           // Counted as a change (its resource models grade the nodes anew), so the pass it asks for looks.
-          onChange: (e) => {
-            if (e.key === this.key) this.kick();
-          },
+          onChange: () => this.kick(),
         },
         // The bindings, their statuses and this Cluster's status come through the process's routers (`start`), which
         // hand a change to the drivers it concerns only.
