@@ -5,6 +5,9 @@
  */
 export {
   WorkQueue,
+  type BatchReconcile,
+  type BatchResult,
+  type QueuedKey,
   type ReconcileOutcome,
   type ReconcileResult,
   type WorkQueueObserver,

@@ -291,4 +291,99 @@ describe("WorkQueue depth, age and outcomes (as client-go's workqueue metrics re
       ['error', 40, 80],
     ]);
   });
+
+  describe('batching', () => {
+    /** A batching queue whose first batch is held until `release`; `batches` are the keys each batch was given. */
+    function heldBatches(opts: { maxKeys?: number; fail?: (key: string) => boolean; throws?: boolean } = {}) {
+      const batches: string[][] = [];
+      let release!: () => void;
+      const errors: Array<[string, number]> = [];
+      const q = WorkQueue.batching(
+        async (keys) => {
+          batches.push(keys.map((k) => k.key));
+          if (batches.length === 1) await new Promise<void>((r) => (release = r));
+          if (opts.throws && batches.length === 2) throw new Error('the member is gone');
+          const failed = new Map(keys.filter((k) => opts.fail?.(k.key)).map((k) => [k.key, new Error('refused')]));
+          return { failed };
+        },
+        {
+          maxKeys: opts.maxKeys ?? 100,
+          baseBackoffMs: 60_000,
+          onError: (key, _err, attempt) => errors.push([key, attempt]),
+        },
+      );
+      return { q, batches, errors, release: () => release() };
+    }
+
+    it('gives the keys that came while a batch ran to the next batch, each once, up to maxKeys', async () => {
+      const { q, batches, release } = heldBatches({ maxKeys: 3 });
+      q.add('first');
+      await started();
+      for (const k of ['a', 'b', 'a', 'c', 'd', 'b']) q.add(k);
+      expect(q.depth).toBe(4);
+      release();
+      await q.idle();
+      expect(batches).toEqual([['first'], ['a', 'b', 'c'], ['d']]);
+      await q.stop();
+    });
+
+    it('runs a key of the running batch again afterwards, never in two batches at once', async () => {
+      const { q, batches, release } = heldBatches();
+      q.add('a');
+      await started();
+      q.add('a');
+      q.add('b');
+      release();
+      await q.idle();
+      expect(batches).toEqual([['a'], ['b', 'a']]);
+      await q.stop();
+    });
+
+    it('retries only the keys a batch failed, each with its own backoff, and a throw fails every key', async () => {
+      const failing = heldBatches({ fail: (k) => k === 'refused' });
+      failing.q.add('first');
+      await started();
+      failing.q.add('ok');
+      failing.q.add('refused');
+      failing.release();
+      await failing.q.idle();
+      expect(failing.errors).toEqual([['refused', 1]]);
+      await failing.q.stop();
+
+      const throwing = heldBatches({ throws: true });
+      throwing.q.add('first');
+      await started();
+      throwing.q.add('x');
+      throwing.q.add('y');
+      throwing.release();
+      await throwing.q.idle();
+      expect(throwing.errors).toEqual([
+        ['x', 1],
+        ['y', 1],
+      ]);
+      await throwing.q.stop();
+    });
+
+    it('requeues the keys a batch asks to run again later', async () => {
+      const batches: string[][] = [];
+      const q = WorkQueue.batching(
+        async (keys) => {
+          batches.push(keys.map((k) => k.key));
+          return { requeueAfterMs: new Map(batches.length === 1 ? [['later', 1]] : []) };
+        },
+        { maxKeys: 10 },
+      );
+      q.together(() => {
+        q.add('now');
+        q.add('later');
+      });
+      while (batches.length < 2) await new Promise((r) => setTimeout(r, 2));
+      await q.stop();
+      expect(batches).toEqual([['now', 'later'], ['later']]);
+    });
+
+    it('refuses a maxKeys below one', () => {
+      expect(() => WorkQueue.batching(async () => undefined, { maxKeys: 0 })).toThrow(/maxKeys/);
+    });
+  });
 });
