@@ -552,14 +552,28 @@ export async function* readUpTo(o: ReadUpToOptions): AsyncGenerator<JsMsg> {
     for (;;) {
       const batch = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
       let received = 0;
+      let countedShort = false;
       for await (const m of batch) {
         received++;
         if (m.seq > o.lastSeq) return; // stored after the read began
         yield m;
         lastRead = m.seq;
-        // Leave the batch at once: its iterator would otherwise wait out `expires` for messages that never come.
-        if (m.seq === o.lastSeq || m.info.pending === 0) return;
-        if (o.signal?.aborted) return;
+        if (m.seq === o.lastSeq || o.signal?.aborted) return;
+        // Nothing pending: leave the batch at once (its iterator would otherwise wait out `expires` for messages that
+        // never come), but only once the stream confirms it. The count is the server's as it sent this message, and
+        // was seen short of what was stored (a read of 1,000 events ended after 361).
+        if (m.info.pending === 0) {
+          if ((await o.newestMatching()) <= m.seq) return;
+          countedShort = true;
+          break;
+        }
+      }
+      if (countedShort) {
+        // What the server sent after this one went with the batch: on from just after the last message read.
+        emptyFetches = 0;
+        discardConsumer(consumer);
+        consumer = await o.open(lastRead! + 1);
+        continue;
       }
       if (received > 0) {
         emptyFetches = 0;
