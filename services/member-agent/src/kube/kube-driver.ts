@@ -131,9 +131,9 @@ export interface KubeDriverOptions {
   /** Namespaces nothing is written into (RESERVED_NAMESPACES); the defaults, `kube-*` and `flotilla-system`, by default. */
   reservedNamespaces?: ReservedNamespaces;
   /**
-   * Rounds shared by the drivers of one process (the simulated fleet): a change wakes its keys into the driver's next
-   * round rather than queuing them at once, and the round publishes its batches' reports together. Unset (a real
-   * cluster's agent): a change queues its keys at once, and each status batch publishes its own reports.
+   * Rounds of passes shared by the drivers of one process (the simulated fleet): a change makes the driver join the
+   * next round rather than queue its pass at once, and the round publishes its passes' reports together. Unset (a
+   * real cluster's agent): a change queues a pass at once, and each pass publishes its own reports.
    */
   rounds?: PassRounds;
   /**
@@ -147,11 +147,10 @@ export interface KubeDriverOptions {
 }
 
 /**
- * Rounds for many drivers in one process (a pass is a driver's part of a round: its execution batch and the status
- * batch that reports it). A driver woken by a change `join`s the next round, and queues its keys when the round
- * opens; every pass `begin`s a ticket and hands its reports to it (or ends without). The reports of a round's passes
- * are published together once the last of them ended (a binding's clusters' reports as one event), and the next round
- * opens only after that: the clusters one change woke report in one round.
+ * Rounds of passes for many drivers in one process. A driver woken by a change `join`s the next round, and its pass
+ * runs when the round opens; every pass `begin`s a ticket and hands its reports to it (or ends without). The reports
+ * of a round's passes are published together once the last of them ended (a binding's clusters' reports as one
+ * event), and the next round opens only after that: the clusters one change woke report in one round.
  */
 export interface PassRounds {
   /**
@@ -162,7 +161,7 @@ export interface PassRounds {
   join(open: () => (() => void) | undefined): void;
   /** A ticket of the round being opened, for the pass it queues. */
   begin(): PassReports;
-  /** A ticket for a batch no round queued (a driver's first, `reconcileNow`, a retry): never held for a round. */
+  /** A ticket for a pass no round queued (a driver's first, `reconcileNow`): never held for a round. */
   beginOutside(): PassReports;
 }
 
