@@ -378,13 +378,12 @@ try {
   const passSkips = Number(
     /^flotilla_reconcile_pass_skips_total\{controller="scheduling"[^}]*\} (\d+)$/m.exec(schedulerMetrics)?.[1] ?? 0,
   );
-  // The member side's work as counts: the kube driver's passes (batches of kube-member, the execution controller) and
-  // the bindings they looked at, each look being desired objects, a plan, an observation and a report for one binding
-  // in one cluster.
+  // The member side's work as counts: the kube driver's passes (reconciles of kube-member) and the bindings they looked
+  // at, each look being desired objects, a plan, an observation and a report for one binding in one cluster.
   const agentPort = s.suite.processes.find((p) => p.name === 'member-agent')?.httpPort;
   const agentMetrics = await (await fetch(`http://127.0.0.1:${agentPort}/metrics`)).text();
   const memberPasses = [
-    ...agentMetrics.matchAll(/^flotilla_reconcile_batches_total\{controller="kube-member"[^}]*\} (\d+)$/gm),
+    ...agentMetrics.matchAll(/^flotilla_reconcile_total\{controller="kube-member",[^}]*\} (\d+)$/gm),
   ].reduce((sum, [, n]) => sum + Number(n), 0);
   const looksByPass = [
     ...agentMetrics.matchAll(/^flotilla_kube_member_binding_looks_total\{[^}]*pass="(\w+)"[^}]*\} (\d+)$/gm),

@@ -220,12 +220,11 @@ describe('autoscaling on kube member clusters', () => {
       const expired = () =>
         scrapedSum(agent, 'flotilla_kube_watch_expired_total', { cluster: 'kube2', resource: 'apps/v1/Deployment' });
       const writes = () => scrapedSum(agent, 'flotilla_kube_member_writes_total', { cluster: 'kube2' });
-      // Everything is applied: the agent's writes have stopped (two resync passes of its workload status controller,
-      // KUBE_RESYNC_MS apart, without one; the execution controller has no resync: every change queues its bindings).
+      // Everything is applied: the agent's writes have stopped (two resync passes of its controller without one).
       const writesBefore = await eventually(
         async () => {
           const at = await writes();
-          await afterPasses({ processes: [agent] }, 'member-agent', 'member-workload-status');
+          await afterPasses({ processes: [agent] }, 'member-agent', 'kube-member');
           return (await writes()) === at ? at : undefined;
         },
         60_000,

@@ -26,10 +26,8 @@ export const Controllers = {
   effectiveHpa: 'effective-hpa',
   /** hpa-assigner: member HPAs Flotilla did not create, aimed at what an autoscaler scales (owner conflicts). */
   replicaOwners: 'replica-owners',
-  /** member-agent: what the bindings assign to a member cluster applied there, keyed by binding (Karmada's execution). */
+  /** member-agent (kube driver): what the bindings assign to its real member cluster applied there and reported. */
   kubeMember: 'kube-member',
-  /** member-agent: each binding's workload in a member cluster, and the cluster's capacity, reported (work status). */
-  memberWorkloadStatus: 'member-workload-status',
   /** member-agent: each member cluster's API server probed, its readiness and lease kept (Karmada's cluster status). */
   memberClusterStatus: 'member-cluster-status',
   /** kube-bridge: a host API server's objects mirrored in, status written back. */
@@ -161,7 +159,7 @@ export const SERVICE_CATALOGUE = {
     nats: { publish: ['events', 'leases', 'usage', 'metrics'], subscribe: [] },
     redis: true,
     queues: [],
-    controllers: [Controllers.kubeMember, Controllers.memberWorkloadStatus, Controllers.memberClusterStatus],
+    controllers: [Controllers.kubeMember, Controllers.memberClusterStatus],
     optional: false,
   },
   'affinity-scheduler': {

@@ -51,10 +51,7 @@ export const memberAgentConfigSchema = baseConfigSchema
      * `--cluster-success-threshold`), so that an API server that flaps does not bounce workloads back and forth.
      */
     KUBE_SUCCESS_THRESHOLD_MS: envInt({ default: 30_000, min: 0 }),
-    /**
-     * With the kube driver: how often the cluster comes round in the workload status controller besides its changes
-     * (the usage sampled, pod metrics read when due); every other reconcile is a change's.
-     */
+    /** With the kube driver: a full reconcile at least this often besides the one each change triggers. */
     KUBE_RESYNC_MS: envInt({ default: 30_000, min: 1000 }),
     /** With the kube driver: client-go's write rate limit against the member API server, in writes a second. */
     KUBE_API_QPS: envInt({ default: 50, min: 1 }),

@@ -275,9 +275,13 @@ export class ReportBook {
     return (this.workloadMemo.get(bindingKey(ref))?.size ?? 0) > 0;
   }
 
-  /** Drops the memory of a binding that is gone (its status went with it). */
-  forget(ref: BindingRef): void {
-    this.workloadMemo.delete(bindingKey(ref));
+  /** Drops the memory of clusters no longer owned and of bindings that are gone (their status went with them). */
+  forgetGone(owned: { has(cluster: string): boolean }, presentBindings: ReadonlySet<string>): void {
+    for (const c of this.clusterMemo.keys()) if (!owned.has(c)) this.clusterMemo.delete(c);
+    for (const [b, memos] of this.workloadMemo) {
+      if (!presentBindings.has(b)) this.workloadMemo.delete(b);
+      else for (const c of memos.keys()) if (!owned.has(c)) memos.delete(c);
+    }
   }
 }
 

@@ -46,8 +46,8 @@ export interface ClusterStatusControllerOptions {
  * Cluster that probes the member API server's `/readyz` (and its version once per recovery) every `pollMs`, sooner
  * while a threshold runs, turns the probes into readiness by the failure and success thresholds, and renews the
  * cluster's lease after each probe once the agent posted the cluster's status. The capacity summary is observed by
- * the workload status controller under the Cluster's key (a round publishes a cluster's summary ahead of its
- * bindings' reports, which the scheduler's assume cache needs), and handed here (`posted`) for `/metrics`.
+ * the execution pass beside the workloads (a round publishes a cluster's summary ahead of its bindings' reports,
+ * which the scheduler's assume cache needs), and handed here (`posted`) for `/metrics`.
  */
 export class ClusterStatusController {
   private readonly controller: Controller;

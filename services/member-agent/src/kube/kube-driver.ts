@@ -1,7 +1,7 @@
 import { type ClusterSpec, effectiveResourceModels, type ReservedNamespaces, type ResourceModel } from '@flotilla/api';
-import { type Bus, type CloudEvent, publishEvent } from '@flotilla/bus';
+import { type Bus, publishEvent } from '@flotilla/bus';
 import { Controllers } from '@flotilla/catalogue';
-import { type BatchResult, type Controller, defineController, type InvolvesObjects } from '@flotilla/controller';
+import { type Controller, defineController, type InvolvesObjects } from '@flotilla/controller';
 import type { KubeInformer, KubeInformerEvent, ReadinessSink } from '@flotilla/kube-client';
 import type { Clock } from '@flotilla/runtime';
 import { type Informer, Informers, objectKey, refFromKey, type StatusRecord, type StoredObject } from '@flotilla/store';
@@ -16,7 +16,7 @@ import {
   type WorkloadReport,
   type WorkloadUsage,
 } from '../report-model.js';
-import { type Report, ReportBook, readyReasonIsExpiry, targetClusterNames } from '../reports.js';
+import { bindingKey, type Report, ReportBook, readyReasonIsExpiry, targetClusterNames } from '../reports.js';
 import type { UsageRecorder } from '../usage-recorder.js';
 import type { WorkloadUsageGauge } from '../usage-metrics.js';
 import { type KubeNode, type KubePod, type NodeView, nodeView, podView, templatePodRequest } from './cluster-status.js';
@@ -25,14 +25,7 @@ import { BindingRouter } from './binding-router.js';
 import { KeyRouter } from './key-router.js';
 import { kubeDriverMetrics } from './kube-metrics.js';
 import type { MemberClusterApi } from './kube-api.js';
-import {
-  type DesiredObject,
-  type DesiredState,
-  desiredMemberObjects,
-  formatBindingRef,
-  ManifestCache,
-  memberKey,
-} from './member-objects.js';
+import { type DesiredObject, desiredMemberObjects, formatBindingRef, ManifestCache } from './member-objects.js';
 import { DEFAULT_WRITE_LIMITS, type FailedWrite, MemberWriter, type WriteLimits } from './member-writer.js';
 import {
   HPA_KIND,
@@ -56,10 +49,8 @@ import type { MemberObjectView, PodView } from './workload-status.js';
 
 export { foreignHpasOf, type KindRef, memberObjectView } from './observe.js';
 
-/** The execution controller's name: the `controller` label of its metrics, the source of its events. */
+/** The controller's name: the `controller` label of its metrics, the source of its events. */
 export const KUBE_MEMBER_CONTROLLER = Controllers.kubeMember;
-/** The workload status controller's name. */
-export const MEMBER_WORKLOAD_STATUS_CONTROLLER = Controllers.memberWorkloadStatus;
 
 /**
  * Kinds watched from the start, whether or not a binding asks for one now: what Flotilla created of them is found
@@ -103,10 +94,7 @@ export interface KubeDriverOptions {
   failureThresholdMs: number;
   /** How long probes must succeed before a cluster reported not Ready is Ready again (KUBE_SUCCESS_THRESHOLD_MS). */
   successThresholdMs: number;
-  /**
-   * How often the Cluster key comes round in the status controller (default 30 s): the usage sampled, pod metrics
-   * read when due. Nothing else is periodic: every change wakes the bindings it concerns.
-   */
+  /** A full reconcile at least this often, besides the one every change triggers (default 30 s). */
   resyncMs?: number;
   /** How often pod CPU usage is read from metrics.k8s.io (default 15 s, the HPA controller's sync period). */
   metricsPeriodMs?: number;
@@ -227,24 +215,18 @@ export class MemberWriteError extends Error implements InvolvesObjects {
 }
 
 /**
- * A member cluster's driver, real or simulated (`SimulatedFleet` runs one per simulated cluster), as three controllers
- * of the kit, keyed as Karmada keys them:
- * - ClusterStatusController (`member-cluster-status`), keyed by the Cluster, probes the API server (`/readyz`,
- *   version) and keeps the cluster's readiness and lease;
- * - the execution controller (KUBE_MEMBER_CONTROLLER), keyed by binding, applies what each binding assigns to the
- *   cluster by server-side apply and removes what is no longer assigned (desiredMemberObjects, planMemberWrites,
- *   MemberWriter);
- * - the workload status controller (`member-workload-status`), keyed by binding, observes each binding's workload
- *   (observeWorkloads) and reports it through the ReportBook; its Cluster key stands for the cluster's capacity
- *   summary (observeCluster) and the workloads' usage.
+ * A member cluster's driver, real or simulated (`SimulatedFleet` runs one per simulated cluster), as two controllers
+ * of the kit keyed by its Cluster. ClusterStatusController probes the API server (`/readyz`, version) and keeps the
+ * cluster's readiness and lease. The execution controller (KUBE_MEMBER_CONTROLLER) keeps informers on nodes, pods,
+ * namespaces and the kinds it applies, applies what the bindings assign to its cluster by server-side apply, removes
+ * what is no longer assigned, and reports the Cluster's capacity and each binding's workload (through the ReportBook).
  *
- * Both binding controllers reconcile the keys ready together (`reconcileBatch`): one look at the member's informers
- * serves them all, and a round publishes a binding's clusters' reports as one event. The execution controller hands
- * the keys it looked at to the status controller, with what it decided, so that a write is reported after it.
- * Changes wake the keys they concern: a binding's (through the BindingRouter), its template's, its member objects'
- * and pods' (by the informers' indexes), someone else's object where theirs would be; readiness wakes the whole
- * share. Writes that fail are reported in the binding's status, and its key then fails with a MemberWriteError:
- * retried with backoff, a Warning event on the binding, `flotilla_reconcile_total{controller="kube-member",result="error"}`.
+ * A change on either side (the process's shared informers on the bindings, their templates and statuses and the
+ * Clusters; the member informers), a change of readiness and a periodic resync queue a pass, and one reconcile passes
+ * over the bindings that changed (or the cluster's whole share): plan (planMemberWrites), write (MemberWriter), observe
+ * (observeWorkloads, observeCluster), publish. Writes that fail are reported in the bindings' status, and the reconcile
+ * then fails with a MemberWriteError: retried with backoff, a Warning event on each binding concerned,
+ * `flotilla_reconcile_total{controller="kube-member",result="error"}`.
  */
 export class KubeDriver {
   private readonly book = new ReportBook('flotilla/member-agent/kube');
@@ -258,11 +240,7 @@ export class KubeDriver {
   private readonly templates = new Map<string, { informer: Informer<StoredObject>; release(): void }>();
   /** The templates (by store key) the bindings assigning this cluster name, each watched through its KeyRouter. */
   private readonly templateWatches = new Map<string, () => void>();
-  /** Applies what the bindings assign here, keyed by binding (Karmada's execution controller). */
-  private readonly execution: Controller;
-  /** Reports the bindings' workloads, keyed by binding, and the cluster's capacity under its Cluster key. */
-  private readonly workloadStatus: Controller;
-  /** The Cluster's store key: the workload status controller's key for the capacity summary and the usage. */
+  private readonly controller: Controller;
   private readonly key: string;
   private nodes: KubeInformer<NodeView> | undefined;
   private pods: KubeInformer<PodView> | undefined;
@@ -270,32 +248,37 @@ export class KubeDriver {
   private readonly managed = new Map<string, KubeInformer<MemberObjectView>>();
   /** Kinds a binding asks for that the member cluster does not serve (or refused to list), with why. */
   private readonly unservedKinds = new Map<string, string>();
-  /** The bindings (by store key) that assigned this cluster when last looked at. */
-  private readonly assignedKeys = new Set<string>();
+  /** The bindings (by store key) that assigned this cluster at the last pass: their changes wake it. */
+  private assignedKeys = new Set<string>();
   /**
    * The cluster -> bindings index: the bindings (by store key) whose `spec.clusters` names this cluster now, kept
-   * from the binding informers' events. The cluster's share is these and those it reported before (`tracked`), not
-   * every binding of the installation: in a process serving many clusters, a look at the share costs that share.
+   * from the binding informers' events. A pass looks at these and at those it reported before (`tracked`), not at
+   * every binding of the installation: in a process serving many clusters, each pass costs its cluster's share.
    */
   private readonly assigning = new Set<string>();
   /**
-   * The bindings of the share besides `assigning`: those this driver reported for (a removal is reported once they
-   * leave), or that assigned the cluster when last looked at. The first look is at every binding (what an earlier
-   * agent reported for this cluster is in the stored status of bindings now elsewhere).
+   * The bindings a pass looks at besides `assigning`: those this driver reported for (a removal is reported once they
+   * leave), or that assigned the cluster at the last pass. Undefined until the first pass, which looks at every
+   * binding (what an earlier agent reported for this cluster is in the stored status of bindings now elsewhere).
    */
-  private tracked = new Set<string>();
-  /** Whether the first look (at every binding) was queued: before it, the share is every binding. */
-  private looked = false;
-  /** The first look's keys are queued and its batch has not begun. */
-  private firstLookQueued = false;
+  private tracked: Set<string> | undefined;
   /** The last failed write per member object, reported in the binding's aggregated status until it succeeds. */
   private readonly writeErrors = new Map<string, FailedWrite>();
-  /** Someone else's object where a binding's would go, per member object (planMemberWrites), with why. */
-  private readonly conflicts = new Map<string, string>();
   private readonly writer: MemberWriter;
   private readonly manifests: ManifestCache;
   private podCpu = new Map<string, Map<string, number> | undefined>();
-  /** The usage last published, sampled again when the Cluster key comes round (UsageRecorder's interval). */
+  /**
+   * Changes counted as they come, and those the last pass saw: a resync with nothing unseen costs nothing but the
+   * usage sample (a simulated cluster's resync every tick made it a pass over its whole share a second). Inputs
+   * (bindings, templates, the Cluster, readiness) count as seen from the pass's start; the member cluster's objects
+   * from its observation, so the echo of its own writes, which a simulated member delivers before the pass observes,
+   * asks for no second pass. A real member's echo comes later and asks for one. `inputs` and `member` (namespaces,
+   * deletes, someone else's objects) ask for a look at the whole share; `cluster` (nodes and pods: the capacity
+   * summary) for a pass, which reports the summary, over the bindings that changed (a pod's own wakes its workload's).
+   */
+  private readonly changes = { inputs: 1, member: 0, cluster: 0 };
+  private seen = { inputs: 0, member: 0, cluster: 0 };
+  /** The usage of the last whole pass, sampled again by a pass that skips (UsageRecorder's interval). */
   private lastUsage: WorkloadUsage[] = [];
   private lastMetricsMs: number | undefined;
   /** The last metrics.k8s.io error per namespace: logged when it changes, not every period. */
@@ -303,46 +286,37 @@ export class KubeDriver {
   private stopped = false;
   /** Ends this driver's routes of binding changes (BindingRouter). */
   private unroute: (() => void) | undefined;
+  /** Bindings (store keys) that changed since the pass that last looked at them, here or in the member cluster. */
+  private readonly dirty = new Set<string>();
+  /** While a pass over some bindings runs: which, and whether it observed the member cluster yet. */
+  private passScope: { keys: Pick<ReadonlySet<string>, 'has'>; observed: boolean } | undefined;
   /** binding (store key) → the template (store key) it names here, and each template's bindings (for its changes). */
   private readonly templateOf = new Map<string, string>();
   private readonly templateUsers = new Map<string, Set<string>>();
-  /** The bindings (store keys) placing a HorizontalPodAutoscaler here: every look at bindings includes them. */
+  /** The bindings (store keys) placing a HorizontalPodAutoscaler here: every pass looks at them. */
   private readonly hpaBindings = new Set<string>();
-  /** By binding (store key): its usage here as of the status reconcile that last observed it. */
+  /** By binding (store key): its usage here as of the pass that last looked at it. */
   private readonly usageOf = new Map<string, { binding: BindingUsage; workload: WorkloadUsage }>();
   /** By binding (store key): where its workload's usage is read from (`refreshUsage`), for a workload requesting CPU. */
   private readonly usageSources = new Map<string, UsageSource>();
   private looks = 0;
-  /** Whether the capacity summary may have changed since it was last observed (nodes, pods, readiness, the Cluster). */
-  private summaryChanged = true;
-  /**
-   * Keys (bindings, and the Cluster key for the summary) an execution batch looks at, or a status batch has still to
-   * observe: a change of their member objects or pods is that batch's (its own writes' echo), not the next one's.
-   */
-  private readonly observing = new Set<string>();
-  /** Why the next execution batch looks at the whole share (counted as that pass); `changed` when unset. */
-  private wholeReason: PassReason | undefined;
-  /** With rounds: the keys woken for the next round, of each controller. */
-  private nextRound = { execution: new Set<string>(), status: new Set<string>() };
+  /** A round (or reconcileNow) asked for the next pass: with rounds, other reconciles join the next round instead. */
+  private passAsked = false;
   /** Whether the driver joined the next round and it did not open yet (`rounds`). */
   private joined = false;
-  /** Settles once the keys of the round the driver joined are queued (for `idle`). */
+  /** Settles once the pass of the round the driver joined is queued (for `idle`). */
   private gathering: Promise<void> | undefined;
   /** What settles each `gathering` not settled yet (a stopping driver settles them). */
   private readonly finishes = new Set<() => void>();
-  /** The round's hold on the next execution batch: handed on to the status batch that reports it. */
+  /** The bindings of the round the driver's next pass belongs to, taken from `dirty` when it opened. */
+  private roundTaken: Set<string> | undefined;
+  /** The round's hold on the driver's next pass, taken when the round queued it (the pass itself may start later). */
   private roundTicket: PassReports | undefined;
-  /** The status keys of the round, queued with those the round's execution batch hands on. */
-  private roundStatusKeys: Set<string> | undefined;
-  /** What the last execution batch handed to the status controller: its round's ticket and what it decided. */
-  private handoff:
-    | { ticket?: PassReports; keys: ReadonlySet<string>; desired: DesiredState; first?: boolean }
-    | undefined;
   /** Probes, readiness and the lease (Karmada's cluster status controller, keyed by this Cluster). */
   private readonly health: ClusterStatusController;
   private readonly usageWriter: MemberUsageWriter;
   private readonly looksCounter: Counter<'pass'>;
-  /** Settles when the first look at the bindings was reported (what `start` waits for). */
+  /** Settles when the first reconcile ended (what `start` waits for, not the passes its own writes queue). */
   private firstPass: Promise<void>;
   private firstPassDone!: () => void;
 
@@ -389,41 +363,30 @@ export class KubeDriver {
       successThresholdMs: opts.successThresholdMs,
       ...(opts.leaseRenewMs !== undefined ? { leaseRenewMs: opts.leaseRenewMs } : {}),
       ...(opts.leaseDriver !== undefined ? { leaseDriver: opts.leaseDriver } : {}),
-      // Reachable or not: every binding is written (or not) and reported again.
-      onReadinessChange: () => this.wakeShare('inputs'),
+      onReadinessChange: () => this.kick(),
       onAnswersAgain: () => this.wakeInformers(),
     });
     const backoff = opts.backoff ?? KUBE_DRIVER_DEFAULTS.backoff;
-    const common = {
-      // The bindings, their templates and statuses, and the member cluster's objects come through the process's
-      // routers and the member informers (`start`), which hand a change to the keys it concerns only.
-      maxBatch: Number.MAX_SAFE_INTEGER,
+    this.controller = defineController({
+      name: KUBE_MEMBER_CONTROLLER,
+      watches: [
+        {
+          source: ownCluster,
+          // Counted as a change (its resource models grade the nodes anew), so the pass it asks for looks.
+          onChange: () => this.kick(),
+        },
+        // The bindings, their statuses and this Cluster's status come through the process's routers (`start`), which
+        // hand a change to the drivers it concerns only.
+      ],
+      keys: () => [this.key],
+      reconcile: () => this.reconcile().finally(this.firstPassDone),
+      resyncMs: opts.resyncMs ?? KUBE_DRIVER_DEFAULTS.resyncMs,
+      resyncSpread: false,
       baseBackoffMs: backoff.baseMs,
       maxBackoffMs: backoff.maxMs,
       logger: opts.logger,
       registry: this.registry,
-      failureEvents: { publish: (e: CloudEvent) => publishEvent(opts.bus, e), objectOf: refFromKey },
-    };
-    this.execution = defineController({
-      ...common,
-      name: KUBE_MEMBER_CONTROLLER,
-      // Its resource models grade the nodes in the summary; its simulation is the fleet's (a probe follows).
-      // What a binding assigns does not depend on its Cluster; its readiness wakes the share (`health`).
-      watches: [{ source: ownCluster, onChange: () => undefined }],
-      keys: () => this.firstLook(),
-      reconcileBatch: (keys) => this.execute(keys.map((k) => k.key)),
-    });
-    this.workloadStatus = defineController({
-      ...common,
-      name: MEMBER_WORKLOAD_STATUS_CONTROLLER,
-      // Its resource models grade the nodes in the summary.
-      watches: [{ source: ownCluster, onChange: () => this.summaryMayChange() }],
-      // Woken by the execution batches and the member's changes, and the Cluster key every resync (usage) once the
-      // first look began.
-      keys: () => (this.looked ? [this.key] : []),
-      reconcileBatch: (keys) => this.report(keys.map((k) => k.key)),
-      resyncMs: opts.resyncMs ?? KUBE_DRIVER_DEFAULTS.resyncMs,
-      resyncSpread: false,
+      failureEvents: { publish: (e) => publishEvent(opts.bus, e), objectOf: refFromKey },
     });
   }
 
@@ -431,7 +394,7 @@ export class KubeDriver {
     return this.opts.clusterName;
   }
 
-  /** How many bindings its reconciles looked at (for tests: a change costs its own bindings' look). */
+  /** How many bindings its passes looked at, counted once a pass (for tests: a change costs its own bindings' look). */
   get bindingLooks(): number {
     return this.looks;
   }
@@ -445,23 +408,22 @@ export class KubeDriver {
   private readonly podsWithLabel: PodsWithLabel = (namespace, label) =>
     this.pods?.byIndex(POD_LABEL_INDEX.name, POD_LABEL_INDEX.valueOf(namespace, label)) ?? [];
 
-  /** Probes, fills the caches and looks at every binding once, then follows changes until `stop`. */
+  /** Probes, fills the caches and reconciles once, then follows changes until `stop`. */
   async start(): Promise<void> {
-    // The bindings that assign this cluster now, or did before (one that left it is removed and reported so).
+    // The bindings that assign this cluster now, or did before (one that left it is reported removed).
     const routes = this.bindings.map((informer) =>
-      // The router calls only for a binding that names this cluster now or did before: either way it is applied.
+      // The router calls only for a binding that names this cluster now or did before: either way a pass looks.
       BindingRouter.of(informer).register(this.cluster, (e, namesCluster) => {
         if (namesCluster) this.assigning.add(e.key);
         else this.assigning.delete(e.key);
-        this.wakeExecution(e.key);
+        this.kickBinding(e.key);
       }),
     );
     // The scheduler set this cluster Ready=Unknown (this agent was cut off): report again at once.
     const unwatchStatus = KeyRouter.of(this.statuses.get('Cluster')!).watch(this.key, (e) => {
-      if (e.type === 'upsert' && readyReasonIsExpiry(this.statusOf('Cluster', undefined, this.cluster)))
-        this.wakeShare('inputs');
+      if (e.type === 'upsert' && readyReasonIsExpiry(this.statusOf('Cluster', undefined, this.cluster))) this.kick();
     });
-    // Read for what was reported already (after a restart): synced before the first look.
+    // Read for what was reported already (after a restart): synced before the first pass.
     const statuses = [...this.statuses.values()].map((informer) => KeyRouter.of(informer).hold());
     this.unroute = () => {
       for (const r of routes) r.unregister();
@@ -472,14 +434,7 @@ export class KubeDriver {
     };
     await Promise.all([...routes.map((r) => r.synced), ...statuses.map((s) => s.synced)]);
     await this.health.start();
-    await this.workloadStatus.start();
-    // Its start queues every binding (`shareKeys`): the first look, reported outside any round. With none, the first
-    // report is the cluster's alone.
-    await this.execution.start();
-    if (this.execution.queue.length === 0) {
-      this.firstLookQueued = false;
-      this.handToStatus(new Set([this.key]), { first: true });
-    }
+    await this.controller.start();
     await this.firstPass;
   }
 
@@ -489,17 +444,13 @@ export class KubeDriver {
     for (const finish of [...this.finishes]) finish();
     this.roundTicket?.end();
     this.roundTicket = undefined;
-    this.handoff?.ticket?.end();
-    this.handoff = undefined;
     await this.health.stop();
-    await this.execution.stop();
-    await this.workloadStatus.stop();
-    // After the last reconcile (which may have followed another kind): the template informers are let go.
+    await this.controller.stop();
+    // After the last pass (which may have followed another kind): the template informers are let go.
     for (const t of this.templates.values()) t.release();
     this.templates.clear();
     await Promise.all([this.nodes, this.pods, this.namespaces, ...this.managed.values()].map((i) => i?.stop()));
     this.opts.usageGauge?.update([], this.cluster);
-    this.firstPassDone();
   }
 
   /** The API server may have gone away or come back (a simulated cluster's `fail` or `recover`): probe it now. */
@@ -507,77 +458,40 @@ export class KubeDriver {
     this.health.probeNow();
   }
 
-  /** Looks at the cluster's whole share now, outside any round, and waits until it is reported. */
+  /** Runs one reconcile now (after any running one) and waits for it. */
   async reconcileNow(): Promise<void> {
-    this.wholeReason = 'inputs';
-    this.summaryMayChange(false);
-    this.execution.queue.together(() => {
-      for (const key of this.shareKeys()) this.execution.enqueue(key);
-    });
-    await this.idle();
+    this.changes.inputs++;
+    this.passAsked = true;
+    this.controller.enqueue(this.key);
+    await this.controller.idle();
   }
 
   /**
-   * The execution controller's keys at start: every binding. What woke before (the bindings as their router listed
-   * them, readiness first known) is this look's.
+   * A binding's inputs or member objects changed: a pass looks at it (and at the others that changed), not at the
+   * cluster's whole share. Its own writes' echo, which a simulated member delivers before the pass observes, is no
+   * change.
    */
-  private firstLook(): Iterable<string> {
-    const keys = this.shareKeys();
-    this.looked = true;
-    this.firstLookQueued = true;
-    this.nextRound.execution.clear();
-    return keys;
-  }
-
-  /** The cluster's share: every binding before the first look, then those assigning it and those it tracks. */
-  private shareKeys(): Iterable<string> {
-    if (!this.looked) return this.bindings.flatMap((i) => [...i.keys()]);
-    return new Set([...this.assigning, ...this.tracked]);
-  }
-
-  /** A binding's inputs changed (itself, its template, its member object gone): it is applied again. */
-  private wakeExecution(key: string, fromMember = false): void {
+  private kickBinding(key: string, echo = false): void {
     if (this.stopped) return;
-    // The echo of the batch's own delete: it decided about this binding with what it wrote.
-    if (fromMember && this.observing.has(key)) return;
-    if (this.opts.rounds) {
-      this.nextRound.execution.add(key);
-      this.joinRound(this.opts.rounds);
-    } else this.execution.enqueue(key);
+    if (echo && this.passScope && !this.passScope.observed && this.passScope.keys.has(key)) return;
+    this.dirty.add(key);
+    this.wake();
   }
 
-  /** A binding's workload (or, by the Cluster key, the capacity) changed in the member cluster: it is reported again. */
-  private wakeStatus(key: string): void {
-    if (this.stopped || this.observing.has(key)) return;
-    if (this.opts.rounds) {
-      this.nextRound.status.add(key);
-      this.joinRound(this.opts.rounds);
-    } else this.workloadStatus.enqueue(key);
-  }
-
-  /** Nodes, pods, readiness or the Cluster changed: the summary is observed again. */
-  private summaryMayChange(wake = true): void {
-    this.summaryChanged = true;
-    if (wake) this.wakeStatus(this.key);
-  }
-
-  /**
-   * The whole share is applied and reported again: a change of readiness, of the Cluster's expiry (`inputs`), or a
-   * namespace gone in the member (`member`).
-   */
-  private wakeShare(reason: PassReason): void {
+  /** Something changed: reconcile (changes arriving while one runs are folded into one more pass). */
+  private kick(from: keyof KubeDriver['changes'] = 'inputs'): void {
     if (this.stopped) return;
-    // Before the first look (readiness known at start): that look is at every binding.
-    if (!this.looked) {
-      this.summaryMayChange();
-      return;
-    }
-    this.wholeReason = reason;
-    for (const key of this.shareKeys()) this.wakeExecution(key);
-    this.summaryMayChange();
+    this.changes[from]++;
+    this.wake();
   }
 
-  /** Waits for the next round (once, however often asked before it opens). */
+  /** A pass is wanted: in the next round with rounds, else queued at once. */
+  private wake(): void {
+    if (this.opts.rounds) this.joinRound(this.opts.rounds);
+    else this.controller.enqueue(this.key);
+  }
+
+  /** Waits for the next round of passes (once, however often asked before it opens). */
   private joinRound(rounds: PassRounds): void {
     if (this.joined || this.stopped) return;
     this.joined = true;
@@ -594,83 +508,44 @@ export class KubeDriver {
     this.finishes.add(finish);
     rounds.join(() => {
       this.joined = false;
-      // The round's keys are those woken by now: a change while its batches are being queued is the next round's,
-      // for every cluster of the binding alike.
-      const { execution, status } = this.nextRound;
-      if (this.stopped || (execution.size === 0 && status.size === 0)) {
+      // What a pass saw while waiting for the round (its own writes' echo) needs no other.
+      if (this.stopped || !this.hasWork()) {
         finish();
         return undefined;
       }
-      this.nextRound = { execution: new Set(), status: new Set() };
+      // The round's bindings are those changed by now: a change while its passes are being queued is the next's, for
+      // every cluster of the binding alike.
+      this.roundTaken = new Set([...(this.roundTaken ?? []), ...this.dirty]);
+      this.dirty.clear();
       return () => {
-        // The round waits for this driver from now, not from when its batch starts: a batch outside the round (a
-        // retry, the Cluster key's usage) may be running, and the round's runs after it.
-        const ticket = rounds.begin();
-        if (execution.size > 0) {
-          // A round before this one whose batch has not begun (the execution controller busy outside the rounds):
-          // its keys are queued, and go with this round's.
-          this.roundTicket?.end();
-          this.roundTicket = ticket;
-          this.roundStatusKeys = this.roundStatusKeys ? new Set([...this.roundStatusKeys, ...status]) : status;
-          this.execution.queue.together(() => {
-            for (const key of execution) this.execution.enqueue(key);
-          });
-        } else this.handToStatus(status, { ticket });
+        this.passAsked = true;
+        // The round waits for this pass from now, not from when it starts: the key may be busy with a reconcile that
+        // is no round's (the end of the last round's pass, recording usage; a resync), and the pass runs after it.
+        // Counted from its start, the round ended without it, and its reports went out with the next round's: a
+        // binding's clusters in two events, for 2-8 % of bench/scheduler-e2e's bindings in 4 runs of 7.
+        this.roundTicket ??= rounds.begin();
+        this.controller.enqueue(this.key);
         finish();
       };
     });
   }
 
-  /**
-   * Queues `keys` in the status controller, with the round's ticket and what an execution batch decided of the
-   * bindings it `looked` at (the status batch observes those as decided, and looks at the others itself).
-   */
-  private handToStatus(
-    keys: ReadonlySet<string>,
-    o: {
-      ticket?: PassReports | undefined;
-      looked?: { keys: ReadonlySet<string>; desired: DesiredState };
-      /** The first look's: its status batch reads pod metrics, and `start` waits for it. */
-      first?: boolean;
-    } = {},
-  ): void {
-    if (this.stopped) {
-      o.ticket?.end();
-      return;
-    }
-    // An earlier hand-off no batch took yet: its keys are queued with these, so one batch reports both.
-    const before = this.handoff;
-    if (before?.ticket && o.ticket) before.ticket.end();
-    const ticket = o.ticket ?? before?.ticket;
-    const looked =
-      before && o.looked
-        ? { keys: new Set([...before.keys, ...o.looked.keys]), desired: mergeDesired(before.desired, o.looked.desired) }
-        : (o.looked ??
-          (before ? { keys: before.keys, desired: before.desired } : { keys: new Set<string>(), desired: EMPTY }));
-    const first = o.first || before?.first;
-    this.handoff = { ...(ticket ? { ticket } : {}), ...(first ? { first } : {}), ...looked };
-    this.workloadStatus.queue.together(() => {
-      for (const key of keys) this.workloadStatus.enqueue(key);
-    });
-  }
-
-  /** Resolves once no change is being gathered and no reconcile is queued or running (for tests). */
+  /** Resolves once no change is being gathered and no pass is queued or running (for tests). */
   async idle(): Promise<void> {
     for (;;) {
       await this.gathering;
-      await this.execution.idle();
-      await this.workloadStatus.idle();
-      if (!this.gathering && this.execution.queue.length === 0 && this.workloadStatus.queue.length === 0) return;
+      await this.controller.idle();
+      if (!this.gathering) return;
     }
   }
 
-  /** What every member informer is given: errors probe, expiries are logged; changes come by subscription. */
+  /** What every member informer is given: changes queue a reconcile, errors probe, expiries are logged. */
   private informerOptions(what: string) {
     return {
       name: what,
       registry: this.registry,
       ...(this.opts.readiness ? { readiness: this.opts.readiness } : {}),
-      onChange: () => undefined,
+      onChange: () => this.kick('member'),
       onError: (err: Error) => this.onInformerError(what, err),
       onExpired: (resourceVersion: string) => {
         this.opts.logger.info(
@@ -703,32 +578,26 @@ export class KubeDriver {
     const api = this.opts.api;
     const common = (what: string) => this.informerOptions(what);
     try {
-      // Nodes and pods make the capacity summary; a pod's change is also its workload's (its pending count).
-      if (!this.nodes) {
-        this.nodes = await api.informer('v1', 'Node', {
-          project: (raw) => nodeView(raw as KubeNode),
-          ...common('nodes'),
-        });
-        this.nodes.subscribe(() => this.summaryMayChange());
-      }
+      // Nodes and pods make the capacity summary: a change asks for a pass (which reports it), not a whole look.
+      this.nodes ??= await api.informer('v1', 'Node', {
+        project: (raw) => nodeView(raw as KubeNode),
+        ...common('nodes'),
+        onChange: () => this.kick('cluster'),
+      });
       if (!this.pods) {
         this.pods = await api.informer('v1', 'Pod', {
           project: (raw) => podView(raw as KubePod),
           indexers: { [POD_LABEL_INDEX.name]: POD_LABEL_INDEX.values },
           ...common('pods'),
+          onChange: () => this.kick('cluster'),
         });
+        // A pod's change is its workload's (its pending count): that binding is looked at, not the whole share.
         this.pods.subscribe(this.onPod);
       }
-      if (!this.namespaces) {
-        this.namespaces = await api.informer('v1', 'Namespace', {
-          project: (raw) => raw.metadata?.name,
-          ...common('namespaces'),
-        });
-        // A namespace gone took the objects in it: every binding is applied again. One made (ours, mostly) is no news.
-        this.namespaces.subscribe((e) => {
-          if (e.type === 'delete') this.wakeShare('member');
-        });
-      }
+      this.namespaces ??= await api.informer('v1', 'Namespace', {
+        project: (raw) => raw.metadata?.name,
+        ...common('namespaces'),
+      });
     } catch (err) {
       this.opts.logger.warn({ err: (err as Error).message, cluster: this.cluster }, 'member API discovery failed');
       return false;
@@ -752,6 +621,8 @@ export class KubeDriver {
         // A pod's workload, found by its labels (onPod).
         indexers: { [SELECTOR_INDEX.name]: SELECTOR_INDEX.values },
         ...this.informerOptions(key),
+        // Its changes come by key (below): a change of a binding's own object is that binding's.
+        onChange: () => undefined,
       });
     } catch (err) {
       this.unservedKinds.set(key, (err as Error).message);
@@ -763,63 +634,33 @@ export class KubeDriver {
     managed.subscribe((e) => {
       const view = e.type === 'upsert' ? managed.cache.get(e.key) : e.deleted;
       const binding = view?.binding === undefined ? undefined : bindingKeyOfMark(view.binding);
-      // Someone else's object: a conflict may have come or gone for the bindings whose object it would be (their
-      // template's kind, namespace and name); a foreign HPA is in the capacity summary.
-      if (binding === undefined) {
-        if (!view) return;
-        const { kind, namespace, name } = view.ref;
-        for (const user of this.templateUsers.get(objectKey({ kind, namespace, name })) ?? []) this.wakeExecution(user);
-        if (kind === HPA_TEMPLATE_KIND) this.summaryMayChange();
-      }
-      // Ours gone: applied again (unless the binding left). Ours changed: its status is the workload's report.
-      else if (e.type === 'delete') this.wakeExecution(binding, true);
-      else {
-        this.wakeStatus(binding);
-        // An HPA's status is in the report of the workload it scales.
-        const scaled = view?.hpa?.target ? this.scaledBy(view.ref.namespace, view.hpa.target) : undefined;
-        if (scaled !== undefined) this.wakeStatus(scaled);
-      }
+      // Someone else's object (a conflict may have come or gone): the whole share is looked at.
+      if (binding === undefined) this.kick('member');
+      else this.kickBinding(binding, true);
     });
     void informer.start();
     await informer.waitForSync(FIRST_SYNC_WAIT_MS);
     return informer;
   }
 
-  /** The binding (store key) of the workload of ours an HPA's `scaleTargetRef` names, if there is one. */
-  private scaledBy(
-    namespace: string,
-    target: { apiVersion?: string; kind?: string; name?: string },
-  ): string | undefined {
-    for (const [key, informer] of this.managed) {
-      if (
-        !key.endsWith(`/${target.kind}`) ||
-        (target.apiVersion !== undefined && key !== `${target.apiVersion}/${target.kind}`)
-      )
-        continue;
-      const mark = informer.cache.get(`${namespace}/${target.name}`)?.binding;
-      if (mark !== undefined) return bindingKeyOfMark(mark);
-    }
-    return undefined;
-  }
-
-  /** A pod came, changed or went: the capacity, and the workloads that select it, are reported again. */
+  /** A pod came, changed or went: the bindings of the workloads that select it are looked at again. */
   private readonly onPod = (e: KubeInformerEvent<PodView>): void => {
-    this.summaryMayChange();
     const pod = e.type === 'upsert' ? this.pods?.cache.get(e.key) : e.deleted;
     if (!pod) return;
     for (const mark of markedWorkloadsSelecting(pod, this.managed.values())) {
       const binding = bindingKeyOfMark(mark);
-      if (binding !== undefined) this.wakeStatus(binding);
+      if (binding !== undefined) this.kickBinding(binding, true);
     }
   };
 
   private templateLookup = (ref: { kind: string; namespace: string; name: string }) =>
     this.templates.get(ref.kind)?.informer.get(ref);
 
-  /** A template of this cluster's share changed: its bindings here are applied again. */
+  /** A template of this cluster's share changed: its bindings here are looked at again. */
   private readonly onTemplate = (e: { key: string }) => {
-    for (const binding of this.templateUsers.get(e.key) ?? []) this.wakeExecution(binding);
+    for (const binding of this.templateUsers.get(e.key) ?? []) this.kickBinding(binding);
   };
+
   /** Starts following the templates of every kind a binding names (the shared informer of that kind's objects). */
   private async followTemplates(bindings: readonly StoredObject[]): Promise<void> {
     const kinds = new Set<string>();
@@ -866,8 +707,108 @@ export class KubeDriver {
     users.add(binding);
   }
 
+  /**
+   * The bindings a pass looks at: on the first, every binding; then those assigning this cluster (the index) and
+   * those it tracks (reported for, or assigned at the last pass), the ones gone and those in `except` left out.
+   */
+  private bindingsToLookAt(except?: ReadonlySet<string>): StoredObject[] {
+    const out: StoredObject[] = [];
+    if (this.tracked === undefined) {
+      if (!except?.size) return this.bindings.flatMap((i) => i.values());
+      for (const i of this.bindings) for (const b of i.values()) if (!except.has(objectKey(refOf(b)))) out.push(b);
+      return out;
+    }
+    for (const key of new Set([...this.assigning, ...this.tracked])) {
+      if (except?.has(key)) continue;
+      const b = this.bindingOf(key);
+      if (b) out.push(b);
+    }
+    return out;
+  }
+
   private statusOf: StatusLookup = (kind, namespace, name) =>
     this.statuses.get(kind)?.get({ kind, namespace, name })?.status;
+
+  /**
+   * One pass, over the bindings that changed or the cluster's whole share: 1. what they assign here; 2. readiness
+   * decides whether to look at all; 3. plan
+   * and write; 4. observe the workloads and the cluster; 5. publish the reports and usage; 6. fail (for a retry and
+   * the bindings' Warning events) if a write failed.
+   */
+  private async reconcile(): Promise<void> {
+    // The round's hold on this pass, if a round queued it: let go of on every way out.
+    const ticket = this.roundTicket;
+    this.roundTicket = undefined;
+    if (this.stopped) {
+      ticket?.end();
+      return;
+    }
+    const nowMs = this.opts.clock.now().getTime();
+    // Pod metrics due: the usage of every binding looked at before is read again from its workload's pods, without a
+    // look at the bindings (their reports do not depend on metrics). The first pass reads them itself.
+    if (this.tracked !== undefined && this.metricsDue(nowMs))
+      try {
+        await this.refreshUsage(nowMs);
+      } catch (err) {
+        ticket?.end();
+        throw err;
+      }
+    // With rounds, only a round's pass (or the first, which `start` waits for) looks: a resync or a retry that finds
+    // something to do joins the next round, so the passes of a binding's clusters report together.
+    const asked = this.passAsked;
+    this.passAsked = false;
+    if (this.opts.rounds && !asked && this.tracked !== undefined) {
+      ticket?.end();
+      if (this.hasWork()) this.joinRound(this.opts.rounds);
+      else await this.sampleUsage();
+      return;
+    }
+    if (!this.hasWork()) {
+      ticket?.end();
+      await this.sampleUsage();
+      return;
+    }
+    // The cluster's whole share, or only the bindings that changed (and every member HPA's binding, which decides
+    // whose replicas the HPA owns): whole on the first pass, after a change of readiness or of the Cluster, of a
+    // namespace or of someone else's object in the member (PassReason).
+    const pending = this.roundTaken ?? this.dirty;
+    const why = this.passReason(pending);
+    const scope = why === 'changed' ? new Set([...pending, ...this.hpaBindings]) : undefined;
+    const taken = [...pending];
+    if (this.roundTaken) this.roundTaken = undefined;
+    else this.dirty.clear();
+    // A pass that fails or stops early leaves them unseen: the retry (or the next resync) looks again.
+    const seen = { inputs: this.changes.inputs, member: this.changes.member, cluster: this.changes.cluster };
+    const pass = ticket ?? this.opts.rounds?.beginOutside();
+    let done = false;
+    try {
+      done = await this.passOver(scope, seen, why, pass);
+      if (done) this.seen = seen;
+    } finally {
+      pass?.end();
+      this.passScope = undefined;
+      if (!done) for (const key of taken) this.dirty.add(key);
+    }
+  }
+
+  /** Why the pass looks at the cluster's whole share (the first reason that holds), or `changed` when it need not. */
+  private passReason(pending: ReadonlySet<string>): PassReason {
+    if (this.tracked === undefined) return 'first';
+    if (this.changes.inputs !== this.seen.inputs) return 'inputs';
+    if (this.changes.member !== this.seen.member) return 'member';
+    if (this.touchesHpa(pending)) return 'hpa';
+    return 'changed';
+  }
+
+  /** Whether a change came that no pass saw yet. */
+  private hasWork(): boolean {
+    return (
+      this.unseen() ||
+      this.changes.cluster !== this.seen.cluster ||
+      this.dirty.size > 0 ||
+      (this.roundTaken?.size ?? 0) > 0
+    );
+  }
 
   /** Whether one of these bindings (store keys) places a HorizontalPodAutoscaler, which decides another's replicas. */
   private touchesHpa(keys: Iterable<string>): boolean {
@@ -884,272 +825,15 @@ export class KubeDriver {
     return this.bindings[BINDING_KINDS.indexOf(ref.kind as (typeof BINDING_KINDS)[number])]?.get(ref);
   }
 
-  /**
-   * What the bindings (store keys) assign here, kept for their changes to come: their templates followed, whether
-   * they place an HPA. Counted as looks, `why`.
-   */
-  private async desiredOf(keys: ReadonlySet<string>, why: LookReason): Promise<DesiredState> {
-    const bindings: StoredObject[] = [];
-    for (const key of keys) {
-      const b = this.bindingOf(key);
-      if (b) bindings.push(b);
-    }
-    this.looks += bindings.length;
-    this.looksCounter.inc({ pass: why }, bindings.length);
-    await this.followTemplates(bindings);
-    return desiredMemberObjects({
-      cluster: this.cluster,
-      bindings,
-      template: this.templateLookup,
-      manifests: this.manifests,
-    });
+  /** A pass that skips samples the usage of the last whole pass (UsageRecorder's interval). */
+  private async sampleUsage(): Promise<void> {
+    if (this.health.readiness(this.opts.clock.now().getTime()).ready === true)
+      await this.opts.usageRecorder?.maybeRecord(this.lastUsage, this.opts.clock.now());
   }
 
-  /**
-   * The execution controller's batch: what the bindings assign here (with every binding placing a member HPA, which
-   * decides whose replicas it owns), planned against the member's caches and written; then handed to the status
-   * controller, which reports it. Each binding whose write the member refused fails alone (a MemberWriteError).
-   */
-  private async execute(keys: readonly string[]): Promise<BatchResult> {
-    const ticket = this.roundTicket;
-    this.roundTicket = undefined;
-    const alsoReport = this.roundStatusKeys;
-    this.roundStatusKeys = undefined;
-    const first = this.firstLookQueued;
-    this.firstLookQueued = false;
-    let why: PassReason = first ? 'first' : (this.wholeReason ?? 'changed');
-    this.wholeReason = undefined;
-    const scope = new Set(keys);
-    // A binding placing a member HPA changed: any workload of the share may be the one it scales.
-    if (!first && why === 'changed' && this.touchesHpa(keys)) {
-      why = 'hpa';
-      for (const key of this.shareKeys()) scope.add(key);
-    } else for (const key of this.hpaBindings) scope.add(key);
-    for (const key of scope) this.observing.add(key);
-    this.observing.add(this.key);
-    let handed = false;
-    try {
-      const desired = await this.desiredOf(scope, why);
-      this.keepAssigned(scope, desired);
-      const ready = this.health.readiness(this.opts.clock.now().getTime());
-      // Within the failure threshold nothing is written and nothing new is reported: the last report stands. The
-      // threshold's end is a change of readiness, which wakes every binding.
-      if (ready.ready === 'pending') return {};
-      if (ready.ready === false) {
-        handed = true;
-        this.handToStatus(new Set([...scope, ...(alsoReport ?? []), this.key]), {
-          ticket,
-          looked: { keys: scope, desired },
-          first,
-        });
-        return {};
-      }
-      if (!(await this.ensureMemberInformers())) {
-        const err = new Error(`member cluster "${this.cluster}": API discovery failed`);
-        return { failed: new Map(keys.map((key) => [key, err])) };
-      }
-      // Every kind the desired objects have is watched before anything is decided about it; then plan and write.
-      const kinds = new Map<string, KindRef>();
-      for (const d of desired.objects) kinds.set(kindKey(d.ref), { apiVersion: d.ref.apiVersion, kind: d.ref.kind });
-      await Promise.all([...kinds.values()].map((k) => this.watchKind(k)));
-      const plan = planMemberWrites(desired, this.managed, {
-        reserved: this.opts.reservedNamespaces,
-        // Those in scope, gone ones too: a deleted binding's objects are removed by the batch that looks at it.
-        bindings: new Set([...scope].map((key) => formatBindingRef(bindingRefOfKey(key)))),
-      });
-      for (const d of desired.objects) {
-        const mKey = memberKey(d.ref);
-        const conflict = plan.conflicts.get(mKey);
-        if (conflict === undefined) this.conflicts.delete(mKey);
-        else this.conflicts.set(mKey, conflict);
-      }
-      await this.writer.ensureNamespaces(plan.actions, this.namespaces);
-      const outcomes = await this.writer.execute(
-        plan.actions,
-        (ref) => this.managed.get(kindKey(ref)),
-        () => this.stopped,
-      );
-      const failures = new Map<string, FailedWrite[]>();
-      for (const [mKey, outcome] of outcomes) {
-        if (!outcome) {
-          this.writeErrors.delete(mKey);
-          continue;
-        }
-        this.writeErrors.set(mKey, outcome);
-        // A write of no binding's (a namespace) fails every binding of the batch.
-        for (const key of outcome.binding ? [objectKey(outcome.binding)] : keys) {
-          const list = failures.get(key) ?? [];
-          list.push(outcome);
-          failures.set(key, list);
-        }
-      }
-      handed = true;
-      this.handToStatus(new Set([...scope, ...(alsoReport ?? []), this.key]), {
-        ticket,
-        looked: { keys: scope, desired },
-        first,
-      });
-      const failed = new Map<string, unknown>();
-      const batch = new Set(keys);
-      for (const [key, list] of failures) {
-        if (batch.has(key)) failed.set(key, new MemberWriteError(this.cluster, list));
-        // Looked at beside the batch (a binding placing an HPA): retried as the kit retries the batch's own.
-        else if (scope.has(key))
-          this.execution.queue.addAfter(key, (this.opts.backoff ?? KUBE_DRIVER_DEFAULTS.backoff).baseMs);
-      }
-      return { failed };
-    } finally {
-      if (!handed) {
-        ticket?.end();
-        for (const key of scope) this.observing.delete(key);
-        this.observing.delete(this.key);
-        // The first look is over even when it could not write: `start` waits no longer.
-        if (first) this.firstPassDone();
-      }
-    }
-  }
-
-  /** What the bindings in `scope` assign here now: their templates followed, whether they place a member HPA. */
-  private keepAssigned(scope: ReadonlySet<string>, desired: DesiredState): void {
-    const templateNow = new Map<string, string>();
-    for (const key of scope) {
-      this.assignedKeys.delete(key);
-      this.hpaBindings.delete(key);
-    }
-    for (const a of desired.assigned.values()) {
-      const key = objectKey(a.binding);
-      this.assignedKeys.add(key);
-      if (!a.ref) continue;
-      templateNow.set(key, objectKey({ kind: a.ref.kind, namespace: a.ref.namespace, name: a.ref.name }));
-      if (a.ref.kind === HPA_TEMPLATE_KIND) this.hpaBindings.add(key);
-    }
-    for (const key of scope) this.setTemplateOf(key, templateNow.get(key));
-  }
-
-  /**
-   * The workload status controller's batch: each binding's workload observed in the member's caches (what the
-   * execution batch decided, handed on, or what the binding assigns now) and reported, the capacity summary first
-   * when the Cluster key is in the batch and it may have changed; then the usage. The Cluster key comes round again
-   * after the resync period: pod metrics when due, the usage sampled.
-   */
-  private async report(keys: readonly string[]): Promise<BatchResult> {
-    const handed = this.handoff;
-    this.handoff = undefined;
-    const first = handed?.first === true;
-    const withCluster = keys.includes(this.key);
-    const bindingKeys = new Set(keys.filter((k) => k !== this.key));
-    // Outside a round, the bindings' reports go with those of the other batches outside the rounds (a binding's
-    // clusters in one event); the Cluster key coming round alone publishes its own.
-    const pass = handed?.ticket ?? (bindingKeys.size > 0 || first ? this.opts.rounds?.beginOutside() : undefined);
-    try {
-      const nowMs = this.opts.clock.now().getTime();
-      const ready = this.health.readiness(nowMs);
-      if (ready.ready === 'pending') return {};
-      // What the execution batch decided for the keys it handed on; what the others assign now, looked at here.
-      const missing = new Set([...bindingKeys].filter((k) => !handed?.keys.has(k)));
-      const desired =
-        missing.size === 0
-          ? (handed?.desired ?? EMPTY)
-          : handed
-            ? mergeDesired(handed.desired, await this.desiredOf(missing, 'status'))
-            : await this.desiredOf(missing, 'status');
-      let current = new Map<string, WorkloadReport>();
-      let usage = new Map<string, WorkloadUsed>();
-      let usageSources = new Map<string, UsageSource>();
-      let patch: ClusterStatusPatch | undefined;
-      if (ready.ready === false) {
-        patch = ready.patch;
-        for (const [key] of desired.assigned) current.set(key, unreachableWorkloadReport(this.cluster));
-      } else {
-        if (!(await this.ensureMemberInformers())) return {};
-        // Observed from here: what changes after is the next batch's.
-        for (const key of keys) this.observing.delete(key);
-        if (withCluster && first) await this.refreshPodMetrics(namespacesRequestingCpu(desired.objects), nowMs);
-        ({
-          reports: current,
-          usage,
-          usageSources,
-        } = observeWorkloads({
-          cluster: this.cluster,
-          desired,
-          managed: this.managed,
-          conflicts: this.conflicts,
-          writeErrors: new Map([...this.writeErrors].map(([k, w]) => [k, w.message])),
-          unservedKinds: this.unservedKinds,
-          pods: this.podsWithLabel,
-          podCpu: this.podCpu,
-        }));
-        if (withCluster && this.summaryChanged) {
-          this.summaryChanged = false;
-          patch = observeCluster({
-            version: this.health.version,
-            nodes: this.nodes,
-            pods: this.pods,
-            hpas: this.managed.get(HPA_KIND),
-            models: effectiveResourceModels({
-              resourceModels: this.clusterModels.get({ kind: 'Cluster', namespace: '', name: this.cluster })
-                ?.resourceModels,
-            }),
-          });
-        }
-      }
-      if (this.stopped) return {};
-      // The capacity summary ahead of the workloads: a report of pods Pending follows the capacity that explains it.
-      const reports: Report[] = [];
-      if (patch) {
-        const r = this.book.clusterReport(this.cluster, patch, this.opts.clock.now(), this.statusOf);
-        if (r) reports.push(r);
-      }
-      const owned = { has: (c: string) => c === this.cluster };
-      const tracked = this.tracked;
-      const byMark = [...new Set([...bindingKeys, ...(handed?.keys ?? [])])]
-        .filter((key) => key !== this.key)
-        .map((key) => ({ key, ref: bindingRefOfKey(key) }))
-        .map((k) => ({ ...k, mark: formatBindingRef(k.ref) }))
-        .sort((x, y) => (x.mark < y.mark ? -1 : x.mark > y.mark ? 1 : 0));
-      for (const { key, ref, mark } of byMark) {
-        tracked.delete(key);
-        this.usageOf.delete(key);
-        this.usageSources.delete(key);
-        const b = this.bindingOf(key);
-        // Gone: its status went with it.
-        if (!b) {
-          this.book.forget(ref);
-          continue;
-        }
-        const source = usageSources.get(mark);
-        if (source) this.usageSources.set(key, source);
-        this.setUsage(key, ref, usage.get(mark));
-        const report = current.get(mark);
-        const out = this.book.workloadReports({
-          ref,
-          current: report ? new Map([[this.cluster, report]]) : new Map(),
-          owned,
-          targetClusters: targetClusterNames(b),
-          now: this.opts.clock.now(),
-          statusOf: this.statusOf,
-        });
-        reports.push(...out);
-        if (report || out.length > 0 || this.assignedKeys.has(key) || this.book.remembers(ref)) tracked.add(key);
-      }
-      this.tracked = tracked;
-      const stopped = () => this.stopped;
-      if (pass) await pass.publish(reports, stopped);
-      else await publishReports({ bus: this.opts.bus, reports, stopped });
-      if (this.stopped) return {};
-      this.health.posted(patch?.resourceSummary || ready.ready === false ? patch : undefined);
-      if (bindingKeys.size > 0 || patch) await this.publishUsage(ready.ready === true);
-      if (withCluster) {
-        if (!first && ready.ready === true && this.metricsDue(nowMs)) await this.refreshUsage(nowMs);
-        else await this.sampleUsage();
-      }
-      if (first) this.firstPassDone();
-      return {};
-    } finally {
-      pass?.end();
-      for (const key of keys) this.observing.delete(key);
-      for (const key of handed?.keys ?? []) this.observing.delete(key);
-    }
+  /** Whether a change came that no whole pass saw yet (one that only a look at the cluster's whole share sees). */
+  private unseen(): boolean {
+    return this.changes.inputs !== this.seen.inputs || this.changes.member !== this.seen.member;
   }
 
   /** Whether pod metrics are to be read again (every metricsPeriodMs). */
@@ -1158,10 +842,170 @@ export class KubeDriver {
     return this.lastMetricsMs === undefined || nowMs - this.lastMetricsMs >= period;
   }
 
-  /** The Cluster key came round with nothing to report: the usage last published is sampled (UsageRecorder). */
-  private async sampleUsage(): Promise<void> {
-    if (this.health.readiness(this.opts.clock.now().getTime()).ready === true)
-      await this.opts.usageRecorder?.maybeRecord(this.lastUsage, this.opts.clock.now());
+  /**
+   * One pass over the bindings in `scope` (store keys), or over the cluster's whole share when there is none (see
+   * `reconcile`); whether it got through, `marks.member` set at observing.
+   */
+  private async passOver(
+    scope: ReadonlySet<string> | undefined,
+    marks: KubeDriver['seen'],
+    why: PassReason,
+    pass?: PassReports,
+  ): Promise<boolean> {
+    // 1. Desired: of the cluster's share, or of the bindings in `scope` (store keys). A look at the whole share leaves
+    // out the bindings that changed since its round took what it looks at (`dirty` now): the other clusters' passes
+    // of the round, which began earlier or later, did not or will not see that change either, and the next round's
+    // passes all see it. Looked at here, the binding's clusters reported that change in two rounds (two events).
+    const deferred = scope ? undefined : new Set(this.dirty);
+    const bindings = scope
+      ? [...scope].flatMap((key) => {
+          const b = this.bindingOf(key);
+          return b ? [b] : [];
+        })
+      : this.bindingsToLookAt(deferred);
+    this.passScope = { keys: scope ?? { has: () => true }, observed: false };
+    this.looks += bindings.length;
+    this.looksCounter.inc({ pass: why }, bindings.length);
+    await this.followTemplates(bindings);
+    const desired = desiredMemberObjects({
+      cluster: this.cluster,
+      bindings,
+      template: this.templateLookup,
+      manifests: this.manifests,
+    });
+    if (!scope) {
+      for (const key of this.assignedKeys) if (!deferred?.has(key)) this.assignedKeys.delete(key);
+      for (const key of this.hpaBindings) if (!deferred?.has(key)) this.hpaBindings.delete(key);
+    } else for (const key of scope) this.assignedKeys.delete(key);
+    const templateNow = new Map<string, string>();
+    for (const a of desired.assigned.values()) {
+      const key = objectKey(a.binding);
+      this.assignedKeys.add(key);
+      if (!a.ref) continue;
+      templateNow.set(key, objectKey({ kind: a.ref.kind, namespace: a.ref.namespace, name: a.ref.name }));
+      if (a.ref.kind === HPA_TEMPLATE_KIND) this.hpaBindings.add(key);
+    }
+    if (scope) for (const key of scope) if (!templateNow.has(key)) this.hpaBindings.delete(key);
+    for (const key of scope ?? [...this.templateOf.keys()])
+      if (!templateNow.has(key) && !deferred?.has(key)) this.setTemplateOf(key, undefined);
+    for (const [key, template] of templateNow) this.setTemplateOf(key, template);
+    const nowMs = this.opts.clock.now().getTime();
+    // 2. Readiness.
+    const ready = this.health.readiness(nowMs);
+    let current = new Map<string, WorkloadReport>();
+    /** By binding (formatBindingRef): its workload's usage here, and where it is read from. */
+    let usage = new Map<string, WorkloadUsed>();
+    let usageSources = new Map<string, UsageSource>();
+    let patch: ClusterStatusPatch | undefined;
+    let failed: FailedWrite[] = [];
+    if (ready.ready === false) {
+      patch = ready.patch;
+      for (const [key] of desired.assigned) current.set(key, unreachableWorkloadReport(this.cluster));
+    } else if (ready.ready === 'pending') {
+      // Within the failure threshold nothing is written and nothing new is reported: the last report stands.
+      return false;
+    } else {
+      if (!(await this.ensureMemberInformers())) return false;
+      // 3. Every kind the desired objects have is watched before anything is decided about it; then plan and write.
+      const kinds = new Map<string, KindRef>();
+      for (const d of desired.objects) kinds.set(kindKey(d.ref), { apiVersion: d.ref.apiVersion, kind: d.ref.kind });
+      await Promise.all([...kinds.values()].map((k) => this.watchKind(k)));
+      const plan = planMemberWrites(desired, this.managed, {
+        reserved: this.opts.reservedNamespaces,
+        // Those in scope, gone ones too: a deleted binding's objects are removed by the pass that looks at it.
+        ...(scope ? { bindings: new Set([...scope].map((key) => formatBindingRef(bindingRefOfKey(key)))) } : {}),
+        ...(deferred?.size
+          ? { except: new Set([...deferred].map((key) => formatBindingRef(bindingRefOfKey(key)))) }
+          : {}),
+      });
+      await this.writer.ensureNamespaces(plan.actions, this.namespaces);
+      const outcomes = await this.writer.execute(
+        plan.actions,
+        (ref) => this.managed.get(kindKey(ref)),
+        () => this.stopped,
+      );
+      for (const [key, outcome] of outcomes)
+        if (outcome) this.writeErrors.set(key, outcome);
+        else this.writeErrors.delete(key);
+      failed = [...outcomes.values()].filter((o) => o !== undefined);
+      // 4. Observe.
+      marks.member = this.changes.member;
+      marks.cluster = this.changes.cluster;
+      if (this.passScope) this.passScope.observed = true;
+      // A whole look reads pod metrics when due (the first pass; later ones read them in `refreshUsage`).
+      if (!scope) await this.refreshPodMetrics(namespacesRequestingCpu(desired.objects), nowMs);
+      const seen = observeWorkloads({
+        cluster: this.cluster,
+        desired,
+        managed: this.managed,
+        conflicts: plan.conflicts,
+        writeErrors: new Map([...this.writeErrors].map(([k, w]) => [k, w.message])),
+        unservedKinds: this.unservedKinds,
+        pods: this.podsWithLabel,
+        podCpu: this.podCpu,
+      });
+      ({ reports: current, usage, usageSources } = seen);
+      patch = observeCluster({
+        version: this.health.version,
+        nodes: this.nodes,
+        pods: this.pods,
+        hpas: this.managed.get(HPA_KIND),
+        models: effectiveResourceModels({
+          resourceModels: this.clusterModels.get({ kind: 'Cluster', namespace: '', name: this.cluster })
+            ?.resourceModels,
+        }),
+      });
+    }
+    if (this.stopped) return false;
+    // 5. Publish.
+    const reports: Report[] = [];
+    if (patch) {
+      const r = this.book.clusterReport(this.cluster, patch, this.opts.clock.now(), this.statusOf);
+      if (r) reports.push(r);
+    }
+    const owned = { has: (c: string) => c === this.cluster };
+    const present = new Set<string>();
+    // What was known of the bindings out of scope stands; those in scope are as this pass saw them.
+    const tracked = scope ? (this.tracked ?? new Set<string>()) : new Set<string>();
+    if (scope) for (const key of scope) tracked.delete(key);
+    else for (const key of deferred ?? []) if (this.tracked?.has(key)) tracked.add(key);
+    for (const kept of [this.usageOf, this.usageSources])
+      if (!scope) {
+        for (const key of kept.keys()) if (!deferred?.has(key)) kept.delete(key);
+      } else for (const key of scope) kept.delete(key);
+    const byRef = bindings.map((b) => ({ b, ref: refOf(b), key: formatBindingRef(refOf(b)) }));
+    for (const { b, ref, key: mark } of byRef.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))) {
+      present.add(bindingKey(ref));
+      const key = objectKey(ref);
+      const source = usageSources.get(mark);
+      if (source) this.usageSources.set(key, source);
+      this.setUsage(key, ref, usage.get(mark));
+      const report = current.get(mark);
+      const out = this.book.workloadReports({
+        ref,
+        current: report ? new Map([[this.cluster, report]]) : new Map(),
+        owned,
+        targetClusters: targetClusterNames(b),
+        now: this.opts.clock.now(),
+        statusOf: this.statusOf,
+      });
+      reports.push(...out);
+      if (report || out.length > 0 || this.assignedKeys.has(key) || this.book.remembers(ref)) tracked.add(key);
+    }
+    if (!scope) {
+      for (const key of deferred ?? []) present.add(bindingKey(bindingRefOfKey(key)));
+      this.book.forgetGone(owned, present);
+    }
+    this.tracked = tracked;
+    const stopped = () => this.stopped;
+    if (pass) await pass.publish(reports, stopped);
+    else await publishReports({ bus: this.opts.bus, reports, stopped });
+    if (this.stopped) return false;
+    this.health.posted(patch?.resourceSummary || ready.ready === false ? patch : undefined);
+    await this.publishUsage(ready.ready === true);
+    // 6. What the member cluster refused is in the bindings' status; the kit retries it and records the events.
+    if (failed.length > 0) throw new MemberWriteError(this.cluster, failed);
+    return true;
   }
 
   /** A binding's usage here as last read (none: its workload has no usage here, or the binding left). */
@@ -1240,29 +1084,13 @@ export class KubeDriver {
 }
 
 /**
- * Why an execution batch looks at what it does: the bindings that changed (`changed`: their own objects, templates,
- * member objects gone, someone else's object where theirs would be), or the cluster's whole share because it is the
- * first look, a change of readiness or of the Cluster's expiry (`inputs`), a namespace gone in the member (`member`),
- * or a binding placing a member HPA changed (`hpa`). The status controller looks on its own (`status`) at a binding whose workload
- * changed in the member after it was applied. Pod metrics due are no reason: usage is read again without a look
- * (`usage`), each counted in `flotilla_kube_member_binding_looks_total`.
+ * What a pass looks at and why: the bindings that changed (`changed`: their own objects, templates, member objects and
+ * pods), or the cluster's whole share because it is the first pass, a change of readiness or of the Cluster
+ * (`inputs`), of a namespace or of someone else's object in the member (`member`), or a binding placing a member HPA
+ * changed (`hpa`). Pod metrics due are no reason:
+ * usage is read again without a look (`usage`, counted beside them in `flotilla_kube_member_binding_looks_total`).
  */
 export type PassReason = 'changed' | 'first' | 'inputs' | 'member' | 'hpa';
-
-/** Why the bindings were looked at: by the execution controller (PassReason), or by the status controller alone. */
-type LookReason = PassReason | 'status';
-
-/** No binding assigns anything here. */
-const EMPTY: DesiredState = Object.freeze({ objects: [], assigned: new Map(), namespaces: new Set<string>() });
-
-/** What two looks at different bindings decided, as one. */
-function mergeDesired(a: DesiredState, b: DesiredState): DesiredState {
-  return {
-    objects: [...a.objects, ...b.objects],
-    assigned: new Map([...a.assigned, ...b.assigned]),
-    namespaces: new Set([...a.namespaces, ...b.namespaces]),
-  };
-}
 
 /**
  * The namespaces of the workloads among `objects` whose pods request CPU: those whose pod metrics are read. A request
@@ -1286,3 +1114,9 @@ function bindingRefOfKey(key: string): BindingRef {
   const ref = refFromKey(key);
   return { kind: ref.kind, namespace: ref.namespace || undefined, name: ref.name };
 }
+
+const refOf = (b: StoredObject): BindingRef => ({
+  kind: b.kind,
+  namespace: b.metadata.namespace || undefined,
+  name: b.metadata.name,
+});

@@ -17,7 +17,7 @@ export const kubeDriverMetrics = perRegistry((registry: Registry) => ({
   }),
   bindingLooks: new Counter({
     name: 'flotilla_kube_member_binding_looks_total',
-    help: 'Bindings the kube driver looked at (desired objects, then a plan or an observation), all clusters, by why (PassReason; status: the workload status controller alone; usage: usage read again, no look)',
+    help: "Bindings the kube driver's passes looked at (desired objects, plan, observation and report each), all clusters, by why the pass looked at them (PassReason)",
     labelNames: ['pass'] as const,
     registers: [registry],
   }),

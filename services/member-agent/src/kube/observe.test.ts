@@ -102,6 +102,22 @@ describe('planMemberWrites', () => {
     expect(planMemberWrites(desiredOf(web), managed).actions.filter((a) => a.type === 'delete')).toHaveLength(2);
   });
 
+  it('a pass over the whole share but the bindings changed since its round opened leaves their objects alone', () => {
+    const later = view(cmRef('later'), { binding: formatBindingRef(binding('later-configmap')), appliedHash: 'x' });
+    const gone = view(cmRef('gone'), { binding: formatBindingRef(binding('gone-configmap')), appliedHash: 'x' });
+    const managed = new Map([
+      [DEPLOY, cache(true, [keyed(view(deployRef('web'), { appliedHash: 'stale' }))])],
+      [CM, cache(true, [keyed(later), keyed(gone)])],
+    ]);
+    const except = new Set([formatBindingRef(binding('later-configmap'))]);
+    const plan = planMemberWrites(desiredOf(web), managed, { except });
+    expect(
+      plan.actions.map((a) =>
+        a.type === 'apply' ? `${a.reason} shop/${a.object.ref.name}` : `delete ${a.ref.namespace}/${a.ref.name}`,
+      ),
+    ).toEqual(['update shop/web', 'delete shop/gone']);
+  });
+
   it("someone else's object of the same name is a conflict, never written", () => {
     const theirs = view(deployRef('web'), { binding: undefined, appliedHash: undefined });
     const plan = planMemberWrites(desiredOf(web), new Map([[DEPLOY, cache(true, [keyed(theirs)])]]));

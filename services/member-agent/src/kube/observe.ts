@@ -58,6 +58,11 @@ export function planMemberWrites(
      * objects are removed when no longer desired (the others' bindings were not looked at).
      */
     bindings?: ReadonlySet<string>;
+    /**
+     * The bindings (formatBindingRef) left out of `desired` although of the share (changed after the pass's round
+     * took what it looks at): their objects are neither written nor removed.
+     */
+    except?: ReadonlySet<string>;
   } = {},
 ): { actions: ApplyAction[]; conflicts: Map<string, string> } {
   const observed = new Map<string, MemberObjectView>();
@@ -66,11 +71,12 @@ export function planMemberWrites(
     if (!informer.synced) allSynced = false;
     for (const v of informer.cache.values()) {
       if (opts.bindings && (v.binding === undefined || !opts.bindings.has(v.binding))) continue;
+      if (opts.except && v.binding !== undefined && opts.except.has(v.binding)) continue;
       observed.set(memberKey(v.ref), v);
     }
   }
   // What is desired is looked up whoever has it (someone else's object is a conflict).
-  if (opts.bindings)
+  if (opts.bindings || opts.except)
     for (const d of desired.objects) {
       const v = managed.get(kindKey(d.ref))?.cache.get(`${d.ref.namespace}/${d.ref.name}`);
       if (v) observed.set(memberKey(d.ref), v);
