@@ -22,7 +22,6 @@ export class ControllerMetrics {
   private readonly passesBegun: Counter<'controller'>;
   private readonly passesCompleted: Counter<'controller'>;
   private readonly passSkips: Counter<'controller'>;
-  private readonly batches: Counter<'controller'>;
 
   static readonly of = perRegistry((registry) => new ControllerMetrics(registry));
 
@@ -63,12 +62,6 @@ export class ControllerMetrics {
     this.passSkips = new Counter({
       name: 'flotilla_reconcile_pass_skips_total',
       help: 'Keys a pass found up to date (nothing changed since their last reconcile) and did not queue',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.batches = new Counter({
-      name: 'flotilla_reconcile_batches_total',
-      help: 'Batches of keys reconciled together (a controller with reconcileBatch); each key is also one reconcile',
       labelNames: ['controller'],
       registers,
     });
@@ -114,7 +107,6 @@ export class ControllerMetrics {
         this.reconcileSeconds.observe({ controller }, durationMs / 1000);
         this.queueSeconds.observe({ controller }, waitedMs / 1000);
       },
-      batched: () => this.batches.inc({ controller }),
     };
   }
 

@@ -29,15 +29,6 @@ class Source implements WatchSource {
 
 const quiet = { info() {}, warn() {}, error() {} };
 
-/** Failure events kept in `published`, each on the object its key (`Kind.namespace.name`) names. */
-const recordedIn = (published: CloudEvent[]) => ({
-  publish: async (e: CloudEvent) => void published.push(e),
-  objectOf: (key: string) => {
-    const [kind, namespace, name] = key.split('.') as [string, string, string];
-    return { kind, namespace, name };
-  },
-});
-
 async function sample(registry: Registry, series: string): Promise<number | undefined> {
   const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
@@ -112,7 +103,13 @@ describe('defineController', () => {
       logger: quiet,
       registry,
       baseBackoffMs: 1,
-      failureEvents: recordedIn(published),
+      failureEvents: {
+        publish: async (e) => void published.push(e),
+        objectOf: (key) => {
+          const [kind, namespace, name] = key.split('.') as [string, string, string];
+          return { kind, namespace, name };
+        },
+      },
     });
     await c.start();
     while (calls < 2) await new Promise((r) => setTimeout(r, 2));
@@ -252,53 +249,5 @@ describe('defineController', () => {
     expect(bad({ delayed: { prefix: 'p', handler: async () => undefined } })).toThrow(
       'defineController(ok): delayed.redis is required',
     );
-    expect(bad({ reconcileBatch: async () => undefined })).toThrow(
-      'defineController(ok): reconcile or reconcileBatch (one of them) must be a function',
-    );
-    expect(bad({ reconcile: undefined })).toThrow('reconcile or reconcileBatch (one of them) must be a function');
-    expect(bad({ reconcile: undefined, reconcileBatch: async () => undefined, maxBatch: 0 })).toThrow(
-      'defineController(ok): maxBatch must be an integer >= 1, got 0',
-    );
-  });
-
-  it('reconcileBatch: the keys ready together in one call, a failed one retried alone with its Warning event', async () => {
-    const source = new Source('Widget');
-    for (const name of ['a', 'b', 'c']) source.put(`Widget.default.${name}`);
-    const batches: string[][] = [];
-    const published: CloudEvent[] = [];
-    const registry = new Registry();
-    const c = defineController({
-      name: 'widget-batch',
-      watches: [{ source }],
-      reconcileBatch: async (keys) => {
-        batches.push(keys.map((k) => k.key).sort());
-        // b is refused once: only b comes back.
-        const failed = batches.length === 1 ? new Map([['Widget.default.b', new Error('b was refused')]]) : undefined;
-        return { failed };
-      },
-      logger: quiet,
-      registry,
-      baseBackoffMs: 1,
-      failureEvents: recordedIn(published),
-    });
-    await c.start();
-    while (batches.length < 2) await new Promise((r) => setTimeout(r, 2));
-    await c.idle();
-    // Changes that come together are one batch.
-    c.queue.together(() => {
-      source.put('Widget.default.a');
-      source.put('Widget.default.c');
-    });
-    await c.idle();
-    await c.stop();
-    expect(batches).toEqual([
-      ['Widget.default.a', 'Widget.default.b', 'Widget.default.c'],
-      ['Widget.default.b'],
-      ['Widget.default.a', 'Widget.default.c'],
-    ]);
-    expect(published.map((e) => e.subject)).toEqual(['Widget/default/b']);
-    expect(await sample(registry, 'flotilla_reconcile_total{controller="widget-batch",result="success"}')).toBe(5);
-    expect(await sample(registry, 'flotilla_reconcile_total{controller="widget-batch",result="error"}')).toBe(1);
-    expect(await sample(registry, 'flotilla_reconcile_batches_total{controller="widget-batch"}')).toBe(3);
   });
 });

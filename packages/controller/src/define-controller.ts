@@ -7,7 +7,7 @@ import type { ControllerLogger } from './controller-logger.js';
 import { ControllerMetrics } from './controller-metrics.js';
 import { ReconcilePasses } from './reconcile-passes.js';
 import { SpreadSweep } from './spread-sweep.js';
-import { type BatchReconcile, WorkQueue, type ReconcileResult } from './work-queue.js';
+import { WorkQueue, type ReconcileResult } from './work-queue.js';
 
 /** One change a watch source reports: a key (`<Kind>.<namespace or _>.<name>`) upserted or deleted. */
 export interface WatchEvent {
@@ -100,19 +100,8 @@ export interface ControllerDefinition<J = never> {
   name: string;
   /** What the controller reads; the first source's keys are its own (reconciled at start and on resync). */
   watches: Watch[];
-  /**
-   * Reconciles one key; a throw retries it with backoff (and records a Warning event), a result may requeue it.
-   * Exactly one of `reconcile` and `reconcileBatch`.
-   */
-  reconcile?(key: string, queuedAtMs: number): Promise<ReconcileResult> | Promise<void>;
-  /**
-   * Reconciles the keys ready together, up to `maxBatch` (a member cluster's bindings in one pass over its
-   * informers): each key is still queued once, retried with its own backoff (`failed`) and counted in the metrics as
-   * one reconcile that took the batch's time.
-   */
-  reconcileBatch?: BatchReconcile;
-  /** The most keys a `reconcileBatch` is given at once (default 10,000). */
-  maxBatch?: number;
+  /** Reconciles one key; a throw retries it with backoff (and records a Warning event), a result may requeue it. */
+  reconcile(key: string, queuedAtMs: number): Promise<ReconcileResult> | Promise<void>;
   /** The keys reconciled at start and by every resync; the first watch's keys by default. */
   keys?: () => Iterable<string>;
   /** Every key is reconciled again this often (0: never). Spread over the period unless `resyncSpread` is false. */
@@ -154,7 +143,6 @@ export interface ControllerDefinition<J = never> {
 /** The kit's defaults, defined once. */
 export const CONTROLLER_DEFAULTS = {
   concurrency: 1,
-  maxBatch: 10_000,
   resyncMs: 0,
   resyncSpread: true,
   baseBackoffMs: 100,
@@ -294,11 +282,7 @@ class KitController<J> implements Controller<J> {
     if (!NAME.test(name))
       throw fail('name', `must be lower-case letters, digits and '-', got ${JSON.stringify(d.name)}`);
     this.name = name;
-    if ((typeof d.reconcile === 'function') === (typeof d.reconcileBatch === 'function'))
-      throw fail('reconcile', 'or reconcileBatch (one of them) must be a function');
-    const maxBatch = d.maxBatch ?? CONTROLLER_DEFAULTS.maxBatch;
-    if (!Number.isInteger(maxBatch) || maxBatch < 1)
-      throw fail('maxBatch', `must be an integer >= 1, got ${String(d.maxBatch)}`);
+    if (typeof d.reconcile !== 'function') throw fail('reconcile', 'must be a function');
     if (!Array.isArray(d.watches) || d.watches.length === 0) throw fail('watches', 'must name at least one source');
     d.watches.forEach((w, i) => {
       if (typeof w?.source?.subscribe !== 'function')
@@ -341,37 +325,25 @@ class KitController<J> implements Controller<J> {
       onBegin: () => this.metrics.passBegan(name),
       onComplete: () => this.metrics.passCompleted(name),
     });
-    const queueOptions = {
-      concurrency,
-      baseBackoffMs,
-      maxBackoffMs,
-      now: d.now,
-      ...(d.priorityOf ? { priorityOf: d.priorityOf } : {}),
-      observer: this.metrics.observer(name),
-      onError: (key: string, err: unknown, attempt: number) => this.failed(key, err, attempt),
-    };
-    const single = d.reconcile;
-    const batch = d.reconcileBatch;
-    this.queue = batch
-      ? WorkQueue.batching(
-          async (keys) => {
-            const counted = keys.map(({ key }) => this.passes.reconcileBegins(key));
-            try {
-              return (await batch(keys)) ?? undefined;
-            } finally {
-              for (const done of counted) done();
-            }
-          },
-          { ...queueOptions, maxKeys: maxBatch },
-        )
-      : new WorkQueue(async (key, queuedAt): Promise<ReconcileResult> => {
-          const counted = this.passes.reconcileBegins(key);
-          try {
-            return (await single!(key, queuedAt)) ?? undefined;
-          } finally {
-            counted();
-          }
-        }, queueOptions);
+    this.queue = new WorkQueue(
+      async (key, queuedAt): Promise<ReconcileResult> => {
+        const counted = this.passes.reconcileBegins(key);
+        try {
+          return (await d.reconcile(key, queuedAt)) ?? undefined;
+        } finally {
+          counted();
+        }
+      },
+      {
+        concurrency,
+        baseBackoffMs,
+        maxBackoffMs,
+        now: d.now,
+        ...(d.priorityOf ? { priorityOf: d.priorityOf } : {}),
+        observer: this.metrics.observer(name),
+        onError: (key, err, attempt) => this.failed(key, err, attempt),
+      },
+    );
     this.metrics.track(name, this.queue);
     if (this.resyncMs > 0 && this.spread)
       this.sweep = new SpreadSweep({

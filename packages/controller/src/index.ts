@@ -5,9 +5,6 @@
  */
 export {
   WorkQueue,
-  type BatchReconcile,
-  type BatchResult,
-  type QueuedKey,
   type ReconcileOutcome,
   type ReconcileResult,
   type WorkQueueObserver,

@@ -24,30 +24,8 @@ export interface WorkQueueOptions {
 /** How a reconcile ended: done, done but asking to run again later, or failed (and retried with backoff). */
 export type ReconcileOutcome = 'success' | 'requeue' | 'error';
 
-/** A key a batch reconciles, and when it was queued (ms since the epoch). */
-export interface QueuedKey {
-  key: string;
-  queuedAtMs: number;
-}
-
-/** What became of a batch's keys: those not named succeeded. */
-export interface BatchResult {
-  /** Keys whose reconcile failed, with why: each is retried with its own backoff and told to `onError`. */
-  failed?: ReadonlyMap<string, unknown>;
-  /** Keys to reconcile again after this many milliseconds (time-based work). */
-  requeueAfterMs?: ReadonlyMap<string, number>;
-}
-
-/**
- * Reconciles the keys ready together (a driver that looks at many keys in one pass over a member cluster); a throw
- * fails every key of the batch.
- */
-export type BatchReconcile = (keys: readonly QueuedKey[]) => Promise<BatchResult | undefined> | Promise<void>;
-
 export interface WorkQueueObserver {
   reconciled(outcome: ReconcileOutcome, durationMs: number, waitedMs: number): void;
-  /** A batch of keys was reconciled together (each of them is also `reconciled`). */
-  batched?(keys: number): void;
 }
 
 /** A first-in first-out queue of keys with O(1) removal from the front (Array.shift is O(n)). */
@@ -142,22 +120,6 @@ export class WorkQueue {
   private stopped = false;
   private readonly concurrency: number;
   private readonly now: () => number;
-  /** Set for a queue that reconciles its keys in batches (`WorkQueue.batching`). */
-  private batch: { reconcile: BatchReconcile; maxKeys: number } | undefined;
-
-  /**
-   * A queue whose ready keys are reconciled together, up to `maxKeys` a batch: a key queued while its batch runs runs
-   * again afterwards, and each key keeps its own backoff. `concurrency` counts batches.
-   */
-  static batching(reconcile: BatchReconcile, opts: WorkQueueOptions & { maxKeys: number }): WorkQueue {
-    if (!Number.isInteger(opts.maxKeys) || opts.maxKeys < 1)
-      throw new RangeError(`maxKeys: expected an integer >= 1, got ${opts.maxKeys}`);
-    const q = new WorkQueue(async () => {
-      throw new Error('a batching queue reconciles in batches');
-    }, opts);
-    q.batch = { reconcile, maxKeys: opts.maxKeys };
-    return q;
-  }
 
   /**
    * `reconcile` gets the key and when it was queued (ms since the epoch), for end-to-end latency. `Promise<void>`
@@ -251,7 +213,7 @@ export class WorkQueue {
   }
 
   get length(): number {
-    return this.queued.size + this.active.size;
+    return this.queued.size + this.running;
   }
 
   /** Keys waiting for a reconcile (client-go's workqueue depth): running and delayed keys do not count. */
@@ -287,27 +249,16 @@ export class WorkQueue {
   private pump(): void {
     if (this.holding > 0) return;
     while (!this.stopped && this.running < this.concurrency && this.queued.size) {
-      if (this.batch) {
-        const taken: Taken[] = [];
-        while (taken.length < this.batch.maxKeys && this.queued.size) taken.push(this.take(this.next()));
-        this.running++;
-        void this.runBatch(this.batch.reconcile, taken);
-        continue;
-      }
-      const { key, lane, queuedAtMs } = this.take(this.next());
+      const key = this.next();
+      const lane = this.queued.get(key)!;
+      const queuedAt = this.queuedAt.get(key) ?? this.now();
+      this.queued.delete(key);
+      this.queuedAt.delete(key);
+      this.active.add(key);
       this.running++;
-      void this.run(key, lane, queuedAtMs);
+      void this.run(key, lane, queuedAt);
     }
     if (this.length === 0) for (const w of this.idleWaiters.splice(0)) w();
-  }
-
-  /** Takes a key out of the queue into the running ones. */
-  private take(key: string): Taken {
-    const taken = { key, lane: this.queued.get(key)!, queuedAtMs: this.queuedAt.get(key) ?? this.now() };
-    this.queued.delete(key);
-    this.queuedAt.delete(key);
-    this.active.add(key);
-    return taken;
   }
 
   /** The next queued key: urgent first, but every BACKGROUND_SHARE-th pick from the background lane if it has any. */
@@ -338,75 +289,22 @@ export class WorkQueue {
       if (this.stopped) return;
       started = this.now();
       const r = await this.reconcile(key, queuedAt);
-      this.succeeded(key, r && 'requeueAfterMs' in r ? r.requeueAfterMs : undefined, started, queuedAt);
+      this.failures.delete(key);
+      const requeue = r && 'requeueAfterMs' in r;
+      if (requeue) this.addAfter(key, r.requeueAfterMs);
+      this.opts.observer?.reconciled(requeue ? 'requeue' : 'success', this.now() - started, started - queuedAt);
     } catch (err) {
-      this.failed(key, err, started, queuedAt);
+      this.opts.observer?.reconciled('error', this.now() - started, started - queuedAt);
+      const attempt = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, attempt);
+      this.opts.onError?.(key, err, attempt);
+      const base = this.opts.baseBackoffMs ?? 100;
+      this.addAfter(key, Math.min(this.opts.maxBackoffMs ?? 30_000, base * 2 ** (attempt - 1)));
     } finally {
-      this.released(key);
+      this.active.delete(key);
       this.running--;
+      if (this.dirty.delete(key)) this.add(key);
       this.pump();
     }
   }
-
-  private async runBatch(reconcile: BatchReconcile, taken: readonly Taken[]): Promise<void> {
-    let started = this.now();
-    let ran = false;
-    let result: BatchResult | undefined;
-    let thrown: { err: unknown } | undefined;
-    try {
-      // As `run`: a batch of sweep keys only gives the event loop a turn first.
-      if (taken.every((t) => t.lane === 'background')) await new Promise((r) => setImmediate(r));
-      if (!this.stopped) {
-        ran = true;
-        started = this.now();
-        result = (await reconcile(taken.map(({ key, queuedAtMs }) => ({ key, queuedAtMs })))) ?? undefined;
-      }
-    } catch (err) {
-      thrown = { err };
-    }
-    if (ran) this.opts.observer?.batched?.(taken.length);
-    for (const { key, queuedAtMs } of taken) {
-      if (!ran) {
-        this.released(key);
-        continue;
-      }
-      const failure = thrown ?? (result?.failed?.has(key) ? { err: result.failed.get(key) } : undefined);
-      if (failure) this.failed(key, failure.err, started, queuedAtMs);
-      else this.succeeded(key, result?.requeueAfterMs?.get(key), started, queuedAtMs);
-      this.released(key);
-    }
-    this.running--;
-    this.pump();
-  }
-
-  private succeeded(key: string, requeueAfterMs: number | undefined, started: number, queuedAt: number): void {
-    this.failures.delete(key);
-    if (requeueAfterMs !== undefined) this.addAfter(key, requeueAfterMs);
-    this.opts.observer?.reconciled(
-      requeueAfterMs !== undefined ? 'requeue' : 'success',
-      this.now() - started,
-      started - queuedAt,
-    );
-  }
-
-  private failed(key: string, err: unknown, started: number, queuedAt: number): void {
-    this.opts.observer?.reconciled('error', this.now() - started, started - queuedAt);
-    const attempt = (this.failures.get(key) ?? 0) + 1;
-    this.failures.set(key, attempt);
-    this.opts.onError?.(key, err, attempt);
-    const base = this.opts.baseBackoffMs ?? 100;
-    this.addAfter(key, Math.min(this.opts.maxBackoffMs ?? 30_000, base * 2 ** (attempt - 1)));
-  }
-
-  /** The key's reconcile is over: added during it, it is queued again. */
-  private released(key: string): void {
-    this.active.delete(key);
-    if (this.dirty.delete(key)) this.add(key);
-  }
-}
-
-interface Taken {
-  key: string;
-  lane: 'urgent' | 'background';
-  queuedAtMs: number;
 }
