@@ -563,7 +563,8 @@ export async function* readUpTo(o: ReadUpToOptions): AsyncGenerator<JsMsg> {
         // never come), but only once the stream confirms it. The count is the server's as it sent this message, and
         // was seen short of what was stored (a read of 1,000 events ended after 361).
         if (m.info.pending === 0) {
-          if ((await o.newestMatching()) <= m.seq) return;
+          // Stored after the read began is not this read's: no new consumer for it.
+          if (Math.min(await o.newestMatching(), o.lastSeq) <= m.seq) return;
           countedShort = true;
           break;
         }
