@@ -123,8 +123,9 @@ describe('NATS restarted without its data', () => {
     ).catch(async (err: Error) => {
       const rb = await cli('get', 'rb', '-A', '-o', 'json');
       const tpl = await cli('get', 'deploy', '-A', '-o', 'json');
+      const clusters = await cli('get', 'clusters', '-o', 'json');
       throw new Error(
-        `${err.message}\nbindings: ${rb.out}${rb.err}\ntemplates: ${tpl.out.slice(0, 300)}\n${logs.slice(-60).join('\n')}`,
+        `${err.message}\nbindings: ${rb.out}${rb.err}\nclusters: ${clusters.out}${clusters.err}\ntemplates: ${tpl.out.slice(0, 300)}\n${logs.slice(-60).join('\n')}`,
       );
     });
     const workingAfterMs = Date.now() - backAt;

@@ -97,6 +97,28 @@ describe('StatusStore.fold', () => {
     expect((await statuses.get<Folded>(ref('c')))?.value).toEqual({ seq: 6, status: { events: [6] } });
   });
 
+  it('asks the bucket when an event changes nothing in what it remembers: a record lost under it is written again', async () => {
+    const statuses = new StatusStore(bus);
+    const same = () => ({ phase: 'Ready' });
+    await statuses.fold(ref('lost'), 1, same);
+    // The bucket lost the record (a NATS restarted without its data re-creates its buckets empty); the next report
+    // says the same as the one it lost, which from memory changes nothing.
+    await bus.status.purge(objectKey(ref('lost')));
+    await statuses.fold(ref('lost'), 2, same);
+    expect((await statuses.get(ref('lost')))?.value).toEqual({ seq: 2, status: { phase: 'Ready' } });
+    // Still there, it is read once and not written again.
+    const writes = async () => (await bus.jsm.streams.info(`KV_${bus.names.statusBucket}`)).state.last_seq;
+    const before = await writes();
+    const reads = vi.spyOn(bus.status, 'get');
+    try {
+      expect(await statuses.fold(ref('lost'), 3, same)).toEqual({ seq: 2, status: { phase: 'Ready' } });
+      expect(reads.mock.calls.map(([key]) => key)).toEqual([objectKey(ref('lost'))]);
+    } finally {
+      reads.mockRestore();
+    }
+    expect(await writes()).toBe(before);
+  });
+
   it('remembers at most rememberedWrites records, and none with 0', async () => {
     for (const rememberedWrites of [1, 0]) {
       const statuses = new StatusStore(bus, { rememberedWrites });

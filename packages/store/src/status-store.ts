@@ -147,7 +147,15 @@ export class StatusStore {
           : await getJson<StatusRecord<S>>(this.bus.status, key);
       if (current) this.noteKnown(key);
       const record = foldSteps(current?.value, steps);
-      if (record === current?.value) return record ?? { seq: steps.at(-1)!.seq, status: {} as S };
+      if (record === current?.value) {
+        // Nothing to write, and so no compare-and-set to prove the memory right: the record may be gone under it (a
+        // NATS restarted without its data, whose re-created bucket is empty). The bucket says, on the next attempt.
+        if (current && current === remembered) {
+          this.written.delete(key);
+          continue;
+        }
+        return record ?? { seq: steps.at(-1)!.seq, status: {} as S };
+      }
       const next = record!;
       try {
         const revision = current
