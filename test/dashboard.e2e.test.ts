@@ -48,8 +48,13 @@ beforeAll(async () => {
   expect(
     (await cli('apply', '-f', example('10-nginx-ordered-groups.yaml'), '-f', example('20-web-divided.yaml'))).code,
   ).toBe(0);
-  expect((await cli('wait', '--for=condition=Scheduled', 'rb/nginx-deployment', '--timeout', '20s')).code).toBe(0);
-  expect((await cli('wait', '--for=condition=Scheduled', 'rb/web-deployment', '--timeout', '20s')).code).toBe(0);
+  // A binding is made by the scheduler a moment after the apply: waited for to exist first, as `kubectl wait
+  // --for=create`, since a condition on a missing object is NotFound at once (a busy CI run found web's not made yet).
+  for (const rb of ['rb/nginx-deployment', 'rb/web-deployment'])
+    for (const wanted of ['--for=create', '--for=condition=Scheduled']) {
+      const waited = await cli('wait', wanted, rb, '--timeout', '20s');
+      expect(waited.code, `${rb} ${wanted}: ${waited.err}`).toBe(0);
+    }
   // A day of load for the EffectiveHPA to act on and the charts to show, as scripts/up --seed-load starts with:
   // recorded before the EffectiveHPA arrives, whose first fit reads it.
   await seedLoad({ natsUrl: s.env.NATS_URL!, prefix: s.env.FLOTILLA_PREFIX! });

@@ -89,7 +89,7 @@ function program(io: CliIo, result: { code: number }): Command {
 
   cli
     .command('wait')
-    .description('wait for a condition on one object: --for=condition=Ready[=True] or --for=delete')
+    .description('wait for a condition on one object: --for=condition=Ready[=True], --for=create or --for=delete')
     .argument('<target>', 'KIND/NAME')
     .requiredOption('--for <condition>')
     .option('--timeout <duration>', 'how long to wait', WAIT_DEFAULTS.timeout)

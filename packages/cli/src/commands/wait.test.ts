@@ -70,6 +70,21 @@ describe('flotilla wait', () => {
     expect(out).toEqual(['cluster/member1 deleted']);
   });
 
+  it('waits on --for=create until the object exists, and says the condition is met', async () => {
+    const { s, gets } = session(['missing', 'missing', cluster('False')]);
+    const { cli, out } = io();
+    expect(await waitCommand(cli, s, { target: 'cluster/member1', for: 'create', timeout: '30s' })).toBe(0);
+    expect(out).toEqual(['cluster/member1 condition met']);
+    expect(gets()).toBe(3);
+  });
+
+  it('times out on --for=create when the object never comes', async () => {
+    const { s } = session(['missing']);
+    const { cli, err } = io();
+    expect(await waitCommand(cli, s, { target: 'cluster/member9', for: 'create', timeout: '300ms' })).toBe(1);
+    expect(err).toEqual(['error: timed out waiting for the condition on clusters/member9']);
+  });
+
   it('waits until the condition holds', async () => {
     const { s, gets } = session([cluster('False'), cluster('True')]);
     const { cli, out } = io();
