@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishEvent, readEvents } from '@flotilla/bus';
 import { KubeEventStore } from '@flotilla/store';
 import { afterWholeSecond, eventually } from '@flotilla/testkit';
 import type { RebalancerController } from './controller.js';
@@ -109,6 +110,43 @@ describe('rebalancer (in-process, real NATS, Redis and status writer)', () => {
       ['sel-b', 'Successful', ''],
     ]);
     expect(await triggeredAt('sel-c', 'shop')).toBeUndefined();
+  });
+
+  it("a workload's event that failed to publish is published by the pass retried, before the status says Successful", async () => {
+    // Its own controller, whose first publish of one workload's event fails (a busy NATS timing out).
+    const own = await harness('rebalancer-publish');
+    try {
+      await own.apply(bindingFor('lossy-1'));
+      await own.apply(bindingFor('lossy-2'));
+      let failed = 0;
+      const c = own.controller({
+        publish: async (e) => {
+          if (e.type.endsWith('WorkloadRescheduleTriggered') && e.subject?.endsWith('lossy-2') && failed++ === 0)
+            throw new Error('TIMEOUT');
+          return publishEvent(own.bus, e);
+        },
+      });
+      await c.start();
+      await own.apply(rebalancer('lossy', [workload('lossy-1'), workload('lossy-2')]));
+      const names = async () => {
+        const seen = new Set<string>();
+        for await (const d of readEvents(own.bus, {
+          filter: { kind: 'Deployment', namespace: 'default', type: 'WorkloadRescheduleTriggered' },
+        }))
+          seen.add(d.event.flotillaname);
+        return seen;
+      };
+      await eventually(
+        async () =>
+          ((await own.store.get(rbRef('lossy')))?.status as Status | undefined)?.finishTime ? true : undefined,
+        10_000,
+        'lossy finished',
+      );
+      expect(failed).toBeGreaterThan(1);
+      expect([...(await names())].sort()).toEqual(['lossy-1', 'lossy-2']);
+    } finally {
+      await own.dispose();
+    }
   });
 
   it('TTL 0 deletes as soon as it finishes; the bindings keep their trigger', async () => {

@@ -102,7 +102,8 @@ interface Projection {
  *    before it is called missing);
  * 3. plan the triggers (pure), write each as one compare-and-set on the binding, and decide (pure) from what each
  *    write did: stored, found done already, the binding gone (Failed), or failed (pending, retried with backoff);
- * 4. publish the decision's events (the status writer folds them into status) and an event on each workload;
+ * 4. publish an event on each workload triggered, then the decision's events (the status writer folds them into
+ *    status): a pass that fails part-way publishes them all again;
  * 5. once finished: delete at the resourceVersion read when the TTL has run out (a concurrent edit cancels it),
  *    else arm a BullMQ delayed job for when it runs out, which survives restarts and leader changes.
  *
@@ -271,11 +272,14 @@ export class RebalancerController {
     // 4. the events
     if (decision.events.length) {
       const who = { name: stored.metadata.name, uid, generation };
+      // Each workload's event before the rebalancer's: once its status says Successful, no pass triggers the
+      // workload again, so an event of a workload that failed to publish (a busy NATS) would be lost for good. A pass
+      // that fails here is retried and publishes them again (each event's id is the same: stored once).
+      const triggered = decision.events.flatMap((e) => (e.type === 'RebalanceTriggered' ? e.data.workloads : []));
+      await pMap(triggered, (t) => this.o.publish(workloadTriggeredEvent(who, t, now)), { concurrency: 128 });
       const pieces = chunkEvents(decision.events, this.o.eventChunk ?? 10_000).map((e) => rebalancerEvent(who, e, now));
       const acks = await Promise.all(pieces.map((e) => this.o.publish(e)));
       this.projections.set(key, { uid, seq: Math.max(...acks.map((a) => a.seq)), status: decision.status });
-      const triggered = decision.events.flatMap((e) => (e.type === 'RebalanceTriggered' ? e.data.workloads : []));
-      await pMap(triggered, (t) => this.o.publish(workloadTriggeredEvent(who, t, now)), { concurrency: 128 });
       const ms = performance.now() - started;
       this.o.onPass?.({ key, decision, ms });
       this.o.logger.info(
