@@ -634,9 +634,12 @@ export class KubeDriver {
     managed.subscribe((e) => {
       const view = e.type === 'upsert' ? managed.cache.get(e.key) : e.deleted;
       const binding = view?.binding === undefined ? undefined : bindingKeyOfMark(view.binding);
-      // Someone else's object (a conflict may have come or gone): the whole share is looked at.
-      if (binding === undefined) this.kick('member');
-      else this.kickBinding(binding, true);
+      if (binding !== undefined) this.kickBinding(binding, true);
+      else if (!view) this.kick('member');
+      // Someone else's object: a conflict may have come or gone for the bindings that would have it (a member object
+      // is named as its template), and no other binding. Not the whole share: a real cluster's own workloads
+      // (kube-system's) change all the time.
+      else for (const user of this.templateUsers.get(objectKey(view.ref)) ?? []) this.kickBinding(user, true);
     });
     void informer.start();
     await informer.waitForSync(FIRST_SYNC_WAIT_MS);
@@ -1086,8 +1089,8 @@ export class KubeDriver {
 /**
  * What a pass looks at and why: the bindings that changed (`changed`: their own objects, templates, member objects and
  * pods), or the cluster's whole share because it is the first pass, a change of readiness or of the Cluster
- * (`inputs`), of a namespace or of someone else's object in the member (`member`), or a binding placing a member HPA
- * changed (`hpa`). Pod metrics due are no reason:
+ * (`inputs`), of a namespace in the member (`member`; someone else's object wakes only the bindings whose object it
+ * would be), or a binding placing a member HPA changed (`hpa`). Pod metrics due are no reason:
  * usage is read again without a look (`usage`, counted beside them in `flotilla_kube_member_binding_looks_total`).
  */
 export type PassReason = 'changed' | 'first' | 'inputs' | 'member' | 'hpa';

@@ -212,7 +212,7 @@ describe('SimulatedFleet against real NATS', () => {
     expect(workloadEvents).toBe(BINDINGS);
   });
 
-  it("a template's change wakes the drivers of its binding's clusters only", async () => {
+  it("a template's change wakes the drivers of its binding's clusters only, and a member object's its binding only", async () => {
     const BINDINGS = 40;
     const store = new ObjectStore(bus);
     // No resync, and no pod metrics due (a pass over the cluster's share), while the test counts passes.
@@ -240,6 +240,32 @@ describe('SimulatedFleet against real NATS', () => {
     expect((await passes()) - before).toBe(PER_BINDING);
     // Each looked at that binding only, not at its cluster's share (6 bindings each here, 18 looks in all).
     expect(looks() - looksBefore).toBe(PER_BINDING);
+
+    // Someone else's object in a member cluster, named as no template of ours, wakes no binding; one of ours deleted
+    // there by someone wakes its own binding only, which applies it again. Before, someone else's object had the
+    // whole share looked at (6 bindings here).
+    const c = targets(2)[0]!;
+    const member = fleet.member(c)!;
+    member.objects.put({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'stranger', namespace: 'default' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'stranger' } },
+        template: { metadata: { labels: { app: 'stranger' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      },
+    });
+    const looksBeforeStranger = looks();
+    // The same watch delivers both, in order: once w2 is back, the stranger was seen before it.
+    member.objects.delete('apps/v1', 'Deployment', 'default', 'w2');
+    await eventually(
+      () => (member.objects.get('apps/v1', 'Deployment', 'default', 'w2') ? true : undefined),
+      10_000,
+      'w2 applied again',
+    );
+    await Promise.all(drivers.map((d) => d.idle()));
+    expect(looks() - looksBeforeStranger).toBe(1);
 
     // A binding deleted: its clusters' drivers look at it and remove its objects (not at their next whole pass).
     await store.delete({ kind: 'ResourceBinding', namespace: 'default', name: 'w1-deployment' });
