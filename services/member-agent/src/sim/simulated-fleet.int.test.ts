@@ -246,16 +246,7 @@ describe('SimulatedFleet against real NATS', () => {
     // whole share looked at (6 bindings here).
     const c = targets(2)[0]!;
     const member = fleet.member(c)!;
-    member.objects.put({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'stranger', namespace: 'default' },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { app: 'stranger' } },
-        template: { metadata: { labels: { app: 'stranger' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
-      },
-    });
+    member.objects.put(deployment('stranger'));
     const looksBeforeStranger = looks();
     // The same watch delivers both, in order: once w2 is back, the stranger was seen before it.
     member.objects.delete('apps/v1', 'Deployment', 'default', 'w2');
