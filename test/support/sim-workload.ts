@@ -64,7 +64,7 @@ export async function seedHistory(bus: Bus, fromS: number, toS: number, usage: (
   const history = new JetStreamHistory(bus);
   const samples: Sample[] = [];
   for (let t = fromS; t < toS; t += 60) samples.push([t, Math.round(usage(t) * 1000) / 1000]);
-  await Promise.all(samples.map((s) => history.record(WEB, s)));
+  await history.recordAll(WEB, samples);
   return samples;
 }
 

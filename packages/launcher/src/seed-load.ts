@@ -1,6 +1,6 @@
 import { connectBus } from '@flotilla/bus';
 import { dailyDemandCores } from '@flotilla/ehpa';
-import { JetStreamHistory } from '@flotilla/metric-history';
+import { JetStreamHistory, type Sample } from '@flotilla/metric-history';
 import { seededRandom } from '@flotilla/prediction';
 
 /**
@@ -57,13 +57,13 @@ export async function seedLoad(o: { natsUrl: string; prefix: string; now?: Date 
     const day = seededWorkingDay();
     const random = seededRandom(12);
     const nowS = Math.floor((o.now ?? new Date()).getTime() / 60_000) * 60;
-    const writes: Array<Promise<void>> = [];
+    const samples: Sample[] = [];
     for (let t = nowS - SEED_LOAD.days * 86_400; t < nowS; t += 60) {
       const v = day[(t / 60) % 1440]! * (1 + 0.03 * (2 * random() - 1));
-      writes.push(history.record(SEED_LOAD.workload, [t, Math.round(v * 1000) / 1000]));
+      samples.push([t, Math.round(v * 1000) / 1000]);
     }
-    await Promise.all(writes);
-    return writes.length;
+    await history.recordAll(SEED_LOAD.workload, samples);
+    return samples.length;
   } finally {
     await bus.close();
   }

@@ -44,6 +44,33 @@ describe('JetStreamHistory (real NATS)', () => {
     );
   });
 
+  it('records many samples a bounded number at a time, every one kept, in order', async () => {
+    const h = new JetStreamHistory(bus);
+    const seeded = { namespace: 'default', kind: 'Deployment', name: 'seeded' };
+    const t0 = Math.floor(Date.now() / 60_000) * 60 - 3 * 86_400;
+    const samples = Array.from({ length: 3 * 1440 }, (_, i): [number, number] => [t0 + 60 * i, i % 7]);
+    let inFlight = 0;
+    let most = 0;
+    const publish = bus.js.publish.bind(bus.js);
+    const counting = async (...args: Parameters<typeof publish>) => {
+      most = Math.max(most, ++inFlight);
+      try {
+        return await publish(...args);
+      } finally {
+        inFlight--;
+      }
+    };
+    bus.js.publish = counting;
+    try {
+      await h.recordAll(seeded, samples, { inFlight: 16 });
+    } finally {
+      bus.js.publish = publish;
+    }
+    expect(most).toBe(16);
+    const read = await h.range(seeded, { start: new Date(t0 * 1000), end: new Date(), stepSeconds: 60 });
+    expect(read).toEqual(samples);
+  });
+
   it("adds up the parts several sources (kube agents, one per cluster) recorded for an instant; drops a source's repeat", async () => {
     const h = new JetStreamHistory(bus);
     const split = { namespace: 'default', kind: 'Deployment', name: 'split' };

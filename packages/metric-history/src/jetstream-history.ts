@@ -1,11 +1,15 @@
 import { escapeToken, newestSeqOn, readUpTo, type Bus } from '@flotilla/bus';
 import { DeliverPolicy } from '@nats-io/jetstream';
+import pMap from 'p-map';
 import type { HistoryRange, MetricHistorySource, Sample, WorkloadRef } from './sample.js';
 
 /** The subject of one workload's samples: `<prefix>.metrics.<namespace>.<kind>.<name>`, each token escaped. */
 export function metricSubject(root: string, w: WorkloadRef): string {
   return `${root}.${escapeToken(w.namespace)}.${escapeToken(w.kind)}.${escapeToken(w.name)}`;
 }
+
+/** Publishes a `recordAll` keeps in flight when not told: thousands at once outlast their acks' timeout on a busy server. */
+export const RECORD_ALL_IN_FLIGHT = 64;
 
 /** Who recorded a sample: one recorder's samples of an instant are one sample; several recorders' add up. */
 export interface RecordOptions {
@@ -32,6 +36,19 @@ export class JetStreamHistory implements MetricHistorySource {
     const subject = metricSubject(this.bus.names.metricsRoot, workload);
     const msgID = opts.source === undefined ? `${subject}@${sample[0]}` : `${subject}@${sample[0]}/${opts.source}`;
     await this.bus.js.publish(subject, JSON.stringify(sample), { msgID });
+  }
+
+  /**
+   * Appends many samples of one workload (a seeded history), `inFlight` publishes at a time (RECORD_ALL_IN_FLIGHT):
+   * days of minutes published at once waited past their acks' timeout on a busy machine.
+   */
+  async recordAll(
+    workload: WorkloadRef,
+    samples: readonly Sample[],
+    opts: RecordOptions & { inFlight?: number } = {},
+  ): Promise<void> {
+    const { inFlight = RECORD_ALL_IN_FLIGHT, ...record } = opts;
+    await pMap(samples, (s) => this.record(workload, s, record), { concurrency: inFlight });
   }
 
   async range(workload: WorkloadRef, r: HistoryRange): Promise<Sample[]> {
