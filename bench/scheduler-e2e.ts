@@ -132,6 +132,9 @@ class BurstWrites {
   readonly firstWorkload: string[] = [];
   total = 0;
   gets = 0;
+  /** The burst bindings some member agent reported a workload status for (WorkloadStatusReported), and when the last came. */
+  readonly reported = new Set<string>();
+  lastFirstReportAt = 0;
 
   constructor(bus: Bus) {
     const families: Array<[label: string, subject: string]> = [
@@ -171,6 +174,13 @@ class BurstWrites {
           callback: (err, msg) => {
             if (err || !msg.subject.includes('.burst-')) return;
             if (/\.burst-0(-deployment)?\./.test(`${msg.subject}.`)) this.firstWorkload.push(msg.subject);
+            if (label === 'events' && msg.subject.endsWith('.WorkloadStatusReported')) {
+              const binding = msg.subject.split('.').at(-2)!;
+              if (!this.reported.has(binding)) {
+                this.reported.add(binding);
+                this.lastFirstReportAt = performance.now();
+              }
+            }
             this.counts.set(label, (this.counts.get(label) ?? 0) + 1);
             const shape = msg.subject
               .split('.')
@@ -336,8 +346,11 @@ try {
     `the rest (NATS, anything else) ${fmt(machineBusy - benchCpuS - servicesCpu.reduce((a, b) => a + b, 0))} s`,
     `machine busy ${fmt(machineBusy)} of ${fmt(machine.total - machineBefore.total)} s`,
   ].join(', ');
-  // Writes per binding, the work moved after the burst included: until the status writer has folded every event
-  // and nothing more is written about the burst's objects for 3 s.
+  // Writes per binding, the work moved after the burst included: until every binding's workload was reported by a
+  // member agent (a lagging agent shows as lag, not as fewer writes), the status writer has folded every event and
+  // nothing more is written about the burst's objects for 3 s.
+  await waitFor(() => burstWrites.reported.size >= BINDINGS, "every burst binding's workload reported", TIMEOUT_MS);
+  const reportLagMs = burstWrites.lastFirstReportAt - tracker.lastEventAt;
   await statusWriterCaughtUp(bus);
   await settled(burstWrites, 3000);
   const trafficAfter = await natsTrafficOf(bus.names.prefix);
@@ -426,6 +439,10 @@ try {
         `${burstCpu} (user + system, first apply to all scheduled; ${fmt(burstWallS)} s wall on ${os.availableParallelism()} cores)`,
       ],
       ['burst apply-to-BindingScheduled', latencySummary(tracker.samples.get('burst') ?? [])],
+      [
+        'last first report after',
+        `${fmt(reportLagMs)} ms after the last BindingScheduled (every binding's first WorkloadStatusReported; the writes are counted until it came at least)`,
+      ],
       ['event-loop delay p99 / max', `${loopDelay}, first apply to all scheduled`],
       [
         'stream writes per binding',
