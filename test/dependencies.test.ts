@@ -87,6 +87,7 @@ describe('direct dependencies', () => {
       '@flotilla/member-agent: prom-client 15',
       '@flotilla/member-agent: zod 4',
       '@flotilla/metric-history: @nats-io/jetstream 3',
+      '@flotilla/metric-history: p-map 7',
       '@flotilla/prediction: fft.js 4',
       '@flotilla/prediction: quickselect 3',
       '@flotilla/rebalancer: ioredis 6',
