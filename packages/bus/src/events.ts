@@ -560,8 +560,8 @@ export async function* readUpTo(o: ReadUpToOptions): AsyncGenerator<JsMsg> {
         lastRead = m.seq;
         if (m.seq === o.lastSeq || o.signal?.aborted) return;
         // Nothing pending: leave the batch at once (its iterator would otherwise wait out `expires` for messages that
-        // never come), but only once the stream confirms it. The count is the server's as it sent this message, and
-        // was seen short of what was stored (a read of 1,000 events ended after 361).
+        // never come), but only once the stream confirms it: the count is the server's as it sent this message, and a
+        // short one would end the read with matching messages left unread.
         if (m.info.pending === 0) {
           // Stored after the read began is not this read's: no new consumer for it.
           if (Math.min(await o.newestMatching(), o.lastSeq) <= m.seq) return;
