@@ -482,12 +482,26 @@ export class AffinitySchedulerController {
     const key = objectKey(ref);
     const now = this.now();
     const placement = this.owns(key) ? this.placementAtCreation(built, now) : undefined;
-    if (placement) {
-      this.inFlight.set(key, { clusters: placement.clusters });
+    // Known as announced before the creation lands: the scheduling controller may reconcile its echo before this
+    // returns, and must find the decision taken, not announce it again. A created binding is at generation 1.
+    const announcing = placement && observedAfter(undefined, placement.decision, 1);
+    /**
+     * Takes back the memory set above when the creation is not announced after all. Only that memory: a binding
+     * another replica created meanwhile may have been scheduled and announced by this replica's scheduling controller
+     * in the meantime, and forgetting that announcement would have its next reconcile announce the same generation
+     * again as a kept assignment, under another event id.
+     */
+    const forgetAnnouncing = () => {
+      if (announcing && this.observed.get(key) === announcing) this.observed.delete(key);
+    };
+    // Likewise the assumed usage: the scheduling controller may count a decision of its own under the key meanwhile.
+    const flying: { clusters: AssignedReplicas[]; revision?: number } | undefined = placement && {
+      clusters: placement.clusters,
+    };
+    if (placement && announcing && flying) {
+      this.inFlight.set(key, flying);
       this.assumed.set(key, placement.clusters, new Map(), placement.request);
-      // Known as announced before the creation lands: the scheduling controller may reconcile its echo before this
-      // returns, and must find the decision taken, not announce it again. A created binding is at generation 1.
-      this.observed.set(key, observedAfter(undefined, placement.decision, 1));
+      this.observed.set(key, announcing);
     }
     let created: StoredObject | undefined;
     try {
@@ -498,13 +512,14 @@ export class AffinitySchedulerController {
       });
     } finally {
       const flight = this.inFlight.get(key);
-      if (placement && created && flight) flight.revision = Number(created.metadata.resourceVersion);
-      else if (placement) {
+      if (placement && created) {
+        if (flying && flight === flying) flying.revision = Number(created.metadata.resourceVersion);
+      } else if (placement) {
         // Not created (it exists, or the answer was lost): what the informer holds (or nothing) is the assignment
         // again, and nothing was announced. A reconcile of the binding meanwhile may have taken the decision for
         // announced: the scheduling controller looks again, and announces what was not.
-        this.inFlight.delete(key);
-        this.observed.delete(key);
+        if (flight === flying) this.inFlight.delete(key);
+        forgetAnnouncing();
         this.refreshAssumed(key);
         this.scheduling.enqueue(key);
       }
@@ -512,7 +527,7 @@ export class AffinitySchedulerController {
     if (created && placement) {
       await this.o.publish(decisionEvent(created as ResourceBinding, placement.decision, 1, now)).catch((err) => {
         // Not announced after all: the scheduling controller announces it (its echo may have been reconciled already).
-        this.observed.delete(key);
+        forgetAnnouncing();
         this.scheduling.enqueue(key);
         throw err;
       });
