@@ -405,6 +405,10 @@ try {
   const looks = looksByPass.filter(([pass]) => pass !== 'usage');
   const bindingLooks = looks.reduce((sum, [, n]) => sum + n, 0);
   const usageReads = looksByPass.find(([pass]) => pass === 'usage')?.[1] ?? 0;
+  // What marked the bindings the `changed` looks took (a look may take several marks of one binding at once).
+  const wakes = [
+    ...agentMetrics.matchAll(/^flotilla_kube_member_binding_wakes_total\{[^}]*reason="([\w-]+)"[^}]*\} (\d+)$/gm),
+  ].map(([, reason, n]) => [reason!, Number(n)] as const);
   const perBinding = (n: number) => (n / (BINDINGS + 2 * PACED)).toFixed(2);
   // Why each term ended ("deadline": no renewal answered in time, "lost": another holder), to tell a starved
   // process from a Redis that answered late.
@@ -468,7 +472,7 @@ try {
       ],
       [
         'member passes',
-        `${fmt(memberPasses)} passes looked at ${fmt(bindingLooks)} bindings (${BINDINGS + 2 * PACED} bindings: ${perBinding(bindingLooks)} looks per binding over all its clusters: ${looks.map(([pass, n]) => `${pass} ${perBinding(n)}`).join(', ')}; usage read again ${perBinding(usageReads)} per binding without a look; ${CLUSTERS} clusters, from the start)`,
+        `${fmt(memberPasses)} passes looked at ${fmt(bindingLooks)} bindings (${BINDINGS + 2 * PACED} bindings: ${perBinding(bindingLooks)} looks per binding over all its clusters: ${looks.map(([pass, n]) => `${pass} ${perBinding(n)}`).join(', ')}; marked by ${wakes.map(([reason, n]) => `${reason} ${perBinding(n)}`).join(', ') || 'nothing'}; usage read again ${perBinding(usageReads)} per binding without a look; ${CLUSTERS} clusters, from the start)`,
       ],
       [
         'scheduler leadership lost',

@@ -316,6 +316,7 @@ export class KubeDriver {
   private readonly health: ClusterStatusController;
   private readonly usageWriter: MemberUsageWriter;
   private readonly looksCounter: Counter<'pass'>;
+  private readonly wakesCounter: Counter<'reason'>;
   /** Settles when the first reconcile ended (what `start` waits for, not the passes its own writes queue). */
   private firstPass: Promise<void>;
   private firstPassDone!: () => void;
@@ -334,6 +335,7 @@ export class KubeDriver {
     });
     this.manifests = opts.manifests ?? new ManifestCache();
     this.looksCounter = kubeDriverMetrics(this.registry).bindingLooks;
+    this.wakesCounter = kubeDriverMetrics(this.registry).bindingWakes;
     this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
     this.informers = opts.informers ?? new Informers({ bus: opts.bus, registry: this.registry });
     this.key = objectKey({ kind: 'Cluster', name: opts.clusterName });
@@ -416,7 +418,7 @@ export class KubeDriver {
       BindingRouter.of(informer).register(this.cluster, (e, namesCluster) => {
         if (namesCluster) this.assigning.add(e.key);
         else this.assigning.delete(e.key);
-        this.kickBinding(e.key);
+        this.kickBinding(e.key, 'binding');
       }),
     );
     // The scheduler set this cluster Ready=Unknown (this agent was cut off): report again at once.
@@ -471,9 +473,11 @@ export class KubeDriver {
    * cluster's whole share. Its own writes' echo, which a simulated member delivers before the pass observes, is no
    * change.
    */
-  private kickBinding(key: string, echo = false): void {
+  private kickBinding(key: string, reason: WakeReason): void {
     if (this.stopped) return;
+    const echo = reason !== 'binding' && reason !== 'template';
     if (echo && this.passScope && !this.passScope.observed && this.passScope.keys.has(key)) return;
+    if (!this.dirty.has(key)) this.wakesCounter.inc({ reason });
     this.dirty.add(key);
     this.wake();
   }
@@ -634,12 +638,12 @@ export class KubeDriver {
     managed.subscribe((e) => {
       const view = e.type === 'upsert' ? managed.cache.get(e.key) : e.deleted;
       const binding = view?.binding === undefined ? undefined : bindingKeyOfMark(view.binding);
-      if (binding !== undefined) this.kickBinding(binding, true);
+      if (binding !== undefined) this.kickBinding(binding, 'member-object');
       else if (!view) this.kick('member');
       // Someone else's object: a conflict may have come or gone for the bindings that would have it (a member object
       // is named as its template), and no other binding. Not the whole share: a real cluster's own workloads
       // (kube-system's) change all the time.
-      else for (const user of this.templateUsers.get(objectKey(view.ref)) ?? []) this.kickBinding(user, true);
+      else for (const user of this.templateUsers.get(objectKey(view.ref)) ?? []) this.kickBinding(user, 'other-object');
     });
     void informer.start();
     await informer.waitForSync(FIRST_SYNC_WAIT_MS);
@@ -652,7 +656,7 @@ export class KubeDriver {
     if (!pod) return;
     for (const mark of markedWorkloadsSelecting(pod, this.managed.values())) {
       const binding = bindingKeyOfMark(mark);
-      if (binding !== undefined) this.kickBinding(binding, true);
+      if (binding !== undefined) this.kickBinding(binding, 'pod');
     }
   };
 
@@ -661,7 +665,7 @@ export class KubeDriver {
 
   /** A template of this cluster's share changed: its bindings here are looked at again. */
   private readonly onTemplate = (e: { key: string }) => {
-    for (const binding of this.templateUsers.get(e.key) ?? []) this.kickBinding(binding);
+    for (const binding of this.templateUsers.get(e.key) ?? []) this.kickBinding(binding, 'template');
   };
 
   /** Starts following the templates of every kind a binding names (the shared informer of that kind's objects). */
@@ -1094,6 +1098,13 @@ export class KubeDriver {
  * usage is read again without a look (`usage`, counted beside them in `flotilla_kube_member_binding_looks_total`).
  */
 export type PassReason = 'changed' | 'first' | 'inputs' | 'member' | 'hpa';
+
+/**
+ * What marked a binding for a `changed` look: its own object (`binding`), its template (`template`), its member object
+ * (`member-object`, not the echo of the pass that wrote it), someone else's object where its own would be
+ * (`other-object`), or a pod of its workload (`pod`). Counted in `flotilla_kube_member_binding_wakes_total`.
+ */
+export type WakeReason = 'binding' | 'template' | 'member-object' | 'other-object' | 'pod';
 
 /**
  * The namespaces of the workloads among `objects` whose pods request CPU: those whose pod metrics are read. A request

@@ -225,6 +225,8 @@ describe('SimulatedFleet against real NATS', () => {
     const before = await passes();
     const looks = () => drivers.reduce((sum, d) => sum + d.bindingLooks, 0);
     const looksBefore = looks();
+    const wakes = (reason: string) => metricSum(registry, 'flotilla_kube_member_binding_wakes_total', { reason });
+    const wakesBefore = { template: await wakes('template'), memberObject: await wakes('member-object') };
 
     await store.update({ kind: 'Deployment', namespace: 'default', name: 'w0' }, (d) => ({
       ...d,
@@ -240,6 +242,8 @@ describe('SimulatedFleet against real NATS', () => {
     expect((await passes()) - before).toBe(PER_BINDING);
     // Each looked at that binding only, not at its cluster's share (6 bindings each here, 18 looks in all).
     expect(looks() - looksBefore).toBe(PER_BINDING);
+    // Marked by its template, once in each of its clusters.
+    expect((await wakes('template')) - wakesBefore.template).toBe(PER_BINDING);
 
     // Someone else's object in a member cluster, named as no template of ours, wakes no binding; one of ours deleted
     // there by someone wakes its own binding only, which applies it again. Before, someone else's object had the
@@ -257,6 +261,9 @@ describe('SimulatedFleet against real NATS', () => {
     );
     await Promise.all(drivers.map((d) => d.idle()));
     expect(looks() - looksBeforeStranger).toBe(1);
+    // Marked by its member object's deletion; the stranger marked nothing, and the re-apply's echo nothing either.
+    expect((await wakes('member-object')) - wakesBefore.memberObject).toBe(1);
+    expect(await wakes('other-object')).toBe(0);
 
     // A binding deleted: its clusters' drivers look at it and remove its objects (not at their next whole pass).
     await store.delete({ kind: 'ResourceBinding', namespace: 'default', name: 'w1-deployment' });
