@@ -316,7 +316,8 @@ export class KubeDriver {
   private readonly health: ClusterStatusController;
   private readonly usageWriter: MemberUsageWriter;
   private readonly looksCounter: Counter<'pass'>;
-  private readonly wakesCounter: Counter<'reason'>;
+  /** flotilla_kube_member_binding_wakes_total's series, one per reason (a wake is counted without hashing labels). */
+  private readonly wakes: Record<WakeReason, { inc(): void }>;
   /** Settles when the first reconcile ended (what `start` waits for, not the passes its own writes queue). */
   private firstPass: Promise<void>;
   private firstPassDone!: () => void;
@@ -335,7 +336,11 @@ export class KubeDriver {
     });
     this.manifests = opts.manifests ?? new ManifestCache();
     this.looksCounter = kubeDriverMetrics(this.registry).bindingLooks;
-    this.wakesCounter = kubeDriverMetrics(this.registry).bindingWakes;
+    const wakes = kubeDriverMetrics(this.registry).bindingWakes;
+    this.wakes = Object.fromEntries(WAKE_REASONS.map((reason) => [reason, wakes.labels({ reason })])) as Record<
+      WakeReason,
+      { inc(): void }
+    >;
     this.usageWriter = new MemberUsageWriter({ bus: opts.bus, clock: opts.clock });
     this.informers = opts.informers ?? new Informers({ bus: opts.bus, registry: this.registry });
     this.key = objectKey({ kind: 'Cluster', name: opts.clusterName });
@@ -477,7 +482,7 @@ export class KubeDriver {
     if (this.stopped) return;
     const echo = reason !== 'binding' && reason !== 'template';
     if (echo && this.passScope && !this.passScope.observed && this.passScope.keys.has(key)) return;
-    if (!this.dirty.has(key)) this.wakesCounter.inc({ reason });
+    if (!this.dirty.has(key)) this.wakes[reason].inc();
     this.dirty.add(key);
     this.wake();
   }
@@ -1104,7 +1109,8 @@ export type PassReason = 'changed' | 'first' | 'inputs' | 'member' | 'hpa';
  * (`member-object`, not the echo of the pass that wrote it), someone else's object where its own would be
  * (`other-object`), or a pod of its workload (`pod`). Counted in `flotilla_kube_member_binding_wakes_total`.
  */
-export type WakeReason = 'binding' | 'template' | 'member-object' | 'other-object' | 'pod';
+const WAKE_REASONS = ['binding', 'template', 'member-object', 'other-object', 'pod'] as const;
+export type WakeReason = (typeof WAKE_REASONS)[number];
 
 /**
  * The namespaces of the workloads among `objects` whose pods request CPU: those whose pod metrics are read. A request
