@@ -19,15 +19,20 @@ export class CliHelpError extends Error {
 
 export const isCliHelpError = (err: unknown): err is CliHelpError => err instanceof CliHelpError;
 
-function help(root: string, command: readonly string[]): string {
-  const run = spawnSync(process.execPath, [join(root, 'packages/cli/bin/flotilla.mjs'), ...command, '--help'], {
+/**
+ * The help texts of `commands`, in their order, from one process (scripts/docs/cli-help.mjs): a node process per
+ * command took longer than the docs test's time on a busy machine.
+ */
+function helps(root: string, commands: ReadonlyArray<readonly string[]>): string[] {
+  const run = spawnSync(process.execPath, [join(root, 'scripts/docs/cli-help.mjs'), JSON.stringify(commands)], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
   });
-  if (run.error) throw new CliHelpError(command, run.error.message);
-  if (run.status !== 0) throw new CliHelpError(command, `exit ${run.status}: ${run.stderr.trim()}`);
-  return run.stdout.trimEnd();
+  const first = commands[0] ?? [];
+  if (run.error) throw new CliHelpError(first, run.error.message);
+  if (run.status !== 0) throw new CliHelpError(first, `exit ${run.status}: ${run.stderr.trim()}`);
+  return JSON.parse(run.stdout) as string[];
 }
 
 /** The subcommands a help text lists under "Commands:" (commander's layout), without `help`. */
@@ -46,9 +51,22 @@ export function listedCommands(helpText: string): string[] {
 
 /** Every command path, depth first in the order the help lists them, with its help text. */
 export function cliHelpTexts(root: string): Array<{ command: string[]; text: string }> {
+  // One process per level of the command tree, then the tree walked depth first.
+  const texts = new Map<string, string>();
+  let level: string[][] = [[]];
+  while (level.length > 0) {
+    const got = helps(root, level);
+    const next: string[][] = [];
+    level.forEach((command, i) => {
+      const text = got[i] as string;
+      texts.set(command.join(' '), text);
+      for (const sub of listedCommands(text)) next.push([...command, sub]);
+    });
+    level = next;
+  }
   const out: Array<{ command: string[]; text: string }> = [];
   const walk = (command: string[]): void => {
-    const text = help(root, command);
+    const text = texts.get(command.join(' ')) as string;
     out.push({ command, text });
     for (const sub of listedCommands(text)) walk([...command, sub]);
   };
