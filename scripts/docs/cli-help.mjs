@@ -4,12 +4,14 @@
 // it (80 columns, no colour). Spawning the CLI once per command took 18 s for 28 commands on an idle machine.
 import { main } from '../../packages/cli/dist/main.js';
 
+/** A write as the CLI's process output makes it: one line at least. */
+const line = (t) => (t.endsWith('\n') ? t : `${t}\n`);
+
 const paths = JSON.parse(process.argv[2] ?? '[]');
 const texts = [];
 for (const command of paths) {
   let out = '';
   let err = '';
-  const line = (t) => (t.endsWith('\n') ? t : `${t}\n`);
   const code = await main([...command, '--help'], {
     out: (t) => {
       out += line(t);
